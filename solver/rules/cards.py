@@ -1,0 +1,360 @@
+"""Card sets: the schema, the loader and the validator.
+
+The printed card list is not public, so cards are data: a JSON file in the schema of
+``docs/format.md``. The shipped ``default`` set is a reconstruction (its metadata says
+so); an owner of the game loads the printed list with ``--cards FILE``.
+
+Inside the engine a card is an index into the set's tuples (``cards.miles[i]``...);
+ids appear only at the edges.
+
+>>> cards = load_card_set()
+>>> cards.reconstruction, len(cards.highway), len(cards.landmarks)
+(True, 69, 20)
+"""
+
+from __future__ import annotations
+
+import hashlib
+import json
+from dataclasses import dataclass
+from functools import lru_cache
+from importlib import resources
+from pathlib import Path
+from typing import Any
+
+from .constants import (
+    DEPOT_SIZE,
+    FULL_SET_HIGHWAY,
+    FULL_SET_LANDMARKS,
+    HAND_SIZE,
+    MATERIALS,
+    MAX_PLAYERS,
+    MIN_PLAYERS,
+    SCENERIES,
+)
+from .effects import Effect, EffectError, parse_effect
+
+FORMAT = "bigsur-cards/1"
+
+
+class CardSetError(ValueError):
+    """A card set failed validation; ``errors`` lists every problem, each naming the
+    card and the field."""
+
+    def __init__(self, source: str, errors: list[str]):
+        self.source = source
+        self.errors = errors
+        shown = "\n  ".join(errors[:20])
+        more = f"\n  ... and {len(errors) - 20} more" if len(errors) > 20 else ""
+        super().__init__(f"card set {source}: {len(errors)} problem(s):\n  {shown}{more}")
+
+
+class UnknownCardError(ValueError):
+    """A card or Landmark id that the card set does not have."""
+
+
+@dataclass(frozen=True)
+class HighwayCard:
+    id: str
+    miles: int
+    scenery: tuple[int, int]
+    cost: tuple[int, ...]
+    material: int
+    persistent: int | None
+    bonus: Effect | None
+    players: frozenset[int]
+    text: str = ""
+
+    def to_json(self) -> dict[str, Any]:
+        out: dict[str, Any] = {
+            "id": self.id,
+            "miles": self.miles,
+            "scenery": [SCENERIES[s] for s in self.scenery],
+            "cost": [MATERIALS[m] for m in self.cost],
+            "material": MATERIALS[self.material],
+        }
+        if self.persistent is not None:
+            out["persistent"] = MATERIALS[self.persistent]
+        if self.bonus is not None:
+            out["bonus"] = self.bonus.to_json()
+        out["players"] = sorted(self.players)
+        if self.text:
+            out["text"] = self.text
+        return out
+
+
+@dataclass(frozen=True)
+class Landmark:
+    id: str
+    name: str
+    scenery: int
+    ability: Effect
+    text: str = ""
+
+    def to_json(self) -> dict[str, Any]:
+        out = {"id": self.id, "name": self.name, "scenery": SCENERIES[self.scenery],
+               "ability": self.ability.to_json()}
+        if self.text:
+            out["text"] = self.text
+        return out
+
+
+class CardSet:
+    """A validated card set with per-index lookup tables for the engine's hot paths."""
+
+    def __init__(self, name: str, version: str, reconstruction: bool, description: str,
+                 highway: tuple[HighwayCard, ...], landmarks: tuple[Landmark, ...]):
+        self.name = name
+        self.version = version
+        self.reconstruction = reconstruction
+        self.description = description
+        self.highway = highway
+        self.landmarks = landmarks
+        self.highway_index = {c.id: i for i, c in enumerate(highway)}
+        self.landmark_index = {lm.id: i for i, lm in enumerate(landmarks)}
+        self.miles = tuple(c.miles for c in highway)
+        self.material = tuple(c.material for c in highway)
+        self.persistent = tuple(-1 if c.persistent is None else c.persistent for c in highway)
+        self.scenery = tuple(c.scenery for c in highway)
+        self.cost = tuple(c.cost for c in highway)
+        self.cost_counts = tuple(tuple(c.cost.count(m) for m in range(len(MATERIALS)))
+                                 for c in highway)
+        self.landmark_scenery = tuple(lm.scenery for lm in landmarks)
+        self.fingerprint = hashlib.sha256(
+            json.dumps(self.to_json(), sort_keys=True).encode()).hexdigest()[:16]
+
+    @property
+    def label(self) -> str:
+        """How the set is shown to people: its name, marked when it is a reconstruction."""
+        suffix = " (reconstruction, not the printed cards)" if self.reconstruction else ""
+        return f"{self.name} v{self.version}{suffix}"
+
+    def identity(self) -> dict[str, Any]:
+        """What a record stores to name the set it was played with."""
+        return {"name": self.name, "version": self.version, "fingerprint": self.fingerprint,
+                "reconstruction": self.reconstruction}
+
+    def deck_for(self, players: int) -> list[int]:
+        """Indices of the Highway cards used with ``players`` players, in set order."""
+        return [i for i, c in enumerate(self.highway) if players in c.players]
+
+    def card(self, card_id: str) -> int:
+        """Index of a Highway card id; UnknownCardError names the id when absent."""
+        try:
+            return self.highway_index[card_id]
+        except (KeyError, TypeError):
+            raise UnknownCardError(
+                f"unknown Highway card {card_id!r} in card set {self.name!r}") from None
+
+    def landmark(self, landmark_id: str) -> int:
+        try:
+            return self.landmark_index[landmark_id]
+        except (KeyError, TypeError):
+            raise UnknownCardError(
+                f"unknown Landmark {landmark_id!r} in card set {self.name!r}") from None
+
+    def to_json(self) -> dict[str, Any]:
+        return {
+            "format": FORMAT,
+            "name": self.name,
+            "version": self.version,
+            "reconstruction": self.reconstruction,
+            "description": self.description,
+            "highway": [c.to_json() for c in self.highway],
+            "landmarks": [lm.to_json() for lm in self.landmarks],
+        }
+
+    def __repr__(self) -> str:
+        return f"<CardSet {self.label}: {len(self.highway)} Highway, {len(self.landmarks)} Landmarks>"
+
+
+def _check_equal_turns(counts: dict[int, int], errors: list[str]) -> None:
+    for players, n in sorted(counts.items()):
+        spare = n - players * HAND_SIZE - DEPOT_SIZE
+        per_round = 2 * players
+        if spare <= 0 or spare % per_round:
+            errors.append(
+                f"players: the {players}-player deck has {n} cards; {n} - {players * HAND_SIZE}"
+                f" (hands) - {DEPOT_SIZE} (Depot) must be a positive multiple of {per_round}"
+                " so that every player gets the same number of turns")
+
+
+def parse_card_set(raw: Any, source: str = "<data>", require_full: bool = True) -> CardSet:
+    """Validate ``raw`` (parsed JSON) and build a CardSet, or raise CardSetError listing
+    every problem. ``require_full`` asks for the 69 + 20 cards of a complete game."""
+    errors: list[str] = []
+    if not isinstance(raw, dict):
+        raise CardSetError(source, [f"top level must be an object, got {type(raw).__name__}"])
+    if raw.get("format") != FORMAT:
+        errors.append(f"format: must be {FORMAT!r}, got {raw.get('format')!r}")
+    name = raw.get("name")
+    if not isinstance(name, str) or not name.strip():
+        errors.append("name: must be a non-empty string")
+        name = "?"
+    reconstruction = raw.get("reconstruction", False)
+    if not isinstance(reconstruction, bool):
+        errors.append("reconstruction: must be true or false")
+    seen_ids: set[str] = set()
+    highway = _parse_highway(raw.get("highway"), seen_ids, errors)
+    landmarks = _parse_landmarks(raw.get("landmarks"), seen_ids, errors)
+    if require_full:
+        if len(highway) != FULL_SET_HIGHWAY:
+            errors.append(f"highway: a full set has {FULL_SET_HIGHWAY} cards, got {len(highway)}")
+        if len(landmarks) != FULL_SET_LANDMARKS:
+            errors.append(
+                f"landmarks: a full set has {FULL_SET_LANDMARKS} cards, got {len(landmarks)}")
+        counts = {p: sum(1 for c in highway if p in c.players)
+                  for p in range(MIN_PLAYERS, MAX_PLAYERS + 1)}
+        if counts[MAX_PLAYERS] != len(highway):
+            errors.append(f"players: {MAX_PLAYERS} players use every card; "
+                          f"{len(highway) - counts[MAX_PLAYERS]} card(s) lack {MAX_PLAYERS}")
+        _check_equal_turns(counts, errors)
+    if errors:
+        raise CardSetError(source, errors)
+    return CardSet(name, str(raw.get("version", "1")), reconstruction,
+                   str(raw.get("description", "")), tuple(highway), tuple(landmarks))
+
+
+def _check_id(where: str, card_id: Any, seen: set[str], errors: list[str]) -> bool:
+    if not isinstance(card_id, str) or not card_id or any(ch.isspace() for ch in card_id) \
+            or any(ch in card_id for ch in ":+=,"):
+        errors.append(f"{where}.id: must be a non-empty string without spaces or ':+=,'"
+                      f", got {card_id!r}")
+        return False
+    if card_id in seen:
+        errors.append(f"{where}.id: duplicate id {card_id!r}")
+        return False
+    seen.add(card_id)
+    return True
+
+
+def _names(raw: Any, table: tuple[str, ...]) -> tuple[int, ...] | None:
+    if not isinstance(raw, list) or not all(isinstance(x, str) and x in table for x in raw):
+        return None
+    return tuple(table.index(x) for x in raw)
+
+
+def _parse_highway(raw: Any, seen: set[str], errors: list[str]) -> list[HighwayCard]:
+    if not isinstance(raw, list):
+        errors.append("highway: must be a list of cards")
+        return []
+    cards = []
+    for pos, item in enumerate(raw):
+        where = f"highway[{pos}]"
+        if not isinstance(item, dict):
+            errors.append(f"{where}: must be an object")
+            continue
+        card_id = item.get("id")
+        where = f"highway card {card_id!r}" if isinstance(card_id, str) else where
+        before = len(errors)
+        _check_id(where, card_id, seen, errors)
+        known = {"id", "miles", "scenery", "cost", "material", "persistent", "bonus",
+                 "players", "text"}
+        for extra in sorted(set(item) - known):
+            errors.append(f"{where}.{extra}: unknown field")
+        miles = item.get("miles")
+        if isinstance(miles, bool) or not isinstance(miles, int) or not 1 <= miles <= 4:
+            errors.append(f"{where}.miles: must be an integer 1 to 4, got {miles!r}")
+            miles = 0
+        scenery = _names(item.get("scenery"), SCENERIES)
+        if scenery is None or len(scenery) != 2:
+            errors.append(f"{where}.scenery: must be a list of two of "
+                          f"{', '.join(SCENERIES)}, got {item.get('scenery')!r}")
+        cost = _names(item.get("cost"), MATERIALS)
+        if cost is None or not 2 <= len(cost) <= 3:
+            errors.append(f"{where}.cost: must be a list of 2 or 3 of "
+                          f"{', '.join(MATERIALS)}, got {item.get('cost')!r}")
+        material = item.get("material")
+        if material not in MATERIALS:
+            errors.append(f"{where}.material: must be one of {', '.join(MATERIALS)}, "
+                          f"got {material!r}")
+        persistent = item.get("persistent")
+        if miles == 1 and persistent not in MATERIALS:
+            errors.append(f"{where}.persistent: every 1-Mile card has a Persistent Material "
+                          f"(one of {', '.join(MATERIALS)}), got {persistent!r}")
+        if miles != 1 and persistent is not None:
+            errors.append(f"{where}.persistent: only 1-Mile cards have a Persistent Material")
+        bonus = None
+        if miles == 2:
+            if "bonus" not in item:
+                errors.append(f"{where}.bonus: every 2-Mile card has a scoring condition")
+            else:
+                try:
+                    bonus = parse_effect(item["bonus"], "bonus")
+                except EffectError as err:
+                    errors.append(f"{where}.bonus: {err}")
+        elif "bonus" in item:
+            errors.append(f"{where}.bonus: only 2-Mile cards have a scoring condition")
+        players = item.get("players")
+        if not isinstance(players, list) or not players or not all(
+                isinstance(p, int) and not isinstance(p, bool)
+                and MIN_PLAYERS <= p <= MAX_PLAYERS for p in players):
+            errors.append(f"{where}.players: must be a non-empty list of player counts "
+                          f"{MIN_PLAYERS}-{MAX_PLAYERS}, got {players!r}")
+        text = item.get("text", "")
+        if len(errors) == before:
+            cards.append(HighwayCard(
+                card_id, miles, scenery, cost, MATERIALS.index(material),
+                None if persistent is None else MATERIALS.index(persistent), bonus,
+                frozenset(players), str(text)))
+    return cards
+
+
+def _parse_landmarks(raw: Any, seen: set[str], errors: list[str]) -> list[Landmark]:
+    if not isinstance(raw, list):
+        errors.append("landmarks: must be a list of cards")
+        return []
+    landmarks = []
+    for pos, item in enumerate(raw):
+        where = f"landmarks[{pos}]"
+        if not isinstance(item, dict):
+            errors.append(f"{where}: must be an object")
+            continue
+        lm_id = item.get("id")
+        where = f"landmark {lm_id!r}" if isinstance(lm_id, str) else where
+        before = len(errors)
+        _check_id(where, lm_id, seen, errors)
+        for extra in sorted(set(item) - {"id", "name", "scenery", "ability", "text"}):
+            errors.append(f"{where}.{extra}: unknown field")
+        name = item.get("name")
+        if not isinstance(name, str) or not name.strip():
+            errors.append(f"{where}.name: must be a non-empty string")
+        scenery = item.get("scenery")
+        if scenery not in SCENERIES:
+            errors.append(f"{where}.scenery: must be one of {', '.join(SCENERIES)}, "
+                          f"got {scenery!r}")
+        ability = None
+        try:
+            ability = parse_effect(item.get("ability"), "landmark")
+        except EffectError as err:
+            errors.append(f"{where}.ability: {err}")
+        if len(errors) == before:
+            landmarks.append(Landmark(lm_id, name, SCENERIES.index(scenery), ability,
+                                      str(item.get("text", ""))))
+    return landmarks
+
+
+def read_card_set(path: str | Path, require_full: bool = True) -> CardSet:
+    """Load and validate a card-set JSON file."""
+    path = Path(path)
+    try:
+        raw = json.loads(path.read_text(encoding="utf-8"))
+    except FileNotFoundError:
+        raise CardSetError(str(path), ["file not found"]) from None
+    except json.JSONDecodeError as err:
+        raise CardSetError(str(path), [f"not valid JSON: {err}"]) from None
+    return parse_card_set(raw, str(path), require_full)
+
+
+@lru_cache(maxsize=1)
+def default_card_set() -> CardSet:
+    text = resources.files("solver.rules").joinpath("data/default.json").read_text("utf-8")
+    return parse_card_set(json.loads(text), "default")
+
+
+def load_card_set(spec: str | Path | None = None) -> CardSet:
+    """The card set named by ``spec``: None or "default" for the shipped reconstruction,
+    otherwise a path to a JSON file in the same schema."""
+    if spec is None or spec == "default":
+        return default_card_set()
+    return read_card_set(spec)

@@ -1,0 +1,287 @@
+"""The rules: setup, legal actions, applying actions, turn flow and the end of the game.
+
+Two ways in, as in python-chess:
+
+- :func:`play` (checked): for user input; raises a named error whose message names the
+  action, the seat and why; the given state is never changed.
+- :func:`apply` / :func:`apply_inplace` (unchecked): for search, which only plays
+  actions from :func:`legal_actions`.
+
+A turn: TAKE (two :class:`Take`, one at a time; a deck draw is seen before the second
+pick) -> BUILD (any number of :class:`Build`, then at most one :class:`Claim`, which
+ends the turn, or :class:`End`). The end of turn refills the Depot; the game ends when
+the deck is empty after that refill.
+
+>>> state = new_game(2, seed=7)
+>>> state = play(state, "take deck")
+>>> len(legal_actions(state)) > 1
+True
+"""
+
+from __future__ import annotations
+
+import random
+
+from .actions import Action, Build, Claim, End, IllegalActionError, Take, parse_action
+from .cards import CardSet, UnknownCardError, load_card_set
+from .constants import (
+    CARDS_TAKEN_PER_TURN,
+    DEPOT_SIZE,
+    HAND_SIZE,
+    LANDMARK_ROW_SIZE,
+    MATERIALS,
+    MAX_PLAYERS,
+    MIN_PLAYERS,
+    SCENERIES,
+)
+from .payment import PaymentError, affordable_cards, apply_payment, cheapest_payment
+from .scoring import Outcome, effective_miles, final_scores
+from .state import GameState, Phase, PlayerState
+from .stretches import runs
+
+
+class SetupError(ValueError):
+    """A game that cannot be set up (player count, deck arithmetic)."""
+
+
+def new_game(num_players: int, seed: int | None = None, cards: CardSet | None = None) -> GameState:
+    """Deal a new game: deck filtered by player count and shuffled, hands of 2, Depot of
+    5, Landmark row of 5, first player drawn. Same seed, same game."""
+    cards = cards or load_card_set()
+    if isinstance(num_players, bool) or not isinstance(num_players, int) \
+            or not MIN_PLAYERS <= num_players <= MAX_PLAYERS:
+        raise SetupError(f"players: must be {MIN_PLAYERS} to {MAX_PLAYERS}, got {num_players!r}")
+    deck = cards.deck_for(num_players)
+    spare = len(deck) - HAND_SIZE * num_players - DEPOT_SIZE
+    if spare <= 0 or spare % (CARDS_TAKEN_PER_TURN * num_players):
+        raise SetupError(f"card set {cards.name!r}: the {num_players}-player deck has "
+                         f"{len(deck)} cards, which does not give every player the same "
+                         "number of turns")
+    rng = random.Random(seed)
+    rng.shuffle(deck)
+    players = [PlayerState(hand=[deck.pop() for _ in range(HAND_SIZE)])
+               for _ in range(num_players)]
+    depot = [deck.pop() for _ in range(DEPOT_SIZE)]
+    landmark_deck = list(range(len(cards.landmarks)))
+    rng.shuffle(landmark_deck)
+    row = [landmark_deck.pop() for _ in range(min(LANDMARK_ROW_SIZE, len(landmark_deck)))]
+    first = rng.randrange(num_players)
+    return GameState(cards, players, deck, depot, landmark_deck, row, current=first,
+                     first_player=first)
+
+
+def turns_per_player(state: GameState) -> int:
+    """How many turns each player gets in this game (from the deck size at setup)."""
+    cards_in_game = len(state.cards.deck_for(state.num_players))
+    spare = cards_in_game - HAND_SIZE * state.num_players - DEPOT_SIZE
+    return spare // (CARDS_TAKEN_PER_TURN * state.num_players)
+
+
+# ------------------------------------------------------------------ legal actions
+
+def legal_actions(state: GameState) -> list[Action]:
+    """Every legal action of the player to act. Builds carry no explicit payment: the
+    engine pays them the cheapest way (any other payment is legal too, via :func:`play`).
+    Build sides: only "L" while the Highway is empty (the first card starts the road)."""
+    if state.phase == Phase.TAKE:
+        ids = state.cards.highway
+        actions: list[Action] = [Take(ids[c].id) for c in sorted(set(state.depot))]
+        if state.deck:
+            actions.append(Take(None))
+        return actions
+    if state.phase == Phase.OVER:
+        return []
+    ids = state.cards.highway
+    sides = ("L", "R") if state.player.highway else ("L",)
+    actions = [Build(ids[c].id, side) for c in affordable_cards(state) for side in sides]
+    actions.extend(claim_actions(state))
+    actions.append(End())
+    return actions
+
+
+def claimable(state: GameState, seat: int | None = None) -> list[tuple[int, int]]:
+    """(landmark, card) pairs the seat could claim now if it were its claim step."""
+    cards = state.cards
+    player = state.players[state.current if seat is None else seat]
+    if not player.highway or not state.landmark_row:
+        return []
+    occupied = {card for _lm, card in player.landmarks}
+    used_by_scenery: dict[int, set[int]] = {}
+    for lm, card in player.landmarks:
+        used_by_scenery.setdefault(cards.landmark_scenery[lm], set()).add(card)
+    wanted = {cards.landmark_scenery[lm] for lm in state.landmark_row}
+    open_cards: dict[int, list[int]] = {}
+    for s in wanted:
+        used = used_by_scenery.get(s, ())
+        for run in runs(cards, player.highway, scenery=s):
+            if run.qualifies and not any(c in used for c in run.cards):
+                open_cards.setdefault(s, []).extend(c for c in run.cards if c not in occupied)
+    return [(lm, c) for lm in state.landmark_row
+            for c in open_cards.get(cards.landmark_scenery[lm], ())]
+
+
+def claim_actions(state: GameState) -> list[Claim]:
+    cards = state.cards
+    return [Claim(cards.landmarks[lm].id, cards.highway[c].id) for lm, c in claimable(state)]
+
+
+# ------------------------------------------------------------------ applying
+
+def apply(state: GameState, action: Action) -> GameState:
+    """Unchecked: the state after ``action`` (a new value; ``state`` is unchanged)."""
+    new = state.copy()
+    apply_inplace(new, action)
+    return new
+
+
+def apply_inplace(state: GameState, action: Action) -> None:
+    """Unchecked, in place: the fast path for search."""
+    kind = type(action)
+    cards = state.cards
+    player = state.players[state.current]
+    if kind is Take:
+        if action.card is None:
+            player.hand.append(state.deck.pop())
+        else:
+            c = cards.highway_index[action.card]
+            state.depot.remove(c)
+            player.hand.append(c)
+            player.known_hand.add(c)
+        state.picks += 1
+        if state.picks == CARDS_TAKEN_PER_TURN:
+            state.phase = Phase.BUILD
+    elif kind is Build:
+        c = cards.highway_index[action.card]
+        payment = action.payment
+        if payment is None:
+            payment = cheapest_payment(state, c)
+            if payment is None:
+                raise PaymentError(f"{action.notation()!r}: {action.card} cannot be paid for")
+        apply_payment(state, c, payment)
+        player.known_hand.discard(c)
+        if action.side == "L":
+            player.highway.insert(0, c)
+        else:
+            player.highway.append(c)
+    elif kind is Claim:
+        lm = cards.landmark_index[action.landmark]
+        player.landmarks.append((lm, cards.highway_index[action.card]))
+        state.landmark_row.remove(lm)
+        if state.landmark_deck:
+            state.landmark_row.append(state.landmark_deck.pop())
+        _end_turn(state)
+    elif kind is End:
+        _end_turn(state)
+    else:
+        raise IllegalActionError(f"not an action: {action!r}")
+
+
+def _end_turn(state: GameState) -> None:
+    while len(state.depot) < DEPOT_SIZE and state.deck:
+        state.depot.append(state.deck.pop())
+    state.players[state.current].turns += 1
+    state.turn += 1
+    state.recycle_used = False
+    state.persistent_uses = {}
+    state.resource_uses = {}
+    state.picks = 0
+    if not state.deck:
+        state.phase = Phase.OVER
+        return
+    state.phase = Phase.TAKE
+    state.current = (state.current + 1) % state.num_players
+
+
+# ------------------------------------------------------------------ checked entry
+
+def _illegal(state: GameState, action: Action, why: str) -> IllegalActionError:
+    return IllegalActionError(f"illegal action {action.notation()!r} for seat {state.current} "
+                              f"(turn {state.turn + 1}, {state.phase.name.lower()} step): {why}")
+
+
+def check(state: GameState, action: Action) -> None:
+    """Raise IllegalActionError (naming the action and why) unless ``action`` is legal.
+    Payments are checked by playing them on a copy."""
+    play(state, action)
+
+
+def play(state: GameState, action: Action | str) -> GameState:
+    """Checked: the state after a user's action (text in the notation, or an Action).
+
+    Raises NotationError / IllegalActionError / PaymentError; ``state`` is never changed.
+    """
+    if isinstance(action, str):
+        action = parse_action(action)
+    if not isinstance(action, Action):
+        raise IllegalActionError(f"not an action: {action!r}")
+    cards = state.cards
+    player = state.player
+    kind = type(action)
+    if state.phase == Phase.OVER:
+        raise _illegal(state, action, "the game is over")
+    if state.phase == Phase.TAKE and kind is not Take:
+        raise _illegal(state, action, f"first take {CARDS_TAKEN_PER_TURN - state.picks} more "
+                       "card(s) ('take CARD' from the Depot or 'take deck')")
+    if state.phase == Phase.BUILD and kind is Take:
+        raise _illegal(state, action, f"you have already taken {CARDS_TAKEN_PER_TURN} cards "
+                       "this turn; build, claim or end")
+    try:
+        if kind is Take:
+            if action.card is None:
+                if not state.deck:
+                    raise _illegal(state, action, "the Highway deck is empty")
+            elif cards.card(action.card) not in state.depot:
+                shown = " ".join(cards.highway[c].id for c in state.depot)
+                raise _illegal(state, action, f"{action.card} is not in the Depot ({shown})")
+        elif kind is Build:
+            c = cards.card(action.card)
+            if c not in player.hand:
+                raise _illegal(state, action, f"{action.card} is not in your hand")
+            if action.side not in ("L", "R"):
+                raise _illegal(state, action, "the side must be L or R")
+            if action.payment is None and cheapest_payment(state, c) is None:
+                cost = ", ".join(MATERIALS[m] for m in cards.cost[c])
+                raise _illegal(state, action, f"you cannot pay for {action.card} "
+                               f"(cost: {cost}) with your hand and sources this turn")
+        elif kind is Claim:
+            _check_claim(state, action)
+        new = state.copy()
+        apply_inplace(new, action)
+    except PaymentError as err:
+        raise _illegal(state, action, str(err)) from None
+    except UnknownCardError as err:
+        raise _illegal(state, action, str(err)) from None
+    return new
+
+
+def _check_claim(state: GameState, action: Claim) -> None:
+    cards = state.cards
+    player = state.player
+    lm = cards.landmark(action.landmark)
+    c = cards.card(action.card)
+    if lm not in state.landmark_row:
+        shown = " ".join(cards.landmarks[x].id for x in state.landmark_row)
+        raise _illegal(state, action, f"{action.landmark} is not in the Landmark row ({shown})")
+    if c not in player.highway:
+        raise _illegal(state, action, f"{action.card} is not in your Highway")
+    if any(card == c for _lm, card in player.landmarks):
+        raise _illegal(state, action, f"{action.card} already has a Landmark above it")
+    s = cards.landmark_scenery[lm]
+    run = next(r for r in runs(cards, player.highway, effective_miles(cards, player), s)
+               if c in r.cards) if s in cards.scenery[c] else None
+    if run is None:
+        raise _illegal(state, action, f"{action.card} shows no {SCENERIES[s]} icon, so it is "
+                       f"in no {SCENERIES[s]} Stretch")
+    if not run.qualifies:
+        raise _illegal(state, action, f"the {SCENERIES[s]} run through {action.card} has "
+                       f"{run.icons} icon(s); a Stretch needs at least 3")
+    used = [cards.landmarks[x].id for x, card in player.landmarks
+            if cards.landmark_scenery[x] == s and card in run.cards]
+    if used:
+        raise _illegal(state, action, f"that {SCENERIES[s]} Stretch was already used to claim "
+                       f"{used[0]}")
+
+
+def outcome(state: GameState) -> Outcome | None:
+    """Final scores and winners once the game is over, else None."""
+    return final_scores(state) if state.phase == Phase.OVER else None

@@ -1,0 +1,324 @@
+"""Position JSON: a full state at any step of any turn, checked on the way in.
+
+Every bug reproduces from one string: ``state_from_json(state_to_json(s)) == s``.
+The format is documented in docs/format.md ("Positions"). ``state_from_json`` checks
+the whole position (card conservation, counts, turn arithmetic, Landmark placement)
+and raises :class:`PositionError` naming the field and the reason.
+"""
+
+from __future__ import annotations
+
+from typing import Any
+
+from .cards import CardSet, CardSetError, UnknownCardError, load_card_set, parse_card_set
+from .constants import (
+    CARDS_TAKEN_PER_TURN,
+    DEPOT_SIZE,
+    HAND_SIZE,
+    LANDMARK_ROW_SIZE,
+    MAX_PLAYERS,
+    MIN_PLAYERS,
+)
+from .effects import PAYMENT_RESOURCES
+from .state import GameState, Phase, PlayerState
+from .stretches import runs
+
+FORMAT = "bigsur-position/1"
+PHASES = {"take": Phase.TAKE, "build": Phase.BUILD, "over": Phase.OVER}
+
+
+class PositionError(ValueError):
+    """A position that is malformed or impossible; the message names the field."""
+
+    def __init__(self, field: str, reason: str):
+        self.field = field
+        self.reason = reason
+        super().__init__(f"{field}: {reason}")
+
+
+def cards_to_json(cards: CardSet) -> str | dict:
+    """How a position names its card set: "default", or the whole set inline."""
+    if cards.name == "default" and cards.fingerprint == load_card_set().fingerprint:
+        return "default"
+    return cards.to_json()
+
+
+def resolve_cards(raw: Any, field: str = "cards") -> CardSet:
+    """The card set a position or record names: "default" / absent, or an inline set.
+    (Paths are resolved by the CLI, never from inside a position.)"""
+    if raw is None or raw == "default":
+        return load_card_set()
+    if isinstance(raw, dict) and "highway" in raw:
+        try:
+            return parse_card_set(raw, field, require_full=False)
+        except CardSetError as err:
+            raise PositionError(field, "; ".join(err.errors[:5])) from None
+    if isinstance(raw, dict) and raw.get("name") == "default":
+        default = load_card_set()
+        if raw.get("fingerprint", default.fingerprint) != default.fingerprint:
+            raise PositionError(field, "names the default set but its fingerprint differs "
+                                "(recorded with another version of the cards)")
+        return default
+    raise PositionError(field, 'must be "default" or a card set object (docs/format.md)')
+
+
+def seat_to_json(cards: CardSet, p: PlayerState) -> dict:
+    hid = [c.id for c in cards.highway]
+    return {
+        "hand": [hid[c] for c in p.hand],
+        "highway": [hid[c] for c in p.highway],
+        "discard": [hid[c] for c in p.discard],
+        "landmarks": [{"landmark": cards.landmarks[lm].id, "card": hid[c]}
+                      for lm, c in p.landmarks],
+        "known_hand": sorted(hid[c] for c in p.known_hand),
+        "known_discard": sorted(hid[c] for c in p.known_discard),
+        "turns": p.turns,
+    }
+
+
+def per_turn_to_json(state: GameState) -> dict:
+    hid = state.cards.highway
+    return {
+        "recycle_used": state.recycle_used,
+        "persistent_used": {hid[c].id: n for c, n in sorted(state.persistent_uses.items())},
+        "resources_used": {k: v for k, v in sorted(state.resource_uses.items()) if v},
+    }
+
+
+def state_to_json(state: GameState) -> dict:
+    cards = state.cards
+    hid = [c.id for c in cards.highway]
+    lid = [lm.id for lm in cards.landmarks]
+    return {
+        "format": FORMAT,
+        "cards": cards_to_json(cards),
+        "current": state.current,
+        "first_player": state.first_player,
+        "phase": state.phase.name.lower(),
+        "picks": state.picks,
+        "turn": state.turn,
+        "deck": [hid[c] for c in reversed(state.deck)],
+        "depot": [hid[c] for c in state.depot],
+        "landmark_deck": [lid[lm] for lm in reversed(state.landmark_deck)],
+        "landmark_row": [lid[lm] for lm in state.landmark_row],
+        "per_turn": per_turn_to_json(state),
+        "seats": [seat_to_json(cards, p) for p in state.players],
+    }
+
+
+# ------------------------------------------------------------------ reading
+
+class _Reader:
+    """Field-by-field reading with errors that name the field."""
+
+    def __init__(self, cards: CardSet):
+        self.cards = cards
+
+    def obj(self, raw: Any, field: str) -> dict:
+        if not isinstance(raw, dict):
+            raise PositionError(field, f"must be an object, got {type(raw).__name__}")
+        return raw
+
+    def int(self, raw: Any, field: str, lo: int, hi: int) -> int:
+        if isinstance(raw, bool) or not isinstance(raw, int) or not lo <= raw <= hi:
+            raise PositionError(field, f"must be an integer {lo} to {hi}, got {raw!r}")
+        return raw
+
+    def card_list(self, raw: Any, field: str) -> list[int]:
+        if not isinstance(raw, list):
+            raise PositionError(field, f"must be a list of card ids, got {type(raw).__name__}")
+        out = []
+        for i, card_id in enumerate(raw):
+            try:
+                out.append(self.cards.card(card_id))
+            except UnknownCardError as err:
+                raise PositionError(f"{field}[{i}]", str(err)) from None
+        return out
+
+    def landmark_list(self, raw: Any, field: str) -> list[int]:
+        if not isinstance(raw, list):
+            raise PositionError(field, f"must be a list of Landmark ids, got {type(raw).__name__}")
+        out = []
+        for i, lm_id in enumerate(raw):
+            try:
+                out.append(self.cards.landmark(lm_id))
+            except UnknownCardError as err:
+                raise PositionError(f"{field}[{i}]", str(err)) from None
+        return out
+
+
+def state_from_json(raw: Any, cards: CardSet | None = None) -> GameState:
+    """Read and check a full position. ``cards`` overrides the set the position names."""
+    if not isinstance(raw, dict):
+        raise PositionError("position", f"must be an object, got {type(raw).__name__}")
+    if raw.get("format") != FORMAT:
+        raise PositionError("format", f"must be {FORMAT!r}, got {raw.get('format')!r}")
+    cards = cards or resolve_cards(raw.get("cards"))
+    r = _Reader(cards)
+    seats_raw = raw.get("seats")
+    if not isinstance(seats_raw, list) or not MIN_PLAYERS <= len(seats_raw) <= MAX_PLAYERS:
+        raise PositionError("seats", f"must be a list of {MIN_PLAYERS} to {MAX_PLAYERS} seats")
+    n = len(seats_raw)
+    players = []
+    for i, seat_raw in enumerate(seats_raw):
+        f = f"seats[{i}]"
+        s = r.obj(seat_raw, f)
+        landmarks = []
+        lm_raw = s.get("landmarks", [])
+        if not isinstance(lm_raw, list):
+            raise PositionError(f"{f}.landmarks", "must be a list")
+        for j, item in enumerate(lm_raw):
+            item = r.obj(item, f"{f}.landmarks[{j}]")
+            lm = r.landmark_list([item.get("landmark")], f"{f}.landmarks[{j}].landmark")[0]
+            c = r.card_list([item.get("card")], f"{f}.landmarks[{j}].card")[0]
+            landmarks.append((lm, c))
+        players.append(PlayerState(
+            hand=r.card_list(s.get("hand"), f"{f}.hand"),
+            highway=r.card_list(s.get("highway"), f"{f}.highway"),
+            discard=r.card_list(s.get("discard", []), f"{f}.discard"),
+            landmarks=landmarks,
+            known_hand=set(r.card_list(s.get("known_hand", []), f"{f}.known_hand")),
+            known_discard=set(r.card_list(s.get("known_discard", []), f"{f}.known_discard")),
+            turns=r.int(s.get("turns", 0), f"{f}.turns", 0, 10_000),
+        ))
+    phase_name = raw.get("phase")
+    if phase_name not in PHASES:
+        raise PositionError("phase", f"must be one of {', '.join(PHASES)}, got {phase_name!r}")
+    per_turn = r.obj(raw.get("per_turn", {}), "per_turn")
+    persistent_raw = r.obj(per_turn.get("persistent_used", {}), "per_turn.persistent_used")
+    persistent_uses = {}
+    for card_id, uses in persistent_raw.items():
+        c = r.card_list([card_id], "per_turn.persistent_used")[0]
+        persistent_uses[c] = r.int(uses, f"per_turn.persistent_used.{card_id}", 0, 100)
+    resources_raw = r.obj(per_turn.get("resources_used", {}), "per_turn.resources_used")
+    for k in resources_raw:
+        if k not in PAYMENT_RESOURCES:
+            raise PositionError(f"per_turn.resources_used.{k}",
+                                f"unknown resource (known: {', '.join(PAYMENT_RESOURCES)})")
+    recycle_used = per_turn.get("recycle_used", False)
+    if not isinstance(recycle_used, bool):
+        raise PositionError("per_turn.recycle_used", "must be true or false")
+    state = GameState(
+        cards, players,
+        deck=list(reversed(r.card_list(raw.get("deck"), "deck"))),
+        depot=r.card_list(raw.get("depot"), "depot"),
+        landmark_deck=list(reversed(r.landmark_list(raw.get("landmark_deck", []),
+                                                      "landmark_deck"))),
+        landmark_row=r.landmark_list(raw.get("landmark_row"), "landmark_row"),
+        current=r.int(raw.get("current"), "current", 0, n - 1),
+        first_player=r.int(raw.get("first_player", 0), "first_player", 0, n - 1),
+        phase=PHASES[phase_name],
+        picks=r.int(raw.get("picks", 0), "picks", 0, CARDS_TAKEN_PER_TURN),
+        turn=r.int(raw.get("turn", 0), "turn", 0, 10_000),
+        recycle_used=recycle_used,
+        persistent_uses=persistent_uses,
+        resource_uses={k: r.int(v, f"per_turn.resources_used.{k}", 0, 100)
+                       for k, v in resources_raw.items()},
+    )
+    check_state(state)
+    return state
+
+
+def check_state(state: GameState) -> None:
+    """Raise PositionError unless the state could arise in a game by the rules."""
+    cards = state.cards
+    n = state.num_players
+    hid = [c.id for c in cards.highway]
+    in_game = cards.deck_for(n)
+    in_game_set = set(in_game)
+    where: dict[int, str] = {}
+
+    def place(c: int, field: str) -> None:
+        if c not in in_game_set:
+            raise PositionError(field, f"{hid[c]} is not used with {n} players")
+        if c in where:
+            raise PositionError(field, f"{hid[c]} is also in {where[c]} (each card is in "
+                                "exactly one place)")
+        where[c] = field
+
+    for c in state.deck:
+        place(c, "deck")
+    for c in state.depot:
+        place(c, "depot")
+    for i, p in enumerate(state.players):
+        for name in ("hand", "highway", "discard"):
+            for c in getattr(p, name):
+                place(c, f"seats[{i}].{name}")
+    missing = [hid[c] for c in in_game if c not in where]
+    if missing:
+        raise PositionError("deck", f"{len(missing)} card(s) of the {n}-player deck are "
+                            f"nowhere: {', '.join(missing[:8])}")
+    lm_where: dict[int, str] = {}
+    for field, lms in (("landmark_deck", state.landmark_deck), ("landmark_row",
+                                                                  state.landmark_row)):
+        for lm in lms:
+            if lm in lm_where:
+                raise PositionError(field, f"{cards.landmarks[lm].id} is also in {lm_where[lm]}")
+            lm_where[lm] = field
+    for i, p in enumerate(state.players):
+        below = set()
+        for lm, c in p.landmarks:
+            field = f"seats[{i}].landmarks"
+            if lm in lm_where:
+                raise PositionError(field, f"{cards.landmarks[lm].id} is also in {lm_where[lm]}")
+            lm_where[lm] = field
+            if c not in p.highway:
+                raise PositionError(field, f"{hid[c]} (below {cards.landmarks[lm].id}) is not "
+                                    "in this Highway")
+            if c in below:
+                raise PositionError(field, f"{hid[c]} has two Landmarks above it")
+            below.add(c)
+            s = cards.landmark_scenery[lm]
+            run = next((r for r in runs(cards, p.highway, scenery=s) if c in r.cards), None)
+            if run is None or not run.qualifies:
+                raise PositionError(field, f"{cards.landmarks[lm].id} sits above {hid[c]}, "
+                                    "which is in no qualifying Stretch of its Scenery")
+        if not p.known_hand <= set(p.hand):
+            raise PositionError(f"seats[{i}].known_hand", "lists cards not in the hand")
+        if not p.known_discard <= set(p.discard):
+            raise PositionError(f"seats[{i}].known_discard", "lists cards not in the discard pile")
+    missing_lm = [cards.landmarks[lm].id for lm in range(len(cards.landmarks))
+                  if lm not in lm_where]
+    if missing_lm:
+        raise PositionError("landmark_deck", f"Landmark(s) nowhere: {', '.join(missing_lm)}")
+    if len(state.landmark_row) > LANDMARK_ROW_SIZE or (
+            len(state.landmark_row) < LANDMARK_ROW_SIZE and state.landmark_deck):
+        raise PositionError("landmark_row", f"must hold {LANDMARK_ROW_SIZE} Landmarks while "
+                            "the Landmark deck has any")
+    _check_turns(state)
+
+
+def _check_turns(state: GameState) -> None:
+    n = state.num_players
+    t = state.turn
+    phase = state.phase
+    picks = state.picks
+    if phase == Phase.TAKE and picks >= CARDS_TAKEN_PER_TURN:
+        raise PositionError("picks", f"must be 0 or 1 in the take step, got {picks}")
+    if phase == Phase.BUILD and picks != CARDS_TAKEN_PER_TURN:
+        raise PositionError("picks", f"must be {CARDS_TAKEN_PER_TURN} in the build step")
+    if phase == Phase.OVER and picks:
+        raise PositionError("picks", "must be 0 once the game is over")
+    if phase != Phase.OVER and state.current != (state.first_player + t) % n:
+        raise PositionError("current", f"after {t} turns from first player "
+                            f"{state.first_player}, seat {(state.first_player + t) % n} acts")
+    for i, p in enumerate(state.players):
+        expected = t // n + (1 if (i - state.first_player) % n < t % n else 0)
+        if p.turns != expected:
+            raise PositionError(f"seats[{i}].turns", f"must be {expected} after {t} turns")
+    total = len(state.cards.deck_for(n))
+    expected_supply = total - HAND_SIZE * n - CARDS_TAKEN_PER_TURN * t - picks
+    supply = len(state.deck) + len(state.depot)
+    if supply != expected_supply:
+        raise PositionError("deck", f"deck + Depot must hold {expected_supply} cards after "
+                            f"{t} turns and {picks} pick(s), got {supply}")
+    if state.deck and not DEPOT_SIZE - picks <= len(state.depot) <= DEPOT_SIZE:
+        raise PositionError("depot", f"must hold {DEPOT_SIZE - picks} to {DEPOT_SIZE} cards "
+                            f"after {picks} pick(s), got {len(state.depot)}")
+    if (phase == Phase.OVER) != (not state.deck and picks == 0 and t > 0):
+        raise PositionError("phase", "the game is over exactly when the deck is empty at the "
+                            "end of a turn")
+    for c in state.persistent_uses:
+        if c not in state.player.highway:
+            raise PositionError("per_turn.persistent_used", f"{state.cards.highway[c].id} is "
+                                "not in the Highway of the player to act")

@@ -1,0 +1,139 @@
+"""Game records: the card set's identity, the start (a seed, or a start position), the
+players and every action in the notation. A record replays to the identical state.
+
+>>> from solver.rules.engine import new_game
+>>> rec = GameRecord.start(players=2, seed=3)
+>>> state = rec.replay()
+>>> state == new_game(2, seed=3)
+True
+"""
+
+from __future__ import annotations
+
+import json
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Any
+
+from .actions import Action, ActionError, parse_action
+from .cards import CardSet, load_card_set
+from .engine import new_game, play, apply_inplace
+from .position import PositionError, cards_to_json, resolve_cards, state_from_json, state_to_json
+from .scoring import final_scores
+from .state import GameState, Phase
+
+FORMAT = "bigsur-record/1"
+
+
+class RecordError(ValueError):
+    """A record that cannot be read or replayed; names the field or the move number."""
+
+
+@dataclass
+class GameRecord:
+    cards: CardSet
+    players: int
+    seed: int | None = None
+    start_position: dict | None = None  # instead of a seed: the position play starts from
+    actions: list[str] = field(default_factory=list)
+    names: list[str] | None = None  # who sat where, e.g. ["human", "mcts:1s"]
+    meta: dict[str, Any] = field(default_factory=dict)
+
+    @classmethod
+    def start(cls, players: int, seed: int, cards: CardSet | None = None,
+              names: list[str] | None = None) -> GameRecord:
+        return cls(cards or load_card_set(), players, seed=seed, names=names)
+
+    def initial_state(self) -> GameState:
+        if self.start_position is not None:
+            return state_from_json(self.start_position, self.cards)
+        return new_game(self.players, self.seed, self.cards)
+
+    def states(self, checked: bool = True):
+        """Yield (state before, action) for every action, then (final state, None)."""
+        state = self.initial_state()
+        for i, text in enumerate(self.actions):
+            try:
+                action = parse_action(text)
+                after = play(state, action) if checked else _unchecked(state, action)
+            except ActionError as err:
+                raise RecordError(f"actions[{i}] ({text!r}): {err}") from None
+            yield state, action
+            state = after
+        yield state, None
+
+    def replay(self) -> GameState:
+        """The state after every action, each checked by the rules."""
+        state = None
+        for state, _action in self.states():
+            pass
+        return state
+
+    def to_json(self) -> dict[str, Any]:
+        out: dict[str, Any] = {
+            "format": FORMAT,
+            "cards": cards_to_json(self.cards),
+            "card_set": self.cards.identity(),
+            "players": self.players,
+        }
+        if self.start_position is not None:
+            out["start"] = self.start_position
+        else:
+            out["seed"] = self.seed
+        if self.names:
+            out["names"] = self.names
+        out["actions"] = list(self.actions)
+        if self.meta:
+            out["meta"] = self.meta
+        return out
+
+    @classmethod
+    def from_json(cls, raw: Any, cards: CardSet | None = None) -> GameRecord:
+        if not isinstance(raw, dict):
+            raise RecordError(f"record: must be an object, got {type(raw).__name__}")
+        if raw.get("format") != FORMAT:
+            raise RecordError(f"format: must be {FORMAT!r}, got {raw.get('format')!r}")
+        try:
+            cards = cards or resolve_cards(raw.get("cards"))
+        except PositionError as err:
+            raise RecordError(str(err)) from None
+        players = raw.get("players")
+        if players not in (2, 3, 4):
+            raise RecordError(f"players: must be 2, 3 or 4, got {players!r}")
+        seed = raw.get("seed")
+        start = raw.get("start")
+        if (seed is None) == (start is None):
+            raise RecordError("seed/start: a record has exactly one of 'seed' and 'start'")
+        if seed is not None and (isinstance(seed, bool) or not isinstance(seed, int)):
+            raise RecordError(f"seed: must be an integer, got {seed!r}")
+        actions = raw.get("actions", [])
+        if not isinstance(actions, list) or not all(isinstance(a, str) for a in actions):
+            raise RecordError("actions: must be a list of action strings")
+        return cls(cards, players, seed, start, list(actions), raw.get("names"),
+                   raw.get("meta", {}))
+
+    def save(self, path: str | Path) -> None:
+        Path(path).write_text(json.dumps(self.to_json(), indent=1) + "\n", encoding="utf-8")
+
+    @classmethod
+    def load(cls, path: str | Path, cards: CardSet | None = None) -> GameRecord:
+        try:
+            raw = json.loads(Path(path).read_text(encoding="utf-8"))
+        except (OSError, json.JSONDecodeError) as err:
+            raise RecordError(f"{path}: {err}") from None
+        return cls.from_json(raw, cards)
+
+
+def _unchecked(state: GameState, action: Action) -> GameState:
+    new = state.copy()
+    apply_inplace(new, action)
+    return new
+
+
+def result_json(state: GameState) -> dict[str, Any] | None:
+    """The final scores of a finished game, with a readable state summary."""
+    if state.phase != Phase.OVER:
+        return None
+    out = final_scores(state).to_json()
+    out["final_position"] = state_to_json(state)
+    return out

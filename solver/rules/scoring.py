@@ -1,0 +1,119 @@
+"""Final scoring with a per-category breakdown, and the game's outcome as data.
+
+Categories: Stretches (1 point per mile of each qualifying Stretch, overlapping
+Stretches scoring independently), 2-Mile bonuses (every 2-Mile card in the Highway,
+in a Stretch or not), Landmark count (0 / 3 / 5 / 8) and Landmark abilities.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+from typing import TYPE_CHECKING
+
+from .cards import CardSet
+from .constants import SCENERIES, landmark_count_points
+from .effects import REGISTRY
+from .stretches import Stretch, stretches
+
+if TYPE_CHECKING:
+    from .state import GameState, PlayerState
+
+
+@dataclass
+class HighwayFacts:
+    """What scoring effects read about one finished (or current) Highway."""
+
+    cards: CardSet
+    highway: tuple[int, ...]
+    miles: dict[int, int]  # effective miles of every card in the Highway
+    icon_counts: list[int]  # icons per Scenery over the whole Highway
+    stretches: list[Stretch]
+    landmarks: list[tuple[int, int]]  # (landmark, card below it)
+
+
+def effective_miles(cards: CardSet, player: PlayerState) -> dict[int, int]:
+    """Miles of each card in the Highway, Landmark mile bonuses included."""
+    miles = {c: cards.miles[c] for c in player.highway}
+    for lm, card in player.landmarks:
+        ability = cards.landmarks[lm].ability
+        spec = REGISTRY[ability.kind]
+        if spec.category == "miles":
+            miles[card] += spec.fn(ability.args)
+    return miles
+
+
+def highway_facts(cards: CardSet, player: PlayerState) -> HighwayFacts:
+    miles = effective_miles(cards, player)
+    icons = [0] * len(SCENERIES)
+    for c in player.highway:
+        a, b = cards.scenery[c]
+        icons[a] += 1
+        icons[b] += 1
+    return HighwayFacts(cards, tuple(player.highway), miles, icons,
+                        stretches(cards, player.highway, miles), list(player.landmarks))
+
+
+@dataclass
+class ScoreBreakdown:
+    stretches: int = 0
+    bonuses: int = 0
+    landmark_count: int = 0
+    landmark_abilities: int = 0
+    details: list[dict] = field(default_factory=list)  # one line per scoring item
+
+    @property
+    def total(self) -> int:
+        return self.stretches + self.bonuses + self.landmark_count + self.landmark_abilities
+
+    def to_json(self) -> dict:
+        return {"total": self.total, "stretches": self.stretches, "bonuses": self.bonuses,
+                "landmark_count": self.landmark_count,
+                "landmark_abilities": self.landmark_abilities, "details": self.details}
+
+
+def score_player(cards: CardSet, player: PlayerState) -> ScoreBreakdown:
+    """Score one Highway as the rules' Final Scoring does."""
+    facts = highway_facts(cards, player)
+    out = ScoreBreakdown()
+    for s in facts.stretches:
+        out.stretches += s.miles
+        out.details.append({"category": "stretches", "points": s.miles,
+                            "what": f"{SCENERIES[s.scenery]} Stretch",
+                            "cards": [cards.highway[c].id for c in s.cards]})
+    for c in player.highway:
+        bonus = cards.highway[c].bonus
+        if bonus is not None:
+            points = REGISTRY[bonus.kind].fn(facts, bonus.args, c)
+            out.bonuses += points
+            out.details.append({"category": "bonuses", "points": points,
+                                "what": f"{cards.highway[c].id}: {bonus.kind}"})
+    out.landmark_count = landmark_count_points(len(player.landmarks))
+    if player.landmarks:
+        out.details.append({"category": "landmark_count", "points": out.landmark_count,
+                            "what": f"{len(player.landmarks)} Landmark(s)"})
+    for lm, _card in player.landmarks:
+        ability = cards.landmarks[lm].ability
+        spec = REGISTRY[ability.kind]
+        if spec.category == "score":
+            points = spec.fn(facts, ability.args, lm)
+            out.landmark_abilities += points
+            out.details.append({"category": "landmark_abilities", "points": points,
+                                "what": f"{cards.landmarks[lm].id}: {ability.kind}"})
+    return out
+
+
+@dataclass(frozen=True)
+class Outcome:
+    """The end of a game: every seat's score and the winners (equal best scores share)."""
+
+    scores: tuple[ScoreBreakdown, ...]
+    winners: tuple[int, ...]
+
+    def to_json(self) -> dict:
+        return {"scores": [s.to_json() for s in self.scores], "winners": list(self.winners)}
+
+
+def final_scores(state: GameState) -> Outcome:
+    scores = tuple(score_player(state.cards, p) for p in state.players)
+    best = max(s.total for s in scores)
+    return Outcome(scores, tuple(i for i, s in enumerate(scores) if s.total == best))

@@ -1,0 +1,120 @@
+"""Game state: plain values, cheap to copy.
+
+A :class:`GameState` is the whole truth of a game (every hand, the deck order). Cards
+are indices into ``state.cards`` (a :class:`~solver.rules.cards.CardSet`, shared, never
+copied). The engine mutates states only through :mod:`solver.rules.engine`; everyone
+else treats them as values and calls :meth:`GameState.copy` before changing one.
+
+The deck is stored with its top card at the END of ``deck`` (``deck.pop()`` draws);
+the JSON form lists it top first.
+"""
+
+from __future__ import annotations
+
+from enum import IntEnum
+
+from .cards import CardSet
+
+
+class Phase(IntEnum):
+    TAKE = 0  # taking the 2 Highway cards, one at a time
+    BUILD = 1  # building any number of cards, then claiming at most one Landmark
+    OVER = 2
+
+
+class PlayerState:
+    """One seat: hand, Highway (left to right), discard pile (bottom to top), Landmarks,
+    and what the other players know of its hand and discard pile."""
+
+    __slots__ = ("hand", "highway", "discard", "landmarks", "known_hand", "known_discard",
+                 "turns")
+
+    def __init__(self, hand=None, highway=None, discard=None, landmarks=None,
+                 known_hand=None, known_discard=None, turns=0):
+        self.hand: list[int] = hand if hand is not None else []
+        self.highway: list[int] = highway if highway is not None else []
+        self.discard: list[int] = discard if discard is not None else []
+        # (landmark index, index of the Highway card it sits above), in claim order
+        self.landmarks: list[tuple[int, int]] = landmarks if landmarks is not None else []
+        # cards publicly known to be in this hand (taken from the Depot) / discard pile
+        self.known_hand: set[int] = known_hand if known_hand is not None else set()
+        self.known_discard: set[int] = known_discard if known_discard is not None else set()
+        self.turns = turns  # completed turns
+
+    def copy(self) -> PlayerState:
+        return PlayerState(self.hand[:], self.highway[:], self.discard[:], self.landmarks[:],
+                           set(self.known_hand), set(self.known_discard), self.turns)
+
+    def __eq__(self, other) -> bool:
+        return isinstance(other, PlayerState) and all(
+            getattr(self, s) == getattr(other, s) for s in self.__slots__
+            if s != "hand") and sorted(self.hand) == sorted(other.hand)
+
+    def __repr__(self) -> str:
+        return (f"PlayerState(hand={self.hand}, highway={self.highway}, "
+                f"discard={self.discard}, landmarks={self.landmarks})")
+
+
+class GameState:
+    """The full state of a game at any step of any turn."""
+
+    __slots__ = ("cards", "deck", "depot", "landmark_deck", "landmark_row", "players",
+                 "current", "first_player", "phase", "picks", "turn", "recycle_used",
+                 "persistent_uses", "resource_uses")
+
+    def __init__(self, cards: CardSet, players: list[PlayerState], deck: list[int],
+                 depot: list[int], landmark_deck: list[int], landmark_row: list[int],
+                 current: int = 0, first_player: int = 0, phase: Phase = Phase.TAKE,
+                 picks: int = 0, turn: int = 0, recycle_used: bool = False,
+                 persistent_uses: dict[int, int] | None = None,
+                 resource_uses: dict[str, int] | None = None):
+        self.cards = cards
+        self.players = players
+        self.deck = deck  # top card last
+        self.depot = depot
+        self.landmark_deck = landmark_deck  # next Landmark last
+        self.landmark_row = landmark_row
+        self.current = current
+        self.first_player = first_player
+        self.phase = phase
+        self.picks = picks  # cards taken so far this turn (0 or 1 during TAKE)
+        self.turn = turn  # turns completed in the whole game
+        # per-turn usage of the player to act
+        self.recycle_used = recycle_used
+        self.persistent_uses: dict[int, int] = persistent_uses if persistent_uses else {}
+        self.resource_uses: dict[str, int] = resource_uses if resource_uses else {}
+
+    @property
+    def num_players(self) -> int:
+        return len(self.players)
+
+    @property
+    def is_over(self) -> bool:
+        return self.phase == Phase.OVER
+
+    @property
+    def player(self) -> PlayerState:
+        """The seat to act."""
+        return self.players[self.current]
+
+    def copy(self) -> GameState:
+        return GameState(self.cards, [p.copy() for p in self.players], self.deck[:],
+                         self.depot[:], self.landmark_deck[:], self.landmark_row[:],
+                         self.current, self.first_player, self.phase, self.picks, self.turn,
+                         self.recycle_used, dict(self.persistent_uses),
+                         dict(self.resource_uses))
+
+    def __eq__(self, other) -> bool:
+        if not isinstance(other, GameState):
+            return NotImplemented
+        return (self.cards.fingerprint == other.cards.fingerprint
+                and all(getattr(self, s) == getattr(other, s)
+                        for s in self.__slots__ if s != "cards"))
+
+    __hash__ = None  # mutable inside the engine
+
+    def __repr__(self) -> str:
+        from .position import state_to_json  # local: position imports this module
+        import json
+
+        return f"GameState.from_json({json.dumps(state_to_json(self))!r})"

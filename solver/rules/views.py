@@ -1,0 +1,209 @@
+"""What one player may see, and the constraints it puts on what it cannot.
+
+A seat sees: its own hand and discard pile; every Highway and its Landmarks; the Depot,
+the Landmark row and the counts of both decks; of every other seat, the hand size, the
+cards it is known to hold (taken from the Depot), the Material of every card in its
+discard pile (backs are public) and the cards known to be there; the per-turn usage of
+the player to act. It never sees another hand's deck draws, a discard front it did not
+see, or the deck order.
+
+A :class:`PlayerView` is what search is given; :mod:`solver.search.determinize` samples
+full states consistent with it.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+from typing import Any
+
+from .cards import CardSet
+from .constants import MATERIALS
+from .position import (
+    PHASES,
+    PositionError,
+    _Reader,
+    cards_to_json,
+    per_turn_to_json,
+    resolve_cards,
+    seat_to_json,
+)
+from .state import GameState, Phase, PlayerState
+
+FORMAT = "bigsur-view/1"
+
+
+@dataclass
+class OpponentView:
+    hand_count: int
+    known_hand: list[int]
+    highway: list[int]
+    discard_materials: list[int]  # bottom to top
+    known_discard: list[int]
+    landmarks: list[tuple[int, int]]
+    turns: int
+
+
+@dataclass
+class PlayerView:
+    cards: CardSet
+    seat: int
+    me: PlayerState  # full knowledge of the viewer's own seat
+    others: dict[int, OpponentView]
+    deck_count: int
+    depot: list[int]
+    landmark_row: list[int]
+    landmark_deck_count: int
+    current: int
+    first_player: int
+    phase: Phase
+    picks: int
+    turn: int
+    recycle_used: bool = False
+    persistent_uses: dict[int, int] = field(default_factory=dict)
+    resource_uses: dict[str, int] = field(default_factory=dict)
+
+    @property
+    def num_players(self) -> int:
+        return 1 + len(self.others)
+
+    def unseen_cards(self) -> list[int]:
+        """Cards of this game whose place the viewer does not know: the deck, the other
+        hands (less their known cards) and the unknown fronts of other discard piles."""
+        seen = set(self.me.hand) | set(self.me.highway) | set(self.me.discard)
+        seen.update(self.depot)
+        for o in self.others.values():
+            seen.update(o.known_hand)
+            seen.update(o.highway)
+            seen.update(o.known_discard)
+        return [c for c in self.cards.deck_for(self.num_players) if c not in seen]
+
+
+def view_of(state: GameState, seat: int) -> PlayerView:
+    """The view of ``seat`` of the full state."""
+    material = state.cards.material
+    others = {}
+    for i, p in enumerate(state.players):
+        if i == seat:
+            continue
+        others[i] = OpponentView(
+            hand_count=len(p.hand), known_hand=sorted(p.known_hand), highway=p.highway[:],
+            discard_materials=[material[c] for c in p.discard],
+            known_discard=sorted(p.known_discard), landmarks=p.landmarks[:], turns=p.turns)
+    return PlayerView(
+        state.cards, seat, state.players[seat].copy(), others, len(state.deck),
+        state.depot[:], state.landmark_row[:], len(state.landmark_deck), state.current,
+        state.first_player, state.phase, state.picks, state.turn, state.recycle_used,
+        dict(state.persistent_uses), dict(state.resource_uses))
+
+
+def view_to_json(view: PlayerView) -> dict[str, Any]:
+    cards = view.cards
+    hid = [c.id for c in cards.highway]
+    seats: list[dict[str, Any]] = []
+    for i in range(view.num_players):
+        if i == view.seat:
+            seats.append(seat_to_json(cards, view.me))
+            continue
+        o = view.others[i]
+        seats.append({
+            "hand": {"count": o.hand_count, "known": [hid[c] for c in o.known_hand]},
+            "highway": [hid[c] for c in o.highway],
+            "discard": {"materials": [MATERIALS[m] for m in o.discard_materials],
+                        "known": [hid[c] for c in o.known_discard]},
+            "landmarks": [{"landmark": cards.landmarks[lm].id, "card": hid[c]}
+                          for lm, c in o.landmarks],
+            "turns": o.turns,
+        })
+    fake = GameState(cards, [], [], [], [], [], recycle_used=view.recycle_used,
+                     persistent_uses=view.persistent_uses, resource_uses=view.resource_uses)
+    return {
+        "format": FORMAT,
+        "cards": cards_to_json(cards),
+        "view_of": view.seat,
+        "current": view.current,
+        "first_player": view.first_player,
+        "phase": view.phase.name.lower(),
+        "picks": view.picks,
+        "turn": view.turn,
+        "deck": {"count": view.deck_count},
+        "depot": [hid[c] for c in view.depot],
+        "landmark_deck": {"count": view.landmark_deck_count},
+        "landmark_row": [cards.landmarks[lm].id for lm in view.landmark_row],
+        "per_turn": per_turn_to_json(fake),
+        "seats": seats,
+    }
+
+
+def view_from_json(raw: Any, cards: CardSet | None = None) -> PlayerView:
+    """Read a view; the counts and ids are checked, the field named on error.
+    Consistency with some full state is checked by sampling one (the determinizer)."""
+    if not isinstance(raw, dict):
+        raise PositionError("position", f"must be an object, got {type(raw).__name__}")
+    if raw.get("format") != FORMAT:
+        raise PositionError("format", f"must be {FORMAT!r}, got {raw.get('format')!r}")
+    cards = cards or resolve_cards(raw.get("cards"))
+    r = _Reader(cards)
+    seats_raw = raw.get("seats")
+    if not isinstance(seats_raw, list) or not 2 <= len(seats_raw) <= 4:
+        raise PositionError("seats", "must be a list of 2 to 4 seats")
+    n = len(seats_raw)
+    seat = r.int(raw.get("view_of"), "view_of", 0, n - 1)
+
+    def landmarks_of(s: dict, f: str) -> list[tuple[int, int]]:
+        out = []
+        for j, item in enumerate(s.get("landmarks", [])):
+            item = r.obj(item, f"{f}.landmarks[{j}]")
+            out.append((r.landmark_list([item.get("landmark")], f"{f}.landmarks[{j}]")[0],
+                        r.card_list([item.get("card")], f"{f}.landmarks[{j}]")[0]))
+        return out
+
+    me = None
+    others = {}
+    for i, s in enumerate(seats_raw):
+        f = f"seats[{i}]"
+        s = r.obj(s, f)
+        if i == seat:
+            me = PlayerState(
+                hand=r.card_list(s.get("hand"), f"{f}.hand"),
+                highway=r.card_list(s.get("highway"), f"{f}.highway"),
+                discard=r.card_list(s.get("discard", []), f"{f}.discard"),
+                landmarks=landmarks_of(s, f),
+                known_hand=set(r.card_list(s.get("known_hand", []), f"{f}.known_hand")),
+                known_discard=set(r.card_list(s.get("known_discard", []), f"{f}.known_discard")),
+                turns=r.int(s.get("turns", 0), f"{f}.turns", 0, 10_000))
+            continue
+        hand = r.obj(s.get("hand"), f"{f}.hand")
+        discard = r.obj(s.get("discard", {"materials": []}), f"{f}.discard")
+        mats = discard.get("materials", [])
+        if not isinstance(mats, list) or any(m not in MATERIALS for m in mats):
+            raise PositionError(f"{f}.discard.materials", f"must be a list of {', '.join(MATERIALS)}")
+        others[i] = OpponentView(
+            hand_count=r.int(hand.get("count"), f"{f}.hand.count", 0, 200),
+            known_hand=r.card_list(hand.get("known", []), f"{f}.hand.known"),
+            highway=r.card_list(s.get("highway"), f"{f}.highway"),
+            discard_materials=[MATERIALS.index(m) for m in mats],
+            known_discard=r.card_list(discard.get("known", []), f"{f}.discard.known"),
+            landmarks=landmarks_of(s, f),
+            turns=r.int(s.get("turns", 0), f"{f}.turns", 0, 10_000))
+    phase = raw.get("phase")
+    if phase not in PHASES:
+        raise PositionError("phase", f"must be one of {', '.join(PHASES)}, got {phase!r}")
+    per_turn = r.obj(raw.get("per_turn", {}), "per_turn")
+    deck = r.obj(raw.get("deck"), "deck")
+    lm_deck = r.obj(raw.get("landmark_deck", {"count": 0}), "landmark_deck")
+    return PlayerView(
+        cards, seat, me, others,
+        deck_count=r.int(deck.get("count"), "deck.count", 0, 200),
+        depot=r.card_list(raw.get("depot"), "depot"),
+        landmark_row=r.landmark_list(raw.get("landmark_row"), "landmark_row"),
+        landmark_deck_count=r.int(lm_deck.get("count"), "landmark_deck.count", 0, 200),
+        current=r.int(raw.get("current"), "current", 0, n - 1),
+        first_player=r.int(raw.get("first_player", 0), "first_player", 0, n - 1),
+        phase=PHASES[phase], picks=r.int(raw.get("picks", 0), "picks", 0, 2),
+        turn=r.int(raw.get("turn", 0), "turn", 0, 10_000),
+        recycle_used=bool(per_turn.get("recycle_used", False)),
+        persistent_uses={r.card_list([k], "per_turn.persistent_used")[0]: v for k, v in
+                         r.obj(per_turn.get("persistent_used", {}),
+                               "per_turn.persistent_used").items()},
+        resource_uses=dict(r.obj(per_turn.get("resources_used", {}), "per_turn.resources_used")),
+    )
