@@ -14,6 +14,7 @@ reconstruction). Errors a user can cause print one clear line and exit 2.
 from __future__ import annotations
 
 import argparse
+import importlib
 import json
 import random
 import sys
@@ -28,6 +29,12 @@ from .rules.position import PositionError, state_from_json
 from .rules.record import GameRecord, RecordError
 from .rules.scoring import final_scores
 from .rules.state import Phase
+
+
+# Modules that register their own subcommands through ``add_cli(subparsers)``.
+EXTENSIONS = (
+    "solver.search.tournament",
+)
 
 
 class UserError(Exception):
@@ -192,6 +199,9 @@ def build_parser() -> argparse.ArgumentParser:
     play_p.add_argument("--cards")
     play_p.add_argument("--save", help="write the game record here at the end")
     play_p.set_defaults(func=cmd_play)
+
+    for module in EXTENSIONS:
+        importlib.import_module(module).add_cli(sub)
     return parser
 
 

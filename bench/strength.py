@@ -1,0 +1,350 @@
+"""Strength and hint quality of the AI (issue 4): prints a table per part and writes
+``bench/results/strength.json``.
+
+    python -m bench.strength                       # the full run: hours, run it in parts
+    python -m bench.strength --part vs-greedy      # one part (repeat --part for more)
+    python -m bench.strength --part ladder --games 100 --workers 2
+    python -m bench.strength --quick               # minutes: proves the benchmark works (CI)
+
+Parts (budgets are per turn, all of a player's decisions in one turn together; every
+pairing uses paired deals with seats rotated, see :mod:`solver.search.tournament`):
+
+==========  =====================================================  ======================
+part        what                                                   goal
+==========  =====================================================  ======================
+vs-greedy   MCTS 1 s/turn vs GreedyBot, 2 players, 400 games        win rate >= 80%
+vs-random   MCTS 0.25 s/turn vs RandomBot, 2 players, 200 games     win rate >= 99%
+4p          MCTS 1 s/turn vs 3 GreedyBots, 200 games                win share >= 50%
+ladder      MCTS 0.1 < 0.4 < 1.6 s/turn, 200 games per step         each step p < 0.05
+hints       100 mid-game positions: 1 s vs 16 s search              top-1 >= 85%, regret
+                                                                   <= 0.3 points
+speed       iterations/s at a mid-game 2-player position, 1 and 2 (reported)
+            root-parallel workers
+==========  =====================================================  ======================
+
+Each part's result replaces that part in the JSON file and keeps the others, so the long
+run can be done part by part in the background. ``--quick`` shrinks every part (tiny
+budgets and game counts) and writes ``bench/results/strength-quick.json`` unless
+``--out`` is given, so it never overwrites the full results.
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+import os
+import platform
+import random
+import sys
+import time
+from concurrent.futures import ProcessPoolExecutor
+from pathlib import Path
+
+from solver.rules.cards import CardSet, load_card_set
+from solver.rules.engine import new_game, play, turns_per_player
+from solver.rules.position import state_to_json
+from solver.rules.state import GameState
+from solver.rules.views import view_of
+from solver.search.bots import make_bot
+from solver.search.tournament import Progress, bot_seed, run_tournament, sign_test
+
+RESULTS = Path(__file__).resolve().parent / "results"
+PARTS = ("vs-greedy", "vs-random", "4p", "ladder", "hints", "speed")
+
+FULL = {
+    "vs-greedy": {"budget": 1.0, "games": 400},
+    "vs-random": {"budget": 0.25, "games": 200},
+    "4p": {"budget": 1.0, "games": 200},
+    "ladder": {"budgets": [0.1, 0.4, 1.6], "games": 200},
+    "hints": {"positions": 100, "budgets": [1.0, 16.0]},
+    "speed": {"seconds": 10.0},
+}
+QUICK = {
+    "vs-greedy": {"budget": 0.05, "games": 8},
+    "vs-random": {"budget": 0.02, "games": 8},
+    "4p": {"budget": 0.05, "games": 4},
+    "ladder": {"budgets": [0.01, 0.04, 0.16], "games": 4},
+    "hints": {"positions": 4, "budgets": [0.1, 0.4]},
+    "speed": {"seconds": 1.0},
+}
+
+
+def mcts(seconds: float) -> str:
+    return f"mcts:{seconds:g}s"
+
+
+def machine() -> dict:
+    model = ""
+    try:
+        for line in Path("/proc/cpuinfo").read_text().splitlines():
+            if line.startswith("model name"):
+                model = line.split(":", 1)[1].strip()
+                break
+    except OSError:
+        pass
+    return {"cores": os.cpu_count(), "cpu": model or platform.processor(),
+            "platform": platform.platform(), "python": platform.python_version()}
+
+
+# ------------------------------------------------------------------ tournament parts
+
+def _pairing(bots: list[str], players: int, games: int, seed: int, cards: CardSet,
+             workers: int, focus: str, goal: float) -> dict:
+    summary = run_tournament(bots, players, games, seed, cards, workers=workers)
+    print(summary.table())
+    s = summary.stats(focus)
+    out = summary.to_json()
+    out.pop("config", None)
+    out["goal"] = {"bot": focus, "win_rate_at_least": goal, "reached": s.win_rate >= goal,
+                   "win_rate": s.win_rate, "win_ci": list(s.win_ci)}
+    return out
+
+
+def part_vs_greedy(cfg, args, cards) -> dict:
+    bot = mcts(cfg["budget"])
+    return _pairing([bot, "greedy"], 2, cfg["games"], args.seed, cards, args.workers, bot, 0.80)
+
+
+def part_vs_random(cfg, args, cards) -> dict:
+    bot = mcts(cfg["budget"])
+    return _pairing([bot, "random"], 2, cfg["games"], args.seed, cards, args.workers, bot,
+                    0.99)
+
+
+def part_4p(cfg, args, cards) -> dict:
+    bot = mcts(cfg["budget"])
+    return _pairing([bot, "greedy", "greedy", "greedy"], 4, cfg["games"], args.seed, cards,
+                    args.workers, bot, 0.50)
+
+
+def part_ladder(cfg, args, cards) -> dict:
+    budgets = sorted(cfg["budgets"])
+    steps = []
+    for low, high in zip(budgets, budgets[1:], strict=False):
+        weak, strong = mcts(low), mcts(high)
+        print(f"-- ladder step {weak} vs {strong}")
+        summary = run_tournament([strong, weak], 2, cfg["games"], args.seed, cards,
+                                 workers=args.workers)
+        print(summary.table())
+        test = sign_test(summary.results, strong, weak)
+        s = summary.stats(strong)
+        print(f"{strong} beats {weak} on {test['wins']} deals, loses {test['losses']}, "
+              f"ties {test['ties']}: one-sided sign test p = {test['p_value']:.3g}")
+        steps.append({"weak": weak, "strong": strong, "games": summary.games,
+                      "win_rate": s.win_rate, "win_ci": list(s.win_ci),
+                      "margin": s.margin, "margin_ci": list(s.margin_ci),
+                      "elo_gain": s.elo - summary.stats(weak).elo, "elo_ci": list(s.elo_ci),
+                      "sign_test": test, "significant": test["p_value"] < 0.05,
+                      "failed": summary.failed, "wall_seconds": summary.wall_seconds})
+    return {"steps": steps, "goal": {"each_step_p_below": 0.05,
+                                     "reached": all(s["significant"] for s in steps)}}
+
+
+# ------------------------------------------------------------------ positions
+
+def mid_game_positions(n: int, seed: int, cards: CardSet, players: int = 2) -> list[GameState]:
+    """``n`` positions from GreedyBot self-play: each game stops at a random decision of
+    a turn in the middle third of the game (deterministic in ``seed``)."""
+    greedy = make_bot("greedy")
+    out = []
+    for i in range(n):
+        rng = random.Random(seed * 1_000_003 + i)
+        deal = seed + 10_000 + i
+        state = new_game(players, deal, cards)
+        total = turns_per_player(state) * players
+        stop_turn = rng.randrange(total // 3, max(total // 3 + 1, 2 * total // 3))
+        stop_step = rng.randrange(0, 4)  # 0, 1: a take; 2, 3: usually a build step
+        step, turn = 0, state.turn
+        while not state.is_over:
+            if state.turn != turn:
+                step, turn = 0, state.turn
+            if (state.turn == stop_turn and step == stop_step) or state.turn > stop_turn:
+                break  # (a turn shorter than stop_step stops at the next turn's start)
+            action = greedy.act(view_of(state, state.current),
+                                bot_seed(deal, state.current, state.turn, step))
+            state = play(state, action)
+            step += 1
+        out.append(state)
+    return out
+
+
+def _analyse(state: GameState, seconds: float, seed: int, workers: int = 1):
+    from solver.search.api import Budget, analyse
+
+    return analyse(state, Budget(seconds=seconds), seed, workers=workers)
+
+
+def _hint_pair(job: tuple) -> dict:
+    """Both searches of one position, one process each (runs in a worker process).
+    Regret: the slow search's expected margin of its best move minus its expected margin
+    of the fast search's best move (a move is its list of actions)."""
+    index, state, fast, slow, seed = job
+    a = _analyse(state, fast, seed)
+    b = _analyse(state, slow, seed + 1)
+    top_fast = tuple(a.best.actions)
+    top_slow = tuple(b.best.actions)
+    ranked = {tuple(m.actions): m.expected_margin for m in b.moves}
+    regret = b.best.expected_margin - ranked[top_fast] if top_fast in ranked else None
+    return {"position": index, "turn": state.turn, "phase": state.phase.name.lower(),
+            "fast_top": " ; ".join(top_fast), "slow_top": " ; ".join(top_slow),
+            "agree": top_fast == top_slow, "regret": regret, "moves": len(b.moves),
+            "fast_iterations": a.stats["iterations"], "slow_iterations": b.stats["iterations"]}
+
+
+def part_hints(cfg, args, cards) -> dict:
+    fast, slow = cfg["budgets"]
+    states = mid_game_positions(cfg["positions"], args.seed, cards)
+    jobs = [(i, s, fast, slow, args.seed + 7919 * i) for i, s in enumerate(states)]
+    bar = Progress(len(jobs), "positions")
+    rows = []
+    with ProcessPoolExecutor(max_workers=args.workers or os.cpu_count() or 1) as pool:
+        for row in pool.map(_hint_pair, jobs):
+            rows.append(row)
+            bar.update()
+    bar.close()
+    agree = sum(r["agree"] for r in rows) / len(rows)
+    regrets = [r["regret"] for r in rows if r["regret"] is not None]
+    mean_regret = sum(regrets) / len(regrets) if regrets else None
+    shown = "n/a" if mean_regret is None else f"{mean_regret:.3f}"
+    print(f"{len(rows)} positions: top-1 agreement of {fast:g} s with {slow:g} s: "
+          f"{100 * agree:.1f}%; mean regret {shown} points "
+          f"(fast top move missing from the slow ranking: {len(rows) - len(regrets)})")
+    return {"positions": len(rows), "fast_seconds": fast, "slow_seconds": slow,
+            "top1_agreement": agree, "mean_regret": mean_regret, "rows": rows,
+            "goal": {"top1_at_least": 0.85, "regret_at_most": 0.3,
+                     "reached": agree >= 0.85 and mean_regret is not None
+                     and mean_regret <= 0.3}}
+
+
+def part_speed(cfg, args, cards) -> dict:
+    state = mid_game_positions(1, args.seed + 1, cards)[0]
+    rows = []
+    for workers in (1, 2):
+        start = time.perf_counter()
+        result = _analyse(state, cfg["seconds"], args.seed, workers=workers)
+        wall = time.perf_counter() - start
+        its = result.stats["iterations"]
+        rows.append({"workers": workers, "iterations": its, "wall_seconds": round(wall, 3),
+                     "search_seconds": result.stats["seconds"],
+                     "iterations_per_second": its / wall})
+        print(f"{workers} worker(s): {its} iterations in {wall:.2f} s wall "
+              f"(search {result.stats['seconds']:.2f} s) = {its / wall:,.0f} it/s")
+    return {"position_turn": state.turn, "position": state_to_json(state), "rows": rows}
+
+
+RUNNERS = {"vs-greedy": part_vs_greedy, "vs-random": part_vs_random, "4p": part_4p,
+           "ladder": part_ladder, "hints": part_hints, "speed": part_speed}
+
+
+# ------------------------------------------------------------------ main
+
+def parse_args(argv=None) -> argparse.Namespace:
+    p = argparse.ArgumentParser(prog="python -m bench.strength", description=__doc__.split(
+        "\n\n")[0], formatter_class=argparse.RawDescriptionHelpFormatter)
+    p.add_argument("--quick", action="store_true", help="tiny budgets and games (minutes)")
+    p.add_argument("--part", action="append", choices=PARTS,
+                   help="run only this part (repeatable; default: all)")
+    p.add_argument("--games", type=int, help="games per pairing / ladder step")
+    p.add_argument("--budget", type=float,
+                   help="MCTS seconds per turn for vs-greedy, vs-random and 4p")
+    p.add_argument("--ladder", help="comma-separated seconds per turn, e.g. 0.1,0.4,1.6")
+    p.add_argument("--positions", type=int, help="hint positions")
+    p.add_argument("--hint-budgets", help="fast,slow seconds, e.g. 1,16")
+    p.add_argument("--speed-seconds", type=float, help="search time per speed measurement")
+    p.add_argument("--workers", type=int, default=None,
+                   help="parallel games / positions (default: all cores)")
+    p.add_argument("--seed", type=int, default=0)
+    p.add_argument("--cards", help="card-set file (default: the shipped reconstruction)")
+    p.add_argument("--out", help="JSON file (default bench/results/strength.json, "
+                                 "strength-quick.json with --quick)")
+    return p.parse_args(argv)
+
+
+def configure(args) -> dict:
+    cfg = json.loads(json.dumps(QUICK if args.quick else FULL))
+    for part in ("vs-greedy", "vs-random", "4p", "ladder"):
+        if args.games:
+            cfg[part]["games"] = args.games
+    for part in ("vs-greedy", "vs-random", "4p"):
+        if args.budget:
+            cfg[part]["budget"] = args.budget
+    if args.ladder:
+        cfg["ladder"]["budgets"] = [float(x) for x in args.ladder.split(",")]
+    if args.positions:
+        cfg["hints"]["positions"] = args.positions
+    if args.hint_budgets:
+        cfg["hints"]["budgets"] = [float(x) for x in args.hint_budgets.split(",")][:2]
+    if args.speed_seconds:
+        cfg["speed"]["seconds"] = args.speed_seconds
+    return cfg
+
+
+def main(argv=None) -> int:
+    args = parse_args(argv)
+    cfg = configure(args)
+    cards = load_card_set(args.cards) if args.cards else load_card_set()
+    out = Path(args.out) if args.out else RESULTS / (
+        "strength-quick.json" if args.quick else "strength.json")
+    parts = args.part or list(PARTS)
+    try:
+        saved = json.loads(out.read_text(encoding="utf-8"))
+    except (OSError, json.JSONDecodeError):
+        saved = {}
+    saved.setdefault("parts", {})
+    start = time.monotonic()
+    for part in parts:
+        print(f"\n== {part}: {json.dumps(cfg[part])}", flush=True)
+        t0 = time.monotonic()
+        result = RUNNERS[part](cfg[part], args, cards)
+        result["config"] = cfg[part]
+        result["quick"] = args.quick
+        result["seed"] = args.seed
+        result["wall_seconds"] = round(time.monotonic() - t0, 2)
+        result["finished"] = time.strftime("%Y-%m-%dT%H:%M:%S")
+        result["machine"] = machine()
+        saved["parts"][part] = result
+        print(f"({part}: {result['wall_seconds']:.1f} s)")
+        out.parent.mkdir(parents=True, exist_ok=True)  # save after every part
+        out.write_text(json.dumps(saved, indent=1) + "\n", encoding="utf-8")
+    wall = time.monotonic() - start
+    saved["last_run"] = {"parts": parts, "quick": args.quick, "wall_seconds": round(wall, 2),
+                         "workers": args.workers, "machine": machine(),
+                         "card_set": cards.identity()}
+    out.write_text(json.dumps(saved, indent=1) + "\n", encoding="utf-8")
+    print(f"\n{summary_table(saved)}\n\nwhole run: {wall:.1f} s on {machine()['cores']} "
+          f"core(s); wrote {out}")
+    return 0
+
+
+def summary_table(saved: dict) -> str:
+    """One line per part: what was reached against the goal, and how long it took."""
+    lines = [f"{'part':10} {'result':58} {'goal met':>8} {'wall s':>8}"]
+    for part in PARTS:
+        r = saved.get("parts", {}).get(part)
+        if r is None:
+            continue
+        if part in ("vs-greedy", "vs-random", "4p"):
+            g = r["goal"]
+            text = (f"{g['bot']} {100 * g['win_rate']:.1f}% "
+                    f"[{100 * g['win_ci'][0]:.1f}, {100 * g['win_ci'][1]:.1f}] "
+                    f"over {r['games']} games")
+        elif part == "ladder":
+            text = "; ".join(f"{s['strong']} vs {s['weak']}: {100 * s['win_rate']:.0f}% "
+                             f"p={s['sign_test']['p_value']:.2g}" for s in r["steps"])
+        elif part == "hints":
+            regret = "n/a" if r["mean_regret"] is None else f"{r['mean_regret']:.3f}"
+            text = (f"top-1 {100 * r['top1_agreement']:.0f}%, regret {regret} over "
+                    f"{r['positions']} positions")
+        else:
+            text = ", ".join(f"{x['workers']}w {x['iterations_per_second']:,.0f} it/s"
+                             for x in r["rows"])
+        met = r.get("goal", {}).get("reached")
+        flag = "-" if met is None else ("yes" if met else "no")
+        if r.get("quick"):
+            flag += " (q)"
+        lines.append(f"{part:10} {text:58} {flag:>8} {r['wall_seconds']:>8.1f}")
+    return "\n".join(lines)
+
+
+if __name__ == "__main__":
+    sys.exit(main())
