@@ -221,6 +221,9 @@ def _check_id(where: str, card_id: Any, seen: set[str], errors: list[str]) -> bo
         errors.append(f"{where}.id: must be a non-empty string without spaces or ':+=,'"
                       f", got {card_id!r}")
         return False
+    if card_id in ("deck", "rec"):  # words of the action notation ('take deck', 'rec')
+        errors.append(f"{where}.id: {card_id!r} is reserved by the action notation")
+        return False
     if card_id in seen:
         errors.append(f"{where}.id: duplicate id {card_id!r}")
         return False

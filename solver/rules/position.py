@@ -257,6 +257,7 @@ def check_state(state: GameState) -> None:
             lm_where[lm] = field
     for i, p in enumerate(state.players):
         below = set()
+        used_runs: dict[tuple[int, tuple[int, ...]], int] = {}  # each Stretch claims once
         for lm, c in p.landmarks:
             field = f"seats[{i}].landmarks"
             if lm in lm_where:
@@ -273,6 +274,11 @@ def check_state(state: GameState) -> None:
             if run is None or not run.qualifies:
                 raise PositionError(field, f"{cards.landmarks[lm].id} sits above {hid[c]}, "
                                     "which is in no qualifying Stretch of its Scenery")
+            if (s, run.cards) in used_runs:
+                raise PositionError(field, f"{cards.landmarks[lm].id} and "
+                                    f"{cards.landmarks[used_runs[s, run.cards]].id} sit on one "
+                                    "Stretch, which was already used to claim a Landmark")
+            used_runs[s, run.cards] = lm
         if not p.known_hand <= set(p.hand):
             raise PositionError(f"seats[{i}].known_hand", "lists cards not in the hand")
         if not p.known_discard <= set(p.discard):
@@ -315,6 +321,13 @@ def _check_turns(state: GameState) -> None:
     if state.deck and not DEPOT_SIZE - picks <= len(state.depot) <= DEPOT_SIZE:
         raise PositionError("depot", f"must hold {DEPOT_SIZE - picks} to {DEPOT_SIZE} cards "
                             f"after {picks} pick(s), got {len(state.depot)}")
+    for i, p in enumerate(state.players):  # the supply is right: is it shared right?
+        held = len(p.hand) + len(p.highway) + len(p.discard)
+        taken = HAND_SIZE + CARDS_TAKEN_PER_TURN * p.turns + (
+            picks if i == state.current and phase != Phase.OVER else 0)
+        if held != taken:
+            raise PositionError(f"seats[{i}]", f"must hold {taken} cards in hand, Highway and "
+                                f"discard pile after {p.turns} turn(s), holds {held}")
     if (phase == Phase.OVER) != (not state.deck and picks == 0 and t > 0):
         raise PositionError("phase", "the game is over exactly when the deck is empty at the "
                             "end of a turn")
@@ -322,3 +335,7 @@ def _check_turns(state: GameState) -> None:
         if c not in state.player.highway:
             raise PositionError("per_turn.persistent_used", f"{state.cards.highway[c].id} is "
                                 "not in the Highway of the player to act")
+    if phase == Phase.TAKE and (state.recycle_used or state.persistent_uses
+                                or any(state.resource_uses.values())):
+        raise PositionError("per_turn", "must show no usage in the take step (nothing is "
+                            "built before both cards are taken)")

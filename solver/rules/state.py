@@ -15,6 +15,8 @@ from enum import IntEnum
 
 from .cards import CardSet
 
+_new = object.__new__
+
 
 class Phase(IntEnum):
     TAKE = 0  # taking the 2 Highway cards, one at a time
@@ -42,8 +44,16 @@ class PlayerState:
         self.turns = turns  # completed turns
 
     def copy(self) -> PlayerState:
-        return PlayerState(self.hand[:], self.highway[:], self.discard[:], self.landmarks[:],
-                           set(self.known_hand), set(self.known_discard), self.turns)
+        # fields set directly, not through __init__: copies are the hot path of search
+        new = _new(PlayerState)
+        new.hand = self.hand[:]
+        new.highway = self.highway[:]
+        new.discard = self.discard[:]
+        new.landmarks = self.landmarks[:]
+        new.known_hand = self.known_hand.copy()
+        new.known_discard = self.known_discard.copy()
+        new.turns = self.turns
+        return new
 
     def __eq__(self, other) -> bool:
         return isinstance(other, PlayerState) and all(
@@ -98,11 +108,22 @@ class GameState:
         return self.players[self.current]
 
     def copy(self) -> GameState:
-        return GameState(self.cards, [p.copy() for p in self.players], self.deck[:],
-                         self.depot[:], self.landmark_deck[:], self.landmark_row[:],
-                         self.current, self.first_player, self.phase, self.picks, self.turn,
-                         self.recycle_used, dict(self.persistent_uses),
-                         dict(self.resource_uses))
+        new = _new(GameState)  # as PlayerState.copy: every field set here
+        new.cards = self.cards
+        new.players = [p.copy() for p in self.players]
+        new.deck = self.deck[:]
+        new.depot = self.depot[:]
+        new.landmark_deck = self.landmark_deck[:]
+        new.landmark_row = self.landmark_row[:]
+        new.current = self.current
+        new.first_player = self.first_player
+        new.phase = self.phase
+        new.picks = self.picks
+        new.turn = self.turn
+        new.recycle_used = self.recycle_used
+        new.persistent_uses = self.persistent_uses.copy()
+        new.resource_uses = self.resource_uses.copy()
+        return new
 
     def __eq__(self, other) -> bool:
         if not isinstance(other, GameState):
@@ -113,8 +134,18 @@ class GameState:
 
     __hash__ = None  # mutable inside the engine
 
-    def __repr__(self) -> str:
-        from .position import state_to_json  # local: position imports this module
+    @staticmethod
+    def from_json(raw) -> GameState:
+        """A checked position from its JSON (text or parsed): ``repr`` pastes back."""
         import json
+
+        from .position import state_from_json
+
+        return state_from_json(json.loads(raw) if isinstance(raw, str) else raw)
+
+    def __repr__(self) -> str:
+        import json
+
+        from .position import state_to_json  # local: position imports this module
 
         return f"GameState.from_json({json.dumps(state_to_json(self))!r})"

@@ -1,0 +1,364 @@
+"""Positions and views: the JSON round trip at every step of a turn, the checks that
+reject malformed or impossible positions (naming the field), and what a player's view
+may contain."""
+
+from __future__ import annotations
+
+import copy
+import json
+import random
+
+import pytest
+from rules_testkit import card_set, hw, lm, make_state
+
+from solver.rules.engine import apply, legal_actions, new_game, play
+from solver.rules.position import PositionError, state_from_json, state_to_json
+from solver.rules.state import Phase
+from solver.rules.views import view_from_json, view_of, view_to_json
+
+
+def roundtrip(state):
+    return state_from_json(json.loads(json.dumps(state_to_json(state))))
+
+
+def game_states(cards, players, seed):
+    """Every state of a random legal game (uniform choice, seeded)."""
+    state = new_game(players, seed, cards)
+    rng = random.Random(seed)
+    out = [state]
+    while not state.is_over:
+        state = apply(state, rng.choice(legal_actions(state)))
+        out.append(state)
+    return out
+
+
+# ------------------------------------------------------------------ round trip
+
+
+@pytest.mark.parametrize("players", [2, 3, 4])
+def test_round_trip_at_every_step_default_set(players):
+    seen = {"picks1": 0, "build": 0, "after_build": 0, "recycle": 0, "persistent": 0,
+            "claimable": 0, "landmark": 0, "over": 0}
+    for seed in range(2):
+        for state in game_states(None, players, seed):
+            assert roundtrip(state) == state
+            seen["picks1"] += state.phase == Phase.TAKE and state.picks == 1
+            seen["build"] += state.phase == Phase.BUILD
+            seen["after_build"] += state.phase == Phase.BUILD and bool(
+                state.recycle_used or state.persistent_uses or state.player.discard)
+            seen["recycle"] += state.recycle_used
+            seen["persistent"] += bool(state.persistent_uses)
+            seen["claimable"] += state.phase == Phase.BUILD and any(
+                a.notation().startswith("claim") for a in legal_actions(state))
+            seen["landmark"] += any(p.landmarks for p in state.players)
+            seen["over"] += state.is_over
+    assert all(seen.values()), seen  # every step of a turn was checked
+
+
+def test_round_trip_inline_card_set(small):
+    states = game_states(small, 3, 4)
+    for state in states[::3] + [states[-1]]:
+        raw = state_to_json(state)
+        assert isinstance(raw["cards"], dict) and raw["cards"]["name"] == "small"
+        assert roundtrip(state) == state
+
+
+def test_per_turn_usage_is_written_to_the_position():
+    cards = card_set([hw("P", 1, "ocean ocean", per="water"), hw("WW", 3, cost="water water")]
+                     + [hw(f"W{i}", back="water") for i in range(3)])
+    state = make_state(cards, [{"hand": "WW W1", "highway": "P"}, {"discard": "W2"}],
+                       recycle_used=True, persistent_uses={"P": 1},
+                       resource_uses={"borrow_discard": 1})
+    assert state_to_json(state)["per_turn"] == {
+        "recycle_used": True, "persistent_used": {"P": 1},
+        "resources_used": {"borrow_discard": 1}}
+
+
+# ------------------------------------------------------------------ malformed positions
+
+
+def base_position():
+    """A position in the build step of turn 4 (seat 1 to act) of a 2-player default game."""
+    state = new_game(2, seed=17)
+    rng = random.Random(17)
+    while not (state.turn == 3 and state.phase == Phase.BUILD):
+        state = apply(state, rng.choice(legal_actions(state)))
+    return state, state_to_json(state)
+
+
+def mutated(fn):
+    state, raw = base_position()
+    raw = copy.deepcopy(raw)
+    fn(raw, state)
+    return raw
+
+
+def expect_error(raw, field, words=""):
+    with pytest.raises(PositionError) as info:
+        state_from_json(raw)
+    assert info.value.field == field, str(info.value)
+    assert words in info.value.reason, str(info.value)
+    assert str(info.value).startswith(field + ": ")
+
+
+def move(raw, src, dst, n=1):
+    """Move ``n`` card ids from list path ``src`` to list path ``dst`` (e.g. seats.0.hand)."""
+    def get(path):
+        obj = raw
+        for key in path.split("."):
+            obj = obj[int(key)] if key.isdigit() else obj[key]
+        return obj
+    for _ in range(n):
+        get(dst).append(get(src).pop())
+
+
+def give_unknown_card(raw, src, dst):
+    """Move a card that is not publicly known from seat ``src``'s hand to ``dst``'s."""
+    seat = raw["seats"][src]
+    card = next(c for c in seat["hand"] if c not in seat["known_hand"])
+    seat["hand"].remove(card)
+    raw["seats"][dst]["hand"].append(card)
+
+
+def test_base_position_is_valid():
+    state, raw = base_position()
+    assert state_from_json(raw) == state
+    assert raw["current"] != raw["first_player"] or raw["turn"] % 2 == 0
+
+
+@pytest.mark.parametrize("change, field, words", [
+    (lambda r, s: r["seats"][0]["hand"].__setitem__(0, "H99"), "seats[0].hand[0]",
+     "unknown Highway"),
+    (lambda r, s: r["seats"][0]["hand"].append(r["deck"][0]), "seats[0].hand", "also in deck"),
+    (lambda r, s: r["depot"].append(r["depot"][0]), "depot", "also in depot"),
+    (lambda r, s: r["deck"].pop(), "deck", "nowhere"),
+    (lambda r, s: r["seats"][1]["highway"].append(
+        next(c.id for c in s.cards.highway if 2 not in c.players)), "seats[1].highway",
+     "not used with 2 players"),
+    (lambda r, s: give_unknown_card(r, 0, 1), "seats[0]", "must hold"),
+    (lambda r, s: move(r, "deck", "seats.0.hand"), "deck", "deck + Depot must hold"),
+    (lambda r, s: move(r, "deck", "depot", 3), "depot", "must hold"),
+    (lambda r, s: r.update(phase="lunch"), "phase", "must be one of"),
+    (lambda r, s: r.update(phase="take"), "picks", "0 or 1"),
+    (lambda r, s: r.update(picks=1), "picks", "must be 2"),
+    (lambda r, s: r.update(picks=3), "picks", "0 to 2"),
+    (lambda r, s: r.update(current=1 - r["current"]), "current", "acts"),
+    (lambda r, s: r.update(current=2), "current", "0 to 1"),
+    (lambda r, s: r.update(first_player=5), "first_player", "0 to 1"),
+    (lambda r, s: r.update(turn=4), "current", "seat"),
+    (lambda r, s: r.update(turn=5), "seats[0].turns", "after 5 turns"),
+    (lambda r, s: r["seats"][0].update(turns=9), "seats[0].turns", "must be"),
+    (lambda r, s: r["seats"][0].update(turns=-1), "seats[0].turns", "0 to"),
+    (lambda r, s: r["seats"][0].update(known_hand=[r["deck"][0]]), "seats[0].known_hand",
+     "not in the hand"),
+    (lambda r, s: r["seats"][0].update(known_discard=[r["seats"][0]["hand"][0]]),
+     "seats[0].known_discard", "not in the discard"),
+    (lambda r, s: r.update(format="chess"), "format", "bigsur-position/1"),
+    (lambda r, s: r.update(seats=r["seats"][:1]), "seats", "2 to 4"),
+    (lambda r, s: r.update(seats="x"), "seats", "2 to 4"),
+    (lambda r, s: r["seats"].__setitem__(0, 3), "seats[0]", "must be an object"),
+    (lambda r, s: r.update(deck="H01"), "deck", "list of card ids"),
+    (lambda r, s: r.update(landmark_row=["L99"] + r["landmark_row"][1:]), "landmark_row[0]",
+     "unknown Landmark"),
+    (lambda r, s: r["landmark_row"].pop(), "landmark_deck", "nowhere"),
+    (lambda r, s: r["landmark_row"].append(r["landmark_deck"][0]), "landmark_row",
+     "also in landmark_deck"),
+    (lambda r, s: move(r, "landmark_row", "landmark_deck"), "landmark_row",
+     "must hold 5 Landmarks"),
+    (lambda r, s: r.update(cards={"name": "default", "fingerprint": "0"}), "cards",
+     "fingerprint differs"),
+    (lambda r, s: r.update(cards=7), "cards", "must be"),
+    (lambda r, s: r.update(cards={"format": "bigsur-cards/1", "name": "x", "highway": [{}],
+                                  "landmarks": []}), "cards", "highway[0].id"),
+    (lambda r, s: r.update(per_turn=[]), "per_turn", "object"),
+    (lambda r, s: r["per_turn"].update(recycle_used="yes"), "per_turn.recycle_used", "true"),
+    (lambda r, s: r["per_turn"].update(resources_used={"magic": 1}),
+     "per_turn.resources_used.magic", "unknown resource"),
+    (lambda r, s: r["per_turn"].update(persistent_used={r["deck"][0]: 1}),
+     "per_turn.persistent_used", "not in the Highway"),
+    (lambda r, s: r["per_turn"].update(persistent_used={"H99": 1}),
+     "per_turn.persistent_used[0]", "unknown Highway"),
+])
+def test_malformed_positions_name_the_field(change, field, words):
+    expect_error(mutated(change), field, words)
+
+
+def test_position_must_be_an_object():
+    with pytest.raises(PositionError, match="position: must be an object"):
+        state_from_json([])
+
+
+def test_game_over_exactly_when_deck_is_empty():
+    states = game_states(None, 2, 3)
+    final = state_to_json(states[-1])
+    assert final["phase"] == "over" and final["deck"] == []
+    final["phase"] = "take"
+    final["current"] = (final["first_player"] + final["turn"]) % 2
+    expect_error(final, "phase", "deck is empty")
+    mid = state_to_json(next(s for s in states if s.turn == 3 and s.phase == Phase.TAKE
+                             and s.picks == 0))
+    assert mid["deck"]
+    mid["phase"] = "over"
+    expect_error(mid, "phase", "deck is empty")
+
+
+# ---- Landmark placement in positions (a small set, built by hand)
+
+
+def lm_set():
+    """13 cards (1 turn each for 2 players) and 6 Landmarks."""
+    return card_set([hw("A", 3, "ocean ocean"), hw("B", 3, "ocean field"),
+                     hw("C", 3, "ocean mountain"), hw("F", 3, "field flower"),
+                     hw("G", 3, "mountain mountain")] + [hw(f"X{i}") for i in range(8)],
+                    [lm("O1", "ocean"), lm("O2", "ocean"), lm("M1", "mountain"),
+                     lm("F1", "forest"), lm("N1", "field"), lm("N2", "field")])
+
+
+def lm_raw(highway: str, landmarks) -> tuple:
+    """A position at the first pick of the game whose seat 0 shows ``highway`` (counts made
+    right by its hand) with ``landmarks``; the rest of the cards fill the deck and Depot."""
+    cards = lm_set()
+    built = highway.split()
+    turns = 0 if len(built) <= 2 else 1  # seat 0 holds 2 cards, or 4 after its turn
+    hand = ["X6", "X7"][:max(0, 2 + 2 * turns - len(built))]
+    rest = [c.id for c in cards.highway if c.id not in built + hand + ["X4", "X5"]]
+    placed = [a for a, _ in landmarks]
+    free = [x.id for x in cards.landmarks if x.id not in placed]
+    state = make_state(cards, [{"highway": highway, "hand": " ".join(hand), "turns": turns,
+                                "landmarks": landmarks}, {"hand": "X4 X5"}],
+                       deck=" ".join(rest[:-5]), depot=" ".join(rest[-5:]), phase=Phase.TAKE,
+                       landmark_row=" ".join(free[:5]), landmark_deck=" ".join(free[5:]),
+                       turn=turns, current=turns)
+    return cards, state_to_json(state)
+
+
+@pytest.mark.parametrize("highway, landmarks", [
+    ("A B", [("O1", "B")]), ("A B C G", [("O1", "A"), ("M1", "G")]), ("A B", [])])
+def test_landmark_placements_that_can_happen(highway, landmarks):
+    cards, raw = lm_raw(highway, landmarks)
+    state = state_from_json(raw, cards)
+    assert len(state.players[0].landmarks) == len(landmarks)
+
+
+@pytest.mark.parametrize("highway, landmarks, words", [
+    ("A", [("O1", "B")], "B (below O1) is not in this Highway"),
+    ("A", [("O1", "A")], "no qualifying Stretch"),
+    ("A B", [("M1", "A")], "no qualifying Stretch"),
+    ("A B C G", [("O1", "C"), ("M1", "C")], "two Landmarks above it"),
+    ("A B", [("O1", "A"), ("O2", "B")], "already used"),
+])
+def test_landmark_placement_checks(highway, landmarks, words):
+    cards, raw = lm_raw(highway, landmarks)
+    with pytest.raises(PositionError) as info:
+        state_from_json(raw, cards)
+    assert info.value.field == "seats[0].landmarks", str(info.value)
+    assert words in info.value.reason, str(info.value)
+
+
+def test_landmark_in_a_row_and_a_highway():
+    cards, raw = lm_raw("A B", [("O1", "B")])
+    raw["landmark_row"].append("O1")
+    expect_error_with(raw, cards, "seats[0].landmarks", "also in landmark_row")
+
+
+def expect_error_with(raw, cards, field, words):
+    with pytest.raises(PositionError) as info:
+        state_from_json(raw, cards)
+    assert (info.value.field, words in info.value.reason) == (field, True), str(info.value)
+
+
+def test_per_turn_usage_must_be_empty_in_the_take_step():
+    state, raw = base_position()
+    while state.phase != Phase.TAKE:
+        state = play(state, "end")
+    raw = state_to_json(state)
+    raw["per_turn"]["recycle_used"] = True
+    expect_error(raw, "per_turn", "take step")
+
+
+# ------------------------------------------------------------------ views
+
+
+def walk_ids(obj, out):
+    """Every string in a JSON value (card ids included)."""
+    if isinstance(obj, str):
+        out.add(obj)
+    elif isinstance(obj, dict):
+        for k, v in obj.items():
+            if k != "cards":
+                walk_ids(v, out)
+    elif isinstance(obj, list):
+        for v in obj:
+            walk_ids(v, out)
+    return out
+
+
+def hidden_from(state, seat):
+    """Card ids the seat must not see: the deck, other hands less their known cards, the
+    fronts of other discard piles less the known ones, the Landmark deck."""
+    hid = [c.id for c in state.cards.highway]
+    hidden = {hid[c] for c in state.deck}
+    for i, p in enumerate(state.players):
+        if i != seat:
+            hidden |= {hid[c] for c in p.hand if c not in p.known_hand}
+            hidden |= {hid[c] for c in p.discard if c not in p.known_discard}
+    hidden |= {state.cards.landmarks[x].id for x in state.landmark_deck}
+    return hidden
+
+
+@pytest.mark.parametrize("players", [2, 3, 4])
+def test_views_hide_what_they_must(players):
+    hid = None
+    checked_known = 0
+    for state in game_states(None, players, 40 + players)[::2]:
+        hid = [c.id for c in state.cards.highway]
+        for seat in range(players):
+            view = view_of(state, seat)
+            raw = json.loads(json.dumps(view_to_json(view)))
+            shown = walk_ids(raw, set())
+            assert not shown & hidden_from(state, seat)
+            me = state.players[seat]
+            assert {hid[c] for c in me.hand + me.discard + me.highway} <= shown
+            for i, p in enumerate(state.players):
+                assert {hid[c] for c in p.known_hand | p.known_discard} <= shown
+                assert {hid[c] for c in p.highway} <= shown
+                checked_known += len(p.known_hand) if i != seat else 0
+                if i != seat:
+                    assert raw["seats"][i]["hand"]["count"] == len(p.hand)
+                    assert raw["seats"][i]["discard"]["materials"] == [
+                        state.cards.highway[c].to_json()["material"] for c in p.discard]
+            assert {hid[c] for c in state.depot} <= shown
+            assert raw["deck"] == {"count": len(state.deck)}
+            assert raw["landmark_deck"] == {"count": len(state.landmark_deck)}
+            assert view_from_json(raw) == view
+            unseen = {hid[c] for c in view.unseen_cards()}
+            assert unseen == hidden_from(state, seat) - {
+                state.cards.landmarks[x].id for x in state.landmark_deck}
+    assert checked_known > 0  # Depot takes were seen by others
+
+
+def test_view_from_json_errors_name_the_field():
+    state = new_game(2, seed=2)
+    raw = view_to_json(view_of(state, 0))
+    for change, field in [
+        (lambda r: r.update(format="x"), "format"),
+        (lambda r: r.update(view_of=3), "view_of"),
+        (lambda r: r["seats"][1]["hand"].update(count=-1), "seats[1].hand.count"),
+        (lambda r: r["seats"][1]["discard"].update(materials=["gold"]),
+         "seats[1].discard.materials"),
+        (lambda r: r.update(depot=["H99"]), "depot[0]"),
+        (lambda r: r.update(phase="x"), "phase"),
+        (lambda r: r.update(deck=3), "deck"),
+    ]:
+        bad = copy.deepcopy(raw)
+        change(bad)
+        with pytest.raises(PositionError) as info:
+            view_from_json(bad)
+        assert info.value.field == field, str(info.value)
+
+
+def test_repr_pastes_back(small):
+    from solver.rules.state import GameState
+
+    for state in (new_game(2, seed=3), game_states(small, 3, 1)[7]):
+        assert eval(repr(state), {"GameState": GameState}) == state  # noqa: S307

@@ -1,0 +1,225 @@
+"""Game records (replay to the identical state, errors naming the move) and the
+``bigsur`` commands that use them: score, replay, selfplay, play (hot-seat, scripted)."""
+
+from __future__ import annotations
+
+import io
+import json
+import random
+
+import pytest
+
+from solver.cli import main, play_random_game
+from solver.rules.engine import apply, legal_actions, new_game
+from solver.rules.position import state_to_json
+from solver.rules.record import GameRecord, RecordError, result_json
+from solver.rules.scoring import final_scores, score_player
+from solver.terminal import hot_seat
+
+
+def recorded_game(players, seed, cards=None):
+    """A random legal game: its record and every state."""
+    record = GameRecord.start(players, seed, cards)
+    state = record.initial_state()
+    states = [state]
+    rng = random.Random(seed)
+    while not state.is_over:
+        action = rng.choice(legal_actions(state))
+        record.actions.append(action.notation())
+        state = apply(state, action)
+        states.append(state)
+    return record, states
+
+
+# ------------------------------------------------------------------ records
+
+
+@pytest.mark.parametrize("players", [2, 3, 4])
+def test_record_replays_to_the_identical_state(players, tmp_path):
+    record, states = recorded_game(players, seed=100 + players)
+    assert record.replay() == states[-1]
+    replayed = [s for s, _a in record.states()]
+    assert replayed == states
+    path = tmp_path / "game.json"
+    record.save(path)
+    loaded = GameRecord.load(path)
+    assert loaded.to_json() == record.to_json()
+    assert loaded.replay() == states[-1]
+
+
+def test_record_with_inline_cards_and_start_position(small):
+    record, states = recorded_game(3, seed=5, cards=small)
+    raw = json.loads(json.dumps(record.to_json()))
+    assert raw["cards"]["name"] == "small" and raw["card_set"]["fingerprint"] == small.fingerprint
+    assert GameRecord.from_json(raw).replay() == states[-1]
+    # a record may start from a position instead of a seed
+    middle = len(states) // 2
+    from_mid = GameRecord(small, 3, start_position=state_to_json(states[middle]),
+                          actions=record.actions[middle:])
+    again = GameRecord.from_json(json.loads(json.dumps(from_mid.to_json())))
+    assert again.replay() == states[-1]
+
+
+def test_record_replay_checks_every_action():
+    record, _states = recorded_game(2, seed=1)
+    record.actions[3] = "claim L01 H01"
+    with pytest.raises(RecordError, match=r"actions\[3\] \('claim L01 H01'\): illegal action"):
+        record.replay()
+    record.actions[3] = "fly away"
+    with pytest.raises(RecordError, match=r"actions\[3\].*cannot read action"):
+        record.replay()
+
+
+@pytest.mark.parametrize("change, words", [
+    (lambda r: r.update(format="x"), "format"),
+    (lambda r: r.update(players=5), "players: must be 2, 3 or 4"),
+    (lambda r: r.update(seed="7"), "seed: must be an integer"),
+    (lambda r: r.update(start={}), "exactly one of 'seed' and 'start'"),
+    (lambda r: r.pop("seed"), "exactly one of 'seed' and 'start'"),
+    (lambda r: r.update(actions=[1]), "actions: must be a list of action strings"),
+    (lambda r: r.update(cards=5), "cards: must be"),
+])
+def test_record_format_errors(change, words):
+    raw = GameRecord.start(2, 3).to_json()
+    change(raw)
+    with pytest.raises(RecordError, match=words):
+        GameRecord.from_json(raw)
+    with pytest.raises(RecordError, match="must be an object"):
+        GameRecord.from_json([])
+
+
+def test_record_load_errors(tmp_path):
+    with pytest.raises(RecordError, match="missing.json"):
+        GameRecord.load(tmp_path / "missing.json")
+    bad = tmp_path / "bad.json"
+    bad.write_text("{")
+    with pytest.raises(RecordError, match="bad.json"):
+        GameRecord.load(bad)
+
+
+def test_result_json():
+    record, states = recorded_game(2, seed=9)
+    assert result_json(states[0]) is None
+    out = result_json(states[-1])
+    assert out["winners"] == list(final_scores(states[-1]).winners)
+    assert out["final_position"] == state_to_json(states[-1])
+
+
+# ------------------------------------------------------------------ CLI
+
+
+def test_cli_score_prints_the_breakdown(tmp_path, capsys):
+    _record, states = recorded_game(3, seed=12)
+    for state in (states[len(states) // 2], states[-1]):
+        path = tmp_path / "pos.json"
+        path.write_text(json.dumps(state_to_json(state)))
+        assert main(["score", str(path)]) == 0
+        out = json.loads(capsys.readouterr().out)
+        for seat, p in enumerate(state.players):
+            expected = score_player(state.cards, p)
+            got = out["scores"][seat]
+            assert got["total"] == expected.total
+            assert (got["stretches"], got["bonuses"], got["landmark_count"],
+                    got["landmark_abilities"]) == (expected.stretches, expected.bonuses,
+                                                   expected.landmark_count,
+                                                   expected.landmark_abilities)
+        assert out["game_over"] == state.is_over and "reconstruction" in out["card_set"]
+
+
+def test_cli_score_rejects_a_bad_position(tmp_path, capsys):
+    raw = state_to_json(new_game(2, seed=1))
+    raw["seats"][0]["hand"].append("H99")
+    path = tmp_path / "pos.json"
+    path.write_text(json.dumps(raw))
+    assert main(["score", str(path)]) == 2
+    assert "seats[0].hand[2]" in capsys.readouterr().err
+    assert main(["score", str(tmp_path / "nope.json")]) == 2
+
+
+def test_cli_replay_prints_final_scores(tmp_path, capsys):
+    record, states = recorded_game(2, seed=21)
+    path = tmp_path / "rec.json"
+    record.save(path)
+    assert main(["replay", str(path)]) == 0
+    out = json.loads(capsys.readouterr().out)
+    assert out == {**final_scores(states[-1]).to_json(), "actions": len(record.actions),
+                   "game_over": True, "card_set": states[-1].cards.label}
+    record.actions[0] = "end"
+    record.save(path)
+    assert main(["replay", str(path)]) == 2
+    assert "actions[0] ('end')" in capsys.readouterr().err
+
+
+def test_cli_selfplay_writes_replayable_deterministic_records(tmp_path, capsys):
+    for out in ("a", "b"):
+        assert main(["selfplay", "--players", "3", "--games", "2", "--seed", "40",
+                     "--out", str(tmp_path / out)]) == 0
+    capsys.readouterr()
+    names = sorted(p.name for p in (tmp_path / "a").iterdir())
+    assert names == ["game-40.json", "game-41.json"]
+    for name in names:
+        a = json.loads((tmp_path / "a" / name).read_text())
+        assert a == json.loads((tmp_path / "b" / name).read_text())  # same seed, same game
+        record = GameRecord.from_json(a)
+        final = record.replay()
+        assert final.is_over and a["meta"]["result"] == final_scores(final).to_json()
+    assert play_random_game(2, 7).to_json() == play_random_game(2, 7).to_json()
+
+
+def scripted(lines):
+    """A fake ``read`` for hot_seat: the given lines, then "0" (the first legal move)."""
+    it = iter(lines)
+    prompts = []
+
+    def read(prompt):
+        prompts.append(prompt)
+        return next(it, "0")
+
+    return read, prompts
+
+
+def test_hot_seat_plays_a_game_with_scripted_input(tmp_path, small):
+    out = []
+    save = tmp_path / "hs.json"
+    read, prompts = scripted(["help", "moves", "999", "take NOPE", "build S00 Q", "1", "take deck"])
+    assert hot_seat(2, 5, small, str(save), read=read, write=out.append) == 0
+    text = "\n".join(out)
+    assert "Actions: take CARD" in text  # help
+    assert "  0: take " in text  # moves
+    assert "no move number 999" in text
+    assert "! illegal action 'take NOPE'" in text
+    assert "! 'build S00 Q': the side must be L or R" in text
+    assert "winner(s): seat" in text and f"record saved to {save}" in text
+    record = GameRecord.load(save)
+    final = record.replay()
+    assert final.is_over and record.actions[:2] == [
+        legal_actions(new_game(2, 5, small))[1].notation(), "take deck"]
+    assert prompts[0] == f"seat {new_game(2, 5, small).current}> "
+    assert "Hand:" in out[1] or any("Hand:" in line for line in out)
+
+
+def test_hot_seat_without_seed_records_the_deal(tmp_path, small):
+    save = tmp_path / "hs.json"
+    read, _ = scripted([])
+    assert hot_seat(2, None, small, str(save), read=read, write=lambda s: None) == 0
+    record = GameRecord.load(save)
+    assert record.seed is None and record.start_position is not None
+    assert record.replay().is_over
+
+
+def test_hot_seat_quit_and_end_of_input(small):
+    out = []
+    assert hot_seat(2, 1, small, None, read=lambda p: "quit", write=out.append) == 0
+
+    def eof(prompt):
+        raise EOFError
+
+    assert hot_seat(2, 1, small, None, read=eof, write=out.append) == 0
+    assert out[-1] == "bye"
+
+
+def test_cli_play_reads_stdin(monkeypatch, capsys):
+    monkeypatch.setattr("sys.stdin", io.StringIO("moves\ntake deck\nquit\n"))
+    assert main(["play", "--players", "2", "--seed", "3"]) == 0
+    out = capsys.readouterr().out
+    assert "reconstruction" in out and "0: take" in out
