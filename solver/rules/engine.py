@@ -21,6 +21,7 @@ True
 from __future__ import annotations
 
 import random
+from functools import lru_cache
 
 from .actions import Action, Build, Claim, End, IllegalActionError, Take, parse_action
 from .cards import CardSet, UnknownCardError, load_card_set
@@ -33,11 +34,12 @@ from .constants import (
     MAX_PLAYERS,
     MIN_PLAYERS,
     SCENERIES,
+    STRETCH_MIN_ICONS,
 )
 from .payment import PaymentError, affordable_cards, apply_payment, cheapest_payment
 from .scoring import Outcome, effective_miles, final_scores
 from .state import GameState, Phase, PlayerState
-from .stretches import runs
+from .stretches import runs, scenery_runs
 
 
 class SetupError(ValueError):
@@ -83,41 +85,63 @@ def legal_actions(state: GameState) -> list[Action]:
     """Every legal action of the player to act. Builds carry no explicit payment: the
     engine pays them the cheapest way (any other payment is legal too, via :func:`play`).
     Build sides: only "L" while the Highway is empty (the first card starts the road)."""
-    if state.phase == Phase.TAKE:
-        ids = state.cards.highway
-        actions: list[Action] = [Take(ids[c].id) for c in sorted(set(state.depot))]
+    phase = state.phase
+    takes, builds = _action_table(state.cards)
+    if phase == Phase.TAKE:
+        actions: list[Action] = [takes[c] for c in sorted(set(state.depot))]
         if state.deck:
-            actions.append(Take(None))
+            actions.append(_TAKE_DECK)
         return actions
-    if state.phase == Phase.OVER:
+    if phase == Phase.OVER:
         return []
-    ids = state.cards.highway
-    sides = ("L", "R") if state.player.highway else ("L",)
-    actions = [Build(ids[c].id, side) for c in affordable_cards(state) for side in sides]
-    actions.extend(claim_actions(state))
-    actions.append(End())
+    if state.players[state.current].highway:
+        actions = [b for c in affordable_cards(state) for b in builds[c]]
+    else:
+        actions = [builds[c][0] for c in affordable_cards(state)]
+    if state.landmark_row:
+        actions.extend(claim_actions(state))
+    actions.append(_END)
     return actions
+
+
+_TAKE_DECK = Take(None)
+_END = End()
+
+
+@lru_cache(maxsize=8)
+def _action_table(cards: CardSet) -> tuple[tuple[Take, ...], tuple[tuple[Build, Build], ...]]:
+    """The Take and (left, right) Build actions of every card of a set, built once:
+    actions are immutable values, so :func:`legal_actions` hands out shared ones."""
+    return (tuple(Take(c.id) for c in cards.highway),
+            tuple((Build(c.id, "L"), Build(c.id, "R")) for c in cards.highway))
 
 
 def claimable(state: GameState, seat: int | None = None) -> list[tuple[int, int]]:
     """(landmark, card) pairs the seat could claim now if it were its claim step."""
     cards = state.cards
     player = state.players[state.current if seat is None else seat]
-    if not player.highway or not state.landmark_row:
+    highway = player.highway
+    row = state.landmark_row
+    if len(highway) < 2 or not row:  # a Stretch has 3 icons or more: at least 2 cards
         return []
+    card_scenery = cards.scenery
+    icons = [0] * len(SCENERIES)  # a Scenery with fewer icons in all has no Stretch
+    for c in highway:
+        a, b = card_scenery[c]
+        icons[a] += 1
+        icons[b] += 1
+    lm_scenery = cards.landmark_scenery
     occupied = {card for _lm, card in player.landmarks}
-    used_by_scenery: dict[int, set[int]] = {}
-    for lm, card in player.landmarks:
-        used_by_scenery.setdefault(cards.landmark_scenery[lm], set()).add(card)
-    wanted = {cards.landmark_scenery[lm] for lm in state.landmark_row}
     open_cards: dict[int, list[int]] = {}
-    for s in wanted:
-        used = used_by_scenery.get(s, ())
-        for run in runs(cards, player.highway, scenery=s):
-            if run.qualifies and not any(c in used for c in run.cards):
-                open_cards.setdefault(s, []).extend(c for c in run.cards if c not in occupied)
-    return [(lm, c) for lm in state.landmark_row
-            for c in open_cards.get(cards.landmark_scenery[lm], ())]
+    for s in {lm_scenery[lm] for lm in row}:
+        found = open_cards[s] = []
+        if icons[s] < STRETCH_MIN_ICONS:
+            continue
+        used = {card for lm, card in player.landmarks if lm_scenery[lm] == s}
+        for run, n in scenery_runs(card_scenery, highway, s):
+            if n >= STRETCH_MIN_ICONS and used.isdisjoint(run):
+                found.extend(c for c in run if c not in occupied)
+    return [(lm, c) for lm in row for c in open_cards[lm_scenery[lm]]]
 
 
 def claim_actions(state: GameState) -> list[Claim]:

@@ -10,8 +10,8 @@ only added at the ends, two runs of one Scenery never merge.
 
 from __future__ import annotations
 
-from dataclasses import dataclass
 from collections.abc import Mapping, Sequence
+from dataclasses import dataclass
 
 from .cards import CardSet
 from .constants import SCENERIES, STRETCH_MIN_ICONS
@@ -34,39 +34,43 @@ class Stretch:
                 "icons": self.icons, "miles": self.miles}
 
 
+def scenery_runs(card_scenery: Sequence[tuple[int, int]], highway: Sequence[int],
+                 s: int) -> list[tuple[list[int], int]]:
+    """The maximal runs of Scenery ``s`` as (cards left to right, icons): the lean scan
+    behind :func:`runs`, for hot paths that need no miles (claims)."""
+    found = []
+    run: list[int] = []
+    icons = 0
+    for c in highway:
+        a, b = card_scenery[c]
+        if a == s or b == s:
+            run.append(c)
+            icons += (a == s) + (b == s)
+        elif run:
+            found.append((run, icons))
+            run, icons = [], 0
+    if run:
+        found.append((run, icons))
+    return found
+
+
 def runs(cards: CardSet, highway: Sequence[int], miles: Mapping[int, int] | None = None,
          scenery: int | None = None) -> list[Stretch]:
     """Every maximal run of each Scenery (or of ``scenery`` only), qualifying or not.
 
     ``miles`` maps a card to its mile value when it differs from the printed one.
     """
-    found = []
     wanted = range(len(SCENERIES)) if scenery is None else (scenery,)
-    card_scenery = cards.scenery
     printed = cards.miles
+    found = []
     for s in wanted:
-        run: list[int] = []
-        icons = 0
-        for c in highway:
-            a, b = card_scenery[c]
-            n = (a == s) + (b == s)
-            if n:
-                run.append(c)
-                icons += n
-            elif run:
-                found.append(_stretch(s, run, icons, printed, miles))
-                run, icons = [], 0
-        if run:
-            found.append(_stretch(s, run, icons, printed, miles))
+        for run, icons in scenery_runs(cards.scenery, highway, s):
+            if miles:
+                total = sum(miles.get(c, printed[c]) for c in run)
+            else:
+                total = sum(printed[c] for c in run)
+            found.append(Stretch(s, tuple(run), icons, total))
     return found
-
-
-def _stretch(s, run, icons, printed, miles) -> Stretch:
-    if miles:
-        total = sum(miles.get(c, printed[c]) for c in run)
-    else:
-        total = sum(printed[c] for c in run)
-    return Stretch(s, tuple(run), icons, total)
 
 
 def stretches(cards: CardSet, highway: Sequence[int],

@@ -18,6 +18,7 @@ from typing import Any
 
 from .cards import CardSet
 from .constants import MATERIALS
+from .effects import PAYMENT_RESOURCES
 from .position import (
     PHASES,
     PositionError,
@@ -151,7 +152,10 @@ def view_from_json(raw: Any, cards: CardSet | None = None) -> PlayerView:
 
     def landmarks_of(s: dict, f: str) -> list[tuple[int, int]]:
         out = []
-        for j, item in enumerate(s.get("landmarks", [])):
+        items = s.get("landmarks", [])
+        if not isinstance(items, list):
+            raise PositionError(f"{f}.landmarks", f"must be a list, got {type(items).__name__}")
+        for j, item in enumerate(items):
             item = r.obj(item, f"{f}.landmarks[{j}]")
             out.append((r.landmark_list([item.get("landmark")], f"{f}.landmarks[{j}]")[0],
                         r.card_list([item.get("card")], f"{f}.landmarks[{j}]")[0]))
@@ -201,9 +205,27 @@ def view_from_json(raw: Any, cards: CardSet | None = None) -> PlayerView:
         first_player=r.int(raw.get("first_player", 0), "first_player", 0, n - 1),
         phase=PHASES[phase], picks=r.int(raw.get("picks", 0), "picks", 0, 2),
         turn=r.int(raw.get("turn", 0), "turn", 0, 10_000),
-        recycle_used=bool(per_turn.get("recycle_used", False)),
-        persistent_uses={r.card_list([k], "per_turn.persistent_used")[0]: v for k, v in
-                         r.obj(per_turn.get("persistent_used", {}),
-                               "per_turn.persistent_used").items()},
-        resource_uses=dict(r.obj(per_turn.get("resources_used", {}), "per_turn.resources_used")),
+        recycle_used=_bool(per_turn.get("recycle_used", False), "per_turn.recycle_used"),
+        persistent_uses={
+            r.card_list([k], "per_turn.persistent_used")[0]:
+                r.int(v, f"per_turn.persistent_used.{k}", 0, 100)
+            for k, v in r.obj(per_turn.get("persistent_used", {}),
+                              "per_turn.persistent_used").items()},
+        resource_uses={
+            _resource(k): r.int(v, f"per_turn.resources_used.{k}", 0, 100)
+            for k, v in r.obj(per_turn.get("resources_used", {}),
+                              "per_turn.resources_used").items()},
     )
+
+
+def _bool(raw: Any, field: str) -> bool:
+    if not isinstance(raw, bool):
+        raise PositionError(field, f"must be true or false, got {raw!r}")
+    return raw
+
+
+def _resource(name: str) -> str:
+    if name not in PAYMENT_RESOURCES:
+        raise PositionError(f"per_turn.resources_used.{name}",
+                            f"unknown resource (known: {', '.join(PAYMENT_RESOURCES)})")
+    return name
