@@ -5,7 +5,7 @@
     bigsur score POSITION.json       per-player score breakdown as JSON
     bigsur replay RECORD.json        replay a record (every action checked), print scores
     bigsur selfplay --players N --games K --seed S --out DIR
-    bigsur play --players N          hot-seat game in the terminal
+    bigsur play --players N --ai SPEC  play in the terminal (hot-seat or vs the AI)
 
 Every command that uses cards takes ``--cards FILE`` (default: the shipped
 reconstruction). Errors a user can cause print one clear line and exit 2.
@@ -24,16 +24,20 @@ from .rules.actions import ActionError
 from .rules.cards import CardSetError, load_card_set, read_card_set
 from .rules.constants import MATERIALS, SCENERIES
 from .rules.effects import describe
-from .rules.engine import SetupError, legal_actions, new_game, play
+from .rules.engine import SetupError, legal_actions
 from .rules.position import PositionError, state_from_json
 from .rules.record import GameRecord, RecordError
 from .rules.scoring import final_scores
 from .rules.state import Phase
 
-
 # Modules that register their own subcommands through ``add_cli(subparsers)``.
 EXTENSIONS = (
+    "solver.payment_ilp",
+    "solver.search.api",
     "solver.search.tournament",
+    "solver.report",
+    "solver.terminal",
+    "server.app",
 )
 
 
@@ -153,12 +157,6 @@ def cmd_selfplay(args) -> int:
     return 0
 
 
-def cmd_play(args) -> int:
-    from .terminal import hot_seat
-
-    return hot_seat(args.players, args.seed, _cards(args), args.save)
-
-
 # ------------------------------------------------------------------ entry point
 
 def build_parser() -> argparse.ArgumentParser:
@@ -193,12 +191,6 @@ def build_parser() -> argparse.ArgumentParser:
     selfplay.add_argument("--cards")
     selfplay.set_defaults(func=cmd_selfplay)
 
-    play_p = sub.add_parser("play", help="play in the terminal (hot-seat)")
-    play_p.add_argument("--players", type=int, default=2)
-    play_p.add_argument("--seed", type=int, default=None)
-    play_p.add_argument("--cards")
-    play_p.add_argument("--save", help="write the game record here at the end")
-    play_p.set_defaults(func=cmd_play)
 
     for module in EXTENSIONS:
         importlib.import_module(module).add_cli(sub)

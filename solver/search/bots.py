@@ -11,11 +11,17 @@ reproducible with a seed).
 from __future__ import annotations
 
 import random
+import time
 from typing import Protocol, runtime_checkable
 
-from ..rules.actions import Action
-from ..rules.state import GameState
+from ..rules.actions import Action, Take
+from ..rules.engine import apply_inplace, legal_actions
+from ..rules.state import Phase
 from ..rules.views import PlayerView
+from .api import Budget, BudgetError
+from .determinize import Determinizer, determinize
+from .ismcts import DEFAULT_PARAMS, Searcher, concrete_move, root_moves, search
+from .policies import DEFAULT_WEIGHTS, greedy_action
 
 
 class BotSpecError(ValueError):
@@ -32,31 +38,10 @@ class Bot(Protocol):
 
 
 def legal_from_view(view: PlayerView) -> list[Action]:
-    """Legal actions of the viewer (its own hand is known, so no sampling is needed)."""
-    from ..rules.engine import legal_actions
-
-    return legal_actions(_own_state(view))
-
-
-def _own_state(view: PlayerView) -> GameState:
-    """A state holding only what the viewer knows: enough for its own legal actions.
-    Hidden cards are absent, so never use it to look ahead."""
-    from ..rules.state import PlayerState
-
-    players = []
-    for i in range(view.num_players):
-        if i == view.seat:
-            players.append(view.me.copy())
-        else:
-            o = view.others[i]
-            discard = []  # materials only; legal actions of the viewer never read them
-            players.append(PlayerState(hand=list(o.known_hand), highway=o.highway[:],
-                                       discard=discard, landmarks=o.landmarks[:],
-                                       turns=o.turns))
-    return GameState(view.cards, players, [0] * view.deck_count, view.depot[:], [],
-                     view.landmark_row[:], view.current, view.first_player, view.phase,
-                     view.picks, view.turn, view.recycle_used, dict(view.persistent_uses),
-                     dict(view.resource_uses))
+    """Legal actions of the viewer when it is to act: the legal actions of any state
+    consistent with the view (they read only the viewer's own cards and public facts,
+    e.g. the Materials on top of the other discard piles for Landmark borrowing)."""
+    return legal_actions(determinize(view, 0))
 
 
 class RandomBot:
@@ -68,7 +53,132 @@ class RandomBot:
         return random.Random(seed).choice(legal_from_view(view))
 
 
-BOT_FACTORIES: dict[str, object] = {"random": lambda arg: RandomBot()}
+class GreedyBot:
+    """The documented heuristic of :mod:`solver.search.policies`, one action at a time
+    (stateless: the same view and seed give the same action)."""
+
+    name = "greedy"
+
+    def __init__(self, weights=None, lookahead: bool = True):
+        self.weights = weights or DEFAULT_WEIGHTS
+        self.lookahead = lookahead  # value takes by trying the turn's build step
+
+    def act(self, view: PlayerView, seed: int) -> Action:
+        # the greedy choice reads only the viewer's cards and public facts; the sample
+        # only fills the hidden places, and the deck is valued over the unseen cards
+        return greedy_action(determinize(view, seed), pool=view.unseen_cards(),
+                             w=self.weights, lookahead=self.lookahead)
+
+
+class MCTSBot:
+    """SO-ISMCTS (:mod:`solver.search.ismcts`) with a budget per TURN: all of the bot's
+    decisions in one turn share it (first take 40%, second take half of the rest, the
+    build step the remainder). The build step is searched once as a macro-action and
+    its actions are then played one per call. Iteration budgets are reproducible with
+    the seeds passed to :meth:`act`."""
+
+    def __init__(self, budget, workers: int = 1, params=None):
+        if not isinstance(budget, Budget):
+            raise BotSpecError(f"MCTSBot budget must be a Budget, got {budget!r}")
+        self.budget = budget
+        self.workers = workers
+        self.params = params or DEFAULT_PARAMS
+        self.name = "mcts:" + (f"{budget.iterations}i" if budget.iterations is not None
+                               else f"{budget.seconds:g}s")
+        self._turn: tuple | None = None
+        self._searcher = None  # single-worker tree kept within a turn
+        self._last: tuple | None = None  # the move chosen at the previous decision
+        self._spent = 0.0
+        self._plan: list[Action] = []
+        self._plan_sig: tuple | None = None
+
+    @classmethod
+    def from_spec(cls, arg: str) -> MCTSBot:
+        """``"1s"``, ``"0.25s"`` (seconds per turn) or ``"500i"`` (iterations per turn)."""
+        try:
+            return cls(Budget.parse(arg))
+        except BudgetError as err:
+            raise BotSpecError(f"bot spec 'mcts:{arg}': {err}") from None
+
+    @staticmethod
+    def _sig(state_or_view) -> tuple:
+        me = state_or_view.me if isinstance(state_or_view, PlayerView) \
+            else state_or_view.players[state_or_view.current]
+        return (state_or_view.turn, int(state_or_view.phase), tuple(sorted(me.hand)),
+                tuple(me.highway), len(me.landmarks))
+
+    def act(self, view: PlayerView, seed: int) -> Action:
+        turn = (view.seat, view.turn)
+        if turn != self._turn:
+            self._turn, self._spent, self._plan, self._plan_sig = turn, 0.0, [], None
+            self._searcher, self._last = None, None
+        if view.phase == Phase.BUILD and self._plan and self._plan_sig == self._sig(view):
+            action = self._plan.pop(0)
+            self._plan_sig = self._after(view, action) if self._plan else None
+            return action
+        sample = Determinizer(view).sample(random.Random(seed))
+        moves = root_moves(sample, self.params)
+        if len(moves) == 1:
+            move = moves[0]
+        else:
+            share = (0.4 if view.picks == 0 else 0.5) if view.phase == Phase.TAKE else 1.0
+            total = self.budget.iterations if self.budget.iterations is not None \
+                else self.budget.seconds
+            amount = max(total - self._spent, 0.0) * share
+            start = time.perf_counter()
+            its = max(1, round(amount)) if self.budget.iterations is not None else None
+            secs = None if its is not None else max(amount, 0.005)
+            if self.workers == 1:
+                move = self._search_reusing(view, seed, its, secs)
+            else:
+                move = search(view, its, secs, seed, self.workers, self.params).moves[0].move
+            self._spent += its if its is not None else time.perf_counter() - start
+        self._last = move
+        actions = concrete_move(sample, move)
+        first, self._plan = actions[0], actions[1:]
+        if self._plan:
+            after = sample.copy()
+            apply_inplace(after, first)
+            self._plan_sig = self._sig(after)
+        return first
+
+    def _search_reusing(self, view: PlayerView, seed: int, iterations, seconds) -> tuple:
+        """Single-process search that keeps the tree after a Depot take (which reveals
+        nothing to the bot), so the turn's later decisions start from its statistics."""
+        last = self._last
+        searcher = self._searcher
+        reuse = (searcher is not None and last is not None and len(last) == 1
+                 and type(last[0]) is Take and last[0].card is not None
+                 and searcher.advance(last, view))
+        if not reuse:
+            searcher = Searcher(view, seed, self.params)
+        self._searcher = searcher
+        searcher.run(iterations, seconds)
+        return searcher.best()
+
+    def _after(self, view: PlayerView, action: Action) -> tuple:
+        state = Determinizer(view).sample(random.Random(0))
+        apply_inplace(state, action)
+        return self._sig(state)
+
+
+def _no_arg(kind: str, make):
+    def factory(arg: str):
+        if arg:
+            raise BotSpecError(f"bot {kind!r} takes no argument, got {kind}:{arg}")
+        return make()
+    return factory
+
+
+def _mcts(arg: str):
+    return MCTSBot.from_spec(arg)
+
+
+BOT_FACTORIES: dict[str, object] = {
+    "random": _no_arg("random", RandomBot),
+    "greedy": _no_arg("greedy", GreedyBot),
+    "mcts": _mcts,
+}
 
 
 def make_bot(spec: str) -> Bot:

@@ -1,0 +1,307 @@
+"""The one entry point of the search: ranked moves for a position.
+
+Used by ``bigsur hint``, the HTTP server and the game analysis::
+
+    result = analyse(state_or_view, Budget(iterations=2000), seed=1)
+    result.to_json()   # {"seat", "moves": [...best first], "stats": {...}}
+
+A full :class:`GameState` is first reduced to the view of the seat to act: search never
+sees hidden cards. With a seed and an iteration budget the result is reproducible
+(also with ``workers > 1``: the iterations are split over the workers, each with its
+own seed); a time budget gives every worker that much wall time.
+
+Each move is a whole decision of the game: one take, or a build step (builds with
+their payments, then a claim or ``end``). ``actions`` apply in sequence with
+:func:`solver.rules.engine.play` from the position.
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+import random
+import sys
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Any
+
+from ..rules.actions import Action, Build, Claim, Discard, End, Substitute, Take
+from ..rules.constants import SCENERIES
+from ..rules.state import GameState, Phase
+from ..rules.views import PlayerView, view_of
+from .determinize import Determinizer, InconsistentViewError
+from .ismcts import DEFAULT_PARAMS, SearchParams, concrete_move, search
+
+__all__ = ["Budget", "BudgetError", "GameOverError", "NotToActError", "InconsistentViewError",
+           "RankedMove", "SearchResult", "analyse", "add_cli"]
+
+
+class BudgetError(ValueError):
+    """A search budget that is not exactly one positive number of iterations or seconds."""
+
+
+class GameOverError(ValueError):
+    """The position is a finished game: there is no move to search."""
+
+
+class NotToActError(ValueError):
+    """A view of a seat that is not the one to act (search plays the seat to act)."""
+
+
+@dataclass(frozen=True)
+class Budget:
+    """How long to search: exactly one of ``iterations`` (reproducible with a seed) and
+    ``seconds`` (wall time, per worker)."""
+
+    iterations: int | None = None
+    seconds: float | None = None
+
+    def __post_init__(self):
+        if (self.iterations is None) == (self.seconds is None):
+            raise BudgetError("budget: give exactly one of iterations and seconds, got "
+                              f"iterations={self.iterations!r}, seconds={self.seconds!r}")
+        if self.iterations is not None and (isinstance(self.iterations, bool) or not isinstance(
+                self.iterations, int) or self.iterations < 1):
+            raise BudgetError(f"budget.iterations: must be a positive integer, "
+                              f"got {self.iterations!r}")
+        if self.seconds is not None and (isinstance(self.seconds, bool) or not isinstance(
+                self.seconds, (int, float)) or not 0 < self.seconds < 86_400):
+            raise BudgetError(f"budget.seconds: must be a positive number of seconds, "
+                              f"got {self.seconds!r}")
+
+    @classmethod
+    def parse(cls, text: str) -> Budget:
+        """``"500i"`` (iterations) or ``"1.5s"`` (seconds)."""
+        t = str(text).strip().lower()
+        try:
+            if t.endswith("i"):
+                return cls(iterations=int(t[:-1]))
+            if t.endswith("s"):
+                return cls(seconds=float(t[:-1]))
+        except ValueError:
+            pass
+        raise BudgetError(f"budget: expected '<iterations>i' or '<seconds>s' (e.g. 500i, "
+                          f"1.5s), got {text!r}")
+
+    def scaled(self, share: float) -> Budget:
+        """A fraction of this budget (at least one iteration / a millisecond)."""
+        if self.iterations is not None:
+            return Budget(iterations=max(1, round(self.iterations * share)))
+        return Budget(seconds=max(0.001, self.seconds * share))
+
+    def to_json(self) -> dict[str, Any]:
+        return {"iterations": self.iterations} if self.iterations is not None \
+            else {"seconds": self.seconds}
+
+
+@dataclass
+class RankedMove:
+    actions: list[str]
+    label: str
+    visits: int
+    win_probability: float
+    expected_margin: float
+    payment: dict[str, Any] | None
+    line: list[str]
+
+    def to_json(self) -> dict[str, Any]:
+        return {"actions": list(self.actions), "label": self.label, "visits": self.visits,
+                "win_probability": round(self.win_probability, 4),
+                "expected_margin": round(self.expected_margin, 3),
+                "payment": self.payment, "line": list(self.line)}
+
+
+@dataclass
+class SearchResult:
+    seat: int
+    moves: list[RankedMove]  # best first
+    stats: dict[str, Any] = field(default_factory=dict)
+
+    @property
+    def best(self) -> RankedMove:
+        return self.moves[0]
+
+    def best_actions(self) -> list[Action]:
+        return [Action.parse(a) for a in self.moves[0].actions]
+
+    def to_json(self) -> dict[str, Any]:
+        return {"seat": self.seat, "moves": [m.to_json() for m in self.moves],
+                "stats": dict(self.stats)}
+
+
+def to_view(position: GameState | PlayerView) -> PlayerView:
+    """The view search works on: a state's seat to act, or the given view (which must
+    be of the seat to act). Raises GameOverError / NotToActError / InconsistentViewError."""
+    if isinstance(position, GameState):
+        if position.phase == Phase.OVER:
+            raise GameOverError("position: the game is over; there is no move to search")
+        return view_of(position, position.current)
+    if not isinstance(position, PlayerView):
+        raise TypeError(f"position must be a GameState or a PlayerView, got "
+                        f"{type(position).__name__}")
+    if position.phase == Phase.OVER:
+        raise GameOverError("position: the game is over; there is no move to search")
+    if position.current != position.seat:
+        raise NotToActError(f"view_of: the view is of seat {position.seat} but seat "
+                            f"{position.current} is to act; search the view of the seat to act")
+    Determinizer(position)  # raises InconsistentViewError naming the problem
+    return position
+
+
+def analyse(position: GameState | PlayerView, budget: Budget, seed: int | None = None,
+            workers: int = 1, params: SearchParams = DEFAULT_PARAMS) -> SearchResult:
+    """Rank every candidate move of the seat to act (see the module doc)."""
+    if not isinstance(budget, Budget):
+        raise BudgetError(f"budget: must be a Budget, got {type(budget).__name__}")
+    if isinstance(workers, bool) or not isinstance(workers, int) or not 1 <= workers <= 64:
+        raise BudgetError(f"workers: must be an integer 1 to 64, got {workers!r}")
+    if seed is not None and (isinstance(seed, bool) or not isinstance(seed, int)):
+        raise BudgetError(f"seed: must be an integer or None, got {seed!r}")
+    view = to_view(position)
+    out = search(view, budget.iterations, budget.seconds, 0 if seed is None else seed,
+                 workers, params)
+    sample = Determinizer(view).sample(random.Random(0))
+    moves = []
+    for m in out.moves:
+        actions = concrete_move(sample, m.move)
+        moves.append(RankedMove(
+            actions=[a.notation() for a in actions], label=describe_move(sample, actions),
+            visits=m.visits, win_probability=m.win_probability,
+            expected_margin=m.expected_margin, payment=payment_plan(sample, actions),
+            line=m.line))
+    stats = {"iterations": out.iterations, "seconds": round(out.seconds, 4),
+             "determinizations": out.determinizations, "workers": out.workers}
+    return SearchResult(view.seat, moves, stats)
+
+
+# ------------------------------------------------------------------ describing moves
+
+def _card_words(state: GameState, card_id: str) -> str:
+    cards = state.cards
+    c = cards.card(card_id)
+    sc = "/".join(SCENERIES[s] for s in cards.scenery[c])
+    return f"{card_id} ({cards.miles[c]} mi, {sc})"
+
+
+def describe_move(state: GameState, actions: list[Action]) -> str:
+    """A readable sentence for a move (``state``: the position it is played from)."""
+    parts = []
+    for a in actions:
+        if isinstance(a, Take):
+            parts.append("take the top card of the deck" if a.card is None
+                         else f"take {_card_words(state, a.card)} from the Depot")
+        elif isinstance(a, Build):
+            side = "left" if a.side == "L" else "right"
+            parts.append(f"build {_card_words(state, a.card)} at the {side} end")
+        elif isinstance(a, Claim):
+            name = state.cards.landmarks[state.cards.landmark(a.landmark)].name
+            parts.append(f"claim {a.landmark} ({name}) above {a.card}")
+        elif isinstance(a, End):
+            parts.append("end the turn" if parts else "end the turn without building")
+    text = ", ".join(parts)
+    return text[:1].upper() + text[1:]
+
+
+def payment_plan(state: GameState, actions: list[Action]) -> dict[str, Any] | None:
+    """The payment of a move's builds, explained step by step (what each step supplies,
+    the cards spent, the discard top left): :meth:`solver.rules.payment.JointPlan.to_json`
+    of the move's payments. None for a move without builds."""
+    from ..rules.payment import explain_payments
+
+    builds = [a for a in actions if isinstance(a, Build)]
+    if not builds:
+        return None
+    cards = state.cards
+    pairs = [(cards.card(b.card), b.side) for b in builds]
+    out = explain_payments(state, pairs, [b.payment or () for b in builds])
+    spent = 0
+    for b in builds:
+        for step in b.payment or ():
+            spent += 3 if isinstance(step, Substitute) else 1 if isinstance(step, Discard) else 0
+    out["cards_spent"] = spent
+    return out
+
+
+# ------------------------------------------------------------------ CLI: bigsur hint
+
+def _load_position(path: str, cards_path: str | None):
+    from ..rules.cards import load_card_set
+    from ..rules.position import FORMAT as POSITION_FORMAT
+    from ..rules.position import PositionError, state_from_json
+    from ..rules.views import FORMAT as VIEW_FORMAT
+    from ..rules.views import view_from_json
+
+    try:
+        raw = json.loads(Path(path).read_text(encoding="utf-8"))
+    except OSError as err:
+        raise PositionError("position", f"{path}: {err.strerror}") from None
+    except json.JSONDecodeError as err:
+        raise PositionError("position", f"{path}: not valid JSON ({err})") from None
+    cards = load_card_set(cards_path) if cards_path else None
+    fmt = raw.get("format") if isinstance(raw, dict) else None
+    if fmt == VIEW_FORMAT:
+        return view_from_json(raw, cards)
+    if fmt == POSITION_FORMAT:
+        return state_from_json(raw, cards)
+    raise PositionError("format", f"must be {POSITION_FORMAT!r} (a full position) or "
+                        f"{VIEW_FORMAT!r} (one seat's view), got {fmt!r}")
+
+
+def format_table(result: SearchResult, top: int | None = None) -> str:
+    """The ranked moves as a readable table."""
+    lines = [f"Seat {result.seat} to act. {result.stats['iterations']} iterations in "
+             f"{result.stats['seconds']:.2f} s ({result.stats['workers']} worker(s))", "",
+             f"{'#':>2}  {'visits':>6}  {'win%':>5}  {'margin':>6}  move"]
+    for i, m in enumerate(result.moves[:top] if top else result.moves, 1):
+        lines.append(f"{i:>2}  {m.visits:>6}  {100 * m.win_probability:>5.1f}  "
+                     f"{m.expected_margin:>+6.1f}  {m.label}")
+        lines.append(f"{'':>26}{' ; '.join(m.actions)}")
+        if m.line:
+            lines.append(f"{'':>26}then: {' ; '.join(m.line)}")
+    return "\n".join(lines)
+
+
+def cmd_hint(args) -> int:
+    position = _load_position(args.position, args.cards)
+    try:
+        budget = Budget(seconds=args.seconds) if args.seconds is not None else \
+            Budget(iterations=args.iterations if args.iterations is not None else 1000)
+        result = analyse(position, budget, seed=args.seed, workers=args.workers)
+    except (BudgetError, GameOverError, NotToActError, InconsistentViewError) as err:
+        print(f"bigsur: error: {err}", file=sys.stderr)
+        return 2
+    if args.top:
+        result.moves = result.moves[:args.top]
+    if args.json:
+        print(json.dumps(result.to_json(), indent=1))
+    else:
+        print(format_table(result))
+    return 0
+
+
+def add_cli(sub) -> None:
+    """Register ``bigsur hint`` on the CLI's subparsers."""
+    p = sub.add_parser("hint", help="rank the moves of the seat to act (ISMCTS)",
+                       description="Search a position (full state or one seat's view) and "
+                       "print the moves of the seat to act, best first.")
+    p.add_argument("position", help="bigsur-position/1 or bigsur-view/1 JSON file")
+    group = p.add_mutually_exclusive_group()
+    group.add_argument("--iterations", type=int, help="iteration budget (default 1000)")
+    group.add_argument("--seconds", type=float, help="time budget per worker")
+    p.add_argument("--seed", type=int, default=0, help="random seed (default 0)")
+    p.add_argument("--workers", type=int, default=1, help="processes (root parallelism)")
+    p.add_argument("--cards", help="card-set file (default: the position's own)")
+    p.add_argument("--top", type=int, help="show only the K best moves")
+    p.add_argument("--json", action="store_true", help="print the result as JSON")
+    p.set_defaults(func=cmd_hint)
+
+
+def main(argv: list[str] | None = None) -> int:  # pragma: no cover - thin wrapper
+    parser = argparse.ArgumentParser(prog="bigsur")
+    add_cli(parser.add_subparsers(dest="command", required=True))
+    args = parser.parse_args(argv)
+    try:
+        return args.func(args)
+    except ValueError as err:
+        print(f"bigsur: error: {err}", file=sys.stderr)
+        return 2

@@ -1,0 +1,479 @@
+"""Information-set MCTS (SO-ISMCTS, Cowling, Powley & Whitehouse 2012) over macro-actions.
+
+One tree per search, rooted at the searching seat's information set. Every iteration:
+
+1. *determinize*: draw a full state consistent with the seat's view
+   (:class:`~solver.search.determinize.Determinizer`); the real state is never seen;
+2. *select* down the tree with UCB1 over the children *available* in this
+   determinization (availability counts replace the parent's visits), with
+   *progressive widening*: a node considers only its ``ceil(pw_c * n ** pw_alpha)`` best
+   moves by the heuristic (:mod:`~solver.search.policies`) after ``n`` visits;
+3. *expand* the best-ranked untried move;
+4. *roll out* with the greedy heuristic plus Gumbel noise to the end of the root's round
+   (``rollout_rounds`` more rounds if asked; a turn in progress is always finished),
+   then *cut off* with :func:`~solver.search.policies.estimate_scores` and its
+   calibrated weights (exact scores when the game ends first): short rollouts won
+   against long ones at equal time;
+5. *back up*, for each node, the reward of the seat that moved into it: its win share
+   (a logistic estimate from the score margin at a cut-off) blended with its margin.
+
+Moves are the decisions of the game with the build step folded into one
+*macro-action*: a take (Depot card or deck) is one move; a whole build step (builds in
+order, each paid the cheapest way, then a claim or ``end``) is one move, its candidates
+generated and ranked by :func:`~solver.search.policies.build_macros`. A turn is thus
+three levels of the tree. Edges are keyed by public facts (card ids and sides), so an
+opponent's move is the same edge in every determinization where it is possible.
+
+Root parallelism: ``workers`` processes search independent trees with different seeds
+and their root statistics are summed (:func:`search`). :meth:`Searcher.advance` keeps a
+tree between the decisions of one turn when the move played revealed nothing (a Depot
+take), as :class:`~solver.search.bots.MCTSBot` does.
+"""
+
+from __future__ import annotations
+
+import math
+import random
+import time
+from concurrent.futures import ProcessPoolExecutor
+from concurrent.futures.process import BrokenProcessPool
+from dataclasses import dataclass, field
+
+from ..rules.actions import Action, Build
+from ..rules.engine import apply_inplace, outcome
+from ..rules.payment import PaymentError, cheapest_payment, joint_payment
+from ..rules.state import GameState, Phase
+from ..rules.views import PlayerView
+from .determinize import Determinizer
+from .policies import (
+    DEFAULT_WEIGHTS,
+    Weights,
+    build_macros,
+    estimate_scores,
+    lookahead_take_values,
+    play_turn,
+    tables,
+    take_values,
+)
+
+
+@dataclass(frozen=True)
+class SearchParams:
+    """Knobs of the search (defaults tuned on short 2-player runs)."""
+
+    c_uct: float = 0.6  # exploration constant (rewards are in [0, 1])
+    pw_c: float = 1.5  # progressive widening: children allowed = ceil(pw_c * n ** pw_alpha)
+    pw_alpha: float = 0.5
+    macro_limit: int = 8  # build macros generated per node
+    macro_beam: int = 3
+    # full rounds simulated past the root before the cut-off (0: to the end of the
+    # root's round; -1: only finish the turn in progress at the leaf)
+    rollout_rounds: int = 0
+    rollout_noise: float = 0.3  # Gumbel noise (points) on rollout choices
+    rollout_lookahead: int = 0  # >0: rollout takes try the build step (deck: that many cards)
+    margin_weight: float = 0.25  # reward = (1 - w) * win share + w * squashed margin
+    margin_scale: float = 15.0
+    # win probability at a cut-off: Phi(margin / sigma), sigma = sigma0 + sigma1 *
+    # sqrt(turns left), fitted to the spread of final margins around the estimate
+    sigma0: float = 4.0
+    sigma1: float = 6.0
+    tree_turns: int = 0  # turns the tree spans from the root's (0: no limit)
+    line_min_visits: int = 2
+    line_max: int = 9
+    weights: Weights = DEFAULT_WEIGHTS  # rollout and move-ranking heuristic
+    eval_weights: Weights | None = None  # cut-off evaluation (None: EVAL_WEIGHTS[players])
+
+
+DEFAULT_PARAMS = SearchParams()
+
+
+class Node:
+    __slots__ = ("move", "mover", "children", "visits", "avail", "total", "wins", "margin")
+
+    def __init__(self, move, mover: int):
+        self.move = move  # tuple of actions (a take is a 1-tuple)
+        self.mover = mover  # seat that played ``move`` to reach this node
+        self.children: dict[tuple, Node] = {}
+        self.visits = 0
+        self.avail = 0
+        self.total = 0.0
+        self.wins = 0.0
+        self.margin = 0.0
+
+
+@dataclass
+class MoveStats:
+    """Root statistics of one move (summed over workers)."""
+
+    move: tuple[Action, ...]
+    visits: int = 0
+    total: float = 0.0
+    wins: float = 0.0
+    margin: float = 0.0
+    line: list[str] = field(default_factory=list)
+    line_visits: int = 0
+
+    @property
+    def value(self) -> float:
+        return self.total / self.visits if self.visits else 0.0
+
+    @property
+    def win_probability(self) -> float:
+        return self.wins / self.visits if self.visits else 0.0
+
+    @property
+    def expected_margin(self) -> float:
+        return self.margin / self.visits if self.visits else 0.0
+
+
+@dataclass
+class SearchOutput:
+    seat: int
+    moves: list[MoveStats]  # best first
+    iterations: int
+    seconds: float
+    determinizations: int
+    workers: int
+
+
+# ------------------------------------------------------------------ moves of a state
+
+def root_moves(state: GameState, params: SearchParams = DEFAULT_PARAMS,
+               pool: list[int] | None = None) -> list[tuple]:
+    """The candidate moves at a decision, heuristic order (best first). With ``pool``
+    (the cards the seat has not seen: a root decision) takes are ranked by trying the
+    turn's build step (:func:`~solver.search.policies.lookahead_take_values`)."""
+    if state.phase == Phase.TAKE:
+        if pool is not None:
+            return [(a,) for _v, a in lookahead_take_values(state, pool, params.weights)]
+        return [(a,) for _v, a in take_values(state, None, params.weights)]
+    if state.phase == Phase.BUILD:
+        return [seq for _v, seq in build_macros(state, params.macro_limit, params.macro_beam,
+                                                params.weights)]
+    return []
+
+
+class Searcher:
+    """One SO-ISMCTS tree for the seat of ``view`` (which must be to act)."""
+
+    def __init__(self, view: PlayerView, seed: int, params: SearchParams = DEFAULT_PARAMS):
+        self.view = view
+        self.seat = view.seat
+        self.params = params
+        self.rng = random.Random(seed)
+        self.det = Determinizer(view)
+        self.root = Node((), -1)
+        self.iterations = 0
+        sample = self.det.sample(random.Random(seed))
+        self.root_order = root_moves(sample, params, view.unseen_cards())
+        self.n = view.num_players
+        self.cutoff_turn = self._cutoff(view.turn)
+        self._move_cache: dict[tuple, list[tuple]] = {}
+
+    def _cutoff(self, turn: int) -> int:
+        n = self.n
+        target = turn + 1 + self.params.rollout_rounds * n
+        return target + (-target % n)  # a round boundary: every seat has had its turns
+
+    # -------------------------------------------------------------- one iteration
+
+    def _moves(self, state: GameState, node: Node) -> list[tuple]:
+        if node is self.root:
+            return self.root_order
+        key = None
+        if state.current == self.seat:
+            p = state.player
+            # the searching seat's own decisions depend only on what it knows
+            key = (state.turn, state.phase, state.picks, tuple(sorted(p.hand)),
+                   tuple(p.highway), tuple(p.discard[-1:]), tuple(p.landmarks),
+                   tuple(state.depot), tuple(state.landmark_row),
+                   tuple(tuple(o.highway) for o in state.players),
+                   tuple(state.cards.material[o.discard[-1]] if o.discard else -1
+                         for o in state.players))
+            cached = self._move_cache.get(key)
+            if cached is not None:
+                return cached
+        moves = root_moves(state, self.params)
+        if key is not None and len(self._move_cache) < 50_000:
+            self._move_cache[key] = moves
+        return moves
+
+    def iterate(self) -> None:
+        params = self.params
+        rng = self.rng
+        state = self.det.sample(rng)
+        node = self.root
+        path = [node]
+        last_turn = self.view.turn + params.tree_turns if params.tree_turns else 1 << 30
+        while state.phase != Phase.OVER and state.turn < last_turn:
+            moves = self._moves(state, node)
+            allowed = max(1, math.ceil(params.pw_c * (node.visits + 1) ** params.pw_alpha))
+            moves = moves[:allowed]
+            children = node.children
+            untried = None
+            best = None
+            best_u = -1.0
+            log = math.log
+            for move in moves:
+                child = children.get(move)
+                if child is None:
+                    if untried is None:
+                        untried = move
+                    continue
+                child.avail += 1
+                if untried is None:
+                    u = child.total / child.visits + params.c_uct * math.sqrt(
+                        log(child.avail) / child.visits)
+                    if u > best_u:
+                        best_u, best = u, child
+            mover = state.current
+            if untried is not None:
+                child = Node(untried, mover)
+                child.avail = 1
+                children[untried] = child
+                for action in untried:
+                    apply_inplace(state, action)
+                path.append(child)
+                break
+            if best is None:
+                break
+            for action in best.move:
+                apply_inplace(state, action)
+            node = best
+            path.append(node)
+        wins, margins = self._rollout(state)
+        mw = params.margin_weight
+        scale = params.margin_scale
+        for nd in path[1:]:
+            s = nd.mover
+            nd.visits += 1
+            nd.wins += wins[s]
+            nd.margin += margins[s]
+            nd.total += (1 - mw) * wins[s] + mw * (0.5 + 0.5 * math.tanh(margins[s] / scale))
+        self.root.visits += 1
+        self.iterations += 1
+
+    def _rollout(self, state: GameState) -> tuple[list[float], list[float]]:
+        params = self.params
+        rng = self.rng
+        # always finish a turn in progress: the evaluation reads turn boundaries best
+        cutoff = state.turn + (1 if state.phase != Phase.TAKE or state.picks else 0)
+        if params.rollout_rounds >= 0:
+            cutoff = max(cutoff, self.cutoff_turn)
+        while state.phase != Phase.OVER and state.turn < cutoff:
+            play_turn(state, rng, params.weights, params.rollout_noise,
+                      params.rollout_lookahead)
+        n = state.num_players
+        if state.phase == Phase.OVER:
+            result = outcome(state)
+            scores = [float(s.total) for s in result.scores]
+            wins = [1.0 / len(result.winners) if i in result.winners else 0.0
+                    for i in range(n)]
+        else:
+            scores = estimate_scores(state, params.eval_weights)
+            left = max(max(0, _turns_left(state, i)) for i in range(n))
+            sigma = params.sigma0 + params.sigma1 * math.sqrt(left)
+            raw = []
+            for i in range(n):
+                p = 1.0
+                for j in range(n):
+                    if j != i:
+                        p *= 1.0 / (1.0 + math.exp(-(scores[i] - scores[j]) * 1.7 / sigma))
+                raw.append(p)
+            total = sum(raw)
+            wins = [r / total for r in raw]
+        margins = [scores[i] - max(scores[j] for j in range(n) if j != i) for i in range(n)]
+        return wins, margins
+
+    # -------------------------------------------------------------- results
+
+    def run(self, iterations: int | None = None, seconds: float | None = None) -> None:
+        if iterations is not None:
+            for _ in range(iterations):
+                self.iterate()
+            return
+        deadline = time.perf_counter() + (seconds or 0.0)
+        while True:
+            self.iterate()
+            if time.perf_counter() >= deadline:
+                break
+
+    def advance(self, move: tuple, view: PlayerView) -> bool:
+        """Re-root the tree at ``move`` for the seat's next decision in ``view`` (reuse
+        within a turn). Only valid when ``move`` revealed nothing to the seat (a Depot
+        take): the subtree's statistics were gathered over the same information set.
+        Returns False (tree unchanged) when ``move`` was never expanded."""
+        child = self.root.children.get(move)
+        if child is None or view.seat != self.seat:
+            return False
+        self.view = view
+        self.det = Determinizer(view)
+        self.root = child
+        self.root_order = root_moves(self.det.sample(random.Random(0)), self.params,
+                                     view.unseen_cards())
+        return True
+
+    def best(self) -> tuple:
+        """The move to play: the most visited root move (ties: higher value, then the
+        heuristic order)."""
+        stats = self.root_stats()
+        rank = {m.move: i for i, m in enumerate(stats)}
+        return min(stats, key=lambda m: (-m.visits, -m.value, rank[m.move])).move
+
+    def root_stats(self) -> list[MoveStats]:
+        """Statistics of every root move tried, plus untried candidates with 0 visits."""
+        out = []
+        for move in self.root_order:
+            child = self.root.children.get(move)
+            if child is None:
+                out.append(MoveStats(move))
+                continue
+            out.append(MoveStats(move, child.visits, child.total, child.wins, child.margin,
+                                 self._line(child), child.visits))
+        return out
+
+    def _line(self, node: Node) -> list[str]:
+        line: list[str] = []
+        params = self.params
+        while node.children and len(line) < params.line_max:
+            node = max(node.children.values(), key=lambda c: (c.visits, c.total))
+            if node.visits < params.line_min_visits:
+                break
+            line.extend(a.notation() for a in node.move)
+        return line
+
+
+def _turns_left(state: GameState, seat: int) -> int:
+    return tables(state.cards).total_turns(state) - state.players[seat].turns
+
+
+# ------------------------------------------------------------------ parallel search
+
+_POOLS: dict[int, ProcessPoolExecutor] = {}
+
+
+def _pool(workers: int) -> ProcessPoolExecutor:
+    """A process pool kept for reuse (worker start-up is paid once). Workers are forked
+    from a single-threaded caller (cheap, and scripts need no ``__main__`` guard); a
+    threaded caller such as the HTTP server gets them from a fork server (or spawned),
+    since forking a threaded process is unsafe."""
+    pool = _POOLS.get(workers)
+    if pool is None:
+        import multiprocessing
+        import threading
+
+        methods = multiprocessing.get_all_start_methods()
+        if "fork" in methods and threading.active_count() == 1:
+            method = "fork"
+        else:
+            method = "forkserver" if "forkserver" in methods else "spawn"
+        ctx = multiprocessing.get_context(method)
+        pool = ProcessPoolExecutor(max_workers=workers, mp_context=ctx)
+        _POOLS[workers] = pool
+    return pool
+
+
+def _worker_seed(seed: int, k: int) -> int:
+    return (seed * 1_000_003 + 7919 * k) % (2**63)
+
+
+def _run_one(view: PlayerView, iterations: int | None, seconds: float | None, seed: int,
+             params: SearchParams) -> tuple[list[MoveStats], int]:
+    searcher = Searcher(_canonical(view), seed, params)
+    searcher.run(iterations, seconds)
+    return searcher.root_stats(), searcher.iterations
+
+
+def _canonical(view: PlayerView) -> PlayerView:
+    """Swap an unpickled card set for the process's own copy of the default set, so
+    that the scoring caches keyed by it keep hitting across searches."""
+    from ..rules.cards import load_card_set
+
+    try:
+        default = load_card_set()
+    except Exception:  # noqa: BLE001 - no default set installed: keep the view's own
+        return view
+    if view.cards is not default and view.cards.fingerprint == default.fingerprint:
+        view.cards = default
+    return view
+
+
+def search(view: PlayerView, iterations: int | None = None, seconds: float | None = None,
+           seed: int = 0, workers: int = 1,
+           params: SearchParams = DEFAULT_PARAMS) -> SearchOutput:
+    """Run SO-ISMCTS for the seat of ``view`` with an iteration budget (split over the
+    workers, reproducible with ``seed``) or a time budget (every worker searches for
+    ``seconds``); return the merged root statistics, best (most visited) first."""
+    start = time.perf_counter()
+    workers = max(1, int(workers))
+    if workers == 1:
+        runs = [_run_one(view, iterations, seconds, _worker_seed(seed, 0), params)]
+    else:
+        shares = [None] * workers
+        if iterations is not None:
+            shares = [iterations // workers + (k < iterations % workers) for k in range(workers)]
+        pool = _pool(workers)
+        try:
+            futures = [pool.submit(_run_one, view, shares[k], seconds, _worker_seed(seed, k),
+                                   params) for k in range(workers)]
+            runs = [f.result() for f in futures]
+        except BrokenProcessPool:
+            _POOLS.pop(workers, None)  # a worker died: the next search starts a new pool
+            raise
+    merged: dict[tuple, MoveStats] = {}
+    order: list[tuple] = []
+    total_iterations = 0
+    for stats, count in runs:
+        total_iterations += count
+        for st in stats:
+            m = merged.get(st.move)
+            if m is None:
+                merged[st.move] = MoveStats(st.move, st.visits, st.total, st.wins, st.margin,
+                                            st.line, st.line_visits)
+                order.append(st.move)
+                continue
+            m.visits += st.visits
+            m.total += st.total
+            m.wins += st.wins
+            m.margin += st.margin
+            if st.line_visits > m.line_visits:
+                m.line, m.line_visits = st.line, st.line_visits
+    rank = {move: i for i, move in enumerate(order)}
+    moves = sorted(merged.values(), key=lambda m: (-m.visits, -m.value, rank[m.move]))
+    return SearchOutput(view.seat, moves, total_iterations, time.perf_counter() - start,
+                        total_iterations, workers)
+
+
+# ------------------------------------------------------------------ concrete moves
+
+def concrete_move(state: GameState, move: tuple[Action, ...]) -> list[Action]:
+    """``move`` as engine actions from ``state`` (not changed), its builds paid jointly
+    the cheapest way (:func:`solver.rules.payment.joint_payment`, the fast exact path:
+    paying each build alone can cost more), payments explicit."""
+    builds = [(state.cards.card(a.card), a.side) for a in move
+              if type(a) is Build and a.payment is None]
+    if not builds or len(builds) != sum(1 for a in move if type(a) is Build):
+        return list(move)
+    try:
+        plan = joint_payment(state, builds)
+    except PaymentError:  # pragma: no cover - the joint path pays what single builds pay
+        plan = None
+    paid = plan.actions(state.cards) if plan is not None else _sequential(state, move)
+    it = iter(paid)
+    return [next(it) if type(a) is Build else a for a in move]
+
+
+def _sequential(state: GameState, move: tuple[Action, ...]) -> list[Build]:
+    s = state.copy()
+    out = []
+    for action in move:
+        if type(action) is Build:
+            action = Build(action.card, action.side,
+                           cheapest_payment(s, s.cards.card(action.card)))
+            out.append(action)
+        apply_inplace(s, action)
+    return out
+
+
+__all__ = ["DEFAULT_PARAMS", "MoveStats", "SearchOutput", "SearchParams", "Searcher",
+           "concrete_move", "root_moves", "search"]

@@ -1,0 +1,681 @@
+"""The heuristic: a static evaluation of a seat and the greedy move choice built on it.
+
+Used three ways: :class:`~solver.search.bots.GreedyBot` plays it, MCTS rollouts play it
+(with Gumbel noise) and cut off with :func:`estimate_scores`, and it ranks the build
+macro-actions that MCTS considers (:func:`build_macros`).
+
+**Evaluation** (:func:`seat_value`, in expected final points). For seat ``p`` with ``F``
+build steps still to come after the current one, the exact score of its Highway now
+(Stretches, 2-Mile bonuses, Landmarks) plus weighted terms (:data:`FEATURES`):
+
+- hand (only while ``F > 0``: in the last build step hand cards are worth nothing, so
+  everything that scores gets built): ``hand_card`` per card (future Material),
+  ``hand_fit`` times each card's *fit* (the points it would add at the better end of
+  the Highway: completing or extending a Stretch there), ``hand_one_mile`` per future
+  step for each 1-Mile card, ``hand_growth`` for 2-Mile cards whose bonus grows;
+- engine: ``persistent`` per Persistent Material per future build step (so 1-Mile
+  cards are worth most early), ``recycle`` while the discard pile is not empty,
+  ``borrow`` per Landmark payment ability use;
+- growth: ``growth`` times the points the built 2-Mile bonuses and Landmark scoring
+  abilities are expected to gain per future step (e.g. 1 point per Ocean icon gains
+  about 0.4 per card built);
+- shape of the two open ends: ``open_run`` per Stretch open at an end (it grows with
+  every matching card), ``near`` times the miles of an end run one icon short of a
+  Stretch, ``single`` times the miles of a one-icon end run;
+- ``claimable`` when an unused qualifying Stretch matches a Landmark in the row;
+- ``base`` per future build step (the average income, so that seats with different
+  numbers of turns left compare).
+
+Two weight sets: :data:`DEFAULT_WEIGHTS`, hand-tuned for *choosing* moves (tested head
+to head), and :data:`EVAL_WEIGHTS`, least-squares fitted per player count to *predict*
+final scores (:func:`fit_weights`), used where search cuts a rollout off.
+
+**Moves** (:func:`greedy_action`): *take* the card with the highest hand value (fit,
+Material I lack for a fitting hand card, Persistent and bonus potential), or the deck
+when the average value of the cards I have not seen is higher; *build* one card at a
+time, the card and side that raise the evaluation most (so cards go where their Scenery
+extends a run, 1-Mile and growing 2-Mile cards early, nothing that costs more than it
+adds), paid the cheapest way (:func:`solver.rules.payment.cheapest_payment`: fewest
+cards, least valuable first); then *claim*, always when possible (a claim is free), the
+Landmark and placement card that raise the evaluation most (``mile_bonus`` lands on the
+biggest card in the most Stretches; other Landmarks prefer cards with one Scenery, so
+cards that could carry another Scenery's Landmark stay free), else end.
+"""
+
+from __future__ import annotations
+
+import math
+import random
+from dataclasses import dataclass, replace
+from functools import cached_property, lru_cache
+from types import SimpleNamespace
+
+from ..rules.actions import Action, Build, Claim, Discard, End, Substitute, Take
+from ..rules.cards import CardSet
+from ..rules.constants import SCENERIES, STRETCH_MIN_ICONS
+from ..rules.effects import REGISTRY
+from ..rules.engine import apply_inplace, claimable, turns_per_player
+from ..rules.payment import (
+    affordable_cards,
+    card_keep_value,
+    cheapest_cards_needed,
+    cheapest_payment,
+)
+from ..rules.scoring import score_player
+from ..rules.state import GameState, Phase, PlayerState
+
+N_SCENERIES = len(SCENERIES)
+
+
+@dataclass(frozen=True)
+class Weights:
+    """Points of the evaluation terms (see the module doc)."""
+
+    hand_card: float = 0.9
+    hand_fit: float = 0.35
+    hand_one_mile: float = 0.15  # per future build step, for a 1-Mile card in hand
+    need: float = 0.4  # take: the card's Material is missing for a fitting hand card
+    persistent: float = 0.55
+    recycle: float = 0.15
+    borrow: float = 0.35
+    open_run: float = 1.2
+    near: float = 0.35
+    claimable: float = 2.0
+    base: float = 1.0
+    growth: float = 1.0  # times the expected growth of built scoring effects
+    hand_growth: float = 0.5  # the same for 2-Mile cards in hand (built later)
+    single: float = 0.0  # miles of an end run with a single icon
+    placement_block: float = 0.3  # claim: placement card could carry another Landmark
+
+    @cached_property
+    def vector(self) -> tuple[float, ...]:
+        """The weights of :data:`FEATURES`, in order."""
+        return tuple(getattr(self, name) for name in FEATURES)
+
+
+DEFAULT_WEIGHTS = Weights()
+
+# Calibrated for prediction (the cut-off evaluation of search), per player count: the
+# least-squares fit of the points still to come in noisy greedy self-play on the default
+# card set (:func:`fit_weights`, 300 games each; held-out RMSE of a seat's final score
+# about 15 / 9 / 7 points over a whole game with 2 / 3 / 4 players, against 35 / 19 / 14
+# with DEFAULT_WEIGHTS, which are tuned for choosing moves, not for predicting).
+EVAL_WEIGHTS = {
+    2: Weights(base=5.645, persistent=1.333, borrow=1.309, recycle=-0.146, hand_card=1.024,
+               hand_fit=0.149, hand_one_mile=0.296, open_run=-2.33, near=0.199,
+               claimable=4.473, growth=0.893, hand_growth=0.355, single=-0.068),
+    3: Weights(base=4.47, persistent=1.293, borrow=1.765, recycle=-0.016, hand_card=1.239,
+               hand_fit=0.109, hand_one_mile=0.206, open_run=-1.968, near=0.343,
+               claimable=3.489, growth=1.003, hand_growth=0.491, single=-0.058),
+    4: Weights(base=4.122, persistent=1.169, borrow=2.034, recycle=0.133, hand_card=1.146,
+               hand_fit=0.119, hand_one_mile=0.23, open_run=-1.932, near=0.337,
+               claimable=2.614, growth=1.717, hand_growth=0.328, single=-0.024),
+}
+
+
+# ------------------------------------------------------------------ card tables
+
+class Tables:
+    """Per-card-set lookup tables for the heuristic's hot paths."""
+
+    def __init__(self, cards: CardSet):
+        self.cards = cards
+        self.miles = cards.miles
+        self.icons = tuple(tuple(sc.count(s) for s in range(N_SCENERIES))
+                           for sc in cards.scenery)
+        self.sceneries = tuple(tuple(sorted(set(sc))) for sc in cards.scenery)
+        self.one_mile = tuple(p >= 0 for p in cards.persistent)
+        kinds = []
+        for lm in cards.landmarks:
+            spec = REGISTRY[lm.ability.kind]
+            if spec.category == "payment":
+                resource, uses = spec.fn(lm.ability.args)
+                kinds.append((resource, uses))
+            else:
+                kinds.append((spec.category, 0))
+        self.landmark_kind = tuple(kinds)
+        self.growth = tuple(_growth_rate(cards, c.bonus) for c in cards.highway)
+        self.lm_growth = tuple(_growth_rate(cards, lm.ability) for lm in cards.landmarks)
+        self.ids = tuple(c.id for c in cards.highway)
+        self.lm_ids = tuple(lm.id for lm in cards.landmarks)
+        self._turns: dict[int, int] = {}
+
+    def total_turns(self, state: GameState) -> int:
+        n = state.num_players
+        if n not in self._turns:
+            self._turns[n] = turns_per_player(state)
+        return self._turns[n]
+
+
+def _growth_rate(cards: CardSet, effect) -> float:
+    """Points a scoring effect (2-Mile bonus, Landmark ability) is expected to gain per
+    future build step of its owner, beyond what it scores now (rough rates: a built card
+    shows 2 icons, about 1 card is built per turn)."""
+    if effect is None:
+        return 0.0
+    a = effect.args
+    kind = effect.kind
+    points = a.get("points", 0)
+    if kind == "scenery_points":
+        return points * 0.4
+    if kind == "mile_cards":
+        share = sum(1 for m in cards.miles if m == a["miles"]) / len(cards.miles)
+        return points * share * 0.9
+    if kind == "material_cards":
+        share = sum(1 for m in cards.material if m == a["material"]) / len(cards.material)
+        return points * share * 0.9
+    if kind == "stretch_count":
+        return points * 0.15
+    if kind == "landmark_collection":
+        wanted = a.get("sceneries")
+        return points * 0.25 * (len(wanted) / len(SCENERIES) if wanted else 1.0)
+    if kind == "distinct_scenery":
+        return points * 0.2
+    if kind == "longest_stretch":
+        return 0.8 / a["divisor"]
+    return 0.0
+
+
+@lru_cache(maxsize=8)
+def tables(cards: CardSet) -> Tables:
+    return Tables(cards)
+
+
+@lru_cache(maxsize=300_000)
+def highway_score(cards: CardSet, highway: tuple[int, ...],
+                  landmarks: tuple[tuple[int, int], ...]) -> int:
+    """Exact score of a Highway with its Landmarks (cached: search rescoring repeats)."""
+    return score_player(cards, PlayerState(highway=list(highway),
+                                           landmarks=list(landmarks))).total
+
+
+def future_steps(state: GameState, seat: int) -> int:
+    """Build steps of ``seat`` still to come, not counting one in progress now."""
+    if state.phase == Phase.OVER:
+        return 0
+    left = tables(state.cards).total_turns(state) - state.players[seat].turns
+    if seat == state.current and state.phase == Phase.BUILD:
+        left -= 1
+    return max(left, 0)
+
+
+def _end_runs(tab: Tables, highway: list[int]) -> list[dict[int, tuple[int, int]]]:
+    """For each open end of the Highway: Scenery -> (icons, miles) of the run ending
+    there (only Sceneries shown by the end card)."""
+    if not highway:
+        return []
+    out = []
+    ends = (highway,) if len(highway) == 1 else (highway, highway[::-1])
+    icons, miles = tab.icons, tab.miles
+    for seq in ends:
+        runs = {}
+        for s in tab.sceneries[seq[0]]:
+            k = m = 0
+            for c in seq:
+                n = icons[c][s]
+                if not n:
+                    break
+                k += n
+                m += miles[c]
+            runs[s] = (k, m)
+        out.append(runs)
+    return out
+
+
+def card_fit(tab: Tables, ends: list[dict[int, tuple[int, int]]], c: int) -> float:
+    """Points card ``c`` would add at the better end (Stretch miles completed or
+    extended), with a fraction for runs it brings to one icon short."""
+    icons, miles = tab.icons[c], tab.miles[c]
+    if not ends:
+        return 0.4 * miles if max(icons) >= 2 else 0.0
+    best = 0.0
+    for runs in ends:
+        gain = 0.0
+        for s in tab.sceneries[c]:
+            k, m = runs.get(s, (0, 0))
+            new = k + icons[s]
+            if new >= STRETCH_MIN_ICONS:
+                gain += miles + (m if k < STRETCH_MIN_ICONS else 0)
+            elif new == 2:
+                gain += 0.4 * (m + miles)
+        if gain > best:
+            best = gain
+    return best
+
+
+def seat_value(state: GameState, seat: int, w: Weights = DEFAULT_WEIGHTS) -> float:
+    """Expected final score of ``seat`` (see the module doc)."""
+    p = state.players[seat]
+    if state.phase == Phase.OVER:
+        return float(highway_score(state.cards, tuple(p.highway), tuple(p.landmarks)))
+    f = future_steps(state, seat)
+    live = f > 0 or (seat == state.current and state.phase == Phase.BUILD)
+    return _value(tables(state.cards), p.highway, p.landmarks, p.hand, bool(p.discard), f,
+                  live, tuple(state.landmark_row), w)
+
+
+# the evaluation terms whose weights are fitted (:func:`fit_weights`), in order
+FEATURES = ("base", "persistent", "borrow", "recycle", "hand_card", "hand_fit",
+            "hand_one_mile", "open_run", "near", "claimable", "growth", "hand_growth",
+            "single")
+
+
+def _features(tab: Tables, highway: list[int], landmarks: list[tuple[int, int]],
+              hand: list[int], has_discard: bool, f: int, live: bool,
+              row: tuple[int, ...]) -> tuple[float, tuple[float, ...]]:
+    """The Highway's score now and the terms of :data:`FEATURES` for one seat."""
+    lms = tuple(landmarks)
+    score = float(highway_score(tab.cards, tuple(highway), lms))
+    ends = _end_runs(tab, highway)
+    persistent = borrow = recycle = hand_card = hand_fit = hand_one = 0.0
+    growth = hand_growth = 0.0
+    if f > 0:
+        one = tab.one_mile
+        rate = tab.growth
+        for c in hand:
+            hand_fit += card_fit(tab, ends, c)
+            if one[c]:
+                hand_one += f - 1
+            hand_growth += rate[c]
+        hand_growth *= f - 1
+        for c in highway:
+            growth += rate[c]
+        for lm, _c in lms:
+            growth += tab.lm_growth[lm]
+        growth *= f
+        hand_card = float(len(hand))
+        count = sum(1 for c in highway if one[c])
+        extra = 0
+        for lm, _c in lms:
+            resource, uses = tab.landmark_kind[lm]
+            if resource == "persistent_extra_use":
+                extra += uses
+            elif resource in ("borrow_highway", "borrow_discard"):
+                borrow += uses
+        persistent = f * (count + min(extra, count))
+        borrow *= f
+        recycle = f if has_discard else 0.0
+    open_run = near = claim = single = 0.0
+    if live and ends:
+        for runs in ends:
+            for k, m in runs.values():
+                if k >= STRETCH_MIN_ICONS:
+                    if f > 0:
+                        open_run += 1
+                elif k == 2:
+                    near += m
+                elif f > 0:
+                    single += m
+        if row and claim_exists(tab.cards, tuple(highway), lms, row):
+            claim = 1.0
+    return score, (float(f), persistent, borrow, recycle, hand_card, hand_fit, hand_one,
+                   open_run, near, claim, growth, hand_growth, single)
+
+
+def _value(tab: Tables, highway: list[int], landmarks: list[tuple[int, int]],
+           hand: list[int], has_discard: bool, f: int, live: bool,
+           row: tuple[int, ...], w: Weights) -> float:
+    """:func:`seat_value` from the parts of a seat, so that a build or claim can be
+    valued without applying it."""
+    score, phi = _features(tab, highway, landmarks, hand, has_discard, f, live, row)
+    return score + sum(x * y for x, y in zip(phi, w.vector, strict=True) if x)
+
+
+def seat_features(state: GameState, seat: int) -> tuple[float, tuple[float, ...]]:
+    """Score now and evaluation terms of ``seat`` (for fitting the weights)."""
+    p = state.players[seat]
+    f = future_steps(state, seat)
+    live = f > 0 or (seat == state.current and state.phase == Phase.BUILD)
+    return _features(tables(state.cards), p.highway, p.landmarks, p.hand, bool(p.discard),
+                     f, live, tuple(state.landmark_row))
+
+
+@lru_cache(maxsize=200_000)
+def claim_exists(cards: CardSet, highway: tuple[int, ...], landmarks: tuple,
+                 row: tuple[int, ...]) -> bool:
+    """Whether a Highway could claim a Landmark of ``row`` (the engine's rule, cached)."""
+    probe = SimpleNamespace(cards=cards, players=[PlayerState(highway=list(highway),
+                                                              landmarks=list(landmarks))],
+                            landmark_row=list(row), current=0)
+    return bool(claimable(probe, 0))
+
+
+def estimate_scores(state: GameState, w: Weights | None = None) -> list[float]:
+    """Expected final score of every seat (exact once the game is over); by default
+    with the calibrated :data:`EVAL_WEIGHTS` of the player count."""
+    if w is None:
+        w = EVAL_WEIGHTS.get(state.num_players, DEFAULT_WEIGHTS)
+    return [seat_value(state, i, w) for i in range(state.num_players)]
+
+
+# ------------------------------------------------------------------ taking
+
+def take_values(state: GameState, pool: list[int] | None = None,
+                w: Weights = DEFAULT_WEIGHTS) -> list[tuple[float, Take]]:
+    """Value of each legal take for the player to act, best first. The deck's value is
+    the average over ``pool`` (cards whose place the player does not know; default: a
+    fixed slice of the deck away from its top, so the top card is never peeked)."""
+    tab = tables(state.cards)
+    p = state.player
+    ends = _end_runs(tab, p.highway)
+    f = future_steps(state, state.current) + 1
+    needed = _needed_materials(state, tab, ends)
+
+    def value(c: int) -> float:
+        v = w.hand_card + w.hand_fit * card_fit(tab, ends, c)
+        if tab.one_mile[c]:
+            v += w.hand_one_mile * (f - 1) + w.persistent * 0.5 * (f - 1)
+        v += w.hand_growth * tab.growth[c] * (f - 1)
+        if tab.cards.material[c] in needed:
+            v += w.need
+        return v
+
+    out = [(value(c), Take(tab.ids[c])) for c in sorted(set(state.depot))]
+    if state.deck:
+        if pool is None:
+            pool = state.deck[:8]
+        if pool:
+            out.append((sum(value(c) for c in pool) / len(pool), Take(None)))
+        else:
+            out.append((w.hand_card, Take(None)))
+    out.sort(key=lambda vt: -vt[0])
+    return out
+
+
+def lookahead_take_values(state: GameState, pool: list[int] | None = None,
+                          w: Weights = DEFAULT_WEIGHTS, deck_samples: int = 12
+                          ) -> list[tuple[float, Take]]:
+    """Take values found by trying the rest of the turn: the seat's value after adding
+    the card to its hand and playing the greedy build step, so a card that makes a
+    build possible now counts fully (the deck: the average over up to ``deck_samples``
+    cards of ``pool``, spread evenly). About 20 times slower than :func:`take_values`;
+    the GreedyBot uses it, rollouts do not."""
+    seat = state.current
+    tab = tables(state.cards)
+
+    def after(c: int) -> float:
+        s = state.copy()
+        s.players[seat].hand.append(c)
+        s.phase, s.picks = Phase.BUILD, 2
+        build_step_inplace(s, w, exact=False)
+        return seat_value(s, seat, w)
+
+    out = [(after(c), Take(tab.ids[c])) for c in sorted(set(state.depot))]
+    if state.deck:
+        pool = sorted(pool if pool is not None else state.deck[:8])
+        if pool:
+            step = max(1, len(pool) // deck_samples)
+            picked = pool[::step][:deck_samples]
+            out.append((sum(after(c) for c in picked) / len(picked), Take(None)))
+        else:
+            out.append((seat_value(state, seat, w), Take(None)))
+    out.sort(key=lambda vt: -vt[0])
+    return out
+
+
+def _needed_materials(state: GameState, tab: Tables, ends) -> set[int]:
+    """Materials of the cost of hand cards that fit the Highway but are unaffordable."""
+    p = state.player
+    if not p.hand:
+        return set()
+    cards = state.cards
+    have = [0] * 5
+    for c in p.hand:
+        have[cards.material[c]] += 1
+    needed: set[int] = set()
+    for c in p.hand:
+        if card_fit(tab, ends, c) >= 2:
+            counts = cards.cost_counts[c]
+            for m in range(5):
+                if counts[m] > have[m] - (cards.material[c] == m):
+                    needed.add(m)
+    return needed
+
+
+# ------------------------------------------------------------------ building
+
+def _sides(state: GameState) -> tuple[str, ...]:
+    return ("L", "R") if state.player.highway else ("L",)
+
+
+def _spent(cards: CardSet, payment) -> list[int]:
+    out = []
+    for step in payment:
+        kind = type(step)
+        if kind is Discard:
+            out.append(cards.highway_index[step.card])
+        elif kind is Substitute:
+            out.extend(cards.highway_index[x] for x in step.cards)
+    return out
+
+
+def build_options(state: GameState, w: Weights = DEFAULT_WEIGHTS, exact: bool = True
+                  ) -> list[tuple[float, Build]]:
+    """Every single build now with the seat's value after it, best first; nothing is
+    applied. ``exact``: the cheapest payment is computed and made explicit in the action;
+    otherwise (rollouts, ranking) the spent cards are estimated from the fewest cards
+    needed (:func:`~solver.rules.payment.cheapest_cards_needed`, taking cards whose
+    Material the cost needs, least valuable first) and the engine pays when applying."""
+    cards = state.cards
+    tab = tables(cards)
+    seat = state.current
+    p = state.player
+    f = future_steps(state, seat)
+    live = f > 0 or state.phase == Phase.BUILD
+    row = tuple(state.landmark_row)
+    ids = tab.ids
+    out = []
+    hw = p.highway
+    material = cards.material
+    for c in affordable_cards(state):
+        hand = p.hand[:]
+        hand.remove(c)
+        if exact:
+            payment = cheapest_payment(state, c)
+            if payment is None:  # pragma: no cover - affordable_cards said it can be paid
+                continue
+            for x in _spent(cards, payment):
+                hand.remove(x)
+        else:
+            payment = None
+            n = cheapest_cards_needed(state, c)
+            if n:
+                cost = cards.cost_counts[c]
+                hand.sort(key=lambda x: (not cost[material[x]], card_keep_value(cards, x)))
+                hand = hand[n:]
+        has_discard = bool(p.discard) or len(hand) < len(p.hand) - 1
+        for side in _sides(state):
+            new_hw = [c] + hw if side == "L" else hw + [c]
+            v = _value(tab, new_hw, p.landmarks, hand, has_discard, f, live, row, w)
+            out.append((v, Build(ids[c], side, payment)))
+    out.sort(key=lambda t: -t[0])
+    return out
+
+
+def claim_options(state: GameState, w: Weights = DEFAULT_WEIGHTS
+                  ) -> list[tuple[float, Claim]]:
+    """Every claim now with the value after it (ability and placement included)."""
+    tab = tables(state.cards)
+    seat = state.current
+    p = state.player
+    f = future_steps(state, seat)
+    out = []
+    has_discard = bool(p.discard)
+    for lm, c in claimable(state):
+        row = tuple(x for x in state.landmark_row if x != lm)
+        v = _value(tab, p.highway, p.landmarks + [(lm, c)], p.hand, has_discard, f, True,
+                   row, w)
+        resource, uses = tab.landmark_kind[lm]
+        if resource == "persistent_extra_use":
+            has = sum(1 for x in p.highway if tab.one_mile[x])
+            v += f * w.persistent * min(uses, max(has, 1)) * 0.7
+        elif resource in ("borrow_highway", "borrow_discard"):
+            v += f * w.borrow * uses
+        if resource != "miles":
+            # keep cards that show another Scenery free for that Scenery's Landmark
+            v -= w.placement_block * (len(tab.sceneries[c]) - 1)
+        v -= 0.01 * tab.miles[c]  # tie-break: small cards carry non-mile Landmarks
+        out.append((v, Claim(tab.lm_ids[lm], tab.ids[c])))
+    out.sort(key=lambda t: -t[0])
+    return out
+
+
+def build_step_inplace(state: GameState, w: Weights = DEFAULT_WEIGHTS,
+                       rng: random.Random | None = None, noise: float = 0.0,
+                       exact: bool = True) -> list[Action]:
+    """Play the greedy build step on ``state`` in place and return its actions: builds
+    one at a time while one raises the evaluation, then the best claim (a claim is
+    free, so one is always made when possible) or ``end``. ``noise`` (points, times a
+    Gumbel variable drawn from ``rng``) randomises rollouts."""
+    seat = state.current
+    actions: list[Action] = []
+    while True:
+        options = build_options(state, w, exact)
+        if not options:
+            break
+        if noise and rng is not None:
+            options = [(v + noise * _gumbel(rng), a) for v, a in options]
+            options.sort(key=lambda t: -t[0])
+        v, action = options[0]
+        if v <= seat_value(state, seat, w) + 1e-9:
+            break
+        actions.append(action)
+        apply_inplace(state, action)
+    claims = claim_options(state, w)
+    last = claims[0][1] if claims else End()
+    actions.append(last)
+    apply_inplace(state, last)
+    return actions
+
+
+def greedy_builds(state: GameState, w: Weights = DEFAULT_WEIGHTS) -> list[Action]:
+    """The greedy build step from ``state`` (not changed): builds, then claim or end."""
+    return build_step_inplace(state.copy(), w)
+
+
+def _gumbel(rng: random.Random) -> float:
+    return -math.log(-math.log(rng.random() + 1e-12) + 1e-12)
+
+
+def build_macros(state: GameState, limit: int = 8, beam: int = 3,
+                 w: Weights = DEFAULT_WEIGHTS) -> list[tuple[float, tuple[Action, ...]]]:
+    """Candidate build steps (macro-actions: builds in order, then a claim or ``end``),
+    ranked by the evaluation, at most ``limit`` plus the greedy plan and ``end``: a
+    beam search over build sequences (``beam`` best partial plans per depth), each plan
+    finished with its two best claims. Builds carry no payment (the engine pays the
+    cheapest way), so a macro applies in any determinization of the same view."""
+    seat = state.current
+    plans: dict[tuple, tuple[float, tuple[Action, ...], GameState]] = {
+        _plan_key(state): (seat_value(state, seat, w), (), state)}
+    frontier = [(0.0, (), state)]
+    while frontier:
+        nxt = []
+        for _v, seq, s in frontier:
+            for v, action in build_options(s, w, exact=False):
+                after = s.copy()
+                apply_inplace(after, action)
+                key = _plan_key(after)
+                if key in plans:
+                    continue
+                move = seq + (Build(action.card, action.side),)
+                plans[key] = (v, move, after)
+                nxt.append((v, move, after))
+        nxt.sort(key=lambda t: -t[0])
+        frontier = nxt[:beam]
+    finished: dict[tuple, float] = {}
+    for v, seq, s in plans.values():
+        finished.setdefault(seq + (End(),), v)
+        for cv, claim in claim_options(s, w)[:2]:
+            finished.setdefault(seq + (claim,), cv)
+    greedy = tuple(Build(a.card, a.side) if type(a) is Build else a
+                   for a in greedy_builds(state, w))
+    ranked = sorted(finished.items(), key=lambda kv: -kv[1])
+    out = [(v, seq) for seq, v in ranked[:limit]]
+    keep = {seq for _v, seq in out}
+    for must in (greedy, (End(),)):
+        if must not in keep:
+            out.append((finished.get(must, -1e9), must))
+            keep.add(must)
+    out.sort(key=lambda t: -t[0])
+    return out
+
+
+def _plan_key(state: GameState) -> tuple:
+    p = state.player
+    return (tuple(p.highway), tuple(sorted(p.hand)), tuple(p.discard[-1:]))
+
+
+# ------------------------------------------------------------------ whole turns
+
+def greedy_take(state: GameState, pool: list[int] | None = None,
+                w: Weights = DEFAULT_WEIGHTS, rng: random.Random | None = None,
+                noise: float = 0.0) -> Take:
+    values = take_values(state, pool, w)
+    if noise and rng is not None and len(values) > 1:
+        return max(values, key=lambda vt: vt[0] + noise * _gumbel(rng))[1]
+    return values[0][1]
+
+
+def greedy_action(state: GameState, pool: list[int] | None = None,
+                  w: Weights = DEFAULT_WEIGHTS, lookahead: bool = True) -> Action:
+    """The greedy player's next action (stateless: replanning after each build gives
+    the same sequence, since each build is chosen from the state alone). ``lookahead``
+    values takes by trying the turn's build step (:func:`lookahead_take_values`)."""
+    if state.phase == Phase.TAKE:
+        if lookahead:
+            return lookahead_take_values(state, pool, w)[0][1]
+        return greedy_take(state, pool, w)
+    return greedy_builds(state, w)[0]
+
+
+def play_turn(state: GameState, rng: random.Random, w: Weights = DEFAULT_WEIGHTS,
+              noise: float = 0.3, lookahead: int = 0) -> None:
+    """Rollout step: the player to act finishes the current turn greedily (with Gumbel
+    ``noise`` on the choices), in place. ``lookahead`` > 0 values takes by trying the
+    build step (:func:`lookahead_take_values`, the deck over that many of its cards)."""
+    while state.phase == Phase.TAKE:
+        if lookahead:
+            values = lookahead_take_values(state, None, w, lookahead)
+            take = max(values, key=lambda vt: vt[0] + noise * _gumbel(rng))[1]
+        else:
+            take = greedy_take(state, None, w, rng, noise)
+        apply_inplace(state, take)
+    if state.phase == Phase.BUILD:
+        build_step_inplace(state, w, rng, noise * 0.5, exact=False)
+
+
+# ------------------------------------------------------------------ fitting the weights
+
+def self_play_samples(cards: CardSet, players: int, games: int, seed: int,
+                      w: Weights = DEFAULT_WEIGHTS, noise: float = 0.3):
+    """(score now, features, final score) of every seat at every turn start of noisy
+    greedy self-play games: the data :func:`fit_weights` regresses on."""
+    from ..rules.engine import new_game, outcome
+
+    rng = random.Random(seed)
+    for _ in range(games):
+        state = new_game(players, rng.randrange(2**31), cards)
+        rows = []
+        while state.phase != Phase.OVER:
+            for seat in range(players):
+                rows.append((seat, *seat_features(state, seat)))
+            play_turn(state, rng, w, noise)
+        final = [sc.total for sc in outcome(state).scores]
+        for seat, score, phi in rows:
+            yield score, phi, final[seat]
+
+
+def fit_weights(cards: CardSet, players: int, games: int = 300, seed: int = 0,
+                w: Weights = DEFAULT_WEIGHTS) -> Weights:
+    """Least-squares fit of the :data:`FEATURES` weights to the points still to come
+    (final score minus score now) in noisy greedy self-play with ``players`` players;
+    decision-only weights are copied from ``w``. This is how :data:`EVAL_WEIGHTS` were
+    made (``fit_weights(load_card_set(), n, 300, seed=n)``)."""
+    import numpy as np
+
+    xs, ys = [], []
+    for score, phi, final in self_play_samples(cards, players, games, seed, w):
+        xs.append(phi)
+        ys.append(final - score)
+    coef, *_ = np.linalg.lstsq(np.array(xs), np.array(ys), rcond=None)
+    return replace(w, **{name: round(float(c), 3) for name, c in zip(FEATURES, coef, strict=True)})

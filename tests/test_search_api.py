@@ -1,0 +1,171 @@
+"""The search entry point: the JSON contract, inputs (state or view), errors, CLI."""
+
+from __future__ import annotations
+
+import argparse
+import json
+
+import pytest
+
+from solver.rules.actions import Action, Discard, Substitute
+from solver.rules.cards import load_card_set
+from solver.rules.engine import new_game, play
+from solver.rules.position import state_to_json
+from solver.rules.state import Phase
+from solver.rules.views import view_of, view_to_json
+from solver.search.api import (
+    Budget,
+    BudgetError,
+    GameOverError,
+    InconsistentViewError,
+    NotToActError,
+    add_cli,
+    analyse,
+)
+from solver.search.bots import make_bot
+
+
+@pytest.fixture(scope="module")
+def cards():
+    return load_card_set()
+
+
+def _play_to(cards, turn: int, phase: Phase, players: int = 2, seed: int = 3):
+    state = new_game(players, seed, cards)
+    bot = make_bot("greedy")
+    k = 0
+    while not (state.turn >= turn and state.phase == phase):
+        state = play(state, bot.act(view_of(state, state.current), k))
+        k += 1
+    return state
+
+
+@pytest.fixture(scope="module")
+def build_state(cards):
+    return _play_to(cards, 6, Phase.BUILD)
+
+
+@pytest.fixture(scope="module")
+def take_state(cards):
+    return _play_to(cards, 5, Phase.TAKE)
+
+
+def test_budget_validation():
+    assert Budget(iterations=5).iterations == 5
+    assert Budget.parse("1.5s") == Budget(seconds=1.5)
+    assert Budget.parse("300i") == Budget(iterations=300)
+    for bad in ({}, {"iterations": 5, "seconds": 1.0}, {"iterations": 0},
+                {"seconds": -1.0}, {"iterations": 2.5}, {"iterations": True}):
+        with pytest.raises(BudgetError):
+            Budget(**bad)
+    with pytest.raises(BudgetError, match="budget"):
+        Budget.parse("fast")
+
+
+def _check_result(state, result, iterations):
+    out = result.to_json()
+    assert json.loads(json.dumps(out)) == out  # plain JSON
+    assert set(out) == {"seat", "moves", "stats"}
+    assert out["seat"] == state.current
+    assert set(out["stats"]) == {"iterations", "seconds", "determinizations", "workers"}
+    assert out["stats"]["iterations"] == iterations
+    moves = out["moves"]
+    assert moves
+    visits = [m["visits"] for m in moves]
+    assert visits == sorted(visits, reverse=True)
+    assert sum(visits) == iterations  # every iteration goes through one root move
+    seen = set()
+    for m in moves:
+        assert set(m) == {"actions", "label", "visits", "win_probability", "expected_margin",
+                          "payment", "line"}
+        assert m["label"] and isinstance(m["label"], str)
+        assert 0.0 <= m["win_probability"] <= 1.0
+        assert all(isinstance(a, str) for a in m["line"])
+        key = tuple(m["actions"])
+        assert key not in seen
+        seen.add(key)
+        s = state
+        for text in m["actions"]:  # the move applies, in sequence, from the position
+            s = play(s, text)
+        builds = [a for a in m["actions"] if a.startswith("build")]
+        if builds:
+            plan = m["payment"]["builds"]
+            assert [b["action"] for b in plan] == builds  # explicit payments, explained
+            assert all(len(b["pay"]) == len(b["cost"]) for b in plan)
+            steps = [step for b in builds for step in Action.parse(b).payment]
+            spent = sum(3 if isinstance(step, Substitute) else isinstance(step, Discard)
+                        for step in steps)
+            assert m["payment"]["cards_spent"] == spent
+        else:
+            assert m["payment"] is None
+        if state.phase == Phase.TAKE:
+            assert len(m["actions"]) == 1 and m["actions"][0].startswith("take")
+        else:  # a build step ends the turn
+            assert m["actions"][-1] == "end" or m["actions"][-1].startswith("claim")
+            assert s.current != state.current or s.phase == Phase.OVER
+
+
+def test_build_step_result_contract(build_state):
+    result = analyse(build_state, Budget(iterations=60), seed=1)
+    _check_result(build_state, result, 60)
+    assert any(m.payment for m in result.moves)  # this position has builds to rank
+
+
+def test_take_step_result_contract(take_state):
+    result = analyse(take_state, Budget(iterations=40), seed=2)
+    _check_result(take_state, result, 40)
+    takes = {m.actions[0] for m in result.moves}
+    assert "take deck" in takes
+
+
+def test_state_and_its_view_give_the_same_result(build_state, cards):
+    from solver.rules.views import view_from_json
+
+    a = analyse(build_state, Budget(iterations=40), seed=5).to_json()
+    view = view_from_json(json.loads(json.dumps(view_to_json(
+        view_of(build_state, build_state.current)))), cards)
+    b = analyse(view, Budget(iterations=40), seed=5).to_json()
+    a.pop("stats")
+    b.pop("stats")
+    assert a == b
+
+
+def test_errors_are_named(cards, build_state):
+    over = _play_to(cards, 0, Phase.OVER)
+    with pytest.raises(GameOverError):
+        analyse(over, Budget(iterations=5))
+    with pytest.raises(NotToActError, match="seat"):
+        analyse(view_of(build_state, 1 - build_state.current), Budget(iterations=5))
+    broken = view_of(build_state, build_state.current)
+    broken.deck_count += 2
+    with pytest.raises(InconsistentViewError, match="deck.count"):
+        analyse(broken, Budget(iterations=5))
+    with pytest.raises(BudgetError, match="workers"):
+        analyse(build_state, Budget(iterations=5), workers=0)
+
+
+def _cli(argv, capsys):
+    parser = argparse.ArgumentParser()
+    add_cli(parser.add_subparsers(dest="command", required=True))
+    args = parser.parse_args(argv)
+    code = args.func(args)
+    return code, capsys.readouterr()
+
+
+def test_cli_hint(tmp_path, capsys, build_state, cards):
+    pos = tmp_path / "pos.json"
+    pos.write_text(json.dumps(state_to_json(build_state)))
+    code, out = _cli(["hint", str(pos), "--iterations", "30", "--seed", "4", "--json",
+                      "--top", "2"], capsys)
+    assert code == 0
+    data = json.loads(out.out)
+    assert len(data["moves"]) <= 2 and data["stats"]["iterations"] == 30
+    view = tmp_path / "view.json"
+    view.write_text(json.dumps(view_to_json(view_of(build_state, build_state.current))))
+    code, out = _cli(["hint", str(view), "--iterations", "30", "--seed", "4"], capsys)
+    assert code == 0
+    assert "visits" in out.out and data["moves"][0]["label"] in out.out
+    over = tmp_path / "over.json"
+    over.write_text(json.dumps(state_to_json(_play_to(cards, 0, Phase.OVER))))
+    code, out = _cli(["hint", str(over), "--iterations", "5"], capsys)
+    assert code == 2 and "game is over" in out.err
