@@ -104,6 +104,21 @@ def _parse_seat(text: str, token: str) -> int:
     return int(text)
 
 
+def spent_cards(payment: Payment) -> list[str]:
+    """The hand cards a payment discards, in order (substitutions count 3 each).
+
+    >>> spent_cards((Discard("H03"), Recycle(), Substitute(("H1", "H2", "H4"), "steel")))
+    ['H03', 'H1', 'H2', 'H4']
+    """
+    out: list[str] = []
+    for step in payment:
+        if type(step) is Discard:
+            out.append(step.card)
+        elif type(step) is Substitute:
+            out.extend(step.cards)
+    return out
+
+
 def parse_step(token: str) -> PaymentStep:
     """Parse one payment step of the notation."""
     if token == "rec":

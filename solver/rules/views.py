@@ -180,7 +180,8 @@ def view_from_json(raw: Any, cards: CardSet | None = None) -> PlayerView:
         discard = r.obj(s.get("discard", {"materials": []}), f"{f}.discard")
         mats = discard.get("materials", [])
         if not isinstance(mats, list) or any(m not in MATERIALS for m in mats):
-            raise PositionError(f"{f}.discard.materials", f"must be a list of {', '.join(MATERIALS)}")
+            raise PositionError(f"{f}.discard.materials",
+                                f"must be a list of {', '.join(MATERIALS)}")
         others[i] = OpponentView(
             hand_count=r.int(hand.get("count"), f"{f}.hand.count", 0, 200),
             known_hand=r.card_list(hand.get("known", []), f"{f}.hand.known"),

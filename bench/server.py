@@ -1,0 +1,211 @@
+"""Load test of the hint service: ``python -m bench.server [--quick]``.
+
+Starts ``bigsur serve`` as a child process on a loopback port (its own SQLite file, the
+real process pool) and drives it from this process with client threads:
+
+- hint latency p50 / p95 / p99 at budgets of 100 ms and 1 s with 1, 2 and 4 concurrent
+  clients, and the throughput (answers per second);
+- 4x capacity: 4 x workers clients hammering 100 ms hints: share of 503s, latency of the
+  admitted requests, any other error, and the server's memory (RSS of its process
+  group: the server and its search workers).
+
+Goals (issue 5): p95 <= budget + 100 ms at concurrency up to the core count; at 4x
+capacity only 503s as errors and admitted p95 <= budget + 150 ms.
+
+Prints a table and writes ``bench/results/server.json``.
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+import os
+import random
+import statistics
+import tempfile
+import threading
+import time
+from pathlib import Path
+
+import httpx
+
+from server.launch import ServerProcess
+from solver.cli import play_random_game
+from solver.rules.position import state_to_json
+from solver.rules.state import Phase
+
+RESULTS = Path(__file__).parent / "results" / "server.json"
+
+
+def positions(n: int = 12, seed: int = 0) -> list[dict]:
+    """Full states from random 2- to 4-player games, at every stage, none finished."""
+    rng = random.Random(seed)
+    out = []
+    for k in range(n):
+        record = play_random_game(2 + k % 3, seed=seed + k)
+        states = [s for s, _a in record.states() if s.phase != Phase.OVER]
+        out.append(state_to_json(rng.choice(states)))
+    return out
+
+
+def percentile(values: list[float], q: float) -> float | None:
+    if not values:
+        return None
+    values = sorted(values)
+    k = (len(values) - 1) * q
+    lo, hi = int(k), min(int(k) + 1, len(values) - 1)
+    return values[lo] + (values[hi] - values[lo]) * (k - lo)
+
+
+def group_rss_mb(pgid: int) -> float:
+    """Resident memory of every process in the group (Linux /proc)."""
+    total = 0
+    page = os.sysconf("SC_PAGE_SIZE")
+    for pid in os.listdir("/proc"):
+        if not pid.isdigit():
+            continue
+        try:
+            stat = Path(f"/proc/{pid}/stat").read_text()
+            fields = stat[stat.rindex(")") + 2:].split()
+            if int(fields[2]) != pgid:
+                continue
+            total += int(Path(f"/proc/{pid}/statm").read_text().split()[1]) * page
+        except (OSError, ValueError, IndexError):
+            continue
+    return total / 2**20
+
+
+def run_load(url: str, clients: int, budget_ms: int, pool: list[dict], requests: int | None,
+             seconds: float | None, rss=None) -> dict:
+    """``clients`` threads each sending hints back to back (``requests`` each, or for
+    ``seconds``); returns latencies of the answered requests and the status counts."""
+    lock = threading.Lock()
+    latencies: list[float] = []
+    statuses: dict[str, int] = {}
+    stop_at = time.monotonic() + seconds if seconds else None
+    peak = [0.0]
+
+    def client(k: int) -> None:
+        rng = random.Random(k)
+        with httpx.Client(base_url=url, timeout=60) as http:
+            sent = 0
+            while (requests is None or sent < requests) and \
+                    (stop_at is None or time.monotonic() < stop_at):
+                body = {"position": rng.choice(pool), "budget": {"ms": budget_ms},
+                        "seed": rng.randrange(10**6)}
+                t0 = time.perf_counter()
+                try:
+                    status = str(http.post("/v1/hint", json=body).status_code)
+                except httpx.HTTPError as err:
+                    status = type(err).__name__
+                dt = time.perf_counter() - t0
+                sent += 1
+                with lock:
+                    statuses[status] = statuses.get(status, 0) + 1
+                    if status == "200":
+                        latencies.append(dt * 1000)
+                if status == "503":
+                    time.sleep(0.01)  # a tight retry loop, far below Retry-After
+
+    def sample_memory() -> None:
+        while not done.is_set():
+            peak[0] = max(peak[0], rss())
+            done.wait(0.2)
+
+    done = threading.Event()
+    threads = [threading.Thread(target=client, args=(k,)) for k in range(clients)]
+    sampler = threading.Thread(target=sample_memory) if rss else None
+    started = time.perf_counter()
+    for t in threads:
+        t.start()
+    if sampler:
+        sampler.start()
+    for t in threads:
+        t.join()
+    wall = time.perf_counter() - started
+    done.set()
+    if sampler:
+        sampler.join()
+    total = sum(statuses.values())
+    out = {
+        "clients": clients, "budget_ms": budget_ms, "requests": total,
+        "statuses": statuses, "wall_s": round(wall, 2),
+        "throughput_per_s": round(len(latencies) / wall, 2) if wall else None,
+        "p50_ms": _r(percentile(latencies, 0.5)), "p95_ms": _r(percentile(latencies, 0.95)),
+        "p99_ms": _r(percentile(latencies, 0.99)),
+        "mean_ms": _r(statistics.fmean(latencies) if latencies else None),
+        "share_503": round(statuses.get("503", 0) / total, 3) if total else None,
+        "other_errors": sum(n for s, n in statuses.items() if s not in ("200", "503")),
+    }
+    if rss:
+        out["peak_rss_mb"] = round(peak[0], 1)
+    return out
+
+
+def _r(x: float | None) -> float | None:
+    return None if x is None else round(x, 1)
+
+
+def main(argv: list[str] | None = None) -> int:
+    parser = argparse.ArgumentParser(prog="python -m bench.server", description=__doc__.split(
+        "\n\n")[0])
+    parser.add_argument("--quick", action="store_true", help="a short run (CI, smoke)")
+    parser.add_argument("--workers", type=int, default=os.cpu_count() or 1)
+    parser.add_argument("--out", default=str(RESULTS))
+    args = parser.parse_args(argv)
+    quick = args.quick
+    per_client = {100: 4, 1000: 2} if quick else {100: 40, 1000: 10}
+    overload_s = 5.0 if quick else 30.0
+    pool = positions(6 if quick else 24)
+    tmp = tempfile.mkdtemp(prefix="bigsur-bench-")
+    env = {"BIGSUR_WORKERS": str(args.workers), "BIGSUR_MAX_BUDGET_MS": "2000"}
+    rows = []
+    with ServerProcess(Path(tmp) / "bench.db", env, log=Path(tmp) / "server.log") as srv:
+        rss = lambda: group_rss_mb(srv.pid())  # noqa: E731
+        idle_rss = rss()
+        for budget in (100, 1000):
+            for clients in (1, 2, 4):
+                row = run_load(srv.url, clients, budget, pool, per_client[budget], None)
+                row["scenario"] = "latency"
+                rows.append(row)
+                print(f"budget {budget:>4} ms, {clients} client(s): "
+                      f"p50 {row['p50_ms']} p95 {row['p95_ms']} p99 {row['p99_ms']} ms, "
+                      f"{row['throughput_per_s']}/s, statuses {row['statuses']}", flush=True)
+        over = run_load(srv.url, 4 * args.workers, 100, pool, None, overload_s, rss)
+        over["scenario"] = "4x capacity"
+        rows.append(over)
+    goals = []
+    for row in rows:
+        if row["scenario"] == "latency" and row["clients"] <= args.workers:
+            ok = row["p95_ms"] is not None and row["p95_ms"] <= row["budget_ms"] + 100
+            goals.append({"what": f"p95 <= budget + 100 ms ({row['budget_ms']} ms, "
+                                  f"{row['clients']} clients)", "ok": ok})
+    goals.append({"what": "4x capacity: only 503s as errors", "ok": over["other_errors"] == 0})
+    goals.append({"what": "4x capacity: admitted p95 <= budget + 150 ms",
+                  "ok": over["p95_ms"] is not None and over["p95_ms"] <= 250})
+    print()
+    print(f"{'scenario':12} {'budget':>6} {'cl':>3} {'n':>5} {'p50':>7} {'p95':>7} {'p99':>7} "
+          f"{'ok/s':>6} {'503%':>5} {'err':>4}")
+    for row in rows:
+        share = row["share_503"] or 0
+        print(f"{row['scenario']:12} {row['budget_ms']:>6} {row['clients']:>3} "
+              f"{row['requests']:>5} {row['p50_ms'] or '-':>7} {row['p95_ms'] or '-':>7} "
+              f"{row['p99_ms'] or '-':>7} {row['throughput_per_s'] or 0:>6} "
+              f"{100 * share:>5.1f} {row['other_errors']:>4}")
+    print(f"\nserver memory: idle {idle_rss:.0f} MB, peak under 4x load "
+          f"{over.get('peak_rss_mb')} MB ({args.workers} worker(s))")
+    for g in goals:
+        print(f"  [{'ok' if g['ok'] else 'MISSED'}] {g['what']}")
+    result = {"quick": quick, "workers": args.workers, "cores": os.cpu_count(),
+              "idle_rss_mb": round(idle_rss, 1), "rows": rows, "goals": goals,
+              "note": "the load runs in this process (threads), the server in a child "
+                      "process on 127.0.0.1; on a shared machine the figures are noisy"}
+    out = Path(args.out)
+    out.parent.mkdir(parents=True, exist_ok=True)
+    out.write_text(json.dumps(result, indent=1) + "\n")
+    print(f"wrote {out}")
+    return 0
+
+
+if __name__ == "__main__":
+    raise SystemExit(main())

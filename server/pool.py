@@ -1,0 +1,378 @@
+"""Search off the event loop: a process pool of fixed size behind an admission counter.
+
+Hints take a slot at once or get 503 with Retry-After (never an unbounded queue). AI moves
+of play sessions and analysis decisions wait for a slot (their number is bounded by the
+games and jobs that exist). The worker functions here are plain module functions taking
+and returning JSON-like data, so they pickle; every named user error raised in a worker
+comes back as :class:`~server.errors.WorkerError` (named errors with custom constructors do
+not survive pickling, and an unpicklable exception would break the pool).
+"""
+
+from __future__ import annotations
+
+import asyncio
+import json
+import multiprocessing
+import os
+import time
+import traceback
+from collections import deque
+from collections.abc import Callable
+from concurrent.futures import Executor, ProcessPoolExecutor, ThreadPoolExecutor
+from concurrent.futures.process import BrokenProcessPool
+from typing import Any
+
+from solver.rules.actions import parse_action
+from solver.rules.cards import CardSet
+from solver.rules.position import PositionError, resolve_cards, state_from_json
+from solver.rules.state import GameState, Phase
+from solver.rules.views import PlayerView, view_from_json
+
+from .errors import ApiError, Saturated, WorkerError, describe
+
+STATE_FORMAT = "bigsur-position/1"
+VIEW_FORMAT = "bigsur-view/1"
+
+
+# ------------------------------------------------------------------ positions
+
+_CARD_CACHE: dict[str, CardSet] = {}
+
+
+def cards_of(raw: Any) -> CardSet:
+    """The card set a position names ("default" or inline), parsed once per process."""
+    key = raw if isinstance(raw, str) or raw is None else json.dumps(raw, sort_keys=True)
+    if key not in _CARD_CACHE:
+        if len(_CARD_CACHE) > 32:
+            _CARD_CACHE.clear()
+        _CARD_CACHE[key] = resolve_cards(raw)
+    return _CARD_CACHE[key]
+
+
+def parse_position(raw: Any, cards: CardSet | None = None) -> GameState | PlayerView:
+    """A full state (``bigsur-position/1``) or one seat's view (``bigsur-view/1``), checked
+    by the engine. Malformed shapes the engine's readers do not anticipate (a number where
+    a list belongs...) become a PositionError too, never a 500."""
+    if not isinstance(raw, dict):
+        raise PositionError("position", f"must be an object, got {type(raw).__name__}")
+    fmt = raw.get("format")
+    try:
+        if cards is None:
+            cards = cards_of(raw.get("cards"))
+        if fmt == STATE_FORMAT:
+            return state_from_json(raw, cards)
+        if fmt == VIEW_FORMAT:
+            view = view_from_json(raw, cards)
+            _check_view(view)
+            return view
+    except (TypeError, AttributeError, KeyError, IndexError) as err:
+        raise PositionError("position", f"malformed ({type(err).__name__}: {err})") from None
+    raise PositionError("format", f"must be {STATE_FORMAT!r} (a full state) or "
+                        f"{VIEW_FORMAT!r} (one seat's view), got {fmt!r}")
+
+
+def _check_view(view: PlayerView) -> None:
+    """Checks view_from_json leaves to the determinizer but search needs up front."""
+    if view.me is None:
+        raise PositionError("view_of", "names no seat of this view")
+    if view.phase != Phase.OVER and view.current != (view.first_player + view.turn) \
+            % view.num_players:
+        raise PositionError("current", f"after {view.turn} turns from first player "
+                            f"{view.first_player}, seat "
+                            f"{(view.first_player + view.turn) % view.num_players} acts")
+    for card, uses in view.persistent_uses.items():
+        if isinstance(uses, bool) or not isinstance(uses, int) or not 0 <= uses <= 100:
+            raise PositionError("per_turn.persistent_used", f"{view.cards.highway[card].id}: "
+                                f"uses must be an integer 0 to 100, got {uses!r}")
+    for key, uses in view.resource_uses.items():
+        if isinstance(uses, bool) or not isinstance(uses, int) or not 0 <= uses <= 100:
+            raise PositionError(f"per_turn.resources_used.{key}",
+                                f"must be an integer 0 to 100, got {uses!r}")
+
+
+def position_kind(position: GameState | PlayerView) -> str:
+    return "state" if isinstance(position, GameState) else "view"
+
+
+# ------------------------------------------------------------------ worker functions
+
+def _as_worker_error(err: Exception) -> Exception:
+    """Named user errors -> WorkerError (picklable); anything else -> RuntimeError text."""
+    if isinstance(err, WorkerError):
+        return err
+    status, body, _headers = describe(err)
+    if status < 500:
+        return WorkerError(body["error"], body["field"], body["reason"])
+    return RuntimeError(f"{type(err).__name__}: {err}\n{traceback.format_exc()}")
+
+
+def _search_budget(budget: dict):
+    from solver.search.api import Budget
+
+    if budget.get("iterations") is not None:
+        return Budget(iterations=int(budget["iterations"]))
+    return Budget(seconds=float(budget["ms"]) / 1000.0)
+
+
+def _default_analyse():
+    from solver.search.api import analyse
+
+    return analyse
+
+
+def hint_task(position: dict, budget: dict, seed: int | None,
+              search_fn: Callable | None = None) -> dict:
+    """Worker: the ranked moves of the player to act (SearchResult JSON)."""
+    try:
+        parsed = parse_position(position)
+        search = search_fn or _default_analyse()
+        started = time.perf_counter()
+        if search_fn is None:
+            result = search(parsed, _search_budget(budget), seed=seed)
+        else:
+            result = search(parsed, budget, seed=seed)
+        out = result if isinstance(result, dict) else result.to_json()
+        out = dict(out)
+        out["elapsed_ms"] = round((time.perf_counter() - started) * 1000, 1)
+        return out
+    except Exception as err:  # noqa: BLE001 - converted so that it pickles
+        raise _as_worker_error(err) from None
+
+
+MAX_TURN_ACTIONS = 200  # a bot that never ends its turn is stopped here
+
+
+def bot_turn_task(spec: str, state: dict, game_seed: int, n_actions: int) -> dict:
+    """Worker: the whole turn of the AI seat to act, one ``bot.act`` per decision (one
+    bot object per turn, so a bot that plans its build step once keeps its plan).
+
+    The full state stays in the worker to apply each action; the bot sees only its view.
+    Decision ``k`` of the game gets seed ``bot_seed(game_seed, seat, turn, k)``. A bot
+    action the rules refuse is replaced by a seeded random legal action and reported.
+    Returns ``{"actions": [...], "errors": [...]}``."""
+    try:
+        import random
+
+        from solver.rules.engine import legal_actions, play
+        from solver.rules.views import view_of
+        from solver.search.bots import make_bot
+        from solver.search.tournament import bot_seed
+
+        current = parse_position(state)
+        seat = current.current
+        bot = make_bot(spec)
+        actions: list[str] = []
+        errors: list[str] = []
+        while current.phase != Phase.OVER and current.current == seat:
+            seed = bot_seed(game_seed, seat, current.turn, n_actions + len(actions))
+            try:
+                action = bot.act(view_of(current, seat), seed)
+                after = play(current, action)
+            except ValueError as err:
+                errors.append(f"{spec} at action {n_actions + len(actions)}: {err}")
+                action = random.Random(seed).choice(legal_actions(current))
+                after = play(current, action)
+            if len(actions) >= MAX_TURN_ACTIONS and current.phase == Phase.BUILD:
+                errors.append(f"{spec}: turn longer than {MAX_TURN_ACTIONS} actions; ended")
+                action = parse_action("end")
+                after = play(current, action)
+            actions.append(action.notation())
+            current = after
+        return {"actions": actions, "errors": errors}
+    except Exception as err:  # noqa: BLE001
+        raise _as_worker_error(err) from None
+
+
+def review_task(view: dict, played: str, after_view: dict | None, terminal: dict | None,
+                budget: dict, seed: int, search_fn: Callable | None = None) -> dict:
+    """Worker: one decision of a post-game review (see solver.analysis.review_decision)."""
+    try:
+        from solver.analysis import review_decision
+
+        search = search_fn or _default_analyse()
+        b = budget if search_fn is not None else _search_budget(budget)
+        return review_decision(parse_position(view), played,
+                               parse_position(after_view) if after_view else None,
+                               terminal, b, seed, search=search).to_json()
+    except Exception as err:  # noqa: BLE001
+        raise _as_worker_error(err) from None
+
+
+def payment_task(position: dict, builds: list[list[str]]) -> dict:
+    """Worker: the cheapest joint payment of ``builds`` ([card, side] pairs) by CP-SAT;
+    ``{"feasible": false, "reason", "short"}`` when they cannot all be paid."""
+    try:
+        from solver.payment_ilp import cheapest_joint
+        from solver.rules.payment import PaymentInfeasible
+
+        state = parse_position(position)
+        try:
+            plan = cheapest_joint(state, [(card, side) for card, side in builds])
+        except PaymentInfeasible as err:
+            return {"feasible": False, "reason": str(err), "short": list(err.short)}
+        return {"feasible": True, **plan.to_json(state)}
+    except Exception as err:  # noqa: BLE001
+        raise _as_worker_error(err) from None
+
+
+def warm_task() -> int:
+    """Worker: import what search needs, so the first real request is not slow."""
+    from solver.rules.cards import load_card_set
+
+    load_card_set()
+    try:
+        import solver.search.api  # noqa: F401
+    except ImportError:
+        pass
+    return os.getpid()
+
+
+# ------------------------------------------------------------------ admission
+
+class Slots:
+    """A counter of busy workers. ``try_acquire`` never waits (hints); ``acquire`` waits
+    in FIFO order (AI moves, analysis). Used only from the event loop thread."""
+
+    def __init__(self, n: int):
+        self.n = n
+        self.busy = 0
+        self._waiters: deque[asyncio.Future] = deque()
+
+    @property
+    def waiting(self) -> int:
+        return sum(1 for f in self._waiters if not f.done())
+
+    def try_acquire(self) -> bool:
+        if self.busy < self.n and not self.waiting:
+            self.busy += 1
+            return True
+        return False
+
+    async def acquire(self) -> None:
+        if self.try_acquire():
+            return
+        fut = asyncio.get_running_loop().create_future()
+        self._waiters.append(fut)
+        try:
+            await fut  # the releaser hands its slot over: busy is unchanged
+        except asyncio.CancelledError:
+            if fut.done() and not fut.cancelled():
+                self.release()
+            raise
+        finally:
+            try:
+                self._waiters.remove(fut)
+            except ValueError:
+                pass
+
+    def release(self) -> None:
+        while self._waiters:
+            fut = self._waiters.popleft()
+            if not fut.done():
+                fut.set_result(None)
+                return
+        self.busy -= 1
+
+
+class SearchService:
+    """Runs search work in a pool of ``workers`` (processes by default, threads for tests
+    or tiny deployments). ``search_fn`` replaces ``solver.search.api.analyse`` (tests of
+    the HTTP layer only; with processes it must be a picklable module function)."""
+
+    def __init__(self, workers: int, pool: str = "process", retry_after: int = 1,
+                 search_fn: Callable | None = None):
+        if workers < 1:
+            raise ValueError(f"workers must be at least 1, got {workers}")
+        self.workers = workers
+        self.pool = pool
+        self.retry_after = retry_after
+        self.search_fn = search_fn
+        self.slots = Slots(workers)
+        self._executor: Executor | None = None
+        self.rejected = 0
+        self.completed = 0
+        self.failed = 0
+        self.seconds = 0.0
+
+    # executor lifecycle -------------------------------------------------
+    def _make_executor(self) -> Executor:
+        if self.pool == "thread":
+            return ThreadPoolExecutor(self.workers, thread_name_prefix="bigsur-search")
+        ctx = multiprocessing.get_context("forkserver")
+        ctx.set_forkserver_preload(["server.pool", "solver.rules.engine",
+                                    "solver.search.bots"])
+        return ProcessPoolExecutor(self.workers, mp_context=ctx)
+
+    @property
+    def executor(self) -> Executor:
+        if self._executor is None:
+            self._executor = self._make_executor()
+        return self._executor
+
+    async def warm(self) -> None:
+        """Start every worker now (imports, card set) rather than on the first request."""
+        loop = asyncio.get_running_loop()
+        await asyncio.gather(*(loop.run_in_executor(self.executor, warm_task)
+                               for _ in range(self.workers)))
+
+    def close(self) -> None:
+        if self._executor is not None:
+            self._executor.shutdown(wait=False, cancel_futures=True)
+            self._executor = None
+
+    # running ------------------------------------------------------------
+    async def _run(self, fn: Callable, *args) -> Any:
+        """Run in the pool; the caller holds a slot. A dead worker (killed, out of
+        memory) breaks a process pool: it is replaced and the request gets 503."""
+        loop = asyncio.get_running_loop()
+        started = time.perf_counter()
+        try:
+            return await loop.run_in_executor(self.executor, fn, *args)
+        except BrokenProcessPool:
+            self.failed += 1
+            self.close()
+            raise ApiError(503, None, "a search worker died; the pool was restarted, retry",
+                           "busy", {"Retry-After": str(self.retry_after)}) from None
+        finally:
+            self.completed += 1
+            self.seconds += time.perf_counter() - started
+
+    def admit(self, what: str) -> None:
+        """Take a slot at once, or 503 with Retry-After."""
+        if not self.slots.try_acquire():
+            self.rejected += 1
+            raise Saturated(what, self.retry_after)
+
+    async def hint(self, position: dict, budget: dict, seed: int | None) -> dict:
+        """Ranked moves for the position's player to act; 503 when every slot is busy."""
+        self.admit("the hint")
+        try:
+            return await self._run(hint_task, position, budget, seed, self.search_fn)
+        finally:
+            self.slots.release()
+
+    async def payment(self, position: dict, builds: list[list[str]]) -> dict:
+        """The cheapest joint payment; 503 when every slot is busy."""
+        self.admit("the payment")
+        try:
+            return await self._run(payment_task, position, builds)
+        finally:
+            self.slots.release()
+
+    async def bot_turn(self, spec: str, state: dict, game_seed: int, n_actions: int) -> dict:
+        """An AI seat's whole turn (see :func:`bot_turn_task`); waits for a slot."""
+        await self.slots.acquire()
+        try:
+            return await self._run(bot_turn_task, spec, state, game_seed, n_actions)
+        finally:
+            self.slots.release()
+
+    async def review(self, view: dict, played: str, after_view: dict | None,
+                     terminal: dict | None, budget: dict, seed: int) -> dict:
+        """One reviewed decision of an analysis job; waits for a slot."""
+        await self.slots.acquire()
+        try:
+            return await self._run(review_task, view, played, after_view, terminal, budget,
+                                   seed, self.search_fn)
+        finally:
+            self.slots.release()

@@ -1,0 +1,2 @@
+"""One router per resource: hints, analysis, games (play sessions), cards, score and
+payment, health and metrics."""

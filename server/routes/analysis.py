@@ -1,0 +1,36 @@
+"""POST /v1/analyze and GET /v1/analyze/{job_id}: post-game review as a job."""
+
+from __future__ import annotations
+
+from typing import Any
+
+from fastapi import APIRouter
+
+from solver.rules.record import GameRecord
+
+from ..deps import CardsDep, JobsDep, SearchDep, SettingsDep
+from ..schemas import AnalyzeRequest, ErrorBody, JobResponse
+from .common import SEARCH_ERRORS, budget_dict
+
+router = APIRouter(prefix="/v1/analyze", tags=["analysis"])
+
+
+@router.post("", status_code=202, response_model=JobResponse, responses=SEARCH_ERRORS,
+             summary="Review a game record (starts a job)")
+async def analyze(req: AnalyzeRequest, settings: SettingsDep,
+                  cards: CardsDep, jobs: JobsDep,
+                  search: SearchDep) -> dict[str, Any]:
+    """Checks the record (every action replayed by the rules) and starts the review;
+    poll ``GET /v1/analyze/{job_id}`` for progress and the result (docs/api.md explains
+    values, losses, labels and accuracy)."""
+    budget = budget_dict(req.budget, settings.analysis_budget_ms, settings)
+    raw = req.record
+    record = GameRecord.from_json(raw, cards.for_position(raw.get("cards")))
+    job = jobs.submit(record, budget, req.seed, req.seats, search)
+    return job.to_json()
+
+
+@router.get("/{job_id}", response_model=JobResponse, responses={404: {"model": ErrorBody}},
+            summary="Progress and result of a review")
+async def job_status(job_id: str, jobs: JobsDep) -> dict[str, Any]:
+    return jobs.get(job_id).to_json()

@@ -1,0 +1,36 @@
+"""GET /v1/cards and /v1/cards/{name}: the card sets the server knows."""
+
+from __future__ import annotations
+
+from typing import Any
+
+from fastapi import APIRouter
+
+from solver.rules.cards import CardSet
+
+from ..deps import CardsDep
+from ..schemas import CardSetSummary, ErrorBody
+
+router = APIRouter(prefix="/v1", tags=["cards"])
+
+
+def summary(cards: CardSet) -> dict[str, Any]:
+    return {"name": cards.name, "version": cards.version, "label": cards.label,
+            "reconstruction": cards.reconstruction, "fingerprint": cards.fingerprint,
+            "highway": len(cards.highway), "landmarks": len(cards.landmarks)}
+
+
+@router.get("/cards", response_model=list[CardSetSummary], summary="List the card sets")
+async def list_cards(cards: CardsDep) -> list[dict[str, Any]]:
+    """Every set a position may name; the shipped ``default`` is a reconstruction of the
+    printed cards (``reconstruction: true``, and said so in its label)."""
+    return [summary(c) for c in cards.sets.values()]
+
+
+@router.get("/cards/{name}", responses={404: {"model": ErrorBody}},
+            summary="One card set, in full")
+async def get_card_set(name: str, cards: CardsDep) -> dict[str, Any]:
+    """The set in the card-set schema (docs/format.md), with its label."""
+    card_set = cards.get(name)
+    return {**card_set.to_json(), "label": card_set.label,
+            "fingerprint": card_set.fingerprint}

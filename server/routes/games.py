@@ -1,0 +1,123 @@
+"""Play sessions: create a game, see a seat's view, act, ask for a hint, get the record.
+
+A seat authenticates with its secret token: ``Authorization: Bearer TOKEN``.
+"""
+
+from __future__ import annotations
+
+from typing import Annotated, Any
+
+from fastapi import APIRouter, Depends
+from fastapi.security import HTTPAuthorizationCredentials, HTTPBearer
+
+from solver.rules.views import view_of
+
+from ..deps import GamesDep, SearchDep, SettingsDep
+from ..errors import ApiError
+from ..schemas import (
+    ActionRequest,
+    ActionResponse,
+    CreateGameRequest,
+    GameCreated,
+    HintResponse,
+    SeatView,
+    SessionHintRequest,
+)
+from ..sessions import HUMAN
+from .common import ERRORS, SEAT_ERRORS, budget_dict
+from .hints import run_hint
+
+router = APIRouter(prefix="/v1/games", tags=["games"])
+bearer = HTTPBearer(auto_error=False, description="the seat token from POST /v1/games")
+
+
+def seat_token(cred: Annotated[HTTPAuthorizationCredentials | None, Depends(bearer)]
+               ) -> str | None:
+    return cred.credentials if cred is not None else None
+
+
+TokenDep = Annotated[str | None, Depends(seat_token)]
+
+
+@router.post("", status_code=201, response_model=GameCreated, responses=ERRORS,
+             summary="Start a game")
+async def create_game(req: CreateGameRequest, settings: SettingsDep,
+                      games: GamesDep,
+                      search: SearchDep) -> dict[str, Any]:
+    """2-4 players, each seat ``"human"`` or a bot spec; returns the game id and one
+    secret token per human seat (keep it: it is the only way to play that seat). If an
+    AI seat starts, it plays before this returns (up to BIGSUR_AI_WAIT_SECONDS)."""
+    live, tokens = games.create(req.players, req.seats, req.seed, req.cards)
+    await games.wait_ai(live, search, settings.ai_wait_seconds)
+    return {"game_id": live.id, "players": live.row.players,
+            "seats": [{"seat": i, "kind": HUMAN if s == HUMAN else "ai",
+                       "spec": None if s == HUMAN else s} for i, s in enumerate(live.row.seats)],
+            "tokens": [{"seat": i, "token": t} for i, t in sorted(tokens.items())],
+            "card_set": live.cards.label}
+
+
+@router.get("/{game_id}", response_model=SeatView, responses=SEAT_ERRORS,
+            summary="A seat's view and legal actions")
+async def get_game(game_id: str, token: TokenDep,
+                   games: GamesDep,
+                   search: SearchDep) -> dict[str, Any]:
+    """What the token's seat may see: its view (bigsur-view/1), its legal actions when it
+    is to act, the public log and, once over, the scores."""
+    live = games.get(game_id)
+    seat = games.seat_of(live, token)
+    games.start_ai(live, search)  # resumes an AI interrupted by a restart
+    return games.seat_response(live, seat)
+
+
+@router.post("/{game_id}/actions", response_model=ActionResponse, responses=SEAT_ERRORS,
+             summary="Play an action")
+async def post_action(game_id: str, req: ActionRequest, token: TokenDep,
+                      settings: SettingsDep, games: GamesDep,
+                      search: SearchDep) -> dict[str, Any]:
+    """Apply the seat's action (committed before the answer; a retry with the same
+    ``action_id`` is applied once), then let the AI seats play until a human must act
+    (waiting up to BIGSUR_AI_WAIT_SECONDS; ``ai_thinking`` says whether they are still
+    playing)."""
+    live = games.get(game_id)
+    seat = games.seat_of(live, token)
+    applied = await games.act(live, seat, req.action, req.action_id)
+    await games.wait_ai(live, search, settings.ai_wait_seconds)
+    return {**games.seat_response(live, seat), "applied": applied}
+
+
+@router.post("/{game_id}/hint", response_model=HintResponse,
+             responses={**SEAT_ERRORS, 503: {"description": "search workers busy"}},
+             summary="A hint for the seat to act, from its own view")
+async def session_hint(game_id: str, req: SessionHintRequest,
+                       token: TokenDep, settings: SettingsDep,
+                       games: GamesDep,
+                       search: SearchDep) -> dict[str, Any]:
+    """Ranked moves for the token's seat, computed from that seat's view only."""
+    live = games.get(game_id)
+    seat = games.seat_of(live, token)
+    if live.over or live.state.current != seat:
+        raise ApiError(409, "game_id", "a hint is for the seat to act, and the game must not "
+                       "be over", "not_your_turn")
+    budget = budget_dict(req.budget, settings.default_budget_ms, settings)
+    return await run_hint(view_of(live.state, seat), budget, req.seed, search)
+
+
+@router.get("/{game_id}/record", responses=SEAT_ERRORS, summary="The game record")
+async def get_record(game_id: str, token: TokenDep,
+                     games: GamesDep) -> dict[str, Any]:
+    """The full record (bigsur-record/1: seed, every action with its payment, scores)
+    once the game is over; any seat's token."""
+    live = games.get(game_id)
+    games.seat_of(live, token)
+    return games.record(live)
+
+
+@router.get("/{game_id}/positions/{n}", responses=SEAT_ERRORS,
+            summary="A past position of a finished game")
+async def get_position(game_id: str, n: int, token: TokenDep,
+                       games: GamesDep) -> dict[str, Any]:
+    """The full position (bigsur-position/1) after the first ``n`` actions, once the game
+    is over (every card is public then); any seat's token. Used by the review."""
+    live = games.get(game_id)
+    games.seat_of(live, token)
+    return games.position(live, n)

@@ -1,0 +1,42 @@
+"""POST /v1/hint: the ranked moves of the player to act in any position."""
+
+from __future__ import annotations
+
+from typing import Any
+
+from fastapi import APIRouter
+
+from solver.rules.views import view_to_json
+from solver.search.api import to_view
+
+from ..deps import CardsDep, SearchDep, SettingsDep
+from ..pool import SearchService, parse_position, position_kind
+from ..schemas import HintRequest, HintResponse
+from .common import SEARCH_ERRORS, budget_dict
+
+router = APIRouter(prefix="/v1", tags=["hints"])
+
+
+async def run_hint(position, budget: dict[str, int], seed: int | None,
+                   search: SearchService) -> dict[str, Any]:
+    """Search the view of the seat to act (a full state is reduced to it first, here in
+    the server: the worker never receives hidden cards)."""
+    view = to_view(position)  # GameOverError / NotToActError / InconsistentViewError
+    result = await search.hint(view_to_json(view), budget, seed)
+    result.update({"position_kind": position_kind(position), "budget": budget, "seed": seed,
+                   "card_set": position.cards.label})
+    return result
+
+
+@router.post("/hint", response_model=HintResponse, responses=SEARCH_ERRORS,
+             summary="Rank the moves of the player to act")
+async def hint(req: HintRequest, settings: SettingsDep,
+               cards: CardsDep,
+               search: SearchDep) -> dict[str, Any]:
+    """A full state (``bigsur-position/1``) or the acting seat's view (``bigsur-view/1``)
+    -> the moves of the seat to act, best first: win probability, expected score margin,
+    visits, the payment plan of its builds and the principal line, plus search stats.
+    With a seed and an iteration budget the answer is reproducible."""
+    budget = budget_dict(req.budget, settings.default_budget_ms, settings)
+    position = parse_position(req.position, cards.for_position(req.position.get("cards")))
+    return await run_hint(position, budget, req.seed, search)

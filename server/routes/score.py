@@ -1,0 +1,75 @@
+"""POST /v1/score and POST /v1/payment: scoring breakdowns and cheapest payments, for
+people building tools on top."""
+
+from __future__ import annotations
+
+from typing import Any
+
+from fastapi import APIRouter
+
+from solver.rules.scoring import score_player
+from solver.rules.state import GameState, Phase, PlayerState
+from solver.rules.views import PlayerView
+
+from ..deps import CardsDep, SearchDep
+from ..errors import ApiError
+from ..pool import parse_position
+from ..schemas import PaymentRequest, PaymentResponse, ScoreRequest, ScoreResponse
+from .common import ERRORS, SEARCH_ERRORS
+
+router = APIRouter(prefix="/v1", tags=["tools"])
+
+
+def highways(position: GameState | PlayerView) -> list[PlayerState]:
+    """Every seat's Highway and Landmarks (public in a view too)."""
+    if isinstance(position, GameState):
+        return position.players
+    out = []
+    for i in range(position.num_players):
+        if i == position.seat:
+            out.append(position.me)
+        else:
+            o = position.others[i]
+            out.append(PlayerState(highway=o.highway, landmarks=o.landmarks))
+    return out
+
+
+@router.post("/score", response_model=ScoreResponse, responses=ERRORS,
+             summary="Score every Highway of a position")
+async def score(req: ScoreRequest, cards: CardsDep) -> dict[str, Any]:
+    """The final-scoring breakdown of every seat's Highway as it stands (Stretches,
+    2-Mile bonuses, Landmark count, Landmark abilities); a view works too (Highways
+    are public)."""
+    position = parse_position(req.position, cards.for_position(req.position.get("cards")))
+    scores = [score_player(position.cards, p) for p in highways(position)]
+    best = max(s.total for s in scores)
+    return {"scores": [s.to_json() for s in scores],
+            "winners": [i for i, s in enumerate(scores) if s.total == best],
+            "game_over": position.phase == Phase.OVER, "card_set": position.cards.label}
+
+
+@router.post("/payment", response_model=PaymentResponse, responses=SEARCH_ERRORS,
+             summary="Cheapest joint payment for a turn's builds")
+async def payment(req: PaymentRequest, cards: CardsDep,
+                  search: SearchDep) -> dict[str, Any]:
+    """A full state at the build step and the cards to build this turn, in order
+    (``"H12"``, or ``"H12:L"`` / ``"H12:R"`` for the end) -> whether they can all be paid,
+    and the cheapest joint payment (CP-SAT, :mod:`solver.payment_ilp`): fewest hand cards,
+    then the least valuable ones, then the most useful discard top for next turn. Runs
+    in the search pool (503 when it is busy)."""
+    position = parse_position(req.position, cards.for_position(req.position.get("cards")))
+    if not isinstance(position, GameState):
+        raise ApiError(422, "position", "a payment needs a full state (bigsur-position/1): "
+                       "it reads the other seats' Highways and discard piles", "position")
+    if position.phase != Phase.BUILD:
+        raise ApiError(422, "phase", f"payments are made in the build step, the position is "
+                       f"in the {position.phase.name.lower()} step", "position")
+    builds = []
+    for i, text in enumerate(req.builds):
+        card, sep, side = text.partition(":")
+        side = {"": None, "l": "L", "left": "L", "r": "R", "right": "R"}.get(side.lower(), "?")
+        if not card or side == "?" or (sep and side is None):
+            raise ApiError(422, f"builds[{i}]", f"expected CARD, CARD:L or CARD:R, got {text!r}",
+                           "payment")
+        builds.append([card, side or ("R" if position.player.highway else "L")])
+    return await search.payment(cards.canonical(req.position), builds)

@@ -1,0 +1,279 @@
+"""The JSON contract: request and response models (the OpenAPI spec at /docs).
+
+Positions and records are passed through as objects and checked by the engine's own
+readers (``state_from_json`` / ``view_from_json`` / ``GameRecord.from_json``), whose errors
+name the field; their formats are in docs/format.md.
+"""
+
+from __future__ import annotations
+
+from typing import Any, Literal
+
+from pydantic import BaseModel, ConfigDict, Field, model_validator
+
+MAX_SEED = 2**63 - 1
+
+
+def _examples() -> dict[str, Any]:
+    """Real positions and records for the OpenAPI examples (/docs, and the explicit
+    examples schemathesis sends first)."""
+    from solver.rules.engine import legal_actions, new_game, play
+    from solver.rules.position import state_to_json
+    from solver.rules.record import GameRecord
+    from solver.rules.views import view_of, view_to_json
+
+    take = play(new_game(2, seed=1), "take deck")
+    seed = next(k for k in range(100) if any(
+        a.notation().startswith("build") for a in legal_actions(
+            play(play(new_game(2, seed=k), "take deck"), "take deck"))))
+    build = play(play(new_game(2, seed=seed), "take deck"), "take deck")
+    card = next(a.card for a in legal_actions(build) if a.notation().startswith("build"))
+    record = GameRecord.start(2, 1)
+    record.actions = ["take deck", "take deck", "end"]
+    return {"state": state_to_json(take), "view": view_to_json(view_of(take, take.current)),
+            "build_state": state_to_json(build), "build_card": card,
+            "record": record.to_json()}
+
+
+EXAMPLES = _examples()
+
+
+class Strict(BaseModel):
+    model_config = ConfigDict(extra="forbid")
+
+
+class Open(BaseModel):
+    model_config = ConfigDict(extra="allow")
+
+
+class ErrorBody(Open):
+    """Every 4xx/5xx: what kind of error, which field, why."""
+
+    error: str = Field(description="kind of error, e.g. position, illegal_action, limit")
+    field: str | None = Field(description="the field at fault, e.g. seats[1].hand")
+    reason: str
+    message: str = Field(description="field: reason")
+
+
+class Budget(Strict):
+    """Search budget: exactly one of ``ms`` (wall time) and ``iterations`` (reproducible
+    with a seed). Capped by BIGSUR_MAX_BUDGET_MS / BIGSUR_MAX_ITERATIONS."""
+
+    ms: int | None = Field(None, ge=1, description="milliseconds of search")
+    iterations: int | None = Field(None, ge=1, description="search iterations")
+
+    @model_validator(mode="after")
+    def _exactly_one(self) -> Budget:
+        if (self.ms is None) == (self.iterations is None):
+            raise ValueError("give exactly one of 'ms' and 'iterations'")
+        return self
+
+
+class HintRequest(Strict):
+    model_config = ConfigDict(extra="forbid", json_schema_extra={"examples": [
+        {"position": EXAMPLES["state"], "budget": {"iterations": 200}, "seed": 1},
+        {"position": EXAMPLES["view"], "budget": {"ms": 100}}]})
+
+    position: dict[str, Any] = Field(
+        description="a full state (format bigsur-position/1) or one seat's view "
+                    "(bigsur-view/1); its 'cards' is \"default\", a set name from "
+                    "GET /v1/cards, or a card set inline")
+    budget: Budget | None = Field(None, description="default: BIGSUR_DEFAULT_BUDGET_MS")
+    seed: int | None = Field(None, ge=0, le=MAX_SEED)
+
+
+class SessionHintRequest(Strict):
+    budget: Budget | None = None
+    seed: int | None = Field(None, ge=0, le=MAX_SEED)
+
+
+class RankedMove(Open):
+    actions: list[str] = Field(description="engine actions in notation (a macro move may "
+                                           "hold several, e.g. two builds)")
+    label: str | None = None
+    visits: int | None = None
+    win_probability: float | None = None
+    expected_margin: float | None = Field(None, description="expected score minus the "
+                                                             "best other score")
+    payment: Any = Field(None, description="the cheapest payment plan of its builds")
+    line: list[Any] = Field(default_factory=list, description="principal line after it")
+
+
+class HintResponse(Open):
+    seat: int
+    moves: list[RankedMove]
+    stats: dict[str, Any] = Field(default_factory=dict)
+    position_kind: Literal["state", "view"]
+    budget: dict[str, Any]
+    seed: int | None
+    card_set: str
+    elapsed_ms: float | None = None
+
+
+class AnalyzeRequest(Strict):
+    model_config = ConfigDict(extra="forbid", json_schema_extra={"examples": [
+        {"record": EXAMPLES["record"], "budget": {"iterations": 50}, "seed": 0}]})
+
+    record: dict[str, Any] = Field(description="a game record (format bigsur-record/1)")
+    budget: Budget | None = Field(None, description="per decision; default: "
+                                                     "BIGSUR_ANALYSIS_BUDGET_MS")
+    seed: int = Field(0, ge=0, le=2**40)
+    seats: list[int] | None = Field(None, max_length=4,
+                                    description="review only these seats' decisions")
+
+
+class Progress(Strict):
+    done: int
+    total: int
+
+
+class JobResponse(Open):
+    job_id: str
+    status: Literal["queued", "running", "done", "failed"]
+    progress: Progress
+    budget: dict[str, Any]
+    seed: int
+    result: dict[str, Any] | None = Field(
+        None, description="decisions (value before, best move and value, value of the "
+                          "move played, losses, label) and per-player accuracy")
+    error: dict[str, Any] | None = None
+
+
+class ScoreRequest(Strict):
+    model_config = ConfigDict(extra="forbid", json_schema_extra={"examples": [
+        {"position": EXAMPLES["state"]}, {"position": EXAMPLES["view"]}]})
+
+    position: dict[str, Any]
+
+
+class ScoreResponse(Open):
+    scores: list[dict[str, Any]]
+    winners: list[int]
+    game_over: bool
+    card_set: str
+
+
+class PaymentRequest(Strict):
+    model_config = ConfigDict(extra="forbid", json_schema_extra={"examples": [
+        {"position": EXAMPLES["build_state"], "builds": [EXAMPLES["build_card"] + ":L"]}]})
+
+    position: dict[str, Any] = Field(description="a full state at the build step")
+    builds: list[str] = Field(min_length=1, max_length=20,
+                              description='cards to build this turn, in order: "H12", or '
+                                          '"H12:L" / "H12:R" for the end (default: R, or L '
+                                          "on an empty Highway)")
+
+
+class PaymentResponse(Open):
+    feasible: bool
+    builds: list[dict[str, Any]] = Field(
+        default_factory=list, description="per build: card, side, cost, what pays each "
+                                          "Material, the action in notation")
+    cards_spent: int | None = None
+    spent: list[str] = Field(default_factory=list)
+    top: str | None = Field(None, description="the discard pile's top card afterwards")
+    solver: str | None = None
+    reason: str | None = Field(None, description="why not, when infeasible")
+    short: list[str] = Field(default_factory=list, description="the Material(s) lacking")
+
+
+class CardSetSummary(Open):
+    name: str
+    version: str
+    label: str
+    reconstruction: bool
+    fingerprint: str
+    highway: int
+    landmarks: int
+
+
+class CreateGameRequest(Strict):
+    model_config = ConfigDict(extra="forbid", json_schema_extra={"examples": [
+        {"players": 2, "seats": ["human", "greedy"], "seed": 7},
+        {"players": 3, "seats": ["human", "mcts:1s", "human"]}]})
+
+    players: int = Field(2, ge=2, le=4)
+    seats: list[str] | None = Field(
+        None, min_length=2, max_length=4,
+        description='"human" or a bot spec per seat (random, greedy, mcts:<s>s, '
+                    'mcts:<n>i); default: seat 0 human, the others BIGSUR_DEFAULT_AI')
+    seed: int | None = Field(None, ge=0, le=MAX_SEED, description="default: random, "
+                             "revealed in the record once the game is over")
+    cards: str = Field("default", max_length=200, description="a set name from "
+                                                              "GET /v1/cards")
+
+
+class SeatToken(Strict):
+    seat: int
+    token: str
+
+
+class SeatInfo(Strict):
+    seat: int
+    kind: Literal["human", "ai"]
+    spec: str | None
+
+
+class GameCreated(Strict):
+    game_id: str
+    players: int
+    seats: list[SeatInfo]
+    tokens: list[SeatToken] = Field(description="one secret per human seat; send it as "
+                                                "'Authorization: Bearer TOKEN'")
+    card_set: str
+
+
+class LogEntry(Strict):
+    index: int
+    seat: int
+    action: str
+
+
+class SeatView(Strict):
+    game_id: str
+    seat: int
+    players: int
+    seats: list[SeatInfo]
+    card_set: str
+    over: bool
+    to_act: int | None
+    your_turn: bool
+    ai_thinking: bool
+    actions_applied: int
+    view: dict[str, Any] = Field(description="this seat's view (bigsur-view/1)")
+    legal_actions: list[str]
+    log: list[LogEntry] = Field(description="every action; other seats' builds without "
+                                            "their payment")
+    result: dict[str, Any] | None
+    payments: dict[str, Any] | None = Field(
+        None, description="build step, your turn: the cheapest payment of each buildable "
+                          "hand card ({card: {steps, cards_spent}})")
+
+
+class ActionRequest(Strict):
+    model_config = ConfigDict(extra="forbid", json_schema_extra={"examples": [
+        {"action": "take deck", "action_id": "move-1"}, {"action": "build H12 L"}]})
+
+    action: str = Field(min_length=1, max_length=2000, description="one action in the "
+                                                                    "notation")
+    action_id: str | None = Field(None, min_length=1, max_length=100,
+                                  description="client-chosen id: a retry with the same "
+                                              "id is applied once")
+
+
+class Applied(Strict):
+    index: int
+    action: str
+    duplicate: bool
+
+
+class ActionResponse(SeatView):
+    applied: Applied
+
+
+class Health(Open):
+    status: str
+    workers: int
+    busy: int
+    games: dict[str, int]
+    jobs: int

@@ -1,0 +1,408 @@
+"""Play sessions: games against the AI (or hot-seat humans) held by the server.
+
+A game lives in the store as its setup plus its applied actions; in memory as the
+replayed state (rebuilt on demand after a restart). Each seat is ``human`` (it gets a
+secret token) or a bot spec. After a human action the AI seats play, one action at a
+time in the search pool, each committed before the next, until a human must act; the
+AI runs as a task per game so that a restart (or a client that stops waiting) resumes
+it. AI seeds come from :func:`solver.search.tournament.bot_seed` of the game seed and
+the position (see :func:`server.pool.bot_turn_task`), so an iteration-budget AI replays
+the same.
+
+What a seat is sent is built only from ``view_of(state, seat)``, the legal actions of
+its own turn and a log of public actions: other seats' builds are shown without their
+payment (a payment names discarded cards, whose fronts are hidden).
+"""
+
+from __future__ import annotations
+
+import asyncio
+import logging
+import re
+import secrets
+import sqlite3
+from collections import OrderedDict
+from dataclasses import dataclass, field
+from typing import TYPE_CHECKING, Any
+
+from solver.rules.actions import Build, parse_action, spent_cards
+from solver.rules.cards import CardSet
+from solver.rules.constants import MAX_PLAYERS, MIN_PLAYERS
+from solver.rules.engine import apply_inplace, legal_actions, new_game, play
+from solver.rules.payment import affordable_cards, cheapest_payment
+from solver.rules.position import cards_to_json, resolve_cards, state_to_json
+from solver.rules.record import GameRecord
+from solver.rules.scoring import final_scores
+from solver.rules.state import GameState, Phase
+from solver.rules.views import view_of, view_to_json
+from solver.search.bots import make_bot
+
+from .errors import ApiError
+from .store import GameRow, Store, token_hash, token_matches
+
+if TYPE_CHECKING:
+    from .app import Settings
+    from .deps import CardRegistry
+    from .pool import SearchService
+
+log = logging.getLogger("bigsur.server")
+HUMAN = "human"
+TOKEN_BYTES = 24  # 192 bits
+MCTS_SPEC = re.compile(r"^mcts:(?P<n>\d+(?:\.\d+)?)(?P<unit>[si])$")
+
+
+@dataclass
+class LiveGame:
+    """A game in memory: its setup and the state after its ``n`` applied actions."""
+
+    row: GameRow
+    cards: CardSet
+    state: GameState
+    actions: list[tuple[int, str]] = field(default_factory=list)  # (seat, applied action)
+    lock: asyncio.Lock = field(default_factory=asyncio.Lock)
+
+    @property
+    def id(self) -> str:
+        return self.row.id
+
+    @property
+    def n(self) -> int:
+        return len(self.actions)
+
+    @property
+    def over(self) -> bool:
+        return self.state.phase == Phase.OVER
+
+    def is_human(self, seat: int) -> bool:
+        return self.row.seats[seat] == HUMAN
+
+    def status(self) -> str:
+        if self.over:
+            return "over"
+        return "human" if self.is_human(self.state.current) else "ai"
+
+
+def explicit(state: GameState, action) -> Any:
+    """The action with a Build's payment made explicit (as the engine pays it), so that
+    the stored game replays the same whatever later versions choose as cheapest."""
+    if isinstance(action, Build) and action.payment is None:
+        payment = cheapest_payment(state, state.cards.card(action.card))
+        if payment is not None:
+            return Build(action.card, action.side, payment)
+    return action
+
+
+def public_action(action_text: str) -> str:
+    """An action as the other seats see it: a Build without its payment."""
+    action = parse_action(action_text)
+    if isinstance(action, Build):
+        return Build(action.card, action.side).notation()
+    return action_text
+
+
+class GameService:
+    """Creates, loads, plays and resumes games; one asyncio lock per game."""
+
+    def __init__(self, store: Store, settings: Settings, cards: CardRegistry):
+        self.store = store
+        self.settings = settings
+        self.cards = cards
+        self.live: OrderedDict[str, LiveGame] = OrderedDict()  # most recently used last
+        self.ai_tasks: dict[str, asyncio.Task] = {}
+        self.ai_errors = 0
+
+    # setup --------------------------------------------------------------------
+    def check_seat_spec(self, i: int, spec: str) -> None:
+        """A seat is "human" or a known bot within the server's budget caps."""
+        if spec == HUMAN:
+            return
+        from solver.search.bots import BotSpecError
+
+        try:
+            make_bot(spec)
+        except BotSpecError as err:
+            raise ApiError(422, f"seats[{i}]", str(err), "bot_spec") from None
+        m = MCTS_SPEC.match(spec)
+        if m:
+            n = float(m["n"])
+            if m["unit"] == "s" and n * 1000 > self.settings.max_budget_ms:
+                raise ApiError(422, f"seats[{i}]", f"{spec}: {n:g} s per move exceeds the "
+                               f"limit of {self.settings.max_budget_ms} ms "
+                               "(BIGSUR_MAX_BUDGET_MS)", "limit")
+            if m["unit"] == "i" and n > self.settings.max_iterations:
+                raise ApiError(422, f"seats[{i}]", f"{spec}: {n:g} iterations exceeds the "
+                               f"limit of {self.settings.max_iterations} "
+                               "(BIGSUR_MAX_ITERATIONS)", "limit")
+
+    def create(self, players: int, seats: list[str] | None, seed: int | None,
+               cards_name: str) -> tuple[LiveGame, dict[int, str]]:
+        if not MIN_PLAYERS <= players <= MAX_PLAYERS:
+            raise ApiError(422, "players", f"must be {MIN_PLAYERS} to {MAX_PLAYERS}, "
+                           f"got {players}", "setup")
+        if seats is None:
+            seats = [HUMAN] + [self.settings.default_ai] * (players - 1)
+        if len(seats) != players:
+            raise ApiError(422, "seats", f"must list one entry per player ({players}), "
+                           f"got {len(seats)}", "setup")
+        for i, spec in enumerate(seats):
+            self.check_seat_spec(i, spec)
+        if HUMAN not in seats:
+            raise ApiError(422, "seats", 'at least one seat must be "human"', "setup")
+        cards = self.cards.sets.get(cards_name)
+        if cards is None:
+            raise ApiError(422, "cards", f"no card set named {cards_name!r} (known: "
+                           f"{', '.join(sorted(self.cards.sets))})", "cards")
+        if seed is None:
+            seed = secrets.randbits(62)
+        state = new_game(players, seed, cards)
+        tokens = {i: secrets.token_urlsafe(TOKEN_BYTES) for i, s in enumerate(seats)
+                  if s == HUMAN}
+        hashes = [token_hash(tokens[i]) if i in tokens else None for i in range(players)]
+        game_id = secrets.token_urlsafe(12)
+        status = HUMAN if seats[state.current] == HUMAN else "ai"
+        self.store.create_game(game_id, players, seed, cards_to_json(cards), seats, hashes,
+                               status)
+        row = self.store.game(game_id)
+        live = LiveGame(row, cards, state)
+        self.live[game_id] = live
+        self._evict()
+        return live, tokens
+
+    # loading ------------------------------------------------------------------
+    def get(self, game_id: str) -> LiveGame:
+        """The game in memory, replayed from the store after a restart; 404 if none."""
+        live = self.live.get(game_id)
+        if live is not None:
+            self.live.move_to_end(game_id)
+            return live
+        row = self.store.game(game_id) if isinstance(game_id, str) and len(game_id) < 100 \
+            else None
+        if row is None:
+            raise ApiError(404, "game_id", f"no game {game_id!r}", "not_found")
+        cards = resolve_cards(row.cards)
+        cards = next((c for c in self.cards.sets.values()
+                      if c.fingerprint == cards.fingerprint), cards)
+        state = new_game(row.players, row.seed, cards)
+        actions = []
+        for a in self.store.actions(game_id):
+            apply_inplace(state, parse_action(a.action))  # checked when first applied
+            actions.append((a.seat, a.action))
+        live = self.live.setdefault(game_id, LiveGame(row, cards, state, actions))
+        self._evict()
+        return live
+
+    def _evict(self) -> None:
+        """Keep at most BIGSUR_MAX_LIVE_GAMES replayed games in memory (least recently
+        used first; never one that is busy). An evicted game is replayed when next used."""
+        excess = len(self.live) - self.settings.max_live_games
+        for game_id in list(self.live):
+            if excess <= 0:
+                break
+            live = self.live[game_id]
+            task = self.ai_tasks.get(game_id)
+            if live.lock.locked() or (task is not None and not task.done()):
+                continue
+            del self.live[game_id]
+            self.ai_tasks.pop(game_id, None)
+            excess -= 1
+
+    def seat_of(self, live: LiveGame, token: str | None) -> int:
+        """The seat a token belongs to: 401 without a token, 403 for a wrong one."""
+        if not token:
+            raise ApiError(401, "authorization", "a seat token is required "
+                           "('Authorization: Bearer TOKEN')", "auth",
+                           {"WWW-Authenticate": "Bearer"})
+        seat = token_matches(token, live.row.token_hashes)
+        if seat is None:
+            raise ApiError(403, "authorization", "the token is not the token of any seat "
+                           "of this game", "auth")
+        return seat
+
+    # what a seat sees ---------------------------------------------------------
+    def seat_response(self, live: LiveGame, seat: int) -> dict[str, Any]:
+        state = live.state
+        your_turn = not live.over and state.current == seat
+        out: dict[str, Any] = {
+            "game_id": live.id,
+            "seat": seat,
+            "players": state.num_players,
+            "seats": [{"seat": i, "kind": HUMAN if s == HUMAN else "ai",
+                       "spec": None if s == HUMAN else s} for i, s in enumerate(live.row.seats)],
+            "card_set": live.cards.label,
+            "over": live.over,
+            "to_act": None if live.over else state.current,
+            "your_turn": your_turn,
+            "ai_thinking": live.status() == "ai",
+            "actions_applied": live.n,
+            "view": self._view_json(live, seat),
+            "legal_actions": [a.notation() for a in legal_actions(state)] if your_turn else [],
+            "log": [{"index": i, "seat": s, "action": a if s == seat else public_action(a)}
+                    for i, (s, a) in enumerate(live.actions)],
+            "result": final_scores(state).to_json() if live.over else None,
+            "payments": self._payments(state) if your_turn and state.phase == Phase.BUILD
+            else None,
+        }
+        return out
+
+    @staticmethod
+    def _payments(state) -> dict[str, Any]:
+        """The cheapest payment of each buildable hand card, so a player sees the cost
+        before building (reads only the seat's own hand and public facts)."""
+        out = {}
+        for c in affordable_cards(state):
+            steps = cheapest_payment(state, c)
+            if steps is not None:
+                out[state.cards.highway[c].id] = {
+                    "steps": [step.notation() for step in steps],
+                    "cards_spent": len(spent_cards(steps))}
+        return out
+
+    def position(self, live: LiveGame, n: int) -> dict[str, Any]:
+        """The position after the first ``n`` actions of a finished game (for review;
+        once the game is over every card is public)."""
+        if not live.over:
+            raise ApiError(409, "game_id", "past positions are available once the game is "
+                           "over", "not_over")
+        if not 0 <= n <= live.n:
+            raise ApiError(422, "n", f"must be 0 to {live.n} (actions in the game), got {n}",
+                           "out_of_range")
+        rec = GameRecord(live.cards, live.row.players, seed=live.row.seed,
+                         actions=[a for _s, a in live.actions[:n]])
+        return state_to_json(rec.replay())
+
+    def _view_json(self, live: LiveGame, seat: int) -> dict[str, Any]:
+        """The seat's view; a registered card set is named rather than sent inline."""
+        out = view_to_json(view_of(live.state, seat))
+        if not isinstance(out["cards"], str) and \
+                self.cards.sets.get(live.cards.name) is live.cards:
+            out["cards"] = live.cards.name
+        return out
+
+    def record(self, live: LiveGame) -> dict[str, Any]:
+        if not live.over:
+            raise ApiError(409, "game_id", "the record is available once the game is over",
+                           "not_over")
+        rec = GameRecord(live.cards, live.row.players, seed=live.row.seed,
+                         actions=[a for _s, a in live.actions], names=list(live.row.seats))
+        rec.meta["result"] = final_scores(live.state).to_json()
+        return rec.to_json()
+
+    # playing ------------------------------------------------------------------
+    def _commit(self, live: LiveGame, seat: int, action, submitted: str,
+                client_id: str | None) -> str:
+        """Check, store (committed) and apply one action; returns it as applied."""
+        new_state = play(live.state, action)  # named errors -> 422
+        applied = explicit(live.state, action).notation()
+        status = "over" if new_state.phase == Phase.OVER else (
+            HUMAN if live.is_human(new_state.current) else "ai")
+        try:
+            self.store.append_action(live.id, live.n, seat, applied, submitted, client_id,
+                                     status)
+        except sqlite3.IntegrityError:
+            # another process wrote to this game (or the client id was taken): forget the
+            # cached game, the next request replays it from the database
+            self.live.pop(live.id, None)
+            raise
+        live.state = new_state
+        live.actions.append((seat, applied))
+        return applied
+
+    async def act(self, live: LiveGame, seat: int, text: str,
+                  client_id: str | None) -> dict[str, Any]:
+        """Apply a human seat's action (idempotent by ``client_id``). A request that is
+        out of turn is answered at once, without waiting for the AI to finish a move."""
+        if client_id is None or self.store.client_action(live.id, client_id) is None:
+            if not live.over and live.state.current != seat:
+                raise ApiError(409, "action", f"it is seat {live.state.current}'s turn, "
+                               f"not yours (seat {seat})", "not_your_turn")
+        async with live.lock:
+            if client_id is not None:
+                prior = self.store.client_action(live.id, client_id)
+                if prior is not None:
+                    if prior.seat != seat or prior.submitted != text:
+                        raise ApiError(409, "action_id", f"{client_id!r} was already used "
+                                       f"for {prior.submitted!r} by seat {prior.seat}",
+                                       "conflict")
+                    return {"index": prior.idx, "action": prior.action, "duplicate": True}
+            if live.over:
+                raise ApiError(409, "action", "the game is over", "game_over")
+            if live.state.current != seat:
+                raise ApiError(409, "action", f"it is seat {live.state.current}'s turn, "
+                               f"not yours (seat {seat})", "not_your_turn")
+            action = parse_action(text)
+            try:
+                applied = self._commit(live, seat, action, text, client_id)
+            except sqlite3.IntegrityError:
+                raise ApiError(409, "action_id", "a concurrent request changed the game; "
+                               "fetch it and retry", "conflict") from None
+            return {"index": live.n - 1, "action": applied, "duplicate": False}
+
+    def start_ai(self, live: LiveGame, search: SearchService) -> asyncio.Task | None:
+        """Start (or return) the task playing this game's AI seats, if one must act."""
+        task = self.ai_tasks.get(live.id)
+        if task is not None and not task.done():
+            return task
+        if live.status() != "ai":
+            return None
+        task = asyncio.get_running_loop().create_task(self._run_ai(live, search))
+        self.ai_tasks[live.id] = task
+        return task
+
+    async def wait_ai(self, live: LiveGame, search: SearchService, timeout: float) -> None:
+        task = self.start_ai(live, search)
+        if task is None:
+            return
+        try:
+            await asyncio.wait_for(asyncio.shield(task), timeout)
+        except TimeoutError:
+            pass
+        except Exception:  # noqa: BLE001 - logged by the task; the client sees ai_thinking
+            pass
+
+    async def _run_ai(self, live: LiveGame, search: SearchService) -> None:
+        """Play AI turns until a human must act: each turn is one pool task (the bot
+        keeps its plan within the turn); its actions are then committed one by one."""
+        try:
+            while True:
+                async with live.lock:
+                    if live.status() != "ai":
+                        return
+                    state = live.state
+                    seat = state.current
+                    spec = live.row.seats[seat]
+                    turn = await search.bot_turn(spec, state_to_json(state), live.row.seed,
+                                                 live.n)
+                    for error in turn["errors"]:
+                        self.ai_errors += 1
+                        log.error("game %s seat %d: %s", live.id, seat, error)
+                    for text in turn["actions"]:
+                        self._commit(live, seat, parse_action(text), text, None)
+        except asyncio.CancelledError:
+            raise
+        except Exception:
+            self.ai_errors += 1
+            log.exception("game %s: the AI stopped; it resumes on the next request", live.id)
+            raise
+
+    async def resume(self, search: SearchService) -> int:
+        """After a start: restart the AI of every game waiting for one."""
+        started = 0
+        for game_id in self.store.games_with_status("ai"):
+            try:
+                live = self.get(game_id)
+            except Exception:  # noqa: BLE001 - one bad game must not stop the server
+                log.exception("game %s cannot be replayed", game_id)
+                continue
+            if self.start_ai(live, search) is not None:
+                started += 1
+        return started
+
+    async def close(self) -> None:
+        for task in self.ai_tasks.values():
+            task.cancel()
+        for task in self.ai_tasks.values():
+            try:
+                await task
+            except BaseException:  # noqa: BLE001
+                pass
+        self.ai_tasks.clear()
