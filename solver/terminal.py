@@ -1,23 +1,74 @@
-"""Terminal play: a text rendering of the table and a hot-seat loop.
+"""Terminal play: the table drawn with rich, moves typed in the action notation, AI seats.
 
-Moves are typed in the action notation (``help`` lists it, ``moves`` lists the legal
-ones, a number picks from that list, ``quit`` leaves).
+    bigsur play --players 2 --ai mcts:1s          # you (seat 0) against the AI
+    bigsur play --players 3                       # hot-seat, every seat human
+    bigsur play --seats human,greedy,mcts:200i    # any mix
+
+At the prompt: an action in the notation (``take H12``, ``take deck``, ``build H12 R``,
+``build H12 L pay H03 rec``, ``claim L04 H12``, ``end``), a number from ``moves``,
+``hint [BUDGET]`` (the search's ranked moves; ``h N`` then plays the N-th), ``help``,
+``quit``. Tab completes legal actions when the terminal is interactive (readline).
+The record is saved at the end (``--save``), also when the game is left early.
+
+Hidden information is respected: the table is drawn from the side of the human to act
+(in a game against the AI, always the human's seat), and the hint searches only that
+seat's view.
 """
 
 from __future__ import annotations
 
+import io
 import sys
-from collections.abc import Callable
+import time
+from collections.abc import Callable, Sequence
+from pathlib import Path
 
-from .rules.actions import ActionError
-from .rules.cards import CardSet
+from .rules.actions import ActionError, Build, parse_action
+from .rules.cards import CardSet, load_card_set
 from .rules.constants import MATERIALS, SCENERIES
-from .rules.engine import legal_actions, new_game, play
+from .rules.engine import legal_actions, new_game, play, turns_per_player
+from .rules.payment import cheapest_payment
 from .rules.record import GameRecord
 from .rules.scoring import final_scores, score_player
 from .rules.state import GameState, Phase
 from .rules.stretches import stretches
+from .rules.views import view_of
 
+HUMAN = "human"
+SCENERY_STYLE = {"ocean": "bold white on dodger_blue3", "forest": "bold white on green4",
+                 "mountain": "bold white on orange4", "flower": "bold white on deep_pink3",
+                 "field": "bold black on gold3"}
+SCENERY_FG = {"ocean": "dodger_blue2", "forest": "green3", "mountain": "orange3",
+              "flower": "deep_pink2", "field": "gold3"}
+SCENERY_GLYPH = {"ocean": "≈", "forest": "♣", "mountain": "▲", "flower": "✿", "field": "ψ"}
+MATERIAL_STYLE = {"stone": "grey70", "water": "bright_blue", "timber": "dark_orange3",
+                  "engineering": "orange1", "steel": "steel_blue1"}
+MATERIAL_ABBR = {"stone": "St", "water": "Wa", "timber": "Ti", "engineering": "En",
+                 "steel": "Sl"}
+SEAT_STYLE = ("bold dodger_blue2", "bold deep_pink2", "bold green3", "bold orange1")
+
+HELP = """Actions (the notation):
+  take CARD | take deck                 take a Depot card / the top of the deck
+  build CARD L|R                        build at the left/right end, paid the cheapest way
+  build CARD L|R pay STEP ...           ... with your own payment, steps in order:
+      CARD (discard it)  sub:A+B+C=MATERIAL  per:CARD (Persistent)  rec (Recycle)
+      bh:SEAT:CARD  bd:SEAT (Landmark borrowing)
+  claim LANDMARK CARD                   claim a Landmark, placed above CARD (ends the turn)
+  end                                   end the turn
+Commands:
+  moves          list the legal actions (type a number to play one)
+  hint [BUDGET]  the search's best moves, e.g. 'hint', 'hint 2s', 'hint 500i'
+  h N            play the N-th move of the last hint
+  table          draw the table again      score   the scores so far
+  help           this text                 quit    leave (the record is still saved)
+Tab completes legal actions."""
+
+
+class PlayError(ValueError):
+    """A bad option of ``bigsur play`` (seat spec, counts); names the option."""
+
+
+# ------------------------------------------------------------------ plain text (kept)
 
 def card_text(cards: CardSet, c: int) -> str:
     """One card in a line: ``H12[2mi ocean/forest cost stone+water back timber]``."""
@@ -31,20 +82,21 @@ def card_text(cards: CardSet, c: int) -> str:
 
 
 def render(state: GameState, seat: int | None = None) -> str:
-    """The table as text, from ``seat``'s side (its hand shown), or all hands if None."""
+    """The table as plain text, from ``seat``'s side (its hand shown), or all hands."""
     cards = state.cards
     lines = [f"Card set: {cards.label}",
              f"Turn {state.turn + 1}, seat {state.current} to act ({state.phase.name.lower()}"
              f" step), deck {len(state.deck)} cards"]
     lines.append("Depot: " + "  ".join(card_text(cards, c) for c in state.depot))
     lines.append("Landmarks: " + "  ".join(
-        f"{cards.landmarks[lm].id} {cards.landmarks[lm].name} ({SCENERIES[cards.landmark_scenery[lm]]})"
-        for lm in state.landmark_row))
+        f"{cards.landmarks[lm].id} {cards.landmarks[lm].name} "
+        f"({SCENERIES[cards.landmark_scenery[lm]]})" for lm in state.landmark_row))
     for i, p in enumerate(state.players):
         score = score_player(cards, p).total
         lines.append(f"-- seat {i}: {score} points, hand {len(p.hand)}, discard top "
                      f"{MATERIALS[cards.material[p.discard[-1]]] if p.discard else '-'}")
-        lines.append("   Highway: " + (" | ".join(card_text(cards, c) for c in p.highway) or "-"))
+        lines.append("   Highway: " + (" | ".join(card_text(cards, c) for c in p.highway)
+                                       or "-"))
         for s in stretches(cards, p.highway):
             lines.append(f"   Stretch {SCENERIES[s.scenery]}: {s.miles} mi "
                          f"({' '.join(cards.highway[c].id for c in s.cards)})")
@@ -55,58 +107,478 @@ def render(state: GameState, seat: int | None = None) -> str:
     return "\n".join(lines)
 
 
-HELP = """Actions: take CARD | take deck | build CARD L|R [pay STEP ...] | claim LANDMARK CARD | end
-Payment steps: CARD (discard), sub:A+B+C=material, per:CARD, rec, bh:SEAT:CARD, bd:SEAT
-Commands: moves (list legal actions; type a number to pick one), help, quit"""
+# ------------------------------------------------------------------ rich rendering
+
+def _rich():
+    """rich, imported on first use (so that ``import solver.terminal`` stays cheap)."""
+    import rich.box
+    import rich.console
+    import rich.panel
+    import rich.table
+    import rich.text
+
+    return rich
+
+
+def card_cell(cards: CardSet, c: int, marker: str = ""):
+    """One card as a small block of coloured text: id and miles, Scenery, cost, back."""
+    rich = _rich()
+    Text = rich.text.Text
+    card = cards.highway[c]
+    t = Text()
+    t.append(f"{card.id}", style="bold")
+    t.append(f" {card.miles}mi{marker}\n")
+    for s in card.scenery:
+        name = SCENERIES[s]
+        t.append(f"{SCENERY_GLYPH[name]}{name[:3]}", style=SCENERY_STYLE[name])
+    t.append("\n")
+    for m in card.cost:
+        name = MATERIALS[m]
+        t.append(MATERIAL_ABBR[name], style=MATERIAL_STYLE[name])
+    t.append(" ▸", style="dim")
+    back = MATERIALS[card.material]
+    t.append(MATERIAL_ABBR[back], style=f"bold {MATERIAL_STYLE[back]}")
+    if card.persistent is not None:
+        per = MATERIALS[card.persistent]
+        t.append(f"\n∞{per[:5]}", style=MATERIAL_STYLE[per])
+    elif card.bonus is not None:
+        t.append("\n★bonus", style="yellow")
+    return t
+
+
+def _card_row(cards: CardSet, ids: Sequence[int], numbered: bool = False):
+    rich = _rich()
+    table = rich.table.Table(box=rich.box.ROUNDED, show_header=numbered, padding=(0, 1),
+                             pad_edge=False, expand=False)
+    for i, _c in enumerate(ids):
+        table.add_column(f"{i + 1}" if numbered else "", no_wrap=True)
+    if ids:
+        table.add_row(*(card_cell(cards, c) for c in ids))
+    return table
+
+
+def _seat_label(seats: Sequence[str] | None, i: int, viewer: int | None) -> str:
+    if seats is None or seats[i] == HUMAN:
+        return f"Seat {i}" + (" (you)" if viewer == i and seats and
+                             seats.count(HUMAN) == 1 else "")
+    return f"Seat {i} · {seats[i]}"
+
+
+def render_rich(state: GameState, seat: int | None, seats: Sequence[str] | None = None):
+    """The table as a rich renderable, from ``seat``'s side (None: every hand shown)."""
+    rich = _rich()
+    Text, Table, Panel = rich.text.Text, rich.table.Table, rich.panel.Panel
+    cards = state.cards
+    parts = []
+    head = Text()
+    tpp = turns_per_player(state)
+    rnd = min(tpp, state.turn // state.num_players + 1)
+    head.append("Big Sur", style="bold")
+    head.append(f"  round {rnd} of {tpp} · deck {len(state.deck)} · ")
+    if state.phase == Phase.OVER:
+        head.append("game over", style="bold")
+    else:
+        head.append(f"{_seat_label(seats, state.current, seat)} to act",
+                    style=SEAT_STYLE[state.current % 4])
+        head.append(f" ({state.phase.name.lower()} step"
+                    + (f", {2 - state.picks} to take" if state.phase == Phase.TAKE else "")
+                    + ")")
+    head.append(f"\nCards: {cards.label}", style="yellow" if cards.reconstruction else "dim")
+    parts.append(head)
+    parts.append(Text.assemble(("Depot", "bold"), ("   a card: id miles / Scenery / cost ▸back"
+                                                   " / ∞Persistent or ★2-Mile bonus", "dim")))
+    parts.append(_card_row(cards, state.depot, numbered=True))
+    lm_table = Table(box=rich.box.SIMPLE, show_header=True, header_style="bold",
+                     title="Landmarks", title_justify="left", title_style="bold", pad_edge=False,
+                     expand=False)
+    lm_table.add_column("id")
+    lm_table.add_column("name")
+    lm_table.add_column("needs")
+    lm_table.add_column("ability", overflow="fold")
+    for lm in state.landmark_row:
+        card = cards.landmarks[lm]
+        sc = SCENERIES[card.scenery]
+        lm_table.add_row(card.id, card.name, Text(f"{SCENERY_GLYPH[sc]} {sc}",
+                                                  style=SCENERY_FG[sc]),
+                         card.text or card.ability.kind)
+    parts.append(lm_table)
+    order = list(range(state.num_players))
+    if seat is not None:  # the viewer last, next to the prompt
+        order = [(seat + k) % state.num_players for k in range(1, state.num_players + 1)]
+    for i in order:
+        p = state.players[i]
+        score = score_player(cards, p)
+        body = []
+        info = Text()
+        info.append(f"hand {len(p.hand)}")
+        if seat is not None and i != seat and p.known_hand:
+            info.append(" (known: " + " ".join(cards.highway[c].id
+                                              for c in sorted(p.known_hand)) + ")")
+        info.append(" · discard ")
+        if p.discard:
+            top = MATERIALS[cards.material[p.discard[-1]]]
+            info.append(f"{len(p.discard)}, top ")
+            info.append(top, style=f"bold {MATERIAL_STYLE[top]}")
+        else:
+            info.append("empty")
+        body.append(info)
+        if p.highway:
+            marks = {card: "⚑" for _lm, card in p.landmarks}
+            row = Table(box=rich.box.ROUNDED, show_header=False, padding=(0, 1),
+                        pad_edge=False)
+            for _c in p.highway:
+                row.add_column(no_wrap=True)
+            row.add_row(*(card_cell(cards, c, marks.get(c, "")) for c in p.highway))
+            body.append(Text("Highway (left → right):", style="dim"))
+            body.append(row)
+        else:
+            body.append(Text("Highway: none yet", style="dim"))
+        for s in stretches(cards, p.highway):
+            name = SCENERIES[s.scenery]
+            line = Text("  ")
+            line.append(f" {SCENERY_GLYPH[name]} {name} Stretch {s.miles} pts ",
+                        style=SCENERY_STYLE[name])
+            line.append(" " + " ".join(cards.highway[c].id for c in s.cards))
+            body.append(line)
+        for lm, c in p.landmarks:
+            body.append(Text(f"  ⚑ {cards.landmarks[lm].id} {cards.landmarks[lm].name} "
+                             f"above {cards.highway[c].id}"))
+        if seat is None or seat == i:
+            body.append(Text("Hand:", style="bold"))
+            body.append(_card_row(cards, p.hand) if p.hand else Text("  (empty)"))
+        title = Text(f"{_seat_label(seats, i, seat)} — {score.total} pts",
+                     style=SEAT_STYLE[i % 4])
+        sub = (f"stretches {score.stretches} · bonuses {score.bonuses} · "
+               f"landmarks {score.landmark_count}+{score.landmark_abilities}")
+        parts.append(Panel(rich.console.Group(*body), title=title, subtitle=sub,
+                           title_align="left", subtitle_align="right",
+                           border_style=SEAT_STYLE[i % 4].split()[-1]
+                           if i == state.current else "grey50"))
+    return rich.console.Group(*parts)
+
+
+class Screen:
+    """Turns rich renderables into text for ``write``: colours on a real terminal, plain
+    text (box drawing kept) otherwise, so scripted games and tests read clean lines."""
+
+    def __init__(self, write: Callable[[str], None], color: bool, width: int | None = None):
+        self.write = write
+        self.color = color
+        self.width = width
+
+    def show(self, renderable) -> None:
+        rich = _rich()
+        buf = io.StringIO()
+        console = rich.console.Console(file=buf, force_terminal=self.color,
+                                       color_system="truecolor" if self.color else None,
+                                       width=self.width or 120, highlight=False,
+                                       soft_wrap=False)
+        console.print(renderable)
+        self.write(buf.getvalue().rstrip("\n"))
+
+
+# ------------------------------------------------------------------ completion
+
+COMMANDS = ("help", "moves", "hint", "table", "score", "quit")
+
+
+def completions(buffer: str, begidx: int, candidates: Sequence[str]) -> list[str]:
+    """Readline completions of the word starting at ``begidx`` of ``buffer``: the next
+    word of every candidate (a legal action or a command) that extends the buffer."""
+    words = set()
+    for c in candidates:
+        if c.startswith(buffer) and len(c) >= begidx:
+            rest = c[begidx:]
+            word = rest.split(" ", 1)[0]
+            words.add(word + (" " if " " in rest else ""))
+    return sorted(words)
+
+
+def _install_completer(candidates: Callable[[], list[str]]) -> Callable[[], None]:
+    """Tab completion of legal actions for ``input``; returns the uninstaller."""
+    try:
+        import readline
+    except ImportError:  # pragma: no cover - no readline on this platform
+        return lambda: None
+    old = readline.get_completer()
+    old_delims = readline.get_completer_delims()
+    state: dict[str, list[str]] = {}
+
+    def complete(_text: str, i: int):
+        if i == 0:
+            state["m"] = completions(readline.get_line_buffer(), readline.get_begidx(),
+                                     candidates())
+        m = state.get("m", [])
+        return m[i] if i < len(m) else None
+
+    readline.set_completer_delims(" ")
+    readline.set_completer(complete)
+    readline.parse_and_bind("tab: complete")
+
+    def undo() -> None:
+        readline.set_completer(old)
+        readline.set_completer_delims(old_delims)
+
+    return undo
+
+
+# ------------------------------------------------------------------ the game loop
+
+def _moves_table(state: GameState, moves):
+    rich = _rich()
+    table = rich.table.Table(box=rich.box.SIMPLE, show_header=True, header_style="bold",
+                             pad_edge=False)
+    table.add_column("#", justify="right")
+    table.add_column("action")
+    table.add_column("cheapest payment", style="dim")
+    for i, m in enumerate(moves):
+        pay = ""
+        if isinstance(m, Build):
+            steps = cheapest_payment(state, state.cards.card(m.card))
+            pay = " ".join(s.notation() for s in steps) if steps else "free"
+        table.add_row(str(i), m.notation(), pay)
+    return table
+
+
+def _hint_table(result, top: int = 5):
+    rich = _rich()
+    table = rich.table.Table(box=rich.box.SIMPLE, show_header=True, header_style="bold",
+                             pad_edge=False, title=f"Hint ({result.stats.get('iterations')} "
+                             f"iterations, {result.stats.get('seconds', 0):.1f} s)",
+                             title_justify="left")
+    table.add_column("h", justify="right")
+    table.add_column("win", justify="right")
+    table.add_column("pts", justify="right")
+    table.add_column("move", overflow="fold")
+    for i, m in enumerate(result.moves[:top], 1):
+        move = rich.text.Text(m.label + "\n", style="bold")
+        move.append(" ; ".join(m.actions), style="cyan")
+        if m.line:
+            move.append("\nthen: " + " ; ".join(m.line), style="dim")
+        table.add_row(str(i), f"{100 * m.win_probability:.1f}%",
+                      f"{m.expected_margin:+.1f}", move)
+    return table
+
+
+def _scores_text(state: GameState, seats) -> str:
+    outcome = final_scores(state)
+    lines = []
+    for i, s in enumerate(outcome.scores):
+        lines.append(f"{_seat_label(seats, i, None)}: {s.total} (stretches {s.stretches}, "
+                     f"2-Mile bonuses {s.bonuses}, landmarks {s.landmark_count} + "
+                     f"{s.landmark_abilities})")
+    return "\n".join(lines)
+
+
+def play_game(seats: Sequence[str], seed: int | None, cards: CardSet | None = None,
+              save: str | None = None, read: Callable[[str], str] = input,
+              write: Callable[[str], None] = print, color: bool | None = None,
+              hint_budget: str = "1s", width: int | None = None) -> int:
+    """Play one game in the terminal; ``seats`` holds "human" or a bot spec per seat.
+
+    AI seats act on their own view with seeds derived from the game seed (the same as
+    the server's, :func:`solver.search.tournament.bot_seed`). Returns the exit status.
+    """
+    from .search.api import Budget, analyse
+    from .search.bots import make_bot
+    from .search.tournament import bot_seed
+
+    cards = cards or load_card_set()
+    seats = list(seats)
+    if HUMAN not in seats:
+        raise PlayError("seats: at least one seat must be human")
+    bots = {i: make_bot(spec) for i, spec in enumerate(seats) if spec != HUMAN}
+    budget = Budget.parse(hint_budget)
+    if seed is None:
+        seed = int(time.time() * 1000) % (1 << 31)
+    state = new_game(len(seats), seed, cards)
+    record = GameRecord(cards, len(seats), seed=seed, names=seats)
+    interactive = read is input and sys.stdin.isatty()
+    if color is None:
+        color = write is print and sys.stdout.isatty()
+    if width is None and write is print and sys.stdout.isatty():
+        import shutil
+
+        width = shutil.get_terminal_size().columns
+    screen = Screen(write, color, width)
+    humans = [i for i, s in enumerate(seats) if s == HUMAN]
+    single = len(humans) == 1
+    last_hint = None
+    undo = _install_completer(lambda: [m.notation() for m in legal_actions(state)]
+                              + list(COMMANDS)) if interactive else (lambda: None)
+
+    def viewer() -> int:
+        return humans[0] if single else state.current
+
+    def finish(status: int) -> int:
+        undo()
+        if save:
+            record.meta["result"] = final_scores(state).to_json() if state.is_over else None
+            Path(save).parent.mkdir(parents=True, exist_ok=True)
+            record.save(save)
+            write(f"record saved to {save} ({len(record.actions)} actions)")
+        return status
+
+    write(f"Big Sur: {', '.join(_seat_label(seats, i, viewer()) for i in range(len(seats)))};"
+          f" seed {seed}. Type 'help' for the notation, Tab completes.")
+    shown_at = -1
+    try:
+        while state.phase != Phase.OVER:
+            seat = state.current
+            if seat in bots:
+                action = bots[seat].act(view_of(state, seat),
+                                        bot_seed(seed, seat, state.turn, len(record.actions)))
+                try:
+                    state = play(state, action)
+                except ActionError as err:  # a bot bug must not end the game silently
+                    write(f"! {seats[seat]} chose an illegal action: {err}")
+                    return finish(1)
+                shown = action.notation()
+                if isinstance(action, Build):  # the payment names hidden fronts
+                    shown = Build(action.card, action.side).notation()
+                write(f"  {_seat_label(seats, seat, viewer())}: {shown}")
+                record.actions.append(action.notation())
+                continue
+            if shown_at != len(record.actions):
+                screen.show(render_rich(state, viewer(), seats))
+                shown_at = len(record.actions)
+            moves = legal_actions(state)
+            try:
+                text = read(f"seat {seat}> ").strip()
+            except EOFError:
+                write("bye")
+                return finish(0)
+            if not text:
+                continue
+            word = text.split()[0].lower()
+            if word in ("quit", "exit"):
+                return finish(0)
+            if word == "help":
+                write(HELP)
+                continue
+            if word == "table":
+                shown_at = -1
+                continue
+            if word == "score":
+                write(_scores_text(state, seats))
+                continue
+            if word == "moves":
+                screen.show(_moves_table(state, moves))
+                continue
+            if word == "hint":
+                args = text.split()[1:]
+                try:
+                    b = Budget.parse(args[0]) if args else budget
+                    last_hint = (len(record.actions),
+                                 analyse(view_of(state, seat), b, seed=len(record.actions)))
+                except ValueError as err:
+                    write(f"! {err}")
+                    continue
+                screen.show(_hint_table(last_hint[1]))
+                write("type 'h N' to play hint N")
+                continue
+            if word == "h":
+                args = text.split()[1:]
+                if last_hint is None or last_hint[0] != len(record.actions):
+                    write("! no hint for this position: type 'hint' first")
+                    continue
+                if len(args) != 1 or not args[0].isdigit() or \
+                        not 1 <= int(args[0]) <= min(5, len(last_hint[1].moves)):
+                    write(f"! h N: N is a hint number 1 to {min(5, len(last_hint[1].moves))}")
+                    continue
+                queue = list(last_hint[1].moves[int(args[0]) - 1].actions)
+            elif text.isdigit():
+                if int(text) >= len(moves):
+                    write(f"! no move number {text}; 'moves' lists {len(moves)}")
+                    continue
+                queue = [moves[int(text)].notation()]
+            else:
+                queue = [text]
+            for item in queue:
+                try:
+                    new_state = play(state, item)
+                except ActionError as err:
+                    write(f"! {err}")
+                    break
+                except ValueError as err:  # unknown card ids and the like
+                    write(f"! {err}")
+                    break
+                applied = parse_action(item)
+                if isinstance(applied, Build) and applied.payment is None:
+                    # store the payment the engine chose, so the record replays the same
+                    steps = cheapest_payment(state, state.cards.card(applied.card))
+                    if steps is not None:
+                        applied = Build(applied.card, applied.side, steps)
+                record.actions.append(applied.notation())
+                state = new_state
+    except KeyboardInterrupt:
+        write("\ninterrupted")
+        return finish(130)
+    screen.show(render_rich(state, None, seats))
+    outcome = final_scores(state)
+    write(_scores_text(state, seats))
+    write("winner(s): " + ", ".join(_seat_label(seats, w, viewer()) for w in outcome.winners))
+    return finish(0)
 
 
 def hot_seat(players: int, seed: int | None, cards: CardSet, save: str | None,
              read: Callable[[str], str] = input, write: Callable[[str], None] = print) -> int:
-    """Play a hot-seat game; returns the exit status."""
-    state = new_game(players, seed, cards)
-    record = GameRecord(cards, players, seed=seed, start_position=None)
-    if seed is None:  # record the deal itself so the game replays
-        from .rules.position import state_to_json
-
-        record.start_position = state_to_json(state)
-    write(HELP)
-    while state.phase != Phase.OVER:
-        write("")
-        write(render(state, state.current))
-        moves = legal_actions(state)
-        try:
-            text = read(f"seat {state.current}> ").strip()
-        except EOFError:
-            write("bye")
-            return 0
-        if text in ("quit", "exit"):
-            return 0
-        if text == "help":
-            write(HELP)
-            continue
-        if text == "moves":
-            write("\n".join(f"{i:3}: {m.notation()}" for i, m in enumerate(moves)))
-            continue
-        if text.isdigit():
-            if int(text) >= len(moves):
-                write(f"no move number {text}; 'moves' lists {len(moves)}")
-                continue
-            text = moves[int(text)].notation()
-        try:
-            state = play(state, text)
-        except (ActionError, ValueError) as err:
-            write(f"! {err}")
-            continue
-        record.actions.append(text)
-    outcome = final_scores(state)
-    write(render(state))
-    for i, s in enumerate(outcome.scores):
-        write(f"seat {i}: {s.total} (stretches {s.stretches}, bonuses {s.bonuses}, "
-              f"landmarks {s.landmark_count} + {s.landmark_abilities})")
-    write("winner(s): " + ", ".join(f"seat {w}" for w in outcome.winners))
-    if save:
-        record.save(save)
-        write(f"record saved to {save}")
-    return 0
+    """Play a hot-seat game (every seat human); returns the exit status."""
+    return play_game([HUMAN] * players, seed, cards, save, read, write)
 
 
+# ------------------------------------------------------------------ CLI
+
+def seats_from_args(players: int, ai: str | None, seats: str | None) -> list[str]:
+    """The seat list of ``bigsur play``: ``--seats`` as given, else seat 0 human and the
+    others ``--ai`` (every seat human without ``--ai``)."""
+    from .search.bots import BotSpecError, make_bot
+
+    if seats:
+        out = [s.strip() for s in seats.split(",")]
+        if not 2 <= len(out) <= 4:
+            raise PlayError(f"--seats: 2 to 4 comma-separated seats, got {len(out)}")
+    else:
+        if not 2 <= players <= 4:
+            raise PlayError(f"--players: must be 2 to 4, got {players}")
+        out = [HUMAN] + [ai or HUMAN] * (players - 1)
+    for i, spec in enumerate(out):
+        if spec != HUMAN:
+            try:
+                make_bot(spec)
+            except BotSpecError as err:
+                raise PlayError(f"seat {i}: {err}") from None
+    if HUMAN not in out:
+        raise PlayError("--seats: at least one seat must be human")
+    return out
+
+
+def cmd_play(args) -> int:
+    try:
+        seats = seats_from_args(args.players, args.ai, args.seats)
+    except PlayError as err:
+        print(f"bigsur: error: {err}", file=sys.stderr)
+        return 2
+    cards = load_card_set(args.cards) if args.cards else None
+    save = None if args.no_save else (args.save or f"records/play-{args.seed or 'random'}"
+                                      f"-{int(time.time())}.json")
+    return play_game(seats, args.seed, cards, save, hint_budget=args.hint_budget)
+
+
+def add_cli(sub) -> None:
+    """Register ``bigsur play`` on the CLI's subparsers."""
+    p = sub.add_parser("play", help="play in the terminal (against the AI or hot-seat)",
+                       description="Play Big Sur in the terminal. Moves are typed in the "
+                       "action notation ('help' at the prompt); Tab completes legal moves.")
+    p.add_argument("--players", type=int, default=2, help="2 to 4 (default 2)")
+    p.add_argument("--ai", help="the AI of seats 1.. (random, greedy, mcts:1s, mcts:500i); "
+                   "without it every seat is human (hot-seat)")
+    p.add_argument("--seats", help="every seat, comma-separated, e.g. human,greedy,mcts:1s "
+                   "(overrides --players/--ai)")
+    p.add_argument("--seed", type=int, default=None, help="deal seed (default: random)")
+    p.add_argument("--cards", help="card-set file (default: the shipped reconstruction)")
+    p.add_argument("--save", help="record file (default records/play-SEED-TIME.json)")
+    p.add_argument("--no-save", action="store_true", help="do not save the record")
+    p.add_argument("--hint-budget", default="1s", help="search budget of 'hint' "
+                   "(e.g. 1s, 500i; default 1s)")
+    p.set_defaults(func=cmd_play)

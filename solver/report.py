@@ -1,0 +1,305 @@
+"""Post-game review from the command line: a self-contained HTML report and a graph.
+
+    bigsur analyze RECORD.json --html report.html --png graph.png [--iterations N]
+
+The review is :func:`solver.analysis.analyse_record`, the same as the service's
+``POST /v1/analyze`` (each decision judged from the acting player's view, labels
+inaccuracy / mistake / blunder, per-player accuracy). A progress bar runs on stderr.
+The graph (matplotlib) shows each seat's win probability, from its own decisions, over
+the game, with the labelled moves marked; the HTML report embeds it as SVG, so the one
+file holds everything (no outside links).
+"""
+
+from __future__ import annotations
+
+import html
+import io
+import json
+import sys
+from pathlib import Path
+
+from .analysis import (
+    LABELS,
+    POINTS_THRESHOLDS,
+    WIN_PCT_THRESHOLDS,
+    AnalysisError,
+    Review,
+    analyse_record,
+    format_review,
+)
+from .rules.record import GameRecord, RecordError
+
+SEAT_COLORS = ("#1f6fb2", "#c2185b", "#2e7d32", "#e07b00")
+LABEL_COLORS = {"inaccuracy": "#d4a000", "mistake": "#e06000", "blunder": "#c62828"}
+# the service's default per-decision budget (BIGSUR_ANALYSIS_BUDGET_MS)
+DEFAULT_BUDGET_MS = 100
+
+
+class ReportError(ValueError):
+    """A bad option of ``bigsur analyze``; names the option."""
+
+
+def seat_name(record: GameRecord, seat: int) -> str:
+    names = record.names or []
+    name = names[seat] if seat < len(names) and names[seat] else None
+    return f"Seat {seat}" + (f" ({name})" if name else "")
+
+
+# ------------------------------------------------------------------ the graph
+
+def win_graph(review: Review, record: GameRecord):
+    """The win-probability figure (a matplotlib Figure, no pyplot state)."""
+    from matplotlib.figure import Figure
+
+    fig = Figure(figsize=(10, 4), dpi=100)
+    ax = fig.add_subplot()
+    n = max(1, len(record.actions))
+    for seat in range(record.players):
+        mine = [d for d in review.decisions if d.seat == seat and d.value_before is not None]
+        if not mine:
+            continue
+        color = SEAT_COLORS[seat % len(SEAT_COLORS)]
+        ax.plot([d.index + 1 for d in mine], [100 * d.value_before.win_probability
+                                             for d in mine],
+                color=color, linewidth=1.8, label=seat_name(record, seat))
+        for label in LABELS:
+            marked = [d for d in mine if d.label == label]
+            if marked:
+                ax.scatter([d.index + 1 for d in marked],
+                           [100 * d.value_before.win_probability for d in marked],
+                           s={"inaccuracy": 30, "mistake": 45, "blunder": 65}[label],
+                           color=LABEL_COLORS[label], edgecolors=color, linewidths=1.5,
+                           zorder=3)
+    for label in LABELS:  # one legend entry per label, whoever made it
+        ax.scatter([], [], color=LABEL_COLORS[label], label=label)
+    ax.axhline(50, color="#999", linewidth=0.8, linestyle="--")
+    ax.set_ylim(-3, 103)
+    ax.set_xlim(0, n + 1)
+    ax.set_ylabel("win probability (%)")
+    ax.set_xlabel("move")
+    turn_ticks = {}
+    for d in review.decisions:
+        turn_ticks.setdefault(d.turn, d.index + 1)
+    top = ax.secondary_xaxis("top")
+    ticks = sorted(turn_ticks.items())[::2]
+    top.set_xticks([x for _t, x in ticks], labels=[str(t + 1) for t, _x in ticks])
+    top.set_xlabel("turn")
+    ax.grid(True, axis="y", color="#e4e4e4")
+    ax.legend(loc="center left", bbox_to_anchor=(1.01, 0.5), frameon=False, fontsize=9)
+    fig.tight_layout()
+    return fig
+
+
+def figure_svg(fig) -> str:
+    buf = io.StringIO()
+    fig.savefig(buf, format="svg")
+    text = buf.getvalue()
+    return text[text.index("<svg"):]  # drop the XML prologue and DOCTYPE for inlining
+
+
+# ------------------------------------------------------------------ the HTML
+
+def _value(v) -> str:
+    if v is None:
+        return "&mdash;"
+    return f"{100 * v.win_probability:.1f}% / {v.expected_margin:+.1f}"
+
+
+def render_html(review: Review, record: GameRecord, graph_svg: str, source: str) -> str:
+    """The report as one HTML page (inline CSS and SVG; nothing fetched)."""
+    e = html.escape
+    budget = review.budget
+    budget_text = (f"{budget['iterations']} iterations" if budget.get("iterations")
+                   else f"{budget.get('seconds', 0) * 1000:.0f} ms")
+    rows = []
+    for p in review.players:
+        acc = "&mdash;" if p.accuracy is None else f"{p.accuracy:.1f}"
+        loss = "&mdash;" if p.mean_loss_win_pct is None else \
+            f"{p.mean_loss_win_pct:.1f} win-% / {p.mean_loss_points:.1f} pts"
+        score = "" if review.final_scores is None else str(review.final_scores[p.seat])
+        color = SEAT_COLORS[p.seat % len(SEAT_COLORS)]
+        rows.append(f"<tr><th style='color:{color}'>{e(seat_name(record, p.seat))}</th>"
+                    f"<td>{score}</td><td>{acc}</td><td>{p.inaccuracies}</td>"
+                    f"<td>{p.mistakes}</td><td>{p.blunders}</td><td>{loss}</td>"
+                    f"<td>{p.decisions}</td><td>{p.forced}</td><td>{p.unrated}</td></tr>")
+
+    def decision_row(d) -> str:
+        label = f"<span class='lab {d.label}'>{d.label}</span>" if d.label else \
+            f"<span class='muted'>{e(d.how)}</span>"
+        loss = "" if d.loss_win_pct is None else \
+            f"&minus;{d.loss_win_pct:.1f} / &minus;{d.loss_points:.1f}"
+        best = e(" ; ".join(d.best)) if d.best else "&mdash;"
+        color = SEAT_COLORS[d.seat % len(SEAT_COLORS)]
+        return (f"<tr id='move-{d.index + 1}'><td>{d.index + 1}</td><td>{d.turn + 1}</td>"
+                f"<td style='color:{color}'>{e(seat_name(record, d.seat))}</td>"
+                f"<td><code>{e(d.played)}</code></td><td>{label}</td><td>{loss}</td>"
+                f"<td>{_value(d.value_played)}</td><td><code>{best}</code></td>"
+                f"<td>{_value(d.value_best)}</td></tr>")
+
+    labelled = [d for d in review.decisions if d.label]
+    head = ("<tr><th>#</th><th>turn</th><th>seat</th><th>played</th><th>label</th>"
+            "<th>loss (win-% / pts)</th><th>value played</th><th>better move</th>"
+            "<th>its value</th></tr>")
+    thresholds = ", ".join(f"{lab} &ge; {w:g} win-% or {p:g} pts" for lab, w, p in
+                           zip(LABELS, WIN_PCT_THRESHOLDS, POINTS_THRESHOLDS, strict=True))
+    cards = record.cards
+    winners = ""
+    if review.final_scores:
+        best = max(review.final_scores)
+        names = ", ".join(seat_name(record, i) for i, s in enumerate(review.final_scores)
+                          if s == best)
+        winners = f"<p>Winner(s): {e(names)} with {best} points.</p>"
+    every = "".join(decision_row(d) for d in review.decisions)
+    return f"""<!doctype html>
+<html lang="en"><head><meta charset="utf-8">
+<title>Big Sur review: {e(Path(source).name)}</title>
+<style>
+body {{ font-family: system-ui, "DejaVu Sans", sans-serif; margin: 1.5rem auto; max-width: 1100px;
+       color: #1d2327; padding: 0 1rem; }}
+h1 {{ font-size: 1.5rem; }} h2 {{ font-size: 1.15rem; margin-top: 1.6rem; }}
+table {{ border-collapse: collapse; font-size: 0.92rem; }}
+th, td {{ border-bottom: 1px solid #dde; padding: 0.25rem 0.6rem; text-align: left; }}
+code {{ font-family: ui-monospace, "DejaVu Sans Mono", monospace; font-size: 0.88em; }}
+.muted {{ color: #667; }}
+.lab {{ color: #fff; border-radius: 4px; padding: 0 0.35em; font-weight: 600; font-size: 0.85em; }}
+.lab.inaccuracy {{ background: {LABEL_COLORS['inaccuracy']}; }}
+.lab.mistake {{ background: {LABEL_COLORS['mistake']}; }}
+.lab.blunder {{ background: {LABEL_COLORS['blunder']}; }}
+.recon {{ background: #ffcf70; border-radius: 4px; padding: 0 0.4em; }}
+.graph svg {{ width: 100%; height: auto; }}
+</style></head><body>
+<h1>Big Sur review</h1>
+<p>Record <code>{e(Path(source).name)}</code>: {record.players} players, seed
+{e(str(record.seed))}, {len(record.actions)} actions. Cards:
+<span class="{'recon' if cards.reconstruction else ''}">{e(cards.label)}</span>.</p>
+<p class="muted">Each decision is judged from the acting player's view at the time, with a
+search of {e(budget_text)} per decision (seed {review.seed}). Labels: {thresholds}.
+Accuracy: lichess's per-move formula on the win-% loss, averaged. Search values are
+estimates: single labels are hints, not verdicts.</p>
+<h2>Players</h2>
+<table><thead><tr><th>seat</th><th>score</th><th>accuracy</th><th>inaccuracies</th>
+<th>mistakes</th><th>blunders</th><th>mean loss</th><th>rated</th><th>forced</th>
+<th>unrated</th></tr></thead><tbody>{''.join(rows)}</tbody></table>
+{winners}
+<h2>Win probability over the game</h2>
+<div class="graph">{graph_svg}</div>
+<h2>Labelled moves ({len(labelled)})</h2>
+{'<p>None.</p>' if not labelled else
+ f"<table><thead>{head}</thead><tbody>{''.join(decision_row(d) for d in labelled)}</tbody></table>"}
+<details><summary><h2 style="display:inline">Every decision ({len(review.decisions)})</h2></summary>
+<table><thead>{head}</thead><tbody>{every}</tbody></table>
+</details>
+</body></html>
+"""
+
+
+# ------------------------------------------------------------------ the command
+
+def budget_from_args(budget_ms: int | None, iterations: int | None):
+    from .search.api import Budget
+
+    if budget_ms is not None and iterations is not None:
+        raise ReportError("--budget-ms/--iterations: give one of them, not both")
+    if iterations is not None:
+        if iterations < 1:
+            raise ReportError(f"--iterations: must be positive, got {iterations}")
+        return Budget(iterations=iterations)
+    ms = DEFAULT_BUDGET_MS if budget_ms is None else budget_ms
+    if ms < 1:
+        raise ReportError(f"--budget-ms: must be positive, got {ms}")
+    return Budget(seconds=ms / 1000.0)
+
+
+def run(record_path: str, html_path: str | None, png_path: str | None,
+        budget, seed: int = 0, json_path: str | None = None, progress: bool = True,
+        out=None) -> Review:
+    """Analyse a record file and write the requested outputs; returns the review."""
+    out = out or sys.stdout
+    record = GameRecord.load(record_path)
+    list(record.states())  # every action checked before the long part starts
+    if progress:
+        from rich.progress import (
+            BarColumn,
+            MofNCompleteColumn,
+            Progress,
+            TextColumn,
+            TimeElapsedColumn,
+            TimeRemainingColumn,
+        )
+
+        with Progress(TextColumn("analysing"), BarColumn(), MofNCompleteColumn(),
+                      TimeElapsedColumn(), TimeRemainingColumn(),
+                      console=_stderr_console()) as bar:
+            task = bar.add_task("decisions", total=None)
+            review = analyse_record(record, budget, seed,
+                                    progress=lambda done, total: bar.update(
+                                        task, completed=done, total=total))
+    else:
+        review = analyse_record(record, budget, seed)
+    if png_path or html_path:
+        fig = win_graph(review, record)
+        if png_path:
+            fig.savefig(png_path, format="png")
+            print(f"graph written to {png_path}", file=out)
+        if html_path:
+            Path(html_path).write_text(render_html(review, record, figure_svg(fig),
+                                                   record_path), encoding="utf-8")
+            print(f"report written to {html_path}", file=out)
+    if json_path:
+        Path(json_path).write_text(json.dumps(review.to_json(), indent=1) + "\n",
+                                   encoding="utf-8")
+        print(f"review written to {json_path}", file=out)
+    print(summary_text(review, record), file=out)
+    return review
+
+
+def _stderr_console():
+    from rich.console import Console
+
+    return Console(file=sys.stderr)
+
+
+def summary_text(review: Review, record: GameRecord) -> str:
+    lines = []
+    for p in review.players:
+        acc = "-" if p.accuracy is None else f"{p.accuracy:.1f}"
+        lines.append(f"{seat_name(record, p.seat)}: accuracy {acc}, {p.inaccuracies} "
+                     f"inaccuracies, {p.mistakes} mistakes, {p.blunders} blunders "
+                     f"({p.decisions} rated decisions)")
+    return "\n".join(lines)
+
+
+def cmd_analyze(args) -> int:
+    try:
+        budget = budget_from_args(args.budget_ms, args.iterations)
+        review = run(args.record, args.html, args.png, budget, args.seed, args.json,
+                     progress=not args.no_progress)
+        if not (args.html or args.png or args.json):
+            print(format_review(review))
+    except (ReportError, RecordError, AnalysisError) as err:
+        print(f"bigsur: error: {err}", file=sys.stderr)
+        return 2
+    except OSError as err:
+        print(f"bigsur: error: {err.filename}: {err.strerror}", file=sys.stderr)
+        return 2
+    return 0
+
+
+def add_cli(sub) -> None:
+    """Register ``bigsur analyze`` on the CLI's subparsers."""
+    p = sub.add_parser("analyze", help="review a game record: HTML report and graph",
+                       description="Review every decision of a record (the same analysis as "
+                       "POST /v1/analyze) and write a self-contained HTML report and a "
+                       "win-probability graph.")
+    p.add_argument("record", help="bigsur-record/1 JSON file")
+    p.add_argument("--html", help="write the HTML report here")
+    p.add_argument("--png", help="write the win-probability graph (PNG) here")
+    p.add_argument("--json", help="write the review itself (JSON) here")
+    group = p.add_mutually_exclusive_group()
+    group.add_argument("--budget-ms", type=int, help=f"search time per decision "
+                       f"(default {DEFAULT_BUDGET_MS}, as the service)")
+    group.add_argument("--iterations", type=int, help="search iterations per decision "
+                       "(reproducible with --seed)")
+    p.add_argument("--seed", type=int, default=0, help="review seed (default 0)")
+    p.add_argument("--no-progress", action="store_true", help="no progress bar")
+    p.set_defaults(func=cmd_analyze)

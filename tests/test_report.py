@@ -1,0 +1,105 @@
+"""``bigsur analyze``: the same review as the service, an HTML report and a PNG graph."""
+
+from __future__ import annotations
+
+import argparse
+import json
+import re
+
+import pytest
+
+from solver.analysis import analyse_record
+from solver.cli import play_random_game
+from solver.report import ReportError, add_cli, budget_from_args
+from solver.rules.record import GameRecord
+from solver.search.api import Budget
+
+ITERATIONS = 8  # small: the test checks the plumbing, not the search's judgement
+
+
+@pytest.fixture(scope="module")
+def record_file(tmp_path_factory):
+    path = tmp_path_factory.mktemp("rec") / "game.json"
+    play_random_game(2, seed=21).save(path)
+    return path
+
+
+def parse(*argv):
+    parser = argparse.ArgumentParser(prog="bigsur")
+    add_cli(parser.add_subparsers(dest="command", required=True))
+    return parser.parse_args(["analyze", *map(str, argv)])
+
+
+def test_report_files_match_the_analysis(record_file, tmp_path, capsys):
+    html_path, png_path, json_path = tmp_path / "r.html", tmp_path / "g.png", tmp_path / "r.json"
+    args = parse(record_file, "--html", html_path, "--png", png_path, "--json", json_path,
+                 "--iterations", ITERATIONS, "--seed", 3)
+    assert args.func(args) == 0
+    out = capsys.readouterr()
+    assert "analysing" in out.err  # the progress bar (on stderr)
+
+    # the same review as solver.analysis (reproducible: iteration budget and seed)
+    record = GameRecord.load(record_file)
+    expected = analyse_record(record, Budget(iterations=ITERATIONS), seed=3).to_json()
+    written = json.loads(json_path.read_text())
+    assert written == json.loads(json.dumps(expected))
+    for p in expected["players"]:
+        acc = "-" if p["accuracy"] is None else f"{p['accuracy']:.1f}"
+        assert f"Seat {p['seat']} (random): accuracy {acc}, {p['inaccuracies']} " \
+               f"inaccuracies, {p['mistakes']} mistakes, {p['blunders']} blunders" in out.out
+
+    # the PNG is a real image of the configured size (10 x 4 in at 100 dpi)
+    data = png_path.read_bytes()
+    assert data[:8] == b"\x89PNG\r\n\x1a\n"
+    width, height = int.from_bytes(data[16:20], "big"), int.from_bytes(data[20:24], "big")
+    assert (width, height) == (1000, 400)
+
+    # the HTML is self-contained: inline SVG graph, no outside resource
+    page = html_path.read_text()
+    assert "<svg" in page and "reconstruction" in page
+    assert not re.search(r"""(src|href)=["']?(https?:)?//""", page)
+    assert "<script" not in page
+    labelled = [d for d in expected["decisions"] if d["label"]]
+    assert f"Labelled moves ({len(labelled)})" in page
+    for d in labelled:
+        assert f"id='move-{d['index'] + 1}'" in page
+    assert page.count("<tr id='move-") == len(labelled) + len(expected["decisions"])
+    assert f"Every decision ({len(expected['decisions'])})" in page
+
+
+def test_budget_options():
+    assert budget_from_args(None, None) == Budget(seconds=0.1)  # the service's default
+    assert budget_from_args(250, None) == Budget(seconds=0.25)
+    assert budget_from_args(None, 40) == Budget(iterations=40)
+    with pytest.raises(ReportError, match="--iterations"):
+        budget_from_args(None, 0)
+    with pytest.raises(ReportError, match="--budget-ms"):
+        budget_from_args(-5, None)
+
+
+def test_errors_name_the_problem(tmp_path, capsys):
+    missing = parse(tmp_path / "nope.json", "--html", tmp_path / "r.html")
+    assert missing.func(missing) == 2
+    assert "nope.json" in capsys.readouterr().err
+    bad = tmp_path / "bad.json"
+    raw = play_random_game(2, seed=1).to_json()
+    raw["actions"][3] = "build H99 L"
+    bad.write_text(json.dumps(raw))
+    args = parse(bad, "--png", tmp_path / "g.png", "--iterations", 5)
+    assert args.func(args) == 2
+    assert "actions[3]" in capsys.readouterr().err
+    assert not (tmp_path / "g.png").exists()
+    nothing = parse(bad)  # no output file asked: still checked before anything runs
+    assert nothing.func(nothing) == 2
+    assert "actions[3]" in capsys.readouterr().err
+
+
+def test_without_output_files_the_review_is_printed(tmp_path, capsys):
+    record = play_random_game(2, seed=2)
+    record.actions = record.actions[:12]  # a short game start keeps this test quick
+    path = tmp_path / "short.json"
+    record.save(path)
+    args = parse(path, "--iterations", 5)
+    assert args.func(args) == 0
+    out = capsys.readouterr().out
+    assert "played" in out and "accuracy" in out

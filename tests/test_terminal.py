@@ -1,0 +1,176 @@
+"""Terminal play with scripted input (no tty): whole games against the AI and hot-seat,
+the hint command, refused input explained, completion, the ``play`` subcommand."""
+
+from __future__ import annotations
+
+import argparse
+import io
+import re
+import sys
+
+import pytest
+
+from solver.rules.engine import legal_actions, new_game
+from solver.rules.record import GameRecord
+from solver.rules.scoring import final_scores
+from solver.rules.state import Phase
+from solver.rules.views import view_of
+from solver.search.api import Budget, analyse
+from solver.terminal import (
+    HUMAN,
+    PlayError,
+    add_cli,
+    completions,
+    hot_seat,
+    play_game,
+    seats_from_args,
+)
+
+
+class Script:
+    """``read`` for play_game: the given lines, then a fallback (default: move 0)."""
+
+    def __init__(self, lines=(), fallback="0", limit=2000):
+        self.lines = list(lines)
+        self.fallback = fallback
+        self.prompts: list[str] = []
+        self.limit = limit
+
+    def __call__(self, prompt: str) -> str:
+        self.prompts.append(prompt)
+        if len(self.prompts) > self.limit:
+            raise AssertionError("the game did not end")
+        return self.lines.pop(0) if self.lines else self.fallback
+
+
+def test_full_game_against_the_ai_saves_a_record_that_replays(tmp_path):
+    out: list[str] = []
+    save = tmp_path / "game.json"
+    rc = play_game([HUMAN, "random"], seed=4, save=str(save), read=Script(), write=out.append)
+    assert rc == 0
+    text = "\n".join(out)
+    record = GameRecord.load(save)
+    assert record.names == [HUMAN, "random"] and record.seed == 4
+    final = record.replay()
+    assert final.is_over
+    outcome = final_scores(final)
+    for i, s in enumerate(outcome.scores):  # the printed breakdown is the real one
+        assert re.search(rf"Seat {i}[^\n:]*: {s.total} \(stretches {s.stretches}, "
+                         rf"2-Mile bonuses {s.bonuses}", text), text[-2000:]
+    assert record.meta["result"]["scores"][0]["total"] == outcome.scores[0].total
+    # the AI's moves are announced; its payments (hidden card fronts) are not
+    ai_lines = [ln for ln in out if ln.startswith("  Seat 1 · random: ")]
+    assert ai_lines and not any(" pay " in ln for ln in ai_lines)
+    # the table shows the card set as a reconstruction and the human's hand only
+    assert "reconstruction" in text
+    assert text.count("Hand:") >= 1
+
+
+def test_the_human_never_sees_the_ai_hand():
+    out: list[str] = []
+    state = new_game(2, seed=9)
+    ai_seat = 1
+    hidden = [state.cards.highway[c].id for c in state.players[ai_seat].hand]
+    play_game([HUMAN, "greedy"], seed=9, read=Script(["quit"]), write=out.append)
+    first_table = "\n".join(out)
+    known = set()  # cards the AI took from the Depot before the human's first prompt
+    for line in out:
+        m = re.match(r"  Seat 1 · greedy: take (H\d+)", line)
+        if m:
+            known.add(m.group(1))
+    for card in hidden:
+        if card not in known:
+            assert card not in first_table, card
+
+
+def test_hint_then_play_the_hinted_move(tmp_path):
+    out: list[str] = []
+    save = tmp_path / "hint.json"
+    script = Script(["take deck", "take deck", "hint 40i", "h 1", "quit"])
+    play_game([HUMAN, "greedy"], seed=2, save=str(save), read=script, write=out.append)
+    assert "Hint (40 iterations" in "\n".join(out)
+    record = GameRecord.load(save)
+    # where the hint was asked: the human's first build step; the hint is reproducible
+    # (iteration budget, seed = number of actions so far), so search it again here
+    n, state = next((i, st) for i, (st, _a) in enumerate(record.states())
+                    if st.current == 0 and st.phase == Phase.BUILD)
+    best = analyse(view_of(state, 0), Budget(iterations=40), seed=n).moves[0]
+    assert record.actions[n:n + len(best.actions)] == best.actions
+    assert best.label in "\n".join(out)
+
+
+def test_refused_input_is_explained_and_the_game_goes_on():
+    out: list[str] = []
+    script = Script(["build H01 L", "take H99", "frobnicate", "h 1", "99", "quit"])
+    play_game([HUMAN, HUMAN], seed=1, read=script, write=out.append)
+    errors = [ln for ln in out if ln.startswith("! ")]
+    assert len(errors) == 5, errors
+    assert "first take 2 more card(s)" in errors[0]
+    assert "H99" in errors[1]
+    assert "cannot read action 'frobnicate'" in errors[2]
+    assert "no hint for this position" in errors[3]
+    assert "no move number 99" in errors[4]
+    assert len(script.prompts) == 6  # every line was answered, none ended the game
+
+
+def test_hot_seat_all_humans_still_works(tmp_path):
+    out: list[str] = []
+    save = tmp_path / "hs.json"
+    script = Script()
+    rc = hot_seat(3, 6, None, str(save), read=script, write=out.append)
+    assert rc == 0
+    record = GameRecord.load(save)
+    assert record.players == 3 and record.names == [HUMAN] * 3 and record.replay().is_over
+    assert set(script.prompts) == {"seat 0> ", "seat 1> ", "seat 2> "}  # each seat asked
+
+
+def test_eof_leaves_and_still_saves(tmp_path):
+    def read(_prompt):
+        raise EOFError
+
+    save = tmp_path / "eof.json"
+    out: list[str] = []
+    assert play_game([HUMAN, "random"], seed=3, save=str(save), read=read,
+                     write=out.append) == 0
+    assert "bye" in out and GameRecord.load(save).seed == 3
+
+
+def test_completions_of_legal_actions():
+    state = new_game(2, seed=5)
+    legal = [a.notation() for a in legal_actions(state)] + ["hint", "help"]
+    assert completions("", 0, legal) == sorted({"take ", "hint", "help"})
+    depot = sorted(state.cards.highway[c].id for c in state.depot)
+    assert completions("take ", 5, legal) == sorted(depot + ["deck"])
+    first = depot[0]
+    assert completions(f"take {first[:2]}", 5, legal) == sorted(
+        d for d in depot if d.startswith(first[:2]))
+    assert completions("build ", 6, legal) == []  # no build in the take step
+
+
+def test_seats_from_args():
+    assert seats_from_args(3, "greedy", None) == [HUMAN, "greedy", "greedy"]
+    assert seats_from_args(2, None, None) == [HUMAN, HUMAN]
+    assert seats_from_args(2, None, "greedy,human") == ["greedy", HUMAN]
+    with pytest.raises(PlayError, match="at least one seat must be human"):
+        seats_from_args(2, None, "greedy,random")
+    with pytest.raises(PlayError, match="seat 1"):
+        seats_from_args(2, "nonsense", None)
+    with pytest.raises(PlayError, match="--players"):
+        seats_from_args(5, "greedy", None)
+
+
+def test_play_subcommand_with_piped_input(tmp_path, monkeypatch, capsys):
+    parser = argparse.ArgumentParser(prog="bigsur")
+    add_cli(parser.add_subparsers(dest="command", required=True))
+    save = tmp_path / "cli.json"
+    args = parser.parse_args(["play", "--players", "2", "--ai", "random", "--seed", "8",
+                              "--save", str(save)])
+    monkeypatch.setattr(sys, "stdin", io.StringIO("0\n" * 500))
+    assert args.func(args) == 0
+    text = capsys.readouterr().out
+    assert "winner(s):" in text and f"record saved to {save}" in text
+    assert "\x1b[" not in text  # no colour codes when stdout is not a terminal
+    assert GameRecord.load(save).replay().is_over
+    bad = parser.parse_args(["play", "--ai", "mcts:xyz"])
+    assert bad.func(bad) == 2
+    assert "seat 1" in capsys.readouterr().err
