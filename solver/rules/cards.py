@@ -165,7 +165,8 @@ class CardSet:
         }
 
     def __repr__(self) -> str:
-        return f"<CardSet {self.label}: {len(self.highway)} Highway, {len(self.landmarks)} Landmarks>"
+        return (f"<CardSet {self.label}: {len(self.highway)} Highway, "
+                f"{len(self.landmarks)} Landmarks>")
 
 
 def _check_equal_turns(counts: dict[int, int], errors: list[str]) -> None:

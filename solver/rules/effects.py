@@ -163,7 +163,8 @@ def _distinct_scenery(facts: HighwayFacts, params, owner) -> int:
 
 @register("scenery_points", "score", {"bonus", "landmark"},
           {"scenery": Param(_scenery), "points": Param(_positive_int)},
-          lambda p: f"{_plural(p['points'], 'point')} per {p['scenery'].title()} icon in your Highway")
+          lambda p: f"{_plural(p['points'], 'point')} per {p['scenery'].title()} icon "
+          "in your Highway")
 def _scenery_points(facts: HighwayFacts, params, owner) -> int:
     return params["points"] * facts.icon_counts[params["scenery"]]
 
@@ -196,7 +197,8 @@ def _landmark_collection(facts: HighwayFacts, params, owner) -> int:
 
 @register("material_cards", "score", {"bonus"},
           {"material": Param(_material), "points": Param(_positive_int)},
-          lambda p: f"{_plural(p['points'], 'point')} per {p['material'].title()} card in your Highway")
+          lambda p: f"{_plural(p['points'], 'point')} per {p['material'].title()} card "
+          "in your Highway")
 def _material_cards(facts: HighwayFacts, params, owner) -> int:
     material = facts.cards.material
     return params["points"] * sum(1 for c in facts.highway if material[c] == params["material"])

@@ -17,7 +17,7 @@ from typing import Any
 
 from .actions import Action, ActionError, parse_action
 from .cards import CardSet, load_card_set
-from .engine import new_game, play, apply_inplace
+from .engine import apply_inplace, new_game, play
 from .position import PositionError, cards_to_json, resolve_cards, state_from_json, state_to_json
 from .scoring import final_scores
 from .state import GameState, Phase
@@ -64,10 +64,8 @@ class GameRecord:
 
     def replay(self) -> GameState:
         """The state after every action, each checked by the rules."""
-        state = None
-        for state, _action in self.states():
-            pass
-        return state
+        *_, (final, _none) = self.states()
+        return final
 
     def to_json(self) -> dict[str, Any]:
         out: dict[str, Any] = {
