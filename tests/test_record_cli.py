@@ -224,3 +224,10 @@ def test_cli_play_reads_stdin(monkeypatch, capsys):
     assert main(["play", "--players", "2", "--seed", "3"]) == 0
     out = capsys.readouterr().out
     assert "reconstruction" in out and re.search(r"\b0\s+take ", out)
+
+
+def test_a_record_played_with_other_cards_is_refused():
+    raw = GameRecord.start(2, seed=4).to_json()
+    raw["card_set"]["fingerprint"] = "0" * 16
+    with pytest.raises(RecordError, match="card_set"):
+        GameRecord.from_json(raw)

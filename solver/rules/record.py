@@ -95,6 +95,12 @@ class GameRecord:
             cards = cards or resolve_cards(raw.get("cards"))
         except PositionError as err:
             raise RecordError(str(err)) from None
+        identity = raw.get("card_set")
+        if isinstance(identity, dict) and identity.get("fingerprint") not in (
+                None, cards.fingerprint):
+            raise RecordError(f"card_set: the record was played with {identity.get('name')!r} "
+                              f"fingerprint {identity.get('fingerprint')}, but the cards given "
+                              f"are {cards.name!r} fingerprint {cards.fingerprint}")
         players = raw.get("players")
         if players not in (2, 3, 4):
             raise RecordError(f"players: must be 2, 3 or 4, got {players!r}")
