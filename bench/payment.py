@@ -32,9 +32,11 @@ from solver.rules.cards import CardSet, load_card_set
 from solver.rules.engine import play
 from solver.rules.payment import (
     PaymentInfeasible,
+    _plan_shapes,
     _solve_counts,
     joint_cost,
     joint_payment,
+    plan_shapes,
     solve_counts,
 )
 from solver.rules.state import GameState, Phase, PlayerState
@@ -110,10 +112,10 @@ def _timed(fn, *args):
 
 def compare(state: GameState, builds) -> dict:
     """Both paths on one request: timings (wall and thread CPU), feasibility, objectives,
-    agreement. The fast path is timed cold (count cache cleared), warm (the same request
+    agreement. The fast path is timed cold (count caches cleared), warm (the same request
     again) and for the cost alone (:func:`joint_cost`, warm)."""
-    _solve_counts.cache_clear()
-    solve_counts.cache_clear()
+    for cache in (_solve_counts, solve_counts, _plan_shapes, plan_shapes):
+        cache.cache_clear()
     fast, cold_w, cold_c = _timed(joint_payment, state, builds)
     _again, warm_w, warm_c = _timed(joint_payment, state, builds)
     _cost, cost_w, cost_c = _timed(joint_cost, state, builds)

@@ -15,6 +15,11 @@ from solver.rules.cards import load_card_set
 from solver.rules.engine import legal_actions, new_game, play
 from solver.rules.payment import (
     PaymentInfeasible,
+    _collect,
+    _count_dp,
+    _Problem,
+    _reduce,
+    _single,
     _solve_counts,
     _Sources,
     affordable_cards,
@@ -59,6 +64,44 @@ def test_fast_path_matches_the_oracle(seed):
         feasible += 1
         checked += 1
     assert feasible >= 10  # the positions do exercise paying
+
+
+# values a caller might pass that tie between cards of different Materials or costs (the
+# default values never tie): then which equally cheap cards are spent matters for level 3
+TIED_VALUES = {
+    "miles": lambda c: float(CARDS.miles[c]),
+    "all equal": lambda c: 1.0,
+    "two levels": lambda c: float(CARDS.material[c] % 2),
+}
+
+
+@pytest.mark.parametrize("kind", sorted(TIED_VALUES))
+def test_fast_path_matches_the_oracle_with_tied_values(kind):
+    values = {c: TIED_VALUES[kind](c) for c in range(len(CARDS.highway))}
+    feasible = 0
+    for state, builds in tiny_positions(120, seed=31, hand_sizes=(3, 4, 5, 6, 7)):
+        expected = brute_force(state, [c for c, _side in builds], values)
+        try:
+            plan = joint_payment(state, builds, values)
+        except PaymentInfeasible:
+            assert expected is None
+            continue
+        assert plan.objective == expected
+        replay_plan(state, plan)
+        feasible += 1
+    assert feasible >= 20
+
+
+def test_single_build_shortcut_matches_the_programme():
+    """One build skips the dynamic programme (the engine's hot path); same answer."""
+    rng = random.Random(5)
+    for _ in range(400):
+        state, builds = random_position(rng, CARDS, rng.randint(1, 15), 1)
+        P = _Problem(state, builds)
+        costs, built, hand, total, src = _reduce(P.costs, P.built, P.hand, P.hand_total,
+                                                 P.src.key())
+        assert _single(costs[0], hand, total, src) == \
+            _collect(_count_dp(costs, built, hand, src, True, None), hand, total, True)
 
 
 def test_affordable_cards_match_the_oracle():

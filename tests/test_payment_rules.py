@@ -374,6 +374,29 @@ def test_joint_beats_greedy_values():
     assert set(plan.spent) == set(ids(cs, "E1 W1 W2 X1 X2"))  # X3, worth most, is kept
 
 
+def test_recycling_a_substituted_card_may_need_one_single_fewer():
+    """E1 is the only engineering card, and B1 and B3 both need engineering. Paying B1's
+    with E1 leaves B3 a substitution: 7 cards, one more than the hand holds. The only
+    payment pays B1's engineering by a substitution instead, so that E1 ends B2's timber
+    substitution on top and B3 recycles it: 6 cards (the count search must consider
+    fewer single discards than the hand allows)."""
+    cs = card_set([
+        hw("B1", cost="engineering stone", back="steel"),
+        hw("B2", cost="timber stone", back="steel"),
+        hw("B3", cost="engineering stone", back="steel"),
+        hw("Q1", miles=1, back="steel", per="stone"),
+        hw("Q2", miles=1, back="steel", per="stone"),
+        hw("Q3", miles=1, back="steel", per="stone"),
+        hw("E1", back="engineering"),
+        *(hw(f"F{i}", back="water") for i in range(1, 6)),
+        hw("O1", back="stone")])
+    state = make_state(cs, [{"hand": "B1 B2 B3 E1 F1 F2 F3 F4 F5", "highway": "Q1 Q2 Q3"},
+                            {"highway": "O1"}])
+    plan = check_both(state, ids(cs, "B1 B2 B3"), expect=6)
+    b2 = [s for s in plan.payments[1] if isinstance(s, Substitute)]
+    assert b2[-1].cards[-1] == "E1" and "rec" in steps_of(plan, 2)
+
+
 def test_requests_are_checked(cs):
     state = position(cs, seat(hand="A1 S1 T1"))
     for solve in SOLVERS.values():

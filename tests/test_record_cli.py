@@ -219,7 +219,8 @@ def test_hot_seat_quit_and_end_of_input(small):
     assert out[-1] == "bye"
 
 
-def test_cli_play_reads_stdin(monkeypatch, capsys):
+def test_cli_play_reads_stdin(monkeypatch, capsys, tmp_path):
+    monkeypatch.chdir(tmp_path)  # the game record is saved under ./records
     monkeypatch.setattr("sys.stdin", io.StringIO("moves\ntake deck\nquit\n"))
     assert main(["play", "--players", "2", "--seed", "3"]) == 0
     out = capsys.readouterr().out

@@ -93,6 +93,17 @@ def _qvalues(cards: CardSet, pool: list[int], values) -> dict[int, int]:
     return {c: round(float(values[c]) * VALUE_SCALE) for c in pool}
 
 
+def _ties(cards: CardSet, pool: list[int], qvalue: dict[int, int]) -> bool:
+    """Whether two pool cards of equal value differ in Material or cost (then which of
+    them is spent can matter for level 3). The default values never tie."""
+    seen: dict[int, tuple] = {}
+    for c in pool:
+        kind = (cards.material[c], cards.cost_counts[c])
+        if seen.setdefault(qvalue[c], kind) != kind:
+            return True
+    return False
+
+
 def _hand_index(cards: CardSet, card_id: str, hand: list[int], what: str) -> int:
     try:
         c = cards.card(card_id)
@@ -219,9 +230,7 @@ def apply_payment(state: GameState, card: int, steps: Payment) -> None:
 #   2. least total value of the spent cards (values quantised to 1e-6, see VALUE_SCALE);
 #   3. the most useful final top of the discard pile: the number of cost slots of its
 #      Material among the hand cards left after the builds (next turn's Recycling).
-# Levels 1 and 2 are exact. Level 3 is exact for the spends kept by the count search and
-# the single-card allocations tried (all of them for up to 3 builds); CP-SAT
-# (solver.payment_ilp) is exact on all three.
+# All three levels are exact, as in CP-SAT (solver.payment_ilp).
 #
 # How: hand cards are interchangeable within a Material except for their value, so the
 # search runs over counts. A dynamic programme over the builds, in order, tries every
@@ -229,13 +238,27 @@ def apply_payment(state: GameState, card: int, steps: Payment) -> None:
 # borrowed Materials, Recycling) and "uncovered"; its state is the remaining per-turn
 # sources, the Recycling status and the uncovered Materials so far (U). Uncovered slots are
 # paid by single discards while the hand has that Material, else by substitutions
-# (min(U, h) singles + 3 * the rest); so levels 1 and 2 depend only on (singles per
-# Material, substitutions, a Material a substitution must contain), and the cheapest
-# cards for those are taken greedily (the cheapest singles of each Material, then the
-# cheapest remaining cards). The count search is cached on a key without card identities.
+# (min(U, h) singles + 3 * the rest; one or two singles fewer when Recycling needs a card
+# of some Material inside a substitution, see _recycle_demotions); so levels 1 and 2
+# depend only on (singles per Material, substitutions, a Material a substitution must
+# contain), and the cheapest cards for those are taken greedily (the cheapest singles of
+# each Material, then the cheapest remaining cards). The count search is cached on a key
+# without card identities.
+#
+# Level 3 depends on more than the totals: which build discards last, how many slots of
+# each Material it leaves uncovered (whether a single of a Material, or a substitution
+# card, can be placed there and end on top), and where Recycling happens (the card on
+# top at that moment must be of its Material). A plan request therefore runs the same
+# programme a second time (:func:`plan_shapes`, also cached on counts) with the *shape* of
+# the plan so far in its state: per build, the uncovered count and the Recycling of each
+# Material. It keeps only states that can still reach the optimal card count, and returns
+# every distinct shape of the optimal spends. (One build needs no programme: its count
+# search keeps the shapes at no cost.) The card-level step then tries, for every
+# shape, every way to give the single discards to the builds and every card that may end
+# on top (with the Recycling constraint), best bound first, until no shape can do better.
 
 VALUE_SCALE = 1_000_000  # values are compared after rounding to 1e-6
-_PATHS_KEPT = 16  # alternative source plans kept per spend, for level 3
+_NOTHING_USEFUL = (0,) * N_MATERIALS  # level 3 when nothing is discarded (the top stays)
 
 
 class PaymentInfeasible(PaymentError):
@@ -342,20 +365,9 @@ def _build_options(mats, bav, umask, e_left, h_left, d_left, rec_open, h_mask, d
     return out
 
 
-def _spend_counts(U, hand):
-    """(singles per Material, substitutions, cards spent) for uncovered Materials U."""
-    x = tuple(u if u < hv else hv for u, hv in zip(U, hand, strict=False))
-    s = sum(U) - sum(x)
-    return x, s, sum(x) + 3 * s
-
-
-@lru_cache(maxsize=200_000)
-def solve_counts(costs: tuple, built: tuple, hand: tuple, hand_total: int, src: tuple):
-    """The count search for builds with cost vectors ``costs`` (in order; ``built``: the
-    Persistent Material each gives to the later ones, or -1), a pool of ``hand_total``
-    cards with ``hand`` per Material, and free sources ``src`` (``_Sources.key()``).
-    The key is first reduced to what can matter (Materials no cost needs, more copies
-    than the costs hold), so that equivalent positions share the cache."""
+def _reduce(costs: tuple, built: tuple, hand: tuple, hand_total: int, src: tuple) -> tuple:
+    """The count-search key reduced to what can matter (Materials no cost needs, more
+    copies than the costs hold), so that equivalent positions share the caches."""
     need = costs[0] if len(costs) == 1 else tuple(map(sum, zip(*costs, strict=True)))
     slots = sum(need)
     base0, used0, extra0, bh0, bh_mask, bd0, bd_mask, recycle = src
@@ -372,51 +384,201 @@ def solve_counts(costs: tuple, built: tuple, hand: tuple, hand_total: int, src: 
         (bh0 if bh0 < slots else slots) if bh_mask else 0, bh_mask,
         (bd0 if bd0 < slots else slots) if bd_mask else 0, bd_mask,
         recycle if recycle < 0 or need[recycle] else -1)
-    return _solve_counts(
-        costs, tuple([g if g >= 0 and need[g] else -1 for g in built]),
-        tuple([(h if h <= n else n + 1) if n else 0 for h, n in zip(hand, need, strict=True)]),
-        hand_total if hand_total < 3 * slots else 3 * slots, key)
+    return (costs, tuple([g if g >= 0 and need[g] else -1 for g in built]),
+            tuple([(h if h <= n else n + 1) if n else 0
+                   for h, n in zip(hand, need, strict=True)]),
+            hand_total if hand_total < 3 * slots else 3 * slots, key)
+
+
+@lru_cache(maxsize=200_000)
+def solve_counts(costs: tuple, built: tuple, hand: tuple, hand_total: int, src: tuple):
+    """The count search for builds with cost vectors ``costs`` (in order; ``built``: the
+    Persistent Material each gives to the later ones, or -1), a pool of ``hand_total``
+    cards with ``hand`` per Material, and free sources ``src`` (``_Sources.key()``).
+    Returns ``(cards, spends)``: the fewest hand cards and every distinct (singles per
+    Material, substitutions, Material a substitution must hold or -1, shapes) reaching
+    them, where shapes are those of :func:`plan_shapes` for one build (it costs nothing
+    more there) and None for more; when nothing pays, ``(None, (cards the closest plan
+    would need, its uncovered Materials))``.
+    """
+    return _solve_counts(*_reduce(costs, built, hand, hand_total, src))
+
+
+@lru_cache(maxsize=50_000)
+def plan_shapes(costs: tuple, built: tuple, hand: tuple, hand_total: int, src: tuple):
+    """:func:`solve_counts` with, per spend, every distinct shape of plan reaching it (see
+    the comment above), each as ``(spare, path, bound key)``: the source plan that leaves
+    the most per-turn sources (``spare``, larger is better) and, per build, one record per
+    cost Material ``(m, base, extra, borrowed Highway, borrowed discard, recycled,
+    uncovered)``; the bound key is :func:`_shape_bound_key`."""
+    return _plan_shapes(*_reduce(costs, built, hand, hand_total, src))
 
 
 @lru_cache(maxsize=200_000)
 def _solve_counts(costs: tuple, built: tuple, hand: tuple, hand_total: int, src: tuple):
-    """The count search (see the comment above). Returns ``(cards, spends)`` where
-    ``spends`` lists, for every distinct (singles per Material, substitutions, Material a
-    substitution must hold or -1) reaching the fewest ``cards``, up to _PATHS_KEPT source
-    plans (per build: one record per cost Material). When nothing pays, returns
-    ``(None, (cards the closest plan would need, its uncovered Materials))``."""
+    """The count search on a reduced key (see :func:`solve_counts`)."""
+    if len(costs) == 1:  # one build: no programme, and the shapes cost nothing more
+        return _single(costs[0], hand, hand_total, src)
+    return _collect(_count_dp(costs, built, hand, src, False, None), hand, hand_total, False)
+
+
+@lru_cache(maxsize=50_000)
+def _plan_shapes(costs: tuple, built: tuple, hand: tuple, hand_total: int, src: tuple):
+    """:func:`plan_shapes` on a reduced key. For one build the count search holds the
+    shapes already; for more, the optimal card count comes first (the cheaper programme
+    without shapes) and bounds the one with."""
+    cap, got = _solve_counts(costs, built, hand, hand_total, src)
+    if cap is None or len(costs) == 1:
+        return cap, got
+    return _collect(_count_dp(costs, built, hand, src, True, cap), hand, hand_total, True)
+
+
+def _single(cost: tuple, hand: tuple, hand_total: int, src: tuple):
+    """The count search for one build, with its shapes, without the programme: every
+    split of the cost is a final state (the same answer as ``_collect(_count_dp(...))``,
+    faster; the engine asks it for every hand card)."""
     base0, used0, extra0, bh0, bh_mask, bd0, bd_mask, recycle = src
     rec_open = recycle != -2
-    # state: (base left, used mask, extra, borrow_h, borrow_d, recycle status, any
-    # discard yet, Materials uncovered in the last build that discarded, U)
+    mats = [(m, cost[m]) for m in range(N_MATERIALS) if cost[m]]
+    base_sum = sum(base0)
+    low = None
+    best: list = []
+    for recs, e2, h2, d2, r_m in _build_options(mats, base0, used0, extra0, bh0, bd0,
+                                                rec_open, bh_mask, bd_mask, hand, recycle):
+        n = used = supp = 0
+        for m, b, _e, _hh, _dd, _r, u in recs:
+            used += b
+            if u:
+                supp |= 1 << m
+                h = hand[m]
+                n += u if u <= h else 3 * u - 2 * h
+        if low is not None and n > low:
+            continue
+        force = -1
+        if r_m >= 0 and r_m != recycle and not (supp >> r_m & 1 and hand[r_m]):
+            # Recycling a card of this build: a substitution card of Material r_m
+            if not (hand[r_m] > _uncovered(recs, r_m) and any(
+                    rec[6] > hand[rec[0]] for rec in recs)):
+                continue
+            force = r_m
+        if low is None or n < low:
+            low = n
+            best = []
+        best.append((recs, n, force, (r_m < 0 and rec_open, e2, h2, d2, base_sum - used)))
+    if low is None or low > hand_total:
+        U = tuple(next((rec[6] for rec in best[0][0] if rec[0] == m), 0)
+                  for m in range(N_MATERIALS))
+        return None, (low, U)
+    found: dict = {}
+    for recs, _n, force, spare in best:
+        x = [0] * N_MATERIALS
+        singles = 0
+        sub_ok = False
+        for rec in recs:
+            u = rec[6]
+            if u:
+                m = rec[0]
+                h = hand[m]
+                if u > h:
+                    x[m] = h
+                    sub_ok = True
+                else:
+                    x[m] = u
+                if h:
+                    singles |= 1 << m
+        x = tuple(x)
+        by_shape = found.setdefault((x, (low - sum(x)) // 3, force), {})
+        shape = tuple([(rec[0], rec[5], rec[6]) for rec in recs])
+        if shape not in by_shape or spare > by_shape[shape][0]:
+            # the bound key of _shape_bound_key, for one build
+            by_shape[shape] = (spare, (recs,), (singles, sub_ok, -1, low > 0))
+    return low, tuple((x, s, force, tuple(by_shape.values()))
+                      for (x, s, force), by_shape in found.items())
+
+
+def _uncovered(recs, m: int) -> int:
+    """Slots of Material m that a build's records leave to hand cards."""
+    for rec in recs:
+        if rec[0] == m:
+            return rec[6]
+    return 0
+
+
+def _splits(mats, bav, umask, e_left, h_left, d_left, rec_open, h_mask, d_mask, hand,
+            recycle, gain) -> list[tuple]:
+    """Every split of one build's cost (:func:`_build_options`) with what it leaves:
+    (records, base left, used mask, extra, borrow_h, borrow_d, recycled Material or -1,
+    uncovered (Material, count) pairs, their Material mask, the build's shape)."""
+    out = []
+    for recs, e2, h2, d2, r_m in _build_options(mats, bav, umask, e_left, h_left, d_left,
+                                                rec_open, h_mask, d_mask, hand, recycle):
+        bav2 = list(bav)
+        umask2 = umask
+        uncovered = []
+        supp = 0
+        for m, b, _e, _hh, _dd, _r, u in recs:
+            if b:
+                bav2[m] -= b
+                umask2 |= 1 << m
+            if u:
+                uncovered.append((m, u))
+                supp |= 1 << m
+        if gain >= 0:
+            bav2[gain] += 1
+        out.append((recs, tuple(bav2), umask2, e2, h2, d2, r_m, uncovered, supp,
+                    tuple([(rec[0], rec[5], rec[6]) for rec in recs])))
+    return out
+
+
+def _count_dp(costs: tuple, built: tuple, hand: tuple, src: tuple, shaped: bool,
+              cap: int | None) -> dict:
+    """The dynamic programme over the builds; returns its final states (key -> a source
+    plan reaching it). ``shaped``: the key also holds the shape of the plan so far; with
+    ``cap`` (the optimal card count), states that would spend more cards are dropped."""
+    base0, used0, extra0, bh0, bh_mask, bd0, bd_mask, recycle = src
+    rec_open = recycle != -2
+    if cap is None:
+        cap = 1 << 30
+    # core state: (base left, used mask, extra, borrow_h, borrow_d, recycle status, any
+    # discard yet, Materials uncovered in the last build that discarded, U, cards U costs)
     # recycle status: 0 open, 1 settled (used and valid, or never), (m, S) needs a
     # substitution holding m in a build whose uncovered Materials S include a
-    # substituted one.
-    states = {(base0, used0, extra0, bh0, bd0, 0 if rec_open else 1, False, 0, -1,
-               (0,) * N_MATERIALS): ()}
+    # substituted one. The key is the core, or (core, shape) when shaped.
+    start = (base0, used0, extra0, bh0, bd0, 0 if rec_open else 1, False, 0, -1,
+             (0,) * N_MATERIALS, 0)
+    states = {(start, ()) if shaped else start: ()}
     last = len(costs) - 1
     for i, cost in enumerate(costs):
         mats = [(m, cost[m]) for m in range(N_MATERIALS) if cost[m]]
         new: dict = {}
         gain = built[i] if i < last else -1
-        for (bav, umask, e_left, h_left, d_left, rst, anyd, lsupp, edge, U), path in \
-                states.items():
-            options = _build_options(mats, bav, umask, e_left, h_left, d_left, rst == 0,
-                                     bh_mask, bd_mask, hand, recycle)
-            for recs, e2, h2, d2, r_m in options:
-                bav2 = list(bav)
-                umask2 = umask
-                U2 = list(U)
-                supp = 0
-                for m, b, _e, _hh, _dd, _r, u in recs:
-                    if b:
-                        bav2[m] -= b
-                        umask2 |= 1 << m
-                    if u:
-                        U2[m] += u
-                        supp |= 1 << m
-                if gain >= 0:
-                    bav2[gain] += 1
+        memo: dict = {}  # the splits depend on the free sources left only
+        for state, path in states.items():
+            if shaped:
+                core, shape = state
+            else:
+                core = state
+            bav, umask, e_left, h_left, d_left, rst, anyd, lsupp, edge, U, n = core
+            okey = (bav, umask, e_left, h_left, d_left, rst == 0)
+            splits = memo.get(okey)
+            if splits is None:
+                splits = memo[okey] = _splits(mats, bav, umask, e_left, h_left, d_left,
+                                              rst == 0, bh_mask, bd_mask, hand, recycle, gain)
+            for recs, bav2, umask2, e2, h2, d2, r_m, uncovered, supp, part in splits:
+                if supp:
+                    U2 = list(U)
+                    n2 = n
+                    for m, u in uncovered:  # singles while the hand has them, else 3 each
+                        o = U2[m]
+                        k = U2[m] = o + u
+                        h = hand[m]
+                        n2 += (k if k <= h else 3 * k - 2 * h) - (o if o <= h else 3 * o - 2 * h)
+                    if n2 > cap:
+                        continue
+                    U2 = tuple(U2)
+                else:
+                    U2 = U
+                    n2 = n
                 rst2 = rst
                 if r_m >= 0:
                     ok = False
@@ -444,46 +606,93 @@ def _solve_counts(costs: tuple, built: tuple, hand: tuple, hand_total: int, src:
                     edge2 = r_m  # recycled after the last discard: that card stays on top
                 else:
                     edge2 = edge
-                key = (tuple(bav2), umask2, e2, h2, d2, rst2, anyd or bool(supp), supp or lsupp,
-                       edge2, tuple(U2))
+                key = (bav2, umask2, e2, h2, d2, rst2, anyd or bool(supp), supp or lsupp,
+                       edge2, U2, n2)
+                if shaped:
+                    key = (key, shape + (part,))
                 if key not in new:
                     new[key] = path + (recs,)
         states = new
-    best_n = None
-    closest = None
-    found: dict = {}
-    for (bav, _um, e_left, h_left, d_left, rst, _a, lsupp, edge, U), path in states.items():
-        x, s, n = _spend_counts(U, hand)
+    return states
+
+
+_NO_DEMOTION = ((),)
+
+
+def _recycle_demotions(U: tuple, hand: tuple, m: int, need_sub: int) -> tuple:
+    """How a plan can recycle a substitution card of Material ``m`` discarded last in a
+    build whose uncovered Materials are ``need_sub``: that build needs a slot paid by a
+    substitution (some Material q of it with more slots than hand cards, U[q] > hand[q]),
+    and a card of m must be left for it after the singles (hand[m] > U[m]). When not, a
+    slot can still be paid by a substitution instead of a single card of its Material
+    (2 cards more each): the alternatives, each a tuple of the Materials that lose a
+    single (all of one length); () if Recycling cannot be valid."""
+    sub_slot = any(need_sub >> q & 1 and U[q] > hand[q] for q in range(N_MATERIALS))
+    if hand[m] > U[m]:
+        if sub_slot:
+            return _NO_DEMOTION
+        return tuple((q,) for q in range(N_MATERIALS) if need_sub >> q & 1)
+    if not hand[m]:
+        return ()
+    if sub_slot or need_sub >> m & 1:
+        return ((m,),)  # the freed card of m pays in the window's substitution
+    return tuple((m, q) for q in range(N_MATERIALS) if need_sub >> q & 1)
+
+
+def _collect(states: dict, hand: tuple, hand_total: int, shaped: bool):
+    """The answer of the count search from the final states: ``(cards, spends)`` or
+    ``(None, closest)`` (see :func:`solve_counts`); with shapes, each spend also lists
+    its shapes as :func:`plan_shapes` says."""
+    low = None
+    best: list = []
+    for state, path in states.items():
+        core = state[0] if shaped else state
+        n = core[10]
+        if low is not None and n > low:
+            continue
+        rst = core[5]
         force = -1
-        if type(rst) is tuple:
-            m, need_sub = rst
-            if not (hand[m] > U[m] and any(need_sub >> q & 1 and U[q] > hand[q]
-                                           for q in range(N_MATERIALS))):
+        demoted = _NO_DEMOTION
+        if type(rst) is tuple:  # Recycling needs a substitution card of Material m
+            force = rst[0]
+            demoted = _recycle_demotions(core[9], hand, force, rst[1])
+            if not demoted:
                 continue
-            force = m
-        if n > hand_total:
-            if closest is None or n < closest[0]:
-                closest = (n, U)
-            continue
-        if best_n is not None and n > best_n:
-            continue
-        if best_n is None or n < best_n:
-            best_n = n
-            found = {}
-        spare = (rst == 0, e_left, h_left, d_left, sum(bav))
-        # per spend, the best-spared path of each level-3 signature: what the last
-        # discarding build leaves uncovered, and a Recycling that pins the top
-        by_sig = found.setdefault((x, s, force), {})
-        sig = (lsupp, edge)
-        if sig not in by_sig or spare > by_sig[sig][0]:
-            by_sig[sig] = (spare, path)
-    if best_n is None:
-        return None, closest
-    spends = []
-    for (x, s, force), by_sig in found.items():
-        paths = sorted(by_sig.values(), key=lambda p: p[0], reverse=True)
-        spends.append((x, s, force, tuple(p for _sp, p in paths[:_PATHS_KEPT])))
-    return best_n, tuple(spends)
+            n += 2 * len(demoted[0])
+            if low is not None and n > low:
+                continue
+        if low is None or n < low:
+            low = n
+            best = []
+        best.append((state, core, path, force, demoted))
+    if low is None or low > hand_total:
+        return None, (low, best[0][1][9]) if best else (0, (0,) * N_MATERIALS)
+    found: dict = {}
+    for state, core, path, force, demoted in best:
+        U = core[9]
+        x0 = [u if u < h else h for u, h in zip(U, hand, strict=True)]
+        for singles_less in demoted:
+            x = x0
+            if singles_less:
+                x = x0[:]
+                for q in singles_less:
+                    x[q] -= 1
+            x = tuple(x)
+            spend = (x, (low - sum(x)) // 3, force)
+            if not shaped:
+                found[spend] = None
+                continue
+            by_shape = found.setdefault(spend, {})
+            spare = (core[5] == 0, core[2], core[3], core[4], sum(core[0]))
+            shape = state[1]
+            if shape not in by_shape or spare > by_shape[shape][0]:
+                by_shape[shape] = (spare, path)
+    if not shaped:
+        return low, tuple([(x, s, force, None) for x, s, force in found])
+    return low, tuple(
+        (x, s, force, tuple((spare, path, _shape_bound_key(path, x))
+                            for spare, path in by_shape.values()))
+        for (x, s, force), by_shape in found.items())
 
 
 # ------------------------------------------------------------------ the problem of a state
@@ -493,7 +702,7 @@ class _Problem:
     pool: the hand without the cards being built) and their quantised values."""
 
     __slots__ = ("state", "cards", "builds", "sides", "pool", "hand", "hand_total", "src",
-                 "qvalue", "costs", "built")
+                 "qvalue", "tied", "costs", "built")
 
     def __init__(self, state: GameState, builds, values=None, sources: _Sources | None = None):
         cards = state.cards
@@ -512,6 +721,7 @@ class _Problem:
         self.hand_total = len(self.pool)
         self.src = sources or _Sources(state)
         self.qvalue = _qvalues(cards, self.pool, values)
+        self.tied = values is not None and _ties(cards, self.pool, self.qvalue)
         self.costs = tuple(cards.cost_counts[c] for c in cards_)
         per = cards.persistent
         self.built = tuple(per[c] for c in cards_[:-1]) + (-1,)
@@ -519,6 +729,14 @@ class _Problem:
     def solve_counts(self):
         return solve_counts(self.costs, self.built, self.hand, self.hand_total,
                             self.src.key())
+
+    def plan_shapes(self):
+        """The count search with shapes. It asks :func:`solve_counts` first: a plan request
+        warms the cost question too, stops there when nothing pays, and for one build
+        finds the shapes there (no second cache entry)."""
+        args = (self.costs, self.built, self.hand, self.hand_total, self.src.key())
+        got = solve_counts(*args)
+        return got if got[0] is None or len(self.costs) == 1 else plan_shapes(*args)
 
 
 def _normalise_builds(state: GameState, builds) -> tuple[list[int], list[str]]:
@@ -656,12 +874,19 @@ def _useful_vector(P: _Problem, spent) -> list[int]:
     return useful
 
 
-def _spend_cards(P: _Problem, x, s, force) -> tuple[list[list[int]], list[int], int]:
-    """The cheapest cards for a spend: singles by Material, substitution cards, total
-    quantised value."""
+def _spend_cards(P: _Problem, x, s, force, target: int = -1, extra: int = 0):
+    """The cheapest cards for a spend: (singles by Material, substitution cards, total
+    quantised value). With ``target`` (a Material), equally valued cards are taken
+    fewest cost slots of ``target`` first (they leave a top of that Material most
+    useful), and the substitutions hold ``extra`` more cards of it; None if they cannot.
+    """
     material = P.cards.material
     q = P.qvalue
-    order = sorted(P.pool, key=q.__getitem__)  # stable: equal values keep hand order
+    if target < 0:
+        order = sorted(P.pool, key=q.__getitem__)  # stable: equal values keep hand order
+    else:
+        cc = P.cards.cost_counts
+        order = sorted(P.pool, key=lambda c: (q[c], cc[c][target]))
     singles: list[list[int]] = [[] for _ in range(N_MATERIALS)]
     need = list(x)
     rest = []
@@ -673,11 +898,27 @@ def _spend_cards(P: _Problem, x, s, force) -> tuple[list[list[int]], list[int], 
         else:
             rest.append(c)
     subs: list[int] = []
+    if extra and not s:
+        return None
     if s:
+        req = [0] * N_MATERIALS
         if force >= 0:
-            forced = next(c for c in rest if material[c] == force)
-            rest.remove(forced)
-            subs = [forced] + rest[:3 * s - 1]
+            req[force] = 1
+        if extra:
+            req[target] += extra
+        if force >= 0 or extra:
+            picked = []
+            others = []
+            for c in rest:
+                m = material[c]
+                if req[m]:
+                    req[m] -= 1
+                    picked.append(c)
+                else:
+                    others.append(c)
+            if any(req) or len(picked) > 3 * s:
+                return None
+            subs = picked + others[:3 * s - len(picked)]
         else:
             subs = rest[:3 * s]
     total = sum(q[c] for g in singles for c in g) + sum(q[c] for c in subs)
@@ -956,95 +1197,152 @@ def _rec_of(path):
     return None
 
 
-def _best_arrangement(P: _Problem, spends):
-    """The best arranged plan among the cheapest spends: level 2 by the values, level 3 by
-    trying the kept source plans and single allocations. Returns (usefulness, payments,
-    spent cards, quantised value)."""
-    if len(spends) == 1:
-        x, s, force, paths = spends[0]
-        scored = [(*_spend_cards(P, x, s, force), x, paths)]
-    else:
-        scored = []
-        for x, s, force, paths in spends:
-            scored.append((*_spend_cards(P, x, s, force), x, paths))
-        low = min(t[2] for t in scored)
-        scored = [t for t in scored if t[2] == low]
-    material = P.cards.material
-    best = None
-    for singles_by_m, subs, total, x, paths in scored:
-        spent = [c for g in singles_by_m for c in g] + subs
-        if spent:
-            useful = _useful_vector(P, spent)
-            bound = max(useful[material[c]] for c in spent)
-        else:
-            useful, bound = [0] * N_MATERIALS, 0
-        if len(paths) > 1:
-            ranked = sorted(((_path_bound(path, x, subs, useful, material), path)
-                             for path in paths), key=lambda bp: -bp[0])
-        else:
-            ranked = [(bound, paths[0])]
-        for path_bound, path in ranked:
-            if best is not None and best[0] >= path_bound:
-                break
-            free = _free_steps(P, path)
-            rec = _rec_of(path)
-            if len(path) == 1:
-                group_mats = []
-                for rec_ in path[0]:
-                    if rec_[6] > x[rec_[0]]:
-                        group_mats += [rec_[0]] * (rec_[6] - x[rec_[0]])
-                allocs = [([[c for g in singles_by_m for c in g]], [group_mats])]
-            else:
-                allocs = _allocations(path, singles_by_m)
-            for singles, group_mats in allocs:
-                if rec is None:
-                    got = _arrange_plain(P, singles, group_mats, subs, useful, free)
-                elif rec[1] == P.src.recycle and not any(
-                        singles[i] or group_mats[i] for i in range(rec[0])):
-                    # the top at the turn's start is recycled first: no constraint left
-                    got = _arrange_plain(P, singles, group_mats, subs, useful, free)
-                    k = rec[0]
-                    steps = got[1][k]
-                    at = len(free[k])
-                    got[1][k] = steps[:at] + (Recycle(),) + steps[at:]
-                else:
-                    got = _arrange(P, singles, group_mats, subs, rec, useful, free)
-                if got is not None and (best is None or got[0] > best[0]):
-                    best = (got[0], got[1], spent, total)
-                    if got[0] >= bound:
-                        return best
-    if best is None:  # pragma: no cover - the count search only keeps arrangeable plans
-        raise AssertionError("no arrangement of a counted plan")
-    return best
-
-
-def _path_bound(path, x, subs, useful, material) -> int:
-    """An upper bound of level 3 for a source plan: the best Material that can end on top
-    (a single or a substitution card of the last build that discards)."""
+def _shape_bound_key(path, x) -> tuple[int, bool, int, bool]:
+    """What bounds level 3 for a shape (card-independent): the Materials a single of the
+    last discarding build may have, whether that build may hold a substitution, the
+    Material the top is pinned to by a Recycling after the last discard (-1: none), and
+    whether anything is discarded at all."""
     last = -1
     for i in range(len(path) - 1, -1, -1):
         if any(rec[6] for rec in path[i]):
             last = i
             break
     if last < 0:
-        return 0
+        return 0, False, -1, False
     total = [0] * N_MATERIALS
     for recs in path:
         for rec in recs:
             total[rec[0]] += rec[6]
-    best = -1
-    sub_slot = False
+    singles = 0
+    sub_ok = False
     for rec in path[last]:
         m, u = rec[0], rec[6]
         if u:
-            if x[m] and useful[m] > best:
-                best = useful[m]
+            if x[m]:
+                singles |= 1 << m
             if total[m] > x[m]:
-                sub_slot = True
-    if sub_slot:
-        for c in subs:
-            if useful[material[c]] > best:
-                best = useful[material[c]]
+                sub_ok = True
+    pin = -1
+    for i in range(last + 1, len(path)):
+        for rec in path[i]:
+            if rec[5]:
+                pin = rec[0]
+    return singles, sub_ok, pin, True
+
+
+def _candidate_spends(P: _Problem, spends) -> list[tuple]:
+    """The cheapest card choices (level 2) of the optimal spends, as (singles by
+    Material, substitution cards, total, x, shapes). Values from the caller may tie between
+    cards of different Materials or costs; then several sets of cards are equally cheap,
+    and for each target Material the set that keeps the most cost slots of it is added
+    (with one more substitution card of it, too): whichever card ends on top, one of these
+    sets is at least as good for level 3 as any other equally cheap set."""
+    out = []
+    for x, s, force, shapes in spends:
+        out.append((*_spend_cards(P, x, s, force), x, shapes))
+    low = min(t[2] for t in out)
+    if len(out) > 1:
+        out = [t for t in out if t[2] == low]
+    if not P.tied:
+        return out
+    seen = {(id(t[4]), frozenset(t[1]).union(*t[0])) for t in out}
+    for x, s, force, shapes in spends:
+        for target in range(N_MATERIALS):
+            for extra in ((0, 1) if s else (0,)):
+                got = _spend_cards(P, x, s, force, target, extra)
+                if got is None or got[2] != low:
+                    continue
+                key = (id(shapes), frozenset(got[1]).union(*got[0]))
+                if key not in seen:
+                    seen.add(key)
+                    out.append((*got, x, shapes))
+    return out
+
+
+def _best_arrangement(P: _Problem, spends):
+    """The best arranged plan among the cheapest spends (level 2 by the values), exact on
+    level 3: every shape of every cheapest spend is a candidate, bounded from above by
+    the best card that could end on top; they are tried best bound first (ties: the most
+    per-turn sources left), each with every single allocation, until no candidate left
+    can do better. Returns (usefulness, payments, spent cards, quantised value)."""
+    material = P.cards.material
+    if len(spends) == 1 and not P.tied:
+        x, s, force, shapes = spends[0]
+        chosen = [(*_spend_cards(P, x, s, force), x, shapes)]
+    else:
+        chosen = _candidate_spends(P, spends)
+    cands = []
+    for singles_by_m, subs, total, x, shapes in chosen:
+        spent = [c for g in singles_by_m for c in g] + subs
+        useful = _useful_vector(P, spent) if spent else _NOTHING_USEFUL
+        if len(chosen) == 1 and len(shapes) == 1 and len(shapes[0][1]) == 1:
+            # one candidate and one build (one allocation): nothing to bound
+            cands.append((0, shapes[0][0], shapes[0][1], singles_by_m, subs, x, useful,
+                          spent, total))
+            break
+        sub_best = None
+        for spare, path, (single_mask, sub_ok, pin, discards) in shapes:
+            bound = -1
+            if not discards:
+                bound = 0
+            elif sub_ok:
+                if sub_best is None:
+                    sub_best = max(useful[material[c]] for c in subs)
+                bound = sub_best
+            for m in range(N_MATERIALS):
+                if single_mask >> m & 1 and useful[m] > bound:
+                    bound = useful[m]
+            if pin >= 0 and useful[pin] < bound:
+                bound = useful[pin]
+            cands.append((bound, spare, path, singles_by_m, subs, x, useful, spent, total))
+    if len(cands) > 1:
+        cands.sort(key=lambda c: (c[0], c[1]), reverse=True)
+    best = None
+    for bound, spare, path, singles_by_m, subs, x, useful, spent, total in cands:
+        if best is not None and (bound < best[0] or (bound == best[0] and spare <= best[1])):
+            break
+        got = _arrange_shape(P, path, singles_by_m, subs, x, useful, bound)
+        if got is not None and (best is None or (got[0], spare) > best[:2]):
+            best = (got[0], spare, got[1], path, spent, total)
+    if best is None:  # pragma: no cover - the count search only keeps valid Recyclings
+        raise AssertionError("no arrangement of a counted plan")
+    score, _spare, payments, path, spent, total = best
+    free = _free_steps(P, path)
+    if any(free):
+        payments = [tuple(f) + p for f, p in zip(free, payments, strict=True)]
+    return score, payments, spent, total
+
+
+def _arrange_shape(P: _Problem, path, singles_by_m, subs, x, useful, bound):
+    """The best (usefulness, payments without the free steps) of one shape over every
+    allocation of the single discards to the builds, or None if none can be ordered
+    (stops at ``bound``)."""
+    nb = len(path)
+    free = [()] * nb
+    rec = _rec_of(path)
+    if nb == 1:
+        group_mats = []
+        for rec_ in path[0]:
+            if rec_[6] > x[rec_[0]]:
+                group_mats += [rec_[0]] * (rec_[6] - x[rec_[0]])
+        allocs = [([[c for g in singles_by_m for c in g]], [group_mats])]
+    else:
+        allocs = _allocations(path, singles_by_m)
+    best = None
+    for singles, group_mats in allocs:
+        if rec is None:
+            got = _arrange_plain(P, singles, group_mats, subs, useful, free)
+        elif rec[1] == P.src.recycle and not any(
+                singles[i] or group_mats[i] for i in range(rec[0])):
+            # the top at the turn's start is recycled first: no constraint left
+            got = _arrange_plain(P, singles, group_mats, subs, useful, free)
+            got[1][rec[0]] = (Recycle(),) + got[1][rec[0]]
+        else:
+            got = _arrange(P, singles, group_mats, subs, rec, useful, free)
+        if got is not None and (best is None or got[0] > best[0]):
+            best = got
+            if got[0] >= bound:
+                break
     return best
 
 
@@ -1088,7 +1386,7 @@ def joint_payment(state: GameState, builds, values=None) -> JointPlan:
     :func:`card_keep_value`). Raises PaymentInfeasible (naming the short Material) or
     PaymentRequestError."""
     P = _Problem(state, builds, values)
-    n, spends = P.solve_counts()
+    n, spends = P.plan_shapes()
     if n is None:
         raise infeasible_error(P.cards, P.builds, P.hand, spends)
     return _realise(P, spends)
@@ -1102,7 +1400,7 @@ def joint_cost(state: GameState, builds, values=None) -> tuple[int, float] | Non
     n, spends = P.solve_counts()
     if n is None:
         return None
-    return n, min(_spend_cards(P, x, s, force)[2] for x, s, force, _paths in spends) \
+    return n, min(_spend_cards(P, x, s, force)[2] for x, s, force, _shapes in spends) \
         / VALUE_SCALE
 
 
@@ -1129,7 +1427,7 @@ def cheapest_payment(state: GameState, card: int, values=None) -> Payment | None
     per-turn sources left. None when the card cannot be paid."""
     P = _Problem.__new__(_Problem)
     _fill_single(P, state, card, values)
-    n, spends = P.solve_counts()
+    n, spends = P.plan_shapes()
     if n is None:
         return None
     return _best_arrangement(P, spends)[1][0]
@@ -1151,6 +1449,7 @@ def _fill_single(P: _Problem, state: GameState, card: int, values) -> None:
     P.hand_total = len(P.pool)
     P.src = _Sources(state)
     P.qvalue = _qvalues(cards, P.pool, values)
+    P.tied = values is not None and _ties(cards, P.pool, P.qvalue)
     P.costs = (cards.cost_counts[card],)
     P.built = (-1,)
 
