@@ -12,7 +12,6 @@ import hashlib
 import json
 import random
 import threading
-import time
 from collections.abc import Iterator
 from pathlib import Path
 from typing import Any
@@ -103,66 +102,6 @@ def small_file(tmp_path_factory, small) -> str:
     path = tmp_path_factory.mktemp("cards") / "small.json"
     path.write_text(json.dumps(small.to_json()))
     return str(path)
-
-
-def auth(token: str) -> dict[str, str]:
-    return {"Authorization": f"Bearer {token}"}
-
-
-def new_game(client, players: int = 2, seats: list[str] | None = None, seed: int = 1,
-             cards: str = "default") -> tuple[str, dict[int, str]]:
-    body: dict[str, Any] = {"players": players, "seed": seed, "cards": cards}
-    if seats is not None:
-        body["seats"] = seats
-    r = client.post("/v1/games", json=body)
-    assert r.status_code == 201, r.text
-    data = r.json()
-    return data["game_id"], {t["seat"]: t["token"] for t in data["tokens"]}
-
-
-def wait_for_humans(client, game_id: str, token: str, timeout: float = 60) -> dict:
-    """GET until no AI is thinking (the AI may still be playing after a restart)."""
-    deadline = time.monotonic() + timeout
-    while True:
-        r = client.get(f"/v1/games/{game_id}", headers=auth(token))
-        assert r.status_code == 200, r.text
-        data = r.json()
-        if not data["ai_thinking"] or time.monotonic() > deadline:
-            return data
-        time.sleep(0.05)
-
-
-def play_out(client, game_id: str, tokens: dict[int, str], rng: random.Random,
-             on_response=None, max_actions: int = 2000) -> dict:
-    """Play every human seat with random legal actions until the game is over; each
-    response goes to ``on_response(seat, response_json)``. Returns the final view."""
-    any_token = next(iter(tokens.values()))
-    for _ in range(max_actions):
-        state = wait_for_humans(client, game_id, any_token)
-        if state["over"]:
-            return state
-        seat = state["to_act"]
-        mine = client.get(f"/v1/games/{game_id}", headers=auth(tokens[seat])).json()
-        if on_response:
-            on_response(seat, mine)
-        action = rng.choice(mine["legal_actions"])
-        r = client.post(f"/v1/games/{game_id}/actions", headers=auth(tokens[seat]),
-                        json={"action": action, "action_id": f"a{mine['actions_applied']}"})
-        assert r.status_code == 200, r.text
-        if on_response:
-            on_response(seat, r.json())
-    raise AssertionError("the game did not end")
-
-
-def poll_job(client, job_id: str, timeout: float = 120) -> dict:
-    deadline = time.monotonic() + timeout
-    while time.monotonic() < deadline:
-        r = client.get(f"/v1/analyze/{job_id}")
-        assert r.status_code == 200, r.text
-        if r.json()["status"] in ("done", "failed"):
-            return r.json()
-        time.sleep(0.05)
-    raise AssertionError(f"job {job_id} did not finish")
 
 
 @pytest.fixture

@@ -8,7 +8,7 @@ import os
 import random
 
 import pytest
-from conftest import auth
+from session_testkit import auth
 
 from solver.cli import play_random_game
 from solver.rules.engine import new_game, play

@@ -6,7 +6,7 @@ from __future__ import annotations
 import random
 import time
 
-from conftest import auth, new_game, play_out, wait_for_humans
+from session_testkit import auth, new_game, play_out, wait_for_humans
 
 from solver.rules.engine import new_game as engine_new_game
 from solver.rules.position import state_to_json

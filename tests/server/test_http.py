@@ -7,7 +7,7 @@ import threading
 from pathlib import Path
 
 import pytest
-from conftest import poll_job
+from session_testkit import poll_job
 
 import server
 from solver.cli import play_random_game

@@ -19,7 +19,7 @@ import random
 import re
 
 import pytest
-from conftest import auth, new_game, play_out
+from session_testkit import auth, new_game, play_out
 
 from solver.rules.record import GameRecord
 from solver.rules.state import GameState

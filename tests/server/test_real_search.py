@@ -7,7 +7,7 @@ from __future__ import annotations
 import math
 
 import pytest
-from conftest import poll_job
+from session_testkit import poll_job
 
 from solver.analysis import (
     AnalysisError,
