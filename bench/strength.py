@@ -33,13 +33,12 @@ from __future__ import annotations
 import argparse
 import json
 import os
-import platform
 import random
 import sys
 import time
 from concurrent.futures import ProcessPoolExecutor
-from pathlib import Path
 
+from bench.common import run_parts
 from solver.rules.cards import CardSet, load_card_set
 from solver.rules.engine import new_game, play, turns_per_player
 from solver.rules.position import state_to_json
@@ -48,7 +47,6 @@ from solver.rules.views import view_of
 from solver.search.bots import make_bot
 from solver.search.tournament import Progress, bot_seed, run_tournament, sign_test
 
-RESULTS = Path(__file__).resolve().parent / "results"
 PARTS = ("vs-greedy", "vs-random", "4p", "ladder", "hints", "speed")
 
 FULL = {
@@ -71,19 +69,6 @@ QUICK = {
 
 def mcts(seconds: float) -> str:
     return f"mcts:{seconds:g}s"
-
-
-def machine() -> dict:
-    model = ""
-    try:
-        for line in Path("/proc/cpuinfo").read_text().splitlines():
-            if line.startswith("model name"):
-                model = line.split(":", 1)[1].strip()
-                break
-    except OSError:
-        pass
-    return {"cores": os.cpu_count(), "cpu": model or platform.processor(),
-            "platform": platform.platform(), "python": platform.python_version()}
 
 
 # ------------------------------------------------------------------ tournament parts
@@ -281,39 +266,8 @@ def configure(args) -> dict:
 
 def main(argv=None) -> int:
     args = parse_args(argv)
-    cfg = configure(args)
     cards = load_card_set(args.cards) if args.cards else load_card_set()
-    out = Path(args.out) if args.out else RESULTS / (
-        "strength-quick.json" if args.quick else "strength.json")
-    parts = args.part or list(PARTS)
-    try:
-        saved = json.loads(out.read_text(encoding="utf-8"))
-    except (OSError, json.JSONDecodeError):
-        saved = {}
-    saved.setdefault("parts", {})
-    start = time.monotonic()
-    for part in parts:
-        print(f"\n== {part}: {json.dumps(cfg[part])}", flush=True)
-        t0 = time.monotonic()
-        result = RUNNERS[part](cfg[part], args, cards)
-        result["config"] = cfg[part]
-        result["quick"] = args.quick
-        result["seed"] = args.seed
-        result["wall_seconds"] = round(time.monotonic() - t0, 2)
-        result["finished"] = time.strftime("%Y-%m-%dT%H:%M:%S")
-        result["machine"] = machine()
-        saved["parts"][part] = result
-        print(f"({part}: {result['wall_seconds']:.1f} s)")
-        out.parent.mkdir(parents=True, exist_ok=True)  # save after every part
-        out.write_text(json.dumps(saved, indent=1) + "\n", encoding="utf-8")
-    wall = time.monotonic() - start
-    saved["last_run"] = {"parts": parts, "quick": args.quick, "wall_seconds": round(wall, 2),
-                         "workers": args.workers, "machine": machine(),
-                         "card_set": cards.identity()}
-    out.write_text(json.dumps(saved, indent=1) + "\n", encoding="utf-8")
-    print(f"\n{summary_table(saved)}\n\nwhole run: {wall:.1f} s on {machine()['cores']} "
-          f"core(s); wrote {out}")
-    return 0
+    return run_parts("strength", args, configure(args), RUNNERS, cards, summary_table)
 
 
 def summary_table(saved: dict) -> str:

@@ -38,9 +38,9 @@ import random
 import sys
 import time
 from concurrent.futures import ProcessPoolExecutor
-from pathlib import Path
 
-from bench.strength import machine, mid_game_positions
+from bench.common import run_parts
+from bench.strength import mid_game_positions
 from solver.openspiel import game_for, os_search, register_bots, state_from_engine
 from solver.rules.cards import CardSet, load_card_set
 from solver.rules.engine import legal_actions
@@ -49,7 +49,6 @@ from solver.search.determinize import determinize
 from solver.search.ismcts import search
 from solver.search.tournament import run_tournament
 
-RESULTS = Path(__file__).resolve().parent / "results"
 PARTS = ("equal-sims", "equal-time", "speed")
 OPPONENTS = ("os-ismcts", "os-mcts")
 GOALS = {"equal-sims": 0.60, "equal-time": 0.80, "speed": 5.0}
@@ -212,40 +211,13 @@ def summary_table(saved: dict) -> str:
 
 def main(argv=None) -> int:
     args = parse_args(argv)
-    cfg = configure(args)
     cards = load_card_set(args.cards) if args.cards else load_card_set()
     register_bots()
-    out = Path(args.out) if args.out else RESULTS / (
-        "vs_openspiel-quick.json" if args.quick else "vs_openspiel.json")
-    parts = args.part or list(PARTS)
-    try:
-        saved = json.loads(out.read_text(encoding="utf-8"))
-    except (OSError, json.JSONDecodeError):
-        saved = {}
-    saved.setdefault("parts", {})
-    start = time.monotonic()
-    for part in parts:
-        print(f"\n== {part}: {json.dumps(cfg[part])}", flush=True)
-        t0 = time.monotonic()
-        result = RUNNERS[part](cfg[part], args, cards)
-        result.update(config=cfg[part], quick=args.quick, seed=args.seed,
-                      wall_seconds=round(time.monotonic() - t0, 2),
-                      finished=time.strftime("%Y-%m-%dT%H:%M:%S"), machine=machine())
-        saved["parts"][part] = result
-        print(f"({part}: {result['wall_seconds']:.1f} s)")
-        out.parent.mkdir(parents=True, exist_ok=True)  # save after every part
-        out.write_text(json.dumps(saved, indent=1) + "\n", encoding="utf-8")
-    wall = time.monotonic() - start
     import pyspiel
 
-    saved["last_run"] = {"parts": parts, "quick": args.quick, "wall_seconds": round(wall, 2),
-                         "workers": args.workers, "machine": machine(),
-                         "card_set": cards.identity(),
-                         "open_spiel": getattr(pyspiel, "__version__", None) or _os_version()}
-    out.write_text(json.dumps(saved, indent=1) + "\n", encoding="utf-8")
-    print(f"\n{summary_table(saved)}\n\nwhole run: {wall:.1f} s on {machine()['cores']} "
-          f"core(s); wrote {out}")
-    return 0
+    version = getattr(pyspiel, "__version__", None) or _os_version()
+    return run_parts("vs_openspiel", args, configure(args), RUNNERS, cards, summary_table,
+                     {"open_spiel": version})
 
 
 def _os_version() -> str | None:

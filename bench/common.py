@@ -1,0 +1,70 @@
+"""What every benchmark shares: the machine description, writing results, and the
+loop of the multi-part benchmarks (each part saved as soon as it finishes, so a long
+run can be done in pieces and survives an interruption)."""
+
+from __future__ import annotations
+
+import json
+import os
+import platform
+import time
+from collections.abc import Callable
+from pathlib import Path
+
+RESULTS = Path(__file__).parent / "results"
+
+
+def machine() -> dict:
+    """Cores, CPU model, platform and Python of the machine a figure was measured on."""
+    model = ""
+    try:
+        for line in Path("/proc/cpuinfo").read_text().splitlines():
+            if line.startswith("model name"):
+                model = line.split(":", 1)[1].strip()
+                break
+    except OSError:
+        pass
+    return {"cores": os.cpu_count(), "cpu": model or platform.processor(),
+            "platform": platform.platform(), "python": platform.python_version()}
+
+
+def write_json(path: str | Path, data: dict) -> Path:
+    """Write a result file (creating its folder) and say so."""
+    path = Path(path)
+    path.parent.mkdir(parents=True, exist_ok=True)
+    path.write_text(json.dumps(data, indent=1) + "\n", encoding="utf-8")
+    return path
+
+
+def run_parts(name: str, args, cfg: dict, runners: dict[str, Callable], cards,
+              summary_table: Callable[[dict], str], last_run_extra: dict | None = None) -> int:
+    """Run the parts named by ``args.part`` (default: all) of benchmark ``name``, merging
+    each result into ``args.out`` (default ``bench/results/NAME[-quick].json``) as it
+    finishes, then print the summary table."""
+    out = Path(args.out) if args.out else RESULTS / (
+        f"{name}-quick.json" if args.quick else f"{name}.json")
+    parts = args.part or list(runners)
+    try:
+        saved = json.loads(out.read_text(encoding="utf-8"))
+    except (OSError, json.JSONDecodeError):
+        saved = {}
+    saved.setdefault("parts", {})
+    start = time.monotonic()
+    for part in parts:
+        print(f"\n== {part}: {json.dumps(cfg[part])}", flush=True)
+        t0 = time.monotonic()
+        result = runners[part](cfg[part], args, cards)
+        result.update(config=cfg[part], quick=args.quick, seed=args.seed,
+                      wall_seconds=round(time.monotonic() - t0, 2),
+                      finished=time.strftime("%Y-%m-%dT%H:%M:%S"), machine=machine())
+        saved["parts"][part] = result
+        print(f"({part}: {result['wall_seconds']:.1f} s)")
+        write_json(out, saved)
+    wall = time.monotonic() - start
+    saved["last_run"] = {"parts": parts, "quick": args.quick, "wall_seconds": round(wall, 2),
+                         "workers": args.workers, "machine": machine(),
+                         "card_set": cards.identity(), **(last_run_extra or {})}
+    write_json(out, saved)
+    print(f"\n{summary_table(saved)}\n\nwhole run: {wall:.1f} s on {machine()['cores']} "
+          f"core(s); wrote {out}")
+    return 0
