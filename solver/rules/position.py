@@ -146,60 +146,81 @@ class _Reader:
                 raise PositionError(f"{field}[{i}]", str(err)) from None
         return out
 
+    def landmarks(self, raw: Any, field: str) -> list[tuple[int, int]]:
+        """``[{"landmark": id, "card": id}, ...]`` -> [(landmark, card)]."""
+        if not isinstance(raw, list):
+            raise PositionError(field, f"must be a list, got {type(raw).__name__}")
+        out = []
+        for j, item in enumerate(raw):
+            item = self.obj(item, f"{field}[{j}]")
+            lm = self.landmark_list([item.get("landmark")], f"{field}[{j}].landmark")[0]
+            c = self.card_list([item.get("card")], f"{field}[{j}].card")[0]
+            out.append((lm, c))
+        return out
 
-def state_from_json(raw: Any, cards: CardSet | None = None) -> GameState:
-    """Read and check a full position. ``cards`` overrides the set the position names."""
+    def seat(self, raw: Any, field: str) -> PlayerState:
+        """A seat known whole (every seat of a position; the viewer's own in a view)."""
+        s = self.obj(raw, field)
+        return PlayerState(
+            hand=self.card_list(s.get("hand"), f"{field}.hand"),
+            highway=self.card_list(s.get("highway"), f"{field}.highway"),
+            discard=self.card_list(s.get("discard", []), f"{field}.discard"),
+            landmarks=self.landmarks(s.get("landmarks", []), f"{field}.landmarks"),
+            known_hand=set(self.card_list(s.get("known_hand", []), f"{field}.known_hand")),
+            known_discard=set(self.card_list(s.get("known_discard", []),
+                                             f"{field}.known_discard")),
+            turns=self.int(s.get("turns", 0), f"{field}.turns", 0, 10_000))
+
+    def phase(self, raw: Any) -> Phase:
+        if raw not in PHASES:
+            raise PositionError("phase", f"must be one of {', '.join(PHASES)}, got {raw!r}")
+        return PHASES[raw]
+
+    def per_turn(self, raw: Any) -> tuple[bool, dict[int, int], dict[str, int]]:
+        """(recycle_used, persistent_uses, resource_uses) of the player to act."""
+        per_turn = self.obj(raw, "per_turn")
+        recycle_used = per_turn.get("recycle_used", False)
+        if not isinstance(recycle_used, bool):
+            raise PositionError("per_turn.recycle_used",
+                                f"must be true or false, got {recycle_used!r}")
+        persistent_uses = {}
+        for card_id, uses in self.obj(per_turn.get("persistent_used", {}),
+                                      "per_turn.persistent_used").items():
+            c = self.card_list([card_id], "per_turn.persistent_used")[0]
+            persistent_uses[c] = self.int(uses, f"per_turn.persistent_used.{card_id}", 0, 100)
+        resource_uses = {}
+        for k, v in self.obj(per_turn.get("resources_used", {}),
+                             "per_turn.resources_used").items():
+            if k not in PAYMENT_RESOURCES:
+                raise PositionError(f"per_turn.resources_used.{k}",
+                                    f"unknown resource (known: {', '.join(PAYMENT_RESOURCES)})")
+            resource_uses[k] = self.int(v, f"per_turn.resources_used.{k}", 0, 100)
+        return recycle_used, persistent_uses, resource_uses
+
+
+def open_document(raw: Any, fmt: str, cards: CardSet | None) -> tuple[_Reader, list]:
+    """Check the envelope shared by positions and views (an object of format ``fmt``
+    with 2-4 seats) and resolve its card set; returns a reader and the raw seats."""
     if not isinstance(raw, dict):
         raise PositionError("position", f"must be an object, got {type(raw).__name__}")
-    if raw.get("format") != FORMAT:
-        raise PositionError("format", f"must be {FORMAT!r}, got {raw.get('format')!r}")
-    cards = cards or resolve_cards(raw.get("cards"))
-    r = _Reader(cards)
+    if raw.get("format") != fmt:
+        raise PositionError("format", f"must be {fmt!r}, got {raw.get('format')!r}")
+    reader = _Reader(cards or resolve_cards(raw.get("cards")))
     seats_raw = raw.get("seats")
     if not isinstance(seats_raw, list) or not MIN_PLAYERS <= len(seats_raw) <= MAX_PLAYERS:
         raise PositionError("seats", f"must be a list of {MIN_PLAYERS} to {MAX_PLAYERS} seats")
+    return reader, seats_raw
+
+
+def state_from_json(raw: Any, cards: CardSet | None = None) -> GameState:
+    """Read and check a full position. ``cards`` overrides the set the position names."""
+    r, seats_raw = open_document(raw, FORMAT, cards)
     n = len(seats_raw)
-    players = []
-    for i, seat_raw in enumerate(seats_raw):
-        f = f"seats[{i}]"
-        s = r.obj(seat_raw, f)
-        landmarks = []
-        lm_raw = s.get("landmarks", [])
-        if not isinstance(lm_raw, list):
-            raise PositionError(f"{f}.landmarks", "must be a list")
-        for j, item in enumerate(lm_raw):
-            item = r.obj(item, f"{f}.landmarks[{j}]")
-            lm = r.landmark_list([item.get("landmark")], f"{f}.landmarks[{j}].landmark")[0]
-            c = r.card_list([item.get("card")], f"{f}.landmarks[{j}].card")[0]
-            landmarks.append((lm, c))
-        players.append(PlayerState(
-            hand=r.card_list(s.get("hand"), f"{f}.hand"),
-            highway=r.card_list(s.get("highway"), f"{f}.highway"),
-            discard=r.card_list(s.get("discard", []), f"{f}.discard"),
-            landmarks=landmarks,
-            known_hand=set(r.card_list(s.get("known_hand", []), f"{f}.known_hand")),
-            known_discard=set(r.card_list(s.get("known_discard", []), f"{f}.known_discard")),
-            turns=r.int(s.get("turns", 0), f"{f}.turns", 0, 10_000),
-        ))
-    phase_name = raw.get("phase")
-    if phase_name not in PHASES:
-        raise PositionError("phase", f"must be one of {', '.join(PHASES)}, got {phase_name!r}")
-    per_turn = r.obj(raw.get("per_turn", {}), "per_turn")
-    persistent_raw = r.obj(per_turn.get("persistent_used", {}), "per_turn.persistent_used")
-    persistent_uses = {}
-    for card_id, uses in persistent_raw.items():
-        c = r.card_list([card_id], "per_turn.persistent_used")[0]
-        persistent_uses[c] = r.int(uses, f"per_turn.persistent_used.{card_id}", 0, 100)
-    resources_raw = r.obj(per_turn.get("resources_used", {}), "per_turn.resources_used")
-    for k in resources_raw:
-        if k not in PAYMENT_RESOURCES:
-            raise PositionError(f"per_turn.resources_used.{k}",
-                                f"unknown resource (known: {', '.join(PAYMENT_RESOURCES)})")
-    recycle_used = per_turn.get("recycle_used", False)
-    if not isinstance(recycle_used, bool):
-        raise PositionError("per_turn.recycle_used", "must be true or false")
+    players = [r.seat(seat_raw, f"seats[{i}]") for i, seat_raw in enumerate(seats_raw)]
+    phase = r.phase(raw.get("phase"))
+    recycle_used, persistent_uses, resource_uses = r.per_turn(raw.get("per_turn", {}))
     state = GameState(
-        cards, players,
+        r.cards, players,
         deck=list(reversed(r.card_list(raw.get("deck"), "deck"))),
         depot=r.card_list(raw.get("depot"), "depot"),
         landmark_deck=list(reversed(r.landmark_list(raw.get("landmark_deck", []),
@@ -207,13 +228,12 @@ def state_from_json(raw: Any, cards: CardSet | None = None) -> GameState:
         landmark_row=r.landmark_list(raw.get("landmark_row"), "landmark_row"),
         current=r.int(raw.get("current"), "current", 0, n - 1),
         first_player=r.int(raw.get("first_player", 0), "first_player", 0, n - 1),
-        phase=PHASES[phase_name],
+        phase=phase,
         picks=r.int(raw.get("picks", 0), "picks", 0, CARDS_TAKEN_PER_TURN),
         turn=r.int(raw.get("turn", 0), "turn", 0, 10_000),
         recycle_used=recycle_used,
         persistent_uses=persistent_uses,
-        resource_uses={k: r.int(v, f"per_turn.resources_used.{k}", 0, 100)
-                       for k, v in resources_raw.items()},
+        resource_uses=resource_uses,
     )
     check_state(state)
     return state

@@ -18,14 +18,11 @@ from typing import Any
 
 from .cards import CardSet
 from .constants import MATERIALS
-from .effects import PAYMENT_RESOURCES
 from .position import (
-    PHASES,
     PositionError,
-    _Reader,
     cards_to_json,
+    open_document,
     per_turn_to_json,
-    resolve_cards,
     seat_to_json,
 )
 from .state import GameState, Phase, PlayerState
@@ -138,44 +135,16 @@ def view_to_json(view: PlayerView) -> dict[str, Any]:
 def view_from_json(raw: Any, cards: CardSet | None = None) -> PlayerView:
     """Read a view; the counts and ids are checked, the field named on error.
     Consistency with some full state is checked by sampling one (the determinizer)."""
-    if not isinstance(raw, dict):
-        raise PositionError("position", f"must be an object, got {type(raw).__name__}")
-    if raw.get("format") != FORMAT:
-        raise PositionError("format", f"must be {FORMAT!r}, got {raw.get('format')!r}")
-    cards = cards or resolve_cards(raw.get("cards"))
-    r = _Reader(cards)
-    seats_raw = raw.get("seats")
-    if not isinstance(seats_raw, list) or not 2 <= len(seats_raw) <= 4:
-        raise PositionError("seats", "must be a list of 2 to 4 seats")
+    r, seats_raw = open_document(raw, FORMAT, cards)
     n = len(seats_raw)
     seat = r.int(raw.get("view_of"), "view_of", 0, n - 1)
-
-    def landmarks_of(s: dict, f: str) -> list[tuple[int, int]]:
-        out = []
-        items = s.get("landmarks", [])
-        if not isinstance(items, list):
-            raise PositionError(f"{f}.landmarks", f"must be a list, got {type(items).__name__}")
-        for j, item in enumerate(items):
-            item = r.obj(item, f"{f}.landmarks[{j}]")
-            out.append((r.landmark_list([item.get("landmark")], f"{f}.landmarks[{j}]")[0],
-                        r.card_list([item.get("card")], f"{f}.landmarks[{j}]")[0]))
-        return out
-
-    me = None
+    me = r.seat(seats_raw[seat], f"seats[{seat}]")
     others = {}
     for i, s in enumerate(seats_raw):
+        if i == seat:
+            continue
         f = f"seats[{i}]"
         s = r.obj(s, f)
-        if i == seat:
-            me = PlayerState(
-                hand=r.card_list(s.get("hand"), f"{f}.hand"),
-                highway=r.card_list(s.get("highway"), f"{f}.highway"),
-                discard=r.card_list(s.get("discard", []), f"{f}.discard"),
-                landmarks=landmarks_of(s, f),
-                known_hand=set(r.card_list(s.get("known_hand", []), f"{f}.known_hand")),
-                known_discard=set(r.card_list(s.get("known_discard", []), f"{f}.known_discard")),
-                turns=r.int(s.get("turns", 0), f"{f}.turns", 0, 10_000))
-            continue
         hand = r.obj(s.get("hand"), f"{f}.hand")
         discard = r.obj(s.get("discard", {"materials": []}), f"{f}.discard")
         mats = discard.get("materials", [])
@@ -188,45 +157,22 @@ def view_from_json(raw: Any, cards: CardSet | None = None) -> PlayerView:
             highway=r.card_list(s.get("highway"), f"{f}.highway"),
             discard_materials=[MATERIALS.index(m) for m in mats],
             known_discard=r.card_list(discard.get("known", []), f"{f}.discard.known"),
-            landmarks=landmarks_of(s, f),
+            landmarks=r.landmarks(s.get("landmarks", []), f"{f}.landmarks"),
             turns=r.int(s.get("turns", 0), f"{f}.turns", 0, 10_000))
-    phase = raw.get("phase")
-    if phase not in PHASES:
-        raise PositionError("phase", f"must be one of {', '.join(PHASES)}, got {phase!r}")
-    per_turn = r.obj(raw.get("per_turn", {}), "per_turn")
+    phase = r.phase(raw.get("phase"))
+    recycle_used, persistent_uses, resource_uses = r.per_turn(raw.get("per_turn", {}))
     deck = r.obj(raw.get("deck"), "deck")
     lm_deck = r.obj(raw.get("landmark_deck", {"count": 0}), "landmark_deck")
     return PlayerView(
-        cards, seat, me, others,
+        r.cards, seat, me, others,
         deck_count=r.int(deck.get("count"), "deck.count", 0, 200),
         depot=r.card_list(raw.get("depot"), "depot"),
         landmark_row=r.landmark_list(raw.get("landmark_row"), "landmark_row"),
         landmark_deck_count=r.int(lm_deck.get("count"), "landmark_deck.count", 0, 200),
         current=r.int(raw.get("current"), "current", 0, n - 1),
         first_player=r.int(raw.get("first_player", 0), "first_player", 0, n - 1),
-        phase=PHASES[phase], picks=r.int(raw.get("picks", 0), "picks", 0, 2),
+        phase=phase, picks=r.int(raw.get("picks", 0), "picks", 0, 2),
         turn=r.int(raw.get("turn", 0), "turn", 0, 10_000),
-        recycle_used=_bool(per_turn.get("recycle_used", False), "per_turn.recycle_used"),
-        persistent_uses={
-            r.card_list([k], "per_turn.persistent_used")[0]:
-                r.int(v, f"per_turn.persistent_used.{k}", 0, 100)
-            for k, v in r.obj(per_turn.get("persistent_used", {}),
-                              "per_turn.persistent_used").items()},
-        resource_uses={
-            _resource(k): r.int(v, f"per_turn.resources_used.{k}", 0, 100)
-            for k, v in r.obj(per_turn.get("resources_used", {}),
-                              "per_turn.resources_used").items()},
+        recycle_used=recycle_used, persistent_uses=persistent_uses,
+        resource_uses=resource_uses,
     )
-
-
-def _bool(raw: Any, field: str) -> bool:
-    if not isinstance(raw, bool):
-        raise PositionError(field, f"must be true or false, got {raw!r}")
-    return raw
-
-
-def _resource(name: str) -> str:
-    if name not in PAYMENT_RESOURCES:
-        raise PositionError(f"per_turn.resources_used.{name}",
-                            f"unknown resource (known: {', '.join(PAYMENT_RESOURCES)})")
-    return name
