@@ -15,7 +15,6 @@ from __future__ import annotations
 
 import argparse
 import cProfile
-import json
 import os
 import platform
 import pstats
@@ -24,6 +23,7 @@ import time
 from datetime import UTC, datetime
 from pathlib import Path
 
+from bench.common import write_json
 from solver.rules.cards import load_card_set
 from solver.rules.engine import apply_inplace, legal_actions, new_game
 from solver.rules.perft import perft, seeded_position
@@ -160,10 +160,7 @@ def main(argv: list[str] | None = None) -> int:
         "perft_nodes_per_s": round(nodes / seconds),
         "profile": prof,
     }
-    out = Path(args.out)
-    out.parent.mkdir(parents=True, exist_ok=True)
-    out.write_text(json.dumps(result, indent=1) + "\n", encoding="utf-8")
-    print(f"wrote {out}")
+    print(f"wrote {write_json(args.out, result)}")
     return 0
 
 

@@ -19,7 +19,6 @@ Goals (issue 3): CP-SAT p95 <= 10 ms; the fast path >= 100x faster at the median
 from __future__ import annotations
 
 import argparse
-import json
 import os
 import platform
 import random
@@ -27,6 +26,7 @@ import time
 from datetime import UTC, datetime
 from pathlib import Path
 
+from bench.common import write_json
 from solver.payment_ilp import cheapest_joint
 from solver.rules.cards import CardSet, load_card_set
 from solver.rules.engine import play
@@ -247,10 +247,7 @@ def main(argv: list[str] | None = None) -> int:
               f"{s[f'ratio_cold_{clock}_p50']}x / "
               f"{s[f'ratio_warm_{clock}_p50']}x / {s[f'ratio_cost_{clock}_p50']}x "
               f"(goal >= {GOAL_RATIO:.0f}x)")
-    out = Path(args.out)
-    out.parent.mkdir(parents=True, exist_ok=True)
-    out.write_text(json.dumps(result, indent=1) + "\n", encoding="utf-8")
-    print(f"wrote {out}")
+    print(f"wrote {write_json(args.out, result)}")
     return 0
 
 

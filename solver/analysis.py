@@ -391,9 +391,13 @@ def format_review(review: Review) -> str:
         lines.append(f"{d.index:>4}  {d.seat:>4}  {d.played[:28]:28} {best[:28]:28} "
                      f"{d.loss_win_pct:>6.1f} {d.loss_points:>5.1f}  {d.label or ''}")
     lines.append("")
-    for p in review.players:
-        acc = "-" if p.accuracy is None else f"{p.accuracy:.1f}"
-        lines.append(f"seat {p.seat} ({p.name or '?'}): accuracy {acc}, {p.decisions} rated, "
-                     f"{p.inaccuracies} inaccuracies, {p.mistakes} mistakes, "
-                     f"{p.blunders} blunders")
+    lines.extend(accuracy_line(p, f"seat {p.seat} ({p.name or '?'})") for p in review.players)
     return "\n".join(lines)
+
+
+def accuracy_line(player, name: str) -> str:
+    """One player's accuracy and labelled-move counts, as the CLI and report print them."""
+    acc = "-" if player.accuracy is None else f"{player.accuracy:.1f}"
+    return (f"{name}: accuracy {acc}, {player.inaccuracies} inaccuracies, "
+            f"{player.mistakes} mistakes, {player.blunders} blunders "
+            f"({player.decisions} rated decisions)")

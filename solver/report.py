@@ -24,6 +24,7 @@ from .analysis import (
     WIN_PCT_THRESHOLDS,
     AnalysisError,
     Review,
+    accuracy_line,
     analyse_record,
     format_review,
 )
@@ -260,13 +261,7 @@ def _stderr_console():
 
 
 def summary_text(review: Review, record: GameRecord) -> str:
-    lines = []
-    for p in review.players:
-        acc = "-" if p.accuracy is None else f"{p.accuracy:.1f}"
-        lines.append(f"{seat_name(record, p.seat)}: accuracy {acc}, {p.inaccuracies} "
-                     f"inaccuracies, {p.mistakes} mistakes, {p.blunders} blunders "
-                     f"({p.decisions} rated decisions)")
-    return "\n".join(lines)
+    return "\n".join(accuracy_line(p, seat_name(record, p.seat)) for p in review.players)
 
 
 def cmd_analyze(args) -> int:
