@@ -140,3 +140,20 @@ def small_specs() -> tuple[list[dict], list[dict]]:
     landmarks[4]["ability"] = {"kind": "borrow_discard", "uses": 1}
     landmarks[5]["ability"] = {"kind": "borrow_highway", "uses": 1}
     return highway, landmarks
+
+
+def play_greedy_to(cards: CardSet, turn: int, phase: Phase, players: int = 2,
+                   seed: int = 3) -> GameState:
+    """A realistic position: GreedyBot plays every seat from ``new_game(players, seed)``
+    until ``turn`` turns are done and the game stands at ``phase``."""
+    from solver.rules.engine import new_game, play
+    from solver.rules.views import view_of
+    from solver.search.bots import make_bot
+
+    state = new_game(players, seed, cards)
+    bot = make_bot("greedy")
+    k = 0
+    while not (state.turn >= turn and state.phase == phase):
+        state = play(state, bot.act(view_of(state, state.current), k))
+        k += 1
+    return state

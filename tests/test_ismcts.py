@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import pytest
+from rules_testkit import play_greedy_to
 
 from solver.rules.cards import load_card_set
 from solver.rules.engine import apply_inplace, new_game, outcome, play
@@ -19,15 +20,6 @@ def cards():
     return load_card_set()
 
 
-def _play_to(cards, turn, phase, players=2, seed=3):
-    state = new_game(players, seed, cards)
-    bot = make_bot("greedy")
-    k = 0
-    while not (state.turn >= turn and state.phase == phase):
-        state = play(state, bot.act(view_of(state, state.current), k))
-        k += 1
-    return state
-
 
 def _without_seconds(result):
     out = result.to_json()
@@ -37,7 +29,7 @@ def _without_seconds(result):
 
 def test_states_differing_only_in_hidden_cards_give_the_same_answer(cards):
     for phase in (Phase.TAKE, Phase.BUILD):
-        a = _play_to(cards, 7, phase)
+        a = play_greedy_to(cards, 7, phase)
         view = view_of(a, a.current)
         b = determinize(view, 12345)  # another full state behind the same view
         assert b != a and view_of(b, b.current) == view
@@ -51,7 +43,7 @@ def test_states_differing_only_in_hidden_cards_give_the_same_answer(cards):
 
 
 def test_iteration_budget_is_reproducible_and_seed_matters(cards):
-    state = _play_to(cards, 6, Phase.TAKE)
+    state = play_greedy_to(cards, 6, Phase.TAKE)
     r1 = _without_seconds(analyse(state, Budget(iterations=60), seed=1))
     r2 = _without_seconds(analyse(state, Budget(iterations=60), seed=1))
     assert r1 == r2
@@ -61,7 +53,7 @@ def test_iteration_budget_is_reproducible_and_seed_matters(cards):
 
 
 def test_root_parallel_merge(cards):
-    state = _play_to(cards, 6, Phase.BUILD)
+    state = play_greedy_to(cards, 6, Phase.BUILD)
     r = analyse(state, Budget(iterations=40), seed=3, workers=2)
     out = r.to_json()
     assert out["stats"]["workers"] == 2 and out["stats"]["iterations"] == 40
@@ -84,7 +76,7 @@ def test_root_parallel_merge(cards):
 
 
 def test_tree_statistics_are_consistent(cards):
-    state = _play_to(cards, 4, Phase.TAKE, players=3)
+    state = play_greedy_to(cards, 4, Phase.TAKE, players=3)
     s = Searcher(view_of(state, state.current), 5)
     s.run(iterations=80)
     assert s.iterations == 80 == s.root.visits
@@ -152,7 +144,7 @@ def test_finds_the_winning_build_in_the_last_turn(cards):
 
 def test_mcts_bot_plays_its_build_plan_over_several_calls(cards, monkeypatch):
     """The build step is one macro-action: searched once, then played out."""
-    state = _play_to(cards, 6, Phase.BUILD)
+    state = play_greedy_to(cards, 6, Phase.BUILD)
     calls = []
     real = Searcher.run
 
@@ -177,7 +169,7 @@ def test_mcts_bot_reuses_its_tree_after_a_depot_take(cards):
     for turn in range(3, 12):
         if len(branches) == 2:
             break
-        state = _play_to(cards, turn, Phase.TAKE)
+        state = play_greedy_to(cards, turn, Phase.TAKE)
         bot = MCTSBot(Budget(iterations=60))
         seat = state.current
         first = bot.act(view_of(state, seat), 2)

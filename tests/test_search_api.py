@@ -6,10 +6,11 @@ import argparse
 import json
 
 import pytest
+from rules_testkit import play_greedy_to
 
 from solver.rules.actions import Action, Discard, Substitute
 from solver.rules.cards import load_card_set
-from solver.rules.engine import new_game, play
+from solver.rules.engine import play
 from solver.rules.position import state_to_json
 from solver.rules.state import Phase
 from solver.rules.views import view_of, view_to_json
@@ -22,7 +23,6 @@ from solver.search.api import (
     add_cli,
     analyse,
 )
-from solver.search.bots import make_bot
 
 
 @pytest.fixture(scope="module")
@@ -30,24 +30,15 @@ def cards():
     return load_card_set()
 
 
-def _play_to(cards, turn: int, phase: Phase, players: int = 2, seed: int = 3):
-    state = new_game(players, seed, cards)
-    bot = make_bot("greedy")
-    k = 0
-    while not (state.turn >= turn and state.phase == phase):
-        state = play(state, bot.act(view_of(state, state.current), k))
-        k += 1
-    return state
-
 
 @pytest.fixture(scope="module")
 def build_state(cards):
-    return _play_to(cards, 6, Phase.BUILD)
+    return play_greedy_to(cards, 6, Phase.BUILD)
 
 
 @pytest.fixture(scope="module")
 def take_state(cards):
-    return _play_to(cards, 5, Phase.TAKE)
+    return play_greedy_to(cards, 5, Phase.TAKE)
 
 
 def test_budget_validation():
@@ -131,7 +122,7 @@ def test_state_and_its_view_give_the_same_result(build_state, cards):
 
 
 def test_errors_are_named(cards, build_state):
-    over = _play_to(cards, 0, Phase.OVER)
+    over = play_greedy_to(cards, 0, Phase.OVER)
     with pytest.raises(GameOverError):
         analyse(over, Budget(iterations=5))
     with pytest.raises(NotToActError, match="seat"):
@@ -166,6 +157,6 @@ def test_cli_hint(tmp_path, capsys, build_state, cards):
     assert code == 0
     assert "visits" in out.out and data["moves"][0]["label"] in out.out
     over = tmp_path / "over.json"
-    over.write_text(json.dumps(state_to_json(_play_to(cards, 0, Phase.OVER))))
+    over.write_text(json.dumps(state_to_json(play_greedy_to(cards, 0, Phase.OVER))))
     code, out = _cli(["hint", str(over), "--iterations", "5"], capsys)
     assert code == 2 and "game is over" in out.err

@@ -713,11 +713,7 @@ class _Problem:
         self.sides = sides
         building = set(cards_)
         self.pool = [c for c in state.player.hand if c not in building]
-        counts = [0] * N_MATERIALS
-        material = cards.material
-        for c in self.pool:
-            counts[material[c]] += 1
-        self.hand = tuple(counts)
+        self.hand = _material_counts(cards, self.pool)
         self.hand_total = len(self.pool)
         self.src = sources or _Sources(state)
         self.qvalue = _qvalues(cards, self.pool, values)
@@ -1441,11 +1437,7 @@ def _fill_single(P: _Problem, state: GameState, card: int, values) -> None:
     P.builds = [card]
     P.sides = ["L"]
     P.pool = [c for c in state.player.hand if c != card]
-    counts = [0] * N_MATERIALS
-    material = cards.material
-    for c in P.pool:
-        counts[material[c]] += 1
-    P.hand = tuple(counts)
+    P.hand = _material_counts(cards, P.pool)
     P.hand_total = len(P.pool)
     P.src = _Sources(state)
     P.qvalue = _qvalues(cards, P.pool, values)
@@ -1454,12 +1446,18 @@ def _fill_single(P: _Problem, state: GameState, card: int, values) -> None:
     P.built = (-1,)
 
 
-def _hand_counts(cards: CardSet, hand: list[int], skip: int) -> tuple[tuple[int, ...], int]:
+def _material_counts(cards: CardSet, pool) -> tuple[int, ...]:
+    """How many of ``pool``'s cards carry each Material on their back."""
     counts = [0] * N_MATERIALS
     material = cards.material
-    for c in hand:
+    for c in pool:
         counts[material[c]] += 1
-    counts[material[skip]] -= 1
+    return tuple(counts)
+
+
+def _hand_counts(cards: CardSet, hand: list[int], skip: int) -> tuple[tuple[int, ...], int]:
+    counts = list(_material_counts(cards, hand))
+    counts[cards.material[skip]] -= 1
     return tuple(counts), len(hand) - 1
 
 
