@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+from dataclasses import replace
+
 import pytest
 from rules_testkit import play_greedy_to
 
@@ -12,7 +14,7 @@ from solver.rules.views import view_of
 from solver.search.api import Budget, analyse
 from solver.search.bots import MCTSBot, make_bot
 from solver.search.determinize import determinize
-from solver.search.ismcts import Searcher, concrete_move, root_moves
+from solver.search.ismcts import DEFAULT_PARAMS, Searcher, concrete_move, root_moves
 
 
 @pytest.fixture(scope="module")
@@ -123,18 +125,19 @@ def _final_margin(state, move):
 
 def test_finds_the_winning_build_in_the_last_turn(cards):
     """In the last build step of the game nothing is hidden that matters: the search
-    must pick a move whose exact margin is the best of its candidates, and it must
-    win when some candidate wins."""
+    solves it exactly, so its move is at least as good as the best of the heuristic's
+    candidates, is marked exact, and wins when some candidate wins."""
     found = 0
     for state in _final_build_positions(cards, range(40)):
-        moves = root_moves(state)
+        moves = root_moves(state, replace(DEFAULT_PARAMS, exact_last=False))
         margins = {m: _final_margin(state, m) for m in moves}
         best = max(margins.values())
         if len(set(margins.values())) < 2:
             continue
         result = analyse(state, Budget(iterations=8 * len(moves)), seed=1)
         chosen = result.moves[0]
-        assert chosen.expected_margin == pytest.approx(best)
+        assert chosen.exact
+        assert chosen.expected_margin >= best - 1e-9
         if best > 0 > min(margins.values()):
             found += 1
         if found >= 2:
@@ -165,12 +168,13 @@ def test_mcts_bot_plays_its_build_plan_over_several_calls(cards, monkeypatch):
 
 
 def test_mcts_bot_reuses_its_tree_after_a_depot_take(cards):
+    """With UCB at the root (a race restarts: its rounds must be paired)."""
     branches = set()
     for turn in range(3, 12):
         if len(branches) == 2:
             break
         state = play_greedy_to(cards, turn, Phase.TAKE)
-        bot = MCTSBot(Budget(iterations=60))
+        bot = MCTSBot(Budget(iterations=60), params=replace(DEFAULT_PARAMS, root="uct"))
         seat = state.current
         first = bot.act(view_of(state, seat), 2)
         searcher = bot._searcher

@@ -67,8 +67,9 @@ def _check_result(state, result, iterations):
     assert sum(visits) == iterations  # every iteration goes through one root move
     seen = set()
     for m in moves:
-        assert set(m) == {"actions", "label", "visits", "win_probability", "expected_margin",
-                          "payment", "line"}
+        assert set(m) - {"final_score"} == {"actions", "label", "visits", "win_probability",
+                                            "expected_margin", "payment", "line", "exact"}
+        assert ("final_score" in m) == m["exact"]
         assert m["label"] and isinstance(m["label"], str)
         assert 0.0 <= m["win_probability"] <= 1.0
         assert all(isinstance(a, str) for a in m["line"])

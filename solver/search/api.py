@@ -103,12 +103,22 @@ class RankedMove:
     expected_margin: float
     payment: dict[str, Any] | None
     line: list[str]
+    exact_score: int | None = None  # the last build step solved exactly: final score
+
+    @property
+    def exact(self) -> bool:
+        """Whether the move is proved best for the seat's own score (its last build
+        step: every payable build sequence, order, side and claim was scored)."""
+        return self.exact_score is not None
 
     def to_json(self) -> dict[str, Any]:
-        return {"actions": list(self.actions), "label": self.label, "visits": self.visits,
-                "win_probability": round(self.win_probability, 4),
-                "expected_margin": round(self.expected_margin, 3),
-                "payment": self.payment, "line": list(self.line)}
+        out = {"actions": list(self.actions), "label": self.label, "visits": self.visits,
+               "win_probability": round(self.win_probability, 4),
+               "expected_margin": round(self.expected_margin, 3),
+               "payment": self.payment, "line": list(self.line), "exact": self.exact}
+        if self.exact:
+            out["final_score"] = self.exact_score
+        return out
 
 
 @dataclass
@@ -168,7 +178,7 @@ def analyse(position: GameState | PlayerView, budget: Budget, seed: int | None =
             actions=[a.notation() for a in actions], label=describe_move(sample, actions),
             visits=m.visits, win_probability=m.win_probability,
             expected_margin=m.expected_margin, payment=payment_plan(sample, actions),
-            line=m.line))
+            line=m.line, exact_score=out.exact_score if not moves else None))
     stats = {"iterations": out.iterations, "seconds": round(out.seconds, 4),
              "determinizations": out.determinizations, "workers": out.workers}
     return SearchResult(view.seat, moves, stats)
@@ -255,6 +265,9 @@ def format_table(result: SearchResult, top: int | None = None) -> str:
     for i, m in enumerate(result.moves[:top] if top else result.moves, 1):
         lines.append(f"{i:>2}  {m.visits:>6}  {100 * m.win_probability:>5.1f}  "
                      f"{m.expected_margin:>+6.1f}  {m.label}")
+        if m.exact:
+            lines.append(f"{'':>26}exact: the best last build step, final score "
+                         f"{m.exact_score}")
         lines.append(f"{'':>26}{' ; '.join(m.actions)}")
         if m.line:
             lines.append(f"{'':>26}then: {' ; '.join(m.line)}")

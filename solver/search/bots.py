@@ -5,13 +5,16 @@
 
 Bot specs (used by the CLI, tournaments and the server): ``random``, ``greedy``,
 ``mcts:<seconds>s`` (time per turn) or ``mcts:<iterations>i`` (iterations per turn,
-reproducible with a seed).
+reproducible with a seed), and ``mcts-heuristic:<budget>``, the same search with the
+hand-written evaluation and candidates of the first version (the baseline the learned
+evaluation is measured against).
 """
 
 from __future__ import annotations
 
 import random
 import time
+from dataclasses import replace
 from typing import Protocol, runtime_checkable
 
 from ..rules.actions import Action, Take
@@ -174,10 +177,24 @@ def _mcts(arg: str):
     return MCTSBot.from_spec(arg)
 
 
+# the landed search of issue 4: hand-written cut-off evaluation, heuristic macros only,
+# UCB at the root, no exact last build step (the baseline of the learned evaluation)
+HEURISTIC_PARAMS = replace(DEFAULT_PARAMS, value="heuristic", exact_last=False,
+                           root_widening=0, root="uct")
+
+
+def _mcts_heuristic(arg: str):
+    bot = MCTSBot.from_spec(arg)
+    bot.params = HEURISTIC_PARAMS
+    bot.name = "mcts-heuristic:" + bot.name.partition(":")[2]
+    return bot
+
+
 BOT_FACTORIES: dict[str, object] = {
     "random": _no_arg("random", RandomBot),
     "greedy": _no_arg("greedy", GreedyBot),
     "mcts": _mcts,
+    "mcts-heuristic": _mcts_heuristic,
 }
 
 

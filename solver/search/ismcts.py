@@ -38,12 +38,14 @@ import time
 from concurrent.futures import ProcessPoolExecutor
 from concurrent.futures.process import BrokenProcessPool
 from dataclasses import dataclass, field
+from functools import lru_cache
 
 from ..rules.actions import Action, Build
 from ..rules.engine import apply_inplace, outcome
 from ..rules.payment import PaymentError, cheapest_payment, joint_payment
 from ..rules.state import GameState, Phase
 from ..rules.views import PlayerView
+from .buildsteps import all_build_steps, best_last_step, is_last_build_step
 from .determinize import Determinizer
 from .policies import (
     DEFAULT_WEIGHTS,
@@ -52,9 +54,11 @@ from .policies import (
     estimate_scores,
     lookahead_take_values,
     play_turn,
+    seat_value,
     tables,
     take_values,
 )
+from .value import ValueModel, default_evaluator, win_shares
 
 
 @dataclass(frozen=True)
@@ -82,6 +86,18 @@ class SearchParams:
     line_max: int = 9
     weights: Weights = DEFAULT_WEIGHTS  # rollout and move-ranking heuristic
     eval_weights: Weights | None = None  # cut-off evaluation (None: EVAL_WEIGHTS[players])
+    # the cut-off evaluation: "auto" (the shipped learned model when it was trained on
+    # the card set, else the heuristic), "heuristic", or a model file's path
+    value: str = "auto"
+    exact_last: bool = True  # the seat's last build step: the exact best (buildsteps)
+    # the root: "race" (candidates compared on the same determinizations and rollout
+    # seeds, clearly worse ones dropped) or "uct" (UCB1 with progressive widening)
+    root: str = "race"
+    race_start: int = 6  # candidates raced at first
+    race_min_active: int = 3  # fewer left: the next candidates join
+    race_min_rounds: int = 6  # rounds before a candidate may be dropped
+    race_z: float = 2.0  # dropped when worse than the leader by z standard errors
+    root_widening: int = 24  # build steps beyond the macros the root may widen to
 
 
 DEFAULT_PARAMS = SearchParams()
@@ -134,23 +150,76 @@ class SearchOutput:
     seconds: float
     determinizations: int
     workers: int
+    exact_score: int | None = None  # the last build step, solved: its final score
 
 
 # ------------------------------------------------------------------ moves of a state
 
 def root_moves(state: GameState, params: SearchParams = DEFAULT_PARAMS,
-               pool: list[int] | None = None) -> list[tuple]:
-    """The candidate moves at a decision, heuristic order (best first). With ``pool``
-    (the cards the seat has not seen: a root decision) takes are ranked by trying the
-    turn's build step (:func:`~solver.search.policies.lookahead_take_values`)."""
+               pool: list[int] | None = None, evaluator=None) -> list[tuple]:
+    """The candidate moves at a decision, best first. With ``pool`` (the cards the seat
+    has not seen: a root decision) takes are ranked by trying the turn's build step
+    (:func:`~solver.search.policies.lookahead_take_values`) and the build step widens:
+    after the heuristic's macros come up to ``params.root_widening`` more of all the
+    build steps (:func:`~solver.search.buildsteps.all_build_steps`), ordered by
+    ``evaluator`` (the learned value when there is one), for progressive widening to
+    reach. In a player's last build step the exact best one
+    (:func:`~solver.search.buildsteps.best_last_step`) is the only candidate."""
     if state.phase == Phase.TAKE:
         if pool is not None:
             return [(a,) for _v, a in lookahead_take_values(state, pool, params.weights)]
         return [(a,) for _v, a in take_values(state, None, params.weights)]
     if state.phase == Phase.BUILD:
-        return [seq for _v, seq in build_macros(state, params.macro_limit, params.macro_beam,
-                                                params.weights)]
+        if params.exact_last:
+            exact = _exact_last(state, pool is not None)
+            if exact is not None:
+                return [exact.move]
+        macros = [seq for _v, seq in build_macros(state, params.macro_limit, params.macro_beam,
+                                                  params.weights)]
+        if pool is not None and params.root_widening > 0:
+            macros += _wider_steps(state, set(macros), params, evaluator)
+        return macros
     return []
+
+
+def _exact_last(state: GameState, root: bool):
+    """The exact best last build step, or None (not the last step, or too many build
+    sequences to be exact: 20,000 at the root, 2,000 inside the tree)."""
+    if not is_last_build_step(state):
+        return None
+    return best_last_step(state, 20_000 if root else 2_000)
+
+
+def _wider_steps(state: GameState, have: set, params: SearchParams, evaluator) -> list[tuple]:
+    """Build steps beyond ``have``, best first by the seat's value after the turn."""
+    seat = state.current
+    scored = []
+    for move, after in all_build_steps(state, 3_000, with_states=True):
+        if move in have:
+            continue
+        if evaluator is not None:
+            value = evaluator.scores(after)[seat]
+        else:
+            value = seat_value(after, seat, params.weights)
+        scored.append((value, move))
+    scored.sort(key=lambda t: -t[0])
+    return [m for _v, m in scored[:params.root_widening]]
+
+
+def evaluator_for(params: SearchParams, cards):
+    """The cut-off evaluator of ``params.value`` for ``cards`` (None: the hand-written
+    evaluation with ``params``' own sigma, exactly as before the learned model)."""
+    if params.value == "heuristic":
+        return None
+    if params.value == "auto":
+        ev = default_evaluator(cards)
+        return ev if isinstance(ev, ValueModel) else None
+    return _load_model(params.value)
+
+
+@lru_cache(maxsize=4)
+def _load_model(path: str) -> ValueModel:
+    return ValueModel.load(path)
 
 
 class Searcher:
@@ -165,10 +234,18 @@ class Searcher:
         self.root = Node((), -1)
         self.iterations = 0
         sample = self.det.sample(random.Random(seed))
-        self.root_order = root_moves(sample, params, view.unseen_cards())
+        self.evaluator = evaluator_for(params, view.cards)
+        # the last build step: solved exactly (own hand and public facts only)
+        self.exact = _exact_last(sample, True) if params.exact_last else None
+        if self.exact is not None:
+            self.root_order = [self.exact.move]
+        else:
+            self.root_order = root_moves(sample, params, view.unseen_cards(), self.evaluator)
         self.n = view.num_players
         self.cutoff_turn = self._cutoff(view.turn)
         self._move_cache: dict[tuple, list[tuple]] = {}
+        self._seed = seed
+        self._race_reset()
 
     def _cutoff(self, turn: int) -> int:
         n = self.n
@@ -198,13 +275,81 @@ class Searcher:
             self._move_cache[key] = moves
         return moves
 
+    # -------------------------------------------------------------- the root race
+
+    def _race_reset(self) -> None:
+        self.race = self.params.root == "race" and len(self.root_order) > 1
+        order = self.root_order
+        self._active = list(order[:self.params.race_start])
+        self._waiting = list(order[self.params.race_start:])
+        self._rewards: dict[tuple, list[float]] = {m: [] for m in order}
+
+    def _race_next(self) -> tuple[tuple, int]:
+        """The active candidate with the fewest rounds, and that round's index: every
+        candidate plays round k on the same determinization and rollout seed."""
+        rewards = self._rewards
+        move = min(self._active, key=lambda m: len(rewards[m]))
+        return move, len(rewards[move])
+
+    def _race_update(self) -> None:
+        """Drop candidates clearly worse than the leader on the rounds both played
+        (paired differences), and let the next ones in when few are left."""
+        p = self.params
+        rewards = self._rewards
+        counts = {len(rewards[m]) for m in self._active}
+        if len(counts) != 1:
+            return
+        n = counts.pop()
+        if n >= p.race_min_rounds and n % 2 == 0 and len(self._active) > 1:
+            leader = max(self._active, key=lambda m: sum(rewards[m]) / n)
+            lead = rewards[leader]
+            keep = []
+            for m in self._active:
+                if m is leader:
+                    keep.append(m)
+                    continue
+                diffs = [a - b for a, b in zip(lead, rewards[m], strict=True)]
+                mean = sum(diffs) / n
+                var = sum((d - mean) ** 2 for d in diffs) / (n - 1)
+                if mean <= p.race_z * math.sqrt(var / n) + 1e-9:
+                    keep.append(m)
+            self._active = keep
+        while len(self._active) < p.race_min_active and self._waiting:
+            self._active.append(self._waiting.pop(0))
+
+    def _race_leader(self) -> tuple | None:
+        rewards = self._rewards
+        played = [m for m in self._active if rewards[m]]
+        if not played:
+            return None
+        return max(played, key=lambda m: (sum(rewards[m]) / len(rewards[m]),
+                                          len(rewards[m])))
+
+    # -------------------------------------------------------------- one iteration
+
     def iterate(self) -> None:
         params = self.params
-        rng = self.rng
-        state = self.det.sample(rng)
         node = self.root
         path = [node]
+        root_move = None
+        if self.race:
+            root_move, k = self._race_next()
+            self.rng = random.Random(_worker_seed(self._seed, 1_000_003 + k))
+        rng = self.rng
+        state = self.det.sample(rng)
         last_turn = self.view.turn + params.tree_turns if params.tree_turns else 1 << 30
+        if root_move is not None:
+            child = node.children.get(root_move)
+            fresh = child is None
+            if fresh:
+                child = node.children[root_move] = Node(root_move, state.current)
+            child.avail += 1
+            for action in root_move:
+                apply_inplace(state, action)
+            path.append(child)
+            node = child
+            if fresh:
+                last_turn = -1  # expanded: roll out from here
         while state.phase != Phase.OVER and state.turn < last_turn:
             moves = self._moves(state, node)
             allowed = max(1, math.ceil(params.pw_c * (node.visits + 1) ** params.pw_alpha))
@@ -249,9 +394,14 @@ class Searcher:
             nd.visits += 1
             nd.wins += wins[s]
             nd.margin += margins[s]
-            nd.total += (1 - mw) * wins[s] + mw * (0.5 + 0.5 * math.tanh(margins[s] / scale))
+            reward = (1 - mw) * wins[s] + mw * (0.5 + 0.5 * math.tanh(margins[s] / scale))
+            nd.total += reward
+            if root_move is not None and nd is path[1]:
+                self._rewards[root_move].append(reward)
         self.root.visits += 1
         self.iterations += 1
+        if root_move is not None:
+            self._race_update()
 
     def _rollout(self, state: GameState) -> tuple[list[float], list[float]]:
         params = self.params
@@ -270,18 +420,15 @@ class Searcher:
             wins = [1.0 / len(result.winners) if i in result.winners else 0.0
                     for i in range(n)]
         else:
-            scores = estimate_scores(state, params.eval_weights)
-            left = max(max(0, _turns_left(state, i)) for i in range(n))
-            sigma = params.sigma0 + params.sigma1 * math.sqrt(left)
-            raw = []
-            for i in range(n):
-                p = 1.0
-                for j in range(n):
-                    if j != i:
-                        p *= 1.0 / (1.0 + math.exp(-(scores[i] - scores[j]) * 1.7 / sigma))
-                raw.append(p)
-            total = sum(raw)
-            wins = [r / total for r in raw]
+            ev = self.evaluator
+            if ev is None:
+                scores = estimate_scores(state, params.eval_weights)
+                left = max(max(0, _turns_left(state, i)) for i in range(n))
+                sigma = params.sigma0 + params.sigma1 * math.sqrt(left)
+            else:
+                scores = ev.scores(state)
+                sigma = ev.sigma(state)
+            wins = win_shares(scores, sigma)
         margins = [scores[i] - max(scores[j] for j in range(n) if j != i) for i in range(n)]
         return wins, margins
 
@@ -295,8 +442,15 @@ class Searcher:
         deadline = time.perf_counter() + (seconds or 0.0)
         while True:
             self.iterate()
-            if time.perf_counter() >= deadline:
+            if time.perf_counter() >= deadline and self._round_complete():
                 break
+
+    def _round_complete(self) -> bool:
+        """Racing ends a time budget only when every active candidate has played the
+        same rounds, so that visit counts compare like with like."""
+        if not self.race:
+            return True
+        return len({len(self._rewards[m]) for m in self._active}) == 1
 
     def advance(self, move: tuple, view: PlayerView) -> bool:
         """Re-root the tree at ``move`` for the seat's next decision in ``view`` (reuse
@@ -304,18 +458,23 @@ class Searcher:
         take): the subtree's statistics were gathered over the same information set.
         Returns False (tree unchanged) when ``move`` was never expanded."""
         child = self.root.children.get(move)
-        if child is None or view.seat != self.seat:
+        if child is None or view.seat != self.seat or self.params.root == "race":
             return False
         self.view = view
         self.det = Determinizer(view)
         self.root = child
         self.root_order = root_moves(self.det.sample(random.Random(0)), self.params,
-                                     view.unseen_cards())
+                                     view.unseen_cards(), self.evaluator)
         return True
 
     def best(self) -> tuple:
-        """The move to play: the most visited root move (ties: higher value, then the
-        heuristic order)."""
+        """The move to play: racing, the active candidate with the best mean reward;
+        otherwise the most visited root move (ties: higher value, then the heuristic
+        order)."""
+        if self.race:
+            leader = self._race_leader()
+            if leader is not None:
+                return leader
         stats = self.root_stats()
         rank = {m.move: i for i, m in enumerate(stats)}
         return min(stats, key=lambda m: (-m.visits, -m.value, rank[m.move])).move
@@ -378,10 +537,11 @@ def _worker_seed(seed: int, k: int) -> int:
 
 
 def _run_one(view: PlayerView, iterations: int | None, seconds: float | None, seed: int,
-             params: SearchParams) -> tuple[list[MoveStats], int]:
+             params: SearchParams) -> tuple[list[MoveStats], int, int | None]:
     searcher = Searcher(_canonical(view), seed, params)
     searcher.run(iterations, seconds)
-    return searcher.root_stats(), searcher.iterations
+    exact = searcher.exact.score if searcher.exact is not None else None
+    return searcher.root_stats(), searcher.iterations, exact
 
 
 def _canonical(view: PlayerView) -> PlayerView:
@@ -423,8 +583,10 @@ def search(view: PlayerView, iterations: int | None = None, seconds: float | Non
     merged: dict[tuple, MoveStats] = {}
     order: list[tuple] = []
     total_iterations = 0
-    for stats, count in runs:
+    exact_score = None
+    for stats, count, exact in runs:
         total_iterations += count
+        exact_score = exact if exact is not None else exact_score
         for st in stats:
             m = merged.get(st.move)
             if m is None:
@@ -441,7 +603,7 @@ def search(view: PlayerView, iterations: int | None = None, seconds: float | Non
     rank = {move: i for i, move in enumerate(order)}
     moves = sorted(merged.values(), key=lambda m: (-m.visits, -m.value, rank[m.move]))
     return SearchOutput(view.seat, moves, total_iterations, time.perf_counter() - start,
-                        total_iterations, workers)
+                        total_iterations, workers, exact_score)
 
 
 # ------------------------------------------------------------------ concrete moves

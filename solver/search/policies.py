@@ -139,6 +139,26 @@ class Tables:
         self.ids = tuple(c.id for c in cards.highway)
         self.lm_ids = tuple(lm.id for lm in cards.landmarks)
         self._turns: dict[int, int] = {}
+        self._ends: dict[tuple[int, ...], list] = {}
+        self._fits: dict[tuple, float] = {}
+
+    def end_runs(self, highway: tuple[int, ...]) -> list[dict[int, tuple[int, int]]]:
+        """:func:`_end_runs` of a Highway, memoised (search sees the same roads often)."""
+        runs = self._ends.get(highway)
+        if runs is None:
+            if len(self._ends) > 200_000:
+                self._ends.clear()
+                self._fits.clear()
+            runs = self._ends[highway] = _end_runs(self, highway)
+        return runs
+
+    def fit(self, highway: tuple[int, ...], c: int) -> float:
+        """:func:`card_fit` of card ``c`` to a Highway, memoised."""
+        key = (highway, c)
+        v = self._fits.get(key)
+        if v is None:
+            v = self._fits[key] = card_fit(self, self.end_runs(highway), c)
+        return v
 
     def total_turns(self, state: GameState) -> int:
         n = state.num_players
@@ -265,26 +285,28 @@ def _features(tab: Tables, highway: list[int], landmarks: list[tuple[int, int]],
               row: tuple[int, ...]) -> tuple[float, tuple[float, ...]]:
     """The Highway's score now and the terms of :data:`FEATURES` for one seat."""
     lms = tuple(landmarks)
-    score = float(highway_score(tab.cards, tuple(highway), lms))
-    ends = _end_runs(tab, highway)
+    hw = tuple(highway)
+    score = float(highway_score(tab.cards, hw, lms))
+    ends = tab.end_runs(hw)
     persistent = borrow = recycle = hand_card = hand_fit = hand_one = 0.0
     growth = hand_growth = 0.0
     if f > 0:
         one = tab.one_mile
         rate = tab.growth
+        fit = tab.fit
         for c in hand:
-            hand_fit += card_fit(tab, ends, c)
+            hand_fit += fit(hw, c)
             if one[c]:
                 hand_one += f - 1
             hand_growth += rate[c]
         hand_growth *= f - 1
-        for c in highway:
+        for c in hw:
             growth += rate[c]
         for lm, _c in lms:
             growth += tab.lm_growth[lm]
         growth *= f
         hand_card = float(len(hand))
-        count = sum(1 for c in highway if one[c])
+        count = sum(1 for c in hw if one[c])
         extra = 0
         for lm, _c in lms:
             resource, uses = tab.landmark_kind[lm]
@@ -306,7 +328,7 @@ def _features(tab: Tables, highway: list[int], landmarks: list[tuple[int, int]],
                     near += m
                 elif f > 0:
                     single += m
-        if row and claim_exists(tab.cards, tuple(highway), lms, row):
+        if row and claim_exists(tab.cards, hw, lms, row):
             claim = 1.0
     return score, (float(f), persistent, borrow, recycle, hand_card, hand_fit, hand_one,
                    open_run, near, claim, growth, hand_growth, single)
@@ -328,6 +350,16 @@ def seat_features(state: GameState, seat: int) -> tuple[float, tuple[float, ...]
     live = f > 0 or (seat == state.current and state.phase == Phase.BUILD)
     return _features(tables(state.cards), p.highway, p.landmarks, p.hand, bool(p.discard),
                      f, live, tuple(state.landmark_row))
+
+
+@lru_cache(maxsize=200_000)
+def claimable_pairs(cards: CardSet, highway: tuple[int, ...], landmarks: tuple,
+                    row: tuple[int, ...]) -> tuple[tuple[int, int], ...]:
+    """The engine's :func:`~solver.rules.engine.claimable` for a Highway, cached."""
+    probe = SimpleNamespace(cards=cards, players=[PlayerState(highway=list(highway),
+                                                              landmarks=list(landmarks))],
+                            landmark_row=list(row), current=0)
+    return tuple(claimable(probe, 0))
 
 
 @lru_cache(maxsize=200_000)
@@ -357,12 +389,12 @@ def take_values(state: GameState, pool: list[int] | None = None,
     fixed slice of the deck away from its top, so the top card is never peeked)."""
     tab = tables(state.cards)
     p = state.player
-    ends = _end_runs(tab, p.highway)
+    hw = tuple(p.highway)
     f = future_steps(state, state.current) + 1
-    needed = _needed_materials(state, tab, ends)
+    needed = _needed_materials(state, tab, hw)
 
     def value(c: int) -> float:
-        v = w.hand_card + w.hand_fit * card_fit(tab, ends, c)
+        v = w.hand_card + w.hand_fit * tab.fit(hw, c)
         if tab.one_mile[c]:
             v += w.hand_one_mile * (f - 1) + w.persistent * 0.5 * (f - 1)
         v += w.hand_growth * tab.growth[c] * (f - 1)
@@ -413,7 +445,7 @@ def lookahead_take_values(state: GameState, pool: list[int] | None = None,
     return out
 
 
-def _needed_materials(state: GameState, tab: Tables, ends) -> set[int]:
+def _needed_materials(state: GameState, tab: Tables, hw: tuple[int, ...]) -> set[int]:
     """Materials of the cost of hand cards that fit the Highway but are unaffordable."""
     p = state.player
     if not p.hand:
@@ -424,7 +456,7 @@ def _needed_materials(state: GameState, tab: Tables, ends) -> set[int]:
         have[cards.material[c]] += 1
     needed: set[int] = set()
     for c in p.hand:
-        if card_fit(tab, ends, c) >= 2:
+        if tab.fit(hw, c) >= 2:
             counts = cards.cost_counts[c]
             for m in range(5):
                 if counts[m] > have[m] - (cards.material[c] == m):
@@ -501,7 +533,8 @@ def claim_options(state: GameState, w: Weights = DEFAULT_WEIGHTS
     f = future_steps(state, seat)
     out = []
     has_discard = bool(p.discard)
-    for lm, c in claimable(state):
+    row_now = tuple(state.landmark_row)
+    for lm, c in claimable_pairs(state.cards, tuple(p.highway), tuple(p.landmarks), row_now):
         row = tuple(x for x in state.landmark_row if x != lm)
         v = _value(tab, p.highway, p.landmarks + [(lm, c)], p.hand, has_discard, f, True,
                    row, w)

@@ -1,0 +1,276 @@
+"""Why the search plays as it does (issue 10): prints a table per part and writes
+``bench/results/diagnostics.json``.
+
+    python -m bench.search_diagnostics                 # all parts (about 20 minutes)
+    python -m bench.search_diagnostics --part coverage --positions 60
+    python -m bench.search_diagnostics --quick         # seconds: proves it works (CI)
+
+Parts:
+
+==========  ==========================================================================
+coverage    Build-step positions from greedy self-play. Every legal build step (all
+            payable build sequences, orders and sides, every claim; ``all_build_steps``)
+            is rated by a long paired search: every step is played on the same
+            determinizations with the same rollout seeds, rolled out to the end of the
+            round and evaluated. Reported: how often the best-rated step is among the
+            candidates of the first search (the heuristic's 8 macros), among today's
+            root candidates (macros + widening), and the loss when it is not.
+evaluation  Held-out self-play games (seeds never used in training): mean absolute
+            error of the predicted final score and margin, and the Brier score of the
+            win probability, for the hand-written and the learned evaluation, by phase.
+time        Where the iterations of a 1-worker search go at the speed benchmark's
+            mid-game position: determinization, tree, payment, rollouts, evaluation.
+==========  ==========================================================================
+"""
+
+from __future__ import annotations
+
+import argparse
+import cProfile
+import pstats
+import random
+import statistics
+import sys
+import time
+
+from bench.common import run_parts
+from solver.rules.cards import load_card_set
+from solver.rules.engine import apply_inplace, outcome
+from solver.rules.state import Phase
+from solver.rules.views import view_of
+from solver.search.buildsteps import all_build_steps
+from solver.search.determinize import Determinizer
+from solver.search.ismcts import DEFAULT_PARAMS, Searcher, root_moves
+from solver.search.policies import build_macros, play_turn
+from solver.search.value import HeuristicEvaluator, default_evaluator, win_shares
+
+PARTS = ("coverage", "evaluation", "time")
+FULL = {"coverage": {"positions": 40, "rounds": 48},
+        "evaluation": {"games": 600},
+        "time": {"iterations": 1500}}
+QUICK = {"coverage": {"positions": 2, "rounds": 4},
+         "evaluation": {"games": 12},
+         "time": {"iterations": 40}}
+
+
+# ------------------------------------------------------------------ coverage
+
+def build_positions(n: int, seed: int, cards, players: int = 2) -> list:
+    """``n`` build-step positions from noisy greedy self-play, one per game, at a turn
+    of the middle of the game (not the last build step, which is solved exactly)."""
+    from solver.rules.engine import new_game
+    from solver.search.policies import greedy_take, tables
+
+    out = []
+    for i in range(n):
+        rng = random.Random(seed * 7919 + i)
+        state = new_game(players, seed * 1_000_003 + i, cards)
+        total = tables(cards).total_turns(state) * players
+        stop = rng.randrange(total // 4, 3 * total // 4)
+        while state.turn < stop:
+            play_turn(state, rng, noise=0.3)
+        while state.phase == Phase.TAKE:
+            apply_inplace(state, greedy_take(state, None, rng=rng, noise=0.3))
+        out.append(state)
+    return out
+
+
+def rate_steps(state, steps: list[tuple], rounds: int, seed: int, evaluator) -> list[float]:
+    """Mean reward (win share 0.75 + squashed margin 0.25, as the search's) of every
+    step over ``rounds`` shared determinizations and rollout seeds."""
+    import math
+
+    seat = state.current
+    det = Determinizer(view_of(state, seat))
+    params = DEFAULT_PARAMS
+    totals = [0.0] * len(steps)
+    for r in range(rounds):
+        base = det.sample(random.Random(seed * 1_000_003 + r))
+        for k, step in enumerate(steps):
+            s = base.copy()
+            rng = random.Random(seed + 31 * r)
+            for action in step:
+                apply_inplace(s, action)
+            cutoff = s.turn + (-s.turn % s.num_players)
+            while s.phase != Phase.OVER and s.turn < max(cutoff, s.turn):
+                play_turn(s, rng, noise=params.rollout_noise)
+                if s.turn >= cutoff:
+                    break
+            if s.phase == Phase.OVER:
+                scores = [float(x.total) for x in outcome(s).scores]
+                wins = win_shares(scores, 0.01)
+            else:
+                scores = evaluator.scores(s)
+                wins = win_shares(scores, evaluator.sigma(s))
+            margin = scores[seat] - max(x for i, x in enumerate(scores) if i != seat)
+            totals[k] += 0.75 * wins[seat] + 0.25 * (0.5 + 0.5 * math.tanh(margin / 15.0))
+    return [t / rounds for t in totals]
+
+
+def part_coverage(cfg, args, cards) -> dict:
+    evaluator = default_evaluator(cards)
+    rows = []
+    for i, state in enumerate(build_positions(cfg["positions"], args.seed, cards)):
+        steps = all_build_steps(state, 3_000)
+        if len(steps) < 2:
+            continue
+        t0 = time.perf_counter()
+        values = rate_steps(state, steps, cfg["rounds"], args.seed + i, evaluator)
+        best = max(range(len(steps)), key=values.__getitem__)
+        old = {seq for _v, seq in build_macros(state, 8, 3)}
+        sample = Determinizer(view_of(state, state.current)).sample(random.Random(0))
+        new = set(root_moves(sample, DEFAULT_PARAMS, view_of(state, state.current)
+                             .unseen_cards(), evaluator))
+        rated = dict(zip(steps, values, strict=True))
+
+        def loss(cands, rated=rated, top=values[best]):
+            inside = [rated[c] for c in cands if c in rated]
+            return top - max(inside) if inside else None
+
+        rows.append({"position": i, "turn": state.turn, "steps": len(steps),
+                     "best": " ; ".join(a.notation() for a in steps[best]),
+                     "in_first_version": steps[best] in old,
+                     "in_root_candidates": steps[best] in new,
+                     "loss_first_version": loss(old), "loss_root_candidates": loss(new),
+                     "seconds": round(time.perf_counter() - t0, 2)})
+        print(f"position {i}: {len(steps)} steps, best in first version "
+              f"{rows[-1]['in_first_version']}, in root candidates "
+              f"{rows[-1]['in_root_candidates']}", flush=True)
+    n = len(rows)
+
+    def share(key):
+        return sum(r[key] for r in rows) / n if n else None
+
+    def mean_loss(key):
+        xs = [r[key] for r in rows if r[key] is not None]
+        return statistics.mean(xs) if xs else None
+
+    out = {"positions": n, "rounds": cfg["rounds"], "evaluator": evaluator.name,
+           "coverage_first_version": share("in_first_version"),
+           "coverage_root_candidates": share("in_root_candidates"),
+           "mean_loss_first_version": mean_loss("loss_first_version"),
+           "mean_loss_root_candidates": mean_loss("loss_root_candidates"),
+           "mean_steps": statistics.mean(r["steps"] for r in rows) if rows else None,
+           "rows": rows}
+    print(f"best step among the first version's candidates: "
+          f"{_pct(out['coverage_first_version'])}; among today's root candidates: "
+          f"{_pct(out['coverage_root_candidates'])} ({n} positions)")
+    return out
+
+
+def _pct(x) -> str:
+    return "n/a" if x is None else f"{100 * x:.0f}%"
+
+
+# ------------------------------------------------------------------ evaluation
+
+def part_evaluation(cfg, args, cards) -> dict:
+    from solver.search.train import evaluate, generate
+    from solver.search.value import ValueModel
+
+    model = default_evaluator(cards)
+    if not isinstance(model, ValueModel):
+        print("no learned model for this card set: nothing to compare")
+        return {"skipped": "no learned model for this card set"}
+    out = {}
+    for players in (2, 3, 4):
+        data = generate(cards, (players,), cfg["games"], seed=args.seed + 900_001 + players,
+                        workers=args.workers or 2, chunk=max(1, cfg["games"] // 8))
+        report = evaluate(model, data, HeuristicEvaluator())
+        print(f"-- {players} players, {cfg['games']} held-out games, {data.rows} rows")
+        print(report.table())
+        out[f"{players}p"] = report.to_json()
+    return out
+
+
+# ------------------------------------------------------------------ time
+
+CATEGORIES = {  # (file fragment, function) whose cumulative time is the category
+    "determinization": [("determinize.py", "sample")],
+    "evaluation": [("policies.py", "estimate_scores"), ("value.py", "scores")],
+    "rollouts": [("policies.py", "play_turn")],
+    "candidates": [("ismcts.py", "_moves")],
+}
+
+
+def part_time(cfg, args, cards) -> dict:
+    import json
+
+    saved = json.loads((__import__("pathlib").Path(__file__).parent / "results" /
+                        "strength.json").read_text())
+    from solver.rules.position import state_from_json
+
+    state = state_from_json(saved["parts"]["speed"]["position"])
+    searcher = Searcher(view_of(state, state.current), args.seed)
+    prof = cProfile.Profile()
+    t0 = time.perf_counter()
+    prof.enable()
+    searcher.run(cfg["iterations"])
+    prof.disable()
+    wall = time.perf_counter() - t0
+    stats = pstats.Stats(prof).stats
+    total = sum(v[2] for v in stats.values())  # tottime
+    cum = {}
+    for name, targets in CATEGORIES.items():
+        cum[name] = sum(v[3] for (f, _l, fn), v in stats.items()
+                        if any(f.endswith(a) and fn == b for a, b in targets))
+    payment = sum(v[2] for (f, _l, _fn), v in stats.items() if "rules/payment" in f)
+    rows = {"payment (all calls)": payment / total}
+    rollout_only = cum["rollouts"]
+    rows["rollouts (greedy play)"] = rollout_only / total
+    rows["evaluation at cut-offs"] = cum["evaluation"] / total
+    rows["determinization"] = cum["determinization"] / total
+    rows["candidate moves"] = cum["candidates"] / total
+    rows["tree and the rest"] = max(0.0, 1 - sum(rows[k] for k in (
+        "rollouts (greedy play)", "evaluation at cut-offs", "determinization",
+        "candidate moves")))
+    print(f"{cfg['iterations']} iterations in {wall:.2f} s (profiled)")
+    for k, v in rows.items():
+        print(f"  {k:28} {100 * v:5.1f}%")
+    print("  (payment is spent inside rollouts and candidates: it overlaps them)")
+    return {"iterations": cfg["iterations"], "profiled_seconds": round(wall, 3),
+            "shares": rows}
+
+
+RUNNERS = {"coverage": part_coverage, "evaluation": part_evaluation, "time": part_time}
+
+
+def summary_table(saved: dict) -> str:
+    lines = [f"{'part':11} result"]
+    parts = saved.get("parts", {})
+    if "coverage" in parts:
+        c = parts["coverage"]
+        lines.append(f"{'coverage':11} best build step among first version's candidates "
+                     f"{_pct(c['coverage_first_version'])}, among root candidates "
+                     f"{_pct(c['coverage_root_candidates'])} ({c['positions']} positions)")
+    if "evaluation" in parts and "2p" in parts["evaluation"]:
+        row = next(r for r in parts["evaluation"]["2p"]["by_phase"] if r["phase"] == "all")
+        lines.append(f"{'evaluation':11} 2p margin MAE heuristic "
+                     f"{row['margin_mae_heuristic']:.2f} vs learned "
+                     f"{row['margin_mae_model']:.2f}; Brier {row['brier_heuristic']:.3f} vs "
+                     f"{row['brier_model']:.3f}")
+    if "time" in parts:
+        t = parts["time"]["shares"]
+        lines.append(f"{'time':11} " + ", ".join(f"{k} {100 * v:.0f}%" for k, v in t.items()))
+    return "\n".join(lines)
+
+
+def main(argv=None) -> int:
+    p = argparse.ArgumentParser(prog="python -m bench.search_diagnostics",
+                                description=__doc__.split("\n\n")[0])
+    p.add_argument("--quick", action="store_true")
+    p.add_argument("--part", action="append", choices=PARTS)
+    p.add_argument("--positions", type=int)
+    p.add_argument("--seed", type=int, default=0)
+    p.add_argument("--workers", type=int, default=None)
+    p.add_argument("--out")
+    args = p.parse_args(argv)
+    cfg = {k: dict(v) for k, v in (QUICK if args.quick else FULL).items()}
+    if args.positions:
+        cfg["coverage"]["positions"] = args.positions
+    cards = load_card_set()
+    return run_parts("diagnostics", args, cfg, RUNNERS, cards, summary_table)
+
+
+if __name__ == "__main__":
+    sys.exit(main())

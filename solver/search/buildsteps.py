@@ -1,0 +1,153 @@
+"""Every build step of a turn, and the exact best one in a player's last build step.
+
+A *build step* is a macro-action: builds in order (card and side), then a claim or
+``end``. :func:`all_build_steps` enumerates all of them lazily, depth first in the
+heuristic's order of builds; two sequences that leave the same Highway, hand and
+discard top are one step (the one found first). Payment order matters: a 1-Mile card's
+Persistent Material serves only later builds, and cards spent early can be missing
+later, so feasibility is checked on the ordered sequence with the count search of the
+fast exact payer (:func:`solver.rules.payment.solve_counts`), which pays the whole
+sequence jointly. A prefix of a payable sequence is payable, so the search prunes at the
+first unpayable build.
+
+In a player's **last** build step nothing the player does later can change its own
+score, and hand cards are worth nothing afterwards: the score of the Highway after the
+step is final. :func:`best_last_step` maximises it exactly over every payable sequence
+of builds, every order and side, and every claim (ties: the fewest cards built, so
+cards are not spent for nothing).
+"""
+
+from __future__ import annotations
+
+from collections.abc import Iterator
+from dataclasses import dataclass
+from types import SimpleNamespace
+
+from ..rules.actions import Action, Build, Claim, End
+from ..rules.engine import apply_inplace, claimable
+from ..rules.payment import affordable_cards
+from ..rules.state import GameState, Phase, PlayerState
+from .policies import future_steps, highway_score, tables
+
+_END = End()
+
+
+@dataclass(frozen=True)
+class ExactStep:
+    """The best last build step: its actions (builds carry no payment: pay them with
+    :func:`solver.search.ismcts.concrete_move`) and the final score they reach."""
+
+    move: tuple[Action, ...]
+    score: int
+    sequences: int  # payable build sequences examined
+
+
+def is_last_build_step(state: GameState) -> bool:
+    """Whether the player to act is at its last build step of the game."""
+    return state.phase == Phase.BUILD and future_steps(state, state.current) == 0
+
+
+def _key(state: GameState) -> tuple:
+    """What decides the rest of a build step: two build sequences that reach the same
+    key have the same continuations."""
+    p = state.player
+    return (tuple(p.highway), tuple(sorted(p.hand)), tuple(p.discard[-1:]),
+            tuple(sorted(state.persistent_uses.items())),
+            tuple(sorted(state.resource_uses.items())), state.recycle_used)
+
+
+def payable_sequences(state: GameState, limit: int = 20_000
+                      ) -> Iterator[tuple[tuple[tuple[int, str], ...], GameState]]:
+    """Every payable sequence of builds ``((card, side), ...)`` of the player to act,
+    each build paid the cheapest way when it is made (the engine's auto-pay), with the
+    state it leaves; sequences that reach the same state are given once. Depth first,
+    the empty sequence first; stops after ``limit`` sequences."""
+    tab = tables(state.cards)
+    seen = {_key(state)}
+    stack: list[tuple[tuple, GameState]] = [((), state)]
+    count = 0
+    while stack:
+        seq, s = stack.pop()
+        yield seq, s
+        count += 1
+        if count >= limit:
+            return
+        sides = ("L", "R") if s.player.highway else ("L",)
+        for c in reversed(sorted(set(affordable_cards(s)))):
+            for side in reversed(sides):
+                after = s.copy()
+                apply_inplace(after, Build(tab.ids[c], side))
+                key = _key(after)
+                if key in seen:
+                    continue
+                seen.add(key)
+                stack.append((seq + ((c, side),), after))
+
+
+def _claims(state: GameState, highway: tuple[int, ...]) -> list[tuple[int, int]]:
+    p = state.player
+    probe = SimpleNamespace(cards=state.cards,
+                            players=[PlayerState(highway=list(highway),
+                                                 landmarks=list(p.landmarks))],
+                            landmark_row=list(state.landmark_row), current=0)
+    return claimable(probe, 0)
+
+
+def best_last_step(state: GameState, limit: int = 20_000) -> ExactStep | None:
+    """The exact best build step when the player to act is at its last one (see the
+    module doc), or None when the enumeration would pass ``limit`` sequences (then it
+    would not be exact) or it is not the last build step."""
+    if not is_last_build_step(state):
+        return None
+    cards = state.cards
+    tab = tables(cards)
+    lms = tuple(state.player.landmarks)
+    best: tuple[int, int, tuple] | None = None  # (score, -cards built, move)
+    seen: set[tuple[int, ...]] = set()
+    n = 0
+    for seq, after in payable_sequences(state, limit + 1):
+        n += 1
+        if n > limit:
+            return None
+        hw = tuple(after.player.highway)
+        if hw in seen:
+            continue
+        seen.add(hw)
+        builds = tuple(Build(tab.ids[c], side) for c, side in seq)
+        options = [(highway_score(cards, hw, lms), _END)]
+        for lm, c in _claims(after, hw):
+            options.append((highway_score(cards, hw, lms + ((lm, c),)),
+                            Claim(tab.lm_ids[lm], tab.ids[c])))
+        for score, last in options:
+            cand = (score, -len(seq), builds + (last,))
+            if best is None or cand[:2] > best[:2]:
+                best = cand
+    if best is None:  # pragma: no cover - the empty sequence is always there
+        return None
+    return ExactStep(best[2], best[0], n)
+
+
+def all_build_steps(state: GameState, limit: int = 2_000, with_states: bool = False
+                    ) -> list:
+    """Every distinct build step (up to ``limit`` build sequences), each ended by every
+    claim it allows and by ``end``. With ``with_states``: ``(step, state after it)``
+    pairs (the turn ended)."""
+    tab = tables(state.cards)
+    out = []
+    for seq, after in payable_sequences(state, limit):
+        builds = tuple(Build(tab.ids[c], side) for c, side in seq)
+        hw = tuple(after.player.highway)
+        lasts = [_END] + [Claim(tab.lm_ids[lm], tab.ids[c]) for lm, c in _claims(after, hw)]
+        for last in lasts:
+            move = builds + (last,)
+            if with_states:
+                done = after.copy()
+                apply_inplace(done, last)
+                out.append((move, done))
+            else:
+                out.append(move)
+    return out
+
+
+__all__ = ["ExactStep", "all_build_steps", "best_last_step", "is_last_build_step",
+           "payable_sequences"]

@@ -1,0 +1,366 @@
+"""Self-play training of the value model (`bigsur train`).
+
+    data = generate(cards, players=(2, 3, 4), games=3000, seed=1, workers=2)
+    model, report = fit(data, seed=1)
+    model.save("value.npz"); print(report.table())
+
+1. **Data**: self-play games, by default with the rollout policy (the greedy heuristic
+   with Gumbel noise, fast) or any bot spec (``policy="mcts:100i"``: expert iteration,
+   the searcher generating the next model's data). At every turn start, one row per
+   seat: :func:`~solver.search.value.seat_features_row`, the heuristic's prediction,
+   and the seat's final score. Games are split into chunks run on any
+   ``concurrent.futures`` executor (processes by default, Dask for a cluster); chunk
+   ``k`` uses seed ``seed + k``, so the data is the same whatever the executor.
+2. **Fit**: an MLP (numpy, Adam, mean squared error of the points still to come),
+   games split 85/15 into training and held-out sets, early stopping on the held-out
+   loss; then the spread of final scores (``sigma0 + sigma1 * sqrt(turns left)``) is
+   fitted on the held-out residuals.
+3. **Report**: held-out error of the model and of the heuristic by game phase (mean
+   absolute error of the final score and of the final margin), and the Brier score
+   and calibration of the win probabilities both imply.
+"""
+
+from __future__ import annotations
+
+import math
+import random
+import time
+from collections.abc import Callable
+from concurrent.futures import Executor, ProcessPoolExecutor
+from dataclasses import dataclass, field
+
+import numpy as np
+
+from ..rules.cards import CardSet, load_card_set
+from ..rules.engine import apply_inplace, new_game, outcome
+from ..rules.state import GameState, Phase
+from ..rules.views import view_of
+from .policies import estimate_scores, play_turn
+from .value import (
+    FEATURE_NAMES,
+    HeuristicEvaluator,
+    ValueModel,
+    seat_features_row,
+    turns_left,
+    win_shares,
+)
+
+
+@dataclass
+class Dataset:
+    """Rows of seat features with their targets, grouped by state and game."""
+
+    x: np.ndarray  # (rows, features)
+    final: np.ndarray  # final score of the row's seat
+    heuristic: np.ndarray  # the heuristic's expected final score
+    state_id: np.ndarray  # rows of one state share an id
+    game_id: np.ndarray
+    turns_left: np.ndarray  # of the row's state
+    winner_share: np.ndarray  # the seat's share of the win (ties shared)
+
+    @property
+    def rows(self) -> int:
+        return len(self.final)
+
+    def subset(self, mask: np.ndarray) -> Dataset:
+        return Dataset(*(getattr(self, f)[mask] for f in self.__dataclass_fields__))
+
+    @staticmethod
+    def concat(parts: list[Dataset]) -> Dataset:
+        return Dataset(*(np.concatenate([getattr(p, f) for p in parts])
+                         for f in Dataset.__dataclass_fields__))
+
+    def save(self, path) -> None:
+        np.savez_compressed(path, **{f: getattr(self, f) for f in self.__dataclass_fields__})
+
+    @staticmethod
+    def load(path) -> Dataset:
+        with np.load(path) as z:
+            return Dataset(*(z[f] for f in Dataset.__dataclass_fields__))
+
+
+# ------------------------------------------------------------------ self-play data
+
+def _play_game(cards: CardSet, players: int, seed: int, policy: str) -> tuple[list, list]:
+    """One self-play game: (rows, final scores). A row is (state index, seat,
+    features, heuristic score, turns left)."""
+    rng = random.Random(seed)
+    state = new_game(players, rng.randrange(2**62), cards)
+    bots = None
+    if policy != "rollout":
+        from .bots import make_bot
+
+        bots = [make_bot(policy) for _ in range(players)]
+    rows = []
+    k = 0
+    while state.phase != Phase.OVER:
+        heur = estimate_scores(state)
+        left = turns_left(state)
+        for seat in range(players):
+            rows.append((k, seat, seat_features_row(state, seat), heur[seat], left))
+        k += 1
+        if bots is None:
+            play_turn(state, rng, noise=0.3)
+        else:
+            _bot_turn(state, bots, rng)
+    result = outcome(state)
+    final = [float(s.total) for s in result.scores]
+    shares = [1.0 / len(result.winners) if i in result.winners else 0.0
+              for i in range(players)]
+    return rows, final + shares
+
+
+def _bot_turn(state: GameState, bots: list, rng: random.Random) -> None:
+    turn = state.turn
+    while state.phase != Phase.OVER and state.turn == turn:
+        seat = state.current
+        action = bots[seat].act(view_of(state, seat), rng.randrange(2**31))
+        apply_inplace(state, action)
+
+
+def _chunk(cards: CardSet, players: tuple[int, ...], games: int, seed: int,
+           policy: str, first_game: int) -> Dataset:
+    xs, final, heur, sid, gid, left, share = [], [], [], [], [], [], []
+    rng = random.Random(seed)
+    state_base = first_game * 1000
+    for g in range(games):
+        n = players[(first_game + g) % len(players)]
+        rows, end = _play_game(cards, n, rng.randrange(2**62), policy)
+        scores, shares = end[:n], end[n:]
+        for k, seat, phi, h, tl in rows:
+            xs.append(phi)
+            final.append(scores[seat])
+            heur.append(h)
+            sid.append(state_base + (g * 1000) + k)
+            gid.append(first_game + g)
+            left.append(tl)
+            share.append(shares[seat])
+    return Dataset(np.array(xs, dtype=np.float64).reshape(-1, len(FEATURE_NAMES)),
+                   np.array(final), np.array(heur), np.array(sid, dtype=np.int64),
+                   np.array(gid, dtype=np.int64), np.array(left, dtype=np.float64),
+                   np.array(share))
+
+
+def generate(cards: CardSet | None = None, players: tuple[int, ...] = (2, 3, 4),
+             games: int = 3000, seed: int = 0, workers: int = 2, policy: str = "rollout",
+             executor: Executor | None = None,
+             progress: Callable[[int, int], None] | None = None,
+             chunk: int = 50) -> Dataset:
+    """Self-play data (see the module doc); deterministic in ``seed``."""
+    cards = cards or load_card_set()
+    starts = list(range(0, games, chunk))
+    own = executor is None
+    if own:
+        executor = ProcessPoolExecutor(max_workers=max(1, workers))
+    try:
+        futures = [executor.submit(_chunk, cards, tuple(players), min(chunk, games - s),
+                                   seed * 1_000_003 + s, policy, s) for s in starts]
+        parts = []
+        for i, f in enumerate(futures):
+            parts.append(f.result())
+            if progress:
+                progress(min((i + 1) * chunk, games), games)
+    finally:
+        if own:
+            executor.shutdown()
+    return Dataset.concat(parts)
+
+
+# ------------------------------------------------------------------ fitting
+
+def fit(data: Dataset, seed: int = 0, hidden: tuple[int, ...] = (64, 64),
+        epochs: int = 60, batch: int = 256, lr: float = 1e-3, holdout: float = 0.15,
+        fingerprint: str = "", progress: Callable[[int, float, float], None] | None = None
+        ) -> tuple[ValueModel, TrainReport]:
+    """Train an MLP on ``data`` (split by game); return it and its held-out report."""
+    rng = np.random.default_rng(seed)
+    games = np.unique(data.game_id)
+    held = set(rng.choice(games, size=max(1, int(len(games) * holdout)), replace=False))
+    test_mask = np.array([g in held for g in data.game_id])
+    train, test = data.subset(~test_mask), data.subset(test_mask)
+    y_train = train.final - train.x[:, 0]
+    y_test = test.final - test.x[:, 0]
+    mean = train.x.mean(axis=0)
+    std = train.x.std(axis=0)
+    std[std < 1e-6] = 1.0
+    xt = (train.x - mean) / std
+    xv = (test.x - mean) / std
+
+    model = ValueModel.random(seed, hidden, fingerprint)
+    params = [*model.weights, *model.biases]
+    m = [np.zeros_like(p) for p in params]
+    v = [np.zeros_like(p) for p in params]
+    layers = len(model.weights)
+    best = (math.inf, None)
+    step = 0
+    patience = 0
+    for epoch in range(epochs):
+        order = rng.permutation(len(xt))
+        for start in range(0, len(order), batch):
+            idx = order[start:start + batch]
+            grads = _gradients(params, layers, xt[idx], y_train[idx])
+            step += 1
+            for i, g in enumerate(grads):
+                m[i] = 0.9 * m[i] + 0.1 * g
+                v[i] = 0.999 * v[i] + 0.001 * g * g
+                mh = m[i] / (1 - 0.9 ** step)
+                vh = v[i] / (1 - 0.999 ** step)
+                params[i] -= lr * mh / (np.sqrt(vh) + 1e-8)
+        train_loss = float(np.mean((_forward(params, layers, xt) - y_train) ** 2))
+        test_loss = float(np.mean((_forward(params, layers, xv) - y_test) ** 2))
+        if progress:
+            progress(epoch + 1, train_loss, test_loss)
+        if test_loss < best[0] - 1e-4:
+            best = (test_loss, [p.copy() for p in params])
+            patience = 0
+        else:
+            patience += 1
+            if patience >= 8:
+                break
+    params = best[1]
+    model = ValueModel(params[:layers], params[layers:], mean, std, fingerprint,
+                       meta={"hidden": list(hidden), "epochs": epoch + 1, "seed": seed,
+                             "train_rows": int(train.rows), "test_rows": int(test.rows)})
+    model.sigma0, model.sigma1 = _fit_sigma(test, test.x[:, 0] + model.predict_rows(test.x))
+    report = evaluate(model, test)
+    return model, report
+
+
+def _forward(params, layers, x):
+    h = x
+    for i in range(layers - 1):
+        h = np.maximum(h @ params[i] + params[layers + i], 0.0)
+    return (h @ params[layers - 1] + params[2 * layers - 1])[:, 0]
+
+
+def _gradients(params, layers, x, y):
+    acts = [x]
+    h = x
+    for i in range(layers - 1):
+        h = np.maximum(h @ params[i] + params[layers + i], 0.0)
+        acts.append(h)
+    out = (h @ params[layers - 1] + params[2 * layers - 1])[:, 0]
+    delta = (2.0 / len(y)) * (out - y)[:, None]
+    gw = [None] * layers
+    gb = [None] * layers
+    for i in range(layers - 1, -1, -1):
+        gw[i] = acts[i].T @ delta
+        gb[i] = delta.sum(axis=0)
+        if i:
+            delta = (delta @ params[i].T) * (acts[i] > 0)
+    return gw + gb
+
+
+def _fit_sigma(data: Dataset, predicted: np.ndarray) -> tuple[float, float]:
+    """Least squares of |residual| * sqrt(pi/2) on sqrt(turns left): the spread of final
+    scores around the prediction as a function of the game left."""
+    resid = np.abs(data.final - predicted) * math.sqrt(math.pi / 2)
+    a = np.stack([np.ones_like(data.turns_left), np.sqrt(data.turns_left)], axis=1)
+    (s0, s1), *_ = np.linalg.lstsq(a, resid, rcond=None)
+    return max(1.0, float(s0)), max(0.0, float(s1))
+
+
+# ------------------------------------------------------------------ report
+
+@dataclass
+class TrainReport:
+    """Held-out quality of the model against the heuristic, by game phase."""
+
+    rows: list[dict] = field(default_factory=list)
+
+    def table(self) -> str:
+        head = (f"{'phase':<8}{'rows':>7}  {'score MAE':>20}  {'margin MAE':>20}  "
+                f"{'win Brier':>18}")
+        lines = [head, f"{'':<8}{'':>7}  {'heuristic  model':>20}  {'heuristic  model':>20}"
+                       f"  {'heuristic model':>18}"]
+        for r in self.rows:
+            lines.append(f"{r['phase']:<8}{r['rows']:>7}  {r['score_mae_heuristic']:>9.2f}"
+                         f"{r['score_mae_model']:>9.2f}    {r['margin_mae_heuristic']:>9.2f}"
+                         f"{r['margin_mae_model']:>9.2f}    {r['brier_heuristic']:>8.3f}"
+                         f"{r['brier_model']:>8.3f}")
+        return "\n".join(lines)
+
+    def to_json(self) -> dict:
+        return {"by_phase": self.rows}
+
+
+def evaluate(model: ValueModel, data: Dataset, heuristic: HeuristicEvaluator | None = None
+             ) -> TrainReport:
+    """Compare ``model`` and the heuristic on ``data`` (held-out rows)."""
+    heuristic = heuristic or HeuristicEvaluator()
+    pred_model = data.x[:, 0] + model.predict_rows(data.x)
+    frac = data.x[:, FEATURE_NAMES.index("turn_fraction")]
+    phases = [("early", frac < 1 / 3), ("middle", (frac >= 1 / 3) & (frac < 2 / 3)),
+              ("late", frac >= 2 / 3), ("all", np.ones_like(frac, dtype=bool))]
+    rows = []
+    for name, mask in phases:
+        if not mask.any():
+            continue
+        sub = data.subset(mask)
+        pm = pred_model[mask]
+        row = {"phase": name, "rows": int(mask.sum()),
+               "score_mae_heuristic": float(np.mean(np.abs(sub.heuristic - sub.final))),
+               "score_mae_model": float(np.mean(np.abs(pm - sub.final)))}
+        mh, mm, bh, bm, cal = _margins_and_brier(sub, pm, model, heuristic)
+        row.update({"margin_mae_heuristic": mh, "margin_mae_model": mm,
+                    "brier_heuristic": bh, "brier_model": bm, "calibration_model": cal})
+        rows.append(row)
+    return TrainReport(rows)
+
+
+def _margins_and_brier(sub: Dataset, pm: np.ndarray, model: ValueModel,
+                       heuristic: HeuristicEvaluator):
+    """Margin errors and Brier scores over the states of ``sub`` (rows grouped by
+    state), and the model's calibration table (predicted win share bins)."""
+    order = np.argsort(sub.state_id, kind="stable")
+    ids = sub.state_id[order]
+    bounds = np.flatnonzero(np.diff(ids)) + 1
+    groups = np.split(order, bounds)
+    eh, em, bh, bm = [], [], [], []
+    bins = np.zeros((10, 2))
+    for g in groups:
+        if len(g) < 2:
+            continue
+        final = sub.final[g]
+        left = float(sub.turns_left[g[0]])
+        for pred, errs, briers, sig in ((sub.heuristic[g], eh, bh,
+                                         heuristic.sigma0 + heuristic.sigma1 * math.sqrt(left)),
+                                        (pm[g], em, bm,
+                                         model.sigma0 + model.sigma1 * math.sqrt(left))):
+            for i in range(len(g)):
+                others = np.delete(np.arange(len(g)), i)
+                errs.append(abs((pred[i] - pred[others].max()) - (final[i] - final[others].max())))
+            shares = win_shares(list(pred), sig)
+            actual = sub.winner_share[g]
+            briers.append(float(np.mean((np.array(shares) - actual) ** 2)))
+            if briers is bm:
+                for s, a in zip(shares, actual, strict=True):
+                    b = min(9, int(s * 10))
+                    bins[b] += (a, 1)
+    cal = [{"predicted": (b + 0.5) / 10, "actual": float(bins[b, 0] / bins[b, 1]),
+            "n": int(bins[b, 1])} for b in range(10) if bins[b, 1]]
+    return (float(np.mean(eh)), float(np.mean(em)), float(np.mean(bh)), float(np.mean(bm)),
+            cal)
+
+
+def train(cards: CardSet | None = None, games: int = 3000, seed: int = 0, workers: int = 2,
+          players: tuple[int, ...] = (2, 3, 4), policy: str = "rollout",
+          executor: Executor | None = None, log: Callable[[str], None] = print
+          ) -> tuple[ValueModel, TrainReport, dict]:
+    """Generate data, fit, report: what `bigsur train` runs."""
+    cards = cards or load_card_set()
+    t0 = time.perf_counter()
+    data = generate(cards, players, games, seed, workers, policy, executor,
+                    progress=lambda d, n: log(f"self-play {d}/{n} games"))
+    t1 = time.perf_counter()
+    model, report = fit(data, seed, fingerprint=cards.fingerprint,
+                        progress=lambda e, a, b: log(f"epoch {e}: train MSE {a:.1f}, "
+                                                     f"held-out MSE {b:.1f}"))
+    t2 = time.perf_counter()
+    model.meta.update({"games": games, "players": list(players), "policy": policy,
+                       "data_seconds": round(t1 - t0, 1), "fit_seconds": round(t2 - t1, 1)})
+    return model, report, {"rows": data.rows, "data_seconds": t1 - t0,
+                           "fit_seconds": t2 - t1}
+
+
+__all__ = ["Dataset", "TrainReport", "evaluate", "fit", "generate", "train"]

@@ -1,0 +1,249 @@
+"""The evaluation of a position: a learned value model, with the hand-written one as
+fallback.
+
+Search cuts rollouts off and must then guess every seat's final score. Two evaluators
+answer ``scores(state) -> [expected final score per seat]``:
+
+- :class:`HeuristicEvaluator`: :func:`solver.search.policies.estimate_scores`, the
+  hand-written terms with least-squares weights (:data:`~solver.search.policies.EVAL_WEIGHTS`);
+- :class:`ValueModel`: a small multi-layer perceptron (numpy only) trained on
+  self-play (:mod:`solver.search.train`) to predict the points a seat still scores,
+  from :func:`seat_features` of that seat. It sees the same facts as the heuristic
+  plus the hand's Materials, what the seat's Highway can still pay with, the turn
+  order and the player count, and learns how they combine.
+
+Win probabilities come from predicted scores the same way for both: the chance that
+one seat's final score beats another's is ``Phi(d / sigma)`` with
+``sigma = sigma0 + sigma1 * sqrt(turns left)`` (the spread of final scores around the
+prediction, fitted on held-out games for the model).
+
+The model file (``.npz``) carries its format version, the feature names, the
+fingerprint of the card set it was trained on and its sigma fit. :func:`default_evaluator`
+loads the shipped model (``solver/search/models/value.npz``) for the card set it was
+trained on; any other card set falls back to the heuristic with a warning, since a
+model trained on one set's cards says little about another's.
+"""
+
+from __future__ import annotations
+
+import io
+import math
+import warnings
+from functools import lru_cache
+from pathlib import Path
+
+import numpy as np
+
+from ..rules.cards import CardSet
+from ..rules.state import GameState, Phase
+from .policies import FEATURES, estimate_scores, seat_features, tables
+
+MODEL_FORMAT = "bigsur-value/1"
+SHIPPED_MODEL = Path(__file__).with_name("models") / "value.npz"
+
+# the inputs of the model, in order (one row per seat)
+FEATURE_NAMES: tuple[str, ...] = (
+    ("score_now",) + FEATURES + (
+        "hand_size", "hand_stone", "hand_water", "hand_timber", "hand_engineering",
+        "hand_steel", "hand_one_mile_cards", "hand_fit_max", "highway_length",
+        "landmark_count", "persistent_sources", "distinct_persistent", "seats_before_me",
+        "to_act_now", "turn_fraction", "players_2", "players_3", "players_4"))
+
+
+def seat_features_row(state: GameState, seat: int) -> list[float]:
+    """The :data:`FEATURE_NAMES` of ``seat`` in ``state`` (any phase but over)."""
+    score, phi = seat_features(state, seat)
+    tab = tables(state.cards)
+    p = state.players[seat]
+    material = state.cards.material
+    counts = [0.0] * 5
+    ones = 0.0
+    for c in p.hand:
+        counts[material[c]] += 1
+        if tab.one_mile[c]:
+            ones += 1
+    hw = tuple(p.highway)
+    fit_max = max((tab.fit(hw, c) for c in p.hand), default=0.0)
+    persist = [state.cards.persistent[c] for c in p.highway if tab.one_mile[c]]
+    n = state.num_players
+    before = (seat - state.current) % n  # seats that move before this one from now
+    total = tab.total_turns(state) * n
+    return [score, *phi, float(len(p.hand)), *counts, ones, fit_max, float(len(p.highway)),
+            float(len(p.landmarks)), float(len(persist)), float(len(set(persist))),
+            float(before), float(seat == state.current and state.phase == Phase.BUILD),
+            state.turn / max(total, 1), float(n == 2), float(n == 3), float(n == 4)]
+
+
+def turns_left(state: GameState) -> int:
+    """The most turns any seat still has (0 once the game is over)."""
+    if state.phase == Phase.OVER:
+        return 0
+    total = tables(state.cards).total_turns(state)
+    return max(total - p.turns for p in state.players)
+
+
+def win_shares(scores: list[float], sigma: float) -> list[float]:
+    """Each seat's chance of the best score when final scores spread by ``sigma``
+    around ``scores`` (a logistic approximation of pairwise normal comparisons,
+    normalised to sum to 1)."""
+    n = len(scores)
+    raw = []
+    for i in range(n):
+        p = 1.0
+        for j in range(n):
+            if j != i:
+                p *= 1.0 / (1.0 + math.exp(-(scores[i] - scores[j]) * 1.7 / sigma))
+        raw.append(p)
+    total = sum(raw)
+    return [r / total for r in raw]
+
+
+class HeuristicEvaluator:
+    """The hand-written evaluation (fallback, and the baseline the model must beat)."""
+
+    name = "heuristic"
+
+    def __init__(self, sigma0: float = 4.0, sigma1: float = 6.0):
+        self.sigma0, self.sigma1 = sigma0, sigma1
+
+    def scores(self, state: GameState) -> list[float]:
+        return estimate_scores(state)
+
+    def sigma(self, state: GameState) -> float:
+        return self.sigma0 + self.sigma1 * math.sqrt(turns_left(state))
+
+
+class ValueModel:
+    """A trained MLP: features of a seat -> points that seat still scores.
+
+    >>> model = ValueModel.random(seed=0)
+    >>> len(model.weights) == len(model.biases) == 3
+    True
+    """
+
+    name = "learned"
+
+    def __init__(self, weights: list[np.ndarray], biases: list[np.ndarray],
+                 mean: np.ndarray, std: np.ndarray, fingerprint: str,
+                 sigma0: float = 4.0, sigma1: float = 6.0, meta: dict | None = None):
+        self.weights = [np.asarray(w, dtype=np.float64) for w in weights]
+        self.biases = [np.asarray(b, dtype=np.float64) for b in biases]
+        self.mean = np.asarray(mean, dtype=np.float64)
+        self.std = np.asarray(std, dtype=np.float64)
+        self.fingerprint = fingerprint
+        self.sigma0, self.sigma1 = float(sigma0), float(sigma1)
+        self.meta = dict(meta or {})
+        # fold the input scaling into the first layer: one matmul less per call
+        self._w0 = self.weights[0] / self.std[:, None]
+        self._b0 = self.biases[0] - (self.mean / self.std) @ self.weights[0]
+
+    @classmethod
+    def random(cls, seed: int = 0, hidden: tuple[int, ...] = (64, 64),
+               fingerprint: str = "") -> ValueModel:
+        """An untrained model (He initialisation), the start of training."""
+        rng = np.random.default_rng(seed)
+        sizes = (len(FEATURE_NAMES), *hidden, 1)
+        pairs = zip(sizes, sizes[1:], strict=False)
+        weights = [rng.normal(0, math.sqrt(2 / a), (a, b)) for a, b in pairs]
+        biases = [np.zeros(b) for b in sizes[1:]]
+        d = len(FEATURE_NAMES)
+        return cls(weights, biases, np.zeros(d), np.ones(d), fingerprint)
+
+    # ------------------------------------------------------------ evaluation
+
+    def predict_rows(self, x: np.ndarray) -> np.ndarray:
+        """Points still to come for rows of :data:`FEATURE_NAMES` (unscaled)."""
+        h = np.maximum(x @ self._w0 + self._b0, 0.0)
+        for w, b in zip(self.weights[1:-1], self.biases[1:-1], strict=True):
+            h = np.maximum(h @ w + b, 0.0)
+        return (h @ self.weights[-1] + self.biases[-1])[:, 0]
+
+    def scores(self, state: GameState) -> list[float]:
+        """Expected final score of every seat (exact once the game is over)."""
+        if state.phase == Phase.OVER:
+            return estimate_scores(state)
+        rows = [seat_features_row(state, i) for i in range(state.num_players)]
+        x = np.array(rows)
+        return (x[:, 0] + self.predict_rows(x)).tolist()
+
+    def sigma(self, state: GameState) -> float:
+        return self.sigma0 + self.sigma1 * math.sqrt(turns_left(state))
+
+    # ------------------------------------------------------------ files
+
+    def to_bytes(self) -> bytes:
+        buf = io.BytesIO()
+        arrays = {f"w{i}": w for i, w in enumerate(self.weights)}
+        arrays.update({f"b{i}": b for i, b in enumerate(self.biases)})
+        header = {"format": MODEL_FORMAT, "features": list(FEATURE_NAMES),
+                  "fingerprint": self.fingerprint, "sigma0": self.sigma0,
+                  "sigma1": self.sigma1, "meta": self.meta}
+        import json
+
+        np.savez_compressed(buf, mean=self.mean, std=self.std,
+                            header=np.frombuffer(json.dumps(header).encode(), dtype=np.uint8),
+                            **arrays)
+        return buf.getvalue()
+
+    def save(self, path: str | Path) -> None:
+        Path(path).write_bytes(self.to_bytes())
+
+    @classmethod
+    def load(cls, path: str | Path) -> ValueModel:
+        """Read a model file; :class:`ValueModelError` names what is wrong with it."""
+        import json
+
+        try:
+            with np.load(Path(path), allow_pickle=False) as z:
+                header = json.loads(bytes(z["header"]).decode())
+                layers = sum(1 for k in z.files if k.startswith("w"))
+                weights = [z[f"w{i}"] for i in range(layers)]
+                biases = [z[f"b{i}"] for i in range(layers)]
+                mean, std = z["mean"], z["std"]
+        except (OSError, KeyError, ValueError) as err:
+            raise ValueModelError(f"value model {path}: not a model file ({err})") from None
+        if header.get("format") != MODEL_FORMAT:
+            raise ValueModelError(f"value model {path}: format {header.get('format')!r}, "
+                                  f"expected {MODEL_FORMAT!r}")
+        if tuple(header.get("features", ())) != FEATURE_NAMES:
+            raise ValueModelError(f"value model {path}: trained on other features; "
+                                  "retrain it with `bigsur train`")
+        return cls(weights, biases, mean, std, header["fingerprint"], header["sigma0"],
+                   header["sigma1"], header.get("meta"))
+
+
+class ValueModelError(ValueError):
+    """A value model file that cannot be used."""
+
+
+Evaluator = HeuristicEvaluator | ValueModel
+
+
+@lru_cache(maxsize=8)
+def _shipped() -> ValueModel | None:
+    if not SHIPPED_MODEL.exists():
+        return None
+    return ValueModel.load(SHIPPED_MODEL)
+
+
+def default_evaluator(cards: CardSet) -> Evaluator:
+    """The shipped learned model when it was trained on ``cards``, else the heuristic
+    (with a warning, once per card set)."""
+    model = _shipped()
+    if model is not None and model.fingerprint == cards.fingerprint:
+        return model
+    _warn_fallback(cards.fingerprint, model is not None)
+    return HeuristicEvaluator()
+
+
+@lru_cache(maxsize=32)
+def _warn_fallback(fingerprint: str, shipped: bool) -> None:
+    if shipped:
+        warnings.warn(f"the shipped value model was trained on another card set; card set "
+                      f"{fingerprint[:12]} is evaluated with the hand-written heuristic "
+                      "(train one with `bigsur train --cards FILE`)", stacklevel=3)
+
+
+__all__ = ["FEATURE_NAMES", "HeuristicEvaluator", "SHIPPED_MODEL", "ValueModel",
+           "ValueModelError", "default_evaluator", "seat_features_row", "turns_left",
+           "win_shares"]
