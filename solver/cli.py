@@ -35,6 +35,7 @@ EXTENSIONS = (
     "solver.payment_ilp",
     "solver.search.api",
     "solver.search.tournament",
+    "solver.search.train_cli",
     "solver.report",
     "solver.terminal",
     "server.app",

@@ -47,7 +47,7 @@ def is_last_build_step(state: GameState) -> bool:
     return state.phase == Phase.BUILD and future_steps(state, state.current) == 0
 
 
-def _key(state: GameState) -> tuple:
+def build_state_key(state: GameState) -> tuple:
     """What decides the rest of a build step: two build sequences that reach the same
     key have the same continuations."""
     p = state.player
@@ -63,7 +63,7 @@ def payable_sequences(state: GameState, limit: int = 20_000
     state it leaves; sequences that reach the same state are given once. Depth first,
     the empty sequence first; stops after ``limit`` sequences."""
     tab = tables(state.cards)
-    seen = {_key(state)}
+    seen = {build_state_key(state)}
     stack: list[tuple[tuple, GameState]] = [((), state)]
     count = 0
     while stack:
@@ -77,7 +77,7 @@ def payable_sequences(state: GameState, limit: int = 20_000
             for side in reversed(sides):
                 after = s.copy()
                 apply_inplace(after, Build(tab.ids[c], side))
-                key = _key(after)
+                key = build_state_key(after)
                 if key in seen:
                     continue
                 seen.add(key)
@@ -149,5 +149,5 @@ def all_build_steps(state: GameState, limit: int = 2_000, with_states: bool = Fa
     return out
 
 
-__all__ = ["ExactStep", "all_build_steps", "best_last_step", "is_last_build_step",
-           "payable_sequences"]
+__all__ = ["ExactStep", "all_build_steps", "best_last_step", "build_state_key",
+           "is_last_build_step", "payable_sequences"]

@@ -28,6 +28,7 @@ from __future__ import annotations
 
 import io
 import math
+import os
 import warnings
 from functools import lru_cache
 from pathlib import Path
@@ -220,16 +221,16 @@ Evaluator = HeuristicEvaluator | ValueModel
 
 
 @lru_cache(maxsize=8)
-def _shipped() -> ValueModel | None:
-    if not SHIPPED_MODEL.exists():
+def _shipped(path: str) -> ValueModel | None:
+    if not Path(path).exists():
         return None
-    return ValueModel.load(SHIPPED_MODEL)
+    return ValueModel.load(path)
 
 
 def default_evaluator(cards: CardSet) -> Evaluator:
-    """The shipped learned model when it was trained on ``cards``, else the heuristic
-    (with a warning, once per card set)."""
-    model = _shipped()
+    """The learned model (``BIGSUR_VALUE_MODEL`` if set, else the shipped one) when it
+    was trained on ``cards``, else the heuristic (with a warning, once per card set)."""
+    model = _shipped(os.environ.get("BIGSUR_VALUE_MODEL") or str(SHIPPED_MODEL))
     if model is not None and model.fingerprint == cards.fingerprint:
         return model
     _warn_fallback(cards.fingerprint, model is not None)

@@ -1,0 +1,143 @@
+"""Every build step, and the exact best last build step, against brute force through the
+engine's own legal actions."""
+
+from __future__ import annotations
+
+import random
+
+import pytest
+
+from solver.rules.actions import Build, Claim, End
+from solver.rules.engine import apply_inplace, legal_actions, new_game, play
+from solver.rules.state import Phase
+from solver.search.buildsteps import (
+    all_build_steps,
+    best_last_step,
+    is_last_build_step,
+    payable_sequences,
+)
+from solver.search.ismcts import concrete_move
+from solver.search.policies import build_step_inplace, greedy_take, highway_score, play_turn
+
+
+def _build_positions(seeds, last: bool):
+    """Build steps of noisy greedy games: each player's last one, or mid-game ones."""
+    for seed in seeds:
+        rng = random.Random(seed)
+        state = new_game(2, seed)
+        while state.phase != Phase.OVER:
+            while state.phase == Phase.TAKE:
+                apply_inplace(state, greedy_take(state, None, rng=rng, noise=0.3))
+            if is_last_build_step(state) == last and (last or state.turn in (6, 9)):
+                yield state.copy()
+            build_step_inplace(state, rng=rng, noise=0.15, exact=False)
+
+
+def _brute_force_best(state) -> int:
+    """The best own final score over every sequence of legal builds (engine auto-pay)
+    followed by every legal claim or end."""
+    seat = state.current
+    best = -1
+
+    def go(s):
+        nonlocal best
+        for action in legal_actions(s):
+            if type(action) is Build:
+                after = s.copy()
+                apply_inplace(after, action)
+                go(after)
+            else:
+                after = s.copy()
+                apply_inplace(after, action)
+                p = after.players[seat]
+                best = max(best, highway_score(s.cards, tuple(p.highway), tuple(p.landmarks)))
+
+    go(state)
+    return best
+
+
+@pytest.mark.parametrize("seed", range(6))
+def test_exact_last_step_matches_brute_force(seed):
+    checked = 0
+    for state in _build_positions([seed, seed + 100], last=True):
+        if len(state.player.hand) > 7:  # brute force grows as hand! * 2^builds
+            continue
+        exact = best_last_step(state)
+        assert exact is not None
+        assert exact.score == _brute_force_best(state)
+        # the move is playable through the checked path, jointly paid, and scores it
+        s = state
+        for action in concrete_move(state, exact.move):
+            s = play(s, action)
+        p = s.players[state.current]
+        assert highway_score(s.cards, tuple(p.highway), tuple(p.landmarks)) == exact.score
+        checked += 1
+    assert checked, "no last build step with a small hand in these games"
+
+
+def test_exact_last_step_is_at_least_the_greedy_one():
+    gains = []
+    for state in _build_positions(range(20, 30), last=True):
+        exact = best_last_step(state)
+        if exact is None:
+            continue
+        greedy = state.copy()
+        build_step_inplace(greedy)
+        p = greedy.players[state.current]
+        gains.append(exact.score - highway_score(state.cards, tuple(p.highway),
+                                                 tuple(p.landmarks)))
+    assert gains and min(gains) >= 0
+
+
+def test_not_exact_outside_the_last_build_step():
+    state = next(_build_positions([3], last=False))
+    assert not is_last_build_step(state)
+    assert best_last_step(state) is None
+
+
+def test_exact_gives_up_past_its_limit():
+    for state in _build_positions(range(40, 60), last=True):
+        n = sum(1 for _ in payable_sequences(state))
+        if n > 3:
+            assert best_last_step(state, limit=2) is None
+            assert best_last_step(state, limit=n) is not None
+            return
+    pytest.fail("no last build step with more than 3 build sequences")
+
+
+def test_all_build_steps_are_legal_and_distinct():
+    for state in _build_positions(range(5), last=False):
+        steps = all_build_steps(state)
+        assert len(steps) == len(set(steps))
+        assert (End(),) in steps
+        for step in steps:
+            assert type(step[-1]) in (End, Claim)
+            s = state
+            for action in concrete_move(state, step):
+                s = play(s, action)  # checked: raises on anything illegal
+            assert s.phase != Phase.BUILD or s.current != state.current
+
+
+def test_all_build_steps_cover_every_single_build():
+    state = next(_build_positions([7], last=False))
+    steps = set(all_build_steps(state))
+    for action in legal_actions(state):
+        if type(action) is Build:
+            assert (Build(action.card, action.side), End()) in steps
+
+
+def test_payable_sequences_reach_distinct_states():
+    from solver.search.buildsteps import build_state_key
+
+    state = next(_build_positions([11], last=False))
+    keys = [build_state_key(s) for _seq, s in payable_sequences(state)]
+    assert len(keys) == len(set(keys))
+
+
+def test_play_turn_still_runs_with_exact_positions():
+    # a full noisy game passes through last build steps without error
+    rng = random.Random(5)
+    state = new_game(3, 5)
+    while state.phase != Phase.OVER:
+        play_turn(state, rng)
+    assert state.phase == Phase.OVER

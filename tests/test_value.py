@@ -1,0 +1,157 @@
+"""The value model: features, files, the card-set guard, training and its report."""
+
+from __future__ import annotations
+
+import random
+import warnings
+
+import numpy as np
+import pytest
+
+from solver.rules.cards import load_card_set, parse_card_set
+from solver.rules.engine import new_game
+from solver.rules.state import Phase
+from solver.search import value as value_mod
+from solver.search.policies import estimate_scores, play_turn
+from solver.search.train import Dataset, evaluate, fit, generate
+from solver.search.value import (
+    FEATURE_NAMES,
+    HeuristicEvaluator,
+    ValueModel,
+    ValueModelError,
+    default_evaluator,
+    seat_features_row,
+    win_shares,
+)
+
+
+@pytest.fixture(scope="module")
+def small_data():
+    return generate(load_card_set(), (2, 3), games=24, seed=3, workers=1, chunk=6)
+
+
+def test_features_have_their_names_and_read_the_seat():
+    state = new_game(3, 1)
+    rng = random.Random(1)
+    for _ in range(4):
+        play_turn(state, rng)
+    rows = [seat_features_row(state, i) for i in range(3)]
+    assert all(len(r) == len(FEATURE_NAMES) for r in rows)
+    names = list(FEATURE_NAMES)
+    for i, r in enumerate(rows):
+        assert r[names.index("hand_size")] == len(state.players[i].hand)
+        assert r[names.index("players_3")] == 1.0
+        assert r[names.index("highway_length")] == len(state.players[i].highway)
+
+
+def test_win_shares_sum_to_one_and_order_by_score():
+    shares = win_shares([30.0, 20.0, 25.0], 5.0)
+    assert sum(shares) == pytest.approx(1.0)
+    assert shares[0] > shares[2] > shares[1]
+    assert win_shares([10.0, 10.0], 3.0) == pytest.approx([0.5, 0.5])
+
+
+def test_generate_is_deterministic_and_grouped(small_data):
+    again = generate(load_card_set(), (2, 3), games=24, seed=3, workers=2, chunk=6)
+    assert np.array_equal(small_data.x, again.x)
+    assert np.array_equal(small_data.final, again.final)
+    # every state has one row per seat, and the winners' shares of a state sum to 1
+    ids, counts = np.unique(small_data.state_id, return_counts=True)
+    assert set(counts) <= {2, 3}
+    first = small_data.subset(small_data.state_id == ids[0])
+    assert first.winner_share.sum() == pytest.approx(1.0)
+    # the heuristic column is the heuristic's prediction
+    assert np.all(np.isfinite(small_data.heuristic))
+
+
+def test_fit_learns_and_reports(small_data, tmp_path):
+    cards = load_card_set()
+    model, report = fit(small_data, seed=0, hidden=(16,), epochs=40, batch=32, lr=3e-3,
+                        fingerprint=cards.fingerprint)
+    phases = [r["phase"] for r in report.rows]
+    assert "all" in phases
+    row = report.rows[-1]
+    for key in ("score_mae_heuristic", "score_mae_model", "brier_heuristic", "brier_model"):
+        assert np.isfinite(row[key])
+    # it learned something: better than predicting "no more points" for everybody
+    zero = float(np.mean(np.abs(small_data.final - small_data.x[:, 0])))
+    assert row["score_mae_model"] < zero
+    assert "heuristic" in report.table()
+    # round trip through a file
+    path = tmp_path / "m.npz"
+    model.save(path)
+    back = ValueModel.load(path)
+    x = small_data.x[:7]
+    assert np.allclose(back.predict_rows(x), model.predict_rows(x))
+    assert back.fingerprint == cards.fingerprint
+    assert (back.sigma0, back.sigma1) == (model.sigma0, model.sigma1)
+
+
+def test_model_scores_every_seat_and_exact_at_the_end(small_data):
+    model, _ = fit(small_data, seed=1, hidden=(8,), epochs=3)
+    state = new_game(2, 9)
+    rng = random.Random(2)
+    while state.phase != Phase.OVER:
+        scores = model.scores(state)
+        assert len(scores) == 2 and all(np.isfinite(scores))
+        play_turn(state, rng)
+    assert model.scores(state) == estimate_scores(state)
+
+
+def test_bad_model_files_are_refused(tmp_path):
+    bad = tmp_path / "bad.npz"
+    bad.write_bytes(b"not a model")
+    with pytest.raises(ValueModelError, match="not a model file"):
+        ValueModel.load(bad)
+    other = ValueModel.random(0)
+    other.meta = {}
+    path = tmp_path / "m.npz"
+    other.save(path)
+    raw = dict(np.load(path))
+    import json
+
+    header = json.loads(bytes(raw["header"]).decode())
+    header["features"] = ["something", "else"]
+    raw["header"] = np.frombuffer(json.dumps(header).encode(), dtype=np.uint8)
+    np.savez(path, **raw)
+    with pytest.raises(ValueModelError, match="other features"):
+        ValueModel.load(path)
+
+
+def test_other_card_sets_fall_back_to_the_heuristic(tmp_path, monkeypatch):
+    cards = load_card_set()
+    model = ValueModel.random(0, fingerprint=cards.fingerprint)
+    path = tmp_path / "m.npz"
+    model.save(path)
+    monkeypatch.setenv("BIGSUR_VALUE_MODEL", str(path))
+    value_mod._shipped.cache_clear()
+    value_mod._warn_fallback.cache_clear()
+    assert isinstance(default_evaluator(cards), ValueModel)
+    raw = cards.to_json() if hasattr(cards, "to_json") else None
+    if raw is None:
+        pytest.skip("card sets cannot be written back")  # pragma: no cover
+    raw["highway"][0]["scenery"] = list(reversed(raw["highway"][0]["scenery"])) \
+        if len(set(raw["highway"][0]["scenery"])) == 2 else ["ocean", "forest"]
+    raw["highway"][0]["cost"] = ["steel", "steel"]
+    other = parse_card_set(raw, require_full=False)
+    assert other.fingerprint != cards.fingerprint
+    with warnings.catch_warnings(record=True) as caught:
+        warnings.simplefilter("always")
+        ev = default_evaluator(other)
+    assert isinstance(ev, HeuristicEvaluator)
+    assert any("another card set" in str(w.message) for w in caught)
+    value_mod._shipped.cache_clear()
+
+
+def test_dataset_round_trip(small_data, tmp_path):
+    path = tmp_path / "d.npz"
+    small_data.save(path)
+    back = Dataset.load(path)
+    assert back.rows == small_data.rows
+    assert np.array_equal(back.state_id, small_data.state_id)
+
+
+def test_evaluate_compares_on_the_same_rows(small_data):
+    model, _ = fit(small_data, seed=2, hidden=(8,), epochs=2)
+    report = evaluate(model, small_data)
+    assert report.rows[-1]["rows"] == small_data.rows
