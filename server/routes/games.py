@@ -121,3 +121,9 @@ async def get_position(game_id: str, n: int, token: TokenDep,
     live = games.get(game_id)
     games.seat_of(live, token)
     return games.position(live, n)
+
+
+# reviewing a hosted game by id (server/routes/game_review.py)
+from .game_review import router as _review_router  # noqa: E402
+
+router.include_router(_review_router)
