@@ -65,7 +65,7 @@ function showError(err) {
     : String(err && err.message || err);
   $("alert-text").textContent = text;
   $("alert").hidden = false;
-  if (!(err instanceof ApiError)) console.error(err);
+  if (err instanceof Error && !(err instanceof ApiError)) console.error(err); // a bug
 }
 
 function payCtxSafe() {
@@ -173,7 +173,7 @@ function cardSVG(id, opts = {}) {
     if (opts.compact) {
       s += `<text x="5" y="95" class="bonusc">\u2605 ${esc(wrap(c.text || c.bonus.kind, 17)[0] || "")}</text>`;
     } else {
-      wrap(c.text || c.bonus.kind, 23).slice(0, 3).forEach((ln, i) => {
+      wrap(c.text || c.bonus.kind, 21).slice(0, 3).forEach((ln, i) => {
         s += `<text x="5" y="${87 + i * 8}" class="bonus">${esc(ln)}</text>`;
       });
     }
@@ -831,6 +831,7 @@ async function act(text) {
     return true;
   } catch (e) {
     showError(e);
+    if (S.data === prev) await renderGame(); // the status line says whose turn it is again
     return false;
   } finally {
     S.busy = false;
@@ -864,6 +865,7 @@ async function askHint() {
   const d = S.data;
   if (!d || d.over) return;
   if (!d.your_turn) { showError("A hint is for your own turn."); return; }
+  if (S.hint && S.hint.pending) return; // one search at a time
   clearError();
   const [kind, val] = $("hint-budget").value.split(":");
   S.hint = {pending: true};
@@ -877,7 +879,7 @@ async function askHint() {
     S.hint = null;
     showError(e);
   }
-  renderHint();
+  if (S.data === d) await renderGame(); else renderHint(); // marks the move on the table
 }
 
 function build(side) {
@@ -937,7 +939,10 @@ function renderPay() {
       : "Paid in full."}</span></div>`;
   if (sugg) {
     html += `<p class="paysugg">Cheapest: ${esc(paymentSentence(sugg.steps, ctx))}. ` +
-      `<button type="button" data-paysuggest="1">Use it</button></p>`;
+      `<button type="button" data-paysuggest="1">Fill it in</button> ` +
+      (v.seats[v.view_of].highway.length
+        ? `<button type="button" data-build="L">Build left with it</button> <button type="button" data-build="R">Build right with it</button>`
+        : `<button type="button" data-build="L">Build with it</button>`) + `</p>`;
   } else {
     html += `<p class="paysugg need">You cannot pay for ${esc(sel)} now.</p>`;
   }
