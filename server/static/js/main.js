@@ -553,7 +553,7 @@ function renderActions() {
       d.log[d.log.length - 1].action.startsWith("build ");
     parts.push(`<button type="button" data-act="end" class="endbtn">${built ? "End turn" : "End turn without building"} <kbd>E</kbd></button>`);
   } else if (t.phase === "take" && myTurn) {
-    parts.push(`<span class="sel">Take ${t.picks === 0 ? "2 cards" : "1 more card"}: click a Depot card <kbd>1</kbd>\u2013<kbd>5</kbd> or the deck <kbd>D</kbd>.</span>`);
+    parts.push(`<span class="sel">Take ${t.picks === 0 ? "2 cards" : "1 more card"}: click a Depot card<span class="keyhint"> <kbd>1</kbd>\u2013<kbd>5</kbd></span> or the deck<span class="keyhint"> <kbd>D</kbd></span>.</span>`);
     parts.push(`<button type="button" data-act="take deck">Take from deck <kbd>D</kbd></button>`);
   } else {
     parts.push(`<span class="sel muted">${S.animating ? "The AI is playing (Esc to skip)." : "Waiting for " + esc(seatName(t.current)) + "\u2026"}</span>`);
@@ -1515,10 +1515,11 @@ function renderReviewList() {
   const sel = S.review.selected;
   const items = res.decisions.filter((dc) => filter === "all" || dc.label || dc.index === sel);
   $("review-list").innerHTML = items.map((dc) => {
-    const loss = dc.loss_win_pct === null || dc.loss_win_pct === undefined ? "" :
+    const loss = dc.loss_win_pct === null || dc.loss_win_pct === undefined ||
+      (dc.loss_win_pct < 0.05 && dc.loss_points < 0.05) ? "" :
       ` \u2212${dc.loss_win_pct.toFixed(1)} win-%, \u2212${dc.loss_points.toFixed(1)} pts`;
     return `<li><button type="button" class="decision${sel === dc.index ? " selected" : ""}" data-decision="${dc.index}">` +
-      `<span class="num">${dc.index + 1}.</span> ${esc(decisionWords(dc))} ` +
+      `<span class="num">${dc.index + 1}.</span> <span class="dtext">${esc(decisionWords(dc))}</span> ` +
       (dc.label ? `<span class="lab ${dc.label}">${dc.label}</span>` : "") +
       `<span class="muted small">${loss}</span></button></li>`;
   }).join("") || `<li class="muted">No labelled decisions: choose "all".</li>`;
