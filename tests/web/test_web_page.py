@@ -414,6 +414,25 @@ def test_keyboard_help_and_focusable_controls(server, page):
     pg.keyboard.press("1")  # take the first Depot card
     settle(pg)
     assert log_count(pg) >= 1
+
+    # hover a card: it is shown large, with its text
+    pg.locator("#hand svg.card").first.hover()
+    pg.wait_for_selector("#zoom:not([hidden]) svg.card")
+    assert "cost" in pg.locator("#zoom").inner_text()
+    pg.mouse.move(5, 5)
+
+    # a ranked move marked exact (the last-build-step search may add the flag) says so
+    def exact(route):
+        response = route.fetch()
+        body = response.json()
+        body["moves"][0]["exact"] = True
+        route.fulfill(response=response, json=body)
+
+    pg.route(re.compile(r".*/v1/games/[^/]+/hint$"), exact)
+    pg.select_option("#hint-budget", "iterations:100")
+    pg.keyboard.press("h")
+    pg.wait_for_selector("#hint .hintlist li")
+    assert pg.locator("#hint .hintlist li").first.locator(".badge.exact").count() == 1
     assert not pg.js_errors, pg.js_errors
 
 
