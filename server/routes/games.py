@@ -123,7 +123,9 @@ async def get_position(game_id: str, n: int, token: TokenDep,
     return games.position(live, n)
 
 
-# reviewing a hosted game by id (server/routes/game_review.py)
+# reviewing a hosted game by id, undo in the build step (new files, same prefix)
 from .game_review import router as _review_router  # noqa: E402
+from .undo import router as _undo_router  # noqa: E402
 
 router.include_router(_review_router)
+router.include_router(_undo_router)

@@ -82,3 +82,40 @@ def test_bigsur_analyze_reads_a_record_with_a_string_seed(make_client, small_fil
 def _small(client):
     return client.app.state.cards.sets["small"]
 
+
+
+def test_undo_takes_back_a_build_of_the_turn(make_client, small_file):
+    client = make_client(cards=small_file)
+    game_id, tokens = new_game(client, seats=["human", "greedy"], seed=21, cards="small")
+    h = auth(tokens[0])
+    rng = random.Random(5)
+    for _ in range(400):  # play until the human has just built in its build step
+        view = client.get(f"/v1/games/{game_id}", headers=h).json()
+        assert not view["over"], "no build happened"
+        if view["log"] and view["log"][-1]["seat"] == 0 and \
+                view["log"][-1]["action"].startswith("build ") and view["your_turn"]:
+            break
+        legal = view["legal_actions"]
+        builds = [a for a in legal if a.startswith("build ")]
+        if view["view"]["phase"] == "build" and not builds and view["log"] and \
+                view["log"][-1]["seat"] == 0 and view["log"][-1]["action"].startswith("take"):
+            # nothing to build: a take is never undone
+            r = client.post(f"/v1/games/{game_id}/undo", headers=h)
+            assert r.status_code == 409 and "take is never undone" in r.json()["message"]
+        action = builds[0] if builds else rng.choice(legal)
+        r = client.post(f"/v1/games/{game_id}/actions", headers=h,
+                        json={"action": action, "action_id": f"u{view['actions_applied']}"})
+        assert r.status_code == 200, r.text
+    before = client.get(f"/v1/games/{game_id}", headers=h).json()
+    built = before["log"][-1]["action"].split()[1]
+    r = client.post(f"/v1/games/{game_id}/undo", headers=h)
+    assert r.status_code == 200, r.text
+    after = r.json()
+    assert after["actions_applied"] == before["actions_applied"] - 1
+    me = after["view"]["seats"][0]
+    assert built in me["hand"] and built not in me["highway"]
+    assert after["view"]["phase"] == "build" and after["your_turn"]
+    # the stored game replays the same (a restart would see the undone game)
+    again = client.get(f"/v1/games/{game_id}", headers=h).json()
+    assert again["actions_applied"] == after["actions_applied"]
+    assert client.post(f"/v1/games/{game_id}/undo", headers=auth("x")).status_code == 403

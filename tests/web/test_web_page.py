@@ -185,6 +185,7 @@ def test_play_a_full_game_hint_review(server, page, tmp_path):
     assert pg.locator("#landmarks svg.lmcard").count() == 5
 
     hinted = illegal_shown = reloaded = keyboard_used = refused = ai_steps_seen = False
+    undone = False
     layout_checked = False
     built = 0
     for _step in range(600):
@@ -288,6 +289,17 @@ def test_play_a_full_game_hint_review(server, page, tmp_path):
                 if built == 0:
                     shot(pg, "05a-click-to-pay")
                 pg.locator("#paybox [data-paybuild]").last.click()
+                if not undone:
+                    # undo the first build (same turn, against the AI), then build it again
+                    settle(pg)
+                    pg.wait_for_selector("[data-undo]")
+                    n_built = log_count(pg)
+                    pg.click("[data-undo]")
+                    settle(pg)
+                    assert log_count(pg) == n_built - 1
+                    pg.wait_for_selector(f"#hand .cardbtn[data-select='{card}']")
+                    undone = True
+                    continue
                 built += 1
             else:
                 pg.locator("#actionbar .endbtn").click()
@@ -318,7 +330,7 @@ def test_play_a_full_game_hint_review(server, page, tmp_path):
         raise AssertionError("the game did not end through the page")
 
     assert hinted and illegal_shown and reloaded and keyboard_used and ai_steps_seen
-    assert built > 0 and refused and layout_checked
+    assert built > 0 and refused and layout_checked and undone
     final = api_get(server, f"/v1/games/{saved['id']}", token)
     assert final["over"]
     totals = pg.locator("#final table.scores tr.total td").all_inner_texts()

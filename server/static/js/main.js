@@ -552,6 +552,10 @@ function renderActions() {
     const built = d.log.length && d.log[d.log.length - 1].seat === t.view_of &&
       d.log[d.log.length - 1].action.startsWith("build ");
     parts.push(`<button type="button" data-act="end" class="endbtn">${built ? "End turn" : "End turn without building"} <kbd>E</kbd></button>`);
+    if (canUndo()) {
+      const last = d.log[d.log.length - 1].action.split(" ")[1];
+      parts.push(`<button type="button" data-undo="1" title="take back your last build of this turn">Undo building ${esc(last)} <kbd>U</kbd></button>`);
+    }
   } else if (t.phase === "take" && myTurn) {
     parts.push(`<span class="sel">Take ${t.picks === 0 ? "2 cards" : "1 more card"}: click a Depot card<span class="keyhint"> <kbd>1</kbd>\u2013<kbd>5</kbd></span> or the deck<span class="keyhint"> <kbd>D</kbd></span>.</span>`);
     parts.push(`<button type="button" data-act="take deck">Take from deck <kbd>D</kbd></button>`);
@@ -880,6 +884,36 @@ async function askHint() {
     showError(e);
   }
   if (S.data === d) await renderGame(); else renderHint(); // marks the move on the table
+}
+
+/* Undo: the server takes back the last build of this turn (games against the AI). */
+function canUndo() {
+  const d = S.data;
+  if (!d || d.over || !d.your_turn || d.view.phase !== "build" || !d.log.length) return false;
+  const last = d.log[d.log.length - 1];
+  return last.seat === d.seat && last.action.startsWith("build ") &&
+    d.seats.every((x) => x.seat === d.seat || x.kind === "ai");
+}
+
+async function undo() {
+  if (!canUndo()) { showError("Only a build of this turn can be undone (in games against the AI)."); return; }
+  if (S.busy || S.animating) return;
+  clearError();
+  S.busy = true;
+  setBusy(true);
+  try {
+    const d = await api("POST", `/v1/games/${encodeURIComponent(S.game.id)}/undo`, undefined,
+      activeToken(S.data.to_act));
+    S.data = d;
+    S.selected = null;
+    S.payment = null;
+    await renderGame();
+  } catch (e) {
+    showError(e);
+  } finally {
+    S.busy = false;
+    setBusy(false);
+  }
 }
 
 function build(side) {
@@ -1626,6 +1660,7 @@ function onClick(ev) {
   if (ds.openGame) { openSavedGame(ds.openGame, ds.mode); return; }
   if (ds.showhint !== undefined) { S.hintShow = Number(ds.showhint); renderGame(); return; }
   if (ds.act) { act(ds.act); return; }
+  if (ds.undo) { undo(); return; }
   if (ds.select) {
     S.selected = S.selected === ds.select ? null : ds.select;
     renderGame().then(() => {
@@ -1678,7 +1713,7 @@ function onKey(ev) {
     return;
   }
   const k = ev.key;
-  if (/^[1-5dehlrpcnv?[\]]$/i.test(k)) ev.preventDefault(); // a shortcut: not typed too
+  if (/^[1-5dehlrpcnuv?[\]]$/i.test(k)) ev.preventDefault(); // a shortcut: not typed too
   if (k === "?") { toggleKeys(); return; }
   if (S.view === "review" && (k === "ArrowLeft" || k === "ArrowRight")) {
     ev.preventDefault();
@@ -1699,6 +1734,7 @@ function onKey(ev) {
   const lower = k.toLowerCase();
   if (lower === "d") { act("take deck"); return; }
   if (lower === "e") { act("end"); return; }
+  if (lower === "u") { undo(); return; }
   if (lower === "h") { askHint(); return; }
   if (lower === "l") { build("L"); return; }
   if (lower === "r") { build("R"); return; }
