@@ -243,7 +243,8 @@ def test_play_a_full_game_hint_review(server, page, tmp_path):
                 hint = pg.evaluate("window.bigsur.state.hint.result.moves[0].actions")
                 builds = [a.split()[1] for a in hint if a.startswith("build ")]
                 if builds:  # the suggested card is marked in the hand, its place on the road
-                    assert pg.locator(f"#hand .cardbtn.suggested[data-select='{builds[0]}']").count()
+                    marked = f"#hand .cardbtn.suggested[data-select='{builds[0]}']"
+                    assert pg.locator(marked).count()
                     assert "hint: here" in pg.locator("#seats").inner_html()
                 shot(pg, "04-hint")
                 hinted = True
