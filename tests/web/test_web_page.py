@@ -490,3 +490,41 @@ def test_phone(server, browser):
         assert not errors, errors
     finally:
         context.close()
+
+
+def test_pure_modules_in_the_page(server, page):
+    """The page's pure modules (words, click-to-pay model), imported in the browser."""
+    pg = page
+    pg.goto(server + "/")
+    pg.wait_for_selector("body[data-ready='1']")
+    out = pg.evaluate("""async () => {
+      const w = await import('/js/words.js');
+      const p = await import('/js/pay.js');
+      const cards = {highway: {
+        A: {material: 'steel', cost: ['stone', 'steel']}, B: {material: 'stone'},
+        C: {material: 'water'}, D: {material: 'timber'}, E: {material: 'water'},
+        P: {material: 'water', persistent: 'stone'}}, landmarks: {}};
+      const ctx = {cards, seatName: (i) => 'AI ' + (i + 1), discardTop: 'E', discardTops: []};
+      return {
+        half: p.payState(['stone', 'steel'], ['B'], ctx),
+        full: p.payState(['stone', 'steel'], ['sub:C+D+E=steel', 'per:P'], ctx),
+        rec: w.stepsInWords(['D', 'rec'], ctx).map((s) => s.material),
+        used: p.cardsUsed(['B', 'sub:C+D+E=steel', 'rec', 'per:P']),
+        line: w.lineBySeat(['take deck'], ['take X', 'build Y L', 'end', 'take Z'], 0, 2),
+        hidden: w.actionWords('take X', {...ctx, hidden: (id) => id === 'X'}, 'AI 2'),
+        close: w.confidence([{visits: 40, win_probability: 0.50, expected_margin: 1},
+                             {visits: 38, win_probability: 0.495, expected_margin: 0.8}]).cue,
+        clear: w.confidence([{visits: 90, win_probability: 0.60, expected_margin: 4},
+                             {visits: 20, win_probability: 0.50, expected_margin: 1}]).cue,
+        error: w.plainError("payment step 'sub:C+D+E=steel': the 3 cards must differ", ctx),
+      };
+    }""")
+    assert out["half"]["need"] == ["steel"]
+    assert out["full"]["need"] == [] and not out["full"]["extra"]
+    assert out["rec"] == ["timber", "timber"]  # Recycling takes the top at that moment
+    assert out["used"] == ["B", "C", "D", "E"]
+    assert out["line"] == [{"seat": 0, "actions": ["take X", "build Y L", "end"]},
+                           {"seat": 1, "actions": ["take Z"]}]
+    assert out["hidden"] == "AI 2 takes a deck card from the Depot"
+    assert out["close"] == "close call" and out["clear"] == "clearly best"
+    assert "sub:" not in out["error"] and "3-for-1" in out["error"]

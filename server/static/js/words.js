@@ -95,14 +95,15 @@ export function actionWords(text, ctx, who) {
   const w = text.trim().split(/\s+/);
   const you = who === "You";
   const v = (s, y) => (you ? y : s);
-  const card = (id) => (ctx.hidden && ctx.hidden(id) ? "a deck card" : id);
+  const hidden = (id) => ctx.hidden && ctx.hidden(id);
+  const card = (id, unseen = "a deck card") => (hidden(id) ? unseen : id);
   if (w[0] === "take") {
     if (w[1] === "deck") return `${who} ${v("takes", "take")} the top card of the deck`;
     return `${who} ${v("takes", "take")} ${card(w[1])} from the Depot`;
   }
   if (w[0] === "build") {
     const side = w[2] === "L" ? "left" : "right";
-    let s = `${who} ${v("builds", "build")} ${card(w[1])} at the ${side} end`;
+    let s = `${who} ${v("builds", "build")} ${card(w[1], "a card from the hand")} at the ${side} end`;
     const k = w.indexOf("pay");
     if (k >= 0 && !(ctx.hidden && ctx.hidden(w[1]))) {
       s += `, paying: ${stepsInWords(w.slice(k + 1), ctx).map((x) => x.words).join("; ")}`;
@@ -111,7 +112,7 @@ export function actionWords(text, ctx, who) {
   }
   if (w[0] === "claim") {
     const l = ctx.cards.landmarks[w[1]];
-    return `${who} ${v("claims", "claim")} ${l ? l.name + " (" + w[1] + ")" : w[1]} above ${card(w[2])}`;
+    return `${who} ${v("claims", "claim")} ${l ? l.name + " (" + w[1] + ")" : w[1]} above ${card(w[2], "a new card")}`;
   }
   if (w[0] === "end") return `${who} ${v("ends", "end")} the turn`;
   return `${who}: ${text}`;
