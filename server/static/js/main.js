@@ -1,24 +1,24 @@
-/* Big Sur in the browser: play against the AI, hints, end-of-game scores and review.
+/* Big Sur in the browser: play against the AI, click-to-pay, hints, scores and review.
  *
- * No build step and no outside assets: plain JavaScript talking to the /v1 API of the
- * same server, cards drawn as SVG from the card-set data (GET /v1/cards/{name}).
- * The game lives on the server; the page keeps only the game id and the seat tokens
- * (localStorage), so a reload resumes the game. Every action is sent to the server,
- * which checks it: a refused action shows the server's 4xx message.
+ * Native ES modules, no build step, no outside assets: api.js (the /v1 calls), words.js
+ * (notation -> plain words, Material glyphs), pay.js (the click-to-pay model), svg.js
+ * (cards, Landmarks, Highways), table-model.js (views -> what to draw) and this file
+ * (state, rendering, events). The game lives on the server; the page keeps the game ids
+ * and seat tokens (localStorage), so a reload resumes the game. The server owns the
+ * rules: every action is sent to it and a refusal is shown in plain words.
  */
 import {ApiError, api, recordText, seedOfRecordText, startReview, latestReview, job as getJob}
 from "./api.js";
 import {MATERIALS, MAT_COLOR, matGlyph, matIcon, stepsInWords, paymentSentence, actionWords,
 lineBySeat, confidence, plainError, joinWords, plural} from "./words.js";
 import {payState, cardsUsed} from "./pay.js";
+import {SCENERY, SC_COLOR, esc, cap, wrap, setCards, sceneryIcon, cardWords, cardSVG,
+  unknownCardSVG, landmarkWords, landmarkSVG, highwaySVG} from "./svg.js";
+import {tableFromView, tableFromState, matOf, applyPublic, setModelCards} from "./table-model.js";
 
 
 
 // ------------------------------------------------------------------ vocabulary
-const SCENERY = ["ocean", "forest", "mountain", "flower", "field"];
-const SC_COLOR = {ocean: "#1f6fb2", forest: "#2e7d32", mountain: "#795548",
-  flower: "#c2185b", field: "#b58900"};
-const MAT_ABBR = {stone: "St", water: "Wa", timber: "Ti", engineering: "En", steel: "Sl"};
 const SEAT_COLOR = ["#1f6fb2", "#c2185b", "#2e7d32", "#e07b00"];
 const LABEL_COLOR = {inaccuracy: "#d4a000", mistake: "#e06000", blunder: "#c62828"};
 /* AI levels: what a player chooses; the spec the server plays. */
@@ -50,9 +50,6 @@ const S = {
 };
 
 const $ = (id) => document.getElementById(id);
-const esc = (s) => String(s).replace(/[&<>"']/g, (c) => ({
-  "&": "&amp;", "<": "&lt;", ">": "&gt;", "\"": "&quot;", "'": "&#39;"}[c]));
-const cap = (s) => s ? s[0].toUpperCase() + s.slice(1) : s;
 const sleep = (ms) => new Promise((r) => setTimeout(r, ms));
 const pct = (p) => (100 * p).toFixed(1) + "%";
 const signed = (x) => (x >= 0 ? "+" : "\u2212") + Math.abs(x).toFixed(1);
@@ -83,6 +80,8 @@ async function loadCards(name) {
   for (const l of raw.landmarks) landmarks[l.id] = l;
   S.cards = {name, label: raw.label, reconstruction: raw.reconstruction, highway, landmarks,
     raw};
+  setCards(S.cards);
+  setModelCards(S.cards);
   $("cardset-label").textContent = raw.reconstruction
     ? "Cards: " + raw.label : "Cards: " + raw.label;
   $("cardset-label").classList.toggle("recon", !!raw.reconstruction);
@@ -93,274 +92,6 @@ function turnsPerPlayer(players) {
   if (!S.cards) return null;
   const n = S.cards.raw.highway.filter((c) => c.players.includes(players)).length;
   return (n - 2 * players - 5) / (2 * players);
-}
-
-// scenery icons, drawn around (0, 0) in a box of about 24
-function sceneryIcon(s, x, y, r) {
-  const k = r / 12;
-  const t = `transform="translate(${x} ${y}) scale(${k})"`;
-  const w = "fill=\"none\" stroke=\"#fff\" stroke-width=\"2.2\" stroke-linecap=\"round\"";
-  switch (s) {
-    case "ocean":
-      return `<g ${t} ${w}><path d="M-9 -2 q3 -4 6 0 t6 0 t6 0"/>` +
-        `<path d="M-9 5 q3 -4 6 0 t6 0 t6 0"/></g>`;
-    case "forest":
-      return `<g ${t}><path d="M0 -10 L8 4 L-8 4 Z" fill="#fff"/>` +
-        `<rect x="-1.6" y="4" width="3.2" height="6" fill="#fff"/></g>`;
-    case "mountain":
-      return `<g ${t}><path d="M-11 8 L-3 -6 L2 1 L5 -3 L11 8 Z" fill="#fff"/>` +
-        `<path d="M-3 -6 L-5.5 -1.5 L-0.5 -1.5 Z" fill="${SC_COLOR.mountain}"/></g>`;
-    case "flower": {
-      let p = "";
-      for (let i = 0; i < 5; i++) {
-        const a = (i * 72 - 90) * Math.PI / 180;
-        p += `<circle cx="${(5.5 * Math.cos(a)).toFixed(2)}" cy="${(5.5 * Math.sin(a)).toFixed(2)}" r="3.6" fill="#fff"/>`;
-      }
-      return `<g ${t}>${p}<circle r="2.6" fill="${SC_COLOR.flower}"/></g>`;
-    }
-    case "field":
-      return `<g ${t} ${w}><path d="M-6 9 V-4 M0 9 V-7 M6 9 V-4"/>` +
-        `<path d="M-6 -4 l-2.5 -3 M-6 -4 l2.5 -3 M0 -7 l-2.5 -3 M0 -7 l2.5 -3 ` +
-        `M6 -4 l-2.5 -3 M6 -4 l2.5 -3"/></g>`;
-    default:
-      return "";
-  }
-}
-
-function wrap(text, width) {
-  const words = String(text || "").split(/\s+/).filter(Boolean);
-  const lines = [];
-  let line = "";
-  for (const w of words) {
-    if (line && (line + " " + w).length > width) { lines.push(line); line = w; }
-    else line = line ? line + " " + w : w;
-  }
-  if (line) lines.push(line);
-  return lines;
-}
-
-function cardWords(id) {
-  const c = S.cards && S.cards.highway[id];
-  if (!c) return id;
-  let t = `${id}: ${c.miles} mile${c.miles > 1 ? "s" : ""}, ${c.scenery.join(" and ")}; ` +
-    `cost ${c.cost.join(", ")}; back ${c.material}`;
-  if (c.persistent) t += `; persistent ${c.persistent}`;
-  if (c.text) t += `; ${c.text}`;
-  return t;
-}
-
-/* One Highway card as SVG (viewBox 100 x 140). compact: no bonus text (Highway rows). */
-function cardSVG(id, opts = {}) {
-  const c = S.cards && S.cards.highway[id];
-  if (!c) return unknownCardSVG(opts.label || "?");
-  const [a, b] = c.scenery;
-  let s = `<svg class="card" viewBox="0 0 100 140" role="img" data-zoom="${esc(id)}" aria-label="${esc(cardWords(id))}">`;
-  s += `<title>${esc(cardWords(id))}</title>`;
-  s += `<rect x="1" y="1" width="98" height="138" rx="8" fill="#fdfaf2" stroke="#3b3b3b" stroke-width="1.5"/>`;
-  s += `<path d="M1 9 a8 8 0 0 1 8 -8 H50 V44 H1 Z" fill="${SC_COLOR[a]}"/>`;
-  s += `<path d="M50 1 H91 a8 8 0 0 1 8 8 V44 H50 Z" fill="${SC_COLOR[b]}"/>`;
-  s += sceneryIcon(a, 25, 22, 13) + sceneryIcon(b, 75, 22, 13);
-  s += `<text x="8" y="68" class="miles">${c.miles}</text><text x="${c.miles >= 10 ? 34 : 24}" y="68" class="mi">mi</text>`;
-  // back Material reminder
-  s += `<rect x="70" y="48" width="24" height="21" rx="4" fill="#fff" stroke="${MAT_COLOR[c.material]}" stroke-width="1.5"/>` +
-    matGlyph(c.material, 82, 58.5, 17) +
-    `<text x="82" y="78" class="tiny" text-anchor="middle">back</text>`;
-  if (c.persistent) {
-    s += `<g transform="translate(6 70)"><rect width="58" height="13" rx="6.5" fill="none" stroke="${MAT_COLOR[c.persistent]}" stroke-width="1.5"/>` +
-      `<text x="29" y="9.8" class="tiny" text-anchor="middle" fill="${MAT_COLOR[c.persistent]}">\u221e ${esc(c.persistent)}</text></g>`;
-  }
-  if (c.bonus) {
-    if (opts.compact) {
-      s += `<text x="5" y="95" class="bonusc">\u2605 ${esc(wrap(c.text || c.bonus.kind, 17)[0] || "")}</text>`;
-    } else {
-      wrap(c.text || c.bonus.kind, 21).slice(0, 3).forEach((ln, i) => {
-        s += `<text x="5" y="${87 + i * 8}" class="bonus">${esc(ln)}</text>`;
-      });
-    }
-  }
-  // cost
-  s += `<text x="5" y="118" class="tiny">cost</text>`;
-  c.cost.forEach((m, i) => {
-    const x = 34 + i * 21;
-    s += matGlyph(m, x, 115, 19);
-  });
-  s += `<text x="8" y="133" class="cid">${esc(id)}</text>`;
-  if (opts.badge) s += `<text x="92" y="133" class="tiny keybadge" text-anchor="end">${esc(opts.badge)}</text>`;
-  s += `</svg>`;
-  return s;
-}
-
-function unknownCardSVG(label) {
-  return `<svg class="card back" viewBox="0 0 100 140" role="img" aria-label="${esc(label)}">` +
-    `<rect x="1" y="1" width="98" height="138" rx="8" fill="#33506b" stroke="#1e3040" stroke-width="1.5"/>` +
-    `<path d="M10 110 Q50 40 90 110" fill="none" stroke="#9fc2de" stroke-width="3"/>` +
-    `<text x="50" y="70" class="backtext">${esc(label)}</text></svg>`;
-}
-
-function landmarkWords(id) {
-  const l = S.cards && S.cards.landmarks[id];
-  if (!l) return id;
-  return `${id} ${l.name}: needs a ${l.scenery} Stretch. ${l.text || l.ability.kind}`;
-}
-
-/* One Landmark as SVG (viewBox 300 x 60): Scenery band, name, ability. */
-function landmarkSVG(id) {
-  const l = S.cards && S.cards.landmarks[id];
-  if (!l) return `<svg class="lmcard" viewBox="0 0 300 60" role="img" aria-label="refilled">` +
-    `<rect x="1" y="1" width="298" height="58" rx="7" fill="#33506b"/>` +
-    `<text x="150" y="35" class="backtext">refilled</text></svg>`;
-  let s = `<svg class="lmcard" viewBox="0 0 300 60" role="img" aria-label="${esc(landmarkWords(id))}">`;
-  s += `<title>${esc(landmarkWords(id))}</title>`;
-  s += `<rect x="1" y="1" width="298" height="58" rx="7" fill="#fffdf6" stroke="#3b3b3b" stroke-width="1.3"/>`;
-  s += `<path d="M1 8 a7 7 0 0 1 7 -7 H40 V59 H8 a7 7 0 0 1 -7 -7 Z" fill="${SC_COLOR[l.scenery]}"/>`;
-  s += sceneryIcon(l.scenery, 20.5, 24, 11);
-  s += `<text x="20.5" y="52" class="lmsc" text-anchor="middle">${esc(l.scenery)}</text>`;
-  const name = l.name.length > 30 ? l.name.slice(0, 29) + "\u2026" : l.name;
-  s += `<text x="48" y="17" class="lmname">${esc(name)}</text>`;
-  s += `<text x="292" y="17" class="cid" text-anchor="end">${esc(id)}</text>`;
-  wrap(l.text || l.ability.kind, 46).slice(0, 3).forEach((ln, i) => {
-    s += `<text x="48" y="${31 + i * 11}" class="lmtext">${esc(ln)}</text>`;
-  });
-  s += `</svg>`;
-  return s;
-}
-
-/* A Highway: cards left to right, Landmarks above, qualifying Stretches as bars below. */
-function highwaySVG(highway, landmarks, stretches, scale, highlight, ghosts = []) {
-  const W = 100, G = 6, LM = 24, LANE = 17;
-  const left = ghosts.filter((g) => g.side === "L" || !highway.length).map((g) => g.card).reverse();
-  const right = ghosts.filter((g) => g.side !== "L" && highway.length).map((g) => g.card);
-  if (ghosts.length) highway = [...left, ...highway, ...right];
-  const ghostSet = new Set(ghosts.map((g) => g.card));
-  const n = highway.length;
-  if (!n) return `<p class="muted empty">No Highway yet.</p>`;
-  const lanes = stretches.length;
-  const width = n * (W + G) - G + 4;
-  const height = LM + 140 + (lanes ? 6 + lanes * LANE : 4);
-  const pos = {};
-  highway.forEach((id, i) => { pos[id] = 2 + i * (W + G); });
-  let s = `<svg class="highway" viewBox="0 0 ${width} ${height}" width="${(width * scale).toFixed(0)}" ` +
-    `height="${(height * scale).toFixed(0)}" role="img" aria-label="Highway: ${esc(highway.join(", "))}">`;
-  for (const lmk of landmarks) {
-    const x = pos[lmk.card];
-    if (x === undefined) continue;
-    const l = S.cards.landmarks[lmk.landmark];
-    const col = l ? SC_COLOR[l.scenery] : "#555";
-    s += `<g><title>${esc(landmarkWords(lmk.landmark))}</title>` +
-      `<rect x="${x}" y="1" width="${W}" height="${LM - 4}" rx="5" fill="${col}"/>` +
-      `<text x="${x + W / 2}" y="${LM - 8}" class="lmtag">${esc(lmk.landmark)} ${esc(l ? l.name.slice(0, 12) : "")}</text></g>`;
-  }
-  highway.forEach((id) => {
-    const inner = cardSVG(id, {compact: true}).replace("<svg class=\"card\"",
-      `<svg x="${pos[id]}" y="${LM}" width="${W}" height="140" class="card${highlight === id ? " hl" : ""}"`);
-    s += inner;
-    if (highlight === id) {
-      s += `<rect x="${pos[id] - 1}" y="${LM - 1}" width="${W + 2}" height="142" rx="9" fill="none" stroke="#ff9800" stroke-width="4"/>`;
-    }
-    if (ghostSet.has(id)) {
-      s += `<rect x="${pos[id]}" y="${LM}" width="${W}" height="140" rx="8" fill="#fff" opacity="0.55"/>` +
-        `<rect x="${pos[id] - 1}" y="${LM - 1}" width="${W + 2}" height="142" rx="9" fill="none" stroke="#7b1fa2" stroke-width="4" stroke-dasharray="8 5"/>` +
-        `<text x="${pos[id] + W / 2}" y="${LM + 80}" class="ghost" text-anchor="middle">hint: here</text>`;
-    }
-  });
-  stretches.forEach((st, k) => {
-    const xs = st.cards.map((c) => pos[c]).filter((x) => x !== undefined);
-    if (!xs.length) return;
-    const x0 = Math.min(...xs), x1 = Math.max(...xs) + W;
-    const y = LM + 146 + k * LANE;
-    s += `<g><title>${esc(cap(st.scenery))} Stretch: ${st.points} points (${esc(st.cards.join(" "))})</title>` +
-      `<rect x="${x0}" y="${y}" width="${x1 - x0}" height="${LANE - 4}" rx="6" fill="${SC_COLOR[st.scenery] || "#555"}" opacity="0.9"/>` +
-      `<text x="${x0 + 8}" y="${y + 10}" class="lane">${esc(st.scenery)} Stretch \u00b7 ${st.points} pts</text></g>`;
-  });
-  s += `</svg>`;
-  return s;
-}
-
-// ------------------------------------------------------------------ table model
-/* The table as the renderer takes it, from a seat's view (bigsur-view/1). */
-function tableFromView(v) {
-  return {
-    depot: v.depot.slice(), deckCount: v.deck.count, landmarkRow: v.landmark_row.slice(),
-    lmDeckCount: v.landmark_deck.count, current: v.current, phase: v.phase, turn: v.turn,
-    picks: v.picks, perTurn: v.per_turn, me: v.view_of, firstPlayer: v.first_player,
-    seats: v.seats.map((s, i) => i === v.view_of ? {
-      hand: s.hand.slice(), handCount: s.hand.length, highway: s.highway.slice(),
-      landmarks: s.landmarks.slice(), discardCount: s.discard.length,
-      discardTop: s.discard.length ? s.discard[s.discard.length - 1] : null,
-      discardTopMaterial: s.discard.length ? matOf(s.discard[s.discard.length - 1]) : null,
-      turns: s.turns,
-    } : {
-      hand: null, handCount: s.hand.count, known: s.hand.known.slice(),
-      highway: s.highway.slice(), landmarks: s.landmarks.slice(),
-      discardCount: s.discard.materials.length, discardTop: null,
-      discardTopMaterial: s.discard.materials.length
-        ? s.discard.materials[s.discard.materials.length - 1] : null,
-      turns: s.turns,
-    }),
-  };
-}
-
-/* The table from a full state (bigsur-position/1) as ``seat`` saw it (others' hands
- * as counts). */
-function tableFromState(st, seat) {
-  const t = {
-    depot: st.depot.slice(), deckCount: st.deck.length, landmarkRow: st.landmark_row.slice(),
-    lmDeckCount: st.landmark_deck.length, current: st.current, phase: st.phase,
-    turn: st.turn, picks: st.picks, perTurn: st.per_turn, me: seat,
-    firstPlayer: st.first_player, seats: [],
-  };
-  st.seats.forEach((s, i) => {
-    const top = s.discard.length ? s.discard[s.discard.length - 1] : null;
-    t.seats.push({
-      hand: i === seat ? s.hand.slice() : null, handCount: s.hand.length,
-      known: s.known_hand.slice(), highway: s.highway.slice(), landmarks: s.landmarks.slice(),
-      discardCount: s.discard.length, discardTop: i === seat ? top : null,
-      discardTopMaterial: top ? matOf(top) : null, turns: s.turns,
-    });
-  });
-  return t;
-}
-
-function matOf(id) {
-  const c = S.cards && S.cards.highway[id];
-  return c ? c.material : null;
-}
-
-/* Apply one public action of a log to a table model (for showing AI turns step by
- * step). Cards the page cannot know (refills, deck draws) become unknown slots. */
-function applyPublic(t, entry) {
-  const words = entry.action.split(/\s+/);
-  const seat = t.seats[entry.seat];
-  const verb = words[0];
-  if (verb === "take") {
-    if (words[1] === "deck") {
-      t.deckCount = Math.max(0, t.deckCount - 1);
-    } else {
-      let i = t.depot.indexOf(words[1]);
-      if (i < 0) i = t.depot.indexOf(null);
-      if (i >= 0) t.depot.splice(i, 1);
-      if (seat.known) seat.known.push(words[1]);
-    }
-    seat.handCount += 1;
-    if (t.picks === 1) { t.phase = "build"; t.picks = 0; } else t.picks = 1;
-  } else if (verb === "build") {
-    const card = words[1];
-    if (words[2] === "L") seat.highway.unshift(card); else seat.highway.push(card);
-    seat.handCount = Math.max(0, seat.handCount - 1);
-    if (seat.known) seat.known = seat.known.filter((c) => c !== card);
-  } else if (verb === "claim") {
-    const i = t.landmarkRow.indexOf(words[1]);
-    if (i >= 0) t.landmarkRow.splice(i, 1);
-    if (t.lmDeckCount > 0) { t.landmarkRow.push(null); t.lmDeckCount -= 1; }
-    seat.landmarks.push({landmark: words[1], card: words[2]});
-  }
-  if (verb === "claim" || verb === "end") {
-    while (t.depot.length < 5 && t.deckCount > 0) { t.depot.push(null); t.deckCount -= 1; }
-    t.turn += 1;
-    t.phase = "take";
-    t.picks = 0;
-    t.current = (t.current + 1) % t.seats.length;
-  }
 }
 
 // ------------------------------------------------------------------ seats and names
