@@ -266,7 +266,7 @@ function renderActions() {
       : (legal.some((a) => a.startsWith("build ")) ? "Select a card of your hand to build it." : "No card of your hand can be paid for now.")}</span>`);
     const dis = sel ? "" : "aria-disabled=\"true\"";
     if (noRoad) {
-      parts.push(`<button type="button" data-build="L" ${dis} title="paying the cheapest way">Build (starts your road) <kbd>L</kbd>/<kbd>R</kbd></button>`);
+      parts.push(`<button type="button" data-build="L" ${dis} title="paying the cheapest way">Build (starts your road)<span class="keyhint"> <kbd>L</kbd>/<kbd>R</kbd></span></button>`);
     } else {
       parts.push(`<button type="button" data-build="L" ${dis} title="paying the cheapest way">Build left <kbd>L</kbd></button>`);
       parts.push(`<button type="button" data-build="R" ${dis} title="paying the cheapest way">Build right <kbd>R</kbd></button>`);
