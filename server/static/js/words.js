@@ -156,7 +156,7 @@ export function confidence(moves) {
 
 /** A server error message with its notation turned into words. */
 export function plainError(message, ctx) {
-  let m = String(message || "");
+  let m = String(message || "").replace(/^[a-z_]+(\[\d+\])?(\.[a-z_]+)*: /, ""); // the field name
   m = m.replace(/payment step '([^']+)'/g, (_, step) => {
     const [s] = stepsInWords([step], ctx);
     return s ? `"${s.words}"` : step;
