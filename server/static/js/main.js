@@ -1142,8 +1142,13 @@ function turningPoints(res) {
     }
     swings.filter((x) => x.dc && Math.abs(x.d) >= 0.08).sort((x, y) => Math.abs(y.d) - Math.abs(x.d))
       .slice(0, 3).sort((x, y) => x.dc.index - y.dc.index).forEach((x) => {
+        const next = res.decisions.find((dc) => dc.index > x.dc.index && dc.value_before);
+        const margin = (dc) => dc && dc.value_before
+          ? (dc.seat === me ? 1 : -1) * dc.value_before.expected_margin : null;
+        const dm = margin(next) !== null && margin(x.dc) !== null ? margin(next) - margin(x.dc) : null;
         out.push({index: x.dc.index, text: `Move ${x.dc.index + 1}: ${decisionWords(x.dc)} \u2014 ` +
-          `${seatName(me) === "You" ? "your" : seatName(me) + "'s"} winning chances ${pct(x.from)} \u2192 ${pct(x.to)}.`});
+          `${seatName(me) === "You" ? "your" : seatName(me) + "'s"} winning chances ${pct(x.from)} \u2192 ${pct(x.to)}` +
+          (dm !== null ? ` (${signed(dm)} expected points)` : "") + "."});
       });
   }
   res.decisions.filter((dc) => dc.label && dc.loss_points !== null)
