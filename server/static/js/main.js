@@ -1201,7 +1201,7 @@ function renderReview() {
   const tp = turningPoints(res);
   $("review-turning").innerHTML = tp.length ? `<h3 class="small">Turning points</h3><ul class="turning">` +
     tp.map((x) => `<li>${x.index === null ? esc(x.text)
-      : `<button type="button" class="linkbtn" data-decision="${x.index}">${esc(x.text)}</button>`}</li>`).join("") + `</ul>` : "";
+      : `<a href="#move-${x.index + 1}" class="tplink" data-decision="${x.index}">${esc(x.text)}</a>`}</li>`).join("") + `</ul>` : "";
   renderGraph();
   renderReviewList();
 }
@@ -1424,7 +1424,7 @@ function onClick(ev) {
     return;
   }
   if (ds.hint !== undefined && el.classList.contains("playhint")) { playHint(Number(ds.hint)); return; }
-  if (ds.decision !== undefined) { selectDecision(Number(ds.decision)); return; }
+  if (ds.decision !== undefined) { ev.preventDefault(); selectDecision(Number(ds.decision)); return; }
   if (ds.view) {
     if (ds.view === "setup") { show("setup"); $("setup-players").focus(); }
     else if (ds.view === "game") { show("game"); renderGame(); }
