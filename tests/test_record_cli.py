@@ -74,7 +74,7 @@ def test_record_replay_checks_every_action():
 @pytest.mark.parametrize("change, words", [
     (lambda r: r.update(format="x"), "format"),
     (lambda r: r.update(players=5), "players: must be 2, 3 or 4"),
-    (lambda r: r.update(seed="7"), "seed: must be an integer"),
+    (lambda r: r.update(seed="7x"), "seed: must be an integer"),  # "7" reads as 7
     (lambda r: r.update(start={}), "exactly one of 'seed' and 'start'"),
     (lambda r: r.pop("seed"), "exactly one of 'seed' and 'start'"),
     (lambda r: r.update(actions=[1]), "actions: must be a list of action strings"),

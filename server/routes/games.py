@@ -121,3 +121,11 @@ async def get_position(game_id: str, n: int, token: TokenDep,
     live = games.get(game_id)
     games.seat_of(live, token)
     return games.position(live, n)
+
+
+# reviewing a hosted game by id, undo in the build step (new files, same prefix)
+from .game_review import router as _review_router  # noqa: E402
+from .undo import router as _undo_router  # noqa: E402
+
+router.include_router(_review_router)
+router.include_router(_undo_router)

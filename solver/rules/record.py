@@ -108,6 +108,8 @@ class GameRecord:
         start = raw.get("start")
         if (seed is None) == (start is None):
             raise RecordError("seed/start: a record has exactly one of 'seed' and 'start'")
+        if isinstance(seed, str) and seed.isascii() and seed.isdigit():
+            seed = int(seed)  # a seed written as a decimal string (exact in JavaScript)
         if seed is not None and (isinstance(seed, bool) or not isinstance(seed, int)):
             raise RecordError(f"seed: must be an integer, got {seed!r}")
         actions = raw.get("actions", [])

@@ -1,0 +1,102 @@
+"""Reviewing a hosted game by its id: the page never re-sends a record.
+
+``POST /v1/games/{id}/analysis`` starts (or returns) the review job of a finished game
+built on the server from the stored game (its exact seed and actions), so a 62-bit seed
+never passes through a JavaScript number; ``GET /v1/games/{id}/analysis`` returns the
+latest job of that game (a reload picks the running review up again). The job is the
+same as ``POST /v1/analyze`` (poll ``GET /v1/analyze/{job_id}``).
+
+Included by ``server.routes.games`` (``router.include_router``), so the app factory is
+unchanged.
+"""
+
+from __future__ import annotations
+
+from typing import Any
+
+from fastapi import APIRouter, Request
+from pydantic import BaseModel, ConfigDict, Field
+
+from solver.rules.record import GameRecord
+
+from ..deps import GamesDep, JobsDep, SearchDep, SettingsDep
+from ..errors import ApiError
+from ..schemas import Budget, JobResponse
+from .common import SEAT_ERRORS, budget_dict
+
+router = APIRouter(tags=["games"])  # paths under /v1/games (the including router)
+
+
+class GameAnalysisRequest(BaseModel):
+    model_config = ConfigDict(extra="forbid", json_schema_extra={"examples": [
+        {"budget": {"iterations": 50}, "seed": 0}]})
+
+    budget: Budget | None = Field(None, description="per decision; default: "
+                                                     "BIGSUR_ANALYSIS_BUDGET_MS")
+    seed: int = Field(0, ge=0, le=2**40)
+    seats: list[int] | None = Field(None, max_length=4,
+                                    description="review only these seats' decisions")
+    again: bool = Field(False, description="start a new job even if one with the same "
+                                           "budget exists")
+
+
+def _jobs_of(request: Request) -> dict[str, list[str]]:
+    """game id -> job ids, newest last (in memory, like the jobs themselves)."""
+    state = request.app.state
+    if not hasattr(state, "game_jobs"):
+        state.game_jobs = {}
+    return state.game_jobs
+
+
+def game_record(live) -> GameRecord:
+    """The finished game as a record, straight from the stored setup and actions."""
+    return GameRecord(live.cards, live.row.players, seed=live.row.seed,
+                      actions=[a for _s, a in live.actions], names=list(live.row.seats))
+
+
+@router.post("/{game_id}/analysis", status_code=202, response_model=JobResponse,
+             responses={**SEAT_ERRORS, 503: {"description": "too many analysis jobs"}},
+             summary="Review a finished hosted game (starts or returns its job)")
+async def analyse_game(game_id: str, req: GameAnalysisRequest, request: Request,
+                       settings: SettingsDep, games: GamesDep, jobs: JobsDep,
+                       search: SearchDep) -> dict[str, Any]:
+    """The review of this game (any seat's token, once it is over). A job for the same
+    budget, seed and seats that is running or done is returned rather than started
+    again (unless ``again``)."""
+    live = games.get(game_id)
+    games.seat_of(live, _bearer(request))
+    if not live.over:
+        raise ApiError(409, "game_id", "the review is available once the game is over",
+                       "not_over")
+    budget = budget_dict(req.budget, settings.analysis_budget_ms, settings)
+    known = _jobs_of(request).setdefault(game_id, [])
+    if not req.again:
+        for job_id in reversed(known):
+            job = jobs.jobs.get(job_id)
+            if job is not None and job.budget == budget and job.seed == req.seed and \
+                    getattr(job, "seats", None) == req.seats and job.status != "failed":
+                return job.to_json()
+    job = jobs.submit(game_record(live), budget, req.seed, req.seats, search)
+    job.seats = req.seats
+    known.append(job.id)
+    return job.to_json()
+
+
+@router.get("/{game_id}/analysis", response_model=JobResponse, responses=SEAT_ERRORS,
+            summary="The latest review job of a hosted game")
+async def game_analysis(game_id: str, request: Request, games: GamesDep,
+                        jobs: JobsDep) -> dict[str, Any]:
+    live = games.get(game_id)
+    games.seat_of(live, _bearer(request))
+    for job_id in reversed(_jobs_of(request).get(game_id, [])):
+        job = jobs.jobs.get(job_id)
+        if job is not None:
+            return job.to_json()
+    raise ApiError(404, "game_id", f"no review of game {game_id!r} on this server yet "
+                   "(POST to start one)", "not_found")
+
+
+def _bearer(request: Request) -> str | None:
+    auth = request.headers.get("authorization", "")
+    scheme, _, cred = auth.partition(" ")
+    return cred.strip() if scheme.lower() == "bearer" and cred.strip() else None

@@ -1,0 +1,1590 @@
+/* Big Sur in the browser: play against the AI, click-to-pay, hints, scores and review.
+ *
+ * Native ES modules, no build step, no outside assets: api.js (the /v1 calls), words.js
+ * (notation -> plain words, Material glyphs), pay.js (the click-to-pay model), svg.js
+ * (cards, Landmarks, Highways), table-model.js (views -> what to draw) and this file
+ * (state, rendering, events). The game lives on the server; the page keeps the game ids
+ * and seat tokens (localStorage), so a reload resumes the game. The server owns the
+ * rules: every action is sent to it and a refusal is shown in plain words.
+ */
+import {ApiError, api, recordText, seedOfRecordText, startReview, latestReview, job as getJob}
+from "./api.js";
+import {MATERIALS, MAT_COLOR, matGlyph, matIcon, stepsInWords, paymentSentence, actionWords,
+lineBySeat, confidence, plainError, joinWords, plural} from "./words.js";
+import {payState, cardsUsed} from "./pay.js";
+import {SCENERY, SC_COLOR, esc, cap, wrap, setCards, sceneryIcon, cardWords, cardSVG,
+  unknownCardSVG, landmarkWords, landmarkSVG, highwaySVG} from "./svg.js";
+import {tableFromView, tableFromState, matOf, applyPublic, setModelCards} from "./table-model.js";
+
+
+
+// ------------------------------------------------------------------ vocabulary
+const SEAT_COLOR = ["#1f6fb2", "#c2185b", "#2e7d32", "#e07b00"];
+const LABEL_COLOR = {inaccuracy: "#d4a000", mistake: "#e06000", blunder: "#c62828"};
+/* AI levels: what a player chooses; the spec the server plays. */
+const LEVELS = [["greedy", "easy"], ["mcts:1s", "normal"], ["mcts:3s", "strong"]];
+const AI_CHOICES = [
+  ["human", "a person (hot seat)"], ["greedy", "AI \u2014 easy"], ["mcts:1s", "AI \u2014 normal"],
+  ["mcts:3s", "AI \u2014 strong"], ["random", "AI \u2014 random moves"],
+  ["mcts:200i", "AI \u2014 MCTS 200 iterations"], ["mcts:0.5s", "AI \u2014 MCTS 0.5 s"]];
+const DEFAULT_AI = "mcts:1s";
+const GAMES_KEY = "bigsur.games";
+const levelOf = (spec) => (LEVELS.find(([s]) => s === spec) || [null, spec])[1];
+const STORE_KEY = "bigsur.game";
+
+// ------------------------------------------------------------------ state
+const S = {
+  view: "setup",
+  cardSets: [],
+  cards: null, // {name, label, reconstruction, highway: {id: card}, landmarks: {id: lm}}
+  game: null, // {id, tokens: {seat: token}, seats}
+  data: null, // last seat response
+  selected: null, // hand card id selected for building
+  paying: null, // {card} while the custom payment box is open
+  hint: null, // {n, result}
+  scores: null, // live scores {n, scores}
+  animating: false,
+  skip: false,
+  busy: false,
+  review: null, // {record, job, result, selected}
+};
+
+const $ = (id) => document.getElementById(id);
+const sleep = (ms) => new Promise((r) => setTimeout(r, ms));
+const pct = (p) => (100 * p).toFixed(1) + "%";
+const signed = (x) => (x >= 0 ? "+" : "\u2212") + Math.abs(x).toFixed(1);
+
+function showError(err) {
+  const words = (m) => (S.cards && S.data ? plainError(m, {...payCtxSafe(), seatName}) : m);
+  const text = err instanceof ApiError
+    ? (err.status === 422 || err.status === 409 ? `Not allowed: ${words(err.message)}`
+      : err.status ? `The server refused (${err.status}): ${err.message}` : err.message)
+    : String(err && err.message || err);
+  $("alert-text").textContent = text;
+  $("alert").hidden = false;
+  if (err instanceof Error && !(err instanceof ApiError)) console.error(err); // a bug
+}
+
+function payCtxSafe() {
+  try { return payCtx(); } catch (e) { return {cards: S.cards, seatName}; }
+}
+
+function clearError() { $("alert").hidden = true; $("alert-text").textContent = ""; }
+
+// ------------------------------------------------------------------ cards
+async function loadCards(name) {
+  if (S.cards && S.cards.name === name) return S.cards;
+  const raw = await api("GET", "/v1/cards/" + encodeURIComponent(name));
+  const highway = {}, landmarks = {};
+  for (const c of raw.highway) highway[c.id] = c;
+  for (const l of raw.landmarks) landmarks[l.id] = l;
+  S.cards = {name, label: raw.label, reconstruction: raw.reconstruction, highway, landmarks,
+    raw};
+  setCards(S.cards);
+  setModelCards(S.cards);
+  $("cardset-label").textContent = raw.reconstruction
+    ? "Cards: " + raw.label : "Cards: " + raw.label;
+  $("cardset-label").classList.toggle("recon", !!raw.reconstruction);
+  return S.cards;
+}
+
+function turnsPerPlayer(players) {
+  if (!S.cards) return null;
+  const n = S.cards.raw.highway.filter((c) => c.players.includes(players)).length;
+  return (n - 2 * players - 5) / (2 * players);
+}
+
+// ------------------------------------------------------------------ seats and names
+function seatName(i) {
+  const g = S.data || {};
+  const info = g.seats ? g.seats[i] : null;
+  const named = S.game && S.game.names && S.game.names[i];
+  const mine = S.game && S.game.tokens[i] !== undefined;
+  if (mine && Object.keys(S.game.tokens).length === 1) return "You";
+  if (named) return named;
+  if (!info) return `Player ${i + 1}`;
+  if (info.kind === "human") return `Player ${i + 1}`;
+  return `AI ${i + 1} (${levelOf(info.spec)})`;
+}
+
+function myseat() { return S.data ? S.data.seat : 0; }
+
+function tokenFor(seat) { return S.game ? S.game.tokens[seat] : null; }
+
+/* The token to use: the seat to act when it is one of ours (hot-seat), else our first. */
+function activeToken(toAct) {
+  if (!S.game) return null;
+  if (toAct !== null && toAct !== undefined && S.game.tokens[toAct] !== undefined) {
+    return S.game.tokens[toAct];
+  }
+  const seats = Object.keys(S.game.tokens).map(Number).sort((a, b) => a - b);
+  return S.game.tokens[seats[0]];
+}
+
+// ------------------------------------------------------------------ rendering the table
+function stretchesFrom(score) {
+  if (!score) return [];
+  return score.details.filter((d) => d.category === "stretches").map((d) => ({
+    scenery: d.what.split(" ")[0].toLowerCase(), cards: d.cards || [], points: d.points}));
+}
+
+function cardButton(id, cls, label, data, inner) {
+  return `<button type="button" class="cardbtn ${cls || ""}" aria-label="${esc(label)}" ` +
+    Object.entries(data || {}).map(([k, v]) => `data-${k}="${esc(v)}"`).join(" ") +
+    `>${inner || cardSVG(id)}</button>`;
+}
+
+function renderTable(t, opts = {}) {
+  const d = S.data;
+  const legal = opts.legal || [];
+  const mine = t.me;
+  const myTurn = !opts.static && !opts.animating && d && d.your_turn;
+  const scores = opts.scores || [];
+  const hm = !opts.static && !opts.animating && myTurn ? hintMarks() : null;
+  const sugg = (kind, id) => hm && hm[kind].some((x) => (x.card || x.landmark || x) === id)
+    ? " suggested" : "";
+
+  // status line
+  const tpp = turnsPerPlayer(t.seats.length);
+  const round = Math.min(tpp || 99, Math.floor(t.turn / t.seats.length) + 1);
+  let status;
+  if (opts.caption) {
+    status = `<b>${esc(opts.caption)}</b>`;
+  } else if (d && d.over && !opts.static) {
+    status = "<b>The game is over.</b>";
+  } else if (opts.static) {
+    status = `<b>${esc(opts.staticTitle || "Position")}</b>`;
+  } else if (myTurn) {
+    status = t.phase === "take"
+      ? `<b>Your turn:</b> take ${t.picks === 0 ? "2 cards" : "1 more card"} from the Depot or the deck.`
+      : "<b>Your turn:</b> build cards from your hand (select one, then Left or Right), " +
+        "claim a Landmark, or end the turn.";
+  } else {
+    status = `<b>${esc(seatName(t.current))}</b> is playing\u2026`;
+  }
+  const deckInfo = `Round ${round}${tpp ? " of " + tpp : ""} \u00b7 deck ${t.deckCount}`;
+  if (!opts.target) {
+    $("status").innerHTML = `<span>${status}</span><span class="muted">${deckInfo}</span>`;
+  }
+
+  const root = opts.target || document;
+  const q = (id) => opts.target ? opts.target.querySelector("[data-part=" + id + "]") : $(id);
+
+  // Depot
+  const takeLegal = new Set(legal.filter((a) => a.startsWith("take ")).map((a) => a.slice(5)));
+  q("depot").innerHTML = t.depot.map((id, i) => id === null
+    ? `<div class="cardslot">${unknownCardSVG("refilled")}</div>`
+    : (opts.static ? `<div class="cardslot" data-card="${esc(id)}">${cardSVG(id)}</div>`
+      : cardButton(id, (takeLegal.has(id) ? "takeable" : "") + (hm && hm.take.includes(id) ? " suggested" : ""), `Take ${cardWords(id)} (key ${i + 1})`,
+        {act: "take " + id, key: String(i + 1)},
+        cardSVG(id, {badge: String(i + 1)})))).join("");
+  // Deck
+  const deckInner = unknownCardSVG(`${t.deckCount} cards`);
+  q("deck").innerHTML = opts.static ? `<div class="cardslot" data-card="deck">${deckInner}</div>`
+    : cardButton(null, (takeLegal.has("deck") ? "takeable" : "") + (hm && hm.take.includes("deck") ? " suggested" : ""),
+      `Take the top card of the deck (${t.deckCount} cards left, key D)`, {act: "take deck"},
+      deckInner);
+  // Landmark row
+  const claims = legal.filter((a) => a.startsWith("claim "));
+  const claimable = new Set(claims.map((a) => a.split(" ")[1]));
+  q("landmarks").innerHTML = t.landmarkRow.map((id) => id === null
+    ? `<div class="lmslot">${landmarkSVG(null)}</div>`
+    : (opts.static ? `<div class="lmslot" data-card="${esc(id)}">${landmarkSVG(id)}</div>`
+      : `<button type="button" class="cardbtn lm ${claimable.has(id) ? "claimable" : ""}${hm && hm.claim.some((x) => x.landmark === id) ? " suggested" : ""}" ` +
+        `data-claim="${esc(id)}" aria-label="${esc("Claim " + landmarkWords(id))}">` +
+        `${landmarkSVG(id)}</button>`)).join("");
+  const lmc = q("lmcount");
+  if (lmc) lmc.textContent = `${t.lmDeckCount} more in the deck`;
+
+  // Seats (others first, clockwise from me), then mine below
+  const order = [];
+  for (let k = 1; k < t.seats.length; k++) order.push((mine + k) % t.seats.length);
+  const seatHTML = (i, scale) => {
+    const s = t.seats[i];
+    const sc = scores[i];
+    const total = sc ? sc.total : 0;
+    const br = sc ? `Stretches ${sc.stretches}, 2-Mile bonuses ${sc.bonuses}, Landmarks ` +
+      `${sc.landmark_count} + ${sc.landmark_abilities}` : "";
+    const top = s.discardTopMaterial
+      ? matIcon(s.discardTopMaterial) +
+        (s.discardTop ? ` <span class="muted">(${esc(s.discardTop)})</span>` : "")
+      : "<span class=\"muted\">empty</span>";
+    const known = s.known && s.known.length && i !== mine
+      ? ` \u00b7 known: ${s.known.map(esc).join(" ")}` : "";
+    const acting = i === t.current && !(d && d.over && !opts.static);
+    return `<div class="seat panel${acting ? " acting" : ""}${i === mine ? " me" : ""}" ` +
+      `style="--seat:${SEAT_COLOR[i % 4]}" aria-label="${esc(seatName(i))}">` +
+      `<div class="seat-head"><h2 class="small"><span class="dot"></span>${esc(i === mine && !opts.static ? "Your Highway" : seatName(i) + (opts.static && i === mine ? " (to act)" : ""))}</h2>` +
+      (i === t.firstPlayer ? `<span class="firstp" title="First player: the round starts with this seat">\u2691 first player</span>` : "") +
+      `<span class="score" title="${esc(br)}">${total} pts</span>` +
+      `<span class="muted small">hand ${s.handCount}${known} \u00b7 discard ${s.discardCount}, top ${top}` +
+      `${s.landmarks.length ? " \u00b7 " + s.landmarks.length + " Landmark(s)" : ""}</span></div>` +
+      `<div class="hwwrap">${highwaySVG(s.highway, s.landmarks, stretchesFrom(sc), scale,
+        opts.highlight && opts.highlight.seat === i ? opts.highlight.card : null,
+        i === mine && hm ? hm.build : [])}</div></div>`;
+  };
+  // Highway cards as large as the width allows (a long road shrinks to fit)
+  const avail = Math.max(400, (q("seats").clientWidth || 960) - 40);
+  const fit = (i, most) => Math.min(most, avail / Math.max(1, (t.seats[i].highway.length +
+    (i === mine && hm ? hm.build.length : 0)) * 106));
+  const small = innerWidth < 700;
+  q("seats").innerHTML = order.map((i) => seatHTML(i, fit(i, small ? 0.45 : t.seats.length > 2 ? 0.5 : 0.58))).join("") +
+    seatHTML(mine, fit(mine, small ? 0.5 : 0.62));
+
+  // Hand
+  const me = t.seats[mine];
+  const buildable = new Set(legal.filter((a) => a.startsWith("build ")).map((a) => a.split(" ")[1]));
+  if (S.selected && me.hand && !me.hand.includes(S.selected)) S.selected = null;
+  q("hand").innerHTML = (me.hand || []).map((id) => opts.static
+    ? `<div class="cardslot" data-card="${esc(id)}">${cardSVG(id)}</div>`
+    : cardButton(id, (buildable.has(id) ? "buildable" : "") + (S.selected === id ? " selected" : "") + sugg("build", id),
+      `${S.selected === id ? "Selected: " : "Select "}${cardWords(id)}${buildable.has(id) ? " (you can build it)" : ""}`,
+      {select: id})).join("") || "<p class=\"muted\">Empty.</p>";
+  if (!opts.target) {
+    const pay = d && d.payments;
+    $("handinfo").textContent = myTurn && t.phase === "build"
+      ? (buildable.size ? `You can pay for: ${[...buildable].join(", ")}` +
+        (pay ? "" : "") : "You cannot pay for any card now.")
+      : "";
+    root.dispatchEvent(new Event("bigsur:rendered"));
+  }
+}
+
+function renderActions() {
+  const d = S.data;
+  const bar = $("actionbar");
+  if (!d || d.over) { bar.innerHTML = ""; closePay(); return; }
+  const t = d.view;
+  const legal = d.legal_actions || [];
+  const myTurn = d.your_turn && !S.animating;
+  const parts = [];
+  if (t.phase === "build" && myTurn) {
+    const sel = S.selected;
+    const buildable = legal.some((a) => a.startsWith(`build ${sel} `));
+    const noRoad = t.seats[t.view_of].highway.length === 0;
+    parts.push(`<span class="sel">${sel ? `Selected <b>${esc(sel)}</b>${buildable ? "" : " (you cannot pay for it now)"}`
+      : (legal.some((a) => a.startsWith("build ")) ? "Select a card of your hand to build it." : "No card of your hand can be paid for now.")}</span>`);
+    const dis = sel ? "" : "aria-disabled=\"true\"";
+    if (noRoad) {
+      parts.push(`<button type="button" data-build="L" ${dis} title="paying the cheapest way">Build (starts your road)<span class="keyhint"> <kbd>L</kbd>/<kbd>R</kbd></span></button>`);
+    } else {
+      parts.push(`<button type="button" data-build="L" ${dis} title="paying the cheapest way">Build left <kbd>L</kbd></button>`);
+      parts.push(`<button type="button" data-build="R" ${dis} title="paying the cheapest way">Build right <kbd>R</kbd></button>`);
+    }
+    const claims = legal.filter((a) => a.startsWith("claim "));
+    if (claims.length) {
+      parts.push(`<span class="claims" role="group" aria-label="Landmark claims">Claim: ` + claims.map((a) => {
+        const [, lm, card] = a.split(" ");
+        const l = S.cards.landmarks[lm];
+        return `<button type="button" class="claimbtn" data-act="${esc(a)}" ` +
+          `title="${esc(landmarkWords(lm))}">${esc(l ? l.name : lm)} above ${esc(card)}</button>`;
+      }).join("") + `</span>`);
+    }
+    const built = d.log.length && d.log[d.log.length - 1].seat === t.view_of &&
+      d.log[d.log.length - 1].action.startsWith("build ");
+    parts.push(`<button type="button" data-act="end" class="endbtn">${built ? "End turn" : "End turn without building"} <kbd>E</kbd></button>`);
+    if (canUndo()) {
+      const last = d.log[d.log.length - 1].action.split(" ")[1];
+      parts.push(`<button type="button" data-undo="1" title="take back your last build of this turn">Undo building ${esc(last)} <kbd>U</kbd></button>`);
+    }
+  } else if (t.phase === "take" && myTurn) {
+    parts.push(`<span class="sel">Take ${t.picks === 0 ? "2 cards" : "1 more card"}: click a Depot card<span class="keyhint"> <kbd>1</kbd>\u2013<kbd>5</kbd></span> or the deck<span class="keyhint"> <kbd>D</kbd></span>.</span>`);
+    parts.push(`<button type="button" data-act="take deck">Take from deck <kbd>D</kbd></button>`);
+  } else {
+    parts.push(`<span class="sel muted">${S.animating ? "The AI is playing (Esc to skip)." : "Waiting for " + esc(seatName(t.current)) + "\u2026"}</span>`);
+  }
+  bar.innerHTML = parts.join("");
+  renderPay();
+}
+
+function renderLog() {
+  const d = S.data;
+  const log = $("log");
+  if (!d) { log.innerHTML = ""; return; }
+  const ctx = {cards: S.cards, seatName, discardTop: null, discardTops: null};
+  let html = "";
+  let lastTurnSeat = null;
+  for (const e of d.log) {
+    const newTurn = lastTurnSeat !== e.seat;
+    lastTurnSeat = e.seat;
+    const who = seatName(e.seat);
+    const sentence = actionWords(e.action, ctx, who).slice(who.length);
+    html += `<li class="${newTurn ? "newturn" : ""}" style="--seat:${SEAT_COLOR[e.seat % 4]}" data-index="${e.index}">` +
+      `<span class="who">${esc(who)}</span>${esc(sentence)}</li>`;
+  }
+  log.innerHTML = html;
+  log.scrollTop = log.scrollHeight;
+}
+
+/* Cards the player can see now (hand, Depot, Highways, known hand cards): a search
+ * line past the player's own move names sampled cards, which are shown as "a deck card". */
+function visibleCards() {
+  const v = S.data.view;
+  const seen = new Set(v.depot);
+  v.seats.forEach((x, i) => {
+    (i === v.view_of ? x.hand : x.hand.known).forEach((c) => seen.add(c));
+    x.highway.forEach((c) => seen.add(c));
+  });
+  return seen;
+}
+
+function hintCtx() {
+  const seen = visibleCards();
+  return {...payCtx(), hidden: (id) => !seen.has(id) && !!S.cards.highway[id]};
+}
+
+/* The move a hint shows on the table: {take, build: {card, side}, claim}. */
+function hintMarks() {
+  const h = S.hint;
+  if (!h || !h.result || !S.data || h.n !== S.data.actions_applied) return null;
+  const m = h.result.moves[S.hintShow || 0];
+  if (!m) return null;
+  const marks = {take: [], build: [], claim: []};
+  for (const a of m.actions) {
+    const w = a.split(/\s+/);
+    if (w[0] === "take") marks.take.push(w[1]);
+    if (w[0] === "build") marks.build.push({card: w[1], side: w[2]});
+    if (w[0] === "claim") marks.claim.push({landmark: w[1], card: w[2]});
+  }
+  return marks;
+}
+
+function renderHint() {
+  const box = $("hint");
+  const h = S.hint;
+  if (!S.data || S.data.over) { box.innerHTML = ""; return; }
+  if (!h) { box.innerHTML = "<p class=\"muted\">Ask for the search's best moves here.</p>"; return; }
+  if (h.pending) { box.innerHTML = "<p class=\"muted thinking\">Searching\u2026</p>"; return; }
+  if (h.n !== S.data.actions_applied) {
+    box.innerHTML = "<p class=\"muted\">Ask for the search's best moves in this position.</p>";
+    return;
+  }
+  const r = h.result;
+  const moves = r.moves.slice(0, 4);
+  const ctx = hintCtx();
+  const conf = confidence(r.moves);
+  const v = S.data.view;
+  const shown = S.hintShow || 0;
+  let html = conf ? `<p class="conf conf-${conf.cue.replace(/ /g, "-")}"><b>${esc(cap(conf.cue))}</b>: ${esc(conf.why)}.</p>` : "";
+  html += `<ol class="hintlist">`;
+  moves.forEach((m, k) => {
+    const words = m.actions.map((a) => actionWords(a.replace(/ pay .*$/, ""), ctx, "You")).join(", then ")
+      .replace(/, then You /g, ", then ");
+    const plan = m.payment && m.payment.builds ? m.payment.builds.map((b) => {
+      const action = b.action || "";
+      const k2 = action.indexOf(" pay ");
+      const steps = k2 >= 0 ? action.slice(k2 + 5).split(" ") : [];
+      return `${b.card}: ${paymentSentence(steps, ctx)}`;
+    }).join("; ") : "";
+    const parts = lineBySeat(m.actions, m.line || [], v.view_of, v.seats.length).slice(0, 3);
+    const then = parts.map((p) => {
+      const who = p.seat === v.view_of ? "You" : seatName(p.seat);
+      const acts = p.actions.map((a) => actionWords(a, ctx, who).slice(who.length).trim());
+      return `<li><span class="who" style="color:${SEAT_COLOR[p.seat % 4]}">${esc(who)}</span> ${esc(acts.join(", "))}</li>`;
+    }).join("");
+    html += `<li class="${k === shown ? "shown" : ""}"><div class="hintrow"><b>${esc(words)}</b>` +
+      (m.exact ? ` <span class="badge exact" title="computed exactly, not estimated">exact</span>` : "") + `</div>` +
+      `<div class="hintnums"><span title="estimated chance to win">win ${pct(m.win_probability)}</span>` +
+      `<span title="expected score minus the best other score">${signed(m.expected_margin)} pts</span>` +
+      `<span class="muted" title="how often the search tried this move">${m.visits} visits</span></div>` +
+      (plan ? `<div class="small">Pay: ${esc(plan)}</div>` : "") +
+      (then ? `<div class="small muted">Then (the search's guess; unseen cards are "a deck card"):<ul class="thenlist">${then}</ul></div>` : "") +
+      `<div class="hintbtns"><button type="button" class="playhint" data-hint="${k}">Play this</button>` +
+      (k === shown ? `<span class="muted small">shown on the table</span>` :
+        `<button type="button" class="showhint" data-showhint="${k}">Show on the table</button>`) +
+      `</div></li>`;
+  });
+  html += `</ol><p class="muted small">${r.stats && r.stats.iterations ? r.stats.iterations + " iterations, " : ""}` +
+    `${r.elapsed_ms ? (r.elapsed_ms / 1000).toFixed(1) + " s" : ""}</p>`;
+  box.innerHTML = html;
+}
+
+function renderFinal() {
+  const d = S.data;
+  const sec = $("final");
+  if (!d || !d.over || !d.result) { sec.hidden = true; return; }
+  const first = sec.hidden;
+  sec.hidden = false;
+  if (first) setTimeout(() => sec.scrollIntoView({block: "start"}), 0);
+  const sc = d.result.scores;
+  const winners = new Set(d.result.winners);
+  const rows = [["Stretches", "stretches"], ["2-Mile bonuses", "bonuses"],
+    ["Landmarks (count)", "landmark_count"], ["Landmark abilities", "landmark_abilities"]];
+  let html = `<table class="scores"><thead><tr><th scope="col">Category</th>` +
+    sc.map((_, i) => `<th scope="col" style="color:${SEAT_COLOR[i % 4]}">${esc(seatName(i))}${winners.has(i) ? " \u2605" : ""}</th>`).join("") +
+    `</tr></thead><tbody>`;
+  for (const [name, key] of rows) {
+    html += `<tr><th scope="row">${name}</th>${sc.map((s) => `<td>${s[key]}</td>`).join("")}</tr>`;
+  }
+  html += `<tr class="total"><th scope="row">Total</th>${sc.map((s) => `<td>${s.total}</td>`).join("")}</tr>`;
+  html += `</tbody></table>`;
+  const w = [...winners].map(seatName);
+  html += `<p class="winner">${w.length > 1 ? "Shared win: " + esc(w.join(", ")) : esc(w[0]) + (w[0] === "You" ? " win!" : " wins.")}</p>`;
+  html += `<details><summary>Every scoring item</summary><div class="details-grid">` +
+    sc.map((s, i) => `<div><h3 class="small">${esc(seatName(i))}</h3><ul>` +
+      s.details.map((x) => `<li>${x.points} \u2014 ${esc(x.what)}${x.cards ? " (" + esc(x.cards.join(" ")) + ")" : ""}</li>`).join("") +
+      `</ul></div>`).join("") + `</div></details>`;
+  $("final-body").innerHTML = html;
+  renderFinalReview();
+  if (S.seedFor !== S.game.id) {
+    S.seedFor = S.game.id;
+    $("final-seed").textContent = "";
+    recordText(S.game.id, activeToken(null)).then((text) => {
+      const seed = seedOfRecordText(text);
+      if (seed) $("final-seed").textContent = `Seed ${seed} (New game \u203a Advanced deals this game again).`;
+    }).catch(() => {});
+  }
+  loadSavedReview();
+  if (!S.review.result && !S.review.running) runReview(false); // the review starts by itself
+}
+
+async function refreshScores() {
+  const d = S.data;
+  if (!d) return;
+  if (d.over && d.result) { S.scores = {n: d.actions_applied, scores: d.result.scores}; return; }
+  if (S.scores && S.scores.n === d.actions_applied) return;
+  try {
+    const r = await api("POST", "/v1/score", {position: d.view});
+    S.scores = {n: d.actions_applied, scores: r.scores};
+  } catch (e) {
+    S.scores = null;
+  }
+}
+
+async function renderGame() {
+  const d = S.data;
+  if (!d) return;
+  await refreshScores();
+  const t = tableFromView(d.view);
+  renderTable(t, {legal: d.legal_actions, scores: S.scores ? S.scores.scores : []});
+  renderActions();
+  renderLog();
+  renderHint();
+  renderFinal();
+  $("hint-btn").disabled = !d.your_turn || d.over;
+  $("nav-game").hidden = false;
+  $("nav-review").hidden = !d.over;
+}
+
+// ------------------------------------------------------------------ playing
+async function fetchGame() {
+  const token = activeToken(S.data ? S.data.to_act : null);
+  let d = await api("GET", `/v1/games/${encodeURIComponent(S.game.id)}`, undefined, token);
+  // hot-seat: look from the seat to act when it is one of ours
+  if (!d.over && d.to_act !== d.seat && tokenFor(d.to_act) !== undefined) {
+    d = await api("GET", `/v1/games/${encodeURIComponent(S.game.id)}`, undefined, tokenFor(d.to_act));
+  }
+  return d;
+}
+
+async function waitForAI(d) {
+  while (d && d.ai_thinking && !d.over) {
+    await sleep(400);
+    d = await fetchGame();
+  }
+  return d;
+}
+
+/* Show the moves between two seat responses, AI moves one by one, then the new table. */
+async function transition(prev, next) {
+  const speed = Number($("ai-speed").value);
+  const fresh = next.log.slice(prev ? prev.log.length : next.log.length);
+  const others = fresh.filter((e) => S.game.tokens[e.seat] === undefined);
+  S.data = next;
+  if (!prev || speed === 0 || !others.length || prev.seat !== next.seat) {
+    await renderGame();
+    return;
+  }
+  S.animating = true;
+  S.skip = false;
+  $("skip-btn").hidden = false;
+  renderActions();
+  renderLog();
+  const t = tableFromView(prev.view);
+  // my own seat cannot change during others' moves: show it as it is now
+  t.seats[next.seat] = tableFromView(next.view).seats[next.seat];
+  try {
+    for (const e of fresh) {
+      applyPublic(t, e);
+      if (e.seat === next.seat || S.skip) continue;
+      const [verb, card] = e.action.split(" ");
+      const caption = actionWords(e.action, {cards: S.cards, seatName}, seatName(e.seat));
+      renderTable(t, {animating: true, caption,
+        highlight: verb === "build" ? {seat: e.seat, card} : null,
+        scores: S.scores ? S.scores.scores : []});
+      highlightLog(e.index);
+      await sleepSkippable(speed);
+    }
+  } finally {
+    S.animating = false;
+    $("skip-btn").hidden = true;
+  }
+  await renderGame();
+}
+
+async function sleepSkippable(ms) {
+  const end = Date.now() + ms;
+  while (!S.skip && Date.now() < end) await sleep(Math.min(40, end - Date.now()));
+}
+
+function highlightLog(index) {
+  for (const li of $("log").querySelectorAll("li.now")) li.classList.remove("now");
+  const li = $("log").querySelector(`li[data-index="${index}"]`);
+  if (li) {
+    li.classList.add("now");
+    const log = $("log"); // scroll the list only, never the page
+    log.scrollTop = Math.max(0, li.offsetTop - log.offsetTop - log.clientHeight / 2);
+  }
+}
+
+let actionCounter = 0;
+
+/* Send one action; the server checks it (its 4xx message is shown when refused). */
+async function act(text) {
+  if (!S.data || !S.game) return false;
+  if (S.animating) { showError("Wait for the AI's moves to finish (or press Esc to skip)."); return false; }
+  if (S.busy) { showError("Wait: the previous action is still on its way to the server."); return false; }
+  clearError();
+  S.busy = true;
+  setBusy(true);
+  const prev = S.data;
+  const token = activeToken(prev.to_act);
+  const endsTurn = text === "end" || text.startsWith("claim ");
+  const next = (prev.view.current + 1) % prev.players;
+  const waitFor = endsTurn && S.game.tokens[next] === undefined
+    ? `${esc(seatName(next))} is thinking\u2026` : "Sending your move\u2026";
+  $("status").innerHTML = `<span class="thinking"><b>${waitFor}</b></span>`;
+  try {
+    const actionId = `${S.game.id}:${prev.actions_applied}:${Date.now()}:${++actionCounter}`;
+    let d = await api("POST", `/v1/games/${encodeURIComponent(S.game.id)}/actions`,
+      {action: text, action_id: actionId}, token);
+    d = await waitForAI(d);
+    if (!d.over && d.to_act !== d.seat && tokenFor(d.to_act) !== undefined) d = await fetchGame();
+    if (d.view.phase !== "build" || d.actions_applied !== prev.actions_applied + 1) S.selected = null;
+    S.payment = null;
+    await transition(prev, d);
+    return true;
+  } catch (e) {
+    showError(e);
+    if (S.data === prev) await renderGame(); // the status line says whose turn it is again
+    return false;
+  } finally {
+    S.busy = false;
+    setBusy(false);
+  }
+}
+
+/* body.busy: an action is on its way or being shown (tests wait for it to clear). */
+let busyDepth = 0;
+function setBusy(on) {
+  busyDepth = Math.max(0, busyDepth + (on ? 1 : -1));
+  document.body.classList.toggle("busy", busyDepth > 0);
+}
+
+async function playHint(k) {
+  const h = S.hint;
+  if (!h || !h.result || h.n !== S.data.actions_applied) return;
+  const move = h.result.moves[k];
+  setBusy(true);
+  try {
+    for (const a of move.actions) {
+      const ok = await act(a);
+      if (!ok) break;
+    }
+  } finally {
+    setBusy(false);
+  }
+}
+
+async function askHint() {
+  const d = S.data;
+  if (!d || d.over) return;
+  if (!d.your_turn) { showError("A hint is for your own turn."); return; }
+  if (S.hint && S.hint.pending) return; // one search at a time
+  clearError();
+  const [kind, val] = $("hint-budget").value.split(":");
+  S.hint = {pending: true};
+  renderHint();
+  try {
+    const result = await api("POST", `/v1/games/${encodeURIComponent(S.game.id)}/hint`,
+      {budget: {[kind]: Number(val)}, seed: d.actions_applied}, activeToken(d.to_act));
+    S.hint = {n: d.actions_applied, result};
+    S.hintShow = 0;
+  } catch (e) {
+    S.hint = null;
+    showError(e);
+  }
+  if (S.data === d) await renderGame(); else renderHint(); // marks the move on the table
+}
+
+/* Undo: the server takes back the last build of this turn (games against the AI). */
+function canUndo() {
+  const d = S.data;
+  if (!d || d.over || !d.your_turn || d.view.phase !== "build" || !d.log.length) return false;
+  const last = d.log[d.log.length - 1];
+  return last.seat === d.seat && last.action.startsWith("build ") &&
+    d.seats.every((x) => x.seat === d.seat || x.kind === "ai");
+}
+
+async function undo() {
+  if (!canUndo()) { showError("Only a build of this turn can be undone (in games against the AI)."); return; }
+  if (S.busy || S.animating) return;
+  clearError();
+  S.busy = true;
+  setBusy(true);
+  try {
+    const d = await api("POST", `/v1/games/${encodeURIComponent(S.game.id)}/undo`, undefined,
+      activeToken(S.data.to_act));
+    S.data = d;
+    S.selected = null;
+    S.payment = null;
+    await renderGame();
+  } catch (e) {
+    showError(e);
+  } finally {
+    S.busy = false;
+    setBusy(false);
+  }
+}
+
+function build(side) {
+  if (!S.selected) { showError("Select a card of your hand first ([ and ] or click it)."); return; }
+  const v = S.data.view;
+  if (!v.seats[v.view_of].highway.length) side = "L"; // the first card starts the road
+  act(`build ${S.selected} ${side}`);
+}
+
+// -------------------------------------------------- click-to-pay
+/* The payment panel opens when a hand card is selected in the build step: the cost as
+ * chips that fill as sources are clicked (hand cards, 3-for-1, Recycling, Persistent
+ * Materials, borrowed Materials), what is still needed, and the cheapest payment the
+ * server suggests, in words. The server checks the payment when the card is built. */
+function payCtx() {
+  const v = S.data.view;
+  const me = v.seats[v.view_of];
+  const tops = v.seats.map((x, i) => i === v.view_of
+    ? (me.discard.length ? matOf(me.discard[me.discard.length - 1]) : null)
+    : (x.discard.materials.length ? x.discard.materials[x.discard.materials.length - 1] : null));
+  return {cards: S.cards, seatName, discardTop: me.discard.length ? me.discard[me.discard.length - 1] : null,
+    discardTops: tops};
+}
+
+function ownAbilities() {
+  const v = S.data.view;
+  const kinds = new Set();
+  for (const l of v.seats[v.view_of].landmarks) {
+    const lm = S.cards.landmarks[l.landmark];
+    if (lm) kinds.add(lm.ability.kind);
+  }
+  return kinds;
+}
+
+function renderPay() {
+  const box = $("paybox");
+  const d = S.data;
+  const sel = S.selected;
+  if (!d || d.over || !d.your_turn || S.animating || d.view.phase !== "build" || !sel ||
+      !S.cards.highway[sel]) { closePay(); return; }
+  if (!S.payment || S.payment.card !== sel) S.payment = {card: sel, steps: [], sub: null};
+  const P = S.payment;
+  const v = d.view;
+  const me = v.seats[v.view_of];
+  const c = S.cards.highway[sel];
+  const ctx = payCtx();
+  const st = payState(c.cost, P.steps, ctx);
+  const used = new Set(cardsUsed(P.steps));
+  const inSub = new Set(P.sub || []);
+  const sugg = d.payments && d.payments[sel];
+  let html = `<div class="payhead"><span><b>Pay for ${esc(sel)}</b> (${c.miles} mi, ${esc(c.scenery.join(" + "))})</span>` +
+    `<span class="paychips" aria-label="Cost">` + st.chips.map((ch) =>
+      `<span class="paychip${ch.step ? " filled" : ""}" title="${esc(ch.step ? ch.material + ": " + ch.words : ch.material + ": not paid yet")}">` +
+      `${matIcon(ch.material)}${ch.step ? " \u2713" : ""}</span>`).join("") + `</span>` +
+    `<span id="pay-need" class="${st.need.length ? "need" : "paid"}">${st.need.length
+      ? "Still need: " + st.need.map((m) => matIcon(m)).join(" ")
+      : "Paid in full."}</span></div>`;
+  if (sugg) {
+    html += `<p class="paysugg">Cheapest: ${esc(paymentSentence(sugg.steps, ctx))}. ` +
+      `<button type="button" data-paysuggest="1">Fill it in</button> ` +
+      (v.seats[v.view_of].highway.length
+        ? `<button type="button" data-build="L">Build left with it</button> <button type="button" data-build="R">Build right with it</button>`
+        : `<button type="button" data-build="L">Build with it</button>`) + `</p>`;
+  } else {
+    html += `<p class="paysugg need">You cannot pay for ${esc(sel)} now.</p>`;
+  }
+  // sources
+  const others = me.hand.filter((h, i) => h !== sel || me.hand.indexOf(h) !== i);
+  html += `<div class="paysrc" role="group" aria-label="Pay with">` +
+    `<span class="muted small">${P.sub ? `3-for-1: choose 3 cards (${P.sub.length} chosen)` : "Pay with:"}</span>` +
+    others.map((h) => {
+      const m = S.cards.highway[h].material;
+      const on = P.sub ? inSub.has(h) : used.has(h);
+      const dis = P.sub ? used.has(h) : false;
+      return `<button type="button" class="srcbtn${on ? " on" : ""}" data-paystep="${esc(h)}" ` +
+        `aria-pressed="${on}" ${dis ? "aria-disabled=\"true\"" : ""} title="${esc(cardWords(h))}">${matIcon(m, true)} ${esc(h)}</button>`;
+    }).join("");
+  if (P.sub && P.sub.length === 3) {
+    html += `<span class="submats">for: ` + MATERIALS.map((m) =>
+      `<button type="button" class="srcbtn${st.need.includes(m) ? " want" : ""}" data-submat="${m}">${matIcon(m)}</button>`).join("") + `</span>`;
+  }
+  if (!P.sub) {
+    html += `<button type="button" class="srcbtn" data-paysub="1" ${others.length - used.size < 3 ? "aria-disabled=\"true\"" : ""} ` +
+      `title="discard any 3 hand cards for one Material of your choice">3-for-1\u2026</button>`;
+    const top = ctx.discardTop;
+    if (top) {
+      const recUsed = v.per_turn.recycle_used || P.steps.includes("rec");
+      html += `<button type="button" class="srcbtn${P.steps.includes("rec") ? " on" : ""}" data-paystep="rec" ` +
+        `${v.per_turn.recycle_used ? "aria-disabled=\"true\"" : ""} title="the Material on top of your discard pile, once a turn">` +
+        `Recycle ${matIcon(stepsInWords(P.steps.concat(["rec"]), ctx).pop().material || matOf(top), true)}${recUsed && !P.steps.includes("rec") ? " (used)" : ""}</button>`;
+    }
+    const usedPer = v.per_turn.persistent_used || {};
+    for (const h of me.highway) {
+      const hc = S.cards.highway[h];
+      if (!hc || !hc.persistent) continue;
+      const on = P.steps.includes("per:" + h);
+      html += `<button type="button" class="srcbtn${on ? " on" : ""}" data-paystep="per:${esc(h)}" ` +
+        `title="the Persistent Material of ${esc(h)} in your Highway, once a turn">Persistent ${matIcon(hc.persistent, true)} ${esc(h)}${usedPer[h] ? " (used)" : ""}</button>`;
+    }
+    const ab = ownAbilities();
+    v.seats.forEach((x, i) => {
+      if (i === v.view_of) return;
+      if (ab.has("borrow_highway")) {
+        for (const h of x.highway) {
+          const hc = S.cards.highway[h];
+          if (!hc || !hc.persistent) continue;
+          const step = `bh:${i}:${h}`;
+          html += `<button type="button" class="srcbtn${P.steps.includes(step) ? " on" : ""}" data-paystep="${esc(step)}" ` +
+            `title="Landmark ability: a Persistent Material of another player's Highway">Borrow ${matIcon(hc.persistent, true)} ${esc(h)} (${esc(seatName(i))})</button>`;
+        }
+      }
+      if (ab.has("borrow_discard") && ctx.discardTops[i]) {
+        const step = `bd:${i}`;
+        html += `<button type="button" class="srcbtn${P.steps.includes(step) ? " on" : ""}" data-paystep="${esc(step)}" ` +
+          `title="Landmark ability: the top Material of another player's discard pile">Borrow ${matIcon(ctx.discardTops[i], true)} from ${esc(seatName(i))}'s discard</button>`;
+      }
+    });
+  } else {
+    html += `<button type="button" class="srcbtn" data-paysub="0">Cancel 3-for-1</button>`;
+  }
+  html += `</div>`;
+  if (P.steps.length) {
+    html += `<ol class="paysteps">` + stepsInWords(P.steps, ctx).map((x, k) =>
+      `<li>${esc(x.words)}${st.extra.some((e) => e.step === x.step) ? ` <span class="warn">(${esc(sel)} does not need ${esc(x.material || "it")})</span>` : ""} ` +
+      `<button type="button" class="linkish" data-payundo="${k}" aria-label="Remove this step">\u00d7</button></li>`).join("") + `</ol>`;
+  }
+  const noRoad = me.highway.length === 0;
+  html += `<div class="actionbar">` + (noRoad
+    ? `<button type="button" class="primary" data-paybuild="L">Build with this payment</button>`
+    : `<button type="button" class="primary" data-paybuild="L">Build left with this payment</button>` +
+      `<button type="button" class="primary" data-paybuild="R">Build right with this payment</button>`) +
+    (P.steps.length ? `<button type="button" data-payclear="1">Clear</button>` : "") + `</div>`;
+  box.innerHTML = html;
+  box.hidden = false;
+}
+
+function closePay() { S.payment = null; const b = $("paybox"); b.hidden = true; b.innerHTML = ""; }
+
+function payClick(ds) {
+  const P = S.payment;
+  if (!P) return false;
+  if (ds.paystep) {
+    const step = ds.paystep;
+    if (P.sub) {
+      const i = P.sub.indexOf(step);
+      if (i >= 0) P.sub.splice(i, 1); else if (P.sub.length < 3) P.sub.push(step);
+    } else if (S.cards.highway[step]) {
+      const k = P.steps.indexOf(step);
+      if (k >= 0) P.steps.splice(k, 1);
+      else {
+        const k2 = P.steps.findIndex((x) => x.startsWith("sub:") && x.includes(step));
+        if (k2 >= 0) P.steps.splice(k2, 1); else P.steps.push(step);
+      }
+    } else {
+      const k = P.steps.indexOf(step);
+      if (k >= 0) P.steps.splice(k, 1); else P.steps.push(step);
+    }
+  } else if (ds.paysub !== undefined) {
+    P.sub = ds.paysub === "1" ? [] : null;
+  } else if (ds.submat) {
+    if (P.sub && P.sub.length === 3) P.steps.push(`sub:${P.sub.join("+")}=${ds.submat}`);
+    P.sub = null;
+  } else if (ds.payundo !== undefined) {
+    P.steps.splice(Number(ds.payundo), 1);
+  } else if (ds.payclear) {
+    P.steps = []; P.sub = null;
+  } else if (ds.paysuggest) {
+    const sugg = S.data.payments && S.data.payments[P.card];
+    if (sugg) { P.steps = sugg.steps.slice(); P.sub = null; }
+  } else if (ds.paybuild) {
+    payBuild(ds.paybuild);
+    return true;
+  } else return false;
+  renderPay();
+  return true;
+}
+
+function payBuild(side) {
+  const P = S.payment;
+  const v = S.data.view;
+  const c = S.cards.highway[P.card];
+  const st = payState(c.cost, P.steps, payCtx());
+  if (P.sub) { showError("Finish the 3-for-1 first: choose 3 cards, then the Material they give."); return; }
+  if (st.need.length) {
+    showError(`Still need ${joinWords(st.need)} for ${P.card}: click a card of your hand, ` +
+      "Recycling, a Persistent Material or 3-for-1 \u2014 or use the cheapest payment.");
+    return;
+  }
+  if (!v.seats[v.view_of].highway.length) side = "L"; // the first card starts the road
+  act(`build ${P.card} ${side} pay ${P.steps.join(" ")}`);
+}
+
+// ------------------------------------------------------------------ setup
+function renderSeatChoices() {
+  const n = Number($("setup-players").value);
+  const box = $("setup-seats");
+  const old = [...box.querySelectorAll("select")].map((x) => x.value);
+  const oldNames = [...box.querySelectorAll("input")].map((x) => x.value);
+  let html = "";
+  for (let i = 0; i < n; i++) {
+    const val = old[i] || (i === 0 ? "human" : DEFAULT_AI);
+    const choices = i === 0 ? [["human", "you"]].concat(AI_CHOICES.slice(1)) : AI_CHOICES;
+    html += `<div class="seatrow"><label for="name-${i}" class="sr">Name of player ${i + 1}</label>` +
+      `<input id="name-${i}" class="seatname" type="text" maxlength="24" spellcheck="false" ` +
+      `placeholder="${i === 0 ? "You" : "Player " + (i + 1)}" value="${esc(oldNames[i] || "")}">` +
+      `<label for="seat-${i}" class="sr">Who is player ${i + 1}</label>` +
+      `<select id="seat-${i}" data-seat="${i}">` +
+      choices.map(([v, l]) => `<option value="${v}"${v === val ? " selected" : ""}>${l}</option>`).join("") +
+      `</select></div>`;
+  }
+  box.innerHTML = html;
+}
+
+function defaultName(i, spec) {
+  if (spec === "human") return i === 0 ? "You" : `Player ${i + 1}`;
+  return `AI ${i + 1} (${levelOf(spec)})`;
+}
+
+/* Games this browser started on this server (ids and seat tokens): resume or review. */
+function savedGames() {
+  try { return JSON.parse(localStorage.getItem(GAMES_KEY) || "[]"); } catch (e) { return []; }
+}
+
+function rememberGame(game) {
+  const list = savedGames().filter((x) => x.id !== game.id);
+  list.unshift({id: game.id, tokens: game.tokens, cards: game.cards, names: game.names,
+    started: game.started || Date.now(), players: game.players});
+  localStorage.setItem(GAMES_KEY, JSON.stringify(list.slice(0, 30)));
+}
+
+async function renderGamesList() {
+  const list = savedGames();
+  const box = $("games-list");
+  if (!list.length) { box.innerHTML = `<li class="muted">None yet.</li>`; return; }
+  const rows = await Promise.all(list.slice(0, 12).map(async (g) => {
+    const token = Object.values(g.tokens)[0];
+    try {
+      const d = await api("GET", `/v1/games/${encodeURIComponent(g.id)}`, undefined, token);
+      return {g, d};
+    } catch (e) {
+      return {g, d: null, gone: e instanceof ApiError && [403, 404].includes(e.status)};
+    }
+  }));
+  const keep = rows.filter((r) => !r.gone).map((r) => r.g);
+  if (keep.length !== list.slice(0, 12).length) {
+    localStorage.setItem(GAMES_KEY, JSON.stringify(keep.concat(list.slice(12))));
+  }
+  box.innerHTML = rows.filter((r) => r.d).map(({g, d}) => {
+    const names = (g.names || []).join(" vs ") || `${d.players} players`;
+    const when = new Date(g.started).toLocaleString([], {dateStyle: "short", timeStyle: "short"});
+    let state;
+    if (d.over) {
+      const sc = d.result.scores.map((x) => x.total).join(" : ");
+      state = `finished, ${sc}`;
+    } else state = `turn ${Math.floor(d.view.turn / d.players) + 1}, in progress`;
+    return `<li><span class="gname">${esc(names)}</span> <span class="muted small">${esc(when)} \u00b7 ${esc(state)}</span> ` +
+      `<button type="button" data-open-game="${esc(g.id)}" data-mode="${d.over ? "review" : "game"}">` +
+      `${d.over ? "Review" : "Resume"}</button></li>`;
+  }).join("") || `<li class="muted">None yet.</li>`;
+}
+
+async function openSavedGame(id, mode) {
+  const g = savedGames().find((x) => x.id === id);
+  if (!g) return;
+  S.game = {...g, view: mode};
+  S.data = null; S.hint = null; S.scores = null; S.selected = null; S.review = null;
+  S.payment = null;
+  localStorage.setItem(STORE_KEY, JSON.stringify(S.game));
+  try {
+    await loadCards(g.cards || "default");
+    S.data = await fetchGame();
+    if (mode === "review" && S.data.over) { await openReview(true); return; }
+    show("game");
+    await renderGame();
+    if (S.data.ai_thinking) {
+      const prev = S.data;
+      await transition(prev, await waitForAI(prev));
+    }
+  } catch (e) { showError(e); }
+}
+
+async function startGame(ev) {
+  ev.preventDefault();
+  clearError();
+  const players = Number($("setup-players").value);
+  const seats = [...$("setup-seats").querySelectorAll("select")].map((x) => x.value);
+  const names = seats.map((spec, i) => $("name-" + i).value.trim() || defaultName(i, spec));
+  const seedText = $("setup-seed").value.trim();
+  if (seedText !== "" && !/^\d{1,19}$/.test(seedText)) {
+    showError("The seed must be a whole number (digits only), or empty for a random one.");
+    return;
+  }
+  const body = {players, seats, cards: $("setup-cards").value || "default"};
+  if (seedText !== "") body.seed = seedText; // a decimal string: exact above 2^53
+  $("setup-start").disabled = true;
+  setBusy(true);
+  try {
+    const g = await api("POST", "/v1/games", body);
+    const tokens = {};
+    for (const t of g.tokens) tokens[t.seat] = t.token;
+    S.game = {id: g.game_id, tokens, cards: body.cards, names, players, started: Date.now()};
+    localStorage.setItem(STORE_KEY, JSON.stringify(S.game));
+    rememberGame(S.game);
+    S.data = null; S.hint = null; S.scores = null; S.selected = null; S.review = null;
+    S.payment = null;
+    await loadCards(body.cards);
+    let d = await fetchGame();
+    d = await waitForAI(d);
+    S.data = d;
+    show("game");
+    await renderGame();
+  } catch (e) {
+    showError(e);
+  } finally {
+    $("setup-start").disabled = false;
+    setBusy(false);
+  }
+}
+
+async function resume() {
+  const raw = localStorage.getItem(STORE_KEY);
+  if (!raw) return false;
+  let saved;
+  try { saved = JSON.parse(raw); } catch (e) { localStorage.removeItem(STORE_KEY); return false; }
+  if (!saved || !saved.id || !saved.tokens) { localStorage.removeItem(STORE_KEY); return false; }
+  S.game = saved;
+  try {
+    await loadCards(saved.cards || "default");
+    let d = await fetchGame();
+    S.data = d;
+    show(saved.view === "review" && d.over ? "review" : "game");
+    await renderGame();
+    if (d.ai_thinking) {
+      const prev = d;
+      d = await waitForAI(d);
+      await transition(prev, d);
+    }
+    if (S.view === "review") await openReview(false);
+    return true;
+  } catch (e) {
+    if (e instanceof ApiError && [401, 403, 404].includes(e.status)) {
+      localStorage.removeItem(STORE_KEY);
+      S.game = null;
+      showError(new ApiError(e.status, null, "The saved game is gone from the server: " + e.message));
+      return false;
+    }
+    showError(e);
+    return false;
+  }
+}
+
+function show(view) {
+  S.view = view;
+  for (const v of ["setup", "game", "review"]) $(v).hidden = v !== view;
+  for (const b of document.querySelectorAll(".nav[data-view]")) {
+    b.setAttribute("aria-current", b.dataset.view === view ? "page" : "false");
+  }
+  if (S.game) {
+    S.game.view = view;
+    localStorage.setItem(STORE_KEY, JSON.stringify(S.game));
+  }
+  $("setup-resume").hidden = !(view === "setup" && S.game && S.data && !S.data.over);
+  if (view === "setup") renderGamesList();
+}
+
+// ------------------------------------------------------------------ review
+/* The review runs on the server by game id (the page never re-sends the record): it
+ * starts by itself when the game ends; its progress shows on the final scores and in
+ * the review; the result is kept in localStorage per game. */
+function reviewKey() { return S.game ? "bigsur.review." + S.game.id : null; }
+
+function reviewBudget() {
+  const param = new URLSearchParams(location.search).get("review");
+  const [kind, val] = (param || $("review-budget").value).split(":");
+  return {[kind]: Number(val)};
+}
+
+function loadSavedReview() {
+  if (S.review && S.review.gameId === (S.game && S.game.id)) return S.review;
+  let saved = null;
+  try { saved = JSON.parse(localStorage.getItem(reviewKey()) || "null"); } catch (e) { saved = null; }
+  S.review = saved && saved.result ? {...saved, gameId: S.game.id} : {gameId: S.game.id};
+  return S.review;
+}
+
+async function openReview(run) {
+  if (!S.data || !S.data.over) { showError("The review opens once the game is over."); return; }
+  show("review");
+  loadSavedReview();
+  renderReview();
+  if (!S.review.result && (run || !S.review.running)) await runReview(false);
+}
+
+/* Start (or join) the server's review of this game and follow its progress. */
+async function runReview(again) {
+  if (!S.game || !S.data || !S.data.over) return;
+  const rv = loadSavedReview();
+  if (rv.running) return;
+  rv.running = true;
+  const gameId = S.game.id;
+  const token = activeToken(null);
+  clearError();
+  $("review-run").disabled = true;
+  try {
+    let job = await api("POST", `/v1/games/${encodeURIComponent(gameId)}/analysis`,
+      {budget: reviewBudget(), seed: 0, again: !!again}, token);
+    while (job.status === "queued" || job.status === "running") {
+      showProgress(job.progress.done, job.progress.total);
+      await sleep(400);
+      job = await getJob(job.job_id);
+    }
+    if (job.status !== "done") {
+      throw new ApiError(422, null, "the analysis failed: " + (job.error ? job.error.message : "unknown error"));
+    }
+    if (!S.game || S.game.id !== gameId) return;
+    S.review = {gameId, result: job.result, budget: job.budget, selected: null};
+    try { localStorage.setItem(reviewKey(), JSON.stringify({result: job.result, budget: job.budget})); } catch (e) { /* full */ }
+    showProgress(null);
+    renderFinalReview();
+    if (S.view === "review") renderReview();
+  } catch (e) {
+    showProgress(null);
+    showError(e);
+  } finally {
+    rv.running = false;
+    $("review-run").disabled = false;
+  }
+}
+
+function showProgress(done, total) {
+  for (const [bar, label] of [["review-progress", "review-status"], ["final-progress", "final-status"]]) {
+    const p = $(bar), l = $(label);
+    if (!p) continue;
+    if (done === null) { p.hidden = true; l.textContent = ""; continue; }
+    p.hidden = false;
+    p.max = Math.max(1, total);
+    p.value = done;
+    l.textContent = `Analysing the game: ${done} of ${total} decisions\u2026`;
+  }
+}
+
+/* On the final scores: a line about the review once it is ready. */
+function renderFinalReview() {
+  const box = $("final-review-summary");
+  if (!box) return;
+  const rv = S.review;
+  if (!rv || !rv.result) { box.innerHTML = ""; return; }
+  const tp = turningPoints(rv.result).slice(0, 2);
+  box.innerHTML = `<p><b>Review ready.</b> ${tp.map((x) => esc(x.text)).join(" ")} ` +
+    `<button type="button" data-view="review" class="linkbtn">See the review <kbd>V</kbd></button></p>`;
+}
+
+function perspective() {
+  const seats = S.game ? Object.keys(S.game.tokens).map(Number).sort((a, b) => a - b) : [0];
+  return seats[0];
+}
+
+/* The advantage series: for 2 players one line from the human's seat (the other seat's
+ * estimates flipped), else one line per seat. -> [{seat, points: [[index, p]]}] */
+function advantage(res) {
+  const players = res.players.length;
+  const me = perspective();
+  if (players === 2) {
+    const pts = res.decisions.filter((dc) => dc.value_before).map((dc) => [dc.index,
+      dc.seat === me ? dc.value_before.win_probability : 1 - dc.value_before.win_probability]);
+    if (res.final_scores) {
+      const fin = res.final_scores;
+      const other = 1 - me;
+      const last = res.decisions.length ? res.decisions[res.decisions.length - 1].index + 1 : 0;
+      pts.push([last, fin[me] > fin[other] ? 1 : fin[me] < fin[other] ? 0 : 0.5]);
+    }
+    return [{seat: me, points: pts}];
+  }
+  return res.players.map((p) => ({seat: p.seat, points: res.decisions
+    .filter((dc) => dc.seat === p.seat && dc.value_before)
+    .map((dc) => [dc.index, dc.value_before.win_probability])}));
+}
+
+function decisionWords(dc, action) {
+  return actionWords(action || dc.played, {cards: S.cards, seatName}, seatName(dc.seat));
+}
+
+/* Turning points in words: the biggest swings of the advantage line, the costliest
+ * decisions, and the scoring category that decided the game. */
+function turningPoints(res) {
+  const out = [];
+  const me = perspective();
+  const byIndex = new Map(res.decisions.map((dc) => [dc.index, dc]));
+  if (res.players.length === 2) {
+    const pts = advantage(res)[0].points;
+    const swings = [];
+    for (let k = 1; k < pts.length; k++) {
+      const prevDc = byIndex.get(pts[k - 1][0]);
+      swings.push({dc: prevDc, from: pts[k - 1][1], to: pts[k][1], d: pts[k][1] - pts[k - 1][1]});
+    }
+    swings.filter((x) => x.dc && Math.abs(x.d) >= 0.08).sort((x, y) => Math.abs(y.d) - Math.abs(x.d))
+      .slice(0, 3).sort((x, y) => x.dc.index - y.dc.index).forEach((x) => {
+        const next = res.decisions.find((dc) => dc.index > x.dc.index && dc.value_before);
+        const margin = (dc) => dc && dc.value_before
+          ? (dc.seat === me ? 1 : -1) * dc.value_before.expected_margin : null;
+        const dm = margin(next) !== null && margin(x.dc) !== null ? margin(next) - margin(x.dc) : null;
+        out.push({index: x.dc.index, text: `Move ${x.dc.index + 1}: ${decisionWords(x.dc)} \u2014 ` +
+          `${seatName(me) === "You" ? "your" : seatName(me) + "'s"} winning chances ${pct(x.from)} \u2192 ${pct(x.to)}` +
+          (dm !== null ? ` (${signed(dm)} expected points)` : "") + "."});
+      });
+  }
+  res.decisions.filter((dc) => dc.label && dc.loss_points !== null)
+    .sort((x, y) => (y.loss_win_pct + y.loss_points) - (x.loss_win_pct + x.loss_points)).slice(0, 2)
+    .forEach((dc) => {
+      if (out.some((x) => x.index === dc.index)) return;
+      out.push({index: dc.index, text: `Move ${dc.index + 1}: ${decisionWords(dc)} (a ${dc.label}: ` +
+        `\u2212${dc.loss_win_pct.toFixed(0)} win-%, \u2212${dc.loss_points.toFixed(1)} expected points; ` +
+        `better: ${dc.best ? dc.best.map((a) => decisionWords(dc, a).slice(seatName(dc.seat).length).trim()).join(", then ") : "?"}).`});
+    });
+  const fin = S.data && S.data.result;
+  if (fin && fin.scores.length >= 2) {
+    const win = fin.winners[0];
+    const rival = win === me ? fin.scores.map((x, i) => i).filter((i) => i !== me)
+      .sort((a, b) => fin.scores[b].total - fin.scores[a].total)[0] : me;
+    const cats = [["Stretches", "stretches"], ["2-Mile bonuses", "bonuses"],
+      ["Landmarks", "landmark_count"], ["Landmark abilities", "landmark_abilities"]];
+    const gaps = cats.map(([name, key]) => [name, fin.scores[win][key] - fin.scores[rival][key],
+      fin.scores[win][key], fin.scores[rival][key]]).sort((a, b) => b[1] - a[1]);
+    if (win !== rival && gaps[0][1] > 0) {
+      out.unshift({index: null, text: `What decided it: ${gaps[0][0]} \u2014 ${seatName(win)} ${gaps[0][2]}, ` +
+        `${seatName(rival)} ${gaps[0][3]} points.`});
+    }
+  }
+  return out;
+}
+
+function renderReview() {
+  const rv = S.review || {};
+  const res = rv.result;
+  $("review-run").textContent = res ? "Analyse again" : "Analyse";
+  if (!res) {
+    $("review-summary").innerHTML = rv.running || $("review-progress").hidden === false
+      ? "<p>The analysis is running\u2026</p>"
+      : "<p>Press <b>Analyse</b> to review every decision of the game.</p>";
+    $("review-graph").innerHTML = "";
+    $("review-list").innerHTML = "";
+    $("review-turning").innerHTML = "";
+    return;
+  }
+  const budget = res.budget && (res.budget.iterations ? res.budget.iterations + " iterations" : res.budget.ms ? res.budget.ms + " ms" : "");
+  $("review-summary").innerHTML = `<table class="scores"><thead><tr><th scope="col">Player</th><th scope="col">Accuracy</th>` +
+    `<th scope="col">Inaccuracies</th><th scope="col">Mistakes</th><th scope="col">Blunders</th><th scope="col">Mean loss</th><th scope="col">Score</th></tr></thead><tbody>` +
+    res.players.map((p) => `<tr><th scope="row" style="color:${SEAT_COLOR[p.seat % 4]}">${esc(seatName(p.seat))}</th>` +
+      `<td>${p.accuracy === null ? "\u2014" : p.accuracy.toFixed(1)}</td><td>${p.inaccuracies}</td><td>${p.mistakes}</td>` +
+      `<td>${p.blunders}</td><td>${p.mean_loss_win_pct === null ? "\u2014" : p.mean_loss_win_pct.toFixed(1) + " win-%, " + p.mean_loss_points.toFixed(1) + " pts"}</td>` +
+      `<td>${res.final_scores ? res.final_scores[p.seat] : ""}</td></tr>`).join("") +
+    `</tbody></table><p class="muted small">${res.decisions.length} decisions, search ${esc(budget)} each. ` +
+    `Accuracy judges each decision against the search; points can still be lost to luck and to abilities.</p>`;
+  const tp = turningPoints(res);
+  $("review-turning").innerHTML = tp.length ? `<h3 class="small">Turning points</h3><ul class="turning">` +
+    tp.map((x) => `<li>${x.index === null ? esc(x.text)
+      : `<a href="#move-${x.index + 1}" class="tplink" data-decision="${x.index}">${esc(x.text)}</a>`}</li>`).join("") + `</ul>` : "";
+  renderGraph();
+  renderReviewList();
+}
+
+function renderGraph() {
+  const rv = S.review;
+  if (!rv || !rv.result) return;
+  $("review-graph").innerHTML = graphSVG(rv.result, S.data ? S.data.actions_applied : 0, rv.selected);
+}
+
+function graphSVG(res, nActions, cursor) {
+  const W = 860, H = 250, L = 44, R = 12, T = 30, B = 34;
+  const n = Math.max(1, nActions || (res.decisions.length ? res.decisions[res.decisions.length - 1].index + 1 : 1));
+  const x = (i) => L + (W - L - R) * (i / n);
+  const y = (p) => T + (H - T - B) * (1 - p);
+  const two = res.players.length === 2;
+  const me = perspective();
+  let s = `<svg class="graphsvg" viewBox="0 0 ${W} ${H}" role="img" aria-label="${two ? "Your winning chances" : "Win probability of each player"} over the game">`;
+  s += `<rect x="${L}" y="${T}" width="${W - L - R}" height="${H - T - B}" fill="#fff" stroke="#bbb"/>`;
+  for (const p of [0, 0.25, 0.5, 0.75, 1]) {
+    s += `<line x1="${L}" x2="${W - R}" y1="${y(p)}" y2="${y(p)}" stroke="#ddd" ${p === 0.5 ? "stroke-dasharray=\"4 3\" stroke=\"#999\"" : ""}/>` +
+      `<text x="${L - 6}" y="${y(p) + 4}" class="axis" text-anchor="end">${p * 100}%</text>`;
+  }
+  let lastTurn = -1;
+  for (const dcs of res.decisions) {
+    if (dcs.turn !== lastTurn && dcs.turn % 2 === 0) {
+      s += `<line x1="${x(dcs.index)}" x2="${x(dcs.index)}" y1="${H - B}" y2="${H - B + 4}" stroke="#888"/>` +
+        `<text x="${x(dcs.index)}" y="${H - B + 16}" class="axis" text-anchor="middle">${dcs.turn + 1}</text>`;
+    }
+    lastTurn = dcs.turn;
+  }
+  s += `<text x="${(L + W - R) / 2}" y="${H - 4}" class="axis" text-anchor="middle">turn</text>`;
+  const lines = advantage(res);
+  if (two && lines[0].points.length) {
+    const pts = lines[0].points.map(([i, p]) => [x(i), y(p)]);
+    const area = `${x(lines[0].points[0][0]).toFixed(1)},${y(0.5)} ` + pts.map((q) => q[0].toFixed(1) + "," + q[1].toFixed(1)).join(" ") +
+      ` ${pts[pts.length - 1][0].toFixed(1)},${y(0.5)}`;
+    s += `<polygon points="${area}" fill="${SEAT_COLOR[me % 4]}" opacity="0.12"/>`;
+  }
+  for (const line of lines) {
+    if (!line.points.length) continue;
+    s += `<polyline class="seatline" fill="none" stroke="${SEAT_COLOR[line.seat % 4]}" stroke-width="2.2" ` +
+      `points="${line.points.map(([i, p]) => x(i).toFixed(1) + "," + y(p).toFixed(1)).join(" ")}"/>`;
+  }
+  const yOf = (dc) => {
+    const p = dc.value_before.win_probability;
+    return y(two && dc.seat !== me ? 1 - p : p);
+  };
+  if (cursor !== null && cursor !== undefined) {
+    s += `<line class="cursor" x1="${x(cursor).toFixed(1)}" x2="${x(cursor).toFixed(1)}" y1="${T}" y2="${H - B}" stroke="#7b1fa2" stroke-width="2"/>`;
+  }
+  for (const dc of res.decisions) {
+    if (!dc.label || !dc.value_before) continue;
+    const px = x(dc.index), py = yOf(dc);
+    s += `<g class="mark" tabindex="0" role="button" data-decision="${dc.index}" ` +
+      `aria-label="${esc(`${dc.label}: ${decisionWords(dc)} (move ${dc.index + 1})`)}">` +
+      `<title>${esc(`${cap(dc.label)}, move ${dc.index + 1}: ${decisionWords(dc)}`)}</title>` +
+      `<circle cx="${px.toFixed(1)}" cy="${py.toFixed(1)}" r="${dc.label === "blunder" ? 7 : dc.label === "mistake" ? 6 : 5}" ` +
+      `fill="${LABEL_COLOR[dc.label]}" stroke="${SEAT_COLOR[dc.seat % 4]}" stroke-width="2"/></g>`;
+  }
+  if (two) {
+    s += `<g transform="translate(${L} 4)"><rect width="14" height="4" y="4" fill="${SEAT_COLOR[me % 4]}"/>` +
+      `<text x="20" y="11" class="axis">${esc(seatName(me) === "You" ? "Your" : seatName(me) + "'s")} winning chances (above 50%: ahead of ${esc(seatName(1 - me))})</text></g>`;
+  } else {
+    lines.forEach((line, k) => {
+      s += `<g transform="translate(${L + k * 150} 4)"><rect width="14" height="4" y="4" fill="${SEAT_COLOR[line.seat % 4]}"/>` +
+        `<text x="20" y="11" class="axis">${esc(seatName(line.seat))}</text></g>`;
+    });
+  }
+  Object.entries(LABEL_COLOR).forEach(([label, color], k) => {
+    s += `<g transform="translate(${W - R - 300 + k * 100} 4)"><circle cx="6" cy="6" r="5" fill="${color}"/>` +
+      `<text x="15" y="11" class="axis">${label}</text></g>`;
+  });
+  s += `</svg>`;
+  return s;
+}
+
+function renderReviewList() {
+  const res = S.review.result;
+  const filter = $("review-filter").value;
+  const sel = S.review.selected;
+  const items = res.decisions.filter((dc) => filter === "all" || dc.label || dc.index === sel);
+  $("review-list").innerHTML = items.map((dc) => {
+    const loss = dc.loss_win_pct === null || dc.loss_win_pct === undefined ||
+      (dc.loss_win_pct < 0.05 && dc.loss_points < 0.05) ? "" :
+      ` \u2212${dc.loss_win_pct.toFixed(1)} win-%, \u2212${dc.loss_points.toFixed(1)} pts`;
+    return `<li><button type="button" class="decision${sel === dc.index ? " selected" : ""}" data-decision="${dc.index}">` +
+      `<span class="num">${dc.index + 1}.</span> <span class="dtext">${esc(decisionWords(dc))}</span> ` +
+      (dc.label ? `<span class="lab ${dc.label}">${dc.label}</span>` : "") +
+      `<span class="muted small">${loss}</span></button></li>`;
+  }).join("") || `<li class="muted">No labelled decisions: choose "all".</li>`;
+  const cur = $("review-list").querySelector(".decision.selected");
+  if (cur) cur.scrollIntoView({block: "nearest"});
+}
+
+/* ← / →: the previous / next decision, with the table and the graph cursor. */
+function stepDecision(delta) {
+  const res = S.review && S.review.result;
+  if (!res || !res.decisions.length) return;
+  const idx = res.decisions.map((dc) => dc.index);
+  const cur = S.review.selected;
+  let k = cur === null || cur === undefined ? (delta > 0 ? 0 : idx.length - 1)
+    : idx.indexOf(cur) + delta;
+  k = Math.max(0, Math.min(idx.length - 1, k));
+  selectDecision(idx[k]);
+}
+
+let decisionSeq = 0;
+
+async function selectDecision(index) {
+  const res = S.review && S.review.result;
+  if (!res) return;
+  const dc = res.decisions.find((x) => x.index === index);
+  if (!dc) return;
+  const seq = ++decisionSeq;
+  S.review.selected = index;
+  renderReviewList();
+  renderGraph();
+  const box = $("review-detail");
+  const v = (val) => val ? `win ${pct(val.win_probability)}, ${signed(val.expected_margin)} pts` : "\u2014";
+  const best = dc.best ? dc.best.map((a) => decisionWords(dc, a).slice(seatName(dc.seat).length).trim()).join(", then ") : "\u2014";
+  let html = `<h2 class="small">Move ${dc.index + 1}: ${esc(seatName(dc.seat))}, turn ${dc.turn + 1}, ${esc(dc.phase)} step ` +
+    `<span class="muted small">(\u2190 / \u2192 to step)</span></h2>` +
+    `<dl class="cmp"><dt>Played</dt><dd>${esc(decisionWords(dc).slice(seatName(dc.seat).length).trim())} \u2014 ${v(dc.value_played)}` +
+    (dc.label ? ` <span class="lab ${dc.label}">${dc.label}</span>` : "") + `</dd>` +
+    `<dt>Better</dt><dd>${esc(best)} \u2014 ${v(dc.value_best)}</dd>` +
+    `<dt>Before</dt><dd>${v(dc.value_before)}</dd>` +
+    `<dt>Loss</dt><dd>${dc.loss_win_pct === null ? "not rated (" + esc(dc.how) + ")" : dc.loss_win_pct.toFixed(1) + " win-% points, " + dc.loss_points.toFixed(1) + " expected points"}</dd></dl>`;
+  html += `<p class="small muted">In the position below: <span class="key played">the move played</span> ` +
+    `<span class="key better">the better move</span> (Depot, deck, Landmark or hand card).</p>`;
+  html += `<div class="review-table" data-part="wrap"><p class="muted">Loading the position\u2026</p></div>`;
+  box.innerHTML = html;
+  const wrapEl = box.querySelector("[data-part=wrap]");
+  try {
+    const st = await api("GET", `/v1/games/${encodeURIComponent(S.game.id)}/positions/${dc.index}`,
+      undefined, activeToken(null));
+    let scores = [];
+    try { scores = (await api("POST", "/v1/score", {position: st})).scores; } catch (e) { scores = []; }
+    if (seq !== decisionSeq) return; // a later decision was chosen meanwhile
+    const t = tableFromState(st, dc.seat);
+    wrapEl.innerHTML = `<div class="minitable"><div class="market"><div class="market-part"><h3 class="small">Depot</h3><div class="cardrow" data-part="depot"></div></div>` +
+      `<div class="market-part deck-part"><h3 class="small">Deck</h3><div data-part="deck"></div></div>` +
+      `</div><h3 class="small">Landmarks</h3><div data-part="landmarks"></div>` +
+      `<div data-part="seats"></div><h3 class="small">${esc(seatName(dc.seat) === "You" ? "Your" : seatName(dc.seat) + "'s")} hand</h3><div class="cardrow" data-part="hand"></div></div>`;
+    renderTable(t, {static: true, target: wrapEl, scores, highlight: null, staticTitle: "Position"});
+    const mark = (actions, cls) => {
+      for (const a of actions) {
+        const words = a.split(/\s+/);
+        const verb = words[0];
+        const ids = verb === "take" || verb === "build" || verb === "claim" ? [words[1]] : [];
+        for (const id of ids) {
+          wrapEl.querySelectorAll(`[data-card="${CSS.escape(id)}"]`).forEach((el) => el.classList.add(cls));
+        }
+      }
+    };
+    mark([dc.played], "played");
+    mark(dc.best || [], "better");
+  } catch (e) {
+    if (seq !== decisionSeq) return;
+    wrapEl.innerHTML = `<p class="muted">The position could not be loaded: ${esc(e.message)}</p>`;
+  }
+}
+
+async function downloadRecord() {
+  try {
+    // the server's own text: a JSON.parse / stringify round trip would round the seed
+    const text = await recordText(S.game.id, activeToken(null));
+    const blob = new Blob([text], {type: "application/json"});
+    const a = document.createElement("a");
+    a.href = URL.createObjectURL(blob);
+    a.download = `bigsur-${S.game.id}.json`;
+    document.body.appendChild(a);
+    a.click();
+    a.remove();
+  } catch (e) { showError(e); }
+}
+
+// ------------------------------------------------------------------ events
+function onClick(ev) {
+  const el = ev.target.closest("button, [data-decision]");
+  if (!el) return;
+  if (el.getAttribute("aria-disabled") === "true") {
+    if (el.dataset.build) showError("Select a card of your hand first.");
+    else if (el.dataset.paystep === "rec") showError("Recycling is used once per turn and you have used it.");
+    else if (el.dataset.paysub) showError("3-for-1 needs 3 other cards in your hand.");
+    return;
+  }
+  const ds = el.dataset;
+  if (document.body.classList.contains("busy") && (ds.act || ds.build || ds.paybuild ||
+      ds.hint !== undefined || ds.select)) return; // stale: an action is on its way
+  if (payClick(ds)) return;
+  if (ds.openGame) { openSavedGame(ds.openGame, ds.mode); return; }
+  if (ds.showhint !== undefined) { S.hintShow = Number(ds.showhint); renderGame(); return; }
+  if (ds.act) { act(ds.act); return; }
+  if (ds.undo) { undo(); return; }
+  if (ds.select) {
+    S.selected = S.selected === ds.select ? null : ds.select;
+    renderGame().then(() => {
+      const again = document.querySelector(`button[data-select="${CSS.escape(ds.select)}"]`);
+      if (again) again.focus();
+    });
+    return;
+  }
+  if (ds.build) { build(ds.build); return; }
+  if (ds.claim) {
+    const claims = (S.data && S.data.legal_actions || []).filter((a) => a.startsWith("claim " + ds.claim + " "));
+    if (claims.length === 1) { act(claims[0]); return; }
+    if (claims.length > 1) {
+      const first = document.querySelector(`.claimbtn[data-act^="claim ${CSS.escape(ds.claim)} "]`);
+      if (first) first.focus();
+      $("status").innerHTML = `<span><b>Choose the Highway card</b> to place ${esc(ds.claim)} above (buttons under your hand).</span>`;
+      return;
+    }
+    // not claimable now: let the server explain why (it names the reason)
+    const me = S.data.view.seats[S.data.view.view_of];
+    const l = S.cards.landmarks[ds.claim];
+    const card = me.highway.find((h) => S.cards.highway[h].scenery.includes(l.scenery)) || me.highway[0];
+    if (!card) { showError(`To claim ${ds.claim} you need a ${l.scenery} Stretch in your Highway; your Highway is empty.`); return; }
+    act(`claim ${ds.claim} ${card}`);
+    return;
+  }
+  if (ds.hint !== undefined && el.classList.contains("playhint")) { playHint(Number(ds.hint)); return; }
+  if (ds.decision !== undefined) { ev.preventDefault(); selectDecision(Number(ds.decision)); return; }
+  if (ds.view) {
+    if (ds.view === "setup") { show("setup"); $("setup-players").focus(); }
+    else if (ds.view === "game") { show("game"); renderGame(); }
+    else if (ds.view === "review") openReview(false);
+  }
+}
+
+function onKey(ev) {
+  const tag = (ev.target.tagName || "").toLowerCase();
+  if (ev.key === "Escape") {
+    if (S.animating) { S.skip = true; return; }
+    if (S.payment && S.payment.sub) { S.payment.sub = null; renderPay(); return; }
+    if (!$("keys").hidden) { toggleKeys(); return; }
+    clearError();
+    return;
+  }
+  if (["input", "select", "textarea"].includes(tag) || ev.ctrlKey || ev.metaKey || ev.altKey) return;
+  if ((ev.key === "Enter" || ev.key === " ") && ev.target.dataset && ev.target.dataset.decision !== undefined
+      && ev.target.tagName.toLowerCase() === "g") {
+    ev.preventDefault();
+    selectDecision(Number(ev.target.dataset.decision));
+    return;
+  }
+  const k = ev.key;
+  if (/^[1-5dehlrpcnuv?[\]]$/i.test(k)) ev.preventDefault(); // a shortcut: not typed too
+  if (k === "?") { toggleKeys(); return; }
+  if (S.view === "review" && (k === "ArrowLeft" || k === "ArrowRight")) {
+    ev.preventDefault();
+    stepDecision(k === "ArrowLeft" ? -1 : 1);
+    return;
+  }
+  if (k === "n" || k === "N") { show("setup"); $("setup-players").focus(); return; }
+  if (S.view === "review" || S.view === "game") {
+    if ((k === "v" || k === "V") && S.data && S.data.over) { openReview(false); return; }
+  }
+  if (S.view !== "game" || !S.data) return;
+  const d = S.data;
+  if (/^[1-5]$/.test(k)) {
+    const id = d.view.depot[Number(k) - 1];
+    if (id) act("take " + id); else showError(`The Depot has no card ${k}.`);
+    return;
+  }
+  const lower = k.toLowerCase();
+  if (lower === "d") { act("take deck"); return; }
+  if (lower === "e") { act("end"); return; }
+  if (lower === "u") { undo(); return; }
+  if (lower === "h") { askHint(); return; }
+  if (lower === "l") { build("L"); return; }
+  if (lower === "r") { build("R"); return; }
+  if (lower === "p") {
+    const b = document.querySelector("#paybox .srcbtn, #paybox button");
+    if (b) b.focus(); else showError("Select a card of your hand to pay for it (build step).");
+    return;
+  }
+  if (lower === "c") {
+    const b = document.querySelector(".claimbtn") || document.querySelector(".cardbtn.lm");
+    if (b) b.focus();
+    return;
+  }
+  if (k === "[" || k === "]") {
+    const hand = d.view.seats[d.view.view_of].hand;
+    if (!hand.length) return;
+    let i = hand.indexOf(S.selected);
+    i = i < 0 ? (k === "]" ? 0 : hand.length - 1) : (i + (k === "]" ? 1 : hand.length - 1)) % hand.length;
+    S.selected = hand[i];
+    renderGame().then(() => {
+      const b = document.querySelector(`button[data-select="${CSS.escape(S.selected)}"]`);
+      if (b) b.focus();
+    });
+  }
+}
+
+/* Hover (or press and hold on a touch screen) a card to see it large. */
+function setupZoom() {
+  const z = document.createElement("div");
+  z.id = "zoom";
+  z.hidden = true;
+  z.setAttribute("aria-hidden", "true");
+  document.body.appendChild(z);
+  let timer = null;
+  let held = false;
+  const hide = () => { clearTimeout(timer); z.hidden = true; };
+  const showFor = (el, x, y) => {
+    const id = el.dataset.zoom;
+    if (!S.cards || !S.cards.highway[id]) return;
+    z.innerHTML = cardSVG(id) + `<p>${esc(cardWords(id))}</p>`;
+    z.hidden = false;
+    const w = z.offsetWidth, h = z.offsetHeight;
+    const left = x + 24 + w < innerWidth ? x + 24 : Math.max(4, x - 24 - w);
+    z.style.left = Math.max(4, Math.min(left, innerWidth - w - 4)) + "px";
+    z.style.top = Math.max(4, Math.min(y - h / 2, innerHeight - h - 4)) + "px";
+  };
+  document.addEventListener("mouseover", (e) => {
+    if (document.body.classList.contains("touch")) return;
+    const el = e.target.closest && e.target.closest("[data-zoom]");
+    clearTimeout(timer);
+    if (!el) { z.hidden = true; return; }
+    const {clientX, clientY} = e;
+    timer = setTimeout(() => showFor(el, clientX, clientY), 400);
+  });
+  document.addEventListener("pointerdown", (e) => {
+    if (held) { held = false; hide(); }
+    if (e.pointerType === "mouse") return;
+    const el = e.target.closest && e.target.closest("[data-zoom]");
+    if (!el) return;
+    const {clientX, clientY} = e;
+    timer = setTimeout(() => { held = true; showFor(el, clientX, clientY); }, 500);
+  });
+  for (const type of ["pointerup", "pointercancel", "scroll"]) {
+    document.addEventListener(type, () => clearTimeout(timer), true);
+  }
+  document.addEventListener("click", (e) => { if (held) { e.stopPropagation(); e.preventDefault(); } }, true);
+  document.addEventListener("contextmenu", (e) => {
+    if (e.target.closest && e.target.closest("[data-zoom]") && e.pointerType !== "mouse") e.preventDefault();
+  });
+}
+
+function toggleKeys() {
+  const k = $("keys");
+  k.hidden = !k.hidden;
+  $("nav-keys").setAttribute("aria-expanded", String(!k.hidden));
+}
+
+async function init() {
+  document.addEventListener("click", onClick);
+  document.addEventListener("keydown", onKey);
+  $("alert-close").addEventListener("click", clearError);
+  $("nav-keys").addEventListener("click", toggleKeys);
+  $("setup-players").addEventListener("change", renderSeatChoices);
+  $("setup-form").addEventListener("submit", startGame);
+  $("setup-resume-btn").addEventListener("click", () => { show("game"); renderGame(); });
+  $("hint-btn").addEventListener("click", askHint);
+  $("skip-btn").addEventListener("click", () => { S.skip = true; });
+  $("final-review").addEventListener("click", () => openReview(false));
+  $("final-record").addEventListener("click", downloadRecord);
+  $("final-new").addEventListener("click", () => { show("setup"); $("setup-players").focus(); });
+  $("review-run").addEventListener("click", () => runReview(true));
+  $("review-filter").addEventListener("change", () => S.review && S.review.result && renderReviewList());
+  const speed = localStorage.getItem("bigsur.speed");
+  const params = new URLSearchParams(location.search);
+  if (params.get("speed")) $("ai-speed").value = params.get("speed");
+  else if (speed) $("ai-speed").value = speed;
+  $("ai-speed").addEventListener("change", () => localStorage.setItem("bigsur.speed", $("ai-speed").value));
+  renderSeatChoices();
+  $("primer-mats").innerHTML = MATERIALS.map((m) => matIcon(m)).join(" ");
+  $("primer-scenery").innerHTML = SCENERY.map((x) => `<span class="scn"><svg viewBox="-13 -13 26 26" class="mi" aria-hidden="true">` +
+    `<circle r="13" fill="${SC_COLOR[x]}"/>${sceneryIcon(x, 0, 0, 10)}</svg>${x}</span>`).join(" ");
+  setupZoom();
+  if (matchMedia("(hover: none), (pointer: coarse)").matches) document.body.classList.add("touch");
+  try {
+    S.cardSets = await api("GET", "/v1/cards");
+    $("setup-cards").innerHTML = S.cardSets.map((c) =>
+      `<option value="${esc(c.name)}">${esc(c.label)}</option>`).join("");
+    await loadCards("default");
+  } catch (e) { showError(e); }
+  const resumed = await resume();
+  if (!resumed) show("setup");
+  document.body.dataset.ready = "1";
+}
+
+window.bigsur = {state: S}; // for debugging in the console
+init();
+

@@ -1,0 +1,26 @@
+/* Click-to-pay, the model: a card's cost as chips, filled by the payment steps the
+ * player clicks, in order. Pure (no DOM); the server checks the payment when it is sent. */
+
+import {stepsInWords} from "./words.js";
+
+/** cost: the card's Materials; steps: payment steps in notation, in click order.
+ * -> {chips: [{material, step, words}], extra: [{step, material, words}], need: [m]} */
+export function payState(cost, steps, ctx) {
+  const chips = cost.map((m) => ({material: m, step: null, words: null}));
+  const extra = [];
+  for (const s of stepsInWords(steps, ctx)) {
+    const chip = chips.find((c) => c.step === null && c.material === s.material);
+    if (chip) { chip.step = s.step; chip.words = s.words; } else extra.push(s);
+  }
+  return {chips, extra, need: chips.filter((c) => c.step === null).map((c) => c.material)};
+}
+
+/** Hand cards used by a list of steps (discarded one by one or three for one). */
+export function cardsUsed(steps) {
+  const out = [];
+  for (const s of steps) {
+    if (s.startsWith("sub:")) out.push(...s.slice(4).split("=")[0].split("+"));
+    else if (!s.includes(":") && s !== "rec") out.push(s);
+  }
+  return out;
+}

@@ -1,0 +1,196 @@
+/* Cards, Landmarks and Highways as SVG, from the card-set data (no outside assets).
+ * ``setCards`` gives the module the card set in use ({highway: {id: card}, landmarks}). */
+
+import {MAT_COLOR, matGlyph} from "./words.js";
+
+export const SCENERY = ["ocean", "forest", "mountain", "flower", "field"];
+export const SC_COLOR = {ocean: "#1f6fb2", forest: "#2e7d32", mountain: "#795548",
+  flower: "#c2185b", field: "#b58900"};
+export const esc = (s) => String(s).replace(/[&<>"']/g, (c) => ({
+  "&": "&amp;", "<": "&lt;", ">": "&gt;", "\"": "&quot;", "'": "&#39;"}[c]));
+export const cap = (s) => s ? s[0].toUpperCase() + s.slice(1) : s;
+
+const S = {cards: null};
+export function setCards(cards) { S.cards = cards; }
+
+// scenery icons, drawn around (0, 0) in a box of about 24
+export function sceneryIcon(s, x, y, r) {
+  const k = r / 12;
+  const t = `transform="translate(${x} ${y}) scale(${k})"`;
+  const w = "fill=\"none\" stroke=\"#fff\" stroke-width=\"2.2\" stroke-linecap=\"round\"";
+  switch (s) {
+    case "ocean":
+      return `<g ${t} ${w}><path d="M-9 -2 q3 -4 6 0 t6 0 t6 0"/>` +
+        `<path d="M-9 5 q3 -4 6 0 t6 0 t6 0"/></g>`;
+    case "forest":
+      return `<g ${t}><path d="M0 -10 L8 4 L-8 4 Z" fill="#fff"/>` +
+        `<rect x="-1.6" y="4" width="3.2" height="6" fill="#fff"/></g>`;
+    case "mountain":
+      return `<g ${t}><path d="M-11 8 L-3 -6 L2 1 L5 -3 L11 8 Z" fill="#fff"/>` +
+        `<path d="M-3 -6 L-5.5 -1.5 L-0.5 -1.5 Z" fill="${SC_COLOR.mountain}"/></g>`;
+    case "flower": {
+      let p = "";
+      for (let i = 0; i < 5; i++) {
+        const a = (i * 72 - 90) * Math.PI / 180;
+        p += `<circle cx="${(5.5 * Math.cos(a)).toFixed(2)}" cy="${(5.5 * Math.sin(a)).toFixed(2)}" r="3.6" fill="#fff"/>`;
+      }
+      return `<g ${t}>${p}<circle r="2.6" fill="${SC_COLOR.flower}"/></g>`;
+    }
+    case "field":
+      return `<g ${t} ${w}><path d="M-6 9 V-4 M0 9 V-7 M6 9 V-4"/>` +
+        `<path d="M-6 -4 l-2.5 -3 M-6 -4 l2.5 -3 M0 -7 l-2.5 -3 M0 -7 l2.5 -3 ` +
+        `M6 -4 l-2.5 -3 M6 -4 l2.5 -3"/></g>`;
+    default:
+      return "";
+  }
+}
+
+export function wrap(text, width) {
+  const words = String(text || "").split(/\s+/).filter(Boolean);
+  const lines = [];
+  let line = "";
+  for (const w of words) {
+    if (line && (line + " " + w).length > width) { lines.push(line); line = w; }
+    else line = line ? line + " " + w : w;
+  }
+  if (line) lines.push(line);
+  return lines;
+}
+
+export function cardWords(id) {
+  const c = S.cards && S.cards.highway[id];
+  if (!c) return id;
+  let t = `${id}: ${c.miles} mile${c.miles > 1 ? "s" : ""}, ${c.scenery.join(" and ")}; ` +
+    `cost ${c.cost.join(", ")}; back ${c.material}`;
+  if (c.persistent) t += `; persistent ${c.persistent}`;
+  if (c.text) t += `; ${c.text}`;
+  return t;
+}
+
+/* One Highway card as SVG (viewBox 100 x 140). compact: no bonus text (Highway rows). */
+export function cardSVG(id, opts = {}) {
+  const c = S.cards && S.cards.highway[id];
+  if (!c) return unknownCardSVG(opts.label || "?");
+  const [a, b] = c.scenery;
+  let s = `<svg class="card" viewBox="0 0 100 140" role="img" data-zoom="${esc(id)}" aria-label="${esc(cardWords(id))}">`;
+  s += `<title>${esc(cardWords(id))}</title>`;
+  s += `<rect x="1" y="1" width="98" height="138" rx="8" fill="#fdfaf2" stroke="#3b3b3b" stroke-width="1.5"/>`;
+  s += `<path d="M1 9 a8 8 0 0 1 8 -8 H50 V44 H1 Z" fill="${SC_COLOR[a]}"/>`;
+  s += `<path d="M50 1 H91 a8 8 0 0 1 8 8 V44 H50 Z" fill="${SC_COLOR[b]}"/>`;
+  s += sceneryIcon(a, 25, 22, 13) + sceneryIcon(b, 75, 22, 13);
+  s += `<text x="8" y="68" class="miles">${c.miles}</text><text x="${c.miles >= 10 ? 34 : 24}" y="68" class="mi">mi</text>`;
+  // back Material reminder
+  s += `<rect x="70" y="48" width="24" height="21" rx="4" fill="#fff" stroke="${MAT_COLOR[c.material]}" stroke-width="1.5"/>` +
+    matGlyph(c.material, 82, 58.5, 17) +
+    `<text x="82" y="78" class="tiny" text-anchor="middle">back</text>`;
+  if (c.persistent) {
+    s += `<g transform="translate(6 70)"><rect width="58" height="13" rx="6.5" fill="none" stroke="${MAT_COLOR[c.persistent]}" stroke-width="1.5"/>` +
+      `<text x="29" y="9.8" class="tiny" text-anchor="middle" fill="${MAT_COLOR[c.persistent]}">\u221e ${esc(c.persistent)}</text></g>`;
+  }
+  if (c.bonus) {
+    if (opts.compact) {
+      s += `<text x="5" y="95" class="bonusc">\u2605 ${esc(wrap(c.text || c.bonus.kind, 17)[0] || "")}</text>`;
+    } else {
+      wrap(c.text || c.bonus.kind, 21).slice(0, 3).forEach((ln, i) => {
+        s += `<text x="5" y="${87 + i * 8}" class="bonus">${esc(ln)}</text>`;
+      });
+    }
+  }
+  // cost
+  s += `<text x="5" y="118" class="tiny">cost</text>`;
+  c.cost.forEach((m, i) => {
+    const x = 34 + i * 21;
+    s += matGlyph(m, x, 115, 19);
+  });
+  s += `<text x="8" y="133" class="cid">${esc(id)}</text>`;
+  if (opts.badge) s += `<text x="92" y="133" class="tiny keybadge" text-anchor="end">${esc(opts.badge)}</text>`;
+  s += `</svg>`;
+  return s;
+}
+
+export function unknownCardSVG(label) {
+  return `<svg class="card back" viewBox="0 0 100 140" role="img" aria-label="${esc(label)}">` +
+    `<rect x="1" y="1" width="98" height="138" rx="8" fill="#33506b" stroke="#1e3040" stroke-width="1.5"/>` +
+    `<path d="M10 110 Q50 40 90 110" fill="none" stroke="#9fc2de" stroke-width="3"/>` +
+    `<text x="50" y="70" class="backtext">${esc(label)}</text></svg>`;
+}
+
+export function landmarkWords(id) {
+  const l = S.cards && S.cards.landmarks[id];
+  if (!l) return id;
+  return `${id} ${l.name}: needs a ${l.scenery} Stretch. ${l.text || l.ability.kind}`;
+}
+
+/* One Landmark as SVG (viewBox 300 x 60): Scenery band, name, ability. */
+export function landmarkSVG(id) {
+  const l = S.cards && S.cards.landmarks[id];
+  if (!l) return `<svg class="lmcard" viewBox="0 0 300 60" role="img" aria-label="refilled">` +
+    `<rect x="1" y="1" width="298" height="58" rx="7" fill="#33506b"/>` +
+    `<text x="150" y="35" class="backtext">refilled</text></svg>`;
+  let s = `<svg class="lmcard" viewBox="0 0 300 60" role="img" aria-label="${esc(landmarkWords(id))}">`;
+  s += `<title>${esc(landmarkWords(id))}</title>`;
+  s += `<rect x="1" y="1" width="298" height="58" rx="7" fill="#fffdf6" stroke="#3b3b3b" stroke-width="1.3"/>`;
+  s += `<path d="M1 8 a7 7 0 0 1 7 -7 H40 V59 H8 a7 7 0 0 1 -7 -7 Z" fill="${SC_COLOR[l.scenery]}"/>`;
+  s += sceneryIcon(l.scenery, 20.5, 24, 11);
+  s += `<text x="20.5" y="52" class="lmsc" text-anchor="middle">${esc(l.scenery)}</text>`;
+  const name = l.name.length > 30 ? l.name.slice(0, 29) + "\u2026" : l.name;
+  s += `<text x="48" y="17" class="lmname">${esc(name)}</text>`;
+  s += `<text x="292" y="17" class="cid" text-anchor="end">${esc(id)}</text>`;
+  wrap(l.text || l.ability.kind, 46).slice(0, 3).forEach((ln, i) => {
+    s += `<text x="48" y="${31 + i * 11}" class="lmtext">${esc(ln)}</text>`;
+  });
+  s += `</svg>`;
+  return s;
+}
+
+/* A Highway: cards left to right, Landmarks above, qualifying Stretches as bars below. */
+export function highwaySVG(highway, landmarks, stretches, scale, highlight, ghosts = []) {
+  const W = 100, G = 6, LM = 24, LANE = 17;
+  const left = ghosts.filter((g) => g.side === "L" || !highway.length).map((g) => g.card).reverse();
+  const right = ghosts.filter((g) => g.side !== "L" && highway.length).map((g) => g.card);
+  if (ghosts.length) highway = [...left, ...highway, ...right];
+  const ghostSet = new Set(ghosts.map((g) => g.card));
+  const n = highway.length;
+  if (!n) return `<p class="muted empty">No Highway yet.</p>`;
+  const lanes = stretches.length;
+  const width = n * (W + G) - G + 4;
+  const height = LM + 140 + (lanes ? 6 + lanes * LANE : 4);
+  const pos = {};
+  highway.forEach((id, i) => { pos[id] = 2 + i * (W + G); });
+  let s = `<svg class="highway" viewBox="0 0 ${width} ${height}" width="${(width * scale).toFixed(0)}" ` +
+    `height="${(height * scale).toFixed(0)}" role="img" aria-label="Highway: ${esc(highway.join(", "))}">`;
+  for (const lmk of landmarks) {
+    const x = pos[lmk.card];
+    if (x === undefined) continue;
+    const l = S.cards.landmarks[lmk.landmark];
+    const col = l ? SC_COLOR[l.scenery] : "#555";
+    s += `<g><title>${esc(landmarkWords(lmk.landmark))}</title>` +
+      `<rect x="${x}" y="1" width="${W}" height="${LM - 4}" rx="5" fill="${col}"/>` +
+      `<text x="${x + W / 2}" y="${LM - 8}" class="lmtag">${esc(lmk.landmark)} ${esc(l ? l.name.slice(0, 12) : "")}</text></g>`;
+  }
+  highway.forEach((id) => {
+    const inner = cardSVG(id, {compact: true}).replace("<svg class=\"card\"",
+      `<svg x="${pos[id]}" y="${LM}" width="${W}" height="140" class="card${highlight === id ? " hl" : ""}"`);
+    s += inner;
+    if (highlight === id) {
+      s += `<rect x="${pos[id] - 1}" y="${LM - 1}" width="${W + 2}" height="142" rx="9" fill="none" stroke="#ff9800" stroke-width="4"/>`;
+    }
+    if (ghostSet.has(id)) {
+      s += `<rect x="${pos[id]}" y="${LM}" width="${W}" height="140" rx="8" fill="#fff" opacity="0.55"/>` +
+        `<rect x="${pos[id] - 1}" y="${LM - 1}" width="${W + 2}" height="142" rx="9" fill="none" stroke="#7b1fa2" stroke-width="4" stroke-dasharray="8 5"/>` +
+        `<text x="${pos[id] + W / 2}" y="${LM + 80}" class="ghost" text-anchor="middle">hint: here</text>`;
+    }
+  });
+  stretches.forEach((st, k) => {
+    const xs = st.cards.map((c) => pos[c]).filter((x) => x !== undefined);
+    if (!xs.length) return;
+    const x0 = Math.min(...xs), x1 = Math.max(...xs) + W;
+    const y = LM + 146 + k * LANE;
+    s += `<g><title>${esc(cap(st.scenery))} Stretch: ${st.points} points (${esc(st.cards.join(" "))})</title>` +
+      `<rect x="${x0}" y="${y}" width="${x1 - x0}" height="${LANE - 4}" rx="6" fill="${SC_COLOR[st.scenery] || "#555"}" opacity="0.9"/>` +
+      `<text x="${x0 + 8}" y="${y + 10}" class="lane">${esc(st.scenery)} Stretch \u00b7 ${st.points} pts</text></g>`;
+  });
+  s += `</svg>`;
+  return s;
+}
+

@@ -1,0 +1,168 @@
+/* Plain words for the game's notation: actions, payments, hint lines, server errors.
+ * Pure functions (no DOM): the server's notation in, sentences out. ``cards`` is the
+ * card set as the page holds it: {highway: {id: card}, landmarks: {id: landmark}}.
+ */
+
+export const MATERIALS = ["stone", "water", "timber", "engineering", "steel"];
+export const MAT_COLOR = {stone: "#6f6f6f", water: "#2a86d1", timber: "#8b5a2b",
+  engineering: "#e07b00", steel: "#3b4f66"};
+
+/* One glyph per Material, drawn in a 16 x 16 box: shape, not colour alone. */
+const GLYPH = {
+  stone: `<path d="M1.5 12 L3.5 5.5 L8.5 2.5 L14 5.5 L14.5 11.5 L8.5 14.2 Z" fill="#6f6f6f"/>` +
+    `<path d="M4 9 L8 7 M9 10 L12 8.5" stroke="#ddd" stroke-width="1.1" fill="none"/>`,
+  water: `<path d="M8 1.2 C8 1.2 2.8 7.4 2.8 10.4 a5.2 5.2 0 0 0 10.4 0 C13.2 7.4 8 1.2 8 1.2Z" fill="#2a86d1"/>` +
+    `<path d="M5.6 10.5 a2.6 2.6 0 0 0 2.4 2.3" stroke="#cfe6fa" stroke-width="1.2" fill="none"/>`,
+  timber: `<rect x="1" y="4.5" width="12" height="7" rx="1.2" fill="#8b5a2b"/>` +
+    `<ellipse cx="13" cy="8" rx="2.5" ry="3.5" fill="#d9a86c" stroke="#8b5a2b" stroke-width="0.9"/>` +
+    `<ellipse cx="13" cy="8" rx="1" ry="1.5" fill="none" stroke="#8b5a2b" stroke-width="0.7"/>`,
+  engineering: `<path d="M8 0.8 l1.3 2 2.3-.6.4 2.3 2.2 1-1 2.1 1 2.1-2.2 1-.4 2.3-2.3-.6L8 15.2l-1.3-2-2.3.6-.4-2.3-2.2-1 1-2.1-1-2.1 2.2-1 .4-2.3 2.3.6Z" fill="#e07b00"/>` +
+    `<circle cx="8" cy="8" r="2.4" fill="#fff"/>`,
+  steel: `<path d="M2 2 H14 V5 H9.6 V11 H14 V14 H2 V11 H6.4 V5 H2 Z" fill="#3b4f66"/>`,
+};
+
+/** A Material glyph inside an SVG, centred at (x, y), ``size`` wide. */
+export function matGlyph(m, x, y, size) {
+  const k = size / 16;
+  return `<g transform="translate(${x - size / 2} ${y - size / 2}) scale(${k})">` +
+    `${GLYPH[m] || ""}<title>${m}</title></g>`;
+}
+
+/** A Material as inline HTML: its glyph and (unless ``bare``) its name. */
+export function matIcon(m, bare = false) {
+  return `<span class="mat mat-${m}" title="${m}"><svg class="mi" viewBox="0 0 16 16" ` +
+    `aria-hidden="true">${GLYPH[m] || ""}</svg>${bare ? "" : `<span class="mname">${m}</span>`}</span>`;
+}
+
+export const plural = (n, one, many) => `${n} ${n === 1 ? one : many || one + "s"}`;
+
+/** The steps of a payment (notation tokens) in words, and the Material each supplies.
+ * ``ctx``: {cards, discardTop (own discard top card id or null), discardTops (per seat:
+ * Material or null), seatName(i)}. Returns [{step, material, words}]. */
+export function stepsInWords(steps, ctx) {
+  const hw = ctx.cards.highway;
+  let top = ctx.discardTop ? (hw[ctx.discardTop] || {}).material : null;
+  const out = [];
+  for (const step of steps) {
+    let material = null, words = step;
+    if (step === "rec") {
+      material = top;
+      words = `recycle the top of your discard pile${material ? " (" + material + ")" : ""}`;
+    } else if (step.startsWith("per:")) {
+      const id = step.slice(4);
+      material = (hw[id] || {}).persistent || null;
+      words = `the Persistent ${material || "Material"} of ${id} in your Highway`;
+    } else if (step.startsWith("sub:")) {
+      const [list, m] = step.slice(4).split("=");
+      const ids = list.split("+");
+      material = m;
+      words = `3-for-1: discard ${ids.join(", ")} for ${m}`;
+      top = (hw[ids[ids.length - 1]] || {}).material || top;
+    } else if (step.startsWith("bh:")) {
+      const [, seat, id] = step.split(":");
+      material = (hw[id] || {}).persistent || null;
+      words = `borrow the Persistent ${material || "Material"} of ${id} from ${ctx.seatName(Number(seat))}'s Highway`;
+    } else if (step.startsWith("bd:")) {
+      const seat = Number(step.slice(3));
+      material = ctx.discardTops ? ctx.discardTops[seat] : null;
+      words = `borrow the top of ${ctx.seatName(seat)}'s discard pile${material ? " (" + material + ")" : ""}`;
+    } else if (hw[step]) {
+      material = hw[step].material;
+      words = `discard ${step} (${material})`;
+      top = material;
+    }
+    out.push({step, material, words});
+  }
+  return out;
+}
+
+export function joinWords(parts) {
+  if (parts.length <= 1) return parts.join("");
+  return parts.slice(0, -1).join(", ") + " and " + parts[parts.length - 1];
+}
+
+/** A payment in one sentence: "discard H58 (steel) and recycle ... — 1 card from hand". */
+export function paymentSentence(steps, ctx) {
+  if (!steps.length) return "nothing to pay";
+  const w = stepsInWords(steps, ctx).map((s) => s.words);
+  const spent = steps.reduce((n, s) => n + (s.startsWith("sub:") ? 3 : ctx.cards.highway[s] ? 1 : 0), 0);
+  return joinWords(w) + ` \u2014 ${plural(spent, "card")} from your hand`;
+}
+
+/** An action in words, for the log and the hint lines. ``who`` is "You" or a name;
+ * ``hidden(id)`` says whether a card id is one the reader cannot see. */
+export function actionWords(text, ctx, who) {
+  const w = text.trim().split(/\s+/);
+  const you = who === "You";
+  const v = (s, y) => (you ? y : s);
+  const hidden = (id) => ctx.hidden && ctx.hidden(id);
+  const card = (id, unseen = "a deck card") => (hidden(id) ? unseen : id);
+  if (w[0] === "take") {
+    if (w[1] === "deck") return `${who} ${v("takes", "take")} the top card of the deck`;
+    return `${who} ${v("takes", "take")} ${card(w[1])} from the Depot`;
+  }
+  if (w[0] === "build") {
+    const side = w[2] === "L" ? "left" : "right";
+    let s = `${who} ${v("builds", "build")} ${card(w[1], "a card from the hand")} at the ${side} end`;
+    const k = w.indexOf("pay");
+    if (k >= 0 && !(ctx.hidden && ctx.hidden(w[1]))) {
+      s += `, paying: ${stepsInWords(w.slice(k + 1), ctx).map((x) => x.words).join("; ")}`;
+    }
+    return s;
+  }
+  if (w[0] === "claim") {
+    const l = ctx.cards.landmarks[w[1]];
+    return `${who} ${v("claims", "claim")} ${l ? l.name + " (" + w[1] + ")" : w[1]} above ${card(w[2], "a new card")}`;
+  }
+  if (w[0] === "end") return `${who} ${v("ends", "end")} the turn`;
+  return `${who}: ${text}`;
+}
+
+/** A search line split by player: each turn's actions under the seat that plays them.
+ * The line starts after ``first`` (the move's own actions, played by ``seat``). */
+export function lineBySeat(first, line, seat, players) {
+  const out = [];
+  let cur = seat;
+  const push = (s, a) => {
+    const last = out[out.length - 1];
+    if (last && last.seat === s) last.actions.push(a); else out.push({seat: s, actions: [a]});
+  };
+  const all = [...first.map((a) => [a, true]), ...line.map((a) => [a, false])];
+  for (const [a, own] of all) {
+    if (!own) push(cur, a);
+    if (a === "end" || a.startsWith("claim ")) cur = (cur + 1) % players;
+  }
+  return out;
+}
+
+/** How sure the search is about its first move: a short cue and why. */
+export function confidence(moves) {
+  if (!moves || !moves.length) return null;
+  const [a, b] = moves;
+  if (!b) return {cue: "only move", why: "no other move was worth searching"};
+  const dw = 100 * (a.win_probability - b.win_probability);
+  const dm = a.expected_margin - b.expected_margin;
+  const ratio = b.visits ? a.visits / b.visits : 99;
+  if (ratio >= 2 && (dw >= 3 || dm >= 2)) {
+    return {cue: "clearly best", why: `${a.visits} vs ${b.visits} visits, ` +
+      `${dw.toFixed(1)} win-% and ${dm.toFixed(1)} points ahead of the next move`};
+  }
+  if (dw < 2 && Math.abs(dm) < 1.5) {
+    return {cue: "close call", why: `the top moves are within ${Math.abs(dw).toFixed(1)} win-% ` +
+      `and ${Math.abs(dm).toFixed(1)} points (${a.visits} vs ${b.visits} visits): either is fine`};
+  }
+  return {cue: "likely best", why: `${a.visits} vs ${b.visits} visits, ${dw.toFixed(1)} win-% ahead`};
+}
+
+/** A server error message with its notation turned into words. */
+export function plainError(message, ctx) {
+  let m = String(message || "").replace(/^[a-z_]+(\[\d+\])?(\.[a-z_]+)*: /, ""); // the field name
+  m = m.replace(/payment step '([^']+)'/g, (_, step) => {
+    const [s] = stepsInWords([step], ctx);
+    return s ? `"${s.words}"` : step;
+  });
+  m = m.replace(/'(build [^']+|take [^']+|claim [^']+|end)'/g, (_, a) =>
+    `"${actionWords(a, ctx, "You").replace(/^You /, "")}"`);
+  m = m.replace(/\bseat (\d)\b/g, (_, s) => ctx.seatName(Number(s)));
+  return m;
+}

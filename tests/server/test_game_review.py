@@ -1,0 +1,121 @@
+"""Exact seeds end to end, and the review of a hosted game by its id.
+
+A game with a seed above 2**53 (JavaScript numbers round there) is created with the seed
+sent as a decimal string, played out, its record downloaded as text (the digits are
+exact), loaded back (also with the seed as a string, as a page may write it), replayed,
+reviewed by ``bigsur analyze`` and by ``POST /v1/games/{id}/analysis`` (no record sent).
+"""
+
+from __future__ import annotations
+
+import json
+import random
+
+from session_testkit import auth, new_game, play_out, poll_job
+
+from solver.rules.record import GameRecord
+
+BIG = 2**62 + 123456789  # not a multiple of anything a float keeps: 2**62 + odd
+
+
+def test_big_seed_round_trip_and_review_by_game_id(make_client, small_file, tmp_path):
+    client = make_client(cards=small_file)
+    r = client.post("/v1/games", json={"players": 2, "seats": ["human", "greedy"],
+                                       "seed": str(BIG), "cards": "small"})
+    assert r.status_code == 201, r.text
+    game_id = r.json()["game_id"]
+    tokens = {t["seat"]: t["token"] for t in r.json()["tokens"]}
+    token = tokens[0]
+
+    # before the end: no review
+    r = client.post(f"/v1/games/{game_id}/analysis", json={}, headers=auth(token))
+    assert r.status_code == 409, r.text
+    assert client.post(f"/v1/games/{game_id}/analysis", json={}).status_code == 401
+
+    play_out(client, game_id, tokens, random.Random(3))
+    text = client.get(f"/v1/games/{game_id}/record", headers=auth(token)).text
+    assert f'"seed":{BIG}' in text.replace(" ", "")  # the exact digits
+    raw = json.loads(text)
+    record = GameRecord.from_json(raw, _small(client))
+    assert record.seed == BIG
+    final = record.replay()
+    # the seed as a decimal string reads the same (what a JavaScript client may write)
+    as_string = GameRecord.from_json({**raw, "seed": str(BIG)}, _small(client))
+    assert as_string.seed == BIG and as_string.replay() == final
+    # the rounded seed (what a JavaScript number holds) deals another game
+    assert float(BIG) != BIG
+
+    r = client.post(f"/v1/games/{game_id}/analysis",
+                    json={"budget": {"iterations": 5}, "seed": 0}, headers=auth(token))
+    assert r.status_code == 202, r.text
+    job = r.json()
+    again = client.post(f"/v1/games/{game_id}/analysis",
+                        json={"budget": {"iterations": 5}, "seed": 0}, headers=auth(token))
+    assert again.json()["job_id"] == job["job_id"]  # the same review, not a second one
+    done = poll_job(client, job["job_id"])
+    assert done["status"] == "done", done
+    assert len(done["result"]["decisions"]) == len(raw["actions"])
+    latest = client.get(f"/v1/games/{game_id}/analysis", headers=auth(token))
+    assert latest.status_code == 200 and latest.json()["job_id"] == job["job_id"]
+    assert client.get(f"/v1/games/{game_id}/analysis",
+                      headers=auth("nope")).status_code == 403
+
+
+def test_bigsur_analyze_reads_a_record_with_a_string_seed(make_client, small_file, tmp_path,
+                                                         capsys):
+    client = make_client(cards=small_file)
+    game_id, tokens = new_game(client, seats=["human", "greedy"], seed=BIG, cards="small")
+    play_out(client, game_id, tokens, random.Random(4))
+    raw = client.get(f"/v1/games/{game_id}/record", headers=auth(tokens[0])).json()
+    assert raw["seed"] == BIG
+    path = tmp_path / "game.json"
+    path.write_text(json.dumps({**raw, "seed": str(BIG)}))
+    from solver.cli import main
+
+    out = tmp_path / "review.json"
+    rc = main(["analyze", str(path), "--iterations", "3",
+               "--no-progress", "--json", str(out)])
+    assert rc == 0, capsys.readouterr().err
+    assert len(json.loads(out.read_text())["decisions"]) == len(raw["actions"])
+
+
+def _small(client):
+    return client.app.state.cards.sets["small"]
+
+
+
+def test_undo_takes_back_a_build_of_the_turn(make_client, small_file):
+    client = make_client(cards=small_file)
+    game_id, tokens = new_game(client, seats=["human", "greedy"], seed=21, cards="small")
+    h = auth(tokens[0])
+    rng = random.Random(5)
+    for _ in range(400):  # play until the human has just built in its build step
+        view = client.get(f"/v1/games/{game_id}", headers=h).json()
+        assert not view["over"], "no build happened"
+        if view["log"] and view["log"][-1]["seat"] == 0 and \
+                view["log"][-1]["action"].startswith("build ") and view["your_turn"]:
+            break
+        legal = view["legal_actions"]
+        builds = [a for a in legal if a.startswith("build ")]
+        if view["view"]["phase"] == "build" and not builds and view["log"] and \
+                view["log"][-1]["seat"] == 0 and view["log"][-1]["action"].startswith("take"):
+            # nothing to build: a take is never undone
+            r = client.post(f"/v1/games/{game_id}/undo", headers=h)
+            assert r.status_code == 409 and "take is never undone" in r.json()["message"]
+        action = builds[0] if builds else rng.choice(legal)
+        r = client.post(f"/v1/games/{game_id}/actions", headers=h,
+                        json={"action": action, "action_id": f"u{view['actions_applied']}"})
+        assert r.status_code == 200, r.text
+    before = client.get(f"/v1/games/{game_id}", headers=h).json()
+    built = before["log"][-1]["action"].split()[1]
+    r = client.post(f"/v1/games/{game_id}/undo", headers=h)
+    assert r.status_code == 200, r.text
+    after = r.json()
+    assert after["actions_applied"] == before["actions_applied"] - 1
+    me = after["view"]["seats"][0]
+    assert built in me["hand"] and built not in me["highway"]
+    assert after["view"]["phase"] == "build" and after["your_turn"]
+    # the stored game replays the same (a restart would see the undone game)
+    again = client.get(f"/v1/games/{game_id}", headers=h).json()
+    assert again["actions_applied"] == after["actions_applied"]
+    assert client.post(f"/v1/games/{game_id}/undo", headers=auth("x")).status_code == 403
