@@ -48,6 +48,7 @@ import math
 import random
 from dataclasses import dataclass, replace
 from functools import cached_property, lru_cache
+from operator import mul
 from types import SimpleNamespace
 
 from ..rules.actions import Action, Build, Claim, Discard, End, Substitute, Take
@@ -340,7 +341,7 @@ def _value(tab: Tables, highway: list[int], landmarks: list[tuple[int, int]],
     """:func:`seat_value` from the parts of a seat, so that a build or claim can be
     valued without applying it."""
     score, phi = _features(tab, highway, landmarks, hand, has_discard, f, live, row)
-    return score + sum(x * y for x, y in zip(phi, w.vector, strict=True) if x)
+    return score + sum(map(mul, phi, w.vector))
 
 
 def seat_features(state: GameState, seat: int) -> tuple[float, tuple[float, ...]]:
