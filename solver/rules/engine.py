@@ -36,7 +36,13 @@ from .constants import (
     SCENERIES,
     STRETCH_MIN_ICONS,
 )
-from .payment import PaymentError, affordable_cards, apply_payment, cheapest_payment
+from .payment import (
+    PaymentError,
+    affordable_cards,
+    apply_payment,
+    carry_out_payment,
+    cheapest_payment,
+)
 from .scoring import Outcome, effective_miles, final_scores
 from .state import GameState, Phase, PlayerState
 from .stretches import runs, scenery_runs
@@ -181,7 +187,9 @@ def apply_inplace(state: GameState, action: Action) -> None:
             payment = cheapest_payment(state, c)
             if payment is None:
                 raise PaymentError(f"{action.notation()!r}: {action.card} cannot be paid for")
-        apply_payment(state, c, payment)
+            carry_out_payment(state, c, payment)  # found by the engine: no checks needed
+        else:
+            apply_payment(state, c, payment)
         player.known_hand.discard(c)
         if action.side == "L":
             player.highway.insert(0, c)

@@ -222,6 +222,50 @@ def apply_payment(state: GameState, card: int, steps: Payment) -> None:
     state.resource_uses = resource_uses
 
 
+def carry_out_payment(state: GameState, card: int, steps: Payment) -> None:
+    """:func:`apply_payment` without its checks, for payments the engine found itself
+    (:func:`cheapest_payment`, :func:`joint_payment`): the same changes to the state, in
+    the same order. Unchecked: a wrong payment corrupts the state."""
+    cards = state.cards
+    player = state.players[state.current]
+    index = cards.highway_index
+    hand = player.hand
+    hand.remove(card)
+    discard = player.discard
+    known = player.known_hand
+    for step in steps:
+        kind = type(step)
+        if kind is Discard:
+            c = index[step.card]
+            hand.remove(c)
+            discard.append(c)
+            if c in known:
+                known.discard(c)
+                player.known_discard.add(c)
+        elif kind is Substitute:
+            for cid in step.cards:
+                c = index[cid]
+                hand.remove(c)
+                discard.append(c)
+                if c in known:
+                    known.discard(c)
+                    player.known_discard.add(c)
+        elif kind is Recycle:
+            state.recycle_used = True
+        elif kind is Persistent:
+            c = index[step.card]
+            uses = state.persistent_uses.get(c, 0)
+            if uses:
+                _count_use(state, "persistent_extra_use")
+            state.persistent_uses[c] = uses + 1
+        else:  # BorrowHighway, BorrowDiscard
+            _count_use(state, "borrow_highway" if kind is BorrowHighway else "borrow_discard")
+
+
+def _count_use(state: GameState, resource: str) -> None:
+    state.resource_uses[resource] = state.resource_uses.get(resource, 0) + 1
+
+
 # ------------------------------------------------------------------ joint cheapest payment
 #
 # The fast exact path. A request is an ordered list of builds; the answer is the cheapest
@@ -436,7 +480,18 @@ def _plan_shapes(costs: tuple, built: tuple, hand: tuple, hand_total: int, src: 
 def _single(cost: tuple, hand: tuple, hand_total: int, src: tuple):
     """The count search for one build, with its shapes, without the programme: every
     split of the cost is a final state (the same answer as ``_collect(_count_dp(...))``,
-    faster; the engine asks it for every hand card)."""
+    faster; the engine asks it for every hand card). The pool's size only decides
+    whether the cheapest plan is affordable, so the search is cached without it."""
+    low, U, spends = _single_search(cost, hand, src)
+    if low > hand_total:
+        return None, (low, U)
+    return low, spends
+
+
+@lru_cache(maxsize=100_000)
+def _single_search(cost: tuple, hand: tuple, src: tuple):
+    """:func:`_single` for a pool of any size: (fewest cards, the uncovered Materials of
+    the first cheapest plan, the spends)."""
     base0, used0, extra0, bh0, bh_mask, bd0, bd_mask, recycle = src
     rec_open = recycle != -2
     mats = [(m, cost[m]) for m in range(N_MATERIALS) if cost[m]]
@@ -465,10 +520,8 @@ def _single(cost: tuple, hand: tuple, hand_total: int, src: tuple):
             low = n
             best = []
         best.append((recs, n, force, (r_m < 0 and rec_open, e2, h2, d2, base_sum - used)))
-    if low is None or low > hand_total:
-        U = tuple(next((rec[6] for rec in best[0][0] if rec[0] == m), 0)
-                  for m in range(N_MATERIALS))
-        return None, (low, U)
+    U = tuple(next((rec[6] for rec in best[0][0] if rec[0] == m), 0)
+              for m in range(N_MATERIALS))
     found: dict = {}
     for recs, _n, force, spare in best:
         x = [0] * N_MATERIALS
@@ -492,8 +545,8 @@ def _single(cost: tuple, hand: tuple, hand_total: int, src: tuple):
         if shape not in by_shape or spare > by_shape[shape][0]:
             # the bound key of _shape_bound_key, for one build
             by_shape[shape] = (spare, (recs,), (singles, sub_ok, -1, low > 0))
-    return low, tuple((x, s, force, tuple(by_shape.values()))
-                      for (x, s, force), by_shape in found.items())
+    return low, U, tuple((x, s, force, tuple(by_shape.values()))
+                         for (x, s, force), by_shape in found.items())
 
 
 def _uncovered(recs, m: int) -> int:
@@ -1461,25 +1514,107 @@ def _hand_counts(cards: CardSet, hand: list[int], skip: int) -> tuple[tuple[int,
     return tuple(counts), len(hand) - 1
 
 
+@lru_cache(maxsize=16)
+def _cost_items(cards: CardSet) -> tuple[tuple[tuple[int, int], ...], ...]:
+    """Per card, its cost as (Material, count) pairs of the Materials it needs."""
+    return tuple(tuple((m, k) for m, k in enumerate(cc) if k) for cc in cards.cost_counts)
+
+
 def affordable_cards(state: GameState) -> list[int]:
     """Distinct hand cards of the player to act that can be paid for right now."""
     cards = state.cards
-    hand = state.player.hand
-    key = _Sources(state).key()
+    player = state.players[state.current]
+    hand = player.hand
     material = cards.material
-    cost_counts = cards.cost_counts
+    items = _cost_items(cards)
     counts = [0] * N_MATERIALS
     for c in hand:
         counts[material[c]] += 1
     total = len(hand) - 1
+    key = None
+    if player.landmarks:  # Landmark sources: the count search unless they are all spent
+        key = _Sources(state).key()
+        base, recycle = key[0], key[7]
+        simple = not (key[2] or key[3] or key[5])
+    else:
+        simple = True
+        per = cards.persistent
+        uses = state.persistent_uses
+        base = [0] * N_MATERIALS
+        for c in player.highway:
+            m = per[c]
+            if m >= 0 and not (uses and uses.get(c, 0)):
+                base[m] += 1
+        recycle = -2 if state.recycle_used else material[player.discard[-1]] \
+            if player.discard else -1
     out = []
     for c in hand:
-        m = material[c]
-        counts[m] -= 1
-        if solve_counts((cost_counts[c],), (-1,), tuple(counts), total, key)[0] is not None:
+        m0 = material[c]
+        counts[m0] -= 1
+        n = 0
+        for m, u in items[c]:  # every Persistent use taken, the rest paid by hand cards
+            b = base[m]
+            if b:
+                u = u - b if b < u else 0
+            if u:
+                h = counts[m]
+                n += u if u <= h else 3 * u - 2 * h
+        if n <= total:
+            out.append(c)  # a plan (Recycling or more sources can only save cards)
+        elif simple:
+            # Recycling saves at most 3 cards
+            if recycle != -2 and n - 3 <= total \
+                    and min_cards_simple(items[c], counts, base, recycle) <= total:
+                out.append(c)
+        elif solve_counts((cards.cost_counts[c],), (-1,), tuple(counts), total,
+                          key)[0] is not None:
             out.append(c)
-        counts[m] += 1
+        counts[m0] += 1
     return out
+
+
+def min_cards_simple(items, hand, base, recycle) -> int:
+    """Fewest hand cards paying one build whose only free sources are the Persistent
+    Materials ``base`` (unused, by Material) and Recycling (``recycle``: the Material on
+    top, -1 nothing on top yet, -2 used this turn): the count search's ``low`` for sources
+    without extra uses or borrowing (``items``: the cost as (Material, count) pairs,
+    ``hand``: the pool's cards per Material), without its search.
+
+    Every Persistent use that a cost slot can take is taken (it only lowers the slots
+    left to hand cards); then at most one slot is recycled, the one saving most (3 cards
+    for a slot that a substitution pays, else 1) among those the rules allow: the top at
+    the turn's start, a card of the Material discarded just before (the build still
+    discards one of it), or a card of it inside a substitution of the build."""
+    n = 0
+    left = []
+    sub = False
+    for m, k in items:
+        b = base[m]
+        u = k - b if b < k else 0
+        if u:
+            h = hand[m]
+            if u <= h:
+                n += u
+            else:
+                n += 3 * u - 2 * h
+                sub = True
+            left.append((m, u, h))
+    if recycle == -2 or not left:
+        return n
+    gain = 0
+    for m, u, h in left:
+        if not (m == recycle or h):
+            continue
+        g = 3 if u > h else 1
+        if g <= gain:
+            continue
+        if m == recycle or (u > 1 and h):
+            gain = g
+        elif h > u - 1:
+            # Recycling a substitution card of m: the build must still substitute
+            if any(uq > hq for q, uq, hq in left if q != m) or u - 1 > h:
+                gain = g
+    return n - gain
 
 
 def cheapest_cards_needed(state: GameState, card: int) -> int | None:
