@@ -92,34 +92,45 @@ def legal_actions(state: GameState) -> list[Action]:
     engine pays them the cheapest way (any other payment is legal too, via :func:`play`).
     Build sides: only "L" while the Highway is empty (the first card starts the road)."""
     phase = state.phase
-    takes, builds = _action_table(state.cards)
-    if phase == Phase.TAKE:
+    takes, builds, claims = _action_table(state.cards)
+    if phase is _TAKE_PHASE:
         actions: list[Action] = [takes[c] for c in sorted(set(state.depot))]
         if state.deck:
             actions.append(_TAKE_DECK)
         return actions
-    if phase == Phase.OVER:
+    if phase is _OVER_PHASE:
         return []
     if state.players[state.current].highway:
         actions = [b for c in affordable_cards(state) for b in builds[c]]
     else:
         actions = [builds[c][0] for c in affordable_cards(state)]
     if state.landmark_row:
-        actions.extend(claim_actions(state))
+        for pair in claimable(state):
+            claim = claims.get(pair)
+            if claim is None:
+                cards = state.cards
+                claim = claims[pair] = Claim(cards.landmarks[pair[0]].id,
+                                             cards.highway[pair[1]].id)
+            actions.append(claim)
     actions.append(_END)
     return actions
 
 
+_TAKE_PHASE = Phase.TAKE
+_OVER_PHASE = Phase.OVER
 _TAKE_DECK = Take(None)
+SCENERY_RANGE = range(len(SCENERIES))
 _END = End()
 
 
 @lru_cache(maxsize=8)
-def _action_table(cards: CardSet) -> tuple[tuple[Take, ...], tuple[tuple[Build, Build], ...]]:
-    """The Take and (left, right) Build actions of every card of a set, built once:
-    actions are immutable values, so :func:`legal_actions` hands out shared ones."""
+def _action_table(cards: CardSet) -> tuple[tuple[Take, ...], tuple[tuple[Build, Build], ...],
+                                           dict[tuple[int, int], Claim]]:
+    """The Take and (left, right) Build actions of every card of a set, built once, and
+    the Claim actions met so far: actions are immutable values, so :func:`legal_actions`
+    hands out shared ones."""
     return (tuple(Take(c.id) for c in cards.highway),
-            tuple((Build(c.id, "L"), Build(c.id, "R")) for c in cards.highway))
+            tuple((Build(c.id, "L"), Build(c.id, "R")) for c in cards.highway), {})
 
 
 def claimable(state: GameState, seat: int | None = None) -> list[tuple[int, int]]:
@@ -137,12 +148,13 @@ def claimable(state: GameState, seat: int | None = None) -> list[tuple[int, int]
         icons[a] += 1
         icons[b] += 1
     lm_scenery = cards.landmark_scenery
+    wanted = {lm_scenery[lm] for lm in row if icons[lm_scenery[lm]] >= STRETCH_MIN_ICONS}
+    if not wanted:
+        return []
     occupied = {card for _lm, card in player.landmarks}
-    open_cards: dict[int, list[int]] = {}
-    for s in {lm_scenery[lm] for lm in row}:
+    open_cards: dict[int, list[int]] = dict.fromkeys(SCENERY_RANGE, ())
+    for s in wanted:
         found = open_cards[s] = []
-        if icons[s] < STRETCH_MIN_ICONS:
-            continue
         used = {card for lm, card in player.landmarks if lm_scenery[lm] == s}
         for run, n in scenery_runs(card_scenery, highway, s):
             if n >= STRETCH_MIN_ICONS and used.isdisjoint(run):

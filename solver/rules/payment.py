@@ -55,13 +55,23 @@ class PaymentError(IllegalActionError):
 def allowances(cards: CardSet, player: PlayerState) -> dict[str, int]:
     """Per-turn uses granted by the player's Landmarks, by payment resource."""
     out = dict.fromkeys(PAYMENT_RESOURCES, 0)
+    grants = landmark_grants(cards)
     for lm, _card in player.landmarks:
-        ability = cards.landmarks[lm].ability
-        spec = REGISTRY[ability.kind]
-        if spec.category == "payment":
-            resource, uses = spec.fn(ability.args)
-            out[resource] += uses
+        grant = grants[lm]
+        if grant is not None:
+            out[grant[0]] += grant[1]
     return out
+
+
+@lru_cache(maxsize=16)
+def landmark_grants(cards: CardSet) -> tuple[tuple[str, int] | None, ...]:
+    """Per Landmark of the set, the (payment resource, uses per turn) its ability grants,
+    or None when its ability is not a payment one."""
+    out = []
+    for landmark in cards.landmarks:
+        spec = REGISTRY[landmark.ability.kind]
+        out.append(spec.fn(landmark.ability.args) if spec.category == "payment" else None)
+    return tuple(out)
 
 
 def card_keep_value(cards: CardSet, card: int) -> float:
@@ -318,6 +328,14 @@ class PaymentRequestError(PaymentError):
     """A malformed request: wrong step of the turn, a card not in hand, a card twice."""
 
 
+def _grants_any(cards: CardSet, landmarks) -> bool:
+    grants = landmark_grants(cards)
+    for lm, _card in landmarks:
+        if grants[lm] is not None:
+            return True
+    return False
+
+
 class _Sources:
     """The free Material sources of the player to act, summarised by Material (the key of
     the count search: no card identities)."""
@@ -342,7 +360,7 @@ class _Sources:
         self.base = tuple(base)
         self.extra = self.borrow_h = self.borrow_d = 0
         self.used_mask = self.borrow_h_mask = self.borrow_d_mask = 0
-        if player.landmarks:
+        if player.landmarks and _grants_any(cards, player.landmarks):
             allowed = allowances(cards, player)
             spent = state.resource_uses
             self.extra = max(0, allowed["persistent_extra_use"]
@@ -383,6 +401,9 @@ def _build_options(mats, bav, umask, e_left, h_left, d_left, rec_open, h_mask, d
     out = []
     n = len(mats)
     recs: list = [None] * n
+    if not (e_left or h_left or d_left):
+        _simple_options(mats, bav, rec_open, hand, recycle, recs, 0, -1, out)
+        return out
 
     def go(j, e_left, h_left, d_left, r_used):
         if j == n:
@@ -409,6 +430,22 @@ def _build_options(mats, bav, umask, e_left, h_left, d_left, rec_open, h_mask, d
     return out
 
 
+def _simple_options(mats, bav, rec_open, hand, recycle, recs, j, r_used, out) -> None:
+    """:func:`_build_options` when the only free sources are the Persistent Materials
+    and Recycling (no extra uses, nothing to borrow): the same splits, in the same order."""
+    if j == len(mats):
+        out.append((tuple(recs), 0, 0, 0, r_used))
+        return
+    m, cnt = mats[j]
+    for b in range(min(cnt, bav[m]), -1, -1):
+        rd = cnt - b
+        if rec_open and r_used < 0 and rd and (m == recycle or hand[m]):
+            recs[j] = (m, b, 0, 0, 0, 1, rd - 1)
+            _simple_options(mats, bav, rec_open, hand, recycle, recs, j + 1, m, out)
+        recs[j] = (m, b, 0, 0, 0, 0, rd)
+        _simple_options(mats, bav, rec_open, hand, recycle, recs, j + 1, r_used, out)
+
+
 def _reduce(costs: tuple, built: tuple, hand: tuple, hand_total: int, src: tuple) -> tuple:
     """The count-search key reduced to what can matter (Materials no cost needs, more
     copies than the costs hold), so that equivalent positions share the caches."""
@@ -432,6 +469,29 @@ def _reduce(costs: tuple, built: tuple, hand: tuple, hand_total: int, src: tuple
             tuple([(h if h <= n else n + 1) if n else 0
                    for h, n in zip(hand, need, strict=True)]),
             hand_total if hand_total < 3 * slots else 3 * slots, key)
+
+
+def _reduce_single(cost: tuple, hand: tuple, src: tuple) -> tuple:
+    """:func:`_reduce` for one build, as the arguments of :func:`_single_search` (the
+    pool's size is compared with the answer by the caller)."""
+    base0, used0, extra0, bh0, bh_mask, bd0, bd_mask, recycle = src
+    slots = 0
+    cm = 0
+    for m in range(N_MATERIALS):
+        if cost[m]:
+            cm |= 1 << m
+            slots += cost[m]
+    bh_mask &= cm
+    bd_mask &= cm
+    key = (
+        tuple([b if b < n else n for b, n in zip(base0, cost, strict=True)]),
+        used0 & cm if extra0 else 0,
+        extra0 if extra0 < slots else slots,
+        (bh0 if bh0 < slots else slots) if bh_mask else 0, bh_mask,
+        (bd0 if bd0 < slots else slots) if bd_mask else 0, bd_mask,
+        recycle if recycle < 0 or cost[recycle] else -1)
+    return (cost, tuple([(h if h <= n else n + 1) if n else 0
+                         for h, n in zip(hand, cost, strict=True)]), key)
 
 
 @lru_cache(maxsize=200_000)
@@ -976,7 +1036,14 @@ def _spend_cards(P: _Problem, x, s, force, target: int = -1, extra: int = 0):
 
 def _free_steps(P: _Problem, path) -> list[list[PaymentStep]]:
     """Concrete free steps (Persistent, borrowed) per build, for a source plan."""
-    if not any(rec[1] or rec[2] or rec[3] or rec[4] for recs in path for rec in recs):
+    for recs in path:
+        for rec in recs:
+            if rec[1] or rec[2] or rec[3] or rec[4]:
+                break
+        else:
+            continue
+        break
+    else:
         return [[] for _ in path]
     state = P.state
     cards = P.cards
@@ -1474,15 +1541,37 @@ def cheapest_payment(state: GameState, card: int, values=None) -> Payment | None
     joint fast path): fewest hand cards, then the least valuable ones (``values[c]``,
     default :func:`card_keep_value`), then the most useful discard top, then the most
     per-turn sources left. None when the card cannot be paid."""
+    player = state.players[state.current]
+    src = _Sources(state)
+    key = None
+    if values is None and not (src.borrow_h or src.borrow_d):
+        # everything the answer depends on when nothing is borrowed from another player
+        per = state.cards.persistent
+        key = (state.cards, card, tuple(player.hand),
+               tuple([c for c in player.highway if per[c] >= 0]),
+               tuple(state.persistent_uses.items()) if state.persistent_uses else (),
+               src.key())
+        got = _PAYMENTS.get(key, _MISSING)
+        if got is not _MISSING:
+            return got
     P = _Problem.__new__(_Problem)
-    _fill_single(P, state, card, values)
-    n, spends = P.plan_shapes()
-    if n is None:
-        return None
-    return _best_arrangement(P, spends)[1][0]
+    _fill_single(P, state, card, values, src)
+    low, _U, spends = _single_search(*_reduce_single(P.costs[0], P.hand, src.key()))
+    got = None if low > P.hand_total else _best_arrangement(P, spends)[1][0]
+    if key is not None:
+        if len(_PAYMENTS) >= _PAYMENTS_MAX:
+            _PAYMENTS.clear()
+        _PAYMENTS[key] = got
+    return got
 
 
-def _fill_single(P: _Problem, state: GameState, card: int, values) -> None:
+_PAYMENTS: dict = {}  # cheapest_payment answers without Landmark sources (values None)
+_PAYMENTS_MAX = 100_000
+_MISSING = object()
+
+
+def _fill_single(P: _Problem, state: GameState, card: int, values,
+                 src: _Sources | None = None) -> None:
     """_Problem for one build, without the request checks (the engine's hot path)."""
     cards = state.cards
     P.state = state
@@ -1492,7 +1581,7 @@ def _fill_single(P: _Problem, state: GameState, card: int, values) -> None:
     P.pool = [c for c in state.player.hand if c != card]
     P.hand = _material_counts(cards, P.pool)
     P.hand_total = len(P.pool)
-    P.src = _Sources(state)
+    P.src = src or _Sources(state)
     P.qvalue = _qvalues(cards, P.pool, values)
     P.tied = values is not None and _ties(cards, P.pool, P.qvalue)
     P.costs = (cards.cost_counts[card],)
@@ -1532,7 +1621,8 @@ def affordable_cards(state: GameState) -> list[int]:
         counts[material[c]] += 1
     total = len(hand) - 1
     key = None
-    if player.landmarks:  # Landmark sources: the count search unless they are all spent
+    if player.landmarks and _grants_any(cards, player.landmarks):
+        # Landmark sources: the count search unless they are all spent
         key = _Sources(state).key()
         base, recycle = key[0], key[7]
         simple = not (key[2] or key[3] or key[5])
@@ -1566,8 +1656,7 @@ def affordable_cards(state: GameState) -> list[int]:
             if recycle != -2 and n - 3 <= total \
                     and min_cards_simple(items[c], counts, base, recycle) <= total:
                 out.append(c)
-        elif solve_counts((cards.cost_counts[c],), (-1,), tuple(counts), total,
-                          key)[0] is not None:
+        elif _single_search(*_reduce_single(cards.cost_counts[c], counts, key))[0] <= total:
             out.append(c)
         counts[m0] += 1
     return out
@@ -1620,8 +1709,9 @@ def min_cards_simple(items, hand, base, recycle) -> int:
 def cheapest_cards_needed(state: GameState, card: int) -> int | None:
     """Fewest hand cards that pay for ``card`` alone, or None if it cannot be paid."""
     counts, total = _hand_counts(state.cards, state.player.hand, card)
-    return solve_counts((state.cards.cost_counts[card],), (-1,), counts, total,
-                        _Sources(state).key())[0]
+    cost = state.cards.cost_counts[card]
+    low = _single_search(*_reduce_single(cost, counts, _Sources(state).key()))[0]
+    return None if low > total else low
 
 
 def affordable_sets(state: GameState, max_size: int = 3) -> dict[frozenset[int], tuple]:
