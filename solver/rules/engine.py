@@ -12,6 +12,12 @@ pick) -> BUILD (any number of :class:`Build`, then at most one :class:`Claim`, w
 ends the turn, or :class:`End`). The end of turn refills the Depot; the game ends when
 the deck is empty after that refill.
 
+Also here: :func:`new_game` (a seeded deal), :func:`turns_per_player` (every player gets
+the same number of turns, fixed by the deck size at setup), :func:`claimable` (the
+(Landmark, card) pairs a seat could claim now), :func:`outcome` (final scores and
+winners once the game is over). :func:`legal_actions` also takes the
+:class:`~solver.rules.views.PlayerView` of the seat to act.
+
 >>> state = new_game(2, seed=7)
 >>> state = play(state, "take deck")
 >>> len(legal_actions(state)) > 1
@@ -46,6 +52,7 @@ from .payment import (
 from .scoring import Outcome, effective_miles, final_scores
 from .state import GameState, Phase, PlayerState
 from .stretches import runs, scenery_runs
+from .views import PlayerView
 
 
 class SetupError(ValueError):
@@ -87,10 +94,23 @@ def turns_per_player(state: GameState) -> int:
 
 # ------------------------------------------------------------------ legal actions
 
-def legal_actions(state: GameState) -> list[Action]:
-    """Every legal action of the player to act. Builds carry no explicit payment: the
-    engine pays them the cheapest way (any other payment is legal too, via :func:`play`).
-    Build sides: only "L" while the Highway is empty (the first card starts the road)."""
+def legal_actions(state: GameState | PlayerView) -> list[Action]:
+    """Every legal action of the player to act, in a full state or in the view of the
+    seat to act. Builds carry no explicit payment: the engine pays them the cheapest way
+    (any other payment is legal too, via :func:`play`). Build sides: only "L" while the
+    Highway is empty (the first card starts the road).
+
+    From a :class:`~solver.rules.views.PlayerView` the answer is the list (same actions,
+    same order) that every full state consistent with the view gives: the actions read
+    only the viewer's own seat and public facts (Depot, deck size, Landmark row, the other
+    Highways and the Materials on top of the other discard piles, which Landmark
+    borrowing reads). The view must be that of the seat to act (else ``ValueError``,
+    except once the game is over: ``[]``)."""
+    if type(state) is not GameState:
+        if not isinstance(state, PlayerView):
+            raise TypeError(f"legal_actions: expected a GameState or a PlayerView, "
+                            f"got {type(state).__name__}")
+        state = _stand_in(state)
     phase = state.phase
     takes, builds, claims = _action_table(state.cards)
     if phase is _TAKE_PHASE:
@@ -114,6 +134,40 @@ def legal_actions(state: GameState) -> list[Action]:
             actions.append(claim)
     actions.append(_END)
     return actions
+
+
+def _stand_in(view: PlayerView) -> GameState:
+    """A state that gives the legal actions of ``view``: the viewer's seat and the public
+    facts as they are; a hidden discard front is stood in for by a card of its Material
+    (the only thing about it the rules read), hidden hands are left empty and the deck is
+    ``deck_count`` placeholders. Not a consistent state: for :func:`legal_actions` only."""
+    if view.seat != view.current and view.phase != Phase.OVER:
+        raise ValueError(f"legal_actions: the view is seat {view.seat}'s but seat "
+                         f"{view.current} is to act; only the seat to act knows its actions")
+    cards = view.cards
+    stand = _material_stand_ins(cards)
+    players = []
+    for i in range(view.num_players):
+        if i == view.seat:
+            players.append(view.me)
+            continue
+        o = view.others[i]
+        players.append(PlayerState(highway=o.highway,
+                                   discard=[stand[m] for m in o.discard_materials],
+                                   landmarks=o.landmarks, turns=o.turns))
+    return GameState(cards, players, [0] * view.deck_count, view.depot, [],
+                     view.landmark_row, view.current, view.first_player, view.phase,
+                     view.picks, view.turn, view.recycle_used, view.persistent_uses,
+                     view.resource_uses)
+
+
+@lru_cache(maxsize=8)
+def _material_stand_ins(cards: CardSet) -> dict[int, int]:
+    """A card of each Material of the set (the first one)."""
+    out: dict[int, int] = {}
+    for c, m in enumerate(cards.material):
+        out.setdefault(m, c)
+    return out
 
 
 _TAKE_PHASE = Phase.TAKE

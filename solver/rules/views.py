@@ -7,8 +7,31 @@ discard pile (backs are public) and the cards known to be there; the per-turn us
 the player to act. It never sees another hand's deck draws, a discard front it did not
 see, or the deck order.
 
-A :class:`PlayerView` is what search is given; :mod:`solver.search.determinize` samples
-full states consistent with it.
+Field by field (:class:`PlayerView`, and :class:`OpponentView` for every other seat):
+
+- ``me``: the viewer's own seat in full (a :class:`~solver.rules.state.PlayerState`).
+- ``others[i].hand_count`` / ``known_hand``: the size of seat i's hand and the cards in
+  it that everybody knows (taken face up from the Depot, not spent since). The other
+  ``hand_count - len(known_hand)`` cards are hidden.
+- ``others[i].discard_materials``: the Material of every card of seat i's discard pile
+  **by position**, bottom to top (a card's back shows its Material, so the pile's
+  Materials and its top Material are public; Landmark borrowing reads the top one).
+- ``others[i].known_discard``: fronts known to be somewhere in that pile (known hand
+  cards spent in a payment), an **unordered set**: which position holds which known card
+  is not recorded. A known card of Material m sits in one of the positions showing m;
+  the pile's other positions are hidden slots.
+- Hidden slots are matched **by Material**: a hidden discard position showing m holds an
+  unseen card of Material m, a hidden hand card or a deck card any unseen card. A view is
+  consistent when the unseen cards (:meth:`PlayerView.unseen_cards`) fill every hidden
+  slot this way: for every Material, at least as many unseen cards of it as hidden
+  positions showing it, and as many unseen cards in all as hidden slots.
+- ``deck_count``, ``landmark_deck_count``: sizes only; the orders are hidden.
+- ``current``, ``phase``, ``picks``, ``turn``, ``recycle_used``, ``persistent_uses``,
+  ``resource_uses``: the step of the game and the per-turn usage of the seat to act.
+
+:func:`solver.rules.engine.legal_actions` accepts the view of the seat to act (the same
+actions as every consistent full state); :mod:`solver.rules.determinize` checks a view's
+consistency and samples full states consistent with it.
 """
 
 from __future__ import annotations
@@ -32,6 +55,8 @@ FORMAT = "bigsur-view/1"
 
 @dataclass
 class OpponentView:
+    """What the viewer sees of another seat (see the module doc)."""
+
     hand_count: int
     known_hand: list[int]
     highway: list[int]
@@ -43,6 +68,8 @@ class OpponentView:
 
 @dataclass
 class PlayerView:
+    """What seat ``seat`` sees of a game (see the module doc, field by field)."""
+
     cards: CardSet
     seat: int
     me: PlayerState  # full knowledge of the viewer's own seat
