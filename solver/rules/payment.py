@@ -97,9 +97,13 @@ def _default_qvalues(cards: CardSet) -> tuple[int, ...]:
 
 
 def _qvalues(cards: CardSet, pool: list[int], values) -> dict[int, int]:
+    """Quantised keep values of the pool: ``values`` is None (the default values), a
+    function of a card index, or anything indexed by card index (list, dict)."""
     if values is None:
         dq = _default_qvalues(cards)
         return {c: dq[c] for c in pool}
+    if callable(values):
+        return {c: round(float(values(c)) * VALUE_SCALE) for c in pool}
     return {c: round(float(values[c]) * VALUE_SCALE) for c in pool}
 
 
@@ -1498,8 +1502,9 @@ def final_top(state: GameState, builds, payments) -> tuple[int | None, int]:
 def joint_payment(state: GameState, builds, values=None) -> JointPlan:
     """The cheapest joint payment (fast exact path) for ``builds``, an ordered list of
     cards (indices, ids or (card, side) pairs) in the hand of the player to act, at the
-    build step. ``values[c]`` is what a hand card is worth keeping (default
-    :func:`card_keep_value`). Raises PaymentInfeasible (naming the short Material) or
+    build step. ``values`` says what a hand card is worth keeping: None (default
+    :func:`card_keep_value`), a function of a card index, or a sequence / mapping by card
+    index. Raises PaymentInfeasible (naming the short Material) or
     PaymentRequestError."""
     P = _Problem(state, builds, values)
     n, spends = P.plan_shapes()
@@ -1538,9 +1543,11 @@ def infeasible_error(cards: CardSet, builds, hand, closest) -> PaymentInfeasible
 
 def cheapest_payment(state: GameState, card: int, values=None) -> Payment | None:
     """A concrete cheapest payment for building ``card`` alone (the 1-build case of the
-    joint fast path): fewest hand cards, then the least valuable ones (``values[c]``,
-    default :func:`card_keep_value`), then the most useful discard top, then the most
-    per-turn sources left. None when the card cannot be paid."""
+    joint fast path): fewest hand cards, then the least valuable ones (``values``: None
+    for :func:`card_keep_value`, a function of a card index, or a sequence / mapping by
+    card index), then the most useful discard top, then the most per-turn sources left.
+    None when the card cannot be paid. :func:`auto_payment_cards` lists the cards it
+    spends; :func:`build_costs` the cost in cards of every affordable build."""
     player = state.players[state.current]
     src = _Sources(state)
     key = None
@@ -1767,3 +1774,34 @@ def affordable_sets(state: GameState, max_size: int = 3) -> dict[frozenset[int],
                     nxt.append(grown)
         layer = nxt
     return out
+
+
+# ------------------------------------------------------------------ helpers for bot writers
+
+def spent_cards(state: GameState, payment: Payment) -> list[int]:
+    """The hand cards ``payment`` discards (single discards and substitutions), in
+    payment order; the free sources spend none."""
+    card = state.cards.card
+    out = []
+    for step in payment:
+        kind = type(step)
+        if kind is Discard:
+            out.append(card(step.card))
+        elif kind is Substitute:
+            out.extend(card(c) for c in step.cards)
+    return out
+
+
+def auto_payment_cards(state: GameState, card: int, values=None) -> list[int] | None:
+    """The hand cards the engine's automatic payment of building ``card`` spends (what
+    ``Build(card)`` without a payment discards), or None when it cannot be paid.
+    ``values`` as for :func:`cheapest_payment` (None, a function of a card index, or a
+    sequence / mapping by card index: what a card is worth keeping)."""
+    payment = cheapest_payment(state, card, values)
+    return None if payment is None else spent_cards(state, payment)
+
+
+def build_costs(state: GameState) -> dict[int, int]:
+    """The cost in hand cards of every card the player to act can build now (alone):
+    ``{card: fewest hand cards}``, in hand order; free sources cost nothing."""
+    return {c: cheapest_cards_needed(state, c) for c in affordable_cards(state)}
