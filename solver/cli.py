@@ -219,8 +219,10 @@ def main(argv: list[str] | None = None) -> int:
     args = build_parser(_command(argv)).parse_args(argv)
     try:
         return args.func(args)
-    except (UserError, CardSetError, PositionError, RecordError, SetupError,
-            ActionError) as err:
+    except CardSetError as err:  # one line; `bigsur cards validate FILE` lists them all
+        print(f"bigsur: error: {err.summary()}", file=sys.stderr)
+        return 2
+    except (UserError, PositionError, RecordError, SetupError, ActionError) as err:
         print(f"bigsur: error: {err}", file=sys.stderr)
         return 2
 

@@ -51,6 +51,10 @@ from .position import (
 from .state import GameState, Phase, PlayerState
 
 FORMAT = "bigsur-view/1"
+VIEW_FIELDS = frozenset({"format", "cards", "view_of", "current", "first_player", "phase",
+                         "picks", "turn", "deck", "depot", "landmark_deck", "landmark_row",
+                         "per_turn", "seats"})
+OTHER_SEAT_FIELDS = frozenset({"hand", "highway", "discard", "landmarks", "turns"})
 
 
 @dataclass
@@ -162,7 +166,7 @@ def view_to_json(view: PlayerView) -> dict[str, Any]:
 def view_from_json(raw: Any, cards: CardSet | None = None) -> PlayerView:
     """Read a view; the counts and ids are checked, the field named on error.
     Consistency with some full state is checked by sampling one (the determinizer)."""
-    r, seats_raw = open_document(raw, FORMAT, cards)
+    r, seats_raw = open_document(raw, FORMAT, cards, VIEW_FIELDS)
     n = len(seats_raw)
     seat = r.int(raw.get("view_of"), "view_of", 0, n - 1)
     me = r.seat(seats_raw[seat], f"seats[{seat}]")
@@ -171,9 +175,10 @@ def view_from_json(raw: Any, cards: CardSet | None = None) -> PlayerView:
         if i == seat:
             continue
         f = f"seats[{i}]"
-        s = r.obj(s, f)
-        hand = r.obj(s.get("hand"), f"{f}.hand")
-        discard = r.obj(s.get("discard", {"materials": []}), f"{f}.discard")
+        s = r.obj(s, f, OTHER_SEAT_FIELDS)
+        hand = r.obj(s.get("hand"), f"{f}.hand", frozenset({"count", "known"}))
+        discard = r.obj(s.get("discard", {"materials": []}), f"{f}.discard",
+                        frozenset({"materials", "known"}))
         mats = discard.get("materials", [])
         if not isinstance(mats, list) or any(m not in MATERIALS for m in mats):
             raise PositionError(f"{f}.discard.materials",
@@ -188,8 +193,9 @@ def view_from_json(raw: Any, cards: CardSet | None = None) -> PlayerView:
             turns=r.int(s.get("turns", 0), f"{f}.turns", 0, 10_000))
     phase = r.phase(raw.get("phase"))
     recycle_used, persistent_uses, resource_uses = r.per_turn(raw.get("per_turn", {}))
-    deck = r.obj(raw.get("deck"), "deck")
-    lm_deck = r.obj(raw.get("landmark_deck", {"count": 0}), "landmark_deck")
+    deck = r.obj(raw.get("deck"), "deck", frozenset({"count"}))
+    lm_deck = r.obj(raw.get("landmark_deck", {"count": 0}), "landmark_deck",
+                    frozenset({"count"}))
     return PlayerView(
         r.cards, seat, me, others,
         deck_count=r.int(deck.get("count"), "deck.count", 0, 200),
