@@ -15,8 +15,8 @@ HEAVY = ("ortools", "numpy", "fastapi", "solver.search", "solver.payment_ilp", "
 
 
 def _modules_after(args: list[str]) -> set[str]:
-    code = ("import sys\nfrom solver.cli import main\ntry:\n    main(%r)\nexcept SystemExit:\n"
-            "    pass\nprint(' '.join(sys.modules))" % (args,))
+    code = (f"import sys\nfrom solver.cli import main\ntry:\n    main({args!r})\n"
+            "except SystemExit:\n    pass\nprint(' '.join(sys.modules))")
     out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True,
                          check=True).stdout
     return set(out.splitlines()[-1].split())

@@ -17,7 +17,6 @@ from bench.payment import PAYMENT_ABILITIES, random_position
 from solver.rules.cards import load_card_set
 from solver.rules.determinize import Determinizer, sample_states
 from solver.rules.engine import apply_inplace, legal_actions, new_game
-from solver.rules.state import Phase
 from solver.rules.views import view_of
 
 CARDS = load_card_set()

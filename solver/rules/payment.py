@@ -1683,7 +1683,6 @@ def min_cards_simple(items, hand, base, recycle) -> int:
     discards one of it), or a card of it inside a substitution of the build."""
     n = 0
     left = []
-    sub = False
     for m, k in items:
         b = base[m]
         u = k - b if b < k else 0
@@ -1693,7 +1692,6 @@ def min_cards_simple(items, hand, base, recycle) -> int:
                 n += u
             else:
                 n += 3 * u - 2 * h
-                sub = True
             left.append((m, u, h))
     if recycle == -2 or not left:
         return n
