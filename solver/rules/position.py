@@ -381,11 +381,11 @@ def _check_turns(state: GameState) -> None:
         if len(p.landmarks) > p.turns:  # a claim ends the claiming turn
             raise PositionError(f"seats[{i}].landmarks", f"{len(p.landmarks)} Landmark(s) "
                                 f"after {p.turns} turn(s): at most one claim per turn")
+    _check_usage(state)
     if phase == Phase.TAKE and (state.recycle_used or state.persistent_uses
                                 or any(state.resource_uses.values())):
         raise PositionError("per_turn", "must show no usage in the take step (nothing is "
                             "built before both cards are taken)")
-    _check_usage(state)
 
 
 def _check_usage(state: GameState) -> None:
