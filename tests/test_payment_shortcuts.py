@@ -14,15 +14,16 @@ import random
 import pytest
 
 from bench.payment import random_position
-from solver.rules import payment as pay
 from solver.rules.cards import load_card_set
 from solver.rules.engine import apply_inplace, legal_actions, new_game
 from solver.rules.payment import (
+    Sources,
     affordable_cards,
     apply_payment,
     carry_out_payment,
     cheapest_cards_needed,
     cheapest_payment,
+    clear_caches,
     min_cards_simple,
     solve_counts,
 )
@@ -39,7 +40,7 @@ def searched(state, card):
     for c in hand:
         counts[CARDS.material[c]] += 1
     return solve_counts((CARDS.cost_counts[card],), (-1,), tuple(counts), len(hand),
-                        pay._Sources(state).key())[0]
+                        Sources(state).key())[0]
 
 
 @pytest.mark.parametrize("seed", range(3))
@@ -72,7 +73,7 @@ def test_cached_payments_and_unchecked_carry_out_match_the_checked_path(seed):
     for _ in range(300):
         state, _builds = random_position(rng, CARDS, rng.randint(1, 7), 1)
         for c in affordable_cards(state):
-            pay._PAYMENTS.clear()
+            clear_caches()
             fresh = cheapest_payment(state, c)
             assert cheapest_payment(state, c) == fresh  # from the cache
             checked, fast = state.copy(), state.copy()

@@ -21,7 +21,7 @@ from .constants import (
 )
 from .effects import PAYMENT_RESOURCES
 from .payment import allowances
-from .state import GameState, Phase, PlayerState
+from .state import GameState, Phase, PlayerState, register_json_codec
 from .stretches import runs
 
 FORMAT = "bigsur-position/1"
@@ -415,3 +415,6 @@ def _check_usage(state: GameState) -> None:
                 else f"its Landmarks grant {allowed[resource]} use(s) a turn"
             raise PositionError(f"per_turn.resources_used.{resource}",
                                 f"{used} use(s) this turn, but {why}")
+
+
+register_json_codec(state_from_json, state_to_json)

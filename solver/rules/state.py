@@ -139,13 +139,26 @@ class GameState:
         """A checked position from its JSON (text or parsed): ``repr`` pastes back."""
         import json
 
-        from .position import state_from_json
-
-        return state_from_json(json.loads(raw) if isinstance(raw, str) else raw)
+        return _codec()[0](json.loads(raw) if isinstance(raw, str) else raw)
 
     def __repr__(self) -> str:
         import json
 
-        from .position import state_to_json  # local: position imports this module
+        return f"GameState.from_json({json.dumps(_codec()[1](self))!r})"
 
-        return f"GameState.from_json({json.dumps(state_to_json(self))!r})"
+
+# The JSON form of a state lives in solver.rules.position (which imports this module):
+# it registers its reader and writer here when imported, and the package imports it.
+_JSON_CODEC: list = []
+
+
+def register_json_codec(reader, writer) -> None:
+    """Set the position JSON reader and writer behind :meth:`GameState.from_json` and
+    ``repr`` (called by :mod:`solver.rules.position`)."""
+    _JSON_CODEC[:] = [reader, writer]
+
+
+def _codec():
+    if not _JSON_CODEC:  # pragma: no cover - solver.rules imports position
+        raise RuntimeError("the position JSON codec is not loaded (import solver.rules)")
+    return _JSON_CODEC
