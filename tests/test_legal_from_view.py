@@ -17,6 +17,8 @@ from bench.payment import PAYMENT_ABILITIES, random_position
 from solver.rules.cards import load_card_set
 from solver.rules.determinize import Determinizer, sample_states
 from solver.rules.engine import apply_inplace, legal_actions, new_game
+from solver.rules.payment import auto_payment_cards, build_costs
+from solver.rules.state import Phase
 from solver.rules.views import view_of
 
 CARDS = load_card_set()
@@ -52,6 +54,11 @@ def test_actions_from_the_view_are_those_of_every_consistent_state(players, seed
     assert actions == legal_actions(state)
     for sample in sample_states(view, 5, seed):
         assert legal_actions(sample) == actions
+    if state.phase == Phase.BUILD:  # the payment helpers read the view alike
+        costs = build_costs(view)
+        assert costs == build_costs(state)
+        for c in costs:
+            assert auto_payment_cards(view, c) == auto_payment_cards(state, c)
 
 
 def test_borrowing_positions_give_the_same_actions_from_the_view():

@@ -50,7 +50,7 @@ from .payment import (
     cheapest_payment,
 )
 from .scoring import Outcome, effective_miles, final_scores
-from .state import GameState, Phase, PlayerState
+from .state import GameState, Phase, PlayerState, known_state
 from .stretches import runs, scenery_runs
 from .views import PlayerView
 
@@ -137,37 +137,10 @@ def legal_actions(state: GameState | PlayerView) -> list[Action]:
 
 
 def _stand_in(view: PlayerView) -> GameState:
-    """A state that gives the legal actions of ``view``: the viewer's seat and the public
-    facts as they are; a hidden discard front is stood in for by a card of its Material
-    (the only thing about it the rules read), hidden hands are left empty and the deck is
-    ``deck_count`` placeholders. Not a consistent state: for :func:`legal_actions` only."""
     if view.seat != view.current and view.phase != Phase.OVER:
         raise ValueError(f"legal_actions: the view is seat {view.seat}'s but seat "
                          f"{view.current} is to act; only the seat to act knows its actions")
-    cards = view.cards
-    stand = _material_stand_ins(cards)
-    players = []
-    for i in range(view.num_players):
-        if i == view.seat:
-            players.append(view.me)
-            continue
-        o = view.others[i]
-        players.append(PlayerState(highway=o.highway,
-                                   discard=[stand[m] for m in o.discard_materials],
-                                   landmarks=o.landmarks, turns=o.turns))
-    return GameState(cards, players, [0] * view.deck_count, view.depot, [],
-                     view.landmark_row, view.current, view.first_player, view.phase,
-                     view.picks, view.turn, view.recycle_used, view.persistent_uses,
-                     view.resource_uses)
-
-
-@lru_cache(maxsize=8)
-def _material_stand_ins(cards: CardSet) -> dict[int, int]:
-    """A card of each Material of the set (the first one)."""
-    out: dict[int, int] = {}
-    for c, m in enumerate(cards.material):
-        out.setdefault(m, c)
-    return out
+    return known_state(view)
 
 
 _TAKE_PHASE = Phase.TAKE

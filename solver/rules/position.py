@@ -44,14 +44,17 @@ def cards_to_json(cards: CardSet) -> str | dict:
     return cards.to_json()
 
 
-def resolve_cards(raw: Any, field: str = "cards") -> CardSet:
+def resolve_cards(raw: Any, field: str = "cards", require_full: bool = True) -> CardSet:
     """The card set a position or record names: "default" / absent, or an inline set.
-    (Paths are resolved by the CLI, never from inside a position.)"""
+    (Paths are resolved by the CLI, never from inside a position.) An inline set passes
+    the checks of a ``--cards FILE`` (a full set: 69 + 20 cards, equal turns);
+    ``require_full=False`` is for a program's own transport of a partial set it loaded
+    itself (e.g. the server's ``BIGSUR_CARDS``), never for input."""
     if raw is None or raw == "default":
         return load_card_set()
     if isinstance(raw, dict) and "highway" in raw:
-        try:  # the same checks as a --cards FILE: a full set with equal turns
-            return parse_card_set(raw, field, require_full=True)
+        try:
+            return parse_card_set(raw, field, require_full=require_full)
         except CardSetError as err:
             more = f" (and {len(err.errors) - 1} more problem(s))" if len(err.errors) > 1 \
                 else ""

@@ -6,9 +6,10 @@ cards an automatic payment spends, the cost in cards of every affordable build).
 from __future__ import annotations
 
 from itertools import permutations
+from typing import Any
 
 from ..actions import Payment
-from ..state import GameState
+from ..state import GameState, known_state
 from .arrange import best_arrangement, spend_cards
 from .checked import spent_cards
 from .counts import (
@@ -231,16 +232,31 @@ def affordable_sets(state: GameState, max_size: int = 3) -> dict[frozenset[int],
     return out
 
 
-def auto_payment_cards(state: GameState, card: int, values=None) -> list[int] | None:
+def auto_payment_cards(state: GameState | Any, card: int,
+                       values=None) -> list[int] | None:
     """The hand cards the engine's automatic payment of building ``card`` spends (what
-    ``Build(card)`` without a payment discards), or None when it cannot be paid.
+    ``Build(card)`` without a payment discards), or None when it cannot be paid. ``state``
+    may be the view of the seat to act (what it pays reads only what it sees).
     ``values`` as for :func:`cheapest_payment` (None, a function of a card index, or a
     sequence / mapping by card index: what a card is worth keeping)."""
+    state = _as_state(state)
     payment = cheapest_payment(state, card, values)
     return None if payment is None else spent_cards(state, payment)
 
 
-def build_costs(state: GameState) -> dict[int, int]:
+def build_costs(state: GameState | Any) -> dict[int, int]:
     """The cost in hand cards of every card the player to act can build now (alone):
-    ``{card: fewest hand cards}``, in hand order; free sources cost nothing."""
+    ``{card: fewest hand cards}``, in hand order; free sources cost nothing. ``state`` may
+    be the view of the seat to act."""
+    state = _as_state(state)
     return {c: cheapest_cards_needed(state, c) for c in affordable_cards(state)}
+
+
+def _as_state(state: GameState | Any) -> GameState:
+    """A full state as is; the view of the seat to act as the state of what it shows."""
+    if type(state) is GameState:
+        return state
+    if state.seat != state.current:
+        raise ValueError(f"the view is seat {state.seat}'s but seat {state.current} is to "
+                         "act; only the seat to act pays")
+    return known_state(state)
