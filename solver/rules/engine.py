@@ -107,10 +107,11 @@ def legal_actions(state: GameState | PlayerView) -> list[Action]:
     borrowing reads). The view must be that of the seat to act (else ``ValueError``,
     except once the game is over: ``[]``)."""
     if type(state) is not GameState:
-        if not isinstance(state, PlayerView):
+        if isinstance(state, PlayerView):
+            state = _stand_in(state)
+        elif not isinstance(state, GameState):
             raise TypeError(f"legal_actions: expected a GameState or a PlayerView, "
                             f"got {type(state).__name__}")
-        state = _stand_in(state)
     phase = state.phase
     takes, builds, claims = _action_table(state.cards)
     if phase is _TAKE_PHASE:
