@@ -8,27 +8,28 @@ from __future__ import annotations
 from ..actions import (
     BorrowDiscard,
     BorrowHighway,
-    Discard,
     PaymentStep,
-    Persistent,
     Recycle,
     Substitute,
 )
 from ..constants import MATERIALS
 from .plan import Problem
-from .sources import N_MATERIALS, card_ids
+from .sources import N_MATERIALS, card_ids, cost_items, step_tables
 
 _NOTHING_USEFUL = (0,) * N_MATERIALS  # level 3 when nothing is discarded (the top stays)
+
+
+_RECYCLE = Recycle()
 
 
 def useful_vector(P: Problem, spent) -> list[int]:
     """Level 3: per Material, its cost slots among the pool cards kept."""
     useful = [0] * N_MATERIALS
-    cc = P.cards.cost_counts
+    items = cost_items(P.cards)
     spent = set(spent)
     for c in P.pool:
         if c not in spent:
-            for m, k in enumerate(cc[c]):
+            for m, k in items[c]:
                 useful[m] += k
     return useful
 
@@ -98,6 +99,7 @@ def free_steps(P: Problem, path) -> list[list[PaymentStep]]:
     state = P.state
     cards = P.cards
     ids = card_ids(cards)
+    steps_of = step_tables(P.cards)
     persistent = cards.persistent
     uses = state.persistent_uses
     player = state.player
@@ -115,9 +117,9 @@ def free_steps(P: Problem, path) -> list[list[PaymentStep]]:
             for _ in range(b):
                 c = fresh[m].pop(0)
                 used[m].append(c)
-                steps.append(Persistent(ids[c]))
+                steps.append(steps_of[1][c])
             for _ in range(e):
-                extras.append(Persistent(ids[used[m][0]]))
+                extras.append(steps_of[1][used[m][0]])
             for _ in range(hh):
                 seat, c = next((j, c) for j, other in enumerate(state.players)
                                if j != state.current for c in other.highway
@@ -194,6 +196,7 @@ def arrange(P: Problem, singles, group_mats, subs, rec, useful, free):
         return None
     score, mode, w, X, x_sub, Y, y_sub = best
     ids = card_ids(P.cards)
+    steps_of = step_tables(P.cards)
     # place the substitution cards in groups: X into build w, Y into build L
     slots = [3 * len(g) for g in group_mats]
     placed: list[list[int]] = [[] for _ in range(nb)]
@@ -248,9 +251,9 @@ def arrange(P: Problem, singles, group_mats, subs, rec, useful, free):
         mats_i = group_mats[i]
         for u in seq:
             if u == "rec":
-                steps.append(Recycle())
+                steps.append(_RECYCLE)
             elif len(u) == 1:
-                steps.append(Discard(ids[u[0]]))
+                steps.append(steps_of[0][u[0]])
             else:
                 steps.append(Substitute(tuple(ids[c] for c in u), MATERIALS[mats_i[g]]))
                 g += 1
@@ -263,6 +266,7 @@ def _arrange_plain(P: Problem, singles, group_mats, subs, useful, free):
     ends on top."""
     material = P.cards.material
     ids = card_ids(P.cards)
+    steps_of = step_tables(P.cards)
     nb = len(singles)
     L = -1
     for i in range(nb - 1, -1, -1):
@@ -288,7 +292,7 @@ def _arrange_plain(P: Problem, singles, group_mats, subs, useful, free):
         last = i == L
         for c in singles[i]:
             if not (last and c == Y):
-                steps.append(Discard(ids[c]))
+                steps.append(steps_of[0][c])
         gm = group_mats[i]
         for g, m in enumerate(gm):
             if last and y_sub and g == len(gm) - 1:
@@ -299,7 +303,7 @@ def _arrange_plain(P: Problem, singles, group_mats, subs, useful, free):
                 at += 3
             steps.append(Substitute(tuple(ids[c] for c in group), MATERIALS[m]))
         if last and Y is not None and not y_sub:
-            steps.append(Discard(ids[Y]))
+            steps.append(steps_of[0][Y])
         payments.append(tuple(steps))
     return score, payments
 
@@ -469,7 +473,7 @@ def _arrange_shape(P: Problem, path, singles_by_m, subs, x, useful, bound):
                 singles[i] or group_mats[i] for i in range(rec[0])):
             # the top at the turn's start is recycled first: no constraint left
             got = _arrange_plain(P, singles, group_mats, subs, useful, free)
-            got[1][rec[0]] = (Recycle(),) + got[1][rec[0]]
+            got[1][rec[0]] = (_RECYCLE,) + got[1][rec[0]]
         else:
             got = arrange(P, singles, group_mats, subs, rec, useful, free)
         if got is not None and (best is None or got[0] > best[0]):

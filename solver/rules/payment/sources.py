@@ -9,7 +9,7 @@ from __future__ import annotations
 
 from functools import lru_cache
 
-from ..actions import IllegalActionError
+from ..actions import Discard, IllegalActionError, Persistent
 from ..cards import CardSet
 from ..constants import MATERIALS
 from ..effects import PAYMENT_RESOURCES, REGISTRY
@@ -189,3 +189,12 @@ def hand_counts(cards: CardSet, hand: list[int], skip: int) -> tuple[tuple[int, 
 def cost_items(cards: CardSet) -> tuple[tuple[tuple[int, int], ...], ...]:
     """Per card, its cost as (Material, count) pairs of the Materials it needs."""
     return tuple(tuple((m, k) for m, k in enumerate(cc) if k) for cc in cards.cost_counts)
+
+
+@lru_cache(maxsize=16)
+def step_tables(cards: CardSet) -> tuple[tuple[Discard, ...], tuple[Persistent | None, ...]]:
+    """Per card of the set, its Discard step and (1-Mile cards) its Persistent step:
+    steps are immutable values, so payments share them."""
+    return (tuple(Discard(c.id) for c in cards.highway),
+            tuple(Persistent(c.id) if c.persistent is not None else None
+                  for c in cards.highway))
