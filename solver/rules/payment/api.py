@@ -16,7 +16,7 @@ from .counts import (
     min_cards_simple,
     plan_shapes,
     plan_shapes_reduced,
-    reduce_single,
+    search_one,
     single_search,
     solve_counts,
     solve_counts_reduced,
@@ -89,7 +89,7 @@ def cheapest_payment(state: GameState, card: int, values=None) -> Payment | None
             return got
     P = Problem.__new__(Problem)
     fill_single(P, state, card, values, src)
-    low, _U, spends = single_search(*reduce_single(P.costs[0], P.hand, src.key()))
+    low, _U, spends = search_one(P.costs[0], P.hand, src.key())
     got = None if low > P.hand_total else best_arrangement(P, spends)[1][0]
     if key is not None:
         if len(_PAYMENTS) >= _PAYMENTS_MAX:
@@ -103,7 +103,7 @@ def clear_caches() -> None:
     payments): for benchmarks that measure a cold start, and tests."""
     _PAYMENTS.clear()
     for cached in (solve_counts, plan_shapes, solve_counts_reduced, plan_shapes_reduced,
-                   single_search):
+                   single_search, search_one):
         cached.cache_clear()
 
 
@@ -163,7 +163,7 @@ def affordable_cards(state: GameState) -> list[int]:
             if recycle != -2 and n - 3 <= total \
                     and min_cards_simple(items[c], counts, base, recycle) <= total:
                 out.append(c)
-        elif single_search(*reduce_single(cards.cost_counts[c], counts, key))[0] <= total:
+        elif search_one(cards.cost_counts[c], tuple(counts), key)[0] <= total:
             out.append(c)
         counts[m0] += 1
     return out
@@ -173,7 +173,7 @@ def cheapest_cards_needed(state: GameState, card: int) -> int | None:
     """Fewest hand cards that pay for ``card`` alone, or None if it cannot be paid."""
     counts, total = hand_counts(state.cards, state.player.hand, card)
     cost = state.cards.cost_counts[card]
-    low = single_search(*reduce_single(cost, counts, Sources(state).key()))[0]
+    low = search_one(cost, counts, Sources(state).key())[0]
     return None if low > total else low
 
 

@@ -104,6 +104,13 @@ def reduce_key(costs: tuple, built: tuple, hand: tuple, hand_total: int, src: tu
             hand_total if hand_total < 3 * slots else 3 * slots, key)
 
 
+@lru_cache(maxsize=200_000)
+def search_one(cost: tuple, hand: tuple, src: tuple):
+    """:func:`single_search` on a key not yet reduced (``hand``: the pool's cards per
+    Material, a tuple; ``src``: ``Sources.key()``): the reduction is paid once per key."""
+    return single_search(*reduce_single(cost, hand, src))
+
+
 def reduce_single(cost: tuple, hand: tuple, src: tuple) -> tuple:
     """:func:`reduce_key` for one build, as the arguments of :func:`single_search` (the
     pool's size is compared with the answer by the caller)."""
