@@ -45,7 +45,8 @@ def cards_of(raw: Any) -> CardSet:
     if key not in _CARD_CACHE:
         if len(_CARD_CACHE) > 32:
             _CARD_CACHE.clear()
-        _CARD_CACHE[key] = resolve_cards(raw)
+        # the registry's own sets travel inline (BIGSUR_CARDS may be partial)
+        _CARD_CACHE[key] = resolve_cards(raw, require_full=False)
     return _CARD_CACHE[key]
 
 

@@ -30,16 +30,19 @@ from .rules.record import GameRecord, RecordError
 from .rules.scoring import final_scores
 from .rules.state import Phase
 
-# Modules that register their own subcommands through ``add_cli(subparsers)``.
-EXTENSIONS = (
-    "solver.payment_ilp",
-    "solver.search.api",
-    "solver.search.tournament",
-    "solver.search.train_cli",
-    "solver.report",
-    "solver.terminal",
-    "server.app",
-)
+# Commands that other modules register through ``add_cli(subparsers)``: command ->
+# (module, one-line help). A module is imported only when its command is run (or its own
+# --help asked), so that ``bigsur --help`` and the rules commands start fast.
+EXTENSIONS = {
+    "pay": ("solver.payment_ilp", "cheapest joint payment of builds in a position (JSON plan)"),
+    "hint": ("solver.search.api", "rank the moves of the seat to act (ISMCTS)"),
+    "tournament": ("solver.search.tournament",
+                   "play bots against each other (paired deals, Elo, intervals)"),
+    "train": ("solver.search.train_cli", "train the value model by self-play"),
+    "analyze": ("solver.report", "review a game record: HTML report and graph"),
+    "play": ("solver.terminal", "play in the terminal (against the AI or hot-seat)"),
+    "serve": ("server.app", "run the hint and analysis service (HTTP)"),
+}
 
 
 class UserError(Exception):
@@ -130,6 +133,12 @@ def cmd_replay(args) -> int:
 
 def play_random_game(players: int, seed: int, cards=None) -> GameRecord:
     """A random legal game (uniform over legal actions), recorded; deterministic in seed."""
+    return _random_game(players, seed, cards)[0]
+
+
+def _random_game(players: int, seed: int, cards=None):
+    """:func:`play_random_game` and its final state (the actions come from
+    ``legal_actions``, so the game needs no checked replay)."""
     from .rules.engine import apply_inplace
 
     record = GameRecord.start(players, seed, cards, names=["random"] * players)
@@ -139,7 +148,7 @@ def play_random_game(players: int, seed: int, cards=None) -> GameRecord:
         action = rng.choice(legal_actions(state))
         record.actions.append(action.notation())
         apply_inplace(state, action)
-    return record
+    return record, state
 
 
 def cmd_selfplay(args) -> int:
@@ -148,8 +157,7 @@ def cmd_selfplay(args) -> int:
     cards = _cards(args)
     for k in range(args.games):
         seed = args.seed + k
-        record = play_random_game(args.players, seed, cards)
-        state = record.replay()
+        record, state = _random_game(args.players, seed, cards)
         record.meta["result"] = final_scores(state).to_json()
         record.save(out / f"game-{seed}.json")
         totals = [s["total"] for s in record.meta["result"]["scores"]]
@@ -160,7 +168,9 @@ def cmd_selfplay(args) -> int:
 
 # ------------------------------------------------------------------ entry point
 
-def build_parser() -> argparse.ArgumentParser:
+def build_parser(command: str | None = None) -> argparse.ArgumentParser:
+    """The parser; of the :data:`EXTENSIONS`, only ``command``'s module is imported (the
+    others are listed with their help line)."""
     parser = argparse.ArgumentParser(prog="bigsur", description="Big Sur rules engine and AI")
     sub = parser.add_subparsers(dest="command", required=True)
 
@@ -192,18 +202,28 @@ def build_parser() -> argparse.ArgumentParser:
     selfplay.add_argument("--cards")
     selfplay.set_defaults(func=cmd_selfplay)
 
-
-    for module in EXTENSIONS:
-        importlib.import_module(module).add_cli(sub)
+    for name, (module, help_line) in EXTENSIONS.items():
+        if name == command:
+            importlib.import_module(module).add_cli(sub)
+        else:
+            sub.add_parser(name, help=help_line, add_help=False)
     return parser
 
 
+def _command(argv: list[str]) -> str | None:
+    """The subcommand named in ``argv`` (its first word that is not an option)."""
+    return next((a for a in argv if not a.startswith("-")), None)
+
+
 def main(argv: list[str] | None = None) -> int:
-    args = build_parser().parse_args(argv)
+    argv = sys.argv[1:] if argv is None else list(argv)
+    args = build_parser(_command(argv)).parse_args(argv)
     try:
         return args.func(args)
-    except (UserError, CardSetError, PositionError, RecordError, SetupError,
-            ActionError) as err:
+    except CardSetError as err:  # one line; `bigsur cards validate FILE` lists them all
+        print(f"bigsur: error: {err.summary()}", file=sys.stderr)
+        return 2
+    except (UserError, PositionError, RecordError, SetupError, ActionError) as err:
         print(f"bigsur: error: {err}", file=sys.stderr)
         return 2
 

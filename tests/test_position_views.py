@@ -55,12 +55,23 @@ def test_round_trip_at_every_step_default_set(players):
     assert all(seen.values()), seen  # every step of a turn was checked
 
 
-def test_round_trip_inline_card_set(small):
-    states = game_states(small, 3, 4)
+def test_round_trip_inline_card_set(custom):
+    states = game_states(custom, 3, 4)
     for state in states[::3] + [states[-1]]:
         raw = state_to_json(state)
-        assert isinstance(raw["cards"], dict) and raw["cards"]["name"] == "small"
+        assert isinstance(raw["cards"], dict) and raw["cards"]["name"] == "custom"
         assert roundtrip(state) == state
+
+
+def test_an_inline_card_set_passes_the_checks_of_a_cards_file(small):
+    """A set inside a position is checked as ``--cards FILE`` is (69 + 20 cards, equal
+    turns): the small test set is read only when given as ``cards``."""
+    state = game_states(small, 3, 4)[5]
+    raw = state_to_json(state)
+    with pytest.raises(PositionError) as info:
+        state_from_json(raw)
+    assert info.value.field == "cards" and "a full set has 69 cards" in info.value.reason
+    assert state_from_json(raw, small) == state
 
 
 def test_per_turn_usage_is_written_to_the_position():
@@ -175,7 +186,7 @@ def test_base_position_is_valid():
     (lambda r, s: r["per_turn"].update(resources_used={"magic": 1}),
      "per_turn.resources_used.magic", "unknown resource"),
     (lambda r, s: r["per_turn"].update(persistent_used={r["deck"][0]: 1}),
-     "per_turn.persistent_used", "not in the Highway"),
+     f"per_turn.persistent_used.{base_position()[1]['deck'][0]}", "not in the Highway"),
     (lambda r, s: r["per_turn"].update(persistent_used={"H99": 1}),
      "per_turn.persistent_used[0]", "unknown Highway"),
 ])
@@ -206,29 +217,33 @@ def test_game_over_exactly_when_deck_is_empty():
 
 
 def lm_set():
-    """13 cards (1 turn each for 2 players) and 6 Landmarks."""
+    """21 cards (3 turns each for 2 players) and 6 Landmarks."""
     return card_set([hw("A", 3, "ocean ocean"), hw("B", 3, "ocean field"),
                      hw("C", 3, "ocean mountain"), hw("F", 3, "field flower"),
-                     hw("G", 3, "mountain mountain")] + [hw(f"X{i}") for i in range(8)],
+                     hw("G", 3, "mountain mountain")] + [hw(f"X{i}") for i in range(16)],
                     [lm("O1", "ocean"), lm("O2", "ocean"), lm("M1", "mountain"),
                      lm("F1", "forest"), lm("N1", "field"), lm("N2", "field")])
 
 
 def lm_raw(highway: str, landmarks) -> tuple:
-    """A position at the first pick of the game whose seat 0 shows ``highway`` (counts made
-    right by its hand) with ``landmarks``; the rest of the cards fill the deck and Depot."""
+    """A position at the first pick of a round (seat 0 to act) whose seat 0 shows
+    ``highway`` with ``landmarks``, after as many turns each as the Highway and the claims
+    need (one claim a turn); seat 1 holds its cards in hand, the rest fill deck and Depot."""
     cards = lm_set()
     built = highway.split()
-    turns = 0 if len(built) <= 2 else 1  # seat 0 holds 2 cards, or 4 after its turn
-    hand = ["X6", "X7"][:max(0, 2 + 2 * turns - len(built))]
-    rest = [c.id for c in cards.highway if c.id not in built + hand + ["X4", "X5"]]
+    turns = max(len(landmarks), (max(0, len(built) - 2) + 1) // 2)
+    held = 2 + 2 * turns
+    fillers = [f"X{i}" for i in range(16)]
+    other, hand = fillers[:held], fillers[held:held + held - len(built)]
+    rest = [c.id for c in cards.highway if c.id not in built + hand + other]
     placed = [a for a, _ in landmarks]
     free = [x.id for x in cards.landmarks if x.id not in placed]
     state = make_state(cards, [{"highway": highway, "hand": " ".join(hand), "turns": turns,
-                                "landmarks": landmarks}, {"hand": "X4 X5"}],
+                                "landmarks": landmarks},
+                               {"hand": " ".join(other), "turns": turns}],
                        deck=" ".join(rest[:-5]), depot=" ".join(rest[-5:]), phase=Phase.TAKE,
                        landmark_row=" ".join(free[:5]), landmark_deck=" ".join(free[5:]),
-                       turn=turns, current=turns)
+                       turn=2 * turns, current=0)
     return cards, state_to_json(state)
 
 
@@ -357,8 +372,8 @@ def test_view_from_json_errors_name_the_field():
         assert info.value.field == field, str(info.value)
 
 
-def test_repr_pastes_back(small):
+def test_repr_pastes_back(custom):
     from solver.rules.state import GameState
 
-    for state in (new_game(2, seed=3), game_states(small, 3, 1)[7]):
+    for state in (new_game(2, seed=3), game_states(custom, 3, 1)[7]):
         assert eval(repr(state), {"GameState": GameState}) == state  # noqa: S307

@@ -48,14 +48,19 @@ def test_record_replays_to_the_identical_state(players, tmp_path):
     assert loaded.replay() == states[-1]
 
 
-def test_record_with_inline_cards_and_start_position(small):
-    record, states = recorded_game(3, seed=5, cards=small)
+def test_record_with_inline_cards_and_start_position(custom, small):
+    record, states = recorded_game(3, seed=5, cards=custom)
     raw = json.loads(json.dumps(record.to_json()))
-    assert raw["cards"]["name"] == "small" and raw["card_set"]["fingerprint"] == small.fingerprint
+    assert raw["cards"]["name"] == "custom"
+    assert raw["card_set"]["fingerprint"] == custom.fingerprint
     assert GameRecord.from_json(raw).replay() == states[-1]
+    # an inline set passes the checks of a --cards file (the small test set does not)
+    small_raw = json.loads(json.dumps(recorded_game(3, seed=5, cards=small)[0].to_json()))
+    with pytest.raises(RecordError, match="cards: highway: a full set has 69 cards"):
+        GameRecord.from_json(small_raw)
     # a record may start from a position instead of a seed
     middle = len(states) // 2
-    from_mid = GameRecord(small, 3, start_position=state_to_json(states[middle]),
+    from_mid = GameRecord(custom, 3, start_position=state_to_json(states[middle]),
                           actions=record.actions[middle:])
     again = GameRecord.from_json(json.loads(json.dumps(from_mid.to_json())))
     assert again.replay() == states[-1]
@@ -191,7 +196,7 @@ def test_hot_seat_plays_a_game_with_scripted_input(tmp_path, small):
     assert "illegal action 'take NOPE'" in text
     assert "'build S00 Q': the side must be L or R" in text
     assert "winner" in text and f"record saved to {save}" in text
-    record = GameRecord.load(save)
+    record = GameRecord.load(save, small)
     final = record.replay()
     assert final.is_over and record.actions[:2] == [
         legal_actions(new_game(2, 5, small))[1].notation(), "take deck"]
@@ -202,7 +207,7 @@ def test_hot_seat_without_seed_records_the_deal(tmp_path, small):
     save = tmp_path / "hs.json"
     read, _ = scripted([])
     assert hot_seat(2, None, small, str(save), read=read, write=lambda s: None) == 0
-    record = GameRecord.load(save)
+    record = GameRecord.load(save, small)
     # the deal is recorded (as a drawn seed or as the start position), so it replays
     assert record.seed is not None or record.start_position is not None
     assert record.replay().is_over

@@ -38,8 +38,9 @@ FORMAT = "bigsur-cards/1"
 
 
 class CardSetError(ValueError):
-    """A card set failed validation; ``errors`` lists every problem, each naming the
-    card and the field."""
+    """A card set failed validation; ``errors`` lists every problem (one per bad card,
+    its root cause), each naming the card and the field. ``str()`` lists them all;
+    :meth:`summary` is one line."""
 
     def __init__(self, source: str, errors: list[str]):
         self.source = source
@@ -47,6 +48,11 @@ class CardSetError(ValueError):
         shown = "\n  ".join(errors[:20])
         more = f"\n  ... and {len(errors) - 20} more" if len(errors) > 20 else ""
         super().__init__(f"card set {source}: {len(errors)} problem(s):\n  {shown}{more}")
+
+    def summary(self) -> str:
+        """One line: the first problem, and how many more there are."""
+        more = f" (and {len(self.errors) - 1} more problem(s))" if len(self.errors) > 1 else ""
+        return f"card set {self.source}: {self.errors[0]}{more}"
 
 
 class UnknownCardError(ValueError):
@@ -188,17 +194,26 @@ def parse_card_set(raw: Any, source: str = "<data>", require_full: bool = True) 
         raise CardSetError(source, [f"top level must be an object, got {type(raw).__name__}"])
     if raw.get("format") != FORMAT:
         errors.append(f"format: must be {FORMAT!r}, got {raw.get('format')!r}")
+    for extra in sorted(set(raw) - TOP_LEVEL_FIELDS, key=str):
+        errors.append(f"{extra}: unknown field (known: {', '.join(sorted(TOP_LEVEL_FIELDS))})")
     name = raw.get("name")
     if not isinstance(name, str) or not name.strip():
         errors.append("name: must be a non-empty string")
         name = "?"
+    version = raw.get("version", "1")
+    if not isinstance(version, str) or not version.strip():
+        errors.append(f"version: must be a non-empty string, got {version!r}")
+    description = raw.get("description", "")
+    if not isinstance(description, str):
+        errors.append(f"description: must be a string, got {description!r}")
     reconstruction = raw.get("reconstruction", False)
     if not isinstance(reconstruction, bool):
         errors.append("reconstruction: must be true or false")
     seen_ids: set[str] = set()
+    before = len(errors)
     highway = _parse_highway(raw.get("highway"), seen_ids, errors)
     landmarks = _parse_landmarks(raw.get("landmarks"), seen_ids, errors)
-    if require_full:
+    if require_full and len(errors) == before:  # a rejected card would skew the counts
         if len(highway) != FULL_SET_HIGHWAY:
             errors.append(f"highway: a full set has {FULL_SET_HIGHWAY} cards, got {len(highway)}")
         if len(landmarks) != FULL_SET_LANDMARKS:
@@ -212,8 +227,18 @@ def parse_card_set(raw: Any, source: str = "<data>", require_full: bool = True) 
         _check_equal_turns(counts, errors)
     if errors:
         raise CardSetError(source, errors)
-    return CardSet(name, str(raw.get("version", "1")), reconstruction,
-                   str(raw.get("description", "")), tuple(highway), tuple(landmarks))
+    return CardSet(name, version, reconstruction, description, tuple(highway),
+                   tuple(landmarks))
+
+
+TOP_LEVEL_FIELDS = frozenset({"format", "name", "version", "reconstruction", "description",
+                              "highway", "landmarks"})
+
+
+def _text(item: dict, where: str, errors: list[str]) -> None:
+    text = item.get("text", "")
+    if not isinstance(text, str):
+        errors.append(f"{where}.text: must be a string, got {text!r}")
 
 
 def _check_id(where: str, card_id: Any, seen: set[str], errors: list[str]) -> bool:
@@ -250,58 +275,70 @@ def _parse_highway(raw: Any, seen: set[str], errors: list[str]) -> list[HighwayC
             continue
         card_id = item.get("id")
         where = f"highway card {card_id!r}" if isinstance(card_id, str) else where
-        before = len(errors)
-        _check_id(where, card_id, seen, errors)
-        known = {"id", "miles", "scenery", "cost", "material", "persistent", "bonus",
-                 "players", "text"}
-        for extra in sorted(set(item) - known):
-            errors.append(f"{where}.{extra}: unknown field")
-        miles = item.get("miles")
-        if isinstance(miles, bool) or not isinstance(miles, int) or not 1 <= miles <= 4:
-            errors.append(f"{where}.miles: must be an integer 1 to 4, got {miles!r}")
-            miles = 0
-        scenery = _names(item.get("scenery"), SCENERIES)
-        if scenery is None or len(scenery) != 2:
-            errors.append(f"{where}.scenery: must be a list of two of "
-                          f"{', '.join(SCENERIES)}, got {item.get('scenery')!r}")
-        cost = _names(item.get("cost"), MATERIALS)
-        if cost is None or not 2 <= len(cost) <= 3:
-            errors.append(f"{where}.cost: must be a list of 2 or 3 of "
-                          f"{', '.join(MATERIALS)}, got {item.get('cost')!r}")
-        material = item.get("material")
-        if material not in MATERIALS:
-            errors.append(f"{where}.material: must be one of {', '.join(MATERIALS)}, "
-                          f"got {material!r}")
-        persistent = item.get("persistent")
-        if miles == 1 and persistent not in MATERIALS:
-            errors.append(f"{where}.persistent: every 1-Mile card has a Persistent Material "
-                          f"(one of {', '.join(MATERIALS)}), got {persistent!r}")
-        if miles != 1 and persistent is not None:
-            errors.append(f"{where}.persistent: only 1-Mile cards have a Persistent Material")
-        bonus = None
-        if miles == 2:
-            if "bonus" not in item:
-                errors.append(f"{where}.bonus: every 2-Mile card has a scoring condition")
-            else:
-                try:
-                    bonus = parse_effect(item["bonus"], "bonus")
-                except EffectError as err:
-                    errors.append(f"{where}.bonus: {err}")
-        elif "bonus" in item:
-            errors.append(f"{where}.bonus: only 2-Mile cards have a scoring condition")
-        players = item.get("players")
-        if not isinstance(players, list) or not players or not all(
-                isinstance(p, int) and not isinstance(p, bool)
-                and MIN_PLAYERS <= p <= MAX_PLAYERS for p in players):
-            errors.append(f"{where}.players: must be a non-empty list of player counts "
-                          f"{MIN_PLAYERS}-{MAX_PLAYERS}, got {players!r}")
-        text = item.get("text", "")
-        if len(errors) == before:
-            cards.append(HighwayCard(
-                card_id, miles, scenery, cost, MATERIALS.index(material),
-                None if persistent is None else MATERIALS.index(persistent), bonus,
-                frozenset(players), str(text)))
+        mine: list[str] = []  # this card's problems; the first is reported (root cause)
+        card = _parse_highway_card(item, where, seen, mine)
+        if mine:
+            errors.append(mine[0])
+        elif card is not None:
+            cards.append(card)
     return cards
+
+
+def _parse_highway_card(item: dict, where: str, seen: set[str],
+                        errors: list[str]) -> HighwayCard | None:
+    """One Highway card, or None with its problems in ``errors`` (checks that depend on
+    a bad field are skipped: no knock-on problems)."""
+    card_id = item.get("id")
+    _check_id(where, card_id, seen, errors)
+    known = {"id", "miles", "scenery", "cost", "material", "persistent", "bonus",
+             "players", "text"}
+    for extra in sorted(set(item) - known):
+        errors.append(f"{where}.{extra}: unknown field")
+    miles = item.get("miles")
+    if isinstance(miles, bool) or not isinstance(miles, int) or not 1 <= miles <= 4:
+        errors.append(f"{where}.miles: must be an integer 1 to 4, got {miles!r}")
+        return None  # persistent and bonus depend on the miles
+    scenery = _names(item.get("scenery"), SCENERIES)
+    if scenery is None or len(scenery) != 2:
+        errors.append(f"{where}.scenery: must be a list of two of "
+                      f"{', '.join(SCENERIES)}, got {item.get('scenery')!r}")
+    cost = _names(item.get("cost"), MATERIALS)
+    if cost is None or not 2 <= len(cost) <= 3:
+        errors.append(f"{where}.cost: must be a list of 2 or 3 of "
+                      f"{', '.join(MATERIALS)}, got {item.get('cost')!r}")
+    material = item.get("material")
+    if material not in MATERIALS:
+        errors.append(f"{where}.material: must be one of {', '.join(MATERIALS)}, "
+                      f"got {material!r}")
+    persistent = item.get("persistent")
+    if miles == 1 and persistent not in MATERIALS:
+        errors.append(f"{where}.persistent: every 1-Mile card has a Persistent Material "
+                      f"(one of {', '.join(MATERIALS)}), got {persistent!r}")
+    if miles != 1 and persistent is not None:
+        errors.append(f"{where}.persistent: only 1-Mile cards have a Persistent Material")
+    bonus = None
+    if miles == 2:
+        if "bonus" not in item:
+            errors.append(f"{where}.bonus: every 2-Mile card has a scoring condition")
+        else:
+            try:
+                bonus = parse_effect(item["bonus"], "bonus")
+            except EffectError as err:
+                errors.append(f"{where}.bonus: {err}")
+    elif "bonus" in item:
+        errors.append(f"{where}.bonus: only 2-Mile cards have a scoring condition")
+    players = item.get("players")
+    if not isinstance(players, list) or not players or not all(
+            isinstance(p, int) and not isinstance(p, bool)
+            and MIN_PLAYERS <= p <= MAX_PLAYERS for p in players):
+        errors.append(f"{where}.players: must be a non-empty list of player counts "
+                      f"{MIN_PLAYERS}-{MAX_PLAYERS}, got {players!r}")
+    _text(item, where, errors)
+    if errors:
+        return None
+    return HighwayCard(card_id, miles, scenery, cost, MATERIALS.index(material),
+                       None if persistent is None else MATERIALS.index(persistent), bonus,
+                       frozenset(players), item.get("text", ""))
 
 
 def _parse_landmarks(raw: Any, seen: set[str], errors: list[str]) -> list[Landmark]:
@@ -316,26 +353,35 @@ def _parse_landmarks(raw: Any, seen: set[str], errors: list[str]) -> list[Landma
             continue
         lm_id = item.get("id")
         where = f"landmark {lm_id!r}" if isinstance(lm_id, str) else where
-        before = len(errors)
-        _check_id(where, lm_id, seen, errors)
-        for extra in sorted(set(item) - {"id", "name", "scenery", "ability", "text"}):
-            errors.append(f"{where}.{extra}: unknown field")
-        name = item.get("name")
-        if not isinstance(name, str) or not name.strip():
-            errors.append(f"{where}.name: must be a non-empty string")
-        scenery = item.get("scenery")
-        if scenery not in SCENERIES:
-            errors.append(f"{where}.scenery: must be one of {', '.join(SCENERIES)}, "
-                          f"got {scenery!r}")
-        ability = None
-        try:
-            ability = parse_effect(item.get("ability"), "landmark")
-        except EffectError as err:
-            errors.append(f"{where}.ability: {err}")
-        if len(errors) == before:
-            landmarks.append(Landmark(lm_id, name, SCENERIES.index(scenery), ability,
-                                      str(item.get("text", ""))))
+        mine: list[str] = []  # the first problem is reported (root cause)
+        _check_id(where, lm_id, seen, mine)
+        landmark = _parse_landmark(item, where, lm_id, mine)
+        if mine:
+            errors.append(mine[0])
+        else:
+            landmarks.append(landmark)
     return landmarks
+
+
+def _parse_landmark(item: dict, where: str, lm_id: Any, errors: list[str]) -> Landmark | None:
+    for extra in sorted(set(item) - {"id", "name", "scenery", "ability", "text"}):
+        errors.append(f"{where}.{extra}: unknown field")
+    name = item.get("name")
+    if not isinstance(name, str) or not name.strip():
+        errors.append(f"{where}.name: must be a non-empty string")
+    scenery = item.get("scenery")
+    if scenery not in SCENERIES:
+        errors.append(f"{where}.scenery: must be one of {', '.join(SCENERIES)}, "
+                      f"got {scenery!r}")
+    ability = None
+    try:
+        ability = parse_effect(item.get("ability"), "landmark")
+    except EffectError as err:
+        errors.append(f"{where}.ability: {err}")
+    _text(item, where, errors)
+    if errors:
+        return None
+    return Landmark(lm_id, name, SCENERIES.index(scenery), ability, item.get("text", ""))
 
 
 def read_card_set(path: str | Path, require_full: bool = True) -> CardSet:

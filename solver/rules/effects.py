@@ -19,14 +19,24 @@ Three categories:
 
 from __future__ import annotations
 
-from collections.abc import Callable
+from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass
-from typing import TYPE_CHECKING, Any
+from typing import Any, Protocol
 
 from .constants import MATERIALS, SCENERIES
 
-if TYPE_CHECKING:
-    from .scoring import HighwayFacts
+
+class HighwayFacts(Protocol):
+    """What a scoring effect reads about one Highway (the scorer passes a
+    :class:`solver.rules.scoring.HighwayFacts`); a protocol here, so that this module
+    imports nothing of the cards or the scoring (``cards`` imports this module)."""
+
+    cards: Any  # the CardSet: its per-card tables (miles, material, landmark_scenery)
+    highway: Sequence[int]
+    miles: Mapping[int, int]
+    icon_counts: Sequence[int]
+    stretches: Sequence[Any]  # Stretch: .miles, .scenery, .cards
+    landmarks: Sequence[tuple[int, int]]
 
 
 class EffectError(ValueError):

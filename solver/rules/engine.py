@@ -12,6 +12,12 @@ pick) -> BUILD (any number of :class:`Build`, then at most one :class:`Claim`, w
 ends the turn, or :class:`End`). The end of turn refills the Depot; the game ends when
 the deck is empty after that refill.
 
+Also here: :func:`new_game` (a seeded deal), :func:`turns_per_player` (every player gets
+the same number of turns, fixed by the deck size at setup), :func:`claimable` (the
+(Landmark, card) pairs a seat could claim now), :func:`outcome` (final scores and
+winners once the game is over). :func:`legal_actions` also takes the
+:class:`~solver.rules.views.PlayerView` of the seat to act.
+
 >>> state = new_game(2, seed=7)
 >>> state = play(state, "take deck")
 >>> len(legal_actions(state)) > 1
@@ -36,10 +42,17 @@ from .constants import (
     SCENERIES,
     STRETCH_MIN_ICONS,
 )
-from .payment import PaymentError, affordable_cards, apply_payment, cheapest_payment
+from .payment import (
+    PaymentError,
+    affordable_cards,
+    apply_payment,
+    carry_out_payment,
+    cheapest_payment,
+)
 from .scoring import Outcome, effective_miles, final_scores
-from .state import GameState, Phase, PlayerState
+from .state import GameState, Phase, PlayerState, known_state
 from .stretches import runs, scenery_runs
+from .views import PlayerView
 
 
 class SetupError(ValueError):
@@ -81,39 +94,71 @@ def turns_per_player(state: GameState) -> int:
 
 # ------------------------------------------------------------------ legal actions
 
-def legal_actions(state: GameState) -> list[Action]:
-    """Every legal action of the player to act. Builds carry no explicit payment: the
-    engine pays them the cheapest way (any other payment is legal too, via :func:`play`).
-    Build sides: only "L" while the Highway is empty (the first card starts the road)."""
+def legal_actions(state: GameState | PlayerView) -> list[Action]:
+    """Every legal action of the player to act, in a full state or in the view of the
+    seat to act. Builds carry no explicit payment: the engine pays them the cheapest way
+    (any other payment is legal too, via :func:`play`). Build sides: only "L" while the
+    Highway is empty (the first card starts the road).
+
+    From a :class:`~solver.rules.views.PlayerView` the answer is the list (same actions,
+    same order) that every full state consistent with the view gives: the actions read
+    only the viewer's own seat and public facts (Depot, deck size, Landmark row, the other
+    Highways and the Materials on top of the other discard piles, which Landmark
+    borrowing reads). The view must be that of the seat to act (else ``ValueError``,
+    except once the game is over: ``[]``)."""
+    if type(state) is not GameState:
+        if isinstance(state, PlayerView):
+            state = _stand_in(state)
+        elif not isinstance(state, GameState):
+            raise TypeError(f"legal_actions: expected a GameState or a PlayerView, "
+                            f"got {type(state).__name__}")
     phase = state.phase
-    takes, builds = _action_table(state.cards)
-    if phase == Phase.TAKE:
+    takes, builds, claims = _action_table(state.cards)
+    if phase is _TAKE_PHASE:
         actions: list[Action] = [takes[c] for c in sorted(set(state.depot))]
         if state.deck:
             actions.append(_TAKE_DECK)
         return actions
-    if phase == Phase.OVER:
+    if phase is _OVER_PHASE:
         return []
     if state.players[state.current].highway:
         actions = [b for c in affordable_cards(state) for b in builds[c]]
     else:
         actions = [builds[c][0] for c in affordable_cards(state)]
     if state.landmark_row:
-        actions.extend(claim_actions(state))
+        for pair in claimable(state):
+            claim = claims.get(pair)
+            if claim is None:
+                cards = state.cards
+                claim = claims[pair] = Claim(cards.landmarks[pair[0]].id,
+                                             cards.highway[pair[1]].id)
+            actions.append(claim)
     actions.append(_END)
     return actions
 
 
+def _stand_in(view: PlayerView) -> GameState:
+    if view.seat != view.current and view.phase != Phase.OVER:
+        raise ValueError(f"legal_actions: the view is seat {view.seat}'s but seat "
+                         f"{view.current} is to act; only the seat to act knows its actions")
+    return known_state(view)
+
+
+_TAKE_PHASE = Phase.TAKE
+_OVER_PHASE = Phase.OVER
 _TAKE_DECK = Take(None)
+SCENERY_RANGE = range(len(SCENERIES))
 _END = End()
 
 
 @lru_cache(maxsize=8)
-def _action_table(cards: CardSet) -> tuple[tuple[Take, ...], tuple[tuple[Build, Build], ...]]:
-    """The Take and (left, right) Build actions of every card of a set, built once:
-    actions are immutable values, so :func:`legal_actions` hands out shared ones."""
+def _action_table(cards: CardSet) -> tuple[tuple[Take, ...], tuple[tuple[Build, Build], ...],
+                                           dict[tuple[int, int], Claim]]:
+    """The Take and (left, right) Build actions of every card of a set, built once, and
+    the Claim actions met so far: actions are immutable values, so :func:`legal_actions`
+    hands out shared ones."""
     return (tuple(Take(c.id) for c in cards.highway),
-            tuple((Build(c.id, "L"), Build(c.id, "R")) for c in cards.highway))
+            tuple((Build(c.id, "L"), Build(c.id, "R")) for c in cards.highway), {})
 
 
 def claimable(state: GameState, seat: int | None = None) -> list[tuple[int, int]]:
@@ -131,12 +176,13 @@ def claimable(state: GameState, seat: int | None = None) -> list[tuple[int, int]
         icons[a] += 1
         icons[b] += 1
     lm_scenery = cards.landmark_scenery
+    wanted = {lm_scenery[lm] for lm in row if icons[lm_scenery[lm]] >= STRETCH_MIN_ICONS}
+    if not wanted:
+        return []
     occupied = {card for _lm, card in player.landmarks}
-    open_cards: dict[int, list[int]] = {}
-    for s in {lm_scenery[lm] for lm in row}:
+    open_cards: dict[int, list[int]] = dict.fromkeys(SCENERY_RANGE, ())
+    for s in wanted:
         found = open_cards[s] = []
-        if icons[s] < STRETCH_MIN_ICONS:
-            continue
         used = {card for lm, card in player.landmarks if lm_scenery[lm] == s}
         for run, n in scenery_runs(card_scenery, highway, s):
             if n >= STRETCH_MIN_ICONS and used.isdisjoint(run):
@@ -181,7 +227,9 @@ def apply_inplace(state: GameState, action: Action) -> None:
             payment = cheapest_payment(state, c)
             if payment is None:
                 raise PaymentError(f"{action.notation()!r}: {action.card} cannot be paid for")
-        apply_payment(state, c, payment)
+            carry_out_payment(state, c, payment)  # found by the engine: no checks needed
+        else:
+            apply_payment(state, c, payment)
         player.known_hand.discard(c)
         if action.side == "L":
             player.highway.insert(0, c)

@@ -20,7 +20,8 @@ from .constants import (
     MIN_PLAYERS,
 )
 from .effects import PAYMENT_RESOURCES
-from .state import GameState, Phase, PlayerState
+from .payment import allowances
+from .state import GameState, Phase, PlayerState, register_json_codec
 from .stretches import runs
 
 FORMAT = "bigsur-position/1"
@@ -43,16 +44,21 @@ def cards_to_json(cards: CardSet) -> str | dict:
     return cards.to_json()
 
 
-def resolve_cards(raw: Any, field: str = "cards") -> CardSet:
+def resolve_cards(raw: Any, field: str = "cards", require_full: bool = True) -> CardSet:
     """The card set a position or record names: "default" / absent, or an inline set.
-    (Paths are resolved by the CLI, never from inside a position.)"""
+    (Paths are resolved by the CLI, never from inside a position.) An inline set passes
+    the checks of a ``--cards FILE`` (a full set: 69 + 20 cards, equal turns);
+    ``require_full=False`` is for a program's own transport of a partial set it loaded
+    itself (e.g. the server's ``BIGSUR_CARDS``), never for input."""
     if raw is None or raw == "default":
         return load_card_set()
     if isinstance(raw, dict) and "highway" in raw:
         try:
-            return parse_card_set(raw, field, require_full=False)
+            return parse_card_set(raw, field, require_full=require_full)
         except CardSetError as err:
-            raise PositionError(field, "; ".join(err.errors[:5])) from None
+            more = f" (and {len(err.errors) - 1} more problem(s))" if len(err.errors) > 1 \
+                else ""
+            raise PositionError(field, f"{err.errors[0]}{more}") from None
     if isinstance(raw, dict) and raw.get("name") == "default":
         default = load_card_set()
         if raw.get("fingerprint", default.fingerprint) != default.fingerprint:
@@ -108,15 +114,35 @@ def state_to_json(state: GameState) -> dict:
 
 # ------------------------------------------------------------------ reading
 
+POSITION_FIELDS = frozenset({"format", "cards", "current", "first_player", "phase", "picks",
+                             "turn", "deck", "depot", "landmark_deck", "landmark_row",
+                             "per_turn", "seats"})
+SEAT_FIELDS = frozenset({"hand", "highway", "discard", "landmarks", "known_hand",
+                         "known_discard", "turns"})
+PER_TURN_FIELDS = frozenset({"recycle_used", "persistent_used", "resources_used"})
+LANDMARK_FIELDS = frozenset({"landmark", "card"})
+
+
+def refuse_unknown(raw: dict, known: frozenset[str], field: str) -> None:
+    """PositionError naming the first field of ``raw`` that is not in ``known``."""
+    extra = sorted((k for k in raw if k not in known), key=str)
+    if extra:
+        where = f"{field}.{extra[0]}" if field else str(extra[0])
+        raise PositionError(where, f"unknown field (known: {', '.join(sorted(known))})")
+
+
 class _Reader:
     """Field-by-field reading with errors that name the field."""
 
     def __init__(self, cards: CardSet):
         self.cards = cards
 
-    def obj(self, raw: Any, field: str) -> dict:
+    def obj(self, raw: Any, field: str, known: frozenset[str] | None = None) -> dict:
+        """``raw`` as an object; with ``known``, any other field is refused."""
         if not isinstance(raw, dict):
             raise PositionError(field, f"must be an object, got {type(raw).__name__}")
+        if known is not None:
+            refuse_unknown(raw, known, field)
         return raw
 
     def int(self, raw: Any, field: str, lo: int, hi: int) -> int:
@@ -152,7 +178,7 @@ class _Reader:
             raise PositionError(field, f"must be a list, got {type(raw).__name__}")
         out = []
         for j, item in enumerate(raw):
-            item = self.obj(item, f"{field}[{j}]")
+            item = self.obj(item, f"{field}[{j}]", LANDMARK_FIELDS)
             lm = self.landmark_list([item.get("landmark")], f"{field}[{j}].landmark")[0]
             c = self.card_list([item.get("card")], f"{field}[{j}].card")[0]
             out.append((lm, c))
@@ -160,7 +186,7 @@ class _Reader:
 
     def seat(self, raw: Any, field: str) -> PlayerState:
         """A seat known whole (every seat of a position; the viewer's own in a view)."""
-        s = self.obj(raw, field)
+        s = self.obj(raw, field, SEAT_FIELDS)
         return PlayerState(
             hand=self.card_list(s.get("hand"), f"{field}.hand"),
             highway=self.card_list(s.get("highway"), f"{field}.highway"),
@@ -178,7 +204,7 @@ class _Reader:
 
     def per_turn(self, raw: Any) -> tuple[bool, dict[int, int], dict[str, int]]:
         """(recycle_used, persistent_uses, resource_uses) of the player to act."""
-        per_turn = self.obj(raw, "per_turn")
+        per_turn = self.obj(raw, "per_turn", PER_TURN_FIELDS)
         recycle_used = per_turn.get("recycle_used", False)
         if not isinstance(recycle_used, bool):
             raise PositionError("per_turn.recycle_used",
@@ -198,13 +224,16 @@ class _Reader:
         return recycle_used, persistent_uses, resource_uses
 
 
-def open_document(raw: Any, fmt: str, cards: CardSet | None) -> tuple[_Reader, list]:
+def open_document(raw: Any, fmt: str, cards: CardSet | None,
+                  known: frozenset[str] = POSITION_FIELDS) -> tuple[_Reader, list]:
     """Check the envelope shared by positions and views (an object of format ``fmt``
-    with 2-4 seats) and resolve its card set; returns a reader and the raw seats."""
+    with 2-4 seats and no field outside ``known``) and resolve its card set; returns a
+    reader and the raw seats."""
     if not isinstance(raw, dict):
         raise PositionError("position", f"must be an object, got {type(raw).__name__}")
     if raw.get("format") != fmt:
         raise PositionError("format", f"must be {fmt!r}, got {raw.get('format')!r}")
+    refuse_unknown(raw, known, "")
     reader = _Reader(cards or resolve_cards(raw.get("cards")))
     seats_raw = raw.get("seats")
     if not isinstance(seats_raw, list) or not MIN_PLAYERS <= len(seats_raw) <= MAX_PLAYERS:
@@ -351,11 +380,44 @@ def _check_turns(state: GameState) -> None:
     if (phase == Phase.OVER) != (not state.deck and picks == 0 and t > 0):
         raise PositionError("phase", "the game is over exactly when the deck is empty at the "
                             "end of a turn")
-    for c in state.persistent_uses:
-        if c not in state.player.highway:
-            raise PositionError("per_turn.persistent_used", f"{state.cards.highway[c].id} is "
-                                "not in the Highway of the player to act")
+    for i, p in enumerate(state.players):
+        if len(p.landmarks) > p.turns:  # a claim ends the claiming turn
+            raise PositionError(f"seats[{i}].landmarks", f"{len(p.landmarks)} Landmark(s) "
+                                f"after {p.turns} turn(s): at most one claim per turn")
+    _check_usage(state)
     if phase == Phase.TAKE and (state.recycle_used or state.persistent_uses
                                 or any(state.resource_uses.values())):
         raise PositionError("per_turn", "must show no usage in the take step (nothing is "
                             "built before both cards are taken)")
+
+
+def _check_usage(state: GameState) -> None:
+    """Per-turn usage only where a card or a Landmark of the player to act allows it."""
+    cards = state.cards
+    allowed = allowances(cards, state.player)
+    extra = 0
+    for c, uses in state.persistent_uses.items():
+        field = f"per_turn.persistent_used.{cards.highway[c].id}"
+        if c not in state.player.highway:
+            raise PositionError(field, "not in the Highway of the player to act")
+        if cards.persistent[c] < 0:
+            raise PositionError(field, f"{cards.highway[c].id} is a {cards.miles[c]}-Mile "
+                                "card: only 1-Mile cards have a Persistent Material")
+        if uses > 1 + allowed["persistent_extra_use"]:
+            raise PositionError(field, f"{uses} uses this turn, but a Persistent Material is "
+                                f"used once a turn (+{allowed['persistent_extra_use']} extra "
+                                "use(s) from the Landmarks of the player to act)")
+        extra += max(0, uses - 1)
+    if extra > allowed["persistent_extra_use"]:
+        raise PositionError("per_turn.persistent_used", f"{extra} extra use(s) of Persistent "
+                            f"Materials, but the Landmarks of the player to act allow "
+                            f"{allowed['persistent_extra_use']} a turn")
+    for resource, used in state.resource_uses.items():
+        if used > allowed[resource]:
+            why = "no Landmark of the player to act grants it" if not allowed[resource] \
+                else f"its Landmarks grant {allowed[resource]} use(s) a turn"
+            raise PositionError(f"per_turn.resources_used.{resource}",
+                                f"{used} use(s) this turn, but {why}")
+
+
+register_json_codec(state_from_json, state_to_json)

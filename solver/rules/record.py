@@ -23,6 +23,8 @@ from .scoring import final_scores
 from .state import GameState, Phase
 
 FORMAT = "bigsur-record/1"
+RECORD_FIELDS = frozenset({"format", "cards", "card_set", "players", "seed", "start", "names",
+                           "actions", "meta"})
 
 
 class RecordError(ValueError):
@@ -91,6 +93,10 @@ class GameRecord:
             raise RecordError(f"record: must be an object, got {type(raw).__name__}")
         if raw.get("format") != FORMAT:
             raise RecordError(f"format: must be {FORMAT!r}, got {raw.get('format')!r}")
+        extra = sorted((k for k in raw if k not in RECORD_FIELDS), key=str)
+        if extra:
+            raise RecordError(f"{extra[0]}: unknown field (known: "
+                              f"{', '.join(sorted(RECORD_FIELDS))})")
         try:
             cards = cards or resolve_cards(raw.get("cards"))
         except PositionError as err:

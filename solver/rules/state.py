@@ -139,13 +139,64 @@ class GameState:
         """A checked position from its JSON (text or parsed): ``repr`` pastes back."""
         import json
 
-        from .position import state_from_json
-
-        return state_from_json(json.loads(raw) if isinstance(raw, str) else raw)
+        return _codec()[0](json.loads(raw) if isinstance(raw, str) else raw)
 
     def __repr__(self) -> str:
         import json
 
-        from .position import state_to_json  # local: position imports this module
+        return f"GameState.from_json({json.dumps(_codec()[1](self))!r})"
 
-        return f"GameState.from_json({json.dumps(state_to_json(self))!r})"
+
+def known_state(view) -> GameState:
+    """The state of what a :class:`~solver.rules.views.PlayerView` shows, for the rules
+    that read only that (the legal actions and the payments of the viewer when it is to
+    act): the viewer's seat and the public facts as they are; a hidden discard front is
+    stood in for by a card of its Material (the only thing about it the rules read),
+    hidden hands are left empty and the deck is ``deck_count`` placeholders. Not a
+    consistent state (cards are missing or repeated): to play on, sample one
+    (:mod:`solver.rules.determinize`). Shares the view's lists: do not change it."""
+    cards = view.cards
+    stand = _material_stand_ins(cards)
+    players = []
+    for i in range(view.num_players):
+        if i == view.seat:
+            players.append(view.me)
+            continue
+        o = view.others[i]
+        players.append(PlayerState(highway=o.highway,
+                                   discard=[stand[m] for m in o.discard_materials],
+                                   landmarks=o.landmarks, turns=o.turns))
+    return GameState(cards, players, [0] * view.deck_count, view.depot, [],
+                     view.landmark_row, view.current, view.first_player, view.phase,
+                     view.picks, view.turn, view.recycle_used, view.persistent_uses,
+                     view.resource_uses)
+
+
+def _material_stand_ins(cards: CardSet) -> dict[int, int]:
+    """A card of each Material of the set (the first one), cached on the set's tables."""
+    got = _STAND_INS.get(cards.fingerprint)
+    if got is None:
+        got = _STAND_INS[cards.fingerprint] = {}
+        for c, m in enumerate(cards.material):
+            got.setdefault(m, c)
+    return got
+
+
+_STAND_INS: dict[str, dict[int, int]] = {}
+
+
+# The JSON form of a state lives in solver.rules.position (which imports this module):
+# it registers its reader and writer here when imported, and the package imports it.
+_JSON_CODEC: list = []
+
+
+def register_json_codec(reader, writer) -> None:
+    """Set the position JSON reader and writer behind :meth:`GameState.from_json` and
+    ``repr`` (called by :mod:`solver.rules.position`)."""
+    _JSON_CODEC[:] = [reader, writer]
+
+
+def _codec():
+    if not _JSON_CODEC:  # pragma: no cover - solver.rules imports position
+        raise RuntimeError("the position JSON codec is not loaded (import solver.rules)")
+    return _JSON_CODEC

@@ -7,8 +7,31 @@ discard pile (backs are public) and the cards known to be there; the per-turn us
 the player to act. It never sees another hand's deck draws, a discard front it did not
 see, or the deck order.
 
-A :class:`PlayerView` is what search is given; :mod:`solver.search.determinize` samples
-full states consistent with it.
+Field by field (:class:`PlayerView`, and :class:`OpponentView` for every other seat):
+
+- ``me``: the viewer's own seat in full (a :class:`~solver.rules.state.PlayerState`).
+- ``others[i].hand_count`` / ``known_hand``: the size of seat i's hand and the cards in
+  it that everybody knows (taken face up from the Depot, not spent since). The other
+  ``hand_count - len(known_hand)`` cards are hidden.
+- ``others[i].discard_materials``: the Material of every card of seat i's discard pile
+  **by position**, bottom to top (a card's back shows its Material, so the pile's
+  Materials and its top Material are public; Landmark borrowing reads the top one).
+- ``others[i].known_discard``: fronts known to be somewhere in that pile (known hand
+  cards spent in a payment), an **unordered set**: which position holds which known card
+  is not recorded. A known card of Material m sits in one of the positions showing m;
+  the pile's other positions are hidden slots.
+- Hidden slots are matched **by Material**: a hidden discard position showing m holds an
+  unseen card of Material m, a hidden hand card or a deck card any unseen card. A view is
+  consistent when the unseen cards (:meth:`PlayerView.unseen_cards`) fill every hidden
+  slot this way: for every Material, at least as many unseen cards of it as hidden
+  positions showing it, and as many unseen cards in all as hidden slots.
+- ``deck_count``, ``landmark_deck_count``: sizes only; the orders are hidden.
+- ``current``, ``phase``, ``picks``, ``turn``, ``recycle_used``, ``persistent_uses``,
+  ``resource_uses``: the step of the game and the per-turn usage of the seat to act.
+
+:func:`solver.rules.engine.legal_actions` accepts the view of the seat to act (the same
+actions as every consistent full state); :mod:`solver.rules.determinize` checks a view's
+consistency and samples full states consistent with it.
 """
 
 from __future__ import annotations
@@ -28,10 +51,16 @@ from .position import (
 from .state import GameState, Phase, PlayerState
 
 FORMAT = "bigsur-view/1"
+VIEW_FIELDS = frozenset({"format", "cards", "view_of", "current", "first_player", "phase",
+                         "picks", "turn", "deck", "depot", "landmark_deck", "landmark_row",
+                         "per_turn", "seats"})
+OTHER_SEAT_FIELDS = frozenset({"hand", "highway", "discard", "landmarks", "turns"})
 
 
 @dataclass
 class OpponentView:
+    """What the viewer sees of another seat (see the module doc)."""
+
     hand_count: int
     known_hand: list[int]
     highway: list[int]
@@ -43,6 +72,8 @@ class OpponentView:
 
 @dataclass
 class PlayerView:
+    """What seat ``seat`` sees of a game (see the module doc, field by field)."""
+
     cards: CardSet
     seat: int
     me: PlayerState  # full knowledge of the viewer's own seat
@@ -135,7 +166,7 @@ def view_to_json(view: PlayerView) -> dict[str, Any]:
 def view_from_json(raw: Any, cards: CardSet | None = None) -> PlayerView:
     """Read a view; the counts and ids are checked, the field named on error.
     Consistency with some full state is checked by sampling one (the determinizer)."""
-    r, seats_raw = open_document(raw, FORMAT, cards)
+    r, seats_raw = open_document(raw, FORMAT, cards, VIEW_FIELDS)
     n = len(seats_raw)
     seat = r.int(raw.get("view_of"), "view_of", 0, n - 1)
     me = r.seat(seats_raw[seat], f"seats[{seat}]")
@@ -144,9 +175,10 @@ def view_from_json(raw: Any, cards: CardSet | None = None) -> PlayerView:
         if i == seat:
             continue
         f = f"seats[{i}]"
-        s = r.obj(s, f)
-        hand = r.obj(s.get("hand"), f"{f}.hand")
-        discard = r.obj(s.get("discard", {"materials": []}), f"{f}.discard")
+        s = r.obj(s, f, OTHER_SEAT_FIELDS)
+        hand = r.obj(s.get("hand"), f"{f}.hand", frozenset({"count", "known"}))
+        discard = r.obj(s.get("discard", {"materials": []}), f"{f}.discard",
+                        frozenset({"materials", "known"}))
         mats = discard.get("materials", [])
         if not isinstance(mats, list) or any(m not in MATERIALS for m in mats):
             raise PositionError(f"{f}.discard.materials",
@@ -161,8 +193,9 @@ def view_from_json(raw: Any, cards: CardSet | None = None) -> PlayerView:
             turns=r.int(s.get("turns", 0), f"{f}.turns", 0, 10_000))
     phase = r.phase(raw.get("phase"))
     recycle_used, persistent_uses, resource_uses = r.per_turn(raw.get("per_turn", {}))
-    deck = r.obj(raw.get("deck"), "deck")
-    lm_deck = r.obj(raw.get("landmark_deck", {"count": 0}), "landmark_deck")
+    deck = r.obj(raw.get("deck"), "deck", frozenset({"count"}))
+    lm_deck = r.obj(raw.get("landmark_deck", {"count": 0}), "landmark_deck",
+                    frozenset({"count"}))
     return PlayerView(
         r.cards, seat, me, others,
         deck_count=r.int(deck.get("count"), "deck.count", 0, 200),

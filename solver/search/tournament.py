@@ -59,7 +59,7 @@ from ..rules.record import GameRecord
 from ..rules.scoring import final_scores
 from ..rules.state import Phase
 from ..rules.views import view_of
-from .bots import BotSpecError, make_bot
+from .bots import BOT_FACTORIES, BotSpecError, make_bot
 
 Z95 = 1.959963984540054
 ELO_PER_NAT = 400 / math.log(10)  # Elo points per unit of logistic strength
@@ -87,6 +87,7 @@ class GameTask:
     rotation: int  # which rotation of the lineup sits at the table
     lineup: tuple[str, ...]  # bot spec of each seat
     cards: str | dict  # the card set as positions name it ("default" or inline)
+    code: bool = False  # "module:Class" specs allowed (the command line's own tournaments)
 
     @property
     def game_id(self) -> str:
@@ -120,7 +121,7 @@ def _cards_in_worker(raw: str | dict) -> CardSet:
     """The task's card set, parsed once per worker process."""
     key = raw if isinstance(raw, str) else json.dumps(raw, sort_keys=True)
     if key not in _CARD_CACHE:
-        _CARD_CACHE[key] = resolve_cards(raw)
+        _CARD_CACHE[key] = resolve_cards(raw, require_full=False)  # the caller's own set
     return _CARD_CACHE[key]
 
 
@@ -132,7 +133,7 @@ def play_game(task: GameTask) -> GameResult:
     record = GameRecord.start(players, task.seed, cards, names=list(task.lineup))
     record.meta = {"deal": task.deal, "rotation": task.rotation, "deal_seed": task.seed}
     state = new_game(players, task.seed, cards)
-    bots = [make_bot(spec) for spec in task.lineup]  # one object per seat
+    bots = [seat_bot(spec, task.code) for spec in task.lineup]  # one object per seat
     think = [0.0] * players
     turns = [0] * players
     decision, turn = 0, -1
@@ -184,6 +185,35 @@ def play_game(task: GameTask) -> GameResult:
                       record.to_json(), error, think, turns)
 
 
+def seat_bot(spec: str, code: bool = False):
+    """The bot of a spec: :func:`~solver.search.bots.make_bot`'s grammar, and with
+    ``code`` also ``module:Class``: ``Class()`` of the importable ``module`` (the current
+    directory first), any object with ``name`` and ``act(view, seed) -> Action``. Only the
+    command line allows ``code``: a spec that names code runs it, so a server never
+    accepts one."""
+    kind, _, name = spec.partition(":") if isinstance(spec, str) else ("", "", "")
+    if not (code and kind not in BOT_FACTORIES and name.isidentifier()
+            and all(part.isidentifier() for part in kind.split("."))):
+        return make_bot(spec)
+    import importlib
+
+    if os.getcwd() not in sys.path:
+        sys.path.insert(0, os.getcwd())
+    try:
+        module = importlib.import_module(kind)
+    except ImportError as err:
+        raise BotSpecError(f"bot {spec!r}: cannot import module {kind!r} ({err})") from None
+    cls = getattr(module, name, None)
+    if cls is None:
+        raise BotSpecError(f"bot {spec!r}: module {kind!r} has no {name!r}")
+    bot = cls()
+    if not callable(getattr(bot, "act", None)):
+        raise BotSpecError(f"bot {spec!r}: {name} has no act(view, seed) method")
+    if not isinstance(getattr(bot, "name", None), str):
+        bot.name = spec
+    return bot
+
+
 # ------------------------------------------------------------------ schedule
 
 def lineup_for(bots: Sequence[str], players: int) -> tuple[str, ...]:
@@ -211,8 +241,9 @@ def rotations(lineup: Sequence[str]) -> list[tuple[int, tuple[str, ...]]]:
 
 
 def schedule(bots: Sequence[str], players: int, games: int, seed: int = 0,
-             cards: CardSet | None = None) -> list[GameTask]:
-    """The games of a tournament: whole deals (``games`` rounded up), each rotated."""
+             cards: CardSet | None = None, code: bool = False) -> list[GameTask]:
+    """The games of a tournament: whole deals (``games`` rounded up), each rotated.
+    ``code``: allow ``module:Class`` bot specs (see :func:`seat_bot`)."""
     if isinstance(games, bool) or not isinstance(games, int) or games < 1:
         raise TournamentError(f"games: must be a positive integer, got {games!r}")
     if isinstance(players, bool) or players not in (2, 3, 4):
@@ -220,14 +251,14 @@ def schedule(bots: Sequence[str], players: int, games: int, seed: int = 0,
     lineup = lineup_for(list(bots), players)
     for spec in set(lineup):
         try:
-            make_bot(spec)
+            seat_bot(spec, code)
         except BotSpecError as err:
             raise TournamentError(f"bots: {err}") from None
     cards = cards or load_card_set()
     raw_cards = cards_to_json(cards)
     rots = rotations(lineup)
     deals = -(-games // len(rots))
-    return [GameTask(d, seed + d, r, seats, raw_cards)
+    return [GameTask(d, seed + d, r, seats, raw_cards, code)
             for d in range(deals) for r, seats in rots]
 
 
@@ -570,7 +601,8 @@ def run_games(tasks: Sequence[GameTask], executor: Executor,
 def run_tournament(bots: Sequence[str], players: int = 2, games: int = 100, seed: int = 0,
                    cards: CardSet | None = None, executor: Executor | None = None,
                    workers: int | None = None, out: str | Path | None = None,
-                   progress: bool = True, bootstrap: int = 1000) -> Summary:
+                   progress: bool = True, bootstrap: int = 1000,
+                   code: bool = False) -> Summary:
     """Play a tournament and summarize it (see the module doc).
 
     ``executor``: any ``concurrent.futures.Executor`` (left open); default a
@@ -578,7 +610,7 @@ def run_tournament(bots: Sequence[str], players: int = 2, games: int = 100, seed
     ``summary.json`` and ``records/`` (one GameRecord JSON per game), written as games end.
     """
     start = time.monotonic()
-    tasks = schedule(bots, players, games, seed, cards)
+    tasks = schedule(bots, players, games, seed, cards, code)
     records_dir = None
     if out is not None:
         records_dir = Path(out) / "records"
@@ -643,7 +675,7 @@ def cmd_tournament(args) -> int:
             client, executor = cluster_executor(args.cluster)
         summary = run_tournament(bots, args.players, args.games, args.seed, cards,
                                  executor=executor, workers=args.workers, out=args.out,
-                                 progress=not args.quiet)
+                                 progress=not args.quiet, code=True)
     except (TournamentError, CardSetError) as err:
         print(f"bigsur: error: {err}", file=sys.stderr)
         return 2
@@ -667,7 +699,8 @@ def add_cli(sub) -> None:
         formatter_class=argparse.ArgumentDefaultsHelpFormatter)
     p.add_argument("--bots", required=True,
                    help="comma-separated bot specs, one per seat or repeated to fill them: "
-                        "random, greedy, mcts:<seconds>s, mcts:<iterations>i")
+                        "random, greedy, mcts:<seconds>s, mcts:<iterations>i, or "
+                        "module:Class (your own bot, docs/tutorial.md)")
     p.add_argument("--players", type=int, default=2)
     p.add_argument("--games", type=int, default=100, help="games (rounded up to whole deals)")
     p.add_argument("--workers", type=int, default=None,

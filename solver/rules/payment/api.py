@@ -1,0 +1,262 @@
+"""The public entry points: the cheapest joint payment of a turn's builds, the engine's
+auto-pay of one build, what can be built this turn, and helpers for bot writers (the
+cards an automatic payment spends, the cost in cards of every affordable build).
+"""
+
+from __future__ import annotations
+
+from itertools import permutations
+from typing import Any
+
+from ..actions import Payment
+from ..state import GameState, known_state
+from .arrange import best_arrangement, spend_cards
+from .checked import spent_cards
+from .counts import (
+    min_cards_simple,
+    plan_shapes,
+    plan_shapes_reduced,
+    search_one,
+    single_search,
+    solve_counts,
+    solve_counts_reduced,
+)
+from .plan import JointPlan, Problem, fill_single, final_top, infeasible_error
+from .sources import (
+    N_MATERIALS,
+    VALUE_SCALE,
+    Sources,
+    cost_items,
+    grants_any,
+    hand_counts,
+)
+
+
+def _realise(P: Problem, spends) -> JointPlan:
+    """The JointPlan of the best arrangement."""
+    _score, payments, spent, total = best_arrangement(P, spends)
+    plan = JointPlan(list(zip(P.builds, P.sides, strict=True)), payments, len(spent),
+                     total / VALUE_SCALE, sorted(spent, key=lambda c: (P.qvalue[c], c)))
+    plan.top, plan.usefulness = final_top(P.state, P.builds, payments)
+    return plan
+
+
+def joint_payment(state: GameState, builds, values=None) -> JointPlan:
+    """The cheapest joint payment (fast exact path) for ``builds``, an ordered list of
+    cards (indices, ids or (card, side) pairs) in the hand of the player to act, at the
+    build step. ``values`` says what a hand card is worth keeping: None (default
+    :func:`card_keep_value`), a function of a card index, or a sequence / mapping by card
+    index. Raises PaymentInfeasible (naming the short Material) or
+    PaymentRequestError."""
+    P = Problem(state, builds, values)
+    n, spends = P.plan_shapes()
+    if n is None:
+        raise infeasible_error(P.cards, P.builds, P.hand, spends)
+    return _realise(P, spends)
+
+
+def joint_cost(state: GameState, builds, values=None) -> tuple[int, float] | None:
+    """The optimal cost of paying ``builds`` jointly, in this order, without building the
+    plan (levels 1 and 2: fewest hand cards, then their least total value), or None when
+    nothing pays. The cheap question a search asks."""
+    P = Problem(state, builds, values)
+    n, spends = P.solve_counts()
+    if n is None:
+        return None
+    return n, min(spend_cards(P, x, s, force)[2] for x, s, force, _shapes in spends) \
+        / VALUE_SCALE
+
+
+def cheapest_payment(state: GameState, card: int, values=None) -> Payment | None:
+    """A concrete cheapest payment for building ``card`` alone (the 1-build case of the
+    joint fast path): fewest hand cards, then the least valuable ones (``values``: None
+    for :func:`card_keep_value`, a function of a card index, or a sequence / mapping by
+    card index), then the most useful discard top, then the most per-turn sources left.
+    None when the card cannot be paid. :func:`auto_payment_cards` lists the cards it
+    spends; :func:`build_costs` the cost in cards of every affordable build."""
+    player = state.players[state.current]
+    src = Sources(state)
+    key = None
+    if values is None and not (src.borrow_h or src.borrow_d):
+        # everything the answer depends on when nothing is borrowed from another player
+        per = state.cards.persistent
+        key = (state.cards, card, tuple(player.hand),
+               tuple([c for c in player.highway if per[c] >= 0]),
+               tuple(state.persistent_uses.items()) if state.persistent_uses else (),
+               src.key())
+        got = _PAYMENTS.get(key, _MISSING)
+        if got is not _MISSING:
+            return got
+    P = Problem.__new__(Problem)
+    fill_single(P, state, card, values, src)
+    low, _U, spends = search_one(P.costs[0], P.hand, src.key())
+    got = None if low > P.hand_total else best_arrangement(P, spends)[1][0]
+    if key is not None:
+        if len(_PAYMENTS) >= _PAYMENTS_MAX:
+            _PAYMENTS.clear()
+        _PAYMENTS[key] = got
+    return got
+
+
+def clear_caches() -> None:
+    """Forget every cached payment answer (the count searches and the cheapest single
+    payments): for benchmarks that measure a cold start, and tests."""
+    _PAYMENTS.clear()
+    for cached in (solve_counts, plan_shapes, solve_counts_reduced, plan_shapes_reduced,
+                   single_search, search_one):
+        cached.cache_clear()
+
+
+_PAYMENTS: dict = {}  # cheapest_payment answers, nothing borrowed (values None)
+
+
+_PAYMENTS_MAX = 100_000
+
+
+_MISSING = object()
+
+
+def affordable_cards(state: GameState) -> list[int]:
+    """Distinct hand cards of the player to act that can be paid for right now."""
+    cards = state.cards
+    player = state.players[state.current]
+    hand = player.hand
+    material = cards.material
+    items = cost_items(cards)
+    counts = [0] * N_MATERIALS
+    for c in hand:
+        counts[material[c]] += 1
+    total = len(hand) - 1
+    key = None
+    if player.landmarks and grants_any(cards, player.landmarks):
+        # Landmark sources: the count search unless they are all spent
+        key = Sources(state).key()
+        base, recycle = key[0], key[7]
+        simple = not (key[2] or key[3] or key[5])
+    else:
+        simple = True
+        per = cards.persistent
+        uses = state.persistent_uses
+        base = [0] * N_MATERIALS
+        for c in player.highway:
+            m = per[c]
+            if m >= 0 and not (uses and uses.get(c, 0)):
+                base[m] += 1
+        recycle = -2 if state.recycle_used else material[player.discard[-1]] \
+            if player.discard else -1
+    out = []
+    for c in hand:
+        m0 = material[c]
+        counts[m0] -= 1
+        n = 0
+        for m, u in items[c]:  # every Persistent use taken, the rest paid by hand cards
+            b = base[m]
+            if b:
+                u = u - b if b < u else 0
+            if u:
+                h = counts[m]
+                n += u if u <= h else 3 * u - 2 * h
+        if n <= total:
+            out.append(c)  # a plan (Recycling or more sources can only save cards)
+        elif simple:
+            # Recycling saves at most 3 cards
+            if recycle != -2 and n - 3 <= total \
+                    and min_cards_simple(items[c], counts, base, recycle) <= total:
+                out.append(c)
+        elif search_one(cards.cost_counts[c], tuple(counts), key)[0] <= total:
+            out.append(c)
+        counts[m0] += 1
+    return out
+
+
+def cheapest_cards_needed(state: GameState, card: int) -> int | None:
+    """Fewest hand cards that pay for ``card`` alone, or None if it cannot be paid."""
+    counts, total = hand_counts(state.cards, state.player.hand, card)
+    cost = state.cards.cost_counts[card]
+    low = search_one(cost, counts, Sources(state).key())[0]
+    return None if low > total else low
+
+
+def affordable_sets(state: GameState, max_size: int = 3) -> dict[frozenset[int], tuple]:
+    """Every set of up to ``max_size`` hand cards that the player to act can build this
+    turn, with its best order: ``{frozenset(cards): (order, cards_spent)}``, the order
+    spending the fewest hand cards (ties: the first in hand order). Sets are found by
+    growing affordable ones (a prefix of a payable order is payable)."""
+    cards = state.cards
+    hand = list(dict.fromkeys(state.player.hand))
+    key = Sources(state).key()
+    material = cards.material
+    cost_counts = cards.cost_counts
+    per = cards.persistent
+    full = [0] * N_MATERIALS
+    for c in hand:
+        full[material[c]] += 1
+    rank = {c: i for i, c in enumerate(hand)}
+
+    def best_order(members):
+        counts = list(full)
+        for c in members:
+            counts[material[c]] -= 1
+        counts_t = tuple(counts)
+        total = len(hand) - len(members)
+        best = None
+        for order in permutations(sorted(members, key=rank.__getitem__)):
+            built = tuple(per[c] for c in order[:-1]) + (-1,)
+            n = solve_counts(tuple(cost_counts[c] for c in order), built, counts_t, total,
+                             key)[0]
+            if n is not None and (best is None or n < best[1]):
+                best = (order, n)
+        return best
+
+    out: dict[frozenset[int], tuple] = {}
+    layer = []
+    for c in hand:
+        got = best_order((c,))
+        if got is not None:
+            out[frozenset((c,))] = got
+            layer.append(frozenset((c,)))
+    for _size in range(2, max_size + 1):
+        nxt = []
+        for members in layer:
+            for c in hand:
+                if c in members:
+                    continue
+                grown = members | {c}
+                if grown in out:
+                    continue
+                got = best_order(grown)
+                if got is not None:
+                    out[grown] = got
+                    nxt.append(grown)
+        layer = nxt
+    return out
+
+
+def auto_payment_cards(state: GameState | Any, card: int,
+                       values=None) -> list[int] | None:
+    """The hand cards the engine's automatic payment of building ``card`` spends (what
+    ``Build(card)`` without a payment discards), or None when it cannot be paid. ``state``
+    may be the view of the seat to act (what it pays reads only what it sees).
+    ``values`` as for :func:`cheapest_payment` (None, a function of a card index, or a
+    sequence / mapping by card index: what a card is worth keeping)."""
+    state = _as_state(state)
+    payment = cheapest_payment(state, card, values)
+    return None if payment is None else spent_cards(state, payment)
+
+
+def build_costs(state: GameState | Any) -> dict[int, int]:
+    """The cost in hand cards of every card the player to act can build now (alone):
+    ``{card: fewest hand cards}``, in hand order; free sources cost nothing. ``state`` may
+    be the view of the seat to act."""
+    state = _as_state(state)
+    return {c: cheapest_cards_needed(state, c) for c in affordable_cards(state)}
+
+
+def _as_state(state: GameState | Any) -> GameState:
+    """A full state as is; the view of the seat to act as the state of what it shows."""
+    if type(state) is GameState:
+        return state
+    if state.seat != state.current:
+        raise ValueError(f"the view is seat {state.seat}'s but seat {state.current} is to "
+                         "act; only the seat to act pays")
+    return known_state(state)

@@ -1,0 +1,77 @@
+"""Payment helpers for bot writers: the cards an automatic payment spends, the cost in
+cards of every affordable build, and the caller's own card values driving the payment."""
+
+from __future__ import annotations
+
+import random
+
+from bench.payment import random_position
+from solver.rules.actions import Build
+from solver.rules.cards import load_card_set
+from solver.rules.engine import apply, legal_actions, new_game
+from solver.rules.payment import (
+    affordable_cards,
+    auto_payment_cards,
+    build_costs,
+    cheapest_cards_needed,
+    cheapest_payment,
+    spent_cards,
+)
+
+CARDS = load_card_set()
+
+
+def build_positions(n: int, seed: int):
+    rng = random.Random(seed)
+    for _ in range(n):
+        yield random_position(rng, CARDS, rng.randint(1, 7), 1)[0]
+
+
+def test_auto_payment_cards_are_what_the_engine_discards():
+    for seed in range(20):
+        state = new_game(2, seed)
+        rng = random.Random(seed)
+        while not state.is_over:
+            action = rng.choice(legal_actions(state))
+            if type(action) is Build:
+                c = CARDS.card(action.card)
+                spent = auto_payment_cards(state, c)
+                after = apply(state, action)
+                gone = [x for x in state.player.hand if x not in after.players[
+                    state.current].hand and x != c]
+                assert sorted(spent) == sorted(gone)
+                assert after.players[state.current].discard == state.player.discard + spent
+            state = apply(state, action)
+
+
+def test_build_costs_are_the_fewest_cards_of_each_affordable_build():
+    for state in build_positions(300, 1):
+        costs = build_costs(state)
+        assert list(costs) == affordable_cards(state)
+        for c, n in costs.items():
+            assert n == cheapest_cards_needed(state, c) == len(auto_payment_cards(state, c))
+        for c in state.player.hand:
+            if c not in costs:
+                assert auto_payment_cards(state, c) is None
+
+
+def test_a_callers_values_choose_the_cards_spent():
+    rng = random.Random(3)
+    for state in build_positions(300, 2):
+        weights = [rng.random() * 10 for _ in CARDS.highway]
+
+        def worth(c, weights=weights):
+            return weights[c]
+
+        for c in affordable_cards(state):
+            mine = cheapest_payment(state, c, worth)
+            assert mine == cheapest_payment(state, c, weights)  # function or sequence
+            assert mine == cheapest_payment(state, c, dict(enumerate(weights)))
+            default = spent_cards(state, cheapest_payment(state, c))
+            chosen = spent_cards(state, mine)
+            assert len(chosen) == len(default)  # fewest cards first, whatever the values
+            assert sum(map(worth, chosen)) <= sum(map(worth, default)) + 1e-6
+
+
+def test_spent_cards_of_a_payment_without_discards_is_empty():
+    assert spent_cards(new_game(2, 1), ()) == []
