@@ -18,7 +18,6 @@ from __future__ import annotations
 
 import asyncio
 import logging
-import re
 import secrets
 import sqlite3
 from collections import OrderedDict
@@ -35,7 +34,7 @@ from solver.rules.record import GameRecord
 from solver.rules.scoring import final_scores
 from solver.rules.state import GameState, Phase
 from solver.rules.views import view_of, view_to_json
-from solver.search.bots import make_bot
+from solver.search.specs import SpecError, check_caps, parse_bot_spec
 
 from .errors import ApiError
 from .store import GameRow, Store, token_hash, token_matches
@@ -48,7 +47,7 @@ if TYPE_CHECKING:
 log = logging.getLogger("bigsur.server")
 HUMAN = "human"
 TOKEN_BYTES = 24  # 192 bits
-MCTS_SPEC = re.compile(r"^mcts:(?P<n>\d+(?:\.\d+)?)(?P<unit>[si])$")
+SERVER_BOTS = frozenset({"random", "greedy", "mcts"})  # never module:Class, never plugins
 
 
 @dataclass
@@ -113,26 +112,27 @@ class GameService:
 
     # setup --------------------------------------------------------------------
     def check_seat_spec(self, i: int, spec: str) -> None:
-        """A seat is "human" or a known bot within the server's budget caps."""
+        """A seat is "human" or a bot of :data:`SERVER_BOTS` within the server's caps
+        (the grammar of :mod:`solver.search.specs`, caps applied to the parsed numbers)."""
         if spec == HUMAN:
             return
-        from solver.search.bots import BotSpecError
-
         try:
-            make_bot(spec)
-        except BotSpecError as err:
-            raise ApiError(422, f"seats[{i}]", str(err), "bot_spec") from None
-        m = MCTS_SPEC.match(spec)
-        if m:
-            n = float(m["n"])
-            if m["unit"] == "s" and n * 1000 > self.settings.max_budget_ms:
-                raise ApiError(422, f"seats[{i}]", f"{spec}: {n:g} s per move exceeds the "
-                               f"limit of {self.settings.max_budget_ms} ms "
-                               "(BIGSUR_MAX_BUDGET_MS)", "limit")
-            if m["unit"] == "i" and n > self.settings.max_iterations:
-                raise ApiError(422, f"seats[{i}]", f"{spec}: {n:g} iterations exceeds the "
-                               f"limit of {self.settings.max_iterations} "
-                               "(BIGSUR_MAX_ITERATIONS)", "limit")
+            parsed = parse_bot_spec(spec, f"seats[{i}]", known=SERVER_BOTS)
+            check_caps(parsed, self.settings.max_budget_ms / 1000,
+                       self.settings.max_iterations, f"seats[{i}]")
+        except SpecError as err:
+            limit = " (BIGSUR_MAX_BUDGET_MS / BIGSUR_MAX_ITERATIONS)" \
+                if err.kind == "limit" else ""
+            raise ApiError(422, err.field, err.reason + limit, err.kind) from None
+
+    def safe_spec(self, spec: str) -> str:
+        """The spec an AI seat is run with: a stored spec that no longer passes the checks
+        (an older server accepted it, or the caps were lowered) plays as ``greedy``."""
+        try:
+            self.check_seat_spec(0, spec)
+            return spec
+        except ApiError:
+            return "greedy"
 
     def create(self, players: int, seats: list[str] | None, seed: int | None,
                cards_name: str) -> tuple[LiveGame, dict[int, str]]:
@@ -369,7 +369,10 @@ class GameService:
                         return
                     state = live.state
                     seat = state.current
-                    spec = live.row.seats[seat]
+                    spec = self.safe_spec(live.row.seats[seat])
+                    if spec != live.row.seats[seat]:
+                        log.warning("game %s seat %d: stored spec %r refused, plays %s",
+                                    live.id, seat, live.row.seats[seat], spec)
                     turn = await search.bot_turn(spec, state_to_json(state), live.row.seed,
                                                  live.n)
                     for error in turn["errors"]:
