@@ -55,6 +55,8 @@ class Settings(BaseSettings):
                                                             "when none is given")
     analysis_max_decisions: int = Field(1000, ge=1, description="largest record reviewed")
     max_jobs: int = Field(4, ge=1, description="analysis jobs running or waiting at once")
+    max_jobs_per_client: int = Field(2, ge=1, description="analysis jobs one client (IP) "
+                                                          "may have running or waiting")
     job_ttl_seconds: float = Field(3600, gt=0, description="finished jobs kept this long")
     max_body_bytes: int = Field(1_000_000, ge=1024, description="request body cap (413)")
     cards: str | None = Field(None, description="an extra card-set file, served by name")
@@ -64,7 +66,21 @@ class Settings(BaseSettings):
                                                             "the AI seats to play")
     max_live_games: int = Field(1000, ge=1, description="games kept replayed in memory "
                                                          "(the rest are replayed on use)")
-    retry_after: int = Field(1, ge=1, description="Retry-After seconds of a 503")
+    retry_after: int = Field(1, ge=1, description="the least Retry-After of a 503 (seconds; "
+                                                  "the server estimates it from the queue)")
+    queue_wait_seconds: float = Field(2.0, ge=0, le=600, description="how long a hint or "
+                                      "payment may wait for a worker before a 503")
+    queue_size: int = Field(64, ge=1, description="hints and payments waiting at once "
+                                                  "(503 beyond)")
+    batch_workers: int | None = Field(None, ge=1, description="workers analysis jobs may "
+                                      "use at once (default: half, at least 1)")
+    client_running: int | None = Field(None, ge=1, description="searches one client (seat "
+                                       "token, else IP) runs at once (default: workers)")
+    client_queued: int = Field(8, ge=1, description="searches one client may have waiting "
+                                                    "(429 beyond)")
+    deadline_grace_ms: int = Field(2000, ge=0, description="a search is stopped this long "
+                                   "after its time budget (iteration budgets: after "
+                                   "BIGSUR_MAX_BUDGET_MS)")
     warm: bool = Field(True, description="start the search workers at start-up")
 
     @model_validator(mode="after")
@@ -97,8 +113,13 @@ class Metrics:
         search = s.search
         lines += [
             "# TYPE bigsur_search_workers gauge", f"bigsur_search_workers {search.workers}",
-            "# TYPE bigsur_search_busy gauge", f"bigsur_search_busy {search.slots.busy}",
-            "# TYPE bigsur_search_waiting gauge", f"bigsur_search_waiting {search.slots.waiting}",
+            "# TYPE bigsur_search_busy gauge", f"bigsur_search_busy {search.scheduler.busy}",
+            "# TYPE bigsur_search_waiting gauge",
+            f"bigsur_search_waiting {search.scheduler.waiting}",
+            "# TYPE bigsur_search_deadline_total counter",
+            f"bigsur_search_deadline_total {search.deadlines}",
+            "# TYPE bigsur_search_cancelled_total counter",
+            f"bigsur_search_cancelled_total {search.cancelled}",
             "# TYPE bigsur_search_rejected_total counter",
             f"bigsur_search_rejected_total {search.rejected}",
             "# TYPE bigsur_search_tasks_total counter",
@@ -195,14 +216,16 @@ def create_app(settings: Settings | None = None,
     async def lifespan(app: FastAPI):
         app.state.store = Store(db_path(settings.db, settings.database_url))
         app.state.games = GameService(app.state.store, settings, registry)
-        app.state.jobs = JobService(settings)
-        app.state.search = search or SearchService(settings.workers, settings.pool,
-                                                   settings.retry_after)
+        app.state.jobs = JobService(settings, app.state.store)
+        app.state.search = search or SearchService.from_settings(settings)
         if settings.warm:
             await app.state.search.warm()
         resumed = await app.state.games.resume(app.state.search)
         if resumed:
             log.info("resumed the AI of %d game(s)", resumed)
+        resumed = await app.state.jobs.resume(app.state.search, registry)
+        if resumed:
+            log.info("resumed %d analysis job(s)", resumed)
         try:
             yield
         finally:

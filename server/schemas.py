@@ -129,7 +129,7 @@ class Progress(Strict):
 
 class JobResponse(Open):
     job_id: str
-    status: Literal["queued", "running", "done", "failed"]
+    status: Literal["queued", "running", "done", "failed", "cancelled"]
     progress: Progress
     budget: dict[str, Any]
     seed: int

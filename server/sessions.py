@@ -311,18 +311,17 @@ class GameService:
                   client_id: str | None) -> dict[str, Any]:
         """Apply a human seat's action (idempotent by ``client_id``). A request that is
         out of turn is answered at once, without waiting for the AI to finish a move."""
-        if client_id is None or self.store.client_action(live.id, client_id) is None:
+        if client_id is None or self.store.client_action(live.id, seat, client_id) is None:
             if not live.over and live.state.current != seat:
                 raise ApiError(409, "action", f"it is seat {live.state.current}'s turn, "
                                f"not yours (seat {seat})", "not_your_turn")
         async with live.lock:
             if client_id is not None:
-                prior = self.store.client_action(live.id, client_id)
-                if prior is not None:
-                    if prior.seat != seat or prior.submitted != text:
+                prior = self.store.client_action(live.id, seat, client_id)
+                if prior is not None:  # ids are per seat: this seat's own earlier action
+                    if prior.submitted != text:
                         raise ApiError(409, "action_id", f"{client_id!r} was already used "
-                                       f"for {prior.submitted!r} by seat {prior.seat}",
-                                       "conflict")
+                                       f"by your seat for {prior.submitted!r}", "conflict")
                     return {"index": prior.idx, "action": prior.action, "duplicate": True}
             if live.over:
                 raise ApiError(409, "action", "the game is over", "game_over")
@@ -373,8 +372,18 @@ class GameService:
                     if spec != live.row.seats[seat]:
                         log.warning("game %s seat %d: stored spec %r refused, plays %s",
                                     live.id, seat, live.row.seats[seat], spec)
-                    turn = await search.bot_turn(spec, state_to_json(state), live.row.seed,
-                                                 live.n)
+                    try:
+                        turn = await search.bot_turn(spec, state_to_json(state),
+                                                     live.row.seed, live.n, f"game:{live.id}")
+                    except ApiError as err:
+                        if err.kind != "deadline" or spec == "greedy":
+                            raise
+                        # the turn overran its deadline: this turn is played by greedy
+                        log.error("game %s seat %d: %s overran its deadline; greedy plays "
+                                  "this turn", live.id, seat, spec)
+                        turn = await search.bot_turn("greedy", state_to_json(state),
+                                                     live.row.seed, live.n, f"game:{live.id}")
+                        turn["errors"].append(f"{spec}: deadline; greedy played the turn")
                     for error in turn["errors"]:
                         self.ai_errors += 1
                         log.error("game %s seat %d: %s", live.id, seat, error)

@@ -7,7 +7,7 @@ from __future__ import annotations
 
 from typing import Annotated, Any
 
-from fastapi import APIRouter, Depends
+from fastapi import APIRouter, Depends, Request
 from fastapi.security import HTTPAuthorizationCredentials, HTTPBearer
 
 from solver.rules.views import view_of
@@ -24,7 +24,7 @@ from ..schemas import (
     SessionHintRequest,
 )
 from ..sessions import HUMAN
-from .common import ERRORS, SEAT_ERRORS, budget_dict
+from .common import ERRORS, SEAT_ERRORS, budget_dict, client_key
 from .hints import run_hint
 
 router = APIRouter(prefix="/v1/games", tags=["games"])
@@ -88,7 +88,7 @@ async def post_action(game_id: str, req: ActionRequest, token: TokenDep,
 @router.post("/{game_id}/hint", response_model=HintResponse,
              responses={**SEAT_ERRORS, 503: {"description": "search workers busy"}},
              summary="A hint for the seat to act, from its own view")
-async def session_hint(game_id: str, req: SessionHintRequest,
+async def session_hint(game_id: str, req: SessionHintRequest, request: Request,
                        token: TokenDep, settings: SettingsDep,
                        games: GamesDep,
                        search: SearchDep) -> dict[str, Any]:
@@ -99,7 +99,8 @@ async def session_hint(game_id: str, req: SessionHintRequest,
         raise ApiError(409, "game_id", "a hint is for the seat to act, and the game must not "
                        "be over", "not_your_turn")
     budget = budget_dict(req.budget, settings.default_budget_ms, settings)
-    return await run_hint(view_of(live.state, seat), budget, req.seed, search)
+    return await run_hint(view_of(live.state, seat), budget, req.seed, search, request,
+                          client_key(request, token))
 
 
 @router.get("/{game_id}/record", responses=SEAT_ERRORS, summary="The game record")

@@ -76,8 +76,7 @@ def make_client(tmp_path, fake_search):
         settings = make_settings(tmp_path, **overrides)
         service = None
         if fake:  # the whole app (routes, metrics, AI resume) uses the fake's pool
-            service = SearchService(settings.workers, "thread", settings.retry_after,
-                                    search_fn=fake_search)
+            service = SearchService.from_settings(settings, search_fn=fake_search)
         app = create_app(settings, search=service)
         if fake:
             app.dependency_overrides[get_search] = lambda: service

@@ -129,7 +129,7 @@ def test_body_size_is_capped(make_client):
 
 
 def test_saturated_pool_answers_503_at_once(make_client, fake_search):
-    client = make_client(workers=1, retry_after=2)
+    client = make_client(workers=1, retry_after=2, queue_wait_seconds=0)
     fake_search.gate = threading.Event()
     raw = state_json()
     first: list = []
