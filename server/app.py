@@ -82,6 +82,17 @@ class Settings(BaseSettings):
                                    "after its time budget (iteration budgets: after "
                                    "BIGSUR_MAX_BUDGET_MS)")
     warm: bool = Field(True, description="start the search workers at start-up")
+    request_timeout_seconds: float = Field(10.0, gt=0, description="a request (headers and "
+                                           "body) must arrive within this (408 after)")
+    keep_alive_seconds: int = Field(5, ge=1, description="idle keep-alive connections are "
+                                                         "closed after this")
+    max_connections: int = Field(1000, ge=1, description="open connections at once (more "
+                                                         "are closed at once)")
+    max_connections_per_client: int = Field(100, ge=1, description="open connections from "
+                                            "one address")
+    graceful_shutdown_seconds: int = Field(5, ge=0, description="on SIGTERM, how long "
+                                           "requests in flight may finish before their "
+                                           "searches are stopped")
 
     @model_validator(mode="after")
     def _consistent(self) -> Settings:
@@ -164,6 +175,12 @@ class Guard:
         headers = dict(scope.get("headers") or [])
         length = headers.get(b"content-length")
         try:
+            if length is not None and b"transfer-encoding" in headers:
+                status_box[0] = 400
+                body = errors.ApiError(400, "headers", "a request may not have both "
+                                       "Content-Length and Transfer-Encoding", "request")
+                status, payload, _ = errors.describe(body)
+                return await JSONResponse(payload, status_code=status)(scope, receive, send)
             if length is not None:
                 try:
                     n = int(length)
@@ -258,13 +275,26 @@ def create_app(settings: Settings | None = None,
 def cmd_serve(args) -> int:
     import uvicorn
 
+    from .netguard import GuardedH11Protocol, install_log_limits, raise_fd_limit
+
     if args.db:
         os.environ["BIGSUR_DB"] = args.db
     if args.workers:
         os.environ["BIGSUR_WORKERS"] = str(args.workers)
-    Settings()  # fail early, with the setting named, before uvicorn starts
-    uvicorn.run("server.app:create_app", factory=True, host=args.host, port=args.port,
-                log_level=args.log_level)
+    settings = Settings()  # fail early, with the setting named, before uvicorn starts
+    raise_fd_limit(settings.max_connections + 256)
+    protocol = GuardedH11Protocol.configure(settings.request_timeout_seconds,
+                                            settings.max_connections,
+                                            settings.max_connections_per_client)
+    config = uvicorn.Config("server.app:create_app", factory=True, host=args.host,
+                            port=args.port, log_level=args.log_level, http=protocol,
+                            timeout_keep_alive=settings.keep_alive_seconds,
+                            timeout_graceful_shutdown=settings.graceful_shutdown_seconds,
+                            h11_max_incomplete_event_size=16 * 1024)
+    server = uvicorn.Server(config)
+    config.load()  # configures logging; the rate limit goes on top
+    install_log_limits()
+    server.run()
     return 0
 
 

@@ -102,6 +102,7 @@ class JobService:
         task.add_done_callback(lambda _t: self.tasks.pop(job_id, None))
 
     def get(self, job_id: str) -> dict[str, Any]:
+        self.prune()
         job = self.store.job(job_id) if isinstance(job_id, str) and len(job_id) < 100 \
             else None
         if job is None:

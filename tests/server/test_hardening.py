@@ -21,3 +21,157 @@ def test_seat_budgets_beyond_the_caps_are_refused(client, spec):
     r = client.post("/v1/games", json={"players": 2, "seats": ["human", spec]})
     assert r.status_code == 422, r.text
     assert (r.json()["field"], r.json()["error"]) == ("seats[1]", "limit")
+
+
+# ------------------------------------------------------------------ the search pool
+
+import threading  # noqa: E402
+import time  # noqa: E402
+
+from session_testkit import auth, poll_job  # noqa: E402
+
+from solver.cli import play_random_game  # noqa: E402
+from solver.rules.engine import new_game as engine_new_game  # noqa: E402
+from solver.rules.position import state_to_json  # noqa: E402
+
+
+def hint_body(budget=None) -> dict:
+    return {"position": state_to_json(engine_new_game(2, seed=3)),
+            "budget": budget or {"ms": 100}}
+
+
+def short_record(n: int = 6, seed: int = 13) -> dict:
+    record = play_random_game(2, seed=seed)
+    record.actions = record.actions[:n]
+    return record.to_json()
+
+
+def metric(client, name: str) -> float:
+    for line in client.get("/metrics").text.splitlines():
+        if line.startswith(name + " "):
+            return float(line.split()[1])
+    raise AssertionError(f"no metric {name}")
+
+
+def test_a_busy_pool_queues_hints_instead_of_refusing_them(make_client, fake_search):
+    client = make_client(workers=1)  # old code: the second hint was a 503 at once
+    fake_search.gate = threading.Event()
+    answers: list = []
+    threads = [threading.Thread(target=lambda: answers.append(
+        client.post("/v1/hint", json=hint_body()))) for _ in range(2)]
+    for t in threads:
+        t.start()
+    assert fake_search.started.acquire(timeout=10)
+    time.sleep(0.2)
+    assert metric(client, "bigsur_search_waiting") == 1
+    fake_search.gate.set()
+    for t in threads:
+        t.join(20)
+    assert [r.status_code for r in answers] == [200, 200]
+
+
+def test_analysis_jobs_leave_a_worker_to_hints(make_client, fake_search):
+    client = make_client(workers=2, max_jobs=4, max_jobs_per_client=4)
+    fake_search.gate = threading.Event()
+    jobs = [client.post("/v1/analyze", json={"record": short_record(seed=13 + k)})
+            for k in range(3)]
+    assert all(r.status_code == 202 for r in jobs), [r.text for r in jobs]
+    assert fake_search.started.acquire(timeout=10)  # one review runs ...
+    time.sleep(0.2)
+    assert metric(client, "bigsur_search_busy") == 1  # ... and only one
+    got: list = []
+    t = threading.Thread(target=lambda: got.append(client.post("/v1/hint", json=hint_body())))
+    t.start()
+    assert fake_search.started.acquire(timeout=5), "the hint did not get the other worker"
+    fake_search.gate.set()
+    t.join(20)
+    assert got[0].status_code == 200
+    for r in jobs:
+        assert poll_job(client, r.json()["job_id"])["status"] == "done"
+
+
+def test_a_job_can_be_cancelled_and_stays_cancelled(make_client, fake_search):
+    client = make_client(workers=1)
+    fake_search.gate = threading.Event()
+    job = client.post("/v1/analyze", json={"record": short_record()}).json()
+    assert fake_search.started.acquire(timeout=10)
+    r = client.delete(f"/v1/analyze/{job['job_id']}")
+    assert r.status_code == 200 and r.json()["status"] == "cancelled", r.text
+    fake_search.gate.set()
+    time.sleep(0.3)
+    assert client.get(f"/v1/analyze/{job['job_id']}").json()["status"] == "cancelled"
+    assert client.delete("/v1/analyze/nope").status_code == 404
+
+
+def test_jobs_survive_a_restart_and_are_purged_after_their_ttl(make_client, fake_search):
+    client = make_client(workers=1)
+    fake_search.gate = threading.Event()
+    job_id = client.post("/v1/analyze", json={"record": short_record()}).json()["job_id"]
+    assert fake_search.started.acquire(timeout=10)
+    client.__exit__(None, None, None)  # shutdown while the job runs
+    fake_search.gate.set()
+    fake_search.gate = None
+    again = make_client(workers=1, job_ttl_seconds=0.5)
+    done = poll_job(again, job_id)
+    assert done["status"] == "done" and done["progress"]["done"] == done["progress"]["total"]
+    time.sleep(0.7)
+    assert again.get(f"/v1/analyze/{job_id}").status_code == 404
+
+
+def test_queued_jobs_are_limited_per_client(make_client, fake_search):
+    client = make_client(workers=1, max_jobs=10, max_jobs_per_client=1)
+    fake_search.gate = threading.Event()
+    assert client.post("/v1/analyze", json={"record": short_record()}).status_code == 202
+    r = client.post("/v1/analyze", json={"record": short_record()})
+    assert r.status_code == 429 and "Retry-After" in r.headers, r.text
+    fake_search.gate.set()
+
+
+@pytest.mark.parametrize("names", [True, 5, "ab", [1, 2], ["a"], [None, "b"]])
+def test_bad_record_names_are_refused_at_submit(client, names):
+    record = short_record()
+    record["names"] = names  # old code: 202, then a traceback in summarise
+    r = client.post("/v1/analyze", json={"record": record})
+    assert r.status_code == 422, r.text
+    assert r.json()["field"].startswith("record.names")
+
+
+# ------------------------------------------------------------------ action ids per seat
+
+def hot_seat(client) -> tuple[str, str, str, int]:
+    r = client.post("/v1/games", json={"players": 2, "seats": ["human", "human"]})
+    assert r.status_code == 201, r.text
+    game_id = r.json()["game_id"]
+    tokens = {t["seat"]: t["token"] for t in r.json()["tokens"]}
+    first = client.get(f"/v1/games/{game_id}", headers=auth(tokens[0])).json()["to_act"]
+    return game_id, tokens[first], tokens[1 - first], first
+
+
+def test_action_ids_are_per_seat_and_a_conflict_never_quotes_another_seat(client):
+    game_id, me, other, _first = hot_seat(client)
+    url = f"/v1/games/{game_id}/actions"
+    for _ in range(2):  # the first player's whole turn: two takes, then end
+        data = client.get(f"/v1/games/{game_id}", headers=auth(me)).json()
+        if not data["your_turn"]:
+            break
+        action = next(a for a in data["legal_actions"] if a.startswith("take")) \
+            if any(a.startswith("take") for a in data["legal_actions"]) else "end"
+        r = client.post(url, headers=auth(me), json={"action": action,
+                                                     "action_id": f"m{data['actions_applied']}"})
+        assert r.status_code == 200, r.text
+    # the other seat, out of turn, with an id the first seat used: not-your-turn, no quote
+    r = client.post(url, headers=auth(other), json={"action": "take deck", "action_id": "m0"})
+    assert r.status_code == 409 and r.json()["error"] == "not_your_turn", r.text
+    assert "take" not in r.json()["message"].replace("take deck", "")
+    # play the first seat's turn to its end, then the other seat may reuse "m0"
+    while True:
+        data = client.get(f"/v1/games/{game_id}", headers=auth(me)).json()
+        if not data["your_turn"]:
+            break
+        action = "end" if "end" in data["legal_actions"] else data["legal_actions"][0]
+        assert client.post(url, headers=auth(me), json={"action": action}).status_code == 200
+    r = client.post(url, headers=auth(other), json={"action": "take deck", "action_id": "m0"})
+    assert r.status_code == 200 and r.json()["applied"]["duplicate"] is False, r.text
+    r = client.post(url, headers=auth(other), json={"action": "end", "action_id": "m0"})
+    assert r.status_code == 409 and r.json()["field"] == "action_id"
+    assert "seat" not in r.json()["reason"].replace("your seat", "")
