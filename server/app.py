@@ -11,6 +11,7 @@ reach them through the typed dependencies of :mod:`server.deps`.
 from __future__ import annotations
 
 import argparse
+import asyncio
 import logging
 import os
 import time
@@ -66,6 +67,15 @@ class Settings(BaseSettings):
                                                             "the AI seats to play")
     max_live_games: int = Field(1000, ge=1, description="games kept replayed in memory "
                                                          "(the rest are replayed on use)")
+    chosen_seeds: Literal["single-human", "any"] = Field(
+        "single-human", description="who may choose a game's seed: only a game with one "
+        "human seat (default), or any game (local hot-seat and tests; never on a public "
+        "server: the chooser knows every card)")
+    max_games: int = Field(10_000, ge=1, description="games in progress at once (503 beyond)")
+    max_games_per_client: int = Field(20, ge=1, description="games in progress one client "
+                                      "(IP) may have created (429 beyond)")
+    game_idle_seconds: float = Field(7 * 86400, gt=0, description="a game in progress "
+                                     "untouched this long is deleted (abandoned)")
     retry_after: int = Field(1, ge=1, description="the least Retry-After of a 503 (seconds; "
                                                   "the server estimates it from the queue)")
     queue_wait_seconds: float = Field(2.0, ge=0, le=600, description="how long a hint or "
@@ -222,6 +232,22 @@ class Guard:
                                  time.perf_counter() - started)
 
 
+async def _housekeeping(app: FastAPI) -> None:
+    """Every so often: delete abandoned games and expired analysis jobs."""
+    settings = app.state.settings
+    interval = max(0.5, min(60.0, settings.game_idle_seconds / 10,
+                            settings.job_ttl_seconds / 10))
+    while True:
+        try:
+            expired = await app.state.games.expire()
+            if expired:
+                log.info("deleted %d abandoned game(s)", expired)
+            app.state.jobs.prune()
+        except Exception:  # noqa: BLE001 - housekeeping must not stop
+            log.exception("housekeeping failed")
+        await asyncio.sleep(interval)
+
+
 def create_app(settings: Settings | None = None,
                search: SearchService | None = None) -> FastAPI:
     """The ASGI app. ``settings`` default: from the environment. ``search`` replaces
@@ -243,9 +269,11 @@ def create_app(settings: Settings | None = None,
         resumed = await app.state.jobs.resume(app.state.search, registry)
         if resumed:
             log.info("resumed %d analysis job(s)", resumed)
+        housekeeping = asyncio.get_running_loop().create_task(_housekeeping(app))
         try:
             yield
         finally:
+            housekeeping.cancel()
             await app.state.jobs.close()
             await app.state.games.close()
             if search is None:

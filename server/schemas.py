@@ -197,8 +197,9 @@ class CreateGameRequest(Strict):
         None, min_length=2, max_length=4,
         description='"human" or a bot spec per seat (random, greedy, mcts:<s>s, '
                     'mcts:<n>i); default: seat 0 human, the others BIGSUR_DEFAULT_AI')
-    seed: int | None = Field(None, ge=0, le=MAX_SEED, description="default: random, "
-                             "revealed in the record once the game is over")
+    seed: int | None = Field(None, ge=0, le=MAX_SEED, description="only with one human "
+                             "seat; default: drawn by the server, committed to at creation "
+                             "and revealed once the game is over")
     cards: str = Field("default", max_length=200, description="a set name from "
                                                               "GET /v1/cards")
 
@@ -214,6 +215,14 @@ class SeatInfo(Strict):
     spec: str | None
 
 
+class Fairness(Strict):
+    scheme: str = Field(description='sha256("SEED:SALT") in hex')
+    commitment: str = Field(description="published at creation")
+    seed_chosen_by_creator: bool = Field(description="only possible with one human seat")
+    seed: int | None = Field(description="revealed once the game is over")
+    salt: str | None = Field(description="revealed once the game is over")
+
+
 class GameCreated(Strict):
     game_id: str
     players: int
@@ -221,6 +230,8 @@ class GameCreated(Strict):
     tokens: list[SeatToken] = Field(description="one secret per human seat; send it as "
                                                 "'Authorization: Bearer TOKEN'")
     card_set: str
+    fairness: Fairness | None = Field(None, description="the commitment to the deal "
+                                                        "(bigsur verify checks it)")
 
 
 class LogEntry(Strict):
@@ -248,6 +259,7 @@ class SeatView(Strict):
     payments: dict[str, Any] | None = Field(
         None, description="build step, your turn: the cheapest payment of each buildable "
                           "hand card ({card: {steps, cards_spent}})")
+    fairness: Fairness | None = None
 
 
 class ActionRequest(Strict):

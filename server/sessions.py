@@ -17,7 +17,9 @@ payment (a payment names discarded cards, whose fronts are hidden).
 from __future__ import annotations
 
 import asyncio
+import hashlib
 import logging
+import time
 import secrets
 import sqlite3
 from collections import OrderedDict
@@ -37,7 +39,7 @@ from solver.rules.views import view_of, view_to_json
 from solver.search.specs import SpecError, check_caps, parse_bot_spec
 
 from .errors import ApiError
-from .store import GameRow, Store, token_hash, token_matches
+from .store import GameRow, LimitReached, Store, token_hash, token_matches
 
 if TYPE_CHECKING:
     from .app import Settings
@@ -47,6 +49,7 @@ if TYPE_CHECKING:
 log = logging.getLogger("bigsur.server")
 HUMAN = "human"
 TOKEN_BYTES = 24  # 192 bits
+FAIRNESS_SCHEME = 'sha256("SEED:SALT") hex, SEED in decimal, SALT 32 hex digits'
 SERVER_BOTS = frozenset({"random", "greedy", "mcts"})  # never module:Class, never plugins
 
 
@@ -89,6 +92,11 @@ def explicit(state: GameState, action) -> Any:
         if payment is not None:
             return Build(action.card, action.side, payment)
     return action
+
+
+def commitment(seed: int, salt: str) -> str:
+    """The published commitment to a game's deal: ``sha256("SEED:SALT")`` in hex."""
+    return hashlib.sha256(f"{seed}:{salt}".encode("ascii")).hexdigest()
 
 
 def public_action(action_text: str) -> str:
@@ -135,7 +143,8 @@ class GameService:
             return "greedy"
 
     def create(self, players: int, seats: list[str] | None, seed: int | None,
-               cards_name: str) -> tuple[LiveGame, dict[int, str]]:
+               cards_name: str, creator: str | None = None
+               ) -> tuple[LiveGame, dict[int, str]]:
         if not MIN_PLAYERS <= players <= MAX_PLAYERS:
             raise ApiError(422, "players", f"must be {MIN_PLAYERS} to {MAX_PLAYERS}, "
                            f"got {players}", "setup")
@@ -148,25 +157,84 @@ class GameService:
             self.check_seat_spec(i, spec)
         if HUMAN not in seats:
             raise ApiError(422, "seats", 'at least one seat must be "human"', "setup")
+        humans = seats.count(HUMAN)
+        if seed is not None and humans > 1 and self.settings.chosen_seeds != "any":
+            raise ApiError(422, "seed", f"a game with {humans} human seats draws its own seed "
+                           "(whoever chose it would know every card); the game publishes a "
+                           "commitment to it and reveals it at the end", "setup")
         cards = self.cards.sets.get(cards_name)
         if cards is None:
             raise ApiError(422, "cards", f"no card set named {cards_name!r} (known: "
                            f"{', '.join(sorted(self.cards.sets))})", "cards")
+        chosen = seed is not None
         if seed is None:
             seed = secrets.randbits(62)
+        salt = secrets.token_hex(16)
         state = new_game(players, seed, cards)
         tokens = {i: secrets.token_urlsafe(TOKEN_BYTES) for i, s in enumerate(seats)
                   if s == HUMAN}
         hashes = [token_hash(tokens[i]) if i in tokens else None for i in range(players)]
         game_id = secrets.token_urlsafe(12)
         status = HUMAN if seats[state.current] == HUMAN else "ai"
-        self.store.create_game(game_id, players, seed, cards_to_json(cards), seats, hashes,
-                               status)
+        try:
+            self.store.create_game(game_id, players, seed, cards_to_json(cards), seats, hashes,
+                                   status, creator, salt, commitment(seed, salt), chosen,
+                                   self.settings.max_games, self.settings.max_games_per_client)
+        except LimitReached as err:
+            if err.what == "client":
+                raise ApiError(429, None, f"this client already has {err.limit} games in "
+                               "progress (BIGSUR_MAX_GAMES_PER_CLIENT); finish or delete one",
+                               "too_many") from None
+            raise ApiError(503, None, f"the server holds {err.limit} games in progress "
+                           "(BIGSUR_MAX_GAMES); retry later", "busy",
+                           {"Retry-After": "60"}) from None
         row = self.store.game(game_id)
         live = LiveGame(row, cards, state)
         self.live[game_id] = live
         self._evict()
         return live, tokens
+
+    def fairness(self, live: LiveGame) -> dict[str, Any] | None:
+        """The commitment to the deal; seed and salt once the game is over."""
+        row = live.row
+        if row.commitment is None:
+            return None  # a game from before commitments
+        over = live.over
+        return {"scheme": FAIRNESS_SCHEME, "commitment": row.commitment,
+                "seed_chosen_by_creator": row.seed_chosen,
+                "seed": row.seed if over else None, "salt": row.salt if over else None}
+
+    async def delete(self, live: LiveGame, seat: int) -> None:
+        """Delete a game (its creator: the token of its first human seat): the AI task and
+        its search are stopped, the game and its actions removed."""
+        creator_seat = live.row.seats.index(HUMAN)
+        if seat != creator_seat:
+            raise ApiError(403, "authorization", f"only the creator's seat ({creator_seat}) "
+                           "may delete the game", "auth")
+        await self._forget(live.id)
+
+    async def _forget(self, game_id: str) -> None:
+        task = self.ai_tasks.pop(game_id, None)
+        if task is not None and not task.done():
+            task.cancel()
+            try:
+                await task
+            except BaseException:  # noqa: BLE001
+                pass
+        self.live.pop(game_id, None)
+        self.store.delete_game(game_id)
+
+    async def expire(self) -> int:
+        """Delete games in progress untouched for BIGSUR_GAME_IDLE_SECONDS (abandoned)."""
+        before = time.time() - self.settings.game_idle_seconds
+        n = 0
+        for game_id in self.store.idle_games(before):
+            task = self.ai_tasks.get(game_id)
+            if task is not None and not task.done():
+                continue  # the AI is playing it
+            await self._forget(game_id)
+            n += 1
+        return n
 
     # loading ------------------------------------------------------------------
     def get(self, game_id: str) -> LiveGame:
@@ -241,6 +309,7 @@ class GameService:
             "result": final_scores(state).to_json() if live.over else None,
             "payments": self._payments(state) if your_turn and state.phase == Phase.BUILD
             else None,
+            "fairness": self.fairness(live),
         }
         return out
 
@@ -285,6 +354,9 @@ class GameService:
         rec = GameRecord(live.cards, live.row.players, seed=live.row.seed,
                          actions=[a for _s, a in live.actions], names=list(live.row.seats))
         rec.meta["result"] = final_scores(live.state).to_json()
+        fairness = self.fairness(live)
+        if fairness is not None:
+            rec.meta["fairness"] = fairness
         return rec.to_json()
 
     # playing ------------------------------------------------------------------

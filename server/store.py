@@ -37,7 +37,8 @@ CREATE TABLE IF NOT EXISTS games (
     n_actions INTEGER NOT NULL,
     creator TEXT,                -- who created it (client key), for per-client limits
     salt TEXT,                   -- hex; with the seed, revealed once the game is over
-    commitment TEXT              -- sha256(seed || salt), published at creation
+    commitment TEXT,             -- sha256("SEED:SALT"), published at creation
+    seed_chosen INTEGER          -- 1 when the creator chose the seed (one human seat)
 );
 CREATE TABLE IF NOT EXISTS actions (
     game_id TEXT NOT NULL REFERENCES games(id),
@@ -100,6 +101,7 @@ MIGRATE_1_TO_2 = """
 ALTER TABLE games ADD COLUMN creator TEXT;
 ALTER TABLE games ADD COLUMN salt TEXT;
 ALTER TABLE games ADD COLUMN commitment TEXT;
+ALTER TABLE games ADD COLUMN seed_chosen INTEGER;
 DELETE FROM game_counts;
 INSERT INTO game_counts SELECT status, count(*) FROM games GROUP BY status;
 """
@@ -158,6 +160,7 @@ class GameRow:
     creator: str | None = None
     salt: str | None = None
     commitment: str | None = None
+    seed_chosen: bool = False
 
 
 @dataclass
@@ -207,7 +210,8 @@ class Store:
     def create_game(self, game_id: str, players: int, seed: int, cards: Any,
                     seats: list[str], token_hashes: list[str | None], status: str,
                     creator: str | None = None, salt: str | None = None,
-                    commitment: str | None = None, max_active: int | None = None,
+                    commitment: str | None = None, seed_chosen: bool = False,
+                    max_active: int | None = None,
                     max_per_creator: int | None = None) -> None:
         """Insert a game; with limits, refuse (:class:`LimitReached`) inside the same
         transaction when the active games (not over), all or the creator's, are at it."""
@@ -227,10 +231,11 @@ class Store:
                         raise LimitReached("client", max_per_creator)
                 self.db.execute(
                     "INSERT INTO games (id, created, updated, players, seed, cards, seats, "
-                    "token_hashes, status, n_actions, creator, salt, commitment) "
-                    "VALUES (?,?,?,?,?,?,?,?,?,0,?,?,?)",
+                    "token_hashes, status, n_actions, creator, salt, commitment, seed_chosen) "
+                    "VALUES (?,?,?,?,?,?,?,?,?,0,?,?,?,?)",
                     (game_id, now, now, players, seed, json.dumps(cards), json.dumps(seats),
-                     json.dumps(token_hashes), status, creator, salt, commitment))
+                     json.dumps(token_hashes), status, creator, salt, commitment,
+                     int(seed_chosen)))
                 self.db.execute("COMMIT")
             except BaseException:
                 self.db.execute("ROLLBACK")
@@ -240,13 +245,13 @@ class Store:
         with self.lock:
             row = self.db.execute(
                 "SELECT id, players, seed, cards, seats, token_hashes, status, n_actions, "
-                "created, updated, creator, salt, commitment FROM games WHERE id=?",
+                "created, updated, creator, salt, commitment, seed_chosen FROM games WHERE id=?",
                 (game_id,)).fetchone()
         if row is None:
             return None
         return GameRow(row[0], row[1], row[2], json.loads(row[3]), json.loads(row[4]),
                        json.loads(row[5]), row[6], row[7], row[8], row[9], row[10], row[11],
-                       row[12])
+                       row[12], bool(row[13]))
 
     def delete_game(self, game_id: str) -> bool:
         with self.lock:

@@ -57,7 +57,8 @@ class FakeSearch:
 
 def make_settings(tmp_path: Path, **overrides) -> Settings:
     values = dict(db=str(tmp_path / "games.db"), workers=2, pool="thread", warm=False,
-                  ai_wait_seconds=20.0, default_ai="random")
+                  ai_wait_seconds=20.0, default_ai="random",
+                  chosen_seeds="any")  # the older tests deal known hands to 2+ humans
     values.update(overrides)
     return Settings(**values)
 

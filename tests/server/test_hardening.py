@@ -175,3 +175,98 @@ def test_action_ids_are_per_seat_and_a_conflict_never_quotes_another_seat(client
     r = client.post(url, headers=auth(other), json={"action": "end", "action_id": "m0"})
     assert r.status_code == 409 and r.json()["field"] == "action_id"
     assert "seat" not in r.json()["reason"].replace("your seat", "")
+
+
+# ------------------------------------------------------------------ provably fair deals
+
+import json  # noqa: E402
+import random  # noqa: E402
+
+from session_testkit import play_out  # noqa: E402
+
+from solver.cli import main as cli_main  # noqa: E402
+
+
+def test_with_two_humans_nobody_chooses_the_seed(make_client):
+    client = make_client(chosen_seeds="single-human")  # the default
+    r = client.post("/v1/games", json={"players": 2, "seats": ["human", "human"], "seed": 5})
+    assert r.status_code == 422 and r.json()["field"] == "seed", r.text
+    r = client.post("/v1/games", json={"players": 2, "seats": ["human", "random"], "seed": 5})
+    assert r.status_code == 201 and r.json()["fairness"]["seed_chosen_by_creator"] is True
+
+
+def test_every_game_commits_to_its_deal_and_reveals_it_at_the_end(make_client, small_file,
+                                                                    tmp_path, capsys):
+    client = make_client(chosen_seeds="single-human", cards=small_file)
+    r = client.post("/v1/games", json={"players": 2, "seats": ["human", "human"],
+                                       "cards": "small"})
+    assert r.status_code == 201, r.text
+    game_id = r.json()["game_id"]
+    tokens = {t["seat"]: t["token"] for t in r.json()["tokens"]}
+    fair = r.json()["fairness"]
+    assert len(fair["commitment"]) == 64 and fair["seed"] is None and fair["salt"] is None
+    assert fair["seed_chosen_by_creator"] is False
+    seen = []
+    play_out(client, game_id, tokens, random.Random(3), on_response=lambda s, d: seen.append(d))
+    assert all(d["fairness"]["seed"] is None for d in seen if not d["over"])
+    record = client.get(f"/v1/games/{game_id}/record", headers=auth(tokens[0])).json()
+    revealed = record["meta"]["fairness"]
+    assert revealed["commitment"] == fair["commitment"] and revealed["seed"] == record["seed"]
+    path = tmp_path / "game.json"
+    path.write_text(json.dumps(record))
+    assert cli_main(["verify", str(path)]) == 0
+    assert "OK" in capsys.readouterr().out
+    for key, value in (("seed", record["seed"] + 1), ("salt", "0" * 32)):
+        bad = json.loads(json.dumps(record))
+        bad["meta"]["fairness"][key] = value
+        path.write_text(json.dumps(bad))
+        assert cli_main(["verify", str(path)]) == 1
+        assert "FAILED" in capsys.readouterr().out
+
+
+def test_commitments_differ_between_games_with_one_seed(client):
+    a = client.post("/v1/games", json={"players": 2, "seats": ["human", "random"], "seed": 9})
+    b = client.post("/v1/games", json={"players": 2, "seats": ["human", "random"], "seed": 9})
+    assert a.json()["fairness"]["commitment"] != b.json()["fairness"]["commitment"]
+
+
+# ------------------------------------------------------------------ game limits, lifecycle
+
+def create(client, seats=("human", "random")):
+    return client.post("/v1/games", json={"players": len(seats), "seats": list(seats)})
+
+
+def test_games_in_progress_are_limited_per_client_and_overall(make_client):
+    client = make_client(max_games_per_client=2, max_games=3)
+    assert [create(client).status_code for _ in range(2)] == [201, 201]
+    r = create(client)
+    assert r.status_code == 429 and r.json()["error"] == "too_many", r.text
+    other = make_client(max_games_per_client=5, max_games=2)  # the same database: 2 exist
+    r = create(other)
+    assert r.status_code == 503 and "Retry-After" in r.headers, r.text
+
+
+def test_the_creator_deletes_a_game_and_counts_follow(client):
+    r = client.post("/v1/games", json={"players": 3, "seats": ["human", "random", "human"]})
+    game_id = r.json()["game_id"]
+    tokens = {t["seat"]: t["token"] for t in r.json()["tokens"]}
+    before = sum(client.get("/healthz").json()["games"].values())
+    r = client.delete(f"/v1/games/{game_id}", headers=auth(tokens[2]))
+    assert r.status_code == 403 and r.json()["field"] == "authorization"
+    assert client.delete(f"/v1/games/{game_id}").status_code == 401
+    assert client.delete(f"/v1/games/{game_id}", headers=auth(tokens[0])).status_code == 204
+    assert client.get(f"/v1/games/{game_id}", headers=auth(tokens[0])).status_code == 404
+    assert sum(client.get("/healthz").json()["games"].values()) == before - 1
+
+
+def test_abandoned_games_expire(make_client):
+    client = make_client(game_idle_seconds=0.3)
+    r = create(client)
+    game_id, token = r.json()["game_id"], r.json()["tokens"][0]["token"]
+    deadline = time.monotonic() + 10
+    while time.monotonic() < deadline:
+        if client.get(f"/v1/games/{game_id}", headers=auth(token)).status_code == 404:
+            break
+        time.sleep(0.2)
+    else:
+        raise AssertionError("the abandoned game was never deleted")
