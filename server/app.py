@@ -21,7 +21,7 @@ from pathlib import Path
 from typing import Literal
 
 from fastapi import FastAPI
-from fastapi.responses import JSONResponse
+from fastapi.responses import JSONResponse, Response
 from fastapi.staticfiles import StaticFiles
 from pydantic import Field, model_validator
 from pydantic_settings import BaseSettings, SettingsConfigDict
@@ -159,10 +159,36 @@ class Guard:
     """ASGI middleware: caps the request body (413 naming the limit; bodies without a
     Content-Length are counted as they arrive) and records metrics per route."""
 
-    def __init__(self, app, max_bytes: int, metrics: Metrics):
+    def __init__(self, app, max_bytes: int, metrics: Metrics, routes: list | None = None):
         self.app = app
         self.max_bytes = max_bytes
         self.metrics = metrics
+        self.routes = routes or []
+
+    def allowed(self, path: str) -> set[str]:
+        """The methods of the API routes at ``path`` (empty: not an API path)."""
+        from fastapi.routing import APIRoute
+
+        methods: set[str] = set()
+        for route in self.routes:
+            if isinstance(route, APIRoute) and route.path_regex.match(path):
+                methods |= route.methods or set()
+        if "GET" in methods:
+            methods.add("HEAD")
+        return methods
+
+    async def _methods(self, scope, receive, send, allowed: set[str]) -> int:
+        """OPTIONS (204 with Allow) or a method the path does not have (405, our shape)."""
+        allow = ", ".join(sorted(allowed | {"OPTIONS"}))
+        if scope["method"] == "OPTIONS":
+            response = Response(status_code=204, headers={"Allow": allow})
+            await response(scope, receive, send)
+            return 204
+        err = errors.ApiError(405, "method", f"{scope['method']} is not allowed here; "
+                              f"allowed: {allow}", "method_not_allowed", {"Allow": allow})
+        status, payload, headers = errors.describe(err)
+        await JSONResponse(payload, status_code=status, headers=headers)(scope, receive, send)
+        return 405
 
     async def _reject(self, scope, receive, send, size: str) -> None:
         body = errors.ApiError(413, "body", f"{size} exceeds the limit of {self.max_bytes} "
@@ -185,6 +211,11 @@ class Guard:
         headers = dict(scope.get("headers") or [])
         length = headers.get(b"content-length")
         try:
+            allowed = self.allowed(scope["path"])
+            if scope["method"] == "OPTIONS" or (allowed and scope["method"] not in allowed):
+                status_box[0] = await self._methods(scope, receive, send,
+                                                    allowed or {"GET", "HEAD"})
+                return None
             if length is not None and b"transfer-encoding" in headers:
                 status_box[0] = 400
                 body = errors.ApiError(400, "headers", "a request may not have both "
@@ -294,7 +325,10 @@ def create_app(settings: Settings | None = None,
                    health.router):
         app.include_router(router)
     app.mount("/", StaticFiles(directory=STATIC, html=True), name="static")
-    app.add_middleware(Guard, max_bytes=settings.max_body_bytes, metrics=app.state.metrics)
+    app.add_middleware(Guard, max_bytes=settings.max_body_bytes, metrics=app.state.metrics,
+                       routes=[r for router in (hints.router, analysis.router, games.router,
+                                                cards.router, score.router, health.router)
+                               for r in router.routes])
     return app
 
 

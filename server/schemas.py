@@ -56,16 +56,17 @@ class ErrorBody(Open):
 
 
 class Budget(Strict):
-    """Search budget: exactly one of ``ms`` (wall time) and ``iterations`` (reproducible
-    with a seed). Capped by BIGSUR_MAX_BUDGET_MS / BIGSUR_MAX_ITERATIONS."""
+    """Search budget: at most one of ``ms`` (wall time) and ``iterations`` (reproducible
+    with a seed), integers (``"100"`` and ``true`` are refused); ``{}`` is the default
+    budget. Capped by BIGSUR_MAX_BUDGET_MS / BIGSUR_MAX_ITERATIONS."""
 
-    ms: int | None = Field(None, ge=1, description="milliseconds of search")
-    iterations: int | None = Field(None, ge=1, description="search iterations")
+    ms: int | None = Field(None, ge=1, strict=True, description="milliseconds of search")
+    iterations: int | None = Field(None, ge=1, strict=True, description="search iterations")
 
     @model_validator(mode="after")
-    def _exactly_one(self) -> Budget:
-        if (self.ms is None) == (self.iterations is None):
-            raise ValueError("give exactly one of 'ms' and 'iterations'")
+    def _at_most_one(self) -> Budget:
+        if self.ms is not None and self.iterations is not None:
+            raise ValueError("give at most one of 'ms' and 'iterations'")
         return self
 
 

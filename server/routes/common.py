@@ -30,7 +30,7 @@ SEAT_ERRORS = {**ERRORS, **{code: {"model": ErrorBody, "description": text} for 
 def budget_dict(budget: Budget | None, default_ms: int, settings) -> dict[str, int]:
     """The budget as the workers take it, within BIGSUR_MAX_BUDGET_MS and
     BIGSUR_MAX_ITERATIONS (422 naming the limit beyond)."""
-    if budget is None:
+    if budget is None or (budget.ms is None and budget.iterations is None):
         return {"ms": min(default_ms, settings.max_budget_ms)}
     if budget.ms is not None:
         if budget.ms > settings.max_budget_ms:

@@ -270,3 +270,57 @@ def test_abandoned_games_expire(make_client):
         time.sleep(0.2)
     else:
         raise AssertionError("the abandoned game was never deleted")
+
+
+# ------------------------------------------------------------------ one error shape
+
+from solver.rules.views import view_of, view_to_json  # noqa: E402
+
+SHAPE = {"error", "field", "reason", "message"}
+
+
+def raw_post(client, url: str, body: bytes):
+    return client.post(url, content=body, headers={"Content-Type": "application/json"})
+
+
+@pytest.mark.parametrize("body", [b'{"position": "\xff"}', b"[" * 5000 + b"]" * 5000,
+                                  b'{"position": {}, "seed": ' + b"9" * 5000 + b"}",
+                                  b'{"position": ', b""])
+def test_unreadable_bodies_get_the_documented_shape(client, body):
+    r = raw_post(client, "/v1/hint", body)
+    assert r.status_code in (400, 422), r.text
+    assert SHAPE <= set(r.json()) and r.json()["field"] == "body", r.text
+
+
+def test_404_405_and_options_get_the_documented_shape(client):
+    r = client.get("/v1/nope")
+    assert r.status_code == 404 and SHAPE <= set(r.json())
+    r = client.get("/v1/hint")  # old code: a 404 from the static files
+    assert r.status_code == 405 and SHAPE <= set(r.json()) and "POST" in r.headers["Allow"]
+    r = client.options("/v1/hint")  # old code: 405 with Allow: GET, HEAD
+    assert r.status_code == 204 and "POST" in r.headers["Allow"]
+    r = client.put("/v1/games/x")
+    assert r.status_code == 405 and set(r.headers["Allow"].split(", ")) >= {"GET", "DELETE"}
+
+
+@pytest.mark.parametrize("budget", [{"ms": "100"}, {"ms": True}, {"iterations": "5"},
+                                    {"iterations": 1.5}, {"ms": 100, "iterations": 5}])
+def test_budgets_are_strictly_typed(client, budget):
+    r = client.post("/v1/hint", json={**hint_body(), "budget": budget})
+    assert r.status_code == 422, r.text
+    assert r.json()["field"].startswith("budget"), r.text
+
+
+def test_an_empty_budget_is_the_default_as_the_schema_says(client):
+    r = client.post("/v1/hint", json={**hint_body(), "budget": {}})
+    assert r.status_code == 200, r.text
+    assert r.json()["budget"] == {"ms": 1000}
+
+
+def test_an_impossible_view_is_refused_by_score_too(client):
+    view = view_to_json(view_of(engine_new_game(2, seed=3), 0))
+    view["seats"][1]["hand"]["count"] = 150
+    for url in ("/v1/score", "/v1/hint"):
+        r = client.post(url, json={"position": view})
+        assert r.status_code == 422, (url, r.text)
+        assert r.json()["error"] == "position" and SHAPE <= set(r.json())
