@@ -179,3 +179,47 @@ def test_content_length_with_transfer_encoding_is_refused(server):
     data = s.recv(4096)
     s.close()
     assert data.startswith(b"HTTP/1.1 400"), data[:200]
+
+
+def test_sigterm_while_busy_stops_the_searches_and_leaves_nothing(tmp_path):
+    env = {"BIGSUR_WORKERS": "1", "BIGSUR_GRACEFUL_SHUTDOWN_SECONDS": "1"}
+    srv = ServerProcess(tmp_path / "t.db", env, log=tmp_path / "server.log").start()
+    try:
+        busy = threading.Thread(target=lambda: _quietly(lambda: httpx.post(
+            srv.url + "/v1/hint", json=hint_body({"ms": 9000}), timeout=20)))
+        busy.start()
+        time.sleep(0.5)
+        family = descendants(srv.pid())
+        started = time.monotonic()
+        os.kill(srv.pid(), signal.SIGTERM)
+        srv.proc.wait(15)  # old code: waited for the 9 s search (or forever)
+        took = time.monotonic() - started
+        deadline = time.monotonic() + 5
+        while time.monotonic() < deadline and any(alive(p) for p in family):
+            time.sleep(0.1)
+        assert not [p for p in family if alive(p)]
+        assert took < 6, took
+        busy.join(20)
+    finally:
+        srv.kill()
+
+
+def test_deleting_a_game_stops_its_ai_search(tmp_path):
+    from fastapi.testclient import TestClient
+
+    from server.app import Settings, create_app
+
+    seed = next(k for k in range(200) if new_game(2, seed=k).current == 1)  # the AI starts
+    settings = Settings(db=str(tmp_path / "d.db"), workers=1, pool="process", warm=True,
+                        ai_wait_seconds=0)
+    with TestClient(create_app(settings)) as client:
+        r = client.post("/v1/games", json={"players": 2, "seats": ["human", "mcts:9s"],
+                                           "seed": seed})
+        assert r.status_code == 201, r.text
+        game_id, token = r.json()["game_id"], r.json()["tokens"][0]["token"]
+        time.sleep(0.5)
+        assert "bigsur_search_busy 1" in client.get("/metrics").text
+        r = client.delete(f"/v1/games/{game_id}", headers={"Authorization": f"Bearer {token}"})
+        assert r.status_code == 204
+        text = client.get("/metrics").text
+        assert "bigsur_search_busy 0" in text and "bigsur_search_cancelled_total 1" in text
