@@ -7,8 +7,11 @@ connection (and a file descriptor) forever. :class:`GuardedH11Protocol` gives ev
 request ``request_timeout`` seconds from its first byte (or from the connection's
 opening) until it is fully received, then answers 408 and closes; the time the
 application takes to answer is not counted (searches have their own deadlines).
-Connections beyond ``max_connections`` (or ``max_per_peer`` from one address) are
-closed at once, so the server keeps file descriptors for ``/healthz`` and real clients.
+A connection beyond ``max_per_peer`` from one address is closed at once. Beyond
+``max_connections`` in all, the connection that has been waiting longest for the rest
+of its request is closed to make room (a client that sends its request at once is never
+the one waiting longest); only when no connection is waiting is the new one refused.
+So slow connections from many addresses cannot lock ``/healthz`` and real clients out.
 
 ``bigsur serve`` installs it (``uvicorn.run(http=...)``); with plain uvicorn pass
 ``--http server.netguard:GuardedH11Protocol`` (settings from ``BIGSUR_*``). These limits
@@ -22,7 +25,7 @@ import logging
 import os
 import resource
 import time
-from collections import defaultdict
+from collections import OrderedDict, defaultdict
 
 import h11
 from uvicorn.protocols.http.h11_impl import H11Protocol
@@ -47,7 +50,9 @@ class GuardedH11Protocol(H11Protocol):
     max_connections: int = int(os.environ.get("BIGSUR_MAX_CONNECTIONS", 1000))
     max_per_peer: int = int(os.environ.get("BIGSUR_MAX_CONNECTIONS_PER_CLIENT", 100))
     per_peer: dict[str, int] = defaultdict(int)
+    pending: OrderedDict[GuardedH11Protocol, None] = OrderedDict()  # oldest armed first
     refused = 0
+    evicted = 0
     timed_out = 0
 
     @classmethod
@@ -65,11 +70,19 @@ class GuardedH11Protocol(H11Protocol):
         cls = type(self)
         cls.per_peer[self._peer] += 1
         self._counted = True
-        if len(self.connections) > cls.max_connections or \
-                cls.per_peer[self._peer] > cls.max_per_peer:
+        if cls.per_peer[self._peer] > cls.max_per_peer:
             cls.refused += 1
             transport.abort()
             return
+        if len(self.connections) > cls.max_connections:
+            if not cls.pending:
+                cls.refused += 1
+                transport.abort()
+                return
+            victim = next(iter(cls.pending))
+            victim._disarm()
+            cls.evicted += 1
+            victim.transport.abort()
         self._arm()
 
     def connection_lost(self, exc) -> None:
@@ -85,12 +98,14 @@ class GuardedH11Protocol(H11Protocol):
     def _arm(self) -> None:
         if self._timer is None:
             self._timer = self.loop.call_later(self.request_timeout, self._too_slow)
+            type(self).pending[self] = None
 
     def _disarm(self) -> None:
         timer = getattr(self, "_timer", None)
         if timer is not None:
             timer.cancel()
             self._timer = None
+        type(self).pending.pop(self, None)
 
     def data_received(self, data: bytes) -> None:
         self._arm()  # a request, or the rest of one, is arriving
@@ -105,6 +120,7 @@ class GuardedH11Protocol(H11Protocol):
 
     def _too_slow(self) -> None:
         self._timer = None
+        type(self).pending.pop(self, None)
         if self.transport.is_closing() or self.conn.their_state in _ENDED:
             return
         type(self).timed_out += 1

@@ -223,3 +223,21 @@ def test_deleting_a_game_stops_its_ai_search(tmp_path):
         assert r.status_code == 204
         text = client.get("/metrics").text
         assert "bigsur_search_busy 0" in text and "bigsur_search_cancelled_total 1" in text
+
+
+def test_slow_connections_from_many_addresses_cannot_lock_healthz_out(tmp_path):
+    env = {"BIGSUR_WORKERS": "1", "BIGSUR_MAX_CONNECTIONS": "30", "BIGSUR_WARM": "false"}
+    with ServerProcess(tmp_path / "c.db", env, log=tmp_path / "server.log") as srv:
+        held = []
+        for k in range(60):  # 60 half-sent requests from 20 addresses: twice the cap
+            s = socket.socket()
+            s.bind((f"127.0.0.{2 + k % 20}", 0))
+            s.connect(("127.0.0.1", srv.port))
+            s.sendall(b"GET /healthz HTTP/1.1\r\n")
+            held.append(s)
+        time.sleep(0.3)
+        for _ in range(10):  # a client that sends its request at once is served
+            r = httpx.get(srv.url + "/healthz", timeout=5)
+            assert r.status_code == 200
+        for s in held:
+            s.close()
