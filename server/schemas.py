@@ -7,7 +7,7 @@ name the field; their formats are in docs/format.md.
 
 from __future__ import annotations
 
-from typing import Any, Literal
+from typing import Annotated, Any, Literal
 
 from pydantic import BaseModel, ConfigDict, Field, model_validator
 
@@ -80,12 +80,12 @@ class HintRequest(Strict):
                     "(bigsur-view/1); its 'cards' is \"default\", a set name from "
                     "GET /v1/cards, or a card set inline")
     budget: Budget | None = Field(None, description="default: BIGSUR_DEFAULT_BUDGET_MS")
-    seed: int | None = Field(None, ge=0, le=MAX_SEED)
+    seed: int | None = Field(None, ge=0, le=MAX_SEED, strict=True)
 
 
 class SessionHintRequest(Strict):
     budget: Budget | None = None
-    seed: int | None = Field(None, ge=0, le=MAX_SEED)
+    seed: int | None = Field(None, ge=0, le=MAX_SEED, strict=True)
 
 
 class RankedMove(Open):
@@ -118,8 +118,8 @@ class AnalyzeRequest(Strict):
     record: dict[str, Any] = Field(description="a game record (format bigsur-record/1)")
     budget: Budget | None = Field(None, description="per decision; default: "
                                                      "BIGSUR_ANALYSIS_BUDGET_MS")
-    seed: int = Field(0, ge=0, le=2**40)
-    seats: list[int] | None = Field(None, max_length=4,
+    seed: int = Field(0, ge=0, le=2**40, strict=True)
+    seats: list[Annotated[int, Field(strict=True)]] | None = Field(None, max_length=4,
                                     description="review only these seats' decisions")
 
 
@@ -193,12 +193,12 @@ class CreateGameRequest(Strict):
         {"players": 2, "seats": ["human", "greedy"], "seed": 7},
         {"players": 3, "seats": ["human", "mcts:1s", "human"]}]})
 
-    players: int = Field(2, ge=2, le=4)
+    players: int = Field(2, ge=2, le=4, strict=True)
     seats: list[str] | None = Field(
         None, min_length=2, max_length=4,
         description='"human" or a bot spec per seat (random, greedy, mcts:<s>s, '
                     'mcts:<n>i); default: seat 0 human, the others BIGSUR_DEFAULT_AI')
-    seed: int | None = Field(None, ge=0, le=MAX_SEED, description="only with one human "
+    seed: int | None = Field(None, ge=0, le=MAX_SEED, strict=True, description="only with one human "
                              "seat; default: drawn by the server, committed to at creation "
                              "and revealed once the game is over")
     cards: str = Field("default", max_length=200, description="a set name from "

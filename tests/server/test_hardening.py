@@ -324,3 +324,30 @@ def test_an_impossible_view_is_refused_by_score_too(client):
         r = client.post(url, json={"position": view})
         assert r.status_code == 422, (url, r.text)
         assert r.json()["error"] == "position" and SHAPE <= set(r.json())
+
+
+@pytest.mark.parametrize("url,body,field", [
+    ("/v1/hint", {"seed": True}, "seed"), ("/v1/hint", {"seed": "5"}, "seed"),
+    ("/v1/games", {"players": True}, "players"), ("/v1/games", {"players": "2"}, "players"),
+    ("/v1/analyze", {"record": {}, "seed": True}, "seed"),
+    ("/v1/analyze", {"record": {}, "seats": [True]}, "seats[0]")])
+def test_other_integers_are_strict_too(client, url, body, field):
+    if url == "/v1/hint":
+        body = {**hint_body(), **body}
+    r = client.post(url, json=body)
+    assert r.status_code == 422 and r.json()["field"] == field, r.text
+
+
+def test_repeated_log_messages_are_rate_limited():
+    import logging
+
+    from server.netguard import RateLimitFilter
+
+    f = RateLimitFilter(interval=60)
+    records = [logging.LogRecord("asyncio", logging.ERROR, __file__, 1,
+                                 "socket.accept() out of system resource", None, None)
+               for _ in range(1000)]
+    assert sum(f.filter(r) for r in records) == 1
+    other = logging.LogRecord("asyncio", logging.ERROR, __file__, 1, "something else", None,
+                              None)
+    assert f.filter(other)
