@@ -351,3 +351,50 @@ def test_repeated_log_messages_are_rate_limited():
     other = logging.LogRecord("asyncio", logging.ERROR, __file__, 1, "something else", None,
                               None)
     assert f.filter(other)
+
+
+# ------------------------------------------------------------------ old databases
+
+import sqlite3  # noqa: E402
+
+V1_SCHEMA = """
+CREATE TABLE meta (key TEXT PRIMARY KEY, value TEXT NOT NULL);
+CREATE TABLE games (id TEXT PRIMARY KEY, created REAL NOT NULL, updated REAL NOT NULL,
+    players INTEGER NOT NULL, seed INTEGER NOT NULL, cards TEXT NOT NULL,
+    seats TEXT NOT NULL, token_hashes TEXT NOT NULL, status TEXT NOT NULL,
+    n_actions INTEGER NOT NULL);
+CREATE TABLE actions (game_id TEXT NOT NULL REFERENCES games(id), idx INTEGER NOT NULL,
+    seat INTEGER NOT NULL, action TEXT NOT NULL, submitted TEXT NOT NULL, client_id TEXT,
+    created REAL NOT NULL, PRIMARY KEY (game_id, idx));
+CREATE UNIQUE INDEX actions_client ON actions(game_id, client_id)
+    WHERE client_id IS NOT NULL;
+CREATE INDEX games_status ON games(status);
+INSERT INTO meta VALUES ('schema', '1');
+"""
+
+
+def test_a_schema_1_database_is_migrated_and_a_stale_ai_spec_plays_as_greedy(make_client,
+                                                                            tmp_path):
+    """An older server accepted `mcts:60S`; after the upgrade and a restart the stored
+    game must not search for a minute per move (issue 12, finding 1)."""
+    from server.store import token_hash
+
+    seed = next(k for k in range(200) if engine_new_game(2, seed=k).current == 1)
+    db = sqlite3.connect(tmp_path / "games.db")
+    db.executescript(V1_SCHEMA)
+    db.execute("INSERT INTO games VALUES ('old', 0, 0, 2, ?, '\"default\"', ?, ?, 'ai', 0)",
+               (seed, json.dumps(["human", "mcts:60S"]),
+                json.dumps([token_hash("t" * 32), None])))
+    db.commit()
+    db.close()
+    client = make_client()  # the same file (tmp_path/games.db)
+    assert client.get("/healthz").json()["games"] == {"ai": 1} or \
+        client.get("/healthz").json()["games"] == {"human": 1}
+    started = time.monotonic()
+    data = client.get("/v1/games/old", headers=auth("t" * 32)).json()
+    while data["ai_thinking"] and time.monotonic() - started < 20:
+        time.sleep(0.05)
+        data = client.get("/v1/games/old", headers=auth("t" * 32)).json()
+    assert not data["ai_thinking"] and data["your_turn"], data
+    assert time.monotonic() - started < 20
+    assert data["fairness"] is None  # a game from before commitments
