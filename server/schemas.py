@@ -198,9 +198,10 @@ class CreateGameRequest(Strict):
         None, min_length=2, max_length=4,
         description='"human" or a bot spec per seat (random, greedy, mcts:<s>s, '
                     'mcts:<n>i); default: seat 0 human, the others BIGSUR_DEFAULT_AI')
-    seed: int | None = Field(None, ge=0, le=MAX_SEED, strict=True, description="only with one human "
-                             "seat; default: drawn by the server, committed to at creation "
-                             "and revealed once the game is over")
+    seed: int | None = Field(None, ge=0, le=MAX_SEED, strict=True,
+                             description="only with one human seat; default: drawn by the "
+                             "server, committed to at creation and revealed once the game "
+                             "is over")
     cards: str = Field("default", max_length=200, description="a set name from "
                                                               "GET /v1/cards")
 

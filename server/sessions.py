@@ -19,9 +19,9 @@ from __future__ import annotations
 import asyncio
 import hashlib
 import logging
-import time
 import secrets
 import sqlite3
+import time
 from collections import OrderedDict
 from dataclasses import dataclass, field
 from typing import TYPE_CHECKING, Any

@@ -9,8 +9,8 @@ from typing import Any, TypeVar
 from fastapi import Request
 
 from ..errors import ApiError
-from ..store import token_hash
 from ..schemas import Budget, ErrorBody
+from ..store import token_hash
 
 ERRORS: dict[int | str, dict[str, Any]] = {
     code: {"model": ErrorBody, "description": text} for code, text in (

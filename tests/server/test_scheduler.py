@@ -10,7 +10,7 @@ import pytest
 from server.errors import ApiError
 from server.scheduler import Priority, Scheduler
 
-I, B = Priority.INTERACTIVE, Priority.BATCH
+INTER, B = Priority.INTERACTIVE, Priority.BATCH
 
 
 async def settle() -> None:
@@ -27,7 +27,7 @@ def test_interactive_work_overtakes_waiting_batch_work():
         s = Scheduler(1, batch_slots=1)
         first = await s.acquire(B, "job", None)
         batch = asyncio.ensure_future(s.acquire(B, "job2", None))
-        hint = asyncio.ensure_future(s.acquire(I, "ip:a", 5))
+        hint = asyncio.ensure_future(s.acquire(INTER, "ip:a", 5))
         await settle()
         s.release(first)
         await settle()
@@ -45,7 +45,7 @@ def test_batch_work_never_takes_every_worker():
         b = asyncio.ensure_future(s.acquire(B, "job2", None))
         await settle()
         assert not b.done() and s.busy == 1
-        hint = await asyncio.wait_for(s.acquire(I, "ip:a", 1), 0.5)  # at once
+        hint = await asyncio.wait_for(s.acquire(INTER, "ip:a", 1), 0.5)  # at once
         assert s.busy == 2
         s.release(a)
         await settle()
@@ -58,11 +58,11 @@ def test_batch_work_never_takes_every_worker():
 def test_a_full_queue_is_refused_at_once_with_retry_after():
     async def main():
         s = Scheduler(1, max_queue=1, min_retry_after=1)
-        held = await s.acquire(I, "a", 5)
-        waiting = asyncio.ensure_future(s.acquire(I, "b", 5))
+        held = await s.acquire(INTER, "a", 5)
+        waiting = asyncio.ensure_future(s.acquire(INTER, "b", 5))
         await settle()
         with pytest.raises(ApiError) as info:
-            await asyncio.wait_for(s.acquire(I, "c", 5), 0.5)
+            await asyncio.wait_for(s.acquire(INTER, "c", 5), 0.5)
         assert info.value.status == 503 and int(info.value.headers["Retry-After"]) >= 1
         s.release(held)
         s.release(await waiting)
@@ -72,11 +72,11 @@ def test_a_full_queue_is_refused_at_once_with_retry_after():
 def test_a_request_that_cannot_start_in_time_gets_503():
     async def main():
         s = Scheduler(1)
-        held = await s.acquire(I, "a", 5)
+        held = await s.acquire(INTER, "a", 5)
         loop = asyncio.get_running_loop()
         t0 = loop.time()
         with pytest.raises(ApiError) as info:
-            await s.acquire(I, "b", 0.2)
+            await s.acquire(INTER, "b", 0.2)
         assert info.value.status == 503 and 0.15 < loop.time() - t0 < 2
         assert s.waiting == 0
         s.release(held)
@@ -86,14 +86,14 @@ def test_a_request_that_cannot_start_in_time_gets_503():
 def test_per_client_limits_and_fairness():
     async def main():
         s = Scheduler(2, client_running=1, client_queued=1)
-        a1 = await s.acquire(I, "a", 5)
-        a2 = asyncio.ensure_future(s.acquire(I, "a", 5))  # waits: a runs one already
+        a1 = await s.acquire(INTER, "a", 5)
+        a2 = asyncio.ensure_future(s.acquire(INTER, "a", 5))  # waits: a runs one already
         await settle()
         assert not a2.done() and s.busy == 1
         with pytest.raises(ApiError) as info:  # a's share of the queue is full
-            await s.acquire(I, "a", 5)
+            await s.acquire(INTER, "a", 5)
         assert info.value.status == 429 and "Retry-After" in info.value.headers
-        b1 = await asyncio.wait_for(s.acquire(I, "b", 5), 0.5)  # b is not held up by a
+        b1 = await asyncio.wait_for(s.acquire(INTER, "b", 5), 0.5)  # b is not held up by a
         s.release(a1)
         await settle()
         assert a2.done()
@@ -105,8 +105,8 @@ def test_per_client_limits_and_fairness():
 def test_a_waiter_that_goes_away_leaves_the_queue():
     async def main():
         s = Scheduler(1)
-        held = await s.acquire(I, "a", 5)
-        w = asyncio.ensure_future(s.acquire(I, "b", 5))
+        held = await s.acquire(INTER, "a", 5)
+        w = asyncio.ensure_future(s.acquire(INTER, "b", 5))
         await settle()
         assert s.waiting == 1
         w.cancel()
