@@ -236,15 +236,19 @@ def run_slow_connections(url: str, port: int, connections: int, trickle_s: float
 
     attacker = threading.Thread(target=attack)
     attacker.start()
-    latencies, errors = [], 0
+    latencies, errors, kinds = [], 0, {}
     t_end = time.monotonic() + seconds
     while time.monotonic() < t_end:
         t0 = time.perf_counter()
         try:
             with httpx.Client(timeout=5) as http:  # a new connection each time
-                ok = http.get(url + "/healthz").status_code == 200
-        except httpx.HTTPError:
+                status = http.get(url + "/healthz").status_code
+                ok = status == 200
+                if not ok:
+                    kinds[str(status)] = kinds.get(str(status), 0) + 1
+        except httpx.HTTPError as err:
             ok = False
+            kinds[type(err).__name__] = kinds.get(type(err).__name__, 0) + 1
         dt = (time.perf_counter() - t0) * 1000
         if ok:
             latencies.append(dt)
@@ -256,6 +260,7 @@ def run_slow_connections(url: str, port: int, connections: int, trickle_s: float
     log_after = log_path.stat().st_size if log_path.exists() else 0
     return {"scenario": "slow conns", "connections": connections, "trickle_s": trickle_s,
             "seconds": seconds, "healthz_n": len(latencies), "healthz_errors": errors,
+            "healthz_error_kinds": kinds,
             "healthz_p50_ms": _r(percentile(latencies, 0.5)),
             "healthz_p95_ms": _r(percentile(latencies, 0.95)),
             "healthz_max_ms": _r(max(latencies) if latencies else None),

@@ -14,6 +14,7 @@ import argparse
 import asyncio
 import logging
 import os
+import sys
 import time
 from collections import defaultdict
 from contextlib import asynccontextmanager
@@ -150,6 +151,16 @@ class Metrics:
             "# TYPE bigsur_ai_errors_total counter", f"bigsur_ai_errors_total {s.games.ai_errors}",
             "# TYPE bigsur_jobs_active gauge", f"bigsur_jobs_active {s.jobs.active()}",
             "# TYPE bigsur_games gauge"]
+        guard = sys.modules.get("server.netguard")
+        if guard is not None:  # bigsur serve: the connection guard's counters
+            g = guard.GuardedH11Protocol
+            lines[-1:-1] = [
+                "# TYPE bigsur_connections_refused_total counter",
+                f"bigsur_connections_refused_total {g.refused}",
+                "# TYPE bigsur_connections_evicted_total counter",
+                f"bigsur_connections_evicted_total {g.evicted}",
+                "# TYPE bigsur_requests_timed_out_total counter",
+                f"bigsur_requests_timed_out_total {g.timed_out}"]
         for status, n in sorted(s.store.counts().items()):
             lines.append(f'bigsur_games{{status="{status}"}} {n}')
         return "\n".join(lines) + "\n"

@@ -10,7 +10,9 @@ application takes to answer is not counted (searches have their own deadlines).
 A connection beyond ``max_per_peer`` from one address is closed at once. Beyond
 ``max_connections`` in all, the connection that has been waiting longest for the rest
 of its request is closed to make room (a client that sends its request at once is never
-the one waiting longest); only when no connection is waiting is the new one refused.
+the one waiting longest), provided it has waited at least ``MIN_AGE`` seconds (so that a
+burst of new connections cannot close a fresh one before its request arrives);
+otherwise the new connection is refused.
 So slow connections from many addresses cannot lock ``/healthz`` and real clients out.
 
 ``bigsur serve`` installs it (``uvicorn.run(http=...)``); with plain uvicorn pass
@@ -32,6 +34,7 @@ from uvicorn.protocols.http.h11_impl import H11Protocol
 
 log = logging.getLogger("bigsur.server")
 _ENDED = (h11.DONE, h11.MUST_CLOSE, h11.CLOSED, h11.ERROR)
+MIN_AGE = 0.5  # seconds a connection may wait for its request before it can be evicted
 
 
 def _timeout_response() -> bytes:
@@ -50,7 +53,7 @@ class GuardedH11Protocol(H11Protocol):
     max_connections: int = int(os.environ.get("BIGSUR_MAX_CONNECTIONS", 1000))
     max_per_peer: int = int(os.environ.get("BIGSUR_MAX_CONNECTIONS_PER_CLIENT", 100))
     per_peer: dict[str, int] = defaultdict(int)
-    pending: OrderedDict[GuardedH11Protocol, None] = OrderedDict()  # oldest armed first
+    pending: OrderedDict[GuardedH11Protocol, float] = OrderedDict()  # oldest armed first
     refused = 0
     evicted = 0
     timed_out = 0
@@ -75,11 +78,12 @@ class GuardedH11Protocol(H11Protocol):
             transport.abort()
             return
         if len(self.connections) > cls.max_connections:
-            if not cls.pending:
+            victim = next(iter(cls.pending), None)
+            if victim is None or time.monotonic() - cls.pending[victim] < \
+                    min(MIN_AGE, cls.request_timeout / 4):
                 cls.refused += 1
                 transport.abort()
                 return
-            victim = next(iter(cls.pending))
             victim._disarm()
             cls.evicted += 1
             victim.transport.abort()
@@ -98,7 +102,7 @@ class GuardedH11Protocol(H11Protocol):
     def _arm(self) -> None:
         if self._timer is None:
             self._timer = self.loop.call_later(self.request_timeout, self._too_slow)
-            type(self).pending[self] = None
+            type(self).pending[self] = time.monotonic()
 
     def _disarm(self) -> None:
         timer = getattr(self, "_timer", None)
