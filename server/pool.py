@@ -299,10 +299,11 @@ class SearchService:
 
     # running ------------------------------------------------------------
     async def _run(self, fn: Callable, args: tuple, priority: Priority, client: str,
-                   wait: float | None, deadline: float, what: str) -> Any:
+                   wait: float | None, deadline: float, what: str,
+                   limit: int | None = None) -> Any:
         """Take a slot (see the scheduler), run, give the slot back. Cancelling the
         caller (client gone, job cancelled, game deleted) stops the worker."""
-        ticket = await self.scheduler.acquire(priority, client, wait, what)
+        ticket = await self.scheduler.acquire(priority, client, wait, what, limit)
         loop = asyncio.get_running_loop()
         lingering = False
 
@@ -356,7 +357,9 @@ class SearchService:
     async def bot_turn(self, spec: str, state: dict, game_seed: int, n_actions: int,
                        client: str = "ai") -> dict:
         """An AI seat's whole turn (see :func:`bot_turn_task`); interactive priority,
-        waits for a slot as long as it takes."""
+        waits for a slot as long as it takes. ``client`` is the games' creator: the AI
+        turns of one creator's games run one at a time, so that a client with many
+        games against a slow AI cannot hold every worker."""
         budget = None
         try:
             from solver.search.specs import parse_bot_spec
@@ -368,7 +371,7 @@ class SearchService:
             pass
         return await self._run(bot_turn_task, (spec, state, game_seed, n_actions),
                                Priority.INTERACTIVE, client, None, self.deadline(budget),
-                               "the AI turn")
+                               "the AI turn", limit=1)
 
     async def review(self, view: dict, played: str, after_view: dict | None,
                      terminal: dict | None, budget: dict, seed: int,

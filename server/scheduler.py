@@ -42,6 +42,7 @@ class Ticket:
     priority: Priority
     client: str
     seq: int
+    limit: int | None = None  # this client's running limit, if lower than the default
     future: asyncio.Future | None = None
     started: float = field(default_factory=time.monotonic)
 
@@ -85,7 +86,8 @@ class Scheduler:
             return False
         if t.priority == Priority.BATCH and self._batch_running() >= self.batch_slots:
             return False
-        return self._running_of(t.client) < self.client_running
+        limit = self.client_running if t.limit is None else min(t.limit, self.client_running)
+        return self._running_of(t.client) < limit
 
     def _next(self) -> Ticket | None:
         best = None
@@ -112,10 +114,11 @@ class Scheduler:
 
     # acquiring and releasing ------------------------------------------------
     async def acquire(self, priority: Priority, client: str, wait: float | None,
-                      what: str = "the request") -> Ticket:
+                      what: str = "the request", limit: int | None = None) -> Ticket:
         """A slot for one search; ``wait``: seconds it may wait in the queue (None:
-        as long as it takes, for work bounded by the games and jobs that exist)."""
-        t = Ticket(priority, client, next(self._seq))
+        as long as it takes, for work bounded by the games and jobs that exist);
+        ``limit``: at most this many of ``client``'s searches run at once."""
+        t = Ticket(priority, client, next(self._seq), limit)
         t.future = asyncio.get_running_loop().create_future()
         self.waiters.append(t)
         self._dispatch()

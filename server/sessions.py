@@ -430,6 +430,12 @@ class GameService:
         except Exception:  # noqa: BLE001 - logged by the task; the client sees ai_thinking
             pass
 
+    @staticmethod
+    def _ai_client(live: LiveGame) -> str:
+        """Whom an AI turn is charged to: the game's creator (one AI turn at a time per
+        creator), or the game itself for games from before creators were stored."""
+        return f"creator:{live.row.creator}" if live.row.creator else f"game:{live.id}"
+
     async def _run_ai(self, live: LiveGame, search: SearchService) -> None:
         """Play AI turns until a human must act: each turn is one pool task (the bot
         keeps its plan within the turn); its actions are then committed one by one."""
@@ -446,7 +452,7 @@ class GameService:
                                     live.id, seat, live.row.seats[seat], spec)
                     try:
                         turn = await search.bot_turn(spec, state_to_json(state),
-                                                     live.row.seed, live.n, f"game:{live.id}")
+                                                     live.row.seed, live.n, self._ai_client(live))
                     except ApiError as err:
                         if err.kind != "deadline" or spec == "greedy":
                             raise
@@ -454,7 +460,7 @@ class GameService:
                         log.error("game %s seat %d: %s overran its deadline; greedy plays "
                                   "this turn", live.id, seat, spec)
                         turn = await search.bot_turn("greedy", state_to_json(state),
-                                                     live.row.seed, live.n, f"game:{live.id}")
+                                                     live.row.seed, live.n, self._ai_client(live))
                         turn["errors"].append(f"{spec}: deadline; greedy played the turn")
                     for error in turn["errors"]:
                         self.ai_errors += 1

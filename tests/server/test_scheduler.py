@@ -115,3 +115,21 @@ def test_a_waiter_that_goes_away_leaves_the_queue():
         s.release(held)
         assert s.busy == 0
     run(main())
+
+
+def test_a_lower_limit_for_one_kind_of_work():
+    """AI turns of one creator's games run one at a time (limit=1), the rest of the pool
+    stays free for others."""
+    async def main():
+        s = Scheduler(3)
+        first = await s.acquire(INTER, "creator:x", None, limit=1)
+        second = asyncio.ensure_future(s.acquire(INTER, "creator:x", None, limit=1))
+        await settle()
+        assert not second.done() and s.busy == 1
+        hint = await asyncio.wait_for(s.acquire(INTER, "ip:y", 1), 0.5)
+        s.release(first)
+        await settle()
+        assert second.done()
+        s.release(hint)
+        s.release(second.result())
+    run(main())
