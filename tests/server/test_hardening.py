@@ -398,3 +398,26 @@ def test_a_schema_1_database_is_migrated_and_a_stale_ai_spec_plays_as_greedy(mak
     assert not data["ai_thinking"] and data["your_turn"], data
     assert time.monotonic() - started < 20
     assert data["fairness"] is None  # a game from before commitments
+
+
+def test_game_counts_kept_by_triggers_match_a_full_count(tmp_path):
+    from server.store import Store
+
+    store = Store(tmp_path / "counts.db")
+    rng = random.Random(5)
+    ids = []
+    for k in range(60):
+        store.create_game(f"g{k}", 2, k, "default", ["human", "random"], ["h", None],
+                          rng.choice(["human", "ai"]))
+        ids.append(f"g{k}")
+    for k, game_id in enumerate(ids[:40]):
+        store.append_action(game_id, 0, 0, "take deck", "take deck", None,
+                            rng.choice(["human", "ai", "over"]))
+    for game_id in ids[::7]:
+        assert store.delete_game(game_id)
+    full = dict(store.db.execute("SELECT status, count(*) FROM games GROUP BY status"))
+    assert store.counts() == full
+    plan = " ".join(str(r) for r in store.db.execute(
+        "EXPLAIN QUERY PLAN SELECT status, n FROM game_counts WHERE n > 0"))
+    assert "games" not in plan.replace("game_counts", "")  # never a scan of the games
+    store.close()
