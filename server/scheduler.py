@@ -9,8 +9,9 @@ A search first takes a *slot* (one per search worker), then runs. Who gets a fre
 3. within a priority, the client with the fewest searches running, then first come;
    a client never runs more than ``client_running`` searches at once.
 
-A request that finds the queue full (``max_queue`` waiting) or its client's share of
-it full (``client_queued``) is refused at once; one that waits longer than its wait
+A request that finds the queue full (``max_queue`` hints and payments waiting: AI turns
+and analysis decisions, bounded by the games and jobs that exist, do not count) or its
+client's share of it full (``client_queued``) is refused at once; one that waits longer than its wait
 deadline is refused then. Both are 503 with a ``Retry-After`` estimated from the mean
 service time and the work ahead (never less than 1 s). Cancelling the waiting coroutine
 (the client went away) removes it from the queue.
@@ -43,6 +44,7 @@ class Ticket:
     client: str
     seq: int
     limit: int | None = None  # this client's running limit, if lower than the default
+    bounded: bool = True  # waits with a deadline (hints, payments): counts in the queue
     future: asyncio.Future | None = None
     started: float = field(default_factory=time.monotonic)
 
@@ -118,7 +120,7 @@ class Scheduler:
         """A slot for one search; ``wait``: seconds it may wait in the queue (None:
         as long as it takes, for work bounded by the games and jobs that exist);
         ``limit``: at most this many of ``client``'s searches run at once."""
-        t = Ticket(priority, client, next(self._seq), limit)
+        t = Ticket(priority, client, next(self._seq), limit, wait is not None)
         t.future = asyncio.get_running_loop().create_future()
         self.waiters.append(t)
         self._dispatch()
@@ -126,7 +128,7 @@ class Scheduler:
             return t  # a slot at once
         refusal, status = None, 503
         if wait is not None:
-            if len(self.waiters) > self.max_queue:
+            if sum(1 for w in self.waiters if w.bounded) > self.max_queue:
                 refusal = f"the search queue is full ({self.max_queue} waiting, " \
                           "BIGSUR_QUEUE_SIZE)"
             elif sum(1 for w in self.waiters if w.client == client) > self.client_queued:

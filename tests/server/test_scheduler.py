@@ -133,3 +133,23 @@ def test_a_lower_limit_for_one_kind_of_work():
         s.release(hint)
         s.release(second.result())
     run(main())
+
+
+def test_waiting_ai_turns_and_reviews_do_not_fill_the_hint_queue():
+    async def main():
+        s = Scheduler(1, max_queue=2)
+        held = await s.acquire(INTER, "a", 5)
+        background = [asyncio.ensure_future(s.acquire(B if k % 2 else INTER, f"g{k}", None))
+                      for k in range(6)]
+        await settle()
+        hint = asyncio.ensure_future(s.acquire(INTER, "ip:h", 5))
+        await settle()
+        assert not hint.done()  # queued behind them, not refused as "queue full"
+        for task in background:
+            task.cancel()
+        await settle()
+        s.release(held)
+        await settle()
+        assert hint.done() and hint.exception() is None
+        s.release(hint.result())
+    run(main())
