@@ -8,11 +8,12 @@ request ``request_timeout`` seconds from its first byte (or from the connection'
 opening) until it is fully received, then answers 408 and closes; the time the
 application takes to answer is not counted (searches have their own deadlines).
 A connection beyond ``max_per_peer`` from one address is closed at once. Beyond
-``max_connections`` in all, the connection that has been waiting longest for the rest
-of its request is closed to make room (a client that sends its request at once is never
-the one waiting longest), provided it has waited at least ``MIN_AGE`` seconds (so that a
-burst of new connections cannot close a fresh one before its request arrives);
-otherwise the new connection is refused.
+``max_connections`` in all, one connection waiting for its request is closed to make
+room: the oldest that has sent part of a request (slow headers or body: what an attack
+looks like; a client that sends its request at once is never one), else the oldest that
+has sent nothing for at least ``MIN_AGE`` seconds (a burst of new connections cannot
+close a fresh one before its request arrives); if there is none, the new connection is
+refused.
 So slow connections from many addresses cannot lock ``/healthz`` and real clients out.
 
 ``bigsur serve`` installs it (``uvicorn.run(http=...)``); with plain uvicorn pass
@@ -53,7 +54,9 @@ class GuardedH11Protocol(H11Protocol):
     max_connections: int = int(os.environ.get("BIGSUR_MAX_CONNECTIONS", 1000))
     max_per_peer: int = int(os.environ.get("BIGSUR_MAX_CONNECTIONS_PER_CLIENT", 100))
     per_peer: dict[str, int] = defaultdict(int)
-    pending: OrderedDict[GuardedH11Protocol, float] = OrderedDict()  # oldest armed first
+    # connections waiting for their request, oldest first: sent nothing yet / sent part
+    fresh: OrderedDict[GuardedH11Protocol, float] = OrderedDict()
+    partial: OrderedDict[GuardedH11Protocol, float] = OrderedDict()
     refused = 0
     evicted = 0
     timed_out = 0
@@ -78,9 +81,13 @@ class GuardedH11Protocol(H11Protocol):
             transport.abort()
             return
         if len(self.connections) > cls.max_connections:
-            victim = next(iter(cls.pending), None)
-            if victim is None or time.monotonic() - cls.pending[victim] < \
-                    min(MIN_AGE, cls.request_timeout / 4):
+            victim = next(iter(cls.partial), None)
+            if victim is None:
+                victim = next(iter(cls.fresh), None)
+                if victim is not None and time.monotonic() - cls.fresh[victim] < \
+                        min(MIN_AGE, cls.request_timeout / 4):
+                    victim = None
+            if victim is None:
                 cls.refused += 1
                 transport.abort()
                 return
@@ -99,20 +106,24 @@ class GuardedH11Protocol(H11Protocol):
                 del cls.per_peer[self._peer]
         super().connection_lost(exc)
 
-    def _arm(self) -> None:
+    def _arm(self, started: bool = False) -> None:
+        cls = type(self)
         if self._timer is None:
             self._timer = self.loop.call_later(self.request_timeout, self._too_slow)
-            type(self).pending[self] = time.monotonic()
+            (cls.partial if started else cls.fresh)[self] = time.monotonic()
+        elif started and self in cls.fresh:
+            cls.partial[self] = cls.fresh.pop(self)
 
     def _disarm(self) -> None:
         timer = getattr(self, "_timer", None)
         if timer is not None:
             timer.cancel()
             self._timer = None
-        type(self).pending.pop(self, None)
+        type(self).fresh.pop(self, None)
+        type(self).partial.pop(self, None)
 
     def data_received(self, data: bytes) -> None:
-        self._arm()  # a request, or the rest of one, is arriving
+        self._arm(started=True)  # a request, or the rest of one, is arriving
         super().data_received(data)
         if self.conn.their_state in _ENDED:
             self._disarm()  # received in full: the application's time is not counted
@@ -124,7 +135,8 @@ class GuardedH11Protocol(H11Protocol):
 
     def _too_slow(self) -> None:
         self._timer = None
-        type(self).pending.pop(self, None)
+        type(self).fresh.pop(self, None)
+        type(self).partial.pop(self, None)
         if self.transport.is_closing() or self.conn.their_state in _ENDED:
             return
         type(self).timed_out += 1
