@@ -102,7 +102,9 @@ def test_a_client_that_goes_away_stops_its_search(server):
     head = (f"POST /v1/hint HTTP/1.1\r\nHost: x\r\nContent-Type: application/json\r\n"
             f"Content-Length: {len(body.content)}\r\n\r\n").encode()
     s.sendall(head + body.content)
-    time.sleep(0.15)
+    deadline = time.monotonic() + 5
+    while time.monotonic() < deadline and metric(http, "bigsur_search_busy") < 1:
+        time.sleep(0.02)  # until its search runs
     s.close()  # gone before the answer
     deadline = time.monotonic() + 5
     while time.monotonic() < deadline and metric(http, "bigsur_search_cancelled_total") < 1:
@@ -222,7 +224,10 @@ def test_deleting_a_game_stops_its_ai_search(tmp_path):
                                            "seed": seed})
         assert r.status_code == 201, r.text
         game_id, token = r.json()["game_id"], r.json()["tokens"][0]["token"]
-        time.sleep(0.5)
+        deadline = time.monotonic() + 10
+        while time.monotonic() < deadline and \
+                "bigsur_search_busy 1" not in client.get("/metrics").text:
+            time.sleep(0.05)
         assert "bigsur_search_busy 1" in client.get("/metrics").text
         r = client.delete(f"/v1/games/{game_id}", headers={"Authorization": f"Bearer {token}"})
         assert r.status_code == 204
