@@ -62,7 +62,9 @@ def test_a_busy_pool_queues_hints_instead_of_refusing_them(make_client, fake_sea
     for t in threads:
         t.start()
     assert fake_search.started.acquire(timeout=10)
-    time.sleep(0.2)
+    deadline = time.monotonic() + 10
+    while time.monotonic() < deadline and metric(client, "bigsur_search_waiting") < 1:
+        time.sleep(0.02)
     assert metric(client, "bigsur_search_waiting") == 1
     fake_search.gate.set()
     for t in threads:
