@@ -227,6 +227,15 @@ class Guard:
                 status_box[0] = await self._methods(scope, receive, send,
                                                     allowed or {"GET", "HEAD"})
                 return None
+            if scope["method"] == "HEAD" and allowed:  # API routes answer GET only
+                scope = dict(scope, method="GET")
+
+                async def head_send(message):
+                    if message["type"] == "http.response.body":
+                        message = {**message, "body": b""}
+                    await send_wrapper(message)
+
+                return await self.app(scope, receive, head_send)
             if length is not None and b"transfer-encoding" in headers:
                 status_box[0] = 400
                 body = errors.ApiError(400, "headers", "a request may not have both "

@@ -303,6 +303,10 @@ def test_404_405_and_options_get_the_documented_shape(client):
     assert r.status_code == 204 and "POST" in r.headers["Allow"]
     r = client.put("/v1/games/x")
     assert r.status_code == 405 and set(r.headers["Allow"].split(", ")) >= {"GET", "DELETE"}
+    r = client.head("/healthz")  # old code: 404 (HEAD fell through to the static files)
+    assert r.status_code == 200 and r.content == b""
+    r = client.post("/index.html")
+    assert r.status_code == 405 and SHAPE <= set(r.json())
 
 
 @pytest.mark.parametrize("budget", [{"ms": "100"}, {"ms": True}, {"iterations": "5"},
