@@ -158,13 +158,22 @@ class ProcessWorkers:
         self._all.add(w)
         return w
 
-    def _take(self) -> _Worker:
+    async def _take(self) -> _Worker:
         while self._idle:
             w = self._idle.pop()
             if w.proc.is_alive():
                 return w
             self._discard(w)
-        return self._spawn()
+        # a new process (after a kill, or without warm-up): off the event loop, since
+        # the first one also starts the forkserver (imports: a second or two)
+        spawning = asyncio.get_running_loop().run_in_executor(None, self._spawn)
+        try:
+            return await asyncio.shield(spawning)
+        except asyncio.CancelledError:  # the caller went away: keep the new worker
+            spawning.add_done_callback(
+                lambda f: self._idle.append(f.result())
+                if not f.cancelled() and f.exception() is None else None)
+            raise
 
     def _discard(self, w: _Worker, reading: Future | None = None) -> None:
         self._all.discard(w)
@@ -181,7 +190,7 @@ class ProcessWorkers:
 
     async def run(self, fn: Callable, args: tuple, deadline: float | None,
                   linger: Callable[[Future], None] | None = None) -> Any:
-        w = self._take()
+        w = await self._take()
         reading: Future | None = None
         try:
             w.conn.send((fn, args))
