@@ -11,8 +11,10 @@ reach them through the typed dependencies of :mod:`server.deps`.
 from __future__ import annotations
 
 import argparse
+import asyncio
 import logging
 import os
+import sys
 import time
 from collections import defaultdict
 from contextlib import asynccontextmanager
@@ -20,7 +22,7 @@ from pathlib import Path
 from typing import Literal
 
 from fastapi import FastAPI
-from fastapi.responses import JSONResponse
+from fastapi.responses import JSONResponse, Response
 from fastapi.staticfiles import StaticFiles
 from pydantic import Field, model_validator
 from pydantic_settings import BaseSettings, SettingsConfigDict
@@ -55,6 +57,8 @@ class Settings(BaseSettings):
                                                             "when none is given")
     analysis_max_decisions: int = Field(1000, ge=1, description="largest record reviewed")
     max_jobs: int = Field(4, ge=1, description="analysis jobs running or waiting at once")
+    max_jobs_per_client: int = Field(2, ge=1, description="analysis jobs one client (IP) "
+                                                          "may have running or waiting")
     job_ttl_seconds: float = Field(3600, gt=0, description="finished jobs kept this long")
     max_body_bytes: int = Field(1_000_000, ge=1024, description="request body cap (413)")
     cards: str | None = Field(None, description="an extra card-set file, served by name")
@@ -64,8 +68,42 @@ class Settings(BaseSettings):
                                                             "the AI seats to play")
     max_live_games: int = Field(1000, ge=1, description="games kept replayed in memory "
                                                          "(the rest are replayed on use)")
-    retry_after: int = Field(1, ge=1, description="Retry-After seconds of a 503")
+    chosen_seeds: Literal["single-human", "any"] = Field(
+        "single-human", description="who may choose a game's seed: only a game with one "
+        "human seat (default), or any game (local hot-seat and tests; never on a public "
+        "server: the chooser knows every card)")
+    max_games: int = Field(10_000, ge=1, description="games in progress at once (503 beyond)")
+    max_games_per_client: int = Field(20, ge=1, description="games in progress one client "
+                                      "(IP) may have created (429 beyond)")
+    game_idle_seconds: float = Field(7 * 86400, gt=0, description="a game in progress "
+                                     "untouched this long is deleted (abandoned)")
+    retry_after: int = Field(1, ge=1, description="the least Retry-After of a 503 (seconds; "
+                                                  "the server estimates it from the queue)")
+    queue_wait_seconds: float = Field(2.0, ge=0, le=600, description="how long a hint or "
+                                      "payment may wait for a worker before a 503")
+    queue_size: int = Field(64, ge=1, description="hints and payments waiting at once "
+                                                  "(503 beyond)")
+    batch_workers: int | None = Field(None, ge=1, description="workers analysis jobs may "
+                                      "use at once (default: half, at least 1)")
+    client_running: int | None = Field(None, ge=1, description="searches one client (seat "
+                                       "token, else IP) runs at once (default: workers)")
+    client_queued: int = Field(8, ge=1, description="searches one client may have waiting "
+                                                    "(429 beyond)")
+    deadline_grace_ms: int = Field(2000, ge=0, description="a search is stopped this long "
+                                   "after its time budget (iteration budgets: after "
+                                   "BIGSUR_MAX_BUDGET_MS)")
     warm: bool = Field(True, description="start the search workers at start-up")
+    request_timeout_seconds: float = Field(10.0, gt=0, description="a request (headers and "
+                                           "body) must arrive within this (408 after)")
+    keep_alive_seconds: int = Field(5, ge=1, description="idle keep-alive connections are "
+                                                         "closed after this")
+    max_connections: int = Field(1000, ge=1, description="open connections at once (more "
+                                                         "are closed at once)")
+    max_connections_per_client: int = Field(100, ge=1, description="open connections from "
+                                            "one address")
+    graceful_shutdown_seconds: int = Field(5, ge=0, description="on SIGTERM, how long "
+                                           "requests in flight may finish before their "
+                                           "searches are stopped")
 
     @model_validator(mode="after")
     def _consistent(self) -> Settings:
@@ -97,8 +135,13 @@ class Metrics:
         search = s.search
         lines += [
             "# TYPE bigsur_search_workers gauge", f"bigsur_search_workers {search.workers}",
-            "# TYPE bigsur_search_busy gauge", f"bigsur_search_busy {search.slots.busy}",
-            "# TYPE bigsur_search_waiting gauge", f"bigsur_search_waiting {search.slots.waiting}",
+            "# TYPE bigsur_search_busy gauge", f"bigsur_search_busy {search.scheduler.busy}",
+            "# TYPE bigsur_search_waiting gauge",
+            f"bigsur_search_waiting {search.scheduler.waiting}",
+            "# TYPE bigsur_search_deadline_total counter",
+            f"bigsur_search_deadline_total {search.deadlines}",
+            "# TYPE bigsur_search_cancelled_total counter",
+            f"bigsur_search_cancelled_total {search.cancelled}",
             "# TYPE bigsur_search_rejected_total counter",
             f"bigsur_search_rejected_total {search.rejected}",
             "# TYPE bigsur_search_tasks_total counter",
@@ -108,6 +151,16 @@ class Metrics:
             "# TYPE bigsur_ai_errors_total counter", f"bigsur_ai_errors_total {s.games.ai_errors}",
             "# TYPE bigsur_jobs_active gauge", f"bigsur_jobs_active {s.jobs.active()}",
             "# TYPE bigsur_games gauge"]
+        guard = sys.modules.get("server.netguard")
+        if guard is not None:  # bigsur serve: the connection guard's counters
+            g = guard.GuardedH11Protocol
+            lines[-1:-1] = [
+                "# TYPE bigsur_connections_refused_total counter",
+                f"bigsur_connections_refused_total {g.refused}",
+                "# TYPE bigsur_connections_evicted_total counter",
+                f"bigsur_connections_evicted_total {g.evicted}",
+                "# TYPE bigsur_requests_timed_out_total counter",
+                f"bigsur_requests_timed_out_total {g.timed_out}"]
         for status, n in sorted(s.store.counts().items()):
             lines.append(f'bigsur_games{{status="{status}"}} {n}')
         return "\n".join(lines) + "\n"
@@ -117,10 +170,36 @@ class Guard:
     """ASGI middleware: caps the request body (413 naming the limit; bodies without a
     Content-Length are counted as they arrive) and records metrics per route."""
 
-    def __init__(self, app, max_bytes: int, metrics: Metrics):
+    def __init__(self, app, max_bytes: int, metrics: Metrics, routes: list | None = None):
         self.app = app
         self.max_bytes = max_bytes
         self.metrics = metrics
+        self.routes = routes or []
+
+    def allowed(self, path: str) -> set[str]:
+        """The methods of the API routes at ``path`` (empty: not an API path)."""
+        from fastapi.routing import APIRoute
+
+        methods: set[str] = set()
+        for route in self.routes:
+            if isinstance(route, APIRoute) and route.path_regex.match(path):
+                methods |= route.methods or set()
+        if "GET" in methods:
+            methods.add("HEAD")
+        return methods
+
+    async def _methods(self, scope, receive, send, allowed: set[str]) -> int:
+        """OPTIONS (204 with Allow) or a method the path does not have (405, our shape)."""
+        allow = ", ".join(sorted(allowed | {"OPTIONS"}))
+        if scope["method"] == "OPTIONS":
+            response = Response(status_code=204, headers={"Allow": allow})
+            await response(scope, receive, send)
+            return 204
+        err = errors.ApiError(405, "method", f"{scope['method']} is not allowed here; "
+                              f"allowed: {allow}", "method_not_allowed", {"Allow": allow})
+        status, payload, headers = errors.describe(err)
+        await JSONResponse(payload, status_code=status, headers=headers)(scope, receive, send)
+        return 405
 
     async def _reject(self, scope, receive, send, size: str) -> None:
         body = errors.ApiError(413, "body", f"{size} exceeds the limit of {self.max_bytes} "
@@ -143,6 +222,26 @@ class Guard:
         headers = dict(scope.get("headers") or [])
         length = headers.get(b"content-length")
         try:
+            allowed = self.allowed(scope["path"])
+            if scope["method"] == "OPTIONS" or (allowed and scope["method"] not in allowed):
+                status_box[0] = await self._methods(scope, receive, send,
+                                                    allowed or {"GET", "HEAD"})
+                return None
+            if scope["method"] == "HEAD" and allowed:  # API routes answer GET only
+                scope = dict(scope, method="GET")
+
+                async def head_send(message):
+                    if message["type"] == "http.response.body":
+                        message = {**message, "body": b""}
+                    await send_wrapper(message)
+
+                return await self.app(scope, receive, head_send)
+            if length is not None and b"transfer-encoding" in headers:
+                status_box[0] = 400
+                body = errors.ApiError(400, "headers", "a request may not have both "
+                                       "Content-Length and Transfer-Encoding", "request")
+                status, payload, _ = errors.describe(body)
+                return await JSONResponse(payload, status_code=status)(scope, receive, send)
             if length is not None:
                 try:
                     n = int(length)
@@ -184,6 +283,22 @@ class Guard:
                                  time.perf_counter() - started)
 
 
+async def _housekeeping(app: FastAPI) -> None:
+    """Every so often: delete abandoned games and expired analysis jobs."""
+    settings = app.state.settings
+    interval = max(0.5, min(60.0, settings.game_idle_seconds / 10,
+                            settings.job_ttl_seconds / 10))
+    while True:
+        try:
+            expired = await app.state.games.expire()
+            if expired:
+                log.info("deleted %d abandoned game(s)", expired)
+            app.state.jobs.prune()
+        except Exception:  # noqa: BLE001 - housekeeping must not stop
+            log.exception("housekeeping failed")
+        await asyncio.sleep(interval)
+
+
 def create_app(settings: Settings | None = None,
                search: SearchService | None = None) -> FastAPI:
     """The ASGI app. ``settings`` default: from the environment. ``search`` replaces
@@ -195,17 +310,21 @@ def create_app(settings: Settings | None = None,
     async def lifespan(app: FastAPI):
         app.state.store = Store(db_path(settings.db, settings.database_url))
         app.state.games = GameService(app.state.store, settings, registry)
-        app.state.jobs = JobService(settings)
-        app.state.search = search or SearchService(settings.workers, settings.pool,
-                                                   settings.retry_after)
+        app.state.jobs = JobService(settings, app.state.store)
+        app.state.search = search or SearchService.from_settings(settings)
         if settings.warm:
             await app.state.search.warm()
         resumed = await app.state.games.resume(app.state.search)
         if resumed:
             log.info("resumed the AI of %d game(s)", resumed)
+        resumed = await app.state.jobs.resume(app.state.search, registry)
+        if resumed:
+            log.info("resumed %d analysis job(s)", resumed)
+        housekeeping = asyncio.get_running_loop().create_task(_housekeeping(app))
         try:
             yield
         finally:
+            housekeeping.cancel()
             await app.state.jobs.close()
             await app.state.games.close()
             if search is None:
@@ -226,7 +345,10 @@ def create_app(settings: Settings | None = None,
                    health.router):
         app.include_router(router)
     app.mount("/", StaticFiles(directory=STATIC, html=True), name="static")
-    app.add_middleware(Guard, max_bytes=settings.max_body_bytes, metrics=app.state.metrics)
+    app.add_middleware(Guard, max_bytes=settings.max_body_bytes, metrics=app.state.metrics,
+                       routes=[r for router in (hints.router, analysis.router, games.router,
+                                                cards.router, score.router, health.router)
+                               for r in router.routes])
     return app
 
 
@@ -235,13 +357,26 @@ def create_app(settings: Settings | None = None,
 def cmd_serve(args) -> int:
     import uvicorn
 
+    from .netguard import GuardedH11Protocol, install_log_limits, raise_fd_limit
+
     if args.db:
         os.environ["BIGSUR_DB"] = args.db
     if args.workers:
         os.environ["BIGSUR_WORKERS"] = str(args.workers)
-    Settings()  # fail early, with the setting named, before uvicorn starts
-    uvicorn.run("server.app:create_app", factory=True, host=args.host, port=args.port,
-                log_level=args.log_level)
+    settings = Settings()  # fail early, with the setting named, before uvicorn starts
+    raise_fd_limit(settings.max_connections + 256)
+    protocol = GuardedH11Protocol.configure(settings.request_timeout_seconds,
+                                            settings.max_connections,
+                                            settings.max_connections_per_client)
+    config = uvicorn.Config("server.app:create_app", factory=True, host=args.host,
+                            port=args.port, log_level=args.log_level, http=protocol,
+                            timeout_keep_alive=settings.keep_alive_seconds,
+                            timeout_graceful_shutdown=settings.graceful_shutdown_seconds,
+                            h11_max_incomplete_event_size=16 * 1024)
+    server = uvicorn.Server(config)
+    config.load()  # configures logging; the rate limit goes on top
+    install_log_limits()
+    server.run()
     return 0
 
 

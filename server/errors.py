@@ -15,6 +15,7 @@ from typing import Any
 from fastapi import FastAPI, Request
 from fastapi.exceptions import RequestValidationError
 from fastapi.responses import JSONResponse
+from starlette.exceptions import HTTPException as StarletteHTTPException
 
 from solver.analysis import AnalysisError
 from solver.rules.actions import ActionError, IllegalActionError, NotationError
@@ -135,10 +136,35 @@ def _field_of(loc: tuple | list) -> str:
     return out or "body"
 
 
+HTTP_KINDS = {400: "body", 404: "not_found", 405: "method_not_allowed", 413: "limit"}
+
+
+def http_error_response(request: Request, err: StarletteHTTPException) -> JSONResponse:
+    """Starlette's own errors (no route, wrong method, an unreadable body) in our shape."""
+    status = err.status_code
+    if status == 404:
+        reason = f"no resource at {request.url.path} (the API is under /v1, see /docs)"
+        field = "path"
+    elif status == 405:
+        reason = f"{request.method} is not allowed here"
+        field = "method"
+    elif status == 400:
+        reason = "the body is not valid JSON (bad UTF-8, nesting too deep or a number " \
+                 "too long)" if "pars" in str(err.detail) else str(err.detail)
+        field = "body"
+    else:
+        reason, field = str(err.detail), None
+    body = {"error": HTTP_KINDS.get(status, "request"), "field": field, "reason": reason,
+            "message": f"{field}: {reason}" if field else reason}
+    return JSONResponse(body, status_code=status, headers=getattr(err, "headers", None))
+
+
 def validation_response(err: RequestValidationError) -> JSONResponse:
     errors = []
     for item in err.errors():
         field = _field_of(item.get("loc", ()))
+        if item.get("type") == "json_invalid":
+            field = "body"
         errors.append({"field": field, "reason": item.get("msg", "invalid"),
                        "type": item.get("type")})
     first = errors[0] if errors else {"field": "body", "reason": "invalid request"}
@@ -156,6 +182,10 @@ def install(app: FastAPI) -> None:
     async def handle_validation(_request: Request, err: RequestValidationError) -> JSONResponse:
         return validation_response(err)
 
+    async def handle_http(request: Request, err: StarletteHTTPException) -> JSONResponse:
+        return http_error_response(request, err)
+
     app.add_exception_handler(RequestValidationError, handle_validation)
+    app.add_exception_handler(StarletteHTTPException, handle_http)
     for etype in {ApiError, *(etype for etype, *_ in ERROR_MAP)}:
         app.add_exception_handler(etype, handle)

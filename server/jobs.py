@@ -1,10 +1,14 @@
 """Analysis jobs: a POST returns a job id at once; the review runs decision by decision
-in the search pool (one slot at a time, so hints keep the other slots) and
-``GET /v1/analyze/{id}`` reports progress and, at the end, the result.
+in the search pool (batch priority: hints and AI turns go first, and analysis uses at
+most ``BIGSUR_BATCH_WORKERS`` workers) and ``GET /v1/analyze/{id}`` reports progress
+and, at the end, the result.
 
-Jobs live in memory: a restart forgets them (the client posts the record again). At most
-``BIGSUR_MAX_JOBS`` run or wait at once (503 beyond); finished jobs are kept for
-``BIGSUR_JOB_TTL_SECONDS``.
+Jobs live in SQLite (the ``jobs`` and ``job_reviews`` tables of :mod:`server.store`):
+every reviewed decision is committed as it completes, so a restart resumes a job where
+it was. At most ``BIGSUR_MAX_JOBS`` are queued or running at once (503 beyond), at most
+``BIGSUR_MAX_JOBS_PER_CLIENT`` per client (429 beyond); finished jobs are deleted
+``BIGSUR_JOB_TTL_SECONDS`` after they end. ``DELETE /v1/analyze/{id}`` cancels a job
+(stopping the worker reviewing its current decision).
 """
 
 from __future__ import annotations
@@ -13,7 +17,6 @@ import asyncio
 import logging
 import secrets
 import time
-from dataclasses import dataclass, field
 from typing import TYPE_CHECKING, Any
 
 from solver.analysis import (
@@ -27,118 +30,171 @@ from solver.analysis import (
 from solver.rules.record import GameRecord
 from solver.rules.views import view_to_json
 
-from .errors import ApiError, Saturated, describe
+from .errors import ApiError, describe
+from .store import LimitReached
 
 if TYPE_CHECKING:
     from .app import Settings
     from .pool import SearchService
+    from .store import Store
 
 log = logging.getLogger("bigsur.server")
+ACTIVE = ("queued", "running")
 
 
-@dataclass
-class Job:
-    id: str
-    total: int
-    budget: dict[str, Any]
-    seed: int
-    status: str = "queued"  # queued | running | done | failed
-    done: int = 0
-    result: dict[str, Any] | None = None
-    error: dict[str, Any] | None = None
-    created: float = field(default_factory=time.time)
-    finished: float | None = None
-    task: asyncio.Task | None = None
-
-    def to_json(self) -> dict[str, Any]:
-        return {"job_id": self.id, "status": self.status,
-                "progress": {"done": self.done, "total": self.total},
-                "budget": self.budget, "seed": self.seed,
-                "result": self.result, "error": self.error}
+def check_names(record: GameRecord) -> None:
+    """``names``: absent, or one string per seat (the review prints them)."""
+    names = record.names
+    if names is None:
+        return
+    if not isinstance(names, list) or len(names) != record.players:
+        raise ApiError(422, "record.names", f"must be a list of {record.players} strings "
+                       f"(one per seat), got {type(names).__name__}"
+                       + (f" of {len(names)}" if isinstance(names, list) else ""), "record")
+    for i, name in enumerate(names):
+        if not isinstance(name, str) or len(name) > 200:
+            raise ApiError(422, f"record.names[{i}]", "must be a string of at most 200 "
+                           f"characters, got {type(name).__name__}", "record")
 
 
 class JobService:
-    def __init__(self, settings: Settings):
+    def __init__(self, settings: Settings, store: Store):
         self.settings = settings
-        self.jobs: dict[str, Job] = {}
+        self.store = store
+        self.tasks: dict[str, asyncio.Task] = {}
+        self._cancelled: set[str] = set()
 
     def active(self) -> int:
-        return sum(1 for j in self.jobs.values() if j.status in ("queued", "running"))
+        return self.store.active_jobs()
 
-    def prune(self) -> None:
-        now = time.time()
-        for job_id in [j.id for j in self.jobs.values() if j.finished is not None
-                       and now - j.finished > self.settings.job_ttl_seconds]:
-            del self.jobs[job_id]
+    def prune(self) -> int:
+        return self.store.purge_jobs(time.time() - self.settings.job_ttl_seconds)
 
     def submit(self, record: GameRecord, budget: dict[str, Any], seed: int,
-               seats: list[int] | None, search: SearchService) -> Job:
+               seats: list[int] | None, client: str, search: SearchService) -> dict[str, Any]:
+        """Check the record and queue its review (409-free: a new id every time)."""
         self.prune()
-        if self.active() >= self.settings.max_jobs:
-            search.rejected += 1
-            raise Saturated("the analysis", search.retry_after * 10)
+        check_names(record)
         points = decision_points(record, seats, self.settings.analysis_max_decisions)
-        job = Job(secrets.token_urlsafe(12), len(points), budget, seed)
-        self.jobs[job.id] = job
-        job.task = asyncio.get_running_loop().create_task(
-            self._run(job, record, points, search))
-        return job
+        job_id = secrets.token_urlsafe(12)
+        try:
+            self.store.create_job(job_id, client, len(points), budget, seed, seats,
+                                  record.to_json(), self.settings.max_jobs,
+                                  self.settings.max_jobs_per_client)
+        except LimitReached as err:
+            after = str(max(self.settings.retry_after, search.scheduler.retry_after(1) * 10))
+            if err.what == "client":
+                raise ApiError(429, None, f"this client already has {err.limit} analysis "
+                               "jobs queued or running (BIGSUR_MAX_JOBS_PER_CLIENT); wait for "
+                               "one to finish or cancel it", "too_many",
+                               {"Retry-After": after}) from None
+            raise ApiError(503, None, f"{err.limit} analysis jobs are queued or running "
+                           "(BIGSUR_MAX_JOBS); retry later", "busy",
+                           {"Retry-After": after}) from None
+        self._start(job_id, record, points, budget, seed, client, search)
+        return self.get(job_id)
 
-    def get(self, job_id: str) -> Job:
+    def _start(self, job_id: str, record: GameRecord, points: list[DecisionPoint],
+               budget: dict[str, Any], seed: int, client: str, search: SearchService) -> None:
+        task = asyncio.get_running_loop().create_task(
+            self._run(job_id, record, points, budget, seed, client, search))
+        self.tasks[job_id] = task
+        task.add_done_callback(lambda _t: self.tasks.pop(job_id, None))
+
+    def get(self, job_id: str) -> dict[str, Any]:
         self.prune()
-        job = self.jobs.get(job_id)
+        job = self.store.job(job_id) if isinstance(job_id, str) and len(job_id) < 100 \
+            else None
         if job is None:
-            raise ApiError(404, "job_id", f"no analysis job {job_id!r} (jobs are kept "
-                           f"{self.settings.job_ttl_seconds:g} s after they finish, and "
-                           "not across restarts)", "not_found")
+            raise ApiError(404, "job_id", f"no analysis job {job_id!r} (finished jobs are "
+                           f"kept {self.settings.job_ttl_seconds:g} s)", "not_found")
+        job.pop("client", None)
+        job.pop("finished", None)
+        job.pop("seats", None)
         return job
 
-    async def _review(self, point: DecisionPoint, job: Job,
-                      search: SearchService) -> DecisionReview:
+    async def cancel(self, job_id: str) -> dict[str, Any]:
+        """Cancel a queued or running job (its current search is stopped); a finished
+        job is returned as it is."""
+        self.get(job_id)
+        self._cancelled.add(job_id)
+        self.store.cancel_job(job_id, {"error": "cancelled", "field": None,
+                                       "reason": "cancelled by DELETE /v1/analyze/{id}",
+                                       "message": "cancelled by DELETE /v1/analyze/{id}"})
+        task = self.tasks.get(job_id)
+        if task is not None and not task.done():
+            task.cancel()
+            try:
+                await task
+            except BaseException:  # noqa: BLE001
+                pass
+        return self.get(job_id)
+
+    async def resume(self, search: SearchService, cards) -> int:
+        """After a start: requeue every job that was queued or running."""
+        self.prune()
+        started = 0
+        for job_id in self.store.jobs_with_status(*ACTIVE):
+            job = self.store.job(job_id)
+            try:
+                raw = self.store.job_record(job_id)
+                record = GameRecord.from_json(raw, cards.for_position(raw.get("cards")))
+                points = decision_points(record, job["seats"],
+                                         self.settings.analysis_max_decisions)
+            except Exception as err:  # noqa: BLE001 - one bad job must not stop the server
+                _status, body, _ = describe(err)
+                self.store.finish_job(job_id, "failed", None, body)
+                continue
+            self._start(job_id, record, points, job["budget"], job["seed"], job["client"],
+                        search)
+            started += 1
+        return started
+
+    async def _review(self, point: DecisionPoint, budget: dict[str, Any], seed: int,
+                      client: str, search: SearchService) -> DecisionReview:
         if point.legal <= 1:
             return forced_review(point)
         after = point.after_view
         raw = await search.review(view_to_json(point.view), point.action.notation(),
                                   view_to_json(after) if after is not None else None,
-                                  point.terminal, job.budget,
-                                  decision_seed(job.seed, point.index))
+                                  point.terminal, budget, decision_seed(seed, point.index),
+                                  client)
         review = DecisionReview.from_json(raw)
         review.index = point.index
         review.legal = point.legal
         return review
 
-    async def _run(self, job: Job, record: GameRecord, points: list[DecisionPoint],
+    async def _run(self, job_id: str, record: GameRecord, points: list[DecisionPoint],
+                   budget: dict[str, Any], seed: int, client: str,
                    search: SearchService) -> None:
-        job.status = "running"
         try:
+            saved = self.store.job_reviews(job_id)
             reviews = []
-            for point in points:
-                reviews.append(await self._review(point, job, search))
-                job.done += 1
+            for k, point in enumerate(points):
+                if k in saved:
+                    reviews.append(DecisionReview.from_json(saved[k]))
+                    continue
+                review = await self._review(point, budget, seed, client, search)
+                reviews.append(review)
+                self.store.save_review(job_id, k, review.to_json(), k + 1)
             final = record.replay() if record.actions else None
-            job.result = summarise(record, reviews, job.budget, job.seed, final).to_json()
-            job.status = "done"
+            result = summarise(record, reviews, budget, seed, final).to_json()
+            self.store.finish_job(job_id, "done", result, None)
         except asyncio.CancelledError:
-            job.status = "failed"
-            job.error = {"error": "cancelled", "field": None, "reason": "server shut down",
-                         "message": "server shut down"}
+            # DELETE: already marked cancelled; shutdown: stays active, resumed at start
             raise
         except Exception as err:  # noqa: BLE001 - reported in the job, logged if a bug
             status, body, _ = describe(err)
             if status >= 500:
-                log.exception("analysis job %s failed", job.id)
-            job.status = "failed"
-            job.error = body
-        finally:
-            job.finished = time.time()
+                log.exception("analysis job %s failed", job_id)
+            self.store.finish_job(job_id, "failed", None, body)
 
     async def close(self) -> None:
-        for job in self.jobs.values():
-            if job.task is not None and not job.task.done():
-                job.task.cancel()
-        for job in self.jobs.values():
-            if job.task is not None:
-                try:
-                    await job.task
-                except BaseException:  # noqa: BLE001
-                    pass
+        tasks = list(self.tasks.values())
+        for task in tasks:
+            task.cancel()
+        for task in tasks:
+            try:
+                await task
+            except BaseException:  # noqa: BLE001
+                pass

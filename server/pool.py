@@ -1,8 +1,10 @@
-"""Search off the event loop: a process pool of fixed size behind an admission counter.
+"""Search off the event loop: stoppable workers (:mod:`server.workers`) behind a fair
+scheduler (:mod:`server.scheduler`).
 
-Hints take a slot at once or get 503 with Retry-After (never an unbounded queue). AI moves
-of play sessions and analysis decisions wait for a slot (their number is bounded by the
-games and jobs that exist). The worker functions here are plain module functions taking
+Hints and payments wait in a bounded queue for at most ``BIGSUR_QUEUE_WAIT_SECONDS``
+(then 503 with Retry-After). AI turns (interactive) and analysis decisions (batch, on at
+most ``BIGSUR_BATCH_WORKERS`` workers) wait as long as it takes: their number is bounded
+by the games and jobs that exist. The worker functions here are plain module functions taking
 and returning JSON-like data, so they pickle; every named user error raised in a worker
 comes back as :class:`~server.errors.WorkerError` (named errors with custom constructors do
 not survive pickling, and an unpicklable exception would break the pool).
@@ -12,14 +14,10 @@ from __future__ import annotations
 
 import asyncio
 import json
-import multiprocessing
 import os
 import time
 import traceback
-from collections import deque
 from collections.abc import Callable
-from concurrent.futures import Executor, ProcessPoolExecutor, ThreadPoolExecutor
-from concurrent.futures.process import BrokenProcessPool
 from typing import Any
 
 from solver.rules.actions import parse_action
@@ -28,7 +26,9 @@ from solver.rules.position import PositionError, resolve_cards, state_from_json
 from solver.rules.state import GameState, Phase
 from solver.rules.views import PlayerView, view_from_json
 
-from .errors import ApiError, Saturated, WorkerError, describe
+from .errors import ApiError, WorkerError, describe
+from .scheduler import Priority, Scheduler
+from .workers import DeadlineExceeded, ProcessWorkers, ThreadWorkers, WorkerDied
 
 STATE_FORMAT = "bigsur-position/1"
 VIEW_FORMAT = "bigsur-view/1"
@@ -73,7 +73,9 @@ def parse_position(raw: Any, cards: CardSet | None = None) -> GameState | Player
 
 
 def _check_view(view: PlayerView) -> None:
-    """Checks view_from_json leaves to the determinizer but search needs up front."""
+    """Checks view_from_json leaves to the determinizer but every reader needs up front
+    (a view no full state matches, e.g. an opponent holding 150 cards, is refused here,
+    for scores as for hints)."""
     if view.me is None:
         raise PositionError("view_of", "names no seat of this view")
     if view.phase != Phase.OVER and view.current != (view.first_player + view.turn) \
@@ -89,6 +91,9 @@ def _check_view(view: PlayerView) -> None:
         if isinstance(uses, bool) or not isinstance(uses, int) or not 0 <= uses <= 100:
             raise PositionError(f"per_turn.resources_used.{key}",
                                 f"must be an integer 0 to 100, got {uses!r}")
+    from solver.search.determinize import Determinizer
+
+    Determinizer(view)  # InconsistentViewError naming what no deal can match
 
 
 def position_kind(position: GameState | PlayerView) -> str:
@@ -228,152 +233,153 @@ def warm_task() -> int:
     return os.getpid()
 
 
-# ------------------------------------------------------------------ admission
-
-class Slots:
-    """A counter of busy workers. ``try_acquire`` never waits (hints); ``acquire`` waits
-    in FIFO order (AI moves, analysis). Used only from the event loop thread."""
-
-    def __init__(self, n: int):
-        self.n = n
-        self.busy = 0
-        self._waiters: deque[asyncio.Future] = deque()
-
-    @property
-    def waiting(self) -> int:
-        return sum(1 for f in self._waiters if not f.done())
-
-    def try_acquire(self) -> bool:
-        if self.busy < self.n and not self.waiting:
-            self.busy += 1
-            return True
-        return False
-
-    async def acquire(self) -> None:
-        if self.try_acquire():
-            return
-        fut = asyncio.get_running_loop().create_future()
-        self._waiters.append(fut)
-        try:
-            await fut  # the releaser hands its slot over: busy is unchanged
-        except asyncio.CancelledError:
-            if fut.done() and not fut.cancelled():
-                self.release()
-            raise
-        finally:
-            try:
-                self._waiters.remove(fut)
-            except ValueError:
-                pass
-
-    def release(self) -> None:
-        while self._waiters:
-            fut = self._waiters.popleft()
-            if not fut.done():
-                fut.set_result(None)
-                return
-        self.busy -= 1
-
+# ------------------------------------------------------------------ the service
 
 class SearchService:
-    """Runs search work in a pool of ``workers`` (processes by default, threads for tests
-    or tiny deployments). ``search_fn`` replaces ``solver.search.api.analyse`` (tests of
-    the HTTP layer only; with processes it must be a picklable module function)."""
+    """Runs search work on ``workers`` stoppable workers (processes by default, threads
+    for tests or tiny deployments) behind the :class:`~server.scheduler.Scheduler`.
+    ``search_fn`` replaces ``solver.search.api.analyse`` (tests of the HTTP layer only;
+    with processes it must be a picklable module function).
+
+    Every task has a wall-clock deadline whatever its budget: a time budget plus
+    ``grace``; an iteration budget (or a payment, or a greedy AI turn) the time cap
+    ``max_budget_ms`` plus ``grace``. A task past it is stopped (503 ``deadline``)."""
 
     def __init__(self, workers: int, pool: str = "process", retry_after: int = 1,
-                 search_fn: Callable | None = None):
+                 search_fn: Callable | None = None, *, queue_wait: float = 2.0,
+                 queue_size: int = 64, batch_slots: int | None = None,
+                 client_running: int | None = None, client_queued: int = 8,
+                 max_budget_ms: int = 10_000, grace: float = 2.0):
         if workers < 1:
             raise ValueError(f"workers must be at least 1, got {workers}")
         self.workers = workers
         self.pool = pool
         self.retry_after = retry_after
         self.search_fn = search_fn
-        self.slots = Slots(workers)
-        self._executor: Executor | None = None
-        self.rejected = 0
+        self.queue_wait = queue_wait
+        self.max_budget_ms = max_budget_ms
+        self.grace = grace
+        self.scheduler = Scheduler(workers, batch_slots, queue_size, client_running,
+                                   client_queued, min_retry_after=retry_after)
+        self.runner = ThreadWorkers(workers) if pool == "thread" else ProcessWorkers(workers)
         self.completed = 0
         self.failed = 0
+        self.deadlines = 0
+        self.cancelled = 0
         self.seconds = 0.0
 
-    # executor lifecycle -------------------------------------------------
-    def _make_executor(self) -> Executor:
-        if self.pool == "thread":
-            return ThreadPoolExecutor(self.workers, thread_name_prefix="bigsur-search")
-        ctx = multiprocessing.get_context("forkserver")
-        ctx.set_forkserver_preload(["server.pool", "solver.rules.engine",
-                                    "solver.search.bots"])
-        return ProcessPoolExecutor(self.workers, mp_context=ctx)
+    @classmethod
+    def from_settings(cls, settings, search_fn: Callable | None = None) -> SearchService:
+        return cls(settings.workers, settings.pool, settings.retry_after, search_fn,
+                   queue_wait=settings.queue_wait_seconds, queue_size=settings.queue_size,
+                   batch_slots=settings.batch_workers, client_running=settings.client_running,
+                   client_queued=settings.client_queued, max_budget_ms=settings.max_budget_ms,
+                   grace=settings.deadline_grace_ms / 1000)
 
     @property
-    def executor(self) -> Executor:
-        if self._executor is None:
-            self._executor = self._make_executor()
-        return self._executor
+    def rejected(self) -> int:
+        return self.scheduler.rejected
 
     async def warm(self) -> None:
         """Start every worker now (imports, card set) rather than on the first request."""
-        loop = asyncio.get_running_loop()
-        await asyncio.gather(*(loop.run_in_executor(self.executor, warm_task)
-                               for _ in range(self.workers)))
+        await self.runner.start()
+        if self.runner.kind == "process":
+            await asyncio.gather(*(self._run(warm_task, (), Priority.INTERACTIVE, "warm",
+                                             None, 60, "warm-up")
+                                   for _ in range(self.workers)))
 
     def close(self) -> None:
-        if self._executor is not None:
-            self._executor.shutdown(wait=False, cancel_futures=True)
-            self._executor = None
+        """Stop every worker; searches in progress end (their requests get 503)."""
+        self.runner.close()
+
+    def deadline(self, budget: dict | None, factor: float = 1.0) -> float:
+        """Wall-clock seconds a task of this budget may run."""
+        if budget and budget.get("ms") is not None:
+            return factor * budget["ms"] / 1000 + self.grace
+        return factor * self.max_budget_ms / 1000 + self.grace
 
     # running ------------------------------------------------------------
-    async def _run(self, fn: Callable, *args) -> Any:
-        """Run in the pool; the caller holds a slot. A dead worker (killed, out of
-        memory) breaks a process pool: it is replaced and the request gets 503."""
+    async def _run(self, fn: Callable, args: tuple, priority: Priority, client: str,
+                   wait: float | None, deadline: float, what: str,
+                   limit: int | None = None) -> Any:
+        """Take a slot (see the scheduler), run, give the slot back. Cancelling the
+        caller (client gone, job cancelled, game deleted) stops the worker."""
+        ticket = await self.scheduler.acquire(priority, client, wait, what, limit)
         loop = asyncio.get_running_loop()
+        lingering = False
+
+        def linger(cf) -> None:  # thread workers: the slot is freed when the thread ends
+            nonlocal lingering
+            lingering = True
+            def done(_f) -> None:
+                try:
+                    loop.call_soon_threadsafe(self.scheduler.release, ticket)
+                except RuntimeError:  # the loop is closed: nothing left to release
+                    pass
+
+            cf.add_done_callback(done)
+
         started = time.perf_counter()
         try:
-            return await loop.run_in_executor(self.executor, fn, *args)
-        except BrokenProcessPool:
+            return await self.runner.run(fn, args, deadline, linger)
+        except DeadlineExceeded:
+            self.deadlines += 1
+            raise ApiError(503, "budget", f"{what} did not finish within its deadline of "
+                           f"{deadline:g} s (budget + BIGSUR_DEADLINE_GRACE_MS, iteration "
+                           "budgets: BIGSUR_MAX_BUDGET_MS + grace) and was stopped; ask for a "
+                           "smaller budget", "deadline",
+                           {"Retry-After": str(self.scheduler.retry_after(priority))}) from None
+        except WorkerDied:
             self.failed += 1
-            self.close()
-            raise ApiError(503, None, "a search worker died; the pool was restarted, retry",
-                           "busy", {"Retry-After": str(self.retry_after)}) from None
+            raise ApiError(503, None, "a search worker died; it was replaced, retry", "busy",
+                           {"Retry-After": str(self.scheduler.retry_after(priority))}) from None
+        except asyncio.CancelledError:
+            self.cancelled += 1
+            raise
         finally:
             self.completed += 1
             self.seconds += time.perf_counter() - started
+            if not lingering:
+                self.scheduler.release(ticket)
 
-    def admit(self, what: str) -> None:
-        """Take a slot at once, or 503 with Retry-After."""
-        if not self.slots.try_acquire():
-            self.rejected += 1
-            raise Saturated(what, self.retry_after)
+    async def hint(self, position: dict, budget: dict, seed: int | None,
+                   client: str = "anonymous") -> dict:
+        """Ranked moves for the position's player to act (interactive priority)."""
+        return await self._run(hint_task, (position, budget, seed, self.search_fn),
+                               Priority.INTERACTIVE, client, self.queue_wait,
+                               self.deadline(budget), "the hint")
 
-    async def hint(self, position: dict, budget: dict, seed: int | None) -> dict:
-        """Ranked moves for the position's player to act; 503 when every slot is busy."""
-        self.admit("the hint")
+    async def payment(self, position: dict, builds: list[list[str]],
+                      client: str = "anonymous") -> dict:
+        """The cheapest joint payment (interactive priority)."""
+        return await self._run(payment_task, (position, builds), Priority.INTERACTIVE,
+                               client, self.queue_wait, self.deadline(None), "the payment")
+
+    async def bot_turn(self, spec: str, state: dict, game_seed: int, n_actions: int,
+                       client: str = "ai") -> dict:
+        """An AI seat's whole turn (see :func:`bot_turn_task`); interactive priority,
+        waits for a slot as long as it takes. ``client`` is the games' creator: the AI
+        turns of one creator's games run one at a time, so that a client with many
+        games against a slow AI cannot hold every worker."""
+        budget = None
         try:
-            return await self._run(hint_task, position, budget, seed, self.search_fn)
-        finally:
-            self.slots.release()
+            from solver.search.specs import parse_bot_spec
 
-    async def payment(self, position: dict, builds: list[list[str]]) -> dict:
-        """The cheapest joint payment; 503 when every slot is busy."""
-        self.admit("the payment")
-        try:
-            return await self._run(payment_task, position, builds)
-        finally:
-            self.slots.release()
-
-    async def bot_turn(self, spec: str, state: dict, game_seed: int, n_actions: int) -> dict:
-        """An AI seat's whole turn (see :func:`bot_turn_task`); waits for a slot."""
-        await self.slots.acquire()
-        try:
-            return await self._run(bot_turn_task, spec, state, game_seed, n_actions)
-        finally:
-            self.slots.release()
+            b = parse_bot_spec(spec).budget
+            if b is not None and b.seconds is not None:
+                budget = {"ms": b.seconds * 1000}
+        except ValueError:
+            pass
+        return await self._run(bot_turn_task, (spec, state, game_seed, n_actions),
+                               Priority.INTERACTIVE, client, None, self.deadline(budget),
+                               "the AI turn", limit=1)
 
     async def review(self, view: dict, played: str, after_view: dict | None,
-                     terminal: dict | None, budget: dict, seed: int) -> dict:
-        """One reviewed decision of an analysis job; waits for a slot."""
-        await self.slots.acquire()
-        try:
-            return await self._run(review_task, view, played, after_view, terminal, budget,
-                                   seed, self.search_fn)
-        finally:
-            self.slots.release()
+                     terminal: dict | None, budget: dict, seed: int,
+                     client: str = "analysis") -> dict:
+        """One reviewed decision of an analysis job (batch priority; up to two searches:
+        the position and, when needed, the one after the move played)."""
+        return await self._run(review_task, (view, played, after_view, terminal, budget,
+                                             seed, self.search_fn),
+                               Priority.BATCH, client, None, self.deadline(budget, 2),
+                               "the review")

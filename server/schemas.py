@@ -7,7 +7,7 @@ name the field; their formats are in docs/format.md.
 
 from __future__ import annotations
 
-from typing import Any, Literal
+from typing import Annotated, Any, Literal
 
 from pydantic import BaseModel, ConfigDict, Field, model_validator
 
@@ -56,16 +56,17 @@ class ErrorBody(Open):
 
 
 class Budget(Strict):
-    """Search budget: exactly one of ``ms`` (wall time) and ``iterations`` (reproducible
-    with a seed). Capped by BIGSUR_MAX_BUDGET_MS / BIGSUR_MAX_ITERATIONS."""
+    """Search budget: at most one of ``ms`` (wall time) and ``iterations`` (reproducible
+    with a seed), integers (``"100"`` and ``true`` are refused); ``{}`` is the default
+    budget. Capped by BIGSUR_MAX_BUDGET_MS / BIGSUR_MAX_ITERATIONS."""
 
-    ms: int | None = Field(None, ge=1, description="milliseconds of search")
-    iterations: int | None = Field(None, ge=1, description="search iterations")
+    ms: int | None = Field(None, ge=1, strict=True, description="milliseconds of search")
+    iterations: int | None = Field(None, ge=1, strict=True, description="search iterations")
 
     @model_validator(mode="after")
-    def _exactly_one(self) -> Budget:
-        if (self.ms is None) == (self.iterations is None):
-            raise ValueError("give exactly one of 'ms' and 'iterations'")
+    def _at_most_one(self) -> Budget:
+        if self.ms is not None and self.iterations is not None:
+            raise ValueError("give at most one of 'ms' and 'iterations'")
         return self
 
 
@@ -79,12 +80,12 @@ class HintRequest(Strict):
                     "(bigsur-view/1); its 'cards' is \"default\", a set name from "
                     "GET /v1/cards, or a card set inline")
     budget: Budget | None = Field(None, description="default: BIGSUR_DEFAULT_BUDGET_MS")
-    seed: int | None = Field(None, ge=0, le=MAX_SEED)
+    seed: int | None = Field(None, ge=0, le=MAX_SEED, strict=True)
 
 
 class SessionHintRequest(Strict):
     budget: Budget | None = None
-    seed: int | None = Field(None, ge=0, le=MAX_SEED)
+    seed: int | None = Field(None, ge=0, le=MAX_SEED, strict=True)
 
 
 class RankedMove(Open):
@@ -117,8 +118,8 @@ class AnalyzeRequest(Strict):
     record: dict[str, Any] = Field(description="a game record (format bigsur-record/1)")
     budget: Budget | None = Field(None, description="per decision; default: "
                                                      "BIGSUR_ANALYSIS_BUDGET_MS")
-    seed: int = Field(0, ge=0, le=2**40)
-    seats: list[int] | None = Field(None, max_length=4,
+    seed: int = Field(0, ge=0, le=2**40, strict=True)
+    seats: list[Annotated[int, Field(strict=True)]] | None = Field(None, max_length=4,
                                     description="review only these seats' decisions")
 
 
@@ -129,7 +130,7 @@ class Progress(Strict):
 
 class JobResponse(Open):
     job_id: str
-    status: Literal["queued", "running", "done", "failed"]
+    status: Literal["queued", "running", "done", "failed", "cancelled"]
     progress: Progress
     budget: dict[str, Any]
     seed: int
@@ -192,13 +193,15 @@ class CreateGameRequest(Strict):
         {"players": 2, "seats": ["human", "greedy"], "seed": 7},
         {"players": 3, "seats": ["human", "mcts:1s", "human"]}]})
 
-    players: int = Field(2, ge=2, le=4)
+    players: int = Field(2, ge=2, le=4, strict=True)
     seats: list[str] | None = Field(
         None, min_length=2, max_length=4,
         description='"human" or a bot spec per seat (random, greedy, mcts:<s>s, '
                     'mcts:<n>i); default: seat 0 human, the others BIGSUR_DEFAULT_AI')
-    seed: int | None = Field(None, ge=0, le=MAX_SEED, description="default: random, "
-                             "revealed in the record once the game is over")
+    seed: int | None = Field(None, ge=0, le=MAX_SEED, strict=True,
+                             description="only with one human seat; default: drawn by the "
+                             "server, committed to at creation and revealed once the game "
+                             "is over")
     cards: str = Field("default", max_length=200, description="a set name from "
                                                               "GET /v1/cards")
 
@@ -214,6 +217,14 @@ class SeatInfo(Strict):
     spec: str | None
 
 
+class Fairness(Strict):
+    scheme: str = Field(description='sha256("SEED:SALT") in hex')
+    commitment: str = Field(description="published at creation")
+    seed_chosen_by_creator: bool = Field(description="only possible with one human seat")
+    seed: int | None = Field(description="revealed once the game is over")
+    salt: str | None = Field(description="revealed once the game is over")
+
+
 class GameCreated(Strict):
     game_id: str
     players: int
@@ -221,6 +232,8 @@ class GameCreated(Strict):
     tokens: list[SeatToken] = Field(description="one secret per human seat; send it as "
                                                 "'Authorization: Bearer TOKEN'")
     card_set: str
+    fairness: Fairness | None = Field(None, description="the commitment to the deal "
+                                                        "(bigsur verify checks it)")
 
 
 class LogEntry(Strict):
@@ -248,6 +261,7 @@ class SeatView(Strict):
     payments: dict[str, Any] | None = Field(
         None, description="build step, your turn: the cheapest payment of each buildable "
                           "hand card ({card: {steps, cards_spent}})")
+    fairness: Fairness | None = None
 
 
 class ActionRequest(Strict):

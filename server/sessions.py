@@ -17,10 +17,11 @@ payment (a payment names discarded cards, whose fronts are hidden).
 from __future__ import annotations
 
 import asyncio
+import hashlib
 import logging
-import re
 import secrets
 import sqlite3
+import time
 from collections import OrderedDict
 from dataclasses import dataclass, field
 from typing import TYPE_CHECKING, Any
@@ -35,10 +36,10 @@ from solver.rules.record import GameRecord
 from solver.rules.scoring import final_scores
 from solver.rules.state import GameState, Phase
 from solver.rules.views import view_of, view_to_json
-from solver.search.bots import make_bot
+from solver.search.specs import SpecError, check_caps, parse_bot_spec
 
 from .errors import ApiError
-from .store import GameRow, Store, token_hash, token_matches
+from .store import GameRow, LimitReached, Store, token_hash, token_matches
 
 if TYPE_CHECKING:
     from .app import Settings
@@ -48,7 +49,8 @@ if TYPE_CHECKING:
 log = logging.getLogger("bigsur.server")
 HUMAN = "human"
 TOKEN_BYTES = 24  # 192 bits
-MCTS_SPEC = re.compile(r"^mcts:(?P<n>\d+(?:\.\d+)?)(?P<unit>[si])$")
+FAIRNESS_SCHEME = 'sha256("SEED:SALT") hex, SEED in decimal, SALT 32 hex digits'
+SERVER_BOTS = frozenset({"random", "greedy", "mcts"})  # never module:Class, never plugins
 
 
 @dataclass
@@ -92,6 +94,11 @@ def explicit(state: GameState, action) -> Any:
     return action
 
 
+def commitment(seed: int, salt: str) -> str:
+    """The published commitment to a game's deal: ``sha256("SEED:SALT")`` in hex."""
+    return hashlib.sha256(f"{seed}:{salt}".encode("ascii")).hexdigest()
+
+
 def public_action(action_text: str) -> str:
     """An action as the other seats see it: a Build without its payment."""
     action = parse_action(action_text)
@@ -113,29 +120,31 @@ class GameService:
 
     # setup --------------------------------------------------------------------
     def check_seat_spec(self, i: int, spec: str) -> None:
-        """A seat is "human" or a known bot within the server's budget caps."""
+        """A seat is "human" or a bot of :data:`SERVER_BOTS` within the server's caps
+        (the grammar of :mod:`solver.search.specs`, caps applied to the parsed numbers)."""
         if spec == HUMAN:
             return
-        from solver.search.bots import BotSpecError
-
         try:
-            make_bot(spec)
-        except BotSpecError as err:
-            raise ApiError(422, f"seats[{i}]", str(err), "bot_spec") from None
-        m = MCTS_SPEC.match(spec)
-        if m:
-            n = float(m["n"])
-            if m["unit"] == "s" and n * 1000 > self.settings.max_budget_ms:
-                raise ApiError(422, f"seats[{i}]", f"{spec}: {n:g} s per move exceeds the "
-                               f"limit of {self.settings.max_budget_ms} ms "
-                               "(BIGSUR_MAX_BUDGET_MS)", "limit")
-            if m["unit"] == "i" and n > self.settings.max_iterations:
-                raise ApiError(422, f"seats[{i}]", f"{spec}: {n:g} iterations exceeds the "
-                               f"limit of {self.settings.max_iterations} "
-                               "(BIGSUR_MAX_ITERATIONS)", "limit")
+            parsed = parse_bot_spec(spec, f"seats[{i}]", known=SERVER_BOTS)
+            check_caps(parsed, self.settings.max_budget_ms / 1000,
+                       self.settings.max_iterations, f"seats[{i}]")
+        except SpecError as err:
+            limit = " (BIGSUR_MAX_BUDGET_MS / BIGSUR_MAX_ITERATIONS)" \
+                if err.kind == "limit" else ""
+            raise ApiError(422, err.field, err.reason + limit, err.kind) from None
+
+    def safe_spec(self, spec: str) -> str:
+        """The spec an AI seat is run with: a stored spec that no longer passes the checks
+        (an older server accepted it, or the caps were lowered) plays as ``greedy``."""
+        try:
+            self.check_seat_spec(0, spec)
+            return spec
+        except ApiError:
+            return "greedy"
 
     def create(self, players: int, seats: list[str] | None, seed: int | None,
-               cards_name: str) -> tuple[LiveGame, dict[int, str]]:
+               cards_name: str, creator: str | None = None
+               ) -> tuple[LiveGame, dict[int, str]]:
         if not MIN_PLAYERS <= players <= MAX_PLAYERS:
             raise ApiError(422, "players", f"must be {MIN_PLAYERS} to {MAX_PLAYERS}, "
                            f"got {players}", "setup")
@@ -148,25 +157,84 @@ class GameService:
             self.check_seat_spec(i, spec)
         if HUMAN not in seats:
             raise ApiError(422, "seats", 'at least one seat must be "human"', "setup")
+        humans = seats.count(HUMAN)
+        if seed is not None and humans > 1 and self.settings.chosen_seeds != "any":
+            raise ApiError(422, "seed", f"a game with {humans} human seats draws its own seed "
+                           "(whoever chose it would know every card); the game publishes a "
+                           "commitment to it and reveals it at the end", "setup")
         cards = self.cards.sets.get(cards_name)
         if cards is None:
             raise ApiError(422, "cards", f"no card set named {cards_name!r} (known: "
                            f"{', '.join(sorted(self.cards.sets))})", "cards")
+        chosen = seed is not None
         if seed is None:
             seed = secrets.randbits(62)
+        salt = secrets.token_hex(16)
         state = new_game(players, seed, cards)
         tokens = {i: secrets.token_urlsafe(TOKEN_BYTES) for i, s in enumerate(seats)
                   if s == HUMAN}
         hashes = [token_hash(tokens[i]) if i in tokens else None for i in range(players)]
         game_id = secrets.token_urlsafe(12)
         status = HUMAN if seats[state.current] == HUMAN else "ai"
-        self.store.create_game(game_id, players, seed, cards_to_json(cards), seats, hashes,
-                               status)
+        try:
+            self.store.create_game(game_id, players, seed, cards_to_json(cards), seats, hashes,
+                                   status, creator, salt, commitment(seed, salt), chosen,
+                                   self.settings.max_games, self.settings.max_games_per_client)
+        except LimitReached as err:
+            if err.what == "client":
+                raise ApiError(429, None, f"this client already has {err.limit} games in "
+                               "progress (BIGSUR_MAX_GAMES_PER_CLIENT); finish or delete one",
+                               "too_many") from None
+            raise ApiError(503, None, f"the server holds {err.limit} games in progress "
+                           "(BIGSUR_MAX_GAMES); retry later", "busy",
+                           {"Retry-After": "60"}) from None
         row = self.store.game(game_id)
         live = LiveGame(row, cards, state)
         self.live[game_id] = live
         self._evict()
         return live, tokens
+
+    def fairness(self, live: LiveGame) -> dict[str, Any] | None:
+        """The commitment to the deal; seed and salt once the game is over."""
+        row = live.row
+        if row.commitment is None:
+            return None  # a game from before commitments
+        over = live.over
+        return {"scheme": FAIRNESS_SCHEME, "commitment": row.commitment,
+                "seed_chosen_by_creator": row.seed_chosen,
+                "seed": row.seed if over else None, "salt": row.salt if over else None}
+
+    async def delete(self, live: LiveGame, seat: int) -> None:
+        """Delete a game (its creator: the token of its first human seat): the AI task and
+        its search are stopped, the game and its actions removed."""
+        creator_seat = live.row.seats.index(HUMAN)
+        if seat != creator_seat:
+            raise ApiError(403, "authorization", f"only the creator's seat ({creator_seat}) "
+                           "may delete the game", "auth")
+        await self._forget(live.id)
+
+    async def _forget(self, game_id: str) -> None:
+        task = self.ai_tasks.pop(game_id, None)
+        if task is not None and not task.done():
+            task.cancel()
+            try:
+                await task
+            except BaseException:  # noqa: BLE001
+                pass
+        self.live.pop(game_id, None)
+        self.store.delete_game(game_id)
+
+    async def expire(self) -> int:
+        """Delete games in progress untouched for BIGSUR_GAME_IDLE_SECONDS (abandoned)."""
+        before = time.time() - self.settings.game_idle_seconds
+        n = 0
+        for game_id in self.store.idle_games(before):
+            task = self.ai_tasks.get(game_id)
+            if task is not None and not task.done():
+                continue  # the AI is playing it
+            await self._forget(game_id)
+            n += 1
+        return n
 
     # loading ------------------------------------------------------------------
     def get(self, game_id: str) -> LiveGame:
@@ -241,6 +309,7 @@ class GameService:
             "result": final_scores(state).to_json() if live.over else None,
             "payments": self._payments(state) if your_turn and state.phase == Phase.BUILD
             else None,
+            "fairness": self.fairness(live),
         }
         return out
 
@@ -285,6 +354,9 @@ class GameService:
         rec = GameRecord(live.cards, live.row.players, seed=live.row.seed,
                          actions=[a for _s, a in live.actions], names=list(live.row.seats))
         rec.meta["result"] = final_scores(live.state).to_json()
+        fairness = self.fairness(live)
+        if fairness is not None:
+            rec.meta["fairness"] = fairness
         return rec.to_json()
 
     # playing ------------------------------------------------------------------
@@ -311,18 +383,17 @@ class GameService:
                   client_id: str | None) -> dict[str, Any]:
         """Apply a human seat's action (idempotent by ``client_id``). A request that is
         out of turn is answered at once, without waiting for the AI to finish a move."""
-        if client_id is None or self.store.client_action(live.id, client_id) is None:
+        if client_id is None or self.store.client_action(live.id, seat, client_id) is None:
             if not live.over and live.state.current != seat:
                 raise ApiError(409, "action", f"it is seat {live.state.current}'s turn, "
                                f"not yours (seat {seat})", "not_your_turn")
         async with live.lock:
             if client_id is not None:
-                prior = self.store.client_action(live.id, client_id)
-                if prior is not None:
-                    if prior.seat != seat or prior.submitted != text:
+                prior = self.store.client_action(live.id, seat, client_id)
+                if prior is not None:  # ids are per seat: this seat's own earlier action
+                    if prior.submitted != text:
                         raise ApiError(409, "action_id", f"{client_id!r} was already used "
-                                       f"for {prior.submitted!r} by seat {prior.seat}",
-                                       "conflict")
+                                       f"by your seat for {prior.submitted!r}", "conflict")
                     return {"index": prior.idx, "action": prior.action, "duplicate": True}
             if live.over:
                 raise ApiError(409, "action", "the game is over", "game_over")
@@ -359,6 +430,12 @@ class GameService:
         except Exception:  # noqa: BLE001 - logged by the task; the client sees ai_thinking
             pass
 
+    @staticmethod
+    def _ai_client(live: LiveGame) -> str:
+        """Whom an AI turn is charged to: the game's creator (one AI turn at a time per
+        creator), or the game itself for games from before creators were stored."""
+        return f"creator:{live.row.creator}" if live.row.creator else f"game:{live.id}"
+
     async def _run_ai(self, live: LiveGame, search: SearchService) -> None:
         """Play AI turns until a human must act: each turn is one pool task (the bot
         keeps its plan within the turn); its actions are then committed one by one."""
@@ -369,9 +446,22 @@ class GameService:
                         return
                     state = live.state
                     seat = state.current
-                    spec = live.row.seats[seat]
-                    turn = await search.bot_turn(spec, state_to_json(state), live.row.seed,
-                                                 live.n)
+                    spec = self.safe_spec(live.row.seats[seat])
+                    if spec != live.row.seats[seat]:
+                        log.warning("game %s seat %d: stored spec %r refused, plays %s",
+                                    live.id, seat, live.row.seats[seat], spec)
+                    try:
+                        turn = await search.bot_turn(spec, state_to_json(state),
+                                                     live.row.seed, live.n, self._ai_client(live))
+                    except ApiError as err:
+                        if err.kind != "deadline" or spec == "greedy":
+                            raise
+                        # the turn overran its deadline: this turn is played by greedy
+                        log.error("game %s seat %d: %s overran its deadline; greedy plays "
+                                  "this turn", live.id, seat, spec)
+                        turn = await search.bot_turn("greedy", state_to_json(state),
+                                                     live.row.seed, live.n, self._ai_client(live))
+                        turn["errors"].append(f"{spec}: deadline; greedy played the turn")
                     for error in turn["errors"]:
                         self.ai_errors += 1
                         log.error("game %s seat %d: %s", live.id, seat, error)

@@ -6,6 +6,7 @@
     bigsur replay RECORD.json        replay a record (every action checked), print scores
     bigsur selfplay --players N --games K --seed S --out DIR
     bigsur play --players N --ai SPEC  play in the terminal (hot-seat or vs the AI)
+    bigsur verify RECORD.json         check a served game's deal against its commitment
 
 Every command that uses cards takes ``--cards FILE`` (default: the shipped
 reconstruction). Errors a user can cause print one clear line and exit 2.
@@ -166,6 +167,34 @@ def cmd_selfplay(args) -> int:
     return 0
 
 
+def cmd_verify(args) -> int:
+    """Check a served game's deal: sha256("SEED:SALT") is the commitment published at its
+    creation, the record's seed is that seed, and every action replays from it."""
+    import hashlib
+
+    raw = _read_json(args.record)
+    fair = (raw.get("meta") or {}).get("fairness") if isinstance(raw, dict) else None
+    if not isinstance(fair, dict) or not all(k in fair for k in ("commitment", "seed", "salt")):
+        raise UserError(f"{args.record}: no meta.fairness with commitment, seed and salt "
+                        "(only records of finished server games carry one)")
+    digest = hashlib.sha256(f"{fair['seed']}:{fair['salt']}".encode("ascii")).hexdigest()
+    problems = []
+    if digest != fair["commitment"]:
+        problems.append(f"sha256(seed:salt) is {digest}, not the commitment "
+                        f"{fair['commitment']}")
+    if raw.get("seed") != fair["seed"]:
+        problems.append(f"the record's seed {raw.get('seed')!r} is not the revealed seed "
+                        f"{fair['seed']!r}")
+    if problems:
+        print("FAILED: " + "; ".join(problems))
+        return 1
+    state = GameRecord.from_json(raw).replay()  # RecordError (exit 2) names a bad action
+    print(f"OK: the deal of seed {fair['seed']} matches the commitment {fair['commitment']}; "
+          f"{len(raw.get('actions') or [])} actions replay"
+          + (" to the end" if state.phase == Phase.OVER else ""))
+    return 0
+
+
 # ------------------------------------------------------------------ entry point
 
 def build_parser(command: str | None = None) -> argparse.ArgumentParser:
@@ -201,6 +230,10 @@ def build_parser(command: str | None = None) -> argparse.ArgumentParser:
     selfplay.add_argument("--out", default="records")
     selfplay.add_argument("--cards")
     selfplay.set_defaults(func=cmd_selfplay)
+
+    verify = sub.add_parser("verify", help="check a served game's deal against its commitment")
+    verify.add_argument("record")
+    verify.set_defaults(func=cmd_verify)
 
     for name, (module, help_line) in EXTENSIONS.items():
         if name == command:

@@ -1,23 +1,23 @@
-"""POST /v1/analyze and GET /v1/analyze/{job_id}: post-game review as a job."""
+"""POST /v1/analyze, GET and DELETE /v1/analyze/{job_id}: post-game review as a job."""
 
 from __future__ import annotations
 
 from typing import Any
 
-from fastapi import APIRouter
+from fastapi import APIRouter, Request
 
 from solver.rules.record import GameRecord
 
 from ..deps import CardsDep, JobsDep, SearchDep, SettingsDep
 from ..schemas import AnalyzeRequest, ErrorBody, JobResponse
-from .common import SEARCH_ERRORS, budget_dict
+from .common import SEARCH_ERRORS, budget_dict, client_key
 
 router = APIRouter(prefix="/v1/analyze", tags=["analysis"])
 
 
 @router.post("", status_code=202, response_model=JobResponse, responses=SEARCH_ERRORS,
              summary="Review a game record (starts a job)")
-async def analyze(req: AnalyzeRequest, settings: SettingsDep,
+async def analyze(req: AnalyzeRequest, request: Request, settings: SettingsDep,
                   cards: CardsDep, jobs: JobsDep,
                   search: SearchDep) -> dict[str, Any]:
     """Checks the record (every action replayed by the rules) and starts the review;
@@ -26,11 +26,18 @@ async def analyze(req: AnalyzeRequest, settings: SettingsDep,
     budget = budget_dict(req.budget, settings.analysis_budget_ms, settings)
     raw = req.record
     record = GameRecord.from_json(raw, cards.for_position(raw.get("cards")))
-    job = jobs.submit(record, budget, req.seed, req.seats, search)
-    return job.to_json()
+    return jobs.submit(record, budget, req.seed, req.seats, client_key(request), search)
 
 
 @router.get("/{job_id}", response_model=JobResponse, responses={404: {"model": ErrorBody}},
             summary="Progress and result of a review")
 async def job_status(job_id: str, jobs: JobsDep) -> dict[str, Any]:
-    return jobs.get(job_id).to_json()
+    return jobs.get(job_id)
+
+
+@router.delete("/{job_id}", response_model=JobResponse, responses={404: {"model": ErrorBody}},
+               summary="Cancel a review")
+async def cancel_job(job_id: str, jobs: JobsDep) -> dict[str, Any]:
+    """Stops a queued or running job (the search of its current decision is stopped at
+    once); status ``cancelled``. A finished job is returned unchanged."""
+    return await jobs.cancel(job_id)

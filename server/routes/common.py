@@ -2,18 +2,26 @@
 
 from __future__ import annotations
 
-from typing import Any
+import asyncio
+from collections.abc import Awaitable
+from typing import Any, TypeVar
+
+from fastapi import Request
 
 from ..errors import ApiError
 from ..schemas import Budget, ErrorBody
+from ..store import token_hash
 
 ERRORS: dict[int | str, dict[str, Any]] = {
     code: {"model": ErrorBody, "description": text} for code, text in (
         (413, "request body too large"),
         (422, "a field is malformed or the position/action is illegal (field named)"),
     )}
-SEARCH_ERRORS = {**ERRORS, 503: {"model": ErrorBody, "description":
-                                 "every search worker is busy; see Retry-After"}}
+SEARCH_ERRORS = {**ERRORS, 429: {"model": ErrorBody, "description":
+                                 "this client has too many searches waiting"},
+                 503: {"model": ErrorBody, "description":
+                       "no search worker became free in time, or the search overran its "
+                       "deadline; see Retry-After"}}
 SEAT_ERRORS = {**ERRORS, **{code: {"model": ErrorBody, "description": text} for code, text in (
     (401, "no seat token"), (403, "not a token of this game"), (404, "no such game"),
     (409, "not this seat's turn / the game is (not) over / action id reused"))}}
@@ -22,7 +30,7 @@ SEAT_ERRORS = {**ERRORS, **{code: {"model": ErrorBody, "description": text} for 
 def budget_dict(budget: Budget | None, default_ms: int, settings) -> dict[str, int]:
     """The budget as the workers take it, within BIGSUR_MAX_BUDGET_MS and
     BIGSUR_MAX_ITERATIONS (422 naming the limit beyond)."""
-    if budget is None:
+    if budget is None or (budget.ms is None and budget.iterations is None):
         return {"ms": min(default_ms, settings.max_budget_ms)}
     if budget.ms is not None:
         if budget.ms > settings.max_budget_ms:
@@ -33,3 +41,43 @@ def budget_dict(budget: Budget | None, default_ms: int, settings) -> dict[str, i
         raise ApiError(422, "budget.iterations", f"{budget.iterations} exceeds the limit of "
                        f"{settings.max_iterations} iterations (BIGSUR_MAX_ITERATIONS)", "limit")
     return {"iterations": budget.iterations}
+
+
+T = TypeVar("T")
+
+
+def client_key(request: Request, token: str | None = None) -> str:
+    """Who a search is charged to (per-client limits): the seat token when there is one,
+    else the peer address (behind a proxy: run uvicorn with --proxy-headers)."""
+    if token:
+        return "token:" + token_hash(token)[:16]
+    return "ip:" + (request.client.host if request.client else "unknown")
+
+
+async def unless_disconnected(request: Request, work: Awaitable[T]) -> T:
+    """Await ``work``, cancelling it if the client closes the connection first (the
+    search worker is then stopped, see server.workers)."""
+    task = asyncio.ensure_future(work)
+
+    async def gone() -> None:
+        while True:
+            message = await request.receive()
+            if message["type"] == "http.disconnect":
+                return
+
+    watcher = asyncio.ensure_future(gone())
+    try:
+        await asyncio.wait({task, watcher}, return_when=asyncio.FIRST_COMPLETED)
+    except asyncio.CancelledError:
+        task.cancel()
+        watcher.cancel()
+        raise
+    if task.done():
+        watcher.cancel()
+        return task.result()
+    task.cancel()
+    try:
+        await task
+    except (asyncio.CancelledError, Exception):  # noqa: BLE001 - nobody is listening
+        pass
+    raise ApiError(499, None, "the client closed the connection", "cancelled")

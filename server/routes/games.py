@@ -7,7 +7,7 @@ from __future__ import annotations
 
 from typing import Annotated, Any
 
-from fastapi import APIRouter, Depends
+from fastapi import APIRouter, Depends, Request
 from fastapi.security import HTTPAuthorizationCredentials, HTTPBearer
 
 from solver.rules.views import view_of
@@ -24,7 +24,7 @@ from ..schemas import (
     SessionHintRequest,
 )
 from ..sessions import HUMAN
-from .common import ERRORS, SEAT_ERRORS, budget_dict
+from .common import ERRORS, SEAT_ERRORS, budget_dict, client_key
 from .hints import run_hint
 
 router = APIRouter(prefix="/v1/games", tags=["games"])
@@ -41,19 +41,20 @@ TokenDep = Annotated[str | None, Depends(seat_token)]
 
 @router.post("", status_code=201, response_model=GameCreated, responses=ERRORS,
              summary="Start a game")
-async def create_game(req: CreateGameRequest, settings: SettingsDep,
+async def create_game(req: CreateGameRequest, request: Request, settings: SettingsDep,
                       games: GamesDep,
                       search: SearchDep) -> dict[str, Any]:
     """2-4 players, each seat ``"human"`` or a bot spec; returns the game id and one
     secret token per human seat (keep it: it is the only way to play that seat). If an
     AI seat starts, it plays before this returns (up to BIGSUR_AI_WAIT_SECONDS)."""
-    live, tokens = games.create(req.players, req.seats, req.seed, req.cards)
+    live, tokens = games.create(req.players, req.seats, req.seed, req.cards,
+                                client_key(request))
     await games.wait_ai(live, search, settings.ai_wait_seconds)
     return {"game_id": live.id, "players": live.row.players,
             "seats": [{"seat": i, "kind": HUMAN if s == HUMAN else "ai",
                        "spec": None if s == HUMAN else s} for i, s in enumerate(live.row.seats)],
             "tokens": [{"seat": i, "token": t} for i, t in sorted(tokens.items())],
-            "card_set": live.cards.label}
+            "card_set": live.cards.label, "fairness": games.fairness(live)}
 
 
 @router.get("/{game_id}", response_model=SeatView, responses=SEAT_ERRORS,
@@ -88,7 +89,7 @@ async def post_action(game_id: str, req: ActionRequest, token: TokenDep,
 @router.post("/{game_id}/hint", response_model=HintResponse,
              responses={**SEAT_ERRORS, 503: {"description": "search workers busy"}},
              summary="A hint for the seat to act, from its own view")
-async def session_hint(game_id: str, req: SessionHintRequest,
+async def session_hint(game_id: str, req: SessionHintRequest, request: Request,
                        token: TokenDep, settings: SettingsDep,
                        games: GamesDep,
                        search: SearchDep) -> dict[str, Any]:
@@ -99,7 +100,18 @@ async def session_hint(game_id: str, req: SessionHintRequest,
         raise ApiError(409, "game_id", "a hint is for the seat to act, and the game must not "
                        "be over", "not_your_turn")
     budget = budget_dict(req.budget, settings.default_budget_ms, settings)
-    return await run_hint(view_of(live.state, seat), budget, req.seed, search)
+    return await run_hint(view_of(live.state, seat), budget, req.seed, search, request,
+                          client_key(request, token))
+
+
+@router.delete("/{game_id}", status_code=204, responses=SEAT_ERRORS,
+               summary="Delete a game (its creator)")
+async def delete_game(game_id: str, token: TokenDep, games: GamesDep) -> None:
+    """The token of the game's first human seat (the creator's) deletes it: its AI stops
+    (a search in progress is stopped), the game and its actions are removed (404 after)."""
+    live = games.get(game_id)
+    seat = games.seat_of(live, token)
+    await games.delete(live, seat)
 
 
 @router.get("/{game_id}/record", responses=SEAT_ERRORS, summary="The game record")

@@ -15,7 +15,7 @@ router = APIRouter(tags=["health"])
 @router.get("/healthz", response_model=Health, summary="Liveness and load")
 async def healthz(request: Request) -> dict[str, Any]:
     state = request.app.state
-    return {"status": "ok", "workers": state.search.workers, "busy": state.search.slots.busy,
+    return {"status": "ok", "workers": state.search.workers, "busy": state.search.scheduler.busy,
             "games": state.store.counts(), "jobs": state.jobs.active()}
 
 

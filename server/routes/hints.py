@@ -4,7 +4,7 @@ from __future__ import annotations
 
 from typing import Any
 
-from fastapi import APIRouter
+from fastapi import APIRouter, Request
 
 from solver.rules.views import view_to_json
 from solver.search.api import to_view
@@ -12,17 +12,18 @@ from solver.search.api import to_view
 from ..deps import CardsDep, SearchDep, SettingsDep
 from ..pool import SearchService, parse_position, position_kind
 from ..schemas import HintRequest, HintResponse
-from .common import SEARCH_ERRORS, budget_dict
+from .common import SEARCH_ERRORS, budget_dict, client_key, unless_disconnected
 
 router = APIRouter(prefix="/v1", tags=["hints"])
 
 
 async def run_hint(position, budget: dict[str, int], seed: int | None,
-                   search: SearchService) -> dict[str, Any]:
+                   search: SearchService, request: Request, client: str) -> dict[str, Any]:
     """Search the view of the seat to act (a full state is reduced to it first, here in
     the server: the worker never receives hidden cards)."""
     view = to_view(position)  # GameOverError / NotToActError / InconsistentViewError
-    result = await search.hint(view_to_json(view), budget, seed)
+    result = await unless_disconnected(request, search.hint(view_to_json(view), budget,
+                                                            seed, client))
     result.update({"position_kind": position_kind(position), "budget": budget, "seed": seed,
                    "card_set": position.cards.label})
     return result
@@ -30,7 +31,7 @@ async def run_hint(position, budget: dict[str, int], seed: int | None,
 
 @router.post("/hint", response_model=HintResponse, responses=SEARCH_ERRORS,
              summary="Rank the moves of the player to act")
-async def hint(req: HintRequest, settings: SettingsDep,
+async def hint(req: HintRequest, request: Request, settings: SettingsDep,
                cards: CardsDep,
                search: SearchDep) -> dict[str, Any]:
     """A full state (``bigsur-position/1``) or the acting seat's view (``bigsur-view/1``)
@@ -39,4 +40,4 @@ async def hint(req: HintRequest, settings: SettingsDep,
     With a seed and an iteration budget the answer is reproducible."""
     budget = budget_dict(req.budget, settings.default_budget_ms, settings)
     position = parse_position(req.position, cards.for_position(req.position.get("cards")))
-    return await run_hint(position, budget, req.seed, search)
+    return await run_hint(position, budget, req.seed, search, request, client_key(request))

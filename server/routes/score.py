@@ -5,7 +5,7 @@ from __future__ import annotations
 
 from typing import Any
 
-from fastapi import APIRouter
+from fastapi import APIRouter, Request
 
 from solver.rules.scoring import score_player
 from solver.rules.state import GameState, Phase, PlayerState
@@ -15,7 +15,7 @@ from ..deps import CardsDep, SearchDep
 from ..errors import ApiError
 from ..pool import parse_position
 from ..schemas import PaymentRequest, PaymentResponse, ScoreRequest, ScoreResponse
-from .common import ERRORS, SEARCH_ERRORS
+from .common import ERRORS, SEARCH_ERRORS, client_key, unless_disconnected
 
 router = APIRouter(prefix="/v1", tags=["tools"])
 
@@ -50,7 +50,7 @@ async def score(req: ScoreRequest, cards: CardsDep) -> dict[str, Any]:
 
 @router.post("/payment", response_model=PaymentResponse, responses=SEARCH_ERRORS,
              summary="Cheapest joint payment for a turn's builds")
-async def payment(req: PaymentRequest, cards: CardsDep,
+async def payment(req: PaymentRequest, request: Request, cards: CardsDep,
                   search: SearchDep) -> dict[str, Any]:
     """A full state at the build step and the cards to build this turn, in order
     (``"H12"``, or ``"H12:L"`` / ``"H12:R"`` for the end) -> whether they can all be paid,
@@ -72,4 +72,5 @@ async def payment(req: PaymentRequest, cards: CardsDep,
             raise ApiError(422, f"builds[{i}]", f"expected CARD, CARD:L or CARD:R, got {text!r}",
                            "payment")
         builds.append([card, side or ("R" if position.player.highway else "L")])
-    return await search.payment(cards.canonical(req.position), builds)
+    return await unless_disconnected(request, search.payment(
+        cards.canonical(req.position), builds, client_key(request)))

@@ -71,17 +71,15 @@ class Budget:
 
     @classmethod
     def parse(cls, text: str) -> Budget:
-        """``"500i"`` (iterations) or ``"1.5s"`` (seconds)."""
-        t = str(text).strip().lower()
+        """``"500i"`` (iterations) or ``"1.5s"`` (seconds), in the strict grammar of
+        :mod:`solver.search.specs` (no case folding, spaces, signs or exponents)."""
+        from .specs import SpecError, parse_budget
+
         try:
-            if t.endswith("i"):
-                return cls(iterations=int(t[:-1]))
-            if t.endswith("s"):
-                return cls(seconds=float(t[:-1]))
-        except ValueError:
-            pass
-        raise BudgetError(f"budget: expected '<iterations>i' or '<seconds>s' (e.g. 500i, "
-                          f"1.5s), got {text!r}")
+            b = parse_budget(text)
+        except SpecError as err:
+            raise BudgetError(str(err)) from None
+        return cls(iterations=b.iterations, seconds=b.seconds)
 
     def scaled(self, share: float) -> Budget:
         """A fraction of this budget (at least one iteration / a millisecond)."""

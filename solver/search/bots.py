@@ -199,12 +199,11 @@ BOT_FACTORIES: dict[str, object] = {
 
 
 def make_bot(spec: str) -> Bot:
-    """Build a bot from its spec string (see the module doc)."""
-    if not isinstance(spec, str) or not spec:
-        raise BotSpecError(f"bot spec must be a non-empty string, got {spec!r}")
-    kind, _, arg = spec.partition(":")
-    factory = BOT_FACTORIES.get(kind)
-    if factory is None:
-        raise BotSpecError(f"unknown bot {kind!r} in spec {spec!r} "
-                           f"(known: {', '.join(sorted(BOT_FACTORIES))})")
-    return factory(arg)
+    """Build a bot from its spec string (grammar: :mod:`solver.search.specs`)."""
+    from .specs import SpecError, parse_bot_spec
+
+    try:
+        parsed = parse_bot_spec(spec, "bot", known=BOT_FACTORIES)
+    except SpecError as err:
+        raise BotSpecError(err.reason) from None
+    return BOT_FACTORIES[parsed.kind](parsed.arg)

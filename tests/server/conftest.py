@@ -57,7 +57,8 @@ class FakeSearch:
 
 def make_settings(tmp_path: Path, **overrides) -> Settings:
     values = dict(db=str(tmp_path / "games.db"), workers=2, pool="thread", warm=False,
-                  ai_wait_seconds=20.0, default_ai="random")
+                  ai_wait_seconds=20.0, default_ai="random",
+                  chosen_seeds="any")  # the older tests deal known hands to 2+ humans
     values.update(overrides)
     return Settings(**values)
 
@@ -76,8 +77,7 @@ def make_client(tmp_path, fake_search):
         settings = make_settings(tmp_path, **overrides)
         service = None
         if fake:  # the whole app (routes, metrics, AI resume) uses the fake's pool
-            service = SearchService(settings.workers, "thread", settings.retry_after,
-                                    search_fn=fake_search)
+            service = SearchService.from_settings(settings, search_fn=fake_search)
         app = create_app(settings, search=service)
         if fake:
             app.dependency_overrides[get_search] = lambda: service

@@ -1,0 +1,197 @@
+"""Connection limits uvicorn does not have: a deadline for receiving each request, a cap
+on open connections (total and per peer address), and rate-limited logging.
+
+uvicorn (h11) times out only idle keep-alive connections: a client that sends its
+headers or its body a byte at a time, or a body shorter than its Content-Length, held a
+connection (and a file descriptor) forever. :class:`GuardedH11Protocol` gives every
+request ``request_timeout`` seconds from its first byte (or from the connection's
+opening) until it is fully received, then answers 408 and closes; the time the
+application takes to answer is not counted (searches have their own deadlines).
+A connection beyond ``max_per_peer`` from one address is closed at once. Beyond
+``max_connections`` in all, one connection waiting for its request is closed to make
+room: the oldest that has sent part of a request (slow headers or body: what an attack
+looks like; a client that sends its request at once is never one), else the oldest that
+has sent nothing for at least ``MIN_AGE`` seconds (a burst of new connections cannot
+close a fresh one before its request arrives); if there is none, the new connection is
+refused.
+So slow connections from many addresses cannot lock ``/healthz`` and real clients out.
+
+``bigsur serve`` installs it (``uvicorn.run(http=...)``); with plain uvicorn pass
+``--http server.netguard:GuardedH11Protocol`` (settings from ``BIGSUR_*``). These limits
+are a last line of defence: in production put a reverse proxy in front (docs/deploy.md).
+"""
+
+from __future__ import annotations
+
+import json
+import logging
+import os
+import resource
+import time
+from collections import OrderedDict, defaultdict
+
+import h11
+from uvicorn.protocols.http.h11_impl import H11Protocol
+
+log = logging.getLogger("bigsur.server")
+_ENDED = (h11.DONE, h11.MUST_CLOSE, h11.CLOSED, h11.ERROR)
+MIN_AGE = 0.5  # seconds a connection may wait for its request before it can be evicted
+
+
+def _timeout_response() -> bytes:
+    body = json.dumps({"error": "timeout", "field": None,
+                       "reason": "the request was not received in time "
+                                 "(BIGSUR_REQUEST_TIMEOUT_SECONDS)",
+                       "message": "the request was not received in time "
+                                  "(BIGSUR_REQUEST_TIMEOUT_SECONDS)"}).encode()
+    return (b"HTTP/1.1 408 Request Timeout\r\ncontent-type: application/json\r\n"
+            b"connection: close\r\ncontent-length: " + str(len(body)).encode() +
+            b"\r\n\r\n" + body)
+
+
+class GuardedH11Protocol(H11Protocol):
+    request_timeout: float = float(os.environ.get("BIGSUR_REQUEST_TIMEOUT_SECONDS", 10))
+    max_connections: int = int(os.environ.get("BIGSUR_MAX_CONNECTIONS", 1000))
+    max_per_peer: int = int(os.environ.get("BIGSUR_MAX_CONNECTIONS_PER_CLIENT", 100))
+    per_peer: dict[str, int] = defaultdict(int)
+    # connections waiting for their request, oldest first: sent nothing yet / sent part
+    fresh: OrderedDict[GuardedH11Protocol, float] = OrderedDict()
+    partial: OrderedDict[GuardedH11Protocol, float] = OrderedDict()
+    refused = 0
+    evicted = 0
+    timed_out = 0
+
+    @classmethod
+    def configure(cls, request_timeout: float, max_connections: int,
+                  max_per_peer: int) -> type[GuardedH11Protocol]:
+        cls.request_timeout = request_timeout
+        cls.max_connections = max_connections
+        cls.max_per_peer = max_per_peer
+        return cls
+
+    def connection_made(self, transport) -> None:  # type: ignore[override]
+        super().connection_made(transport)
+        self._timer = None
+        self._peer = self.client[0] if self.client else "?"
+        cls = type(self)
+        cls.per_peer[self._peer] += 1
+        self._counted = True
+        if cls.per_peer[self._peer] > cls.max_per_peer:
+            cls.refused += 1
+            transport.abort()
+            return
+        if len(self.connections) > cls.max_connections:
+            victim = next(iter(cls.partial), None)
+            if victim is None:
+                victim = next(iter(cls.fresh), None)
+                if victim is not None and time.monotonic() - cls.fresh[victim] < \
+                        min(MIN_AGE, cls.request_timeout / 4):
+                    victim = None
+            if victim is None:
+                cls.refused += 1
+                transport.abort()
+                return
+            victim._disarm()
+            cls.evicted += 1
+            victim.transport.abort()
+        self._arm()
+
+    def connection_lost(self, exc) -> None:
+        self._disarm()
+        if getattr(self, "_counted", False):
+            self._counted = False
+            cls = type(self)
+            cls.per_peer[self._peer] -= 1
+            if cls.per_peer[self._peer] <= 0:
+                del cls.per_peer[self._peer]
+        super().connection_lost(exc)
+
+    def _arm(self, started: bool = False) -> None:
+        cls = type(self)
+        if self._timer is None:
+            self._timer = self.loop.call_later(self.request_timeout, self._too_slow)
+            (cls.partial if started else cls.fresh)[self] = time.monotonic()
+        elif started and self in cls.fresh:
+            cls.partial[self] = cls.fresh.pop(self)
+
+    def _disarm(self) -> None:
+        timer = getattr(self, "_timer", None)
+        if timer is not None:
+            timer.cancel()
+            self._timer = None
+        type(self).fresh.pop(self, None)
+        type(self).partial.pop(self, None)
+
+    def data_received(self, data: bytes) -> None:
+        self._arm(started=True)  # a request, or the rest of one, is arriving
+        super().data_received(data)
+        if self.conn.their_state in _ENDED:
+            self._disarm()  # received in full: the application's time is not counted
+
+    def on_response_complete(self) -> None:
+        super().on_response_complete()
+        if self.conn.their_state is h11.IDLE and not self.conn.trailing_data[0]:
+            self._disarm()  # idle: uvicorn's keep-alive timeout applies
+
+    def _too_slow(self) -> None:
+        self._timer = None
+        type(self).fresh.pop(self, None)
+        type(self).partial.pop(self, None)
+        if self.transport.is_closing() or self.conn.their_state in _ENDED:
+            return
+        type(self).timed_out += 1
+        if self.conn.our_state in (h11.IDLE, h11.SEND_RESPONSE) and \
+                (self.cycle is None or not self.cycle.response_started):
+            try:
+                self.transport.write(_timeout_response())
+            except Exception:  # noqa: BLE001 - closing anyway
+                pass
+        self.transport.close()
+
+
+class RateLimitFilter(logging.Filter):
+    """Lets a message through at most once per ``interval`` seconds per (logger, first
+    words); says how many were dropped. Keeps floods (accept errors when file descriptors
+    run out, invalid requests) from filling the disk."""
+
+    def __init__(self, interval: float = 10.0):
+        super().__init__()
+        self.interval = interval
+        self.last: dict[tuple[str, str], float] = {}
+        self.dropped: dict[tuple[str, str], int] = defaultdict(int)
+
+    def filter(self, record: logging.LogRecord) -> bool:
+        key = (record.name, str(record.msg)[:40])
+        now = time.monotonic()
+        if now - self.last.get(key, -1e9) < self.interval:
+            self.dropped[key] += 1
+            return False
+        self.last[key] = now
+        dropped = self.dropped.pop(key, 0)
+        if dropped:
+            record.msg = f"{record.msg} [{dropped} similar messages dropped in the last " \
+                         f"{self.interval:g} s]"
+        if len(self.last) > 1000:
+            self.last.clear()
+        return True
+
+
+def install_log_limits(interval: float = 10.0) -> RateLimitFilter:
+    f = RateLimitFilter(interval)
+    for name in ("asyncio", "uvicorn.error", "uvicorn.access"):
+        logging.getLogger(name).addFilter(f)
+    return f
+
+
+def raise_fd_limit(wanted: int) -> int:
+    """Raise the soft limit of open files towards ``wanted`` (within the hard limit);
+    returns the soft limit now in force."""
+    try:
+        soft, hard = resource.getrlimit(resource.RLIMIT_NOFILE)
+        target = wanted if hard == resource.RLIM_INFINITY else min(wanted, hard)
+        if soft != resource.RLIM_INFINITY and soft < target:
+            resource.setrlimit(resource.RLIMIT_NOFILE, (target, hard))
+            soft = target
+        return soft
+    except (ValueError, OSError):
+        return 1024

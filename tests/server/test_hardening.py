@@ -1,0 +1,429 @@
+"""Attacks of issue 12 (service hardening), each of which succeeded on the old code."""
+
+from __future__ import annotations
+
+import pytest
+
+BYPASSES = ["mcts:1000S", "mcts:1e3s", " mcts:1s", "mcts:1_000i", "mcts:+1s", "mcts:86399.9S",
+            "mcts:1_000_000_000i", "MCTS:1s", "mcts:1s ", "os.path:join", "os-mcts:1s"]
+
+
+@pytest.mark.parametrize("spec", BYPASSES)
+def test_seat_specs_outside_the_grammar_are_422_naming_the_seat(client, spec):
+    r = client.post("/v1/games", json={"players": 2, "seats": ["human", spec]})
+    assert r.status_code == 422, r.text
+    assert r.json()["field"] == "seats[1]"
+    assert r.json()["error"] == "bot_spec"
+
+
+@pytest.mark.parametrize("spec", ["mcts:86399.9s", "mcts:10.5s", "mcts:100001i"])
+def test_seat_budgets_beyond_the_caps_are_refused(client, spec):
+    r = client.post("/v1/games", json={"players": 2, "seats": ["human", spec]})
+    assert r.status_code == 422, r.text
+    assert (r.json()["field"], r.json()["error"]) == ("seats[1]", "limit")
+
+
+# ------------------------------------------------------------------ the search pool
+
+import threading  # noqa: E402
+import time  # noqa: E402
+
+from session_testkit import auth, poll_job  # noqa: E402
+
+from solver.cli import play_random_game  # noqa: E402
+from solver.rules.engine import new_game as engine_new_game  # noqa: E402
+from solver.rules.position import state_to_json  # noqa: E402
+
+
+def hint_body(budget=None) -> dict:
+    return {"position": state_to_json(engine_new_game(2, seed=3)),
+            "budget": budget or {"ms": 100}}
+
+
+def short_record(n: int = 6, seed: int = 13) -> dict:
+    record = play_random_game(2, seed=seed)
+    record.actions = record.actions[:n]
+    return record.to_json()
+
+
+def metric(client, name: str) -> float:
+    for line in client.get("/metrics").text.splitlines():
+        if line.startswith(name + " "):
+            return float(line.split()[1])
+    raise AssertionError(f"no metric {name}")
+
+
+def test_a_busy_pool_queues_hints_instead_of_refusing_them(make_client, fake_search):
+    client = make_client(workers=1)  # old code: the second hint was a 503 at once
+    fake_search.gate = threading.Event()
+    answers: list = []
+    threads = [threading.Thread(target=lambda: answers.append(
+        client.post("/v1/hint", json=hint_body()))) for _ in range(2)]
+    for t in threads:
+        t.start()
+    assert fake_search.started.acquire(timeout=10)
+    deadline = time.monotonic() + 10
+    while time.monotonic() < deadline and metric(client, "bigsur_search_waiting") < 1:
+        time.sleep(0.02)
+    assert metric(client, "bigsur_search_waiting") == 1
+    fake_search.gate.set()
+    for t in threads:
+        t.join(20)
+    assert [r.status_code for r in answers] == [200, 200]
+
+
+def test_analysis_jobs_leave_a_worker_to_hints(make_client, fake_search):
+    client = make_client(workers=2, max_jobs=4, max_jobs_per_client=4)
+    fake_search.gate = threading.Event()
+    jobs = [client.post("/v1/analyze", json={"record": short_record(seed=13 + k)})
+            for k in range(3)]
+    assert all(r.status_code == 202 for r in jobs), [r.text for r in jobs]
+    assert fake_search.started.acquire(timeout=10)  # one review runs ...
+    time.sleep(0.2)
+    assert metric(client, "bigsur_search_busy") == 1  # ... and only one
+    got: list = []
+    t = threading.Thread(target=lambda: got.append(client.post("/v1/hint", json=hint_body())))
+    t.start()
+    assert fake_search.started.acquire(timeout=5), "the hint did not get the other worker"
+    fake_search.gate.set()
+    t.join(20)
+    assert got[0].status_code == 200
+    for r in jobs:
+        assert poll_job(client, r.json()["job_id"])["status"] == "done"
+
+
+def test_a_job_can_be_cancelled_and_stays_cancelled(make_client, fake_search):
+    client = make_client(workers=1)
+    fake_search.gate = threading.Event()
+    job = client.post("/v1/analyze", json={"record": short_record()}).json()
+    assert fake_search.started.acquire(timeout=10)
+    r = client.delete(f"/v1/analyze/{job['job_id']}")
+    assert r.status_code == 200 and r.json()["status"] == "cancelled", r.text
+    fake_search.gate.set()
+    time.sleep(0.3)
+    assert client.get(f"/v1/analyze/{job['job_id']}").json()["status"] == "cancelled"
+    assert client.delete("/v1/analyze/nope").status_code == 404
+
+
+def test_jobs_survive_a_restart_and_are_purged_after_their_ttl(make_client, fake_search):
+    client = make_client(workers=1)
+    fake_search.gate = threading.Event()
+    job_id = client.post("/v1/analyze", json={"record": short_record()}).json()["job_id"]
+    assert fake_search.started.acquire(timeout=10)
+    client.__exit__(None, None, None)  # shutdown while the job runs
+    fake_search.gate.set()
+    fake_search.gate = None
+    again = make_client(workers=1, job_ttl_seconds=0.5)
+    done = poll_job(again, job_id)
+    assert done["status"] == "done" and done["progress"]["done"] == done["progress"]["total"]
+    time.sleep(0.7)
+    assert again.get(f"/v1/analyze/{job_id}").status_code == 404
+
+
+def test_queued_jobs_are_limited_per_client(make_client, fake_search):
+    client = make_client(workers=1, max_jobs=10, max_jobs_per_client=1)
+    fake_search.gate = threading.Event()
+    assert client.post("/v1/analyze", json={"record": short_record()}).status_code == 202
+    r = client.post("/v1/analyze", json={"record": short_record()})
+    assert r.status_code == 429 and "Retry-After" in r.headers, r.text
+    fake_search.gate.set()
+
+
+@pytest.mark.parametrize("names", [True, 5, "ab", [1, 2], ["a"], [None, "b"]])
+def test_bad_record_names_are_refused_at_submit(client, names):
+    record = short_record()
+    record["names"] = names  # old code: 202, then a traceback in summarise
+    r = client.post("/v1/analyze", json={"record": record})
+    assert r.status_code == 422, r.text
+    assert r.json()["field"].startswith("record.names")
+
+
+# ------------------------------------------------------------------ action ids per seat
+
+def hot_seat(client) -> tuple[str, str, str, int]:
+    r = client.post("/v1/games", json={"players": 2, "seats": ["human", "human"]})
+    assert r.status_code == 201, r.text
+    game_id = r.json()["game_id"]
+    tokens = {t["seat"]: t["token"] for t in r.json()["tokens"]}
+    first = client.get(f"/v1/games/{game_id}", headers=auth(tokens[0])).json()["to_act"]
+    return game_id, tokens[first], tokens[1 - first], first
+
+
+def test_action_ids_are_per_seat_and_a_conflict_never_quotes_another_seat(client):
+    game_id, me, other, _first = hot_seat(client)
+    url = f"/v1/games/{game_id}/actions"
+    for _ in range(2):  # the first player's whole turn: two takes, then end
+        data = client.get(f"/v1/games/{game_id}", headers=auth(me)).json()
+        if not data["your_turn"]:
+            break
+        action = next(a for a in data["legal_actions"] if a.startswith("take")) \
+            if any(a.startswith("take") for a in data["legal_actions"]) else "end"
+        r = client.post(url, headers=auth(me), json={"action": action,
+                                                     "action_id": f"m{data['actions_applied']}"})
+        assert r.status_code == 200, r.text
+    # the other seat, out of turn, with an id the first seat used: not-your-turn, no quote
+    r = client.post(url, headers=auth(other), json={"action": "take deck", "action_id": "m0"})
+    assert r.status_code == 409 and r.json()["error"] == "not_your_turn", r.text
+    assert "take" not in r.json()["message"].replace("take deck", "")
+    # play the first seat's turn to its end, then the other seat may reuse "m0"
+    while True:
+        data = client.get(f"/v1/games/{game_id}", headers=auth(me)).json()
+        if not data["your_turn"]:
+            break
+        action = "end" if "end" in data["legal_actions"] else data["legal_actions"][0]
+        assert client.post(url, headers=auth(me), json={"action": action}).status_code == 200
+    r = client.post(url, headers=auth(other), json={"action": "take deck", "action_id": "m0"})
+    assert r.status_code == 200 and r.json()["applied"]["duplicate"] is False, r.text
+    r = client.post(url, headers=auth(other), json={"action": "end", "action_id": "m0"})
+    assert r.status_code == 409 and r.json()["field"] == "action_id"
+    assert "seat" not in r.json()["reason"].replace("your seat", "")
+
+
+# ------------------------------------------------------------------ provably fair deals
+
+import json  # noqa: E402
+import random  # noqa: E402
+
+from session_testkit import play_out  # noqa: E402
+
+from solver.cli import main as cli_main  # noqa: E402
+
+
+def test_with_two_humans_nobody_chooses_the_seed(make_client):
+    client = make_client(chosen_seeds="single-human")  # the default
+    r = client.post("/v1/games", json={"players": 2, "seats": ["human", "human"], "seed": 5})
+    assert r.status_code == 422 and r.json()["field"] == "seed", r.text
+    r = client.post("/v1/games", json={"players": 2, "seats": ["human", "random"], "seed": 5})
+    assert r.status_code == 201 and r.json()["fairness"]["seed_chosen_by_creator"] is True
+
+
+def test_every_game_commits_to_its_deal_and_reveals_it_at_the_end(make_client, small_file,
+                                                                    tmp_path, capsys):
+    client = make_client(chosen_seeds="single-human", cards=small_file)
+    r = client.post("/v1/games", json={"players": 2, "seats": ["human", "human"],
+                                       "cards": "small"})
+    assert r.status_code == 201, r.text
+    game_id = r.json()["game_id"]
+    tokens = {t["seat"]: t["token"] for t in r.json()["tokens"]}
+    fair = r.json()["fairness"]
+    assert len(fair["commitment"]) == 64 and fair["seed"] is None and fair["salt"] is None
+    assert fair["seed_chosen_by_creator"] is False
+    seen = []
+    play_out(client, game_id, tokens, random.Random(3), on_response=lambda s, d: seen.append(d))
+    assert all(d["fairness"]["seed"] is None for d in seen if not d["over"])
+    record = client.get(f"/v1/games/{game_id}/record", headers=auth(tokens[0])).json()
+    revealed = record["meta"]["fairness"]
+    assert revealed["commitment"] == fair["commitment"] and revealed["seed"] == record["seed"]
+    path = tmp_path / "game.json"
+    path.write_text(json.dumps(record))
+    assert cli_main(["verify", str(path)]) == 0
+    assert "OK" in capsys.readouterr().out
+    for key, value in (("seed", record["seed"] + 1), ("salt", "0" * 32)):
+        bad = json.loads(json.dumps(record))
+        bad["meta"]["fairness"][key] = value
+        path.write_text(json.dumps(bad))
+        assert cli_main(["verify", str(path)]) == 1
+        assert "FAILED" in capsys.readouterr().out
+
+
+def test_commitments_differ_between_games_with_one_seed(client):
+    a = client.post("/v1/games", json={"players": 2, "seats": ["human", "random"], "seed": 9})
+    b = client.post("/v1/games", json={"players": 2, "seats": ["human", "random"], "seed": 9})
+    assert a.json()["fairness"]["commitment"] != b.json()["fairness"]["commitment"]
+
+
+# ------------------------------------------------------------------ game limits, lifecycle
+
+def create(client, seats=("human", "random")):
+    return client.post("/v1/games", json={"players": len(seats), "seats": list(seats)})
+
+
+def test_games_in_progress_are_limited_per_client_and_overall(make_client):
+    client = make_client(max_games_per_client=2, max_games=3)
+    assert [create(client).status_code for _ in range(2)] == [201, 201]
+    r = create(client)
+    assert r.status_code == 429 and r.json()["error"] == "too_many", r.text
+    other = make_client(max_games_per_client=5, max_games=2)  # the same database: 2 exist
+    r = create(other)
+    assert r.status_code == 503 and "Retry-After" in r.headers, r.text
+
+
+def test_the_creator_deletes_a_game_and_counts_follow(client):
+    r = client.post("/v1/games", json={"players": 3, "seats": ["human", "random", "human"]})
+    game_id = r.json()["game_id"]
+    tokens = {t["seat"]: t["token"] for t in r.json()["tokens"]}
+    before = sum(client.get("/healthz").json()["games"].values())
+    r = client.delete(f"/v1/games/{game_id}", headers=auth(tokens[2]))
+    assert r.status_code == 403 and r.json()["field"] == "authorization"
+    assert client.delete(f"/v1/games/{game_id}").status_code == 401
+    assert client.delete(f"/v1/games/{game_id}", headers=auth(tokens[0])).status_code == 204
+    assert client.get(f"/v1/games/{game_id}", headers=auth(tokens[0])).status_code == 404
+    assert sum(client.get("/healthz").json()["games"].values()) == before - 1
+
+
+def test_abandoned_games_expire(make_client):
+    client = make_client(game_idle_seconds=0.3)
+    r = create(client)
+    game_id, token = r.json()["game_id"], r.json()["tokens"][0]["token"]
+    deadline = time.monotonic() + 10
+    while time.monotonic() < deadline:
+        if client.get(f"/v1/games/{game_id}", headers=auth(token)).status_code == 404:
+            break
+        time.sleep(0.2)
+    else:
+        raise AssertionError("the abandoned game was never deleted")
+
+
+# ------------------------------------------------------------------ one error shape
+
+from solver.rules.views import view_of, view_to_json  # noqa: E402
+
+SHAPE = {"error", "field", "reason", "message"}
+
+
+def raw_post(client, url: str, body: bytes):
+    return client.post(url, content=body, headers={"Content-Type": "application/json"})
+
+
+@pytest.mark.parametrize("body", [b'{"position": "\xff"}', b"[" * 5000 + b"]" * 5000,
+                                  b'{"position": {}, "seed": ' + b"9" * 5000 + b"}",
+                                  b'{"position": ', b""])
+def test_unreadable_bodies_get_the_documented_shape(client, body):
+    r = raw_post(client, "/v1/hint", body)
+    assert r.status_code in (400, 422), r.text
+    assert SHAPE <= set(r.json()) and r.json()["field"] == "body", r.text
+
+
+def test_404_405_and_options_get_the_documented_shape(client):
+    r = client.get("/v1/nope")
+    assert r.status_code == 404 and SHAPE <= set(r.json())
+    r = client.get("/v1/hint")  # old code: a 404 from the static files
+    assert r.status_code == 405 and SHAPE <= set(r.json()) and "POST" in r.headers["Allow"]
+    r = client.options("/v1/hint")  # old code: 405 with Allow: GET, HEAD
+    assert r.status_code == 204 and "POST" in r.headers["Allow"]
+    r = client.put("/v1/games/x")
+    assert r.status_code == 405 and set(r.headers["Allow"].split(", ")) >= {"GET", "DELETE"}
+    r = client.head("/healthz")  # old code: 404 (HEAD fell through to the static files)
+    assert r.status_code == 200 and r.content == b""
+    r = client.post("/index.html")
+    assert r.status_code == 405 and SHAPE <= set(r.json())
+
+
+@pytest.mark.parametrize("budget", [{"ms": "100"}, {"ms": True}, {"iterations": "5"},
+                                    {"iterations": 1.5}, {"ms": 100, "iterations": 5}])
+def test_budgets_are_strictly_typed(client, budget):
+    r = client.post("/v1/hint", json={**hint_body(), "budget": budget})
+    assert r.status_code == 422, r.text
+    assert r.json()["field"].startswith("budget"), r.text
+
+
+def test_an_empty_budget_is_the_default_as_the_schema_says(client):
+    r = client.post("/v1/hint", json={**hint_body(), "budget": {}})
+    assert r.status_code == 200, r.text
+    assert r.json()["budget"] == {"ms": 1000}
+
+
+def test_an_impossible_view_is_refused_by_score_too(client):
+    view = view_to_json(view_of(engine_new_game(2, seed=3), 0))
+    view["seats"][1]["hand"]["count"] = 150
+    for url in ("/v1/score", "/v1/hint"):
+        r = client.post(url, json={"position": view})
+        assert r.status_code == 422, (url, r.text)
+        assert r.json()["error"] == "position" and SHAPE <= set(r.json())
+
+
+@pytest.mark.parametrize("url,body,field", [
+    ("/v1/hint", {"seed": True}, "seed"), ("/v1/hint", {"seed": "5"}, "seed"),
+    ("/v1/games", {"players": True}, "players"), ("/v1/games", {"players": "2"}, "players"),
+    ("/v1/analyze", {"record": {}, "seed": True}, "seed"),
+    ("/v1/analyze", {"record": {}, "seats": [True]}, "seats[0]")])
+def test_other_integers_are_strict_too(client, url, body, field):
+    if url == "/v1/hint":
+        body = {**hint_body(), **body}
+    r = client.post(url, json=body)
+    assert r.status_code == 422 and r.json()["field"] == field, r.text
+
+
+def test_repeated_log_messages_are_rate_limited():
+    import logging
+
+    from server.netguard import RateLimitFilter
+
+    f = RateLimitFilter(interval=60)
+    records = [logging.LogRecord("asyncio", logging.ERROR, __file__, 1,
+                                 "socket.accept() out of system resource", None, None)
+               for _ in range(1000)]
+    assert sum(f.filter(r) for r in records) == 1
+    other = logging.LogRecord("asyncio", logging.ERROR, __file__, 1, "something else", None,
+                              None)
+    assert f.filter(other)
+
+
+# ------------------------------------------------------------------ old databases
+
+import sqlite3  # noqa: E402
+
+V1_SCHEMA = """
+CREATE TABLE meta (key TEXT PRIMARY KEY, value TEXT NOT NULL);
+CREATE TABLE games (id TEXT PRIMARY KEY, created REAL NOT NULL, updated REAL NOT NULL,
+    players INTEGER NOT NULL, seed INTEGER NOT NULL, cards TEXT NOT NULL,
+    seats TEXT NOT NULL, token_hashes TEXT NOT NULL, status TEXT NOT NULL,
+    n_actions INTEGER NOT NULL);
+CREATE TABLE actions (game_id TEXT NOT NULL REFERENCES games(id), idx INTEGER NOT NULL,
+    seat INTEGER NOT NULL, action TEXT NOT NULL, submitted TEXT NOT NULL, client_id TEXT,
+    created REAL NOT NULL, PRIMARY KEY (game_id, idx));
+CREATE UNIQUE INDEX actions_client ON actions(game_id, client_id)
+    WHERE client_id IS NOT NULL;
+CREATE INDEX games_status ON games(status);
+INSERT INTO meta VALUES ('schema', '1');
+"""
+
+
+def test_a_schema_1_database_is_migrated_and_a_stale_ai_spec_plays_as_greedy(make_client,
+                                                                            tmp_path):
+    """An older server accepted `mcts:60S`; after the upgrade and a restart the stored
+    game must not search for a minute per move (issue 12, finding 1)."""
+    from server.store import token_hash
+
+    seed = next(k for k in range(200) if engine_new_game(2, seed=k).current == 1)
+    db = sqlite3.connect(tmp_path / "games.db")
+    db.executescript(V1_SCHEMA)
+    db.execute("INSERT INTO games VALUES ('old', 0, 0, 2, ?, '\"default\"', ?, ?, 'ai', 0)",
+               (seed, json.dumps(["human", "mcts:60S"]),
+                json.dumps([token_hash("t" * 32), None])))
+    db.commit()
+    db.close()
+    client = make_client()  # the same file (tmp_path/games.db)
+    assert client.get("/healthz").json()["games"] == {"ai": 1} or \
+        client.get("/healthz").json()["games"] == {"human": 1}
+    started = time.monotonic()
+    data = client.get("/v1/games/old", headers=auth("t" * 32)).json()
+    while data["ai_thinking"] and time.monotonic() - started < 20:
+        time.sleep(0.05)
+        data = client.get("/v1/games/old", headers=auth("t" * 32)).json()
+    assert not data["ai_thinking"] and data["your_turn"], data
+    assert time.monotonic() - started < 20
+    assert data["fairness"] is None  # a game from before commitments
+
+
+def test_game_counts_kept_by_triggers_match_a_full_count(tmp_path):
+    from server.store import Store
+
+    store = Store(tmp_path / "counts.db")
+    rng = random.Random(5)
+    ids = []
+    for k in range(60):
+        store.create_game(f"g{k}", 2, k, "default", ["human", "random"], ["h", None],
+                          rng.choice(["human", "ai"]))
+        ids.append(f"g{k}")
+    for k, game_id in enumerate(ids[:40]):
+        store.append_action(game_id, 0, 0, "take deck", "take deck", None,
+                            rng.choice(["human", "ai", "over"]))
+    for game_id in ids[::7]:
+        assert store.delete_game(game_id)
+    full = dict(store.db.execute("SELECT status, count(*) FROM games GROUP BY status"))
+    assert store.counts() == full
+    plan = " ".join(str(r) for r in store.db.execute(
+        "EXPLAIN QUERY PLAN SELECT status, n FROM game_counts WHERE n > 0"))
+    assert "games" not in plan.replace("game_counts", "")  # never a scan of the games
+    store.close()
