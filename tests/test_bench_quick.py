@@ -15,7 +15,7 @@ from pathlib import Path
 import pytest
 
 ROOT = Path(__file__).resolve().parents[1]
-BENCHES = ["engine", "payment", "strength", "server", "vs_openspiel"]
+BENCHES = ["engine", "payment", "strength", "search_diagnostics", "server", "vs_openspiel"]
 
 
 @pytest.mark.slow
