@@ -1352,9 +1352,11 @@ async function selectDecision(index) {
       `</div><h3 class="small">Landmarks</h3><div data-part="landmarks"></div>` +
       `<div data-part="seats"></div><h3 class="small">${esc(seatName(dc.seat) === "You" ? "Your" : seatName(dc.seat) + "'s")} hand</h3><div class="cardrow" data-part="hand"></div></div>`;
     renderTable(t, {static: true, target: wrapEl, scores, highlight: null, staticTitle: "Position"});
-    S.review.position = {st, seat: dc.seat};
+    // the human seat's view (the seat that decided, when it is one of ours)
+    const human = S.game && S.game.tokens[dc.seat] !== undefined ? dc.seat : myseat();
+    S.review.position = {st, seat: human};
     wrapEl.insertAdjacentHTML("afterbegin", `<p><button type="button" id="review-open-editor" data-open-editor="">` +
-      `Open in the position editor</button> <span class="muted small">(the position as ${esc(seatName(dc.seat))} saw it, to try other moves)</span></p>`);
+      `Open in the position editor</button> <span class="muted small">(the position as ${esc(seatName(S.review.position.seat))} saw it, to try other moves)</span></p>`);
     const mark = (actions, cls) => {
       for (const a of actions) {
         const words = a.split(/\s+/);

@@ -192,7 +192,7 @@ export function render() {
       <label for="ce-desc">Description</label>
       <input id="ce-desc" value="${esc(E.set.description || "")}" size="40">
       <label class="inl"><input type="checkbox" id="ce-recon"${E.set.reconstruction ? " checked" : ""}> a reconstruction (not the printed list)</label>
-      <button type="button" class="primary" data-ce="save" id="ce-save">${E.storedName ? "Save a new version" : "Save to the server"}</button>
+      <button type="button" class="primary" data-ce="save" id="ce-save">${sameStored() ? "Save a new version" : "Save to the server"}</button>
     </div>
     ${statusHTML()}
   </div>
@@ -205,7 +205,11 @@ export function render() {
     form.addEventListener("input", onForm);
     form.addEventListener("change", onForm);
   }
-  $("ce-setname").addEventListener("input", (ev) => { E.set.name = ev.target.value.trim(); scheduleCheck(); });
+  $("ce-setname").addEventListener("input", (ev) => {
+    E.set.name = ev.target.value.trim();
+    $("ce-save").textContent = sameStored() ? "Save a new version" : "Save to the server";
+    scheduleCheck();
+  });
   $("ce-desc").addEventListener("input", (ev) => { E.set.description = ev.target.value; scheduleCheck(); });
   $("ce-recon").addEventListener("change", (ev) => { E.set.reconstruction = ev.target.checked; scheduleCheck(); });
   $("ce-csv").addEventListener("change", importCSV);
@@ -312,10 +316,12 @@ function jumpTo(id, draw = true) {
   }
 }
 
+const sameStored = () => !!E.storedName && E.storedName.toLowerCase() === (E.set.name || "").toLowerCase();
+
 async function save() {
   E.ctx.clearError();
   try {
-    const path = E.storedName && E.storedName.toLowerCase() === (E.set.name || "").toLowerCase()
+    const path = sameStored()
       ? `/v1/cardsets/${encodeURIComponent(E.storedName)}/versions` : "/v1/cardsets";
     const res = await E.ctx.api("POST", path, E.set);
     E.storedName = res.name;

@@ -69,7 +69,8 @@ export function toView(p, deckSize, landmarkTotal) {
       : {recycle_used: false, persistent_used: {}, resources_used: {}},
     seats: p.seats.map((s, i) => i === p.me ? {
       hand: p.hand.slice(), highway: s.highway.slice(), discard: p.discard.slice(),
-      landmarks: s.landmarks.map((l) => ({...l})), known_hand: [], known_discard: [],
+      landmarks: s.landmarks.map((l) => ({...l})),
+      known_hand: (p.myKnown || []).filter((c) => p.hand.includes(c)), known_discard: [],
       turns: seatTurns(p, i),
     } : {
       hand: {count: Math.max(0, handCount(p, i)), known: s.known.slice()},
@@ -97,6 +98,7 @@ export function fromView(v, matOf) {
     t.landmarks = (s.landmarks || []).map((l) => ({landmark: l.landmark, card: l.card}));
     if (i === me) {
       p.hand = Array.isArray(s.hand) ? s.hand.slice() : [];
+      p.myKnown = (s.known_hand || []).slice(); // what the others know of my hand
       p.discard = Array.isArray(s.discard) ? s.discard.slice() : [];
     } else if (Array.isArray(s.hand)) { // a full position: reduce to what ``me`` sees
       t.known = (s.known_hand || []).slice();
@@ -285,7 +287,7 @@ function seatHTML(i) {
   const who = mine ? "You" : `Player ${i + 1}`;
   const acting = toAct(p) === i ? ` <span class="lab acting">to act</span>` : "";
   let h = `<div class="panel pe-seat${mine ? " mine" : ""}" data-seat="${i}"><h3 class="small">${who}${acting} ` +
-    `<span class="muted">\u00b7 ${seatTurns(p, i)} turns done \u00b7 hand ${Math.max(0, handCount(p, i))}` +
+    `<span class="muted">\u00b7 ${seatTurns(p, i)} turn${seatTurns(p, i) === 1 ? "" : "s"} done \u00b7 hand ${Math.max(0, handCount(p, i))}` +
     `${mine ? "" : " (from the counts)"}</span></h3>`;
   h += `<div class="pe-hw" data-pe-zone="hw:${i}:R">${highwaySVG(s.highway, s.landmarks, stretchesOf(i), 0.55, null)}</div>`;
   h += `<div class="pe-line"><span class="muted small">Highway, left to right:</span> ` +
@@ -293,6 +295,7 @@ function seatHTML(i) {
   h += `<div class="pe-line"><span class="muted small">Landmarks:</span> ` +
     (s.landmarks.map((l) => `<button type="button" class="pe-chip lmchip" data-pe-unclaim="${i}:${esc(l.landmark)}" title="remove">${esc(l.landmark)} above ${esc(l.card)} \u00d7</button>`).join("") || `<span class="muted small">none</span>`) + `</div>`;
   if (mine) {
+    h += `<div class="pe-line"><span class="muted small">Your hand (${p.hand.length}):</span></div><div class="cardrow pe-zone" id="pe-hand">${zoneCards(p.hand, "hand")}</div>`;
     h += `<div class="pe-line"><span class="muted small">Discard pile, bottom to top:</span> ` +
       (p.discard.map((id) => chip(id, `data-pe-remove="discard" data-card="${esc(id)}"`)).join("") || `<span class="muted small">empty</span>`) + `</div>`;
   } else {
@@ -319,9 +322,15 @@ function perTurnHTML() {
     `</fieldset>`;
 }
 
+const KEEP = ["pe-ids", "pe-builds", "pe-jsonbox", "pe-budget"];
+
 export function render() {
   const p = P.pos;
   if (!P.root || !p) return;
+  // typed text and the focus survive a re-render (the server's check re-renders)
+  const kept = Object.fromEntries(KEEP.map((id) => [id, $(id) ? $(id).value : null]));
+  const focused = document.activeElement && P.root.contains(document.activeElement)
+    ? document.activeElement.id : null;
   const used = placed();
   const deck = Object.values(P.cards.highway).filter((c) => c.players.includes(p.players)).map((c) => c.id);
   const lmUsed = new Set([...p.row, ...p.seats.flatMap((s) => s.landmarks.map((l) => l.landmark))]);
@@ -370,7 +379,6 @@ export function render() {
     <div class="panel"><h3 class="small" data-pe-zone="depot">Depot</h3><div class="cardrow pe-zone">${zoneCards(p.depot, "depot")}</div>
       <h3 class="small">Landmark row</h3><div class="pe-row">${p.row.map((l) => `<button type="button" class="cardbtn lm" data-pe-remove="row" data-card="${esc(l)}" aria-label="${esc(l)} (click to remove)">${landmarkSVG(l)}</button>`).join("") || `<span class="muted small">empty</span>`}</div></div>
     ${p.seats.map((_, i) => seatHTML(i)).join("")}
-    <div class="panel mine"><h3 class="small">Your hand (${p.hand.length})</h3><div class="cardrow pe-zone">${zoneCards(p.hand, "hand")}</div></div>
   </div>
   <aside class="panel pe-ask">
     <h3 class="small">Ask</h3>
@@ -389,6 +397,8 @@ export function render() {
     <div id="pe-result" aria-live="polite">${P.result}</div>
   </aside>
   </div>`;
+  for (const [id, value] of Object.entries(kept)) if (value !== null && $(id)) $(id).value = value;
+  if (focused && $(focused)) $(focused).focus();
   bind();
 }
 
@@ -540,9 +550,10 @@ function payText(pay) {
 }
 
 async function copy(text, label) {
-  try { await navigator.clipboard.writeText(text); } catch (e) { /* not allowed: shown below */ }
-  $("pe-jsonbox").value = text;
-  P.result = `<p class="small">${esc(label)} copied (also in the box above).</p>`;
+  $("pe-jsonbox").value = text; // shown first: the clipboard may be refused
+  let done = true;
+  try { await navigator.clipboard.writeText(text); } catch (e) { done = false; }
+  P.result = `<p class="small" id="pe-copied">${esc(label)} ${done ? "copied to the clipboard and" : ""} shown in the box above.</p>`;
   $("pe-result").innerHTML = P.result;
 }
 
