@@ -152,3 +152,26 @@ def test_csv_upload_convert_check_and_template(client):
     checked = client.post("/v1/cardsets/check", json=raw).json()
     assert not checked["ok"] and checked["errors"][0]["card"] == "H01"
     assert checked["errors"][0]["field"] == "persistent" and checked["name"] is None
+
+
+def test_payment_of_a_view_equals_the_payment_of_the_state(make_client):
+    """The position editor pays from a view of the seat to act: the same cheapest payment
+    as from the full state (a payment reads only that seat's cards and public ones)."""
+    from solver.rules.engine import play
+    from solver.rules.position import state_to_json
+    from solver.rules.payment import affordable_cards
+
+    client = make_client(fake=False)
+    for seed in range(3, 40):
+        state = play(play(new_game(2, seed=seed), "take deck"), "take deck")
+        payable = affordable_cards(state)
+        if payable:
+            break
+    card = state.cards.highway[next(iter(payable))].id
+    body = {"builds": [f"{card}:R"]}
+    full = client.post("/v1/payment", json={**body, "position": state_to_json(state)})
+    view = view_to_json(view_of(state, state.current))
+    seen = client.post("/v1/payment", json={**body, "position": view})
+    assert full.status_code == 200 and seen.status_code == 200, seen.text
+    assert seen.json()["feasible"] and seen.json()["builds"] == full.json()["builds"]
+    assert seen.json()["spent"] == full.json()["spent"]
