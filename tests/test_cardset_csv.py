@@ -6,8 +6,12 @@ import json
 
 from solver.cli import main
 from solver.rules.cards import load_card_set, parse_card_set
-from solver.rules.cardset_csv import (card_set_to_csv, csv_to_card_set_json,
-                                      effect_from_text, effect_to_text)
+from solver.rules.cardset_csv import (
+    card_set_to_csv,
+    csv_to_card_set_json,
+    effect_from_text,
+    effect_to_text,
+)
 
 
 def test_round_trip_of_the_shipped_set():
@@ -22,7 +26,8 @@ def test_effects_as_text():
     effect = {"kind": "landmark_collection", "points": 2, "sceneries": ["ocean", "forest"]}
     assert effect_to_text(effect) == "landmark_collection points=2 sceneries=ocean|forest"
     assert effect_from_text(effect_to_text(effect)) == effect
-    assert effect_from_text("landmark_collection points=1 sceneries=ocean")["sceneries"] == ["ocean"]
+    one = effect_from_text("landmark_collection points=1 sceneries=ocean")
+    assert one["sceneries"] == ["ocean"]
 
 
 def test_conversion_errors_name_row_card_and_column():

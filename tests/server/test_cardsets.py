@@ -158,8 +158,8 @@ def test_payment_of_a_view_equals_the_payment_of_the_state(make_client):
     """The position editor pays from a view of the seat to act: the same cheapest payment
     as from the full state (a payment reads only that seat's cards and public ones)."""
     from solver.rules.engine import play
-    from solver.rules.position import state_to_json
     from solver.rules.payment import affordable_cards
+    from solver.rules.position import state_to_json
 
     client = make_client(fake=False)
     for seed in range(3, 40):

@@ -16,9 +16,10 @@ import io
 import json
 import urllib.request
 
+from test_web_page import browser, page, server, shot  # noqa: F401 - fixtures
+
 from solver.rules.cards import load_card_set
 from solver.rules.cardset_csv import card_set_to_csv
-from test_web_page import browser, page, server, shot  # noqa: F401 - fixtures
 
 CARDS = load_card_set()
 
@@ -105,7 +106,7 @@ def test_position_editor_three_players(server, page):  # noqa: F811
     pg.fill("#pe-turn", "3")
     pg.press("#pe-turn", "Enter")
     pg.locator("#pe-turn").evaluate("e => e.dispatchEvent(new Event('change'))")
-    pg.wait_for_function("document.querySelector('#pe-summary').innerText.includes('Player 1 to act')")
+    pg.wait_for_selector("#pe-summary:has-text('Player 1 to act')")
     # the counts do not add up yet: flagged
     pg.wait_for_selector("#pe-problems:has-text('hold 0 cards')")
 
