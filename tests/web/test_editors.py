@@ -102,6 +102,18 @@ def test_position_editor_three_players(server, page):  # noqa: F811
     pg.wait_for_selector("body[data-ready='1']")
     pg.click("#nav-editor")
     pg.wait_for_selector("#pe-problems")
+    # the pure parts, in the page: turns per seat, the link's encoding, effects as text
+    pure = pg.evaluate("""async () => {
+      const m = await import('/js/views/position-editor.js');
+      const c = await import('/js/views/cardset-editor.js');
+      const p = m.emptyPosition('default', 3, 0);
+      p.first = 2; p.turn = 4; p.hand = ['H01'];
+      const e = {kind: 'landmark_collection', points: 1, sceneries: ['ocean', 'field']};
+      return [[0, 1, 2].map((i) => m.seatTurns(p, i)), m.toAct(p),
+              JSON.stringify(m.decode(m.encode(p))) === JSON.stringify(p),
+              JSON.stringify(c.effectFromText(c.effectToText(e))) === JSON.stringify(e)];
+    }""")
+    assert pure == [[1, 1, 2], 0, True, True]
     pg.select_option("#pe-players", "3")
     pg.fill("#pe-turn", "3")
     pg.press("#pe-turn", "Enter")

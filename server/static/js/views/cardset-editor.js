@@ -166,8 +166,10 @@ function statusHTML() {
     return `<li><button type="button" class="linkish"${jump}>${esc(where)}</button>: ${esc(e.message)}${e.row ? ` (CSV row ${e.row})` : ""}</li>`;
   }).join("");
   const more = problems.length > 12 ? `<li class="muted">\u2026 and ${problems.length - 12} more</li>` : "";
+  const derived = problems.some((e) => e.card) && problems.some((e) => !e.card)
+    ? `<p class="muted small">A card with a problem is left out of the counts, so the set-level problems may go once the cards are fixed.</p>` : "";
   const note = ch && ch.name ? `<p class="muted small" id="ce-name-note">${esc(ch.name)}</p>` : "";
-  return `<div id="ce-status" aria-live="polite">${head}<ul class="ce-problems">${items}${more}</ul>${note}</div>`;
+  return `<div id="ce-status" aria-live="polite">${head}<ul class="ce-problems">${items}${more}</ul>${derived}${note}</div>`;
 }
 
 export function render() {
