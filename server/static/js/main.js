@@ -1444,8 +1444,12 @@ function onClick(ev) {
   if (ds.decision !== undefined) { ev.preventDefault(); selectDecision(Number(ds.decision)); return; }
   if (ds.view) {
     if (ds.view === "setup") { show("setup"); $("setup-players").focus(); }
-    else if (ds.view === "game") { show("game"); renderGame(); }
-    else if (ds.view === "review") openReview(false);
+    else if (ds.view === "game" || ds.view === "review") {
+      // the editors may have loaded another card set: the game's own first
+      loadCards((S.game && S.game.cards) || "default").then(() => {
+        if (ds.view === "game") { show("game"); renderGame(); } else openReview(false);
+      }).catch(showError);
+    }
     else if (ds.view === "cards") openCardSets();
     else if (ds.view === "editor") openEditor(null);
   }

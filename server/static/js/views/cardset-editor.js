@@ -330,7 +330,7 @@ async function save() {
     await E.ctx.refreshCardSets();
     render();
     $("ce-status").insertAdjacentHTML("beforeend", `<p class="ok" id="ce-saved">Saved on the server: ` +
-      `<b>${esc(res.label)}</b>, version ${res.version}, fingerprint <code>${esc(res.fingerprint)}</code>. ` +
+      `<b>${esc(res.label)}</b> (fingerprint <code>${esc(res.fingerprint)}</code>). ` +
       `It is now offered wherever a card set is chosen.</p>`);
   } catch (e) {
     if (e.body && e.body.errors) { E.check = {ok: false, errors: e.body.errors, summary: null}; render(); }
