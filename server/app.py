@@ -27,7 +27,7 @@ from fastapi.staticfiles import StaticFiles
 from pydantic import Field, model_validator
 from pydantic_settings import BaseSettings, SettingsConfigDict
 
-from . import errors
+from . import cardsets, errors
 from .deps import CardRegistry
 from .jobs import JobService
 from .pool import SearchService
@@ -344,6 +344,7 @@ def create_app(settings: Settings | None = None,
     for router in (hints.router, analysis.router, games.router, cards.router, score.router,
                    health.router):
         app.include_router(router)
+    cardsets.attach(app, registry, settings)  # stored card sets (server/cardsets.py)
     app.mount("/", StaticFiles(directory=STATIC, html=True), name="static")
     app.add_middleware(Guard, max_bytes=settings.max_body_bytes, metrics=app.state.metrics,
                        routes=[r for router in (hints.router, analysis.router, games.router,

@@ -212,6 +212,8 @@ def build_parser(command: str | None = None) -> argparse.ArgumentParser:
     s.add_argument("file", nargs="?")
     s.add_argument("--json", action="store_true", help="print the set as JSON")
     s.set_defaults(func=cmd_cards_show)
+    from .cardset_cli import add_cli as add_cardset_cli  # cards new / cards import
+    add_cardset_cli(cards_sub)
 
     score = sub.add_parser("score", help="score a position (per-player breakdown, JSON)")
     score.add_argument("position")

@@ -7,9 +7,11 @@ from typing import Any
 
 from fastapi import APIRouter, Request
 
+from solver.rules.position import state_to_json
 from solver.rules.scoring import score_player
 from solver.rules.state import GameState, Phase, PlayerState
 from solver.rules.views import PlayerView
+from solver.search.determinize import determinize
 
 from ..deps import CardsDep, SearchDep
 from ..errors import ApiError
@@ -58,9 +60,16 @@ async def payment(req: PaymentRequest, request: Request, cards: CardsDep,
     then the least valuable ones, then the most useful discard top for next turn. Runs
     in the search pool (503 when it is busy)."""
     position = parse_position(req.position, cards.for_position(req.position.get("cards")))
+    raw = cards.canonical(req.position)
     if not isinstance(position, GameState):
-        raise ApiError(422, "position", "a payment needs a full state (bigsur-position/1): "
-                       "it reads the other seats' Highways and discard piles", "position")
+        # a view of the seat to act (the position editor): a payment reads only that seat's
+        # cards and public ones, so any full state consistent with the view pays the same
+        if position.current != position.seat:
+            raise ApiError(422, "view_of", f"a payment is the seat to act's "
+                           f"(seat {position.current}), the view is of seat {position.seat}",
+                           "position")
+        position = determinize(position, 0)  # InconsistentViewError names the problem
+        raw = state_to_json(position)
     if position.phase != Phase.BUILD:
         raise ApiError(422, "phase", f"payments are made in the build step, the position is "
                        f"in the {position.phase.name.lower()} step", "position")
@@ -72,5 +81,5 @@ async def payment(req: PaymentRequest, request: Request, cards: CardsDep,
             raise ApiError(422, f"builds[{i}]", f"expected CARD, CARD:L or CARD:R, got {text!r}",
                            "payment")
         builds.append([card, side or ("R" if position.player.highway else "L")])
-    return await unless_disconnected(request, search.payment(
-        cards.canonical(req.position), builds, client_key(request)))
+    return await unless_disconnected(request, search.payment(raw, builds,
+                                                             client_key(request)))

@@ -216,7 +216,10 @@ OTHER: list[tuple[str, str, dict, str]] = [
     ("/v1/payment", "unknown card", {"position": BUILD, "builds": ["H999"]}, "H999"),
     ("/v1/payment", "card not in hand", {"position": BUILD, "builds": [BUILD["depot"][0]]},
      "not in the hand"),
-    ("/v1/payment", "a view", {"position": VIEW, "builds": ["H01"]}, "full state"),
+    ("/v1/payment", "a view in the take step", {"position": VIEW, "builds": ["H01"]},
+     "build step"),
+    ("/v1/payment", "a view of a seat not to act", {"position": view_to_json(view_of(
+        _view_state, 1 - _view_state.current)), "builds": ["H01"]}, "view_of"),
     ("/v1/score", "no position", {}, "position"),
     ("/v1/games", "players 1", {"players": 1}, "players"),
     ("/v1/games", "seed too large", {"players": 2, "seed": 2**64}, "seed"),

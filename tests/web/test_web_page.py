@@ -375,6 +375,24 @@ def test_play_a_full_game_hint_review(server, page, tmp_path):
     pg.wait_for_selector("#review-detail .minitable svg.card")
     shot(pg, "08-review", full=True)
 
+    # the position of this decision opens in the position editor, as the human saw it
+    position = api_get(server, f"/v1/games/{saved['id']}/positions/1", token)
+    pg.click("#review-open-editor")
+    pg.wait_for_selector("#editor:not([hidden]) #pe-problems:has-text('No problem found')")
+    pg.click("#pe-json")
+    pg.wait_for_selector("#pe-copied")
+    opened = json.loads(pg.locator("#pe-jsonbox").input_value())
+    me = opened["view_of"]
+    assert me == int(next(iter(saved["tokens"])))  # the human seat
+    assert opened["seats"][me]["hand"] == position["seats"][me]["hand"]
+    assert opened["depot"] == position["depot"] and opened["turn"] == position["turn"]
+    assert opened["deck"] == {"count": len(position["deck"])}
+    other = 1 - me
+    assert opened["seats"][other]["hand"]["count"] == len(position["seats"][other]["hand"])
+    shot(pg, "08b-review-in-editor", full=True)
+    pg.click("#nav-review")
+    pg.wait_for_selector("#review:not([hidden]) #review-graph svg polyline")
+
     # the review survives a reload
     pg.reload()
     pg.wait_for_selector("#review-graph svg polyline")

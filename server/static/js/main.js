@@ -15,6 +15,8 @@ import {payState, cardsUsed} from "./pay.js";
 import {SCENERY, SC_COLOR, esc, cap, wrap, setCards, sceneryIcon, cardWords, cardSVG,
   unknownCardSVG, landmarkWords, landmarkSVG, highwaySVG} from "./svg.js";
 import {tableFromView, tableFromState, matOf, applyPublic, setModelCards} from "./table-model.js";
+import * as cardsetEditor from "./views/cardset-editor.js";
+import * as positionEditor from "./views/position-editor.js";
 
 
 
@@ -998,7 +1000,10 @@ async function resume() {
 
 function show(view) {
   S.view = view;
-  for (const v of ["setup", "game", "review"]) $(v).hidden = v !== view;
+  for (const v of ["setup", "game", "review", "cards", "editor"]) $(v).hidden = v !== view;
+  if (view !== "editor" && location.hash.startsWith("#position=")) {
+    history.replaceState(null, "", location.pathname + location.search);
+  }
   for (const b of document.querySelectorAll(".nav[data-view]")) {
     b.setAttribute("aria-current", b.dataset.view === view ? "page" : "false");
   }
@@ -1347,6 +1352,11 @@ async function selectDecision(index) {
       `</div><h3 class="small">Landmarks</h3><div data-part="landmarks"></div>` +
       `<div data-part="seats"></div><h3 class="small">${esc(seatName(dc.seat) === "You" ? "Your" : seatName(dc.seat) + "'s")} hand</h3><div class="cardrow" data-part="hand"></div></div>`;
     renderTable(t, {static: true, target: wrapEl, scores, highlight: null, staticTitle: "Position"});
+    // the human seat's view (the seat that decided, when it is one of ours)
+    const human = S.game && S.game.tokens[dc.seat] !== undefined ? dc.seat : myseat();
+    S.review.position = {st, seat: human};
+    wrapEl.insertAdjacentHTML("afterbegin", `<p><button type="button" id="review-open-editor" data-open-editor="">` +
+      `Open in the position editor</button> <span class="muted small">(the position as ${esc(seatName(S.review.position.seat))} saw it, to try other moves)</span></p>`);
     const mark = (actions, cls) => {
       for (const a of actions) {
         const words = a.split(/\s+/);
@@ -1389,7 +1399,14 @@ function onClick(ev) {
     else if (el.dataset.paysub) showError("3-for-1 needs 3 other cards in your hand.");
     return;
   }
+  if (S.view === "cards" && cardsetEditor.onClick(el)) return;
+  if (S.view === "editor" && positionEditor.onClick(el)) return;
   const ds = el.dataset;
+  if (ds.openEditor !== undefined && S.review && S.review.position) {
+    const {st, seat} = S.review.position;
+    openEditor(positionEditor.viewOfState(st, seat, matOf));
+    return;
+  }
   if (document.body.classList.contains("busy") && (ds.act || ds.build || ds.paybuild ||
       ds.hint !== undefined || ds.select)) return; // stale: an action is on its way
   if (payClick(ds)) return;
@@ -1427,8 +1444,14 @@ function onClick(ev) {
   if (ds.decision !== undefined) { ev.preventDefault(); selectDecision(Number(ds.decision)); return; }
   if (ds.view) {
     if (ds.view === "setup") { show("setup"); $("setup-players").focus(); }
-    else if (ds.view === "game") { show("game"); renderGame(); }
-    else if (ds.view === "review") openReview(false);
+    else if (ds.view === "game" || ds.view === "review") {
+      // the editors may have loaded another card set: the game's own first
+      loadCards((S.game && S.game.cards) || "default").then(() => {
+        if (ds.view === "game") { show("game"); renderGame(); } else openReview(false);
+      }).catch(showError);
+    }
+    else if (ds.view === "cards") openCardSets();
+    else if (ds.view === "editor") openEditor(null);
   }
 }
 
@@ -1548,6 +1571,32 @@ function toggleKeys() {
   $("nav-keys").setAttribute("aria-expanded", String(!k.hidden));
 }
 
+// ------------------------------------------------------------------ editors (js/views/)
+const editorCtx = {
+  api, ApiError, showError, clearError,
+  cardSets: () => S.cardSets,
+  loadCards: (name) => loadCards(name),
+  refreshCardSets,
+};
+
+async function refreshCardSets() {
+  S.cardSets = await api("GET", "/v1/cards");
+  const chosen = $("setup-cards").value;
+  $("setup-cards").innerHTML = S.cardSets.map((c) =>
+    `<option value="${esc(c.name)}">${esc(c.label)}</option>`).join("");
+  if (S.cardSets.some((c) => c.name === chosen)) $("setup-cards").value = chosen;
+}
+
+async function openCardSets() {
+  show("cards");
+  try { await cardsetEditor.open(editorCtx, $("cards-root")); } catch (e) { showError(e); }
+}
+
+async function openEditor(initial) {
+  show("editor");
+  try { await positionEditor.open(editorCtx, $("editor-root"), initial); } catch (e) { showError(e); }
+}
+
 async function init() {
   document.addEventListener("click", onClick);
   document.addEventListener("keydown", onKey);
@@ -1580,6 +1629,15 @@ async function init() {
       `<option value="${esc(c.name)}">${esc(c.label)}</option>`).join("");
     await loadCards("default");
   } catch (e) { showError(e); }
+  if (location.hash.startsWith("#position=")) { // a shared position: straight to the editor
+    let initial = null;
+    try { initial = positionEditor.decode(location.hash.slice("#position=".length)); } catch (e) {
+      showError("The link's position cannot be read: " + e.message);
+    }
+    await openEditor(initial);
+    document.body.dataset.ready = "1";
+    return;
+  }
   const resumed = await resume();
   if (!resumed) show("setup");
   document.body.dataset.ready = "1";

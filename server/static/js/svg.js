@@ -57,8 +57,8 @@ export function wrap(text, width) {
   return lines;
 }
 
-export function cardWords(id) {
-  const c = S.cards && S.cards.highway[id];
+export function cardWords(id, card) {
+  const c = card || (S.cards && S.cards.highway[id]);
   if (!c) return id;
   let t = `${id}: ${c.miles} mile${c.miles > 1 ? "s" : ""}, ${c.scenery.join(" and ")}; ` +
     `cost ${c.cost.join(", ")}; back ${c.material}`;
@@ -69,11 +69,11 @@ export function cardWords(id) {
 
 /* One Highway card as SVG (viewBox 100 x 140). compact: no bonus text (Highway rows). */
 export function cardSVG(id, opts = {}) {
-  const c = S.cards && S.cards.highway[id];
+  const c = opts.card || (S.cards && S.cards.highway[id]); // opts.card: a card being edited
   if (!c) return unknownCardSVG(opts.label || "?");
   const [a, b] = c.scenery;
-  let s = `<svg class="card" viewBox="0 0 100 140" role="img" data-zoom="${esc(id)}" aria-label="${esc(cardWords(id))}">`;
-  s += `<title>${esc(cardWords(id))}</title>`;
+  let s = `<svg class="card" viewBox="0 0 100 140" role="img" data-zoom="${esc(id)}" aria-label="${esc(cardWords(id, c))}">`;
+  s += `<title>${esc(cardWords(id, c))}</title>`;
   s += `<rect x="1" y="1" width="98" height="138" rx="8" fill="#fdfaf2" stroke="#3b3b3b" stroke-width="1.5"/>`;
   s += `<path d="M1 9 a8 8 0 0 1 8 -8 H50 V44 H1 Z" fill="${SC_COLOR[a]}"/>`;
   s += `<path d="M50 1 H91 a8 8 0 0 1 8 8 V44 H50 Z" fill="${SC_COLOR[b]}"/>`;
@@ -103,6 +103,9 @@ export function cardSVG(id, opts = {}) {
     s += matGlyph(m, x, 115, 19);
   });
   s += `<text x="8" y="133" class="cid">${esc(id)}</text>`;
+  if (opts.marks && c.players) {
+    s += `<text x="94" y="133" class="tiny pmarks" text-anchor="end">${esc(c.players.map((p) => p + "P").join(" "))}</text>`;
+  }
   if (opts.badge) s += `<text x="92" y="133" class="tiny keybadge" text-anchor="end">${esc(opts.badge)}</text>`;
   s += `</svg>`;
   return s;
@@ -115,20 +118,20 @@ export function unknownCardSVG(label) {
     `<text x="50" y="70" class="backtext">${esc(label)}</text></svg>`;
 }
 
-export function landmarkWords(id) {
-  const l = S.cards && S.cards.landmarks[id];
+export function landmarkWords(id, lm) {
+  const l = lm || (S.cards && S.cards.landmarks[id]);
   if (!l) return id;
   return `${id} ${l.name}: needs a ${l.scenery} Stretch. ${l.text || l.ability.kind}`;
 }
 
 /* One Landmark as SVG (viewBox 300 x 60): Scenery band, name, ability. */
-export function landmarkSVG(id) {
-  const l = S.cards && S.cards.landmarks[id];
+export function landmarkSVG(id, lm) {
+  const l = lm || (S.cards && S.cards.landmarks[id]); // lm: a Landmark being edited
   if (!l) return `<svg class="lmcard" viewBox="0 0 300 60" role="img" aria-label="refilled">` +
     `<rect x="1" y="1" width="298" height="58" rx="7" fill="#33506b"/>` +
     `<text x="150" y="35" class="backtext">refilled</text></svg>`;
-  let s = `<svg class="lmcard" viewBox="0 0 300 60" role="img" aria-label="${esc(landmarkWords(id))}">`;
-  s += `<title>${esc(landmarkWords(id))}</title>`;
+  let s = `<svg class="lmcard" viewBox="0 0 300 60" role="img" aria-label="${esc(landmarkWords(id, l))}">`;
+  s += `<title>${esc(landmarkWords(id, l))}</title>`;
   s += `<rect x="1" y="1" width="298" height="58" rx="7" fill="#fffdf6" stroke="#3b3b3b" stroke-width="1.3"/>`;
   s += `<path d="M1 8 a7 7 0 0 1 7 -7 H40 V59 H8 a7 7 0 0 1 -7 -7 Z" fill="${SC_COLOR[l.scenery]}"/>`;
   s += sceneryIcon(l.scenery, 20.5, 24, 11);

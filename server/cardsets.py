@@ -1,0 +1,401 @@
+"""Card sets uploaded to the server: stored in SQLite (own table, same database file as
+the play sessions), named, versioned and fingerprinted, and registered in the app's
+:class:`server.deps.CardRegistry` so that every place that takes a card-set name
+(``/v1/cards``, new games, hints, scores, payments) can use them.
+
+    POST /v1/cardsets                     a full card set (JSON, or CSV with ?name=)
+    POST /v1/cardsets/{name}/versions     a new version of a stored set
+    POST /v1/cardsets/check               validate without storing (the editor's live check)
+    POST /v1/cardsets/convert             CSV text -> the card set's JSON (not stored)
+    GET  /v1/cardsets                     the stored sets (latest versions)
+    GET  /v1/cardsets/{name}[/versions/{v}]
+    GET  /v1/cardsets/template.csv        the CSV template (the shipped set)
+
+Validation is :func:`solver.rules.cards.parse_card_set` with ``require_full=True``, the
+same as ``bigsur cards validate``; every problem names the card and the field.
+"""
+
+from __future__ import annotations
+
+import json
+import re
+import sqlite3
+import threading
+import time
+from contextlib import contextmanager
+from typing import Any
+
+from fastapi import APIRouter, FastAPI, Request
+from fastapi.responses import JSONResponse, PlainTextResponse
+
+from solver.rules.cards import CardSet, CardSetError, parse_card_set
+from solver.rules.cardset_csv import csv_to_card_set_json, template_csv
+
+from .errors import ApiError
+
+SCHEMA = """
+CREATE TABLE IF NOT EXISTS cardsets (
+    key TEXT NOT NULL,           -- the name in lower case (names differ in more than case)
+    name TEXT NOT NULL,
+    version INTEGER NOT NULL,    -- 1, 2, ... assigned by the server
+    fingerprint TEXT NOT NULL,
+    created REAL NOT NULL,
+    body TEXT NOT NULL,          -- the card set's JSON (bigsur-cards/1)
+    PRIMARY KEY (key, version)
+);
+"""
+NAME_RE = re.compile(r"^[A-Za-z0-9][A-Za-z0-9_-]{0,39}$")
+RESERVED = frozenset({"default", "check", "convert", "template"})
+MAX_SET_BYTES = 256_000       # one card set (JSON or CSV text)
+MAX_TEXT = 300                # a card's text / a Landmark's name
+MAX_DESCRIPTION = 2000
+MAX_CARDS = 300               # list length checked before validation (a full set has 89)
+MAX_STORED = 500              # rows (versions) in the table
+MAX_VERSIONS = 50             # versions of one name
+
+_WHERE = re.compile(r"^(?:highway card '(?P<hid>[^']*)'|landmark '(?P<lid>[^']*)'|"
+                    r"(?P<list>highway|landmarks)\[(?P<pos>\d+)\])(?:\.(?P<field>\w+))?: "
+                    r"(?P<msg>.*)$", re.S)
+_FIELD = re.compile(r"^(?P<field>[A-Za-z_][\w.]*): (?P<msg>.*)$", re.S)
+_ROW = re.compile(r"^row (?P<row>\d+) \((?P<id>[^)]*)\)(?:\.(?P<field>\w+))?: (?P<msg>.*)$", re.S)
+
+
+def structured(errors: list[str]) -> list[dict[str, Any]]:
+    """The validator's messages as ``{card, field, message}`` (card null for set-level
+    problems; ``row`` for CSV conversion problems)."""
+    out = []
+    for text in errors:
+        m = _WHERE.match(text)
+        if m:
+            card = m["hid"] or m["lid"]
+            if card is None:
+                card = f"{m['list']}[{m['pos']}]"
+            out.append({"card": card, "field": m["field"], "message": m["msg"], "text": text})
+            continue
+        m = _ROW.match(text)
+        if m:
+            out.append({"card": None if m["id"] == "no id" else m["id"], "row": int(m["row"]),
+                        "field": m["field"], "message": m["msg"], "text": text})
+            continue
+        m = _FIELD.match(text)
+        out.append({"card": None, "field": m["field"] if m else None,
+                    "message": m["msg"] if m else text, "text": text})
+    return out
+
+
+def invalid(errors: list[str], status: int = 422) -> JSONResponse:
+    items = structured(errors)
+    first = items[0]
+    where = (f"{first['card']}.{first['field']}" if first["card"] and first["field"]
+             else first["card"] or first["field"] or "cards")
+    return JSONResponse({"error": "cards", "field": where, "reason": first["message"],
+                         "message": f"{len(errors)} problem(s); first: {first['text']}",
+                         "errors": items}, status_code=status)
+
+
+def check_caps(raw: Any) -> None:
+    """Size caps checked before validation (413 naming the field)."""
+    if not isinstance(raw, dict):
+        raise ApiError(422, "body", "must be a card set object (bigsur-cards/1)", "cards")
+    for key in ("highway", "landmarks"):
+        items = raw.get(key)
+        if isinstance(items, list) and len(items) > MAX_CARDS:
+            raise ApiError(413, key, f"{len(items)} cards, at most {MAX_CARDS}", "limit")
+    desc = raw.get("description")
+    if isinstance(desc, str) and len(desc) > MAX_DESCRIPTION:
+        raise ApiError(413, "description", f"{len(desc)} characters, at most "
+                       f"{MAX_DESCRIPTION}", "limit")
+    for key in ("highway", "landmarks"):
+        for i, item in enumerate(raw.get(key) or []):
+            if not isinstance(item, dict):
+                continue
+            for field in ("text", "name"):
+                value = item.get(field)
+                if isinstance(value, str) and len(value) > MAX_TEXT:
+                    raise ApiError(413, f"{key}[{i}].{field}", f"{len(value)} characters, "
+                                   f"at most {MAX_TEXT}", "limit")
+
+
+def check_name(name: Any) -> str:
+    if not isinstance(name, str) or not NAME_RE.match(name):
+        raise ApiError(422, "name", "must be 1 to 40 letters, digits, '-' or '_', starting "
+                       f"with a letter or digit, got {name!r}", "cards")
+    if name.lower() in RESERVED:
+        raise ApiError(409, "name", f"{name!r} is reserved; choose another name", "conflict")
+    return name
+
+
+class CardSetStore:
+    """The ``cardsets`` table: a connection per call (uploads and lookups are rare, and
+    nothing stays open when the app stops); a lock serialises writers in this process."""
+
+    def __init__(self, path: str):
+        self.path = path
+        self.lock = threading.Lock()
+        with self.lock, self._open() as conn:
+            conn.executescript(SCHEMA)
+
+    @contextmanager
+    def _open(self):
+        conn = sqlite3.connect(self.path, timeout=10)
+        try:
+            with conn:
+                yield conn
+        finally:
+            conn.close()
+
+    def latest_all(self) -> list[dict[str, Any]]:
+        with self.lock, self._open() as conn:
+            rows = conn.execute(
+                "SELECT name, version, fingerprint, created, body FROM cardsets c WHERE "
+                "version = (SELECT MAX(version) FROM cardsets d WHERE d.key = c.key) "
+                "ORDER BY key").fetchall()
+        return [self._row(r) for r in rows]
+
+    def get(self, name: str, version: int | None = None) -> dict[str, Any] | None:
+        q = "SELECT name, version, fingerprint, created, body FROM cardsets WHERE key = ?"
+        args: list[Any] = [name.lower()]
+        if version is not None:
+            q += " AND version = ?"
+            args.append(version)
+        with self.lock, self._open() as conn:
+            row = conn.execute(q + " ORDER BY version DESC LIMIT 1", args).fetchone()
+        return self._row(row) if row else None
+
+    def versions(self, name: str) -> list[dict[str, Any]]:
+        with self.lock, self._open() as conn:
+            rows = conn.execute(
+                "SELECT name, version, fingerprint, created, body FROM cardsets WHERE key = ? "
+                "ORDER BY version", (name.lower(),)).fetchall()
+        return [self._row(r) for r in rows]
+
+    def add(self, name: str, version: int, cards: CardSet) -> None:
+        with self.lock, self._open() as conn:
+            (total,) = conn.execute("SELECT COUNT(*) FROM cardsets").fetchone()
+            if total >= MAX_STORED:
+                raise ApiError(507, "name", f"the server stores at most {MAX_STORED} card-set "
+                               "versions", "limit")
+            try:
+                conn.execute(
+                    "INSERT INTO cardsets (key, name, version, fingerprint, created, body) "
+                    "VALUES (?, ?, ?, ?, ?, ?)",
+                    (name.lower(), name, version, cards.fingerprint, time.time(),
+                     json.dumps(cards.to_json())))
+            except sqlite3.IntegrityError:
+                raise ApiError(409, "name", f"{name!r} version {version} was stored meanwhile; "
+                               "retry", "conflict") from None
+
+    @staticmethod
+    def _row(row) -> dict[str, Any]:
+        name, version, fingerprint, created, body = row
+        return {"name": name, "version": version, "fingerprint": fingerprint,
+                "created": created, "body": json.loads(body)}
+
+
+def _summary(cards: CardSet, version: int, created: float | None = None) -> dict[str, Any]:
+    return {"name": cards.name, "version": version, "label": cards.label,
+            "fingerprint": cards.fingerprint, "reconstruction": cards.reconstruction,
+            "highway": len(cards.highway), "landmarks": len(cards.landmarks),
+            "decks": {str(p): len(cards.deck_for(p)) for p in (2, 3, 4)},
+            "created": created}
+
+
+async def _json_body(request: Request) -> Any:
+    body = await request.body()
+    if len(body) > MAX_SET_BYTES:
+        raise ApiError(413, "body", f"{len(body)} bytes, a card set may have at most "
+                       f"{MAX_SET_BYTES}", "limit")
+    try:
+        return json.loads(body)
+    except (json.JSONDecodeError, UnicodeDecodeError) as err:
+        raise ApiError(422, "body", f"not valid JSON: {err}", "cards") from None
+
+
+def _validate(raw: Any, version: int | None) -> CardSet | JSONResponse:
+    check_caps(raw)
+    if version is not None:
+        raw = {**raw, "version": str(version)}
+    try:
+        return parse_card_set(raw, "upload", require_full=True)
+    except CardSetError as err:
+        return invalid(err.errors)
+
+
+def build_router(registry, store_of) -> APIRouter:
+    router = APIRouter(prefix="/v1", tags=["card sets"])
+
+    def taken(name: str) -> str | None:
+        key = name.lower()
+        for known in registry.sets:
+            if known.lower() == key:
+                return known
+        return None
+
+    def register(cards: CardSet) -> None:
+        registry.sets[cards.name] = cards
+
+    async def store_new(raw: Any) -> Any:
+        if not isinstance(raw, dict):
+            raise ApiError(422, "body", "must be a card set object (bigsur-cards/1)", "cards")
+        name = check_name(raw.get("name") if isinstance(raw, dict) else None)
+        other = taken(name) or (store_of().get(name) or {}).get("name")
+        if other:
+            raise ApiError(409, "name", f"a card set named {other!r} exists; choose another "
+                           f"name, or POST /v1/cardsets/{other}/versions for a new version",
+                           "conflict")
+        cards = _validate(raw, 1)
+        if isinstance(cards, JSONResponse):
+            return cards
+        store_of().add(name, 1, cards)
+        register(cards)
+        return JSONResponse(_summary(cards, 1, time.time()), status_code=201)
+
+    @router.get("/cardsets/template.csv", response_class=PlainTextResponse,
+                summary="The CSV template (the shipped set, one row per card)")
+    async def template() -> PlainTextResponse:
+        return PlainTextResponse(template_csv(), media_type="text/csv", headers={
+            "Content-Disposition": 'attachment; filename="bigsur-cards-template.csv"'})
+
+    @router.get("/cardsets", summary="The stored card sets (latest versions)")
+    async def list_sets() -> list[dict[str, Any]]:
+        out = []
+        for row in store_of().latest_all():
+            cards = parse_card_set(row["body"], row["name"])
+            out.append(_summary(cards, row["version"], row["created"]))
+        return out
+
+    @router.post("/cardsets", status_code=201, summary="Store a new card set",
+                 responses={409: {"description": "the name is taken"},
+                            413: {"description": "too large"},
+                            422: {"description": "invalid; every problem listed"}})
+    async def create(request: Request, name: str | None = None,
+                     description: str = "", reconstruction: bool = False) -> Any:
+        """A full card set (``bigsur-cards/1``, validated like ``bigsur cards validate``),
+        stored as version 1 under its ``name``. With ``Content-Type: text/csv`` the body
+        is the CSV of docs/format.md and ``?name=`` names the set."""
+        if request.headers.get("content-type", "").startswith("text/csv"):
+            text = (await request.body())
+            if len(text) > MAX_SET_BYTES:
+                raise ApiError(413, "body", f"{len(text)} bytes, at most {MAX_SET_BYTES}",
+                               "limit")
+            check_name(name)
+            raw, errors = csv_to_card_set_json(text.decode("utf-8", "replace"), name,
+                                               description=description,
+                                               reconstruction=reconstruction)
+            if errors:
+                return invalid(errors)
+            return await store_new(raw)
+        return await store_new(await _json_body(request))
+
+    @router.post("/cardsets/check", summary="Validate a card set without storing it")
+    async def check(request: Request) -> dict[str, Any]:
+        """Always 200 for a JSON object: ``{ok, errors: [{card, field, message}], summary}``
+        (the editor's live validation; a name already taken is reported too)."""
+        raw = await _json_body(request)
+        check_caps(raw)
+        errors: list[str] = []
+        summary = None
+        try:
+            cards = parse_card_set(raw, "check", require_full=True)
+            summary = _summary(cards, 0)
+        except CardSetError as err:
+            errors = err.errors
+        name = raw.get("name")
+        name_note = None
+        if isinstance(name, str) and name:
+            if not NAME_RE.match(name):
+                name_note = "name: must be 1 to 40 letters, digits, '-' or '_'"
+            elif name.lower() in RESERVED or taken(name) or store_of().get(name):
+                name_note = f"name: {name!r} is taken (saving adds a new version if it is yours)"
+        return {"ok": not errors, "errors": structured(errors), "summary": summary,
+                "name": name_note}
+
+    @router.post("/cardsets/convert", summary="CSV text -> the card set's JSON (not stored)")
+    async def convert(request: Request, name: str = "my-cards", description: str = "",
+                      reconstruction: bool = False) -> dict[str, Any]:
+        """Conversion problems are listed naming row, card and column; the JSON is not
+        validated (POST it to /v1/cardsets/check)."""
+        body = await request.body()
+        if len(body) > MAX_SET_BYTES:
+            raise ApiError(413, "body", f"{len(body)} bytes, at most {MAX_SET_BYTES}", "limit")
+        raw, errors = csv_to_card_set_json(body.decode("utf-8", "replace"), name,
+                                           description=description,
+                                           reconstruction=reconstruction)
+        return {"cards": raw, "errors": structured(errors)}
+
+    @router.get("/cardsets/{name}", summary="A stored card set (latest version)")
+    async def get_set(name: str) -> dict[str, Any]:
+        row = store_of().get(name)
+        if row is None:
+            raise ApiError(404, "name", f"no stored card set named {name!r}", "not_found")
+        return _full(row)
+
+    @router.get("/cardsets/{name}/versions", summary="Every version of a stored set")
+    async def versions(name: str) -> list[dict[str, Any]]:
+        rows = store_of().versions(name)
+        if not rows:
+            raise ApiError(404, "name", f"no stored card set named {name!r}", "not_found")
+        return [{"name": r["name"], "version": r["version"], "fingerprint": r["fingerprint"],
+                 "created": r["created"]} for r in rows]
+
+    @router.get("/cardsets/{name}/versions/{version}", summary="One version of a stored set")
+    async def get_version(name: str, version: int) -> dict[str, Any]:
+        row = store_of().get(name, version)
+        if row is None:
+            raise ApiError(404, "version", f"{name!r} has no version {version}", "not_found")
+        return _full(row)
+
+    @router.post("/cardsets/{name}/versions", status_code=201,
+                 summary="Store a new version of a stored set")
+    async def new_version(name: str, request: Request) -> Any:
+        """The body's ``name`` must be ``name``; the server numbers the version. The same
+        content as the latest version stores nothing and answers 200 with it."""
+        latest = store_of().get(name)
+        if latest is None:
+            raise ApiError(404, "name", f"no stored card set named {name!r}", "not_found")
+        raw = await _json_body(request)
+        if not isinstance(raw, dict) or raw.get("name") != latest["name"]:
+            raise ApiError(422, "name", f"must be {latest['name']!r} (the set this version "
+                           "belongs to)", "cards")
+        same = _validate(raw, latest["version"])
+        if isinstance(same, JSONResponse):
+            return same
+        if same.fingerprint == latest["fingerprint"]:
+            return JSONResponse(_summary(same, latest["version"], latest["created"]))
+        if len(store_of().versions(name)) >= MAX_VERSIONS:
+            raise ApiError(507, "version", f"at most {MAX_VERSIONS} versions of one set",
+                           "limit")
+        version = latest["version"] + 1
+        cards = _validate(raw, version)
+        store_of().add(latest["name"], version, cards)
+        register(cards)
+        return JSONResponse(_summary(cards, version, time.time()), status_code=201)
+
+    return router
+
+
+def _full(row: dict[str, Any]) -> dict[str, Any]:
+    cards = parse_card_set(row["body"], row["name"])
+    return {**cards.to_json(), "label": cards.label, "fingerprint": cards.fingerprint,
+            "stored_version": row["version"], "created": row["created"]}
+
+
+def attach(app: FastAPI, registry, settings) -> None:
+    """Open the table on the database file of ``settings``, register the stored sets
+    (latest versions) in ``registry`` and include the router. Called by the app factory
+    before the static files are mounted."""
+    from .store import db_path
+
+    box: dict[str, CardSetStore] = {}
+
+    def store_of() -> CardSetStore:
+        if "store" not in box:
+            box["store"] = CardSetStore(db_path(settings.db, settings.database_url))
+        return box["store"]
+
+    for row in store_of().latest_all():
+        cards = parse_card_set(row["body"], row["name"])
+        if cards.name not in registry.sets:
+            registry.sets[cards.name] = cards
+    app.state.cardsets = store_of
+    app.include_router(build_router(registry, store_of))

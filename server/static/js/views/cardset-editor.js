@@ -1,0 +1,373 @@
+/* The card-set editor: a set card by card, each drawn as on the table, with live
+ * validation by the server (POST /v1/cardsets/check: the same rules as `bigsur cards
+ * validate`, each problem naming the card and the field), CSV import
+ * (POST /v1/cardsets/convert) and saving (POST /v1/cardsets, or a new version).
+ *
+ * ctx (from main.js): {api, ApiError, showError, clearError, refreshCardSets()}.
+ */
+
+import {MATERIALS} from "../words.js";
+import {SCENERY, esc, cardSVG, landmarkSVG} from "../svg.js";
+
+const E = {set: null, sel: null, check: null, seq: 0, timer: null, storedName: null,
+  convertErrors: [], ctx: null, root: null};
+const $ = (id) => document.getElementById(id);
+const KINDS_BONUS = ["distinct_scenery", "scenery_points", "mile_cards", "stretch_count",
+  "landmark_collection", "material_cards", "highway_end", "longest_stretch"];
+const KINDS_LM = ["scenery_points", "landmark_collection", "mile_bonus",
+  "persistent_extra_use", "borrow_highway", "borrow_discard"];
+
+/* "scenery_points scenery=ocean points=1" <-> {kind, ...} (as the CSV writes effects). */
+export function effectToText(e) {
+  if (!e || typeof e !== "object") return "";
+  return [e.kind, ...Object.entries(e).filter(([k]) => k !== "kind")
+    .map(([k, v]) => `${k}=${Array.isArray(v) ? v.join("|") : v}`)].join(" ");
+}
+export function effectFromText(text) {
+  const words = String(text || "").trim().split(/\s+/).filter(Boolean);
+  if (!words.length) return null;
+  const out = {kind: words[0]};
+  for (const w of words.slice(1)) {
+    const [k, v] = w.split("=");
+    if (!k || v === undefined || v === "") { out[w] = "?"; continue; } // the server names it
+    out[k] = k === "sceneries" ? v.split("|").filter(Boolean) : (/^\d+$/.test(v) ? Number(v) : v);
+  }
+  return out;
+}
+
+export async function open(ctx, root) {
+  E.ctx = ctx;
+  E.root = root;
+  if (!E.set) await startFrom("default");
+  render();
+}
+
+async function startFrom(name) {
+  const raw = await E.ctx.api("GET", "/v1/cards/" + encodeURIComponent(name));
+  const copy = {format: "bigsur-cards/1", name: name === "default" ? "my-cards" : raw.name,
+    version: raw.version, reconstruction: name === "default" ? false : raw.reconstruction,
+    description: name === "default" ? "" : raw.description || "", highway: raw.highway, landmarks: raw.landmarks};
+  E.storedName = name === "default" ? null : raw.name;
+  E.set = JSON.parse(JSON.stringify(copy));
+  E.sel = {kind: "highway", index: 0};
+  E.convertErrors = [];
+  E.check = null;
+  scheduleCheck(0);
+}
+
+function current() {
+  if (!E.sel) return null;
+  const list = E.sel.kind === "highway" ? E.set.highway : E.set.landmarks;
+  return list[E.sel.index] || null;
+}
+
+function errorsFor(id) {
+  const all = [...(E.check ? E.check.errors : []), ...E.convertErrors];
+  return all.filter((e) => e.card === id);
+}
+
+function setErrors() {
+  return E.check ? E.check.errors.filter((e) => !e.card) : [];
+}
+
+/* A copy of a card safe to draw while it is being typed (missing fields shown blank). */
+function drawable(c) {
+  const sc = (c.scenery || []).filter((x) => SCENERY.includes(x));
+  while (sc.length < 2) sc.push(sc[0] || "field");
+  return {...c, miles: c.miles || "?", scenery: sc.slice(0, 2),
+    cost: (c.cost || []).filter((m) => MATERIALS.includes(m)),
+    material: MATERIALS.includes(c.material) ? c.material : "stone",
+    persistent: MATERIALS.includes(c.persistent) ? c.persistent : null,
+    bonus: c.bonus || null, players: c.players || []};
+}
+
+function options(values, chosen, blank) {
+  return (blank !== undefined ? `<option value="">${esc(blank)}</option>` : "") +
+    values.map((v) => `<option value="${esc(v)}"${String(v) === String(chosen) ? " selected" : ""}>${esc(v)}</option>`).join("");
+}
+
+function field(name, label, control, id) {
+  const errs = errorsFor(id).filter((e) => e.field === name);
+  return `<div class="ce-field${errs.length ? " bad" : ""}" data-field="${name}"><label for="ce-${name}">${label}</label><div class="ce-ctl">${control}</div>` +
+    errs.map((e) => `<div class="ce-err" role="alert">${esc(e.message)}</div>`).join("") + `</div>`;
+}
+
+function formHTML() {
+  const c = current();
+  if (!c) return `<p class="muted">Choose a card on the left, or add one.</p>`;
+  const id = c.id;
+  if (E.sel.kind === "highway") {
+    const cost = c.cost || [];
+    const players = c.players || [];
+    return `<form id="ce-form" class="ce-form" autocomplete="off">` +
+      field("id", "Id", `<input id="ce-id" name="id" value="${esc(c.id || "")}" spellcheck="false">`, id) +
+      field("miles", "Miles", `<select id="ce-miles" name="miles">${options([1, 2, 3, 4], c.miles, "?")}</select>`, id) +
+      field("scenery", "Sceneries", `<select id="ce-scenery" name="scenery0">${options(SCENERY, (c.scenery || [])[0], "?")}</select>` +
+        `<select name="scenery1" aria-label="second Scenery">${options(SCENERY, (c.scenery || [])[1], "?")}</select>`, id) +
+      field("cost", "Cost", [0, 1, 2].map((i) => `<select name="cost${i}" ${i ? `aria-label="cost ${i + 1}"` : 'id="ce-cost"'}>${options(MATERIALS, cost[i], i < 2 ? "?" : "\u2014")}</select>`).join(""), id) +
+      field("material", "Back Material", `<select id="ce-material" name="material">${options(MATERIALS, c.material, "?")}</select>`, id) +
+      field("persistent", "Persistent (1-Mile cards)", `<select id="ce-persistent" name="persistent">${options(MATERIALS, c.persistent, "\u2014")}</select>`, id) +
+      field("bonus", "2-Mile bonus", `<input id="ce-bonus" name="bonus" value="${esc(effectToText(c.bonus))}" list="ce-bonus-kinds" placeholder="e.g. scenery_points scenery=ocean points=1" spellcheck="false">` +
+        `<datalist id="ce-bonus-kinds">${KINDS_BONUS.map((k) => `<option value="${k} points=1">`).join("")}</datalist>`, id) +
+      field("players", "Player counts", [2, 3, 4].map((p) => `<label class="inl"><input type="checkbox" name="p${p}"${players.includes(p) ? " checked" : ""}> ${p}</label>`).join(""), id) +
+      field("text", "Text", `<input id="ce-text" name="text" value="${esc(c.text || "")}">`, id) +
+      `</form>`;
+  }
+  return `<form id="ce-form" class="ce-form" autocomplete="off">` +
+    field("id", "Id", `<input id="ce-id" name="id" value="${esc(c.id || "")}" spellcheck="false">`, id) +
+    field("name", "Name", `<input id="ce-name" name="name" value="${esc(c.name || "")}">`, id) +
+    field("scenery", "Scenery", `<select id="ce-scenery" name="scenery">${options(SCENERY, c.scenery, "?")}</select>`, id) +
+    field("ability", "Ability", `<input id="ce-ability" name="ability" value="${esc(effectToText(c.ability))}" list="ce-lm-kinds" placeholder="e.g. mile_bonus miles=2" spellcheck="false">` +
+      `<datalist id="ce-lm-kinds">${KINDS_LM.map((k) => `<option value="${k}">`).join("")}</datalist>`, id) +
+    field("text", "Text", `<input id="ce-text" name="text" value="${esc(c.text || "")}">`, id) +
+    `</form>`;
+}
+
+function previewHTML() {
+  const c = current();
+  if (!c) return "";
+  if (E.sel.kind === "highway") {
+    return `<div class="ce-preview">${cardSVG(c.id || "?", {card: drawable(c), marks: true})}</div>`;
+  }
+  const l = {...c, scenery: SCENERY.includes(c.scenery) ? c.scenery : "field",
+    name: c.name || "?", ability: c.ability || {kind: "?"}};
+  return `<div class="ce-preview lm">${landmarkSVG(c.id || "?", l)}</div>`;
+}
+
+function listHTML() {
+  const chip = (kind, c, i) => {
+    const bad = errorsFor(c.id).length;
+    const sel = E.sel && E.sel.kind === kind && E.sel.index === i;
+    return `<button type="button" class="ce-chip${bad ? " bad" : ""}${sel ? " sel" : ""}" data-ce-pick="${kind}:${i}" ` +
+      `aria-pressed="${sel}" title="${bad ? esc(errorsFor(c.id).map((e) => e.field + ": " + e.message).join("; ")) : ""}">${esc(c.id || "(no id)")}</button>`;
+  };
+  return `<h3 class="small">Highway cards (${E.set.highway.length})</h3><div class="ce-chips">` +
+    E.set.highway.map((c, i) => chip("highway", c, i)).join("") + `</div>` +
+    `<h3 class="small">Landmarks (${E.set.landmarks.length})</h3><div class="ce-chips">` +
+    E.set.landmarks.map((c, i) => chip("landmark", c, i)).join("") + `</div>` +
+    `<div class="actionbar"><button type="button" data-ce="add-highway">+ Highway card</button>` +
+    `<button type="button" data-ce="add-landmark">+ Landmark</button>` +
+    `<button type="button" data-ce="delete">Delete this card</button></div>`;
+}
+
+function statusHTML() {
+  const ch = E.check;
+  const problems = [...E.convertErrors, ...(ch ? ch.errors : [])];
+  let head;
+  if (!ch) head = `<span class="muted">Checking\u2026</span>`;
+  else if (!problems.length) {
+    const s = ch.summary;
+    head = `<span class="ok" id="ce-ok">Valid: ${s.highway} Highway cards, ${s.landmarks} Landmarks; decks ` +
+      `${s.decks["2"]} / ${s.decks["3"]} / ${s.decks["4"]} cards for 2 / 3 / 4 players.</span>`;
+  } else head = `<span class="bad">${problems.length} problem${problems.length > 1 ? "s" : ""}:</span>`;
+  const items = problems.slice(0, 12).map((e) => {
+    const where = e.card ? `${e.card}${e.field ? " \u00b7 " + e.field : ""}` : (e.field || "set");
+    const jump = e.card ? ` data-ce-jump="${esc(e.card)}"` : "";
+    return `<li><button type="button" class="linkish"${jump}>${esc(where)}</button>: ${esc(e.message)}${e.row ? ` (CSV row ${e.row})` : ""}</li>`;
+  }).join("");
+  const more = problems.length > 12 ? `<li class="muted">\u2026 and ${problems.length - 12} more</li>` : "";
+  const derived = problems.some((e) => e.card) && problems.some((e) => !e.card)
+    ? `<p class="muted small">A card with a problem is left out of the counts, so the set-level problems may go once the cards are fixed.</p>` : "";
+  const note = ch && ch.name ? `<p class="muted small" id="ce-name-note">${esc(ch.name)}</p>` : "";
+  return `<div id="ce-status" aria-live="polite">${head}<ul class="ce-problems">${items}${more}</ul>${derived}${note}</div>`;
+}
+
+export function render() {
+  const root = E.root;
+  if (!root || !E.set) return;
+  const stored = (E.ctx.cardSets() || []).map((c) => c.name);
+  root.innerHTML = `<div class="panel ce-head">
+    <h2>Card sets</h2>
+    <p class="muted small">Enter your printed cards card by card, or import a spreadsheet (one row per card,
+      <a href="/v1/cardsets/template.csv" download id="ce-template">download the CSV template</a>; the format is in docs/format.md).
+      Every change is checked with the same rules as <code>bigsur cards validate</code>.</p>
+    <div class="row">
+      <label for="ce-start">Start from</label>
+      <select id="ce-start">${options(stored, "default")}</select>
+      <button type="button" data-ce="load">Load</button>
+      <label for="ce-csv">Import CSV</label>
+      <input type="file" id="ce-csv" accept=".csv,text/csv">
+    </div>
+    <div class="row">
+      <label for="ce-setname">Name</label>
+      <input id="ce-setname" value="${esc(E.set.name)}" spellcheck="false" size="18">
+      <label for="ce-desc">Description</label>
+      <input id="ce-desc" value="${esc(E.set.description || "")}" size="40">
+      <label class="inl"><input type="checkbox" id="ce-recon"${E.set.reconstruction ? " checked" : ""}> a reconstruction (not the printed list)</label>
+      <button type="button" class="primary" data-ce="save" id="ce-save">${sameStored() ? "Save a new version" : "Save to the server"}</button>
+    </div>
+    ${statusHTML()}
+  </div>
+  <div class="ce-grid">
+    <div class="panel ce-list">${listHTML()}</div>
+    <div class="panel ce-edit"><div class="ce-edit-grid">${formHTML()}${previewHTML()}</div></div>
+  </div>`;
+  const form = $("ce-form");
+  if (form) {
+    form.addEventListener("input", onForm);
+    form.addEventListener("change", onForm);
+  }
+  $("ce-setname").addEventListener("input", (ev) => {
+    E.set.name = ev.target.value.trim();
+    $("ce-save").textContent = sameStored() ? "Save a new version" : "Save to the server";
+    scheduleCheck();
+  });
+  $("ce-desc").addEventListener("input", (ev) => { E.set.description = ev.target.value; scheduleCheck(); });
+  $("ce-recon").addEventListener("change", (ev) => { E.set.reconstruction = ev.target.checked; scheduleCheck(); });
+  $("ce-csv").addEventListener("change", importCSV);
+}
+
+/* Re-render keeping the focus (the form is rebuilt after each check). */
+function rerender() {
+  const a = document.activeElement;
+  const name = a && a.name, id = a && a.id;
+  const start = a && "selectionStart" in a ? a.selectionStart : null;
+  render();
+  let el = id ? document.getElementById(id) : null;
+  if (!el && name) el = document.querySelector(`#ce-form [name="${CSS.escape(name)}"]`);
+  if (el) {
+    el.focus();
+    if (start !== null && el.setSelectionRange && el.type === "text") {
+      try { el.setSelectionRange(start, start); } catch (e) { /* not a text field */ }
+    }
+  }
+}
+
+function onForm(ev) {
+  const c = current();
+  if (!c) return;
+  const f = ev.currentTarget.elements;
+  const oldId = c.id;
+  c.id = f.id.value.trim();
+  c.text = f.text.value;
+  if (!c.text) delete c.text;
+  if (E.sel.kind === "highway") {
+    c.miles = f.miles.value ? Number(f.miles.value) : null;
+    c.scenery = [f.scenery0.value, f.scenery1.value].filter(Boolean);
+    c.cost = [f.cost0.value, f.cost1.value, f.cost2.value].filter(Boolean);
+    c.material = f.material.value;
+    if (f.persistent.value) c.persistent = f.persistent.value; else delete c.persistent;
+    const bonus = effectFromText(f.bonus.value);
+    if (bonus) c.bonus = bonus; else delete c.bonus;
+    c.players = [2, 3, 4].filter((p) => f["p" + p].checked);
+  } else {
+    c.name = f.name.value;
+    c.scenery = f.scenery.value;
+    c.ability = effectFromText(f.ability.value);
+  }
+  // a CSV conversion problem of this card is settled once the card is edited (what is
+  // still wrong comes back from the server's check, naming the field)
+  E.convertErrors = E.convertErrors.filter((e) => e.card !== oldId);
+  const prev = document.querySelector(".ce-preview");
+  if (prev) prev.outerHTML = previewHTML();
+  scheduleCheck();
+}
+
+function scheduleCheck(delay = 250) {
+  clearTimeout(E.timer);
+  E.timer = setTimeout(runCheck, delay);
+}
+
+async function runCheck() {
+  const seq = ++E.seq;
+  try {
+    const res = await E.ctx.api("POST", "/v1/cardsets/check", E.set);
+    if (seq !== E.seq) return;
+    E.check = res;
+  } catch (e) {
+    if (seq !== E.seq) return;
+    E.check = {ok: false, errors: [{card: null, field: e.field, message: e.message}], summary: null};
+  }
+  if (E.root && !E.root.closest(".view").hidden) rerender();
+  document.body.dataset.ceChecked = String(seq);
+}
+
+async function importCSV(ev) {
+  const file = ev.target.files && ev.target.files[0];
+  if (!file) return;
+  const text = await file.text();
+  const name = E.set.name || file.name.replace(/\.csv$/i, "");
+  try {
+    const r = await fetch("/v1/cardsets/convert?name=" + encodeURIComponent(name), {
+      method: "POST", headers: {"Content-Type": "text/csv"}, body: text});
+    const data = await r.json();
+    if (!r.ok) throw new E.ctx.ApiError(r.status, data.field, data.message || "refused", data);
+    E.set = {...data.cards, description: E.set.description, reconstruction: E.set.reconstruction};
+    E.convertErrors = data.errors;
+    E.sel = {kind: "highway", index: 0};
+    const first = data.errors.find((x) => x.card);
+    if (first) jumpTo(first.card, false);
+    E.check = null;
+    render();
+    scheduleCheck(0);
+  } catch (e) { E.ctx.showError(e); }
+}
+
+function jumpTo(id, draw = true) {
+  let i = E.set.highway.findIndex((c) => c.id === id);
+  if (i >= 0) E.sel = {kind: "highway", index: i};
+  else {
+    i = E.set.landmarks.findIndex((c) => c.id === id);
+    if (i >= 0) E.sel = {kind: "landmark", index: i};
+  }
+  if (draw) {
+    render();
+    const errs = errorsFor(id);
+    const el = errs.length && document.querySelector(`#ce-form [data-field="${CSS.escape(errs[0].field || "")}"] select, #ce-form [data-field="${CSS.escape(errs[0].field || "")}"] input`);
+    (el || $("ce-id") || document.body).focus();
+  }
+}
+
+const sameStored = () => !!E.storedName && E.storedName.toLowerCase() === (E.set.name || "").toLowerCase();
+
+async function save() {
+  E.ctx.clearError();
+  try {
+    const path = sameStored()
+      ? `/v1/cardsets/${encodeURIComponent(E.storedName)}/versions` : "/v1/cardsets";
+    const res = await E.ctx.api("POST", path, E.set);
+    E.storedName = res.name;
+    await E.ctx.refreshCardSets();
+    render();
+    $("ce-status").insertAdjacentHTML("beforeend", `<p class="ok" id="ce-saved">Saved on the server: ` +
+      `<b>${esc(res.label)}</b> (fingerprint <code>${esc(res.fingerprint)}</code>). ` +
+      `It is now offered wherever a card set is chosen.</p>`);
+  } catch (e) {
+    if (e.body && e.body.errors) { E.check = {ok: false, errors: e.body.errors, summary: null}; render(); }
+    E.ctx.showError(e);
+  }
+}
+
+/* Clicks inside the editor (main.js forwards them); true when handled. */
+export function onClick(el) {
+  const ds = el.dataset;
+  if (ds.cePick) {
+    const [kind, i] = ds.cePick.split(":");
+    E.sel = {kind, index: Number(i)};
+    render();
+    const again = document.querySelector(`[data-ce-pick="${CSS.escape(ds.cePick)}"]`);
+    if (again) again.focus();
+    return true;
+  }
+  if (ds.ceJump) { jumpTo(ds.ceJump); return true; }
+  if (!ds.ce) return false;
+  if (ds.ce === "load") {
+    startFrom($("ce-start").value).then(render).catch(E.ctx.showError);
+  } else if (ds.ce === "add-highway") {
+    E.set.highway.push({id: "H" + (E.set.highway.length + 1), miles: 3, scenery: ["ocean", "forest"],
+      cost: ["stone", "water"], material: "timber", players: [2, 3, 4]});
+    E.sel = {kind: "highway", index: E.set.highway.length - 1};
+    render(); scheduleCheck();
+  } else if (ds.ce === "add-landmark") {
+    E.set.landmarks.push({id: "L" + (E.set.landmarks.length + 1), name: "New Landmark",
+      scenery: "ocean", ability: {kind: "mile_bonus", miles: 1}});
+    E.sel = {kind: "landmark", index: E.set.landmarks.length - 1};
+    render(); scheduleCheck();
+  } else if (ds.ce === "delete" && current()) {
+    const list = E.sel.kind === "highway" ? E.set.highway : E.set.landmarks;
+    list.splice(E.sel.index, 1);
+    E.sel.index = Math.max(0, Math.min(E.sel.index, list.length - 1));
+    render(); scheduleCheck();
+  } else if (ds.ce === "save") save();
+  return true;
+}

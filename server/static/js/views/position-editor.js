@@ -1,0 +1,644 @@
+/* The position editor: set up the position on a real table and ask the engine about it.
+ *
+ * It edits a *view* (bigsur-view/1) of the seat asking: what that seat sees (its own
+ * hand and discard pile, every Highway and Landmark, the Depot and the Landmark row,
+ * other seats' discard Materials and the cards they are known to hold). Hidden cards
+ * stay hidden: the deck and other hands are counts, derived from the turn. Everything
+ * the rules forbid is flagged as it is entered (``problems``); the server checks the
+ * rest when asked for a hint, a score or a payment.
+ *
+ * ctx (from main.js): {api, showError, clearError, cardSets(), loadCards(name)}.
+ */
+
+import {MATERIALS, matIcon} from "../words.js";
+import {SC_COLOR, esc, cardSVG, highwaySVG, landmarkSVG} from "../svg.js";
+
+const HAND = 2, DEPOT = 5;
+const P = {ctx: null, root: null, cards: null, pos: null, target: "hand", pending: null,
+  score: null, scoreErr: null, result: "", seq: 0, timer: null};
+const $ = (id) => document.getElementById(id);
+
+/* ------------------------------------------------------------------ pure functions */
+
+export function emptyPosition(cardsName, players, me = 0) {
+  return {cards: cardsName, players, me, first: 0, turn: 0, phase: "take", picks: 0,
+    depot: [], row: [], hand: [], discard: [],
+    seats: Array.from({length: players}, () => ({highway: [], landmarks: [], known: [],
+      knownDiscard: [], materials: []})),
+    perTurn: {recycle: false, persistent: [], resources: {}}};
+}
+
+export const seatTurns = (p, i) => {
+  let n = 0;
+  for (let k = 0; k < p.turn; k++) if ((p.first + k) % p.players === i) n += 1;
+  return n;
+};
+export const toAct = (p) => (p.first + p.turn) % p.players;
+
+/* Cards each seat holds in all (hand + Highway + discard): 2 + 2 per turn, + this turn's picks. */
+function held(p, i) {
+  return HAND + 2 * seatTurns(p, i) + (i === toAct(p) ? p.picks : 0);
+}
+
+export function handCount(p, i) {
+  if (i === p.me) return p.hand.length;
+  const s = p.seats[i];
+  return held(p, i) - s.highway.length - s.materials.length;
+}
+
+/* The deck as the rules leave it: every card of the player-count deck not held, not in
+ * the Depot. */
+export function deckCount(p, deckSize) {
+  let used = p.depot.length;
+  for (let i = 0; i < p.players; i++) used += held(p, i);
+  return deckSize - used;
+}
+
+/* The view (bigsur-view/1) of seat ``me``: never a hidden card. */
+export function toView(p, deckSize, landmarkTotal) {
+  const claimed = p.seats.reduce((n, s) => n + s.landmarks.length, 0);
+  return {
+    format: "bigsur-view/1", cards: p.cards, view_of: p.me, current: toAct(p),
+    first_player: p.first, phase: p.phase, picks: p.phase === "build" ? 2 : p.picks,
+    turn: p.turn, deck: {count: Math.max(0, deckCount(p, deckSize))}, depot: p.depot.slice(),
+    landmark_deck: {count: Math.max(0, landmarkTotal - p.row.length - claimed)},
+    landmark_row: p.row.slice(),
+    per_turn: p.phase === "build" ? {recycle_used: p.perTurn.recycle,
+      persistent_used: Object.fromEntries(p.perTurn.persistent.map((c) => [c, 1])),
+      resources_used: Object.fromEntries(Object.entries(p.perTurn.resources).filter(([, v]) => v > 0))}
+      : {recycle_used: false, persistent_used: {}, resources_used: {}},
+    seats: p.seats.map((s, i) => i === p.me ? {
+      hand: p.hand.slice(), highway: s.highway.slice(), discard: p.discard.slice(),
+      landmarks: s.landmarks.map((l) => ({...l})),
+      known_hand: (p.myKnown || []).filter((c) => p.hand.includes(c)), known_discard: [],
+      turns: seatTurns(p, i),
+    } : {
+      hand: {count: Math.max(0, handCount(p, i)), known: s.known.slice()},
+      highway: s.highway.slice(),
+      discard: {materials: s.materials.slice(), known: s.knownDiscard.slice()},
+      landmarks: s.landmarks.map((l) => ({...l})), turns: seatTurns(p, i),
+    }),
+  };
+}
+
+/* Back from a view (or from a full position, reduced to ``seat``'s view). */
+export function fromView(v, matOf) {
+  const n = v.seats.length;
+  const me = v.view_of;
+  const p = emptyPosition(typeof v.cards === "string" ? v.cards : (v.cards && v.cards.name) || "default", n, me);
+  p.first = v.first_player || 0;
+  p.turn = v.turn || 0;
+  p.phase = v.phase === "build" ? "build" : "take";
+  p.picks = p.phase === "build" ? 2 : (v.picks || 0);
+  p.depot = v.depot.slice();
+  p.row = v.landmark_row.filter(Boolean);
+  v.seats.forEach((s, i) => {
+    const t = p.seats[i];
+    t.highway = s.highway.slice();
+    t.landmarks = (s.landmarks || []).map((l) => ({landmark: l.landmark, card: l.card}));
+    if (i === me) {
+      p.hand = Array.isArray(s.hand) ? s.hand.slice() : [];
+      p.myKnown = (s.known_hand || []).slice(); // what the others know of my hand
+      p.discard = Array.isArray(s.discard) ? s.discard.slice() : [];
+    } else if (Array.isArray(s.hand)) { // a full position: reduce to what ``me`` sees
+      t.known = (s.known_hand || []).slice();
+      t.materials = s.discard.map(matOf);
+      t.knownDiscard = (s.known_discard || []).slice();
+    } else {
+      t.known = (s.hand.known || []).slice();
+      t.materials = (s.discard.materials || []).slice();
+      t.knownDiscard = (s.discard.known || []).slice();
+    }
+  });
+  const pt = v.per_turn || {};
+  p.perTurn = {recycle: !!pt.recycle_used, persistent: Object.keys(pt.persistent_used || {}),
+    resources: {...(pt.resources_used || {})}};
+  return p;
+}
+
+/* A full position (bigsur-position/1) as ``seat`` saw it: the view the editor opens. */
+export function viewOfState(st, seat, matOf) {
+  const p = fromView({...st, view_of: seat}, matOf);
+  return p;
+}
+
+export function encode(p) {
+  const bytes = new TextEncoder().encode(JSON.stringify(p));
+  let bin = "";
+  bytes.forEach((b) => { bin += String.fromCharCode(b); });
+  return btoa(bin).replace(/\+/g, "-").replace(/\//g, "_").replace(/=+$/, "");
+}
+export function decode(text) {
+  const b64 = text.replace(/-/g, "+").replace(/_/g, "/");
+  const bin = atob(b64 + "===".slice((b64.length + 3) % 4));
+  return JSON.parse(new TextDecoder().decode(Uint8Array.from(bin, (c) => c.charCodeAt(0))));
+}
+
+/* Every placement of a card: [{id, where}]. */
+function placements(p) {
+  const out = [];
+  const add = (ids, where) => ids.forEach((id) => out.push({id, where}));
+  add(p.depot, "the Depot");
+  add(p.hand, "your hand");
+  add(p.discard, "your discard pile");
+  p.seats.forEach((s, i) => {
+    add(s.highway, `${poss(p, i)} Highway`);
+    add(s.known, `${poss(p, i)} hand (known)`);
+    add(s.knownDiscard, `${poss(p, i)} discard pile`);
+  });
+  return out;
+}
+
+const poss = (p, i) => (i === p.me ? "your" : `Player ${i + 1}'s`);
+
+/* What the rules forbid, as entered. cards: {highway, landmarks} of the set; stretches:
+ * per seat [{scenery, cards}] from the server's score (null when not known yet). */
+export function problems(p, cards, stretches) {
+  const out = [];
+  const deck = Object.values(cards.highway).filter((c) => c.players.includes(p.players));
+  const inDeck = new Set(deck.map((c) => c.id));
+  const seen = new Map();
+  for (const {id, where} of placements(p)) {
+    if (!cards.highway[id]) out.push(`${id} (${where}) is not a Highway card of this set`);
+    else if (!inDeck.has(id)) out.push(`${id} (${where}) is not in the ${p.players}-player deck`);
+    if (seen.has(id)) out.push(`${id} is placed twice: ${seen.get(id)} and ${where}`);
+    else seen.set(id, where);
+  }
+  const lmSeen = new Map();
+  const lmPlaces = [...p.row.map((l) => [l, "the Landmark row"]),
+    ...p.seats.flatMap((s, i) => s.landmarks.map((l) => [l.landmark, `${poss(p, i)} Highway`]))];
+  for (const [l, where] of lmPlaces) {
+    if (!cards.landmarks[l]) out.push(`${l} (${where}) is not a Landmark of this set`);
+    if (lmSeen.has(l)) out.push(`Landmark ${l} is placed twice: ${lmSeen.get(l)} and ${where}`);
+    else lmSeen.set(l, where);
+  }
+  if (p.row.length > 5) out.push(`the Landmark row shows ${p.row.length} Landmarks; it has 5 places`);
+  const size = deck.length;
+  const turnsEach = (size - HAND * p.players - DEPOT) / (2 * p.players);
+  if (p.turn > turnsEach * p.players) {
+    out.push(`turn ${p.turn}: a ${p.players}-player game has ${turnsEach * p.players} turns`);
+  }
+  p.seats.forEach((s, i) => {
+    const t = seatTurns(p, i);
+    const who = i === p.me ? "You" : `Player ${i + 1}`;
+    if (s.landmarks.length > t) {
+      out.push(`${who} ${i === p.me ? "have" : "has"} ${s.landmarks.length} Landmarks after ${t} turn${t === 1 ? "" : "s"} (at most one claim a turn)`);
+    }
+    const perCard = new Set();
+    for (const l of s.landmarks) {
+      if (!s.highway.includes(l.card)) {
+        out.push(`Landmark ${l.landmark} sits above ${l.card}, which is not in ${poss(p, i)} Highway`);
+        continue;
+      }
+      if (perCard.has(l.card)) out.push(`${l.card} carries two Landmarks (one a card)`);
+      perCard.add(l.card);
+      const lm = cards.landmarks[l.landmark];
+      const st = stretches && stretches[i];
+      if (lm && st && !st.some((x) => x.scenery === lm.scenery && x.cards.includes(l.card))) {
+        out.push(`Landmark ${l.landmark} (${lm.scenery}) sits above ${l.card}, which is in no qualifying ${lm.scenery} Stretch of ${poss(p, i)} Highway`);
+      }
+    }
+    if (i === p.me) {
+      const have = p.hand.length + s.highway.length + p.discard.length;
+      if (have !== held(p, i)) {
+        out.push(`your hand, Highway and discard pile hold ${have} cards; after ${t} turn${t === 1 ? "" : "s"}` +
+          `${i === toAct(p) && p.picks ? ` and ${p.picks} pick${p.picks > 1 ? "s" : ""}` : ""} you hold ${held(p, i)}`);
+      }
+    } else {
+      const h = handCount(p, i);
+      if (h < s.known.length) {
+        out.push(`Player ${i + 1}: Highway (${s.highway.length}) and discard pile (${s.materials.length}) leave ` +
+          `${Math.max(0, h)} hand cards of the ${held(p, i)} held after ${t} turns, but ${s.known.length} are known`);
+      }
+      if (s.knownDiscard.length > s.materials.length) {
+        out.push(`Player ${i + 1}: ${s.knownDiscard.length} known discard fronts on a pile of ${s.materials.length}`);
+      }
+    }
+  });
+  const dc = deckCount(p, size);
+  if (dc < 0) out.push(`the cards placed exceed the ${size}-card deck by ${-dc}`);
+  const depotMin = Math.max(0, DEPOT - (p.phase === "build" ? 2 : p.picks));
+  if (dc > 0 && (p.depot.length < depotMin || p.depot.length > DEPOT)) {
+    out.push(`the Depot holds ${p.depot.length} cards; it holds ${depotMin === DEPOT ? DEPOT : depotMin + " to " + DEPOT} at this step`);
+  }
+  return out;
+}
+
+/* ------------------------------------------------------------------ the page */
+
+function deckSize() {
+  return Object.values(P.cards.highway).filter((c) => c.players.includes(P.pos.players)).length;
+}
+function view() { return toView(P.pos, deckSize(), Object.keys(P.cards.landmarks).length); }
+
+export async function open(ctx, root, initial) {
+  P.ctx = ctx;
+  P.root = root;
+  if (initial) P.pos = initial;
+  if (!P.pos) P.pos = emptyPosition("default", 3, 0);
+  P.cards = await ctx.loadCards(P.pos.cards);
+  P.result = "";
+  render();
+  refresh();
+}
+
+function targets() {
+  const p = P.pos;
+  const out = [["hand", "your hand"], ["depot", "the Depot"], ["discard", "your discard pile"],
+    ["row", "the Landmark row"]];
+  p.seats.forEach((_, i) => {
+    const who = i === p.me ? "your" : `Player ${i + 1}'s`;
+    out.push([`hw:${i}:R`, `${who} Highway (right end)`], [`hw:${i}:L`, `${who} Highway (left end)`],
+      [`lm:${i}`, `${who} Landmarks (then a card)`]);
+    if (i !== p.me) out.push([`known:${i}`, `Player ${i + 1}'s known hand cards`],
+      [`kd:${i}`, `Player ${i + 1}'s known discard fronts`]);
+  });
+  return out;
+}
+
+function placed() {
+  return new Set(placements(P.pos).map((x) => x.id));
+}
+
+function chip(id, attrs) {
+  const c = P.cards.highway[id];
+  if (!c) return `<button type="button" class="pe-chip bad" ${attrs}>${esc(id)}</button>`;
+  const [a, b] = c.scenery;
+  return `<button type="button" class="pe-chip" ${attrs} data-zoom="${esc(id)}" title="${esc(id)}: ${c.miles} mi, ${esc(a)}/${esc(b)}, back ${esc(c.material)}">` +
+    `<span class="sw" style="background:${SC_COLOR[a]}"></span><span class="sw" style="background:${SC_COLOR[b]}"></span>` +
+    `${esc(id)}<small>${c.miles}</small></button>`;
+}
+
+function zoneCards(ids, zone) {
+  if (!ids.length) return `<span class="muted small">empty</span>`;
+  return ids.map((id) => `<button type="button" class="cardbtn pe-card" data-pe-remove="${esc(zone)}" data-card="${esc(id)}" aria-label="${esc(id)} (click to remove)">${cardSVG(id, {compact: true})}</button>`).join("");
+}
+
+function stretchesOf(i) {
+  const s = P.score && P.score.scores[i];
+  if (!s) return [];
+  return s.details.filter((d) => d.category === "stretches").map((d) => ({
+    scenery: d.what.split(" ")[0].toLowerCase(), cards: d.cards || [], points: d.points}));
+}
+
+function seatHTML(i) {
+  const p = P.pos, s = p.seats[i];
+  const mine = i === p.me;
+  const who = mine ? "You" : `Player ${i + 1}`;
+  const acting = toAct(p) === i ? ` <span class="lab acting">to act</span>` : "";
+  let h = `<div class="panel pe-seat${mine ? " mine" : ""}" data-seat="${i}"><h3 class="small">${who}${acting} ` +
+    `<span class="muted">\u00b7 ${seatTurns(p, i)} turn${seatTurns(p, i) === 1 ? "" : "s"} done \u00b7 hand ${Math.max(0, handCount(p, i))}` +
+    `${mine ? "" : " (from the counts)"}</span></h3>`;
+  h += `<div class="pe-hw" data-pe-zone="hw:${i}:R">${highwaySVG(s.highway, s.landmarks, stretchesOf(i), 0.55, null)}</div>`;
+  h += `<div class="pe-line"><span class="muted small">Highway, left to right:</span> ` +
+    (s.highway.map((id) => chip(id, `data-pe-hwcard="${i}:${esc(id)}"`)).join("") || `<span class="muted small">empty</span>`) + `</div>`;
+  h += `<div class="pe-line"><span class="muted small">Landmarks:</span> ` +
+    (s.landmarks.map((l) => `<button type="button" class="pe-chip lmchip" data-pe-unclaim="${i}:${esc(l.landmark)}" title="remove">${esc(l.landmark)} above ${esc(l.card)} \u00d7</button>`).join("") || `<span class="muted small">none</span>`) + `</div>`;
+  if (mine) {
+    h += `<div class="pe-line"><span class="muted small">Your hand (${p.hand.length}):</span></div><div class="cardrow pe-zone" id="pe-hand">${zoneCards(p.hand, "hand")}</div>`;
+    h += `<div class="pe-line"><span class="muted small">Discard pile, bottom to top:</span> ` +
+      (p.discard.map((id) => chip(id, `data-pe-remove="discard" data-card="${esc(id)}"`)).join("") || `<span class="muted small">empty</span>`) + `</div>`;
+  } else {
+    h += `<div class="pe-line"><span class="muted small">Known hand cards:</span> ` +
+      (s.known.map((id) => chip(id, `data-pe-remove="known:${i}" data-card="${esc(id)}"`)).join("") || `<span class="muted small">none</span>`) + `</div>`;
+    h += `<div class="pe-line"><span class="muted small">Discard Materials, bottom to top:</span> ` +
+      s.materials.map((m, k) => `<button type="button" class="pe-chip" data-pe-unmat="${i}:${k}" title="remove">${matIcon(m, true)}</button>`).join("") +
+      ` <span class="pe-matadd">${MATERIALS.map((m) => `<button type="button" class="pe-mini" data-pe-mat="${i}:${m}" aria-label="add ${m} to Player ${i + 1}'s discard pile">+${matIcon(m, true)}</button>`).join("")}</span></div>`;
+    h += `<div class="pe-line"><span class="muted small">Known discard fronts:</span> ` +
+      (s.knownDiscard.map((id) => chip(id, `data-pe-remove="kd:${i}" data-card="${esc(id)}"`)).join("") || `<span class="muted small">none</span>`) + `</div>`;
+  }
+  return h + `</div>`;
+}
+
+function perTurnHTML() {
+  const p = P.pos;
+  if (p.phase !== "build" || toAct(p) !== p.me) return "";
+  const ones = p.seats[p.me].highway.filter((id) => P.cards.highway[id] && P.cards.highway[id].miles === 1);
+  const res = ["persistent_extra_use", "borrow_highway", "borrow_discard"];
+  return `<fieldset class="pe-perturn"><legend>Used this turn</legend>` +
+    `<label class="inl"><input type="checkbox" id="pe-recycle"${p.perTurn.recycle ? " checked" : ""}> Recycling</label> ` +
+    ones.map((id) => `<label class="inl"><input type="checkbox" data-pe-per="${esc(id)}"${p.perTurn.persistent.includes(id) ? " checked" : ""}> Persistent of ${esc(id)}</label>`).join(" ") +
+    res.map((r) => ` <label class="inl">${r.replace(/_/g, " ")} <input type="number" min="0" max="9" class="num" data-pe-res="${r}" value="${p.perTurn.resources[r] || 0}"></label>`).join("") +
+    `</fieldset>`;
+}
+
+const KEEP = ["pe-ids", "pe-builds", "pe-jsonbox", "pe-budget"];
+
+export function render() {
+  const p = P.pos;
+  if (!P.root || !p) return;
+  // typed text and the focus survive a re-render (the server's check re-renders)
+  const kept = Object.fromEntries(KEEP.map((id) => [id, $(id) ? $(id).value : null]));
+  const focused = document.activeElement && P.root.contains(document.activeElement)
+    ? document.activeElement.id : null;
+  const used = placed();
+  const deck = Object.values(P.cards.highway).filter((c) => c.players.includes(p.players)).map((c) => c.id);
+  const lmUsed = new Set([...p.row, ...p.seats.flatMap((s) => s.landmarks.map((l) => l.landmark))]);
+  const sets = P.ctx.cardSets() || [];
+  const v = view();
+  const probs = problems(p, P.cards, P.score ? P.score.scores.map((_, i) => stretchesOf(i)) : null);
+  const serverProblem = P.scoreErr ? `<li>${esc(P.scoreErr)}</li>` : "";
+  const opt = (vals, cur) => vals.map(([val, label]) => `<option value="${esc(val)}"${String(val) === String(cur) ? " selected" : ""}>${esc(label)}</option>`).join("");
+  const step = p.phase === "build" ? "build" : `take${p.picks}`;
+  P.root.innerHTML = `<div class="panel pe-head">
+    <h2>Position editor</h2>
+    <p class="muted small">Set up the table in front of you, as the seat asking sees it: hidden cards stay
+      hidden (the deck and other hands are counts). Choose where cards go, then click cards below or type their ids.</p>
+    <div class="row">
+      <label for="pe-cards">Cards</label><select id="pe-cards">${opt(sets.map((c) => [c.name, c.label]), p.cards)}</select>
+      <label for="pe-players">Players</label><select id="pe-players">${opt([[2, 2], [3, 3], [4, 4]], p.players)}</select>
+      <label for="pe-me">I am</label><select id="pe-me">${opt(p.seats.map((_, i) => [i, `Player ${i + 1}`]), p.me)}</select>
+      <label for="pe-first">First player</label><select id="pe-first">${opt(p.seats.map((_, i) => [i, `Player ${i + 1}`]), p.first)}</select>
+      <label for="pe-turn">Turns done</label><input id="pe-turn" type="number" min="0" max="99" class="num" value="${p.turn}">
+      <label for="pe-step">Step</label><select id="pe-step">${opt([["take0", "take (no card taken yet)"], ["take1", "take (1 card taken)"], ["build", "build / claim"]], step)}</select>
+      <button type="button" data-pe="clear">Clear</button>
+    </div>
+    <p class="small" id="pe-summary">Player ${toAct(p) + 1} to act${toAct(p) === p.me ? " (you)" : ""} \u00b7 deck ${v.deck.count} cards \u00b7 Landmark deck ${v.landmark_deck.count}</p>
+    ${perTurnHTML()}
+    <div class="pe-problems" id="pe-problems" aria-live="polite">${probs.length || serverProblem
+      ? `<b class="bad">Not allowed as entered:</b><ul>${probs.map((x) => `<li>${esc(x)}</li>`).join("")}${serverProblem}</ul>`
+      : `<span class="ok">No problem found.</span>`}</div>
+  </div>
+  <div class="pe-grid">
+  <div>
+    <div class="panel pe-place">
+      <div class="row">
+        <label for="pe-target">Place into</label>
+        <select id="pe-target">${opt(targets(), P.target)}</select>
+        <label for="pe-ids">ids</label>
+        <input id="pe-ids" placeholder="H12 H40, or L03:H12" spellcheck="false" size="22">
+        <button type="button" data-pe="type">Place</button>
+        ${P.pending ? `<span class="lab acting" id="pe-pending">${esc(P.pending.landmark)}: click a card of the Highway it sits above</span>` : ""}
+      </div>
+      <h3 class="small">Highway cards not placed (${deck.filter((id) => !used.has(id)).length})</h3>
+      <div class="pe-palette">${deck.filter((id) => !used.has(id)).map((id) => chip(id, `data-pe-place="${esc(id)}"`)).join("")}</div>
+      <h3 class="small">Landmarks not placed</h3>
+      <div class="pe-palette">${Object.keys(P.cards.landmarks).filter((l) => !lmUsed.has(l)).map((l) =>
+        `<button type="button" class="pe-chip lmchip" data-pe-lm="${esc(l)}" style="border-left:6px solid ${SC_COLOR[P.cards.landmarks[l].scenery]}" title="${esc(P.cards.landmarks[l].name)}">${esc(l)}</button>`).join("")}</div>
+    </div>
+    <div class="panel"><h3 class="small" data-pe-zone="depot">Depot</h3><div class="cardrow pe-zone">${zoneCards(p.depot, "depot")}</div>
+      <h3 class="small">Landmark row</h3><div class="pe-row">${p.row.map((l) => `<button type="button" class="cardbtn lm" data-pe-remove="row" data-card="${esc(l)}" aria-label="${esc(l)} (click to remove)">${landmarkSVG(l)}</button>`).join("") || `<span class="muted small">empty</span>`}</div></div>
+    ${p.seats.map((_, i) => seatHTML(i)).join("")}
+  </div>
+  <aside class="panel pe-ask">
+    <h3 class="small">Ask</h3>
+    <div class="row">
+      <select id="pe-budget" aria-label="hint search"><option value="iterations:100">100 iterations</option><option value="ms:1000" selected>1 s</option><option value="ms:3000">3 s</option></select>
+      <button type="button" class="primary" data-pe="hint" id="pe-hint">Hint</button>
+      <button type="button" data-pe="score" id="pe-score">Score</button>
+    </div>
+    <div class="row"><input id="pe-builds" placeholder="H12:L H40:R" spellcheck="false" size="14" aria-label="cards to build">
+      <button type="button" data-pe="pay" id="pe-pay">Pay</button></div>
+    <div class="row"><button type="button" data-pe="link" id="pe-link">Copy link</button>
+      <button type="button" data-pe="json" id="pe-json">Copy JSON</button>
+      <button type="button" data-pe="load" id="pe-loadjson">Load JSON</button></div>
+    <textarea id="pe-jsonbox" rows="3" placeholder="paste a bigsur-view/1 or bigsur-position/1 here, then Load JSON" spellcheck="false"></textarea>
+    <p class="muted small">Continuing as a game against the AI from an edited position is not offered yet (the server starts games only from a deal).</p>
+    <div id="pe-result" aria-live="polite">${P.result}</div>
+  </aside>
+  </div>`;
+  for (const [id, value] of Object.entries(kept)) if (value !== null && $(id)) $(id).value = value;
+  if (focused && $(focused)) $(focused).focus();
+  bind();
+}
+
+function bind() {
+  const p = P.pos;
+  $("pe-cards").addEventListener("change", async (ev) => {
+    P.cards = await P.ctx.loadCards(ev.target.value);
+    P.pos = emptyPosition(ev.target.value, p.players, 0);
+    changed();
+  });
+  $("pe-players").addEventListener("change", (ev) => {
+    const n = Number(ev.target.value);
+    P.pos = emptyPosition(p.cards, n, Math.min(p.me, n - 1));
+    changed();
+  });
+  $("pe-me").addEventListener("change", (ev) => { p.me = Number(ev.target.value); changed(); });
+  $("pe-first").addEventListener("change", (ev) => { p.first = Number(ev.target.value); changed(); });
+  $("pe-turn").addEventListener("change", (ev) => { p.turn = Math.max(0, Number(ev.target.value) || 0); changed(); });
+  $("pe-step").addEventListener("change", (ev) => {
+    const v = ev.target.value;
+    p.phase = v === "build" ? "build" : "take";
+    p.picks = v === "build" ? 2 : Number(v.slice(4));
+    changed();
+  });
+  $("pe-target").addEventListener("change", (ev) => { P.target = ev.target.value; P.pending = null; });
+  $("pe-ids").addEventListener("keydown", (ev) => { if (ev.key === "Enter") { ev.preventDefault(); placeTyped(); } });
+  const rec = $("pe-recycle");
+  if (rec) rec.addEventListener("change", (ev) => { p.perTurn.recycle = ev.target.checked; changed(); });
+  P.root.querySelectorAll("[data-pe-per]").forEach((el) => el.addEventListener("change", () => {
+    const id = el.dataset.pePer;
+    p.perTurn.persistent = p.perTurn.persistent.filter((x) => x !== id);
+    if (el.checked) p.perTurn.persistent.push(id);
+    changed();
+  }));
+  P.root.querySelectorAll("[data-pe-res]").forEach((el) => el.addEventListener("change", () => {
+    p.perTurn.resources[el.dataset.peRes] = Math.max(0, Number(el.value) || 0);
+    changed();
+  }));
+}
+
+/* Place one card id into the chosen target; a message when it cannot go there. */
+function place(id) {
+  const p = P.pos;
+  const t = P.target;
+  if (id.includes(":")) { // L03:H12
+    const [l, card] = id.split(":");
+    const seat = p.seats.findIndex((s) => s.highway.includes(card));
+    if (seat < 0) return `${card} is in no Highway`;
+    p.seats[seat].landmarks.push({landmark: l, card});
+    return null;
+  }
+  const isLm = !!P.cards.landmarks[id];
+  if (isLm) {
+    if (t === "row") { p.row.push(id); return null; }
+    if (t.startsWith("lm:")) { P.pending = {landmark: id, seat: Number(t.slice(3))}; return null; }
+    return `${id} is a Landmark: place it into the Landmark row or a seat's Landmarks`;
+  }
+  if (!P.cards.highway[id]) return `${id} is not a card of this set`;
+  if (placed().has(id)) return `${id} is already placed`;
+  if (t === "hand") p.hand.push(id);
+  else if (t === "depot") p.depot.push(id);
+  else if (t === "discard") p.discard.push(id);
+  else if (t.startsWith("hw:")) {
+    const [, i, side] = t.split(":");
+    if (side === "L") p.seats[Number(i)].highway.unshift(id); else p.seats[Number(i)].highway.push(id);
+  } else if (t.startsWith("known:")) p.seats[Number(t.slice(6))].known.push(id);
+  else if (t.startsWith("kd:")) p.seats[Number(t.slice(3))].knownDiscard.push(id);
+  else return `choose where ${id} goes`;
+  return null;
+}
+
+function placeTyped() {
+  const box = $("pe-ids");
+  const ids = box.value.split(/[\s,]+/).filter(Boolean);
+  const errs = ids.map(place).filter(Boolean);
+  box.value = "";
+  changed();
+  if (errs.length) P.ctx.showError(errs.join("; "));
+  const again = $("pe-ids");
+  if (again) again.focus();
+}
+
+function changed() {
+  render();
+  clearTimeout(P.timer);
+  P.timer = setTimeout(refresh, 200);
+}
+
+/* Ask the server for the score of the view as entered: it checks the view (naming the
+ * field) and gives the Stretches the Landmark checks need. */
+async function refresh() {
+  const seq = ++P.seq;
+  const v = view();
+  history.replaceState(null, "", "#position=" + encode(P.pos));
+  try {
+    const res = await P.ctx.api("POST", "/v1/score", {position: v});
+    if (seq !== P.seq) return;
+    P.score = res;
+    P.scoreErr = null;
+  } catch (e) {
+    if (seq !== P.seq) return;
+    P.scoreErr = e.message;
+  }
+  render();
+  document.body.dataset.peChecked = String(seq);
+}
+
+function pct(x) { return (100 * x).toFixed(1) + "%"; }
+
+async function ask(kind) {
+  P.ctx.clearError();
+  const v = view();
+  const btn = $("pe-" + kind);
+  if (btn) btn.setAttribute("aria-busy", "true");
+  try {
+    if (kind === "hint") {
+      const [unit, n] = $("pe-budget").value.split(":");
+      const res = await P.ctx.api("POST", "/v1/hint", {position: v, budget: {[unit]: Number(n)}, seed: 1});
+      P.result = `<h3 class="small">Hint: best moves for you</h3><ol class="pe-moves" id="pe-moves">` +
+        res.moves.slice(0, 6).map((m) => `<li><b>${esc(m.label || m.actions.join(", "))}</b> \u2014 win ${pct(m.win_probability)}, ` +
+          `${m.expected_margin >= 0 ? "+" : "\u2212"}${Math.abs(m.expected_margin).toFixed(1)} pts, ${m.visits} visits` +
+          (m.payment ? `<div class="muted small">pay: ${esc(payText(m.payment))}</div>` : "") + `</li>`).join("") + `</ol>`;
+    } else if (kind === "score") {
+      const res = await P.ctx.api("POST", "/v1/score", {position: v});
+      const cats = [...new Set(res.scores.flatMap((s) => s.details.map((d) => d.category)))];
+      P.result = `<h3 class="small">Score as it stands</h3><table class="scores" id="pe-scores"><tr><th></th>${res.scores.map((_, i) => `<th>${i === P.pos.me ? "You" : "Player " + (i + 1)}</th>`).join("")}</tr>` +
+        cats.map((c) => `<tr><td>${esc(c)}</td>${res.scores.map((s) => `<td>${s.details.filter((d) => d.category === c).reduce((n, d) => n + d.points, 0)}</td>`).join("")}</tr>`).join("") +
+        `<tr><th>total</th>${res.scores.map((s) => `<th>${s.total}</th>`).join("")}</tr></table>`;
+    } else if (kind === "pay") {
+      const builds = $("pe-builds").value.split(/[\s,]+/).filter(Boolean);
+      const res = await P.ctx.api("POST", "/v1/payment", {position: v, builds});
+      P.result = res.feasible
+        ? `<h3 class="small">Cheapest payment</h3><ul id="pe-payment">${res.builds.map((b) => `<li><code>${esc(b.action)}</code></li>`).join("")}</ul>` +
+          `<p class="small">${res.cards_spent} hand card${res.cards_spent === 1 ? "" : "s"} spent</p>`
+        : `<p id="pe-payment" class="bad">Cannot be paid: ${esc(res.reason || "")}</p>`;
+    }
+  } catch (e) {
+    P.result = `<p class="bad" id="pe-error">${esc(e.message)}</p>`;
+  }
+  render();
+}
+
+function payText(pay) {
+  if (typeof pay === "string") return pay;
+  if (Array.isArray(pay)) return pay.join(" ");
+  if (pay.action) return pay.action;
+  if (pay.builds) return pay.builds.map((b) => b.action).join("; ");
+  return JSON.stringify(pay);
+}
+
+async function copy(text, label) {
+  $("pe-jsonbox").value = text; // shown first: the clipboard may be refused
+  let done = true;
+  try { await navigator.clipboard.writeText(text); } catch (e) { done = false; }
+  P.result = `<p class="small" id="pe-copied">${esc(label)} ${done ? "copied to the clipboard and" : ""} shown in the box above.</p>`;
+  $("pe-result").innerHTML = P.result;
+}
+
+async function loadJSON() {
+  try {
+    const raw = JSON.parse($("pe-jsonbox").value);
+    if (raw.format === "bigsur-position/1") {
+      const seat = raw.current || 0;
+      P.cards = await P.ctx.loadCards(typeof raw.cards === "string" ? raw.cards : raw.cards.name);
+      P.pos = viewOfState(raw, seat, (id) => P.cards.highway[id].material);
+    } else if (raw.format === "bigsur-view/1") {
+      P.cards = await P.ctx.loadCards(typeof raw.cards === "string" ? raw.cards : raw.cards.name);
+      P.pos = fromView(raw);
+    } else throw new Error("format: expected bigsur-view/1 or bigsur-position/1");
+    P.result = "";
+    changed();
+  } catch (e) { P.ctx.showError(e); }
+}
+
+/* Clicks inside the editor (main.js forwards them); true when handled. */
+export function onClick(el) {
+  const ds = el.dataset;
+  const p = P.pos;
+  if (!p) return false;
+  if (ds.pePlace) {
+    const err = place(ds.pePlace);
+    if (err) P.ctx.showError(err);
+    changed();
+    return true;
+  }
+  if (ds.peLm) {
+    if (P.target !== "row" && !P.target.startsWith("lm:")) P.target = "row";
+    place(ds.peLm);
+    changed();
+    return true;
+  }
+  if (ds.peHwcard) {
+    const [i, id] = ds.peHwcard.split(":");
+    const seat = p.seats[Number(i)];
+    if (P.pending) {
+      if (P.pending.seat !== Number(i)) { P.ctx.showError(`${P.pending.landmark} goes above a card of Player ${P.pending.seat + 1}'s Highway`); return true; }
+      seat.landmarks.push({landmark: P.pending.landmark, card: id});
+      P.pending = null;
+    } else {
+      seat.highway = seat.highway.filter((x) => x !== id);
+      seat.landmarks = seat.landmarks.filter((l) => l.card !== id);
+    }
+    changed();
+    return true;
+  }
+  if (ds.peRemove) {
+    const z = ds.peRemove, id = ds.card;
+    const drop = (arr) => arr.filter((x) => x !== id);
+    if (z === "hand") p.hand = drop(p.hand);
+    else if (z === "depot") p.depot = drop(p.depot);
+    else if (z === "discard") p.discard = drop(p.discard);
+    else if (z === "row") p.row = drop(p.row);
+    else if (z.startsWith("known:")) { const s = p.seats[Number(z.slice(6))]; s.known = drop(s.known); }
+    else if (z.startsWith("kd:")) { const s = p.seats[Number(z.slice(3))]; s.knownDiscard = drop(s.knownDiscard); }
+    changed();
+    return true;
+  }
+  if (ds.peUnclaim) {
+    const [i, l] = ds.peUnclaim.split(":");
+    p.seats[Number(i)].landmarks = p.seats[Number(i)].landmarks.filter((x) => x.landmark !== l);
+    changed();
+    return true;
+  }
+  if (ds.peMat) {
+    const [i, m] = ds.peMat.split(":");
+    p.seats[Number(i)].materials.push(m);
+    changed();
+    return true;
+  }
+  if (ds.peUnmat) {
+    const [i, k] = ds.peUnmat.split(":").map(Number);
+    p.seats[i].materials.splice(k, 1);
+    changed();
+    return true;
+  }
+  if (!ds.pe) return false;
+  if (ds.pe === "clear") { P.pos = emptyPosition(p.cards, p.players, p.me); P.result = ""; changed(); }
+  else if (ds.pe === "hint" || ds.pe === "score" || ds.pe === "pay") ask(ds.pe);
+  else if (ds.pe === "link") copy(location.href.split("#")[0] + "#position=" + encode(p), "Link");
+  else if (ds.pe === "json") copy(JSON.stringify(view(), null, 1), "The view (bigsur-view/1)");
+  else if (ds.pe === "load") loadJSON();
+  return true;
+}

@@ -1,0 +1,87 @@
+"""``bigsur cards new`` and ``bigsur cards import``: a card set from a spreadsheet.
+
+    bigsur cards new [FILE.csv] [--name NAME]   write the CSV template to fill in (asks
+                                                for the name when run in a terminal)
+    bigsur cards import FILE.csv --name NAME [--out FILE.json] [--description TEXT]
+                                                CSV -> a validated card-set JSON file
+
+The CSV format (one row per card) is in docs/format.md; the logic is in
+:mod:`solver.rules.cardset_csv`. Validation is the same as ``bigsur cards validate``.
+"""
+
+from __future__ import annotations
+
+import json
+import sys
+from pathlib import Path
+
+from .rules.cards import CardSetError, parse_card_set
+from .rules.cardset_csv import csv_to_card_set_json, template_csv
+
+
+def _ask(prompt: str, default: str) -> str:
+    try:
+        answer = input(f"{prompt} [{default}]: ").strip()
+    except EOFError:
+        return default
+    return answer or default
+
+
+def cmd_cards_new(args) -> int:
+    name = args.name
+    interactive = sys.stdin.isatty() and not args.name
+    if interactive:
+        name = _ask("Name of the card set (letters, digits, - and _)", "my-cards")
+    name = name or "my-cards"
+    out = Path(args.file or f"{name}.csv")
+    if out.exists() and not args.force:
+        print(f"bigsur: error: {out} exists (use --force to overwrite)", file=sys.stderr)
+        return 2
+    out.write_text(template_csv(), encoding="utf-8")
+    print(f"Wrote {out}: the template, one row per card (the shipped reconstruction's "
+          f"69 Highway cards and 20 Landmarks).\nOverwrite each row with your cards, then:\n"
+          f"  bigsur cards import {out} --name {name}")
+    return 0
+
+
+def cmd_cards_import(args) -> int:
+    path = Path(args.file)
+    try:
+        text = path.read_text(encoding="utf-8-sig")
+    except (OSError, UnicodeDecodeError) as err:
+        print(f"bigsur: error: {path}: {err}", file=sys.stderr)
+        return 2
+    name = args.name or path.stem
+    raw, errors = csv_to_card_set_json(text, name, description=args.description,
+                                       reconstruction=args.reconstruction)
+    try:
+        if errors:
+            raise CardSetError(str(path), errors)
+        cards = parse_card_set(raw, str(path))
+    except CardSetError as err:
+        print(str(err), file=sys.stderr)
+        return 1
+    out = Path(args.out or path.with_suffix(".json"))
+    out.write_text(json.dumps(cards.to_json(), indent=1) + "\n", encoding="utf-8")
+    decks = ", ".join(f"{p} players: {len(cards.deck_for(p))} cards" for p in (2, 3, 4))
+    print(f"OK: {cards.label}: {len(cards.highway)} Highway cards, {len(cards.landmarks)} "
+          f"Landmarks ({decks}); wrote {out} (fingerprint {cards.fingerprint})")
+    return 0
+
+
+def add_cli(cards_sub) -> None:
+    """Register ``new`` and ``import`` under ``bigsur cards``."""
+    n = cards_sub.add_parser("new", help="write a CSV template to fill in with your cards")
+    n.add_argument("file", nargs="?", help="where to write it (default: NAME.csv)")
+    n.add_argument("--name", help="the set's name (asked for in a terminal)")
+    n.add_argument("--force", action="store_true", help="overwrite an existing file")
+    n.set_defaults(func=cmd_cards_new)
+    i = cards_sub.add_parser("import", help="convert a CSV (one row per card) to a "
+                             "validated card-set JSON file")
+    i.add_argument("file")
+    i.add_argument("--name", help="the set's name (default: the file's name)")
+    i.add_argument("--out", help="the JSON file to write (default: FILE.json)")
+    i.add_argument("--description", default="")
+    i.add_argument("--reconstruction", action="store_true",
+                   help="mark the set as a reconstruction (not the printed list)")
+    i.set_defaults(func=cmd_cards_import)

@@ -1,0 +1,177 @@
+"""Card sets uploaded to the server (server/cardsets.py): validation naming card and
+field, size caps, names that cannot collide, versions, CSV, and use everywhere a set
+name is taken (/v1/cards, new games, hints, scores)."""
+
+from __future__ import annotations
+
+import copy
+import json
+
+import pytest
+
+from solver.rules.cards import load_card_set
+from solver.rules.cardset_csv import card_set_to_csv
+from solver.rules.engine import new_game
+from solver.rules.views import view_of, view_to_json
+
+
+def my_set(name="table-cards"):
+    raw = copy.deepcopy(load_card_set().to_json())
+    raw.update(name=name, reconstruction=False, description="typed from my box")
+    raw["highway"][0]["text"] = "my first card"
+    return raw
+
+
+def test_upload_list_get_and_use_everywhere(client):
+    r = client.post("/v1/cardsets", json=my_set())
+    assert r.status_code == 201, r.text
+    body = r.json()
+    assert body["name"] == "table-cards" and body["version"] == 1
+    assert len(body["fingerprint"]) == 16 and body["decks"] == {"2": 49, "3": 59, "4": 69}
+    assert [s["name"] for s in client.get("/v1/cardsets").json()] == ["table-cards"]
+    got = client.get("/v1/cardsets/Table-Cards").json()  # names differ in more than case
+    assert got["highway"][0]["text"] == "my first card" and got["stored_version"] == 1
+    # selectable wherever a set is chosen
+    assert "table-cards" in [s["name"] for s in client.get("/v1/cards").json()]
+    assert client.get("/v1/cards/table-cards").json()["fingerprint"] == body["fingerprint"]
+    game = client.post("/v1/games", json={"players": 2, "seats": ["human", "random"],
+                                          "seed": 3, "cards": "table-cards"})
+    assert game.status_code in (200, 201), game.text
+    view = view_to_json(view_of(new_game(2, seed=5), 0))
+    view["cards"] = "table-cards"
+    score = client.post("/v1/score", json={"position": view})
+    assert score.status_code == 200 and score.json()["card_set"].startswith("table-cards v1")
+    hint = client.post("/v1/hint", json={"position": view, "budget": {"iterations": 5}})
+    assert hint.status_code in (200, 422), hint.text
+    if hint.status_code == 422:  # the dealt view may not be seat 0's turn
+        assert hint.json()["error"] == "not_to_act"
+    else:
+        assert hint.json()["card_set"].startswith("table-cards v1")
+
+
+def test_stored_sets_survive_a_restart(make_client):
+    assert make_client().post("/v1/cardsets", json=my_set("kept")).status_code == 201
+    again = make_client()  # a new app on the same database file
+    assert "kept" in [s["name"] for s in again.get("/v1/cards").json()]
+
+
+@pytest.mark.parametrize("name, status", [
+    ("default", 409), ("DEFAULT", 409), ("check", 409), ("has space", 422), ("", 422),
+    ("x" * 41, 422), ("a.b", 422)])
+def test_names_that_cannot_be_used(client, name, status):
+    r = client.post("/v1/cardsets", json=my_set(name))
+    assert r.status_code == status, r.text
+    assert r.json()["field"] == "name"
+
+
+def test_a_taken_name_is_refused_and_a_version_added(client):
+    assert client.post("/v1/cardsets", json=my_set("mine")).status_code == 201
+    r = client.post("/v1/cardsets", json=my_set("MINE"))
+    assert r.status_code == 409 and r.json()["field"] == "name"
+    assert "/v1/cardsets/mine/versions" in r.json()["reason"]
+    same = client.post("/v1/cardsets/mine/versions", json=my_set("mine"))
+    assert same.status_code == 200 and same.json()["version"] == 1  # nothing changed
+    changed = my_set("mine")
+    changed["highway"][1]["text"] = "second edit"
+    v2 = client.post("/v1/cardsets/mine/versions", json=changed)
+    assert v2.status_code == 201 and v2.json()["version"] == 2
+    assert v2.json()["fingerprint"] != same.json()["fingerprint"]
+    assert [v["version"] for v in client.get("/v1/cardsets/mine/versions").json()] == [1, 2]
+    assert client.get("/v1/cardsets/mine/versions/1").json()["version"] == "1"
+    assert client.get("/v1/cardsets/mine").json()["highway"][1]["text"] == "second edit"
+    wrong = client.post("/v1/cardsets/mine/versions", json=my_set("other"))
+    assert wrong.status_code == 422 and wrong.json()["field"] == "name"
+    assert client.post("/v1/cardsets/nope/versions", json=my_set("nope")).status_code == 404
+
+
+def test_the_shipped_set_name_collides_even_with_its_own_content(client):
+    r = client.post("/v1/cardsets", json=load_card_set().to_json())
+    assert r.status_code == 409 and r.json()["field"] == "name"
+
+
+def test_validation_names_card_and_field_and_lists_every_problem(client):
+    raw = my_set("broken")
+    raw["highway"][4]["miles"] = 7
+    raw["highway"][10]["scenery"] = ["ocean", "lava"]
+    raw["landmarks"][2]["ability"] = {"kind": "teleport"}
+    r = client.post("/v1/cardsets", json=raw)
+    assert r.status_code == 422
+    body = r.json()
+    assert body["field"] == "H05.miles"
+    found = {(e["card"], e["field"]) for e in body["errors"]}
+    assert {("H05", "miles"), ("H11", "scenery"), ("L03", "ability")} <= found
+    assert client.get("/v1/cardsets/broken").status_code == 404  # nothing stored
+
+
+def test_counts_and_equal_turns_are_checked(client):
+    raw = my_set("short")
+    del raw["highway"][-1]
+    body = client.post("/v1/cardsets", json=raw).json()
+    texts = " ".join(e["text"] for e in body["errors"])
+    assert "a full set has 69 cards, got 68" in texts
+    assert "same number of turns" in texts
+
+
+def test_size_caps(client):
+    raw = my_set("huge")
+    raw["highway"] = raw["highway"] * 5  # 345 cards, above the cap of 300
+    r = client.post("/v1/cardsets", json=raw)
+    assert r.status_code == 413 and r.json()["field"] == "highway"
+    raw = my_set("wordy")
+    raw["highway"][3]["text"] = "x" * 301
+    r = client.post("/v1/cardsets", json=raw)
+    assert r.status_code == 413 and r.json()["field"] == "highway[3].text"
+    big = json.dumps(my_set("big")) + " " * 300_000  # above 256 kB, under the body cap
+    r = client.post("/v1/cardsets", content=big, headers={"Content-Type": "application/json"})
+    assert r.status_code == 413 and r.json()["field"] == "body"
+    r = client.post("/v1/cardsets", content=b"{not json",
+                    headers={"Content-Type": "application/json"})
+    assert r.status_code == 422 and r.json()["field"] == "body"
+    r = client.post("/v1/cardsets", json=[1, 2])
+    assert r.status_code == 422 and r.json()["field"] == "body"
+
+
+def test_csv_upload_convert_check_and_template(client):
+    template = client.get("/v1/cardsets/template.csv")
+    assert template.status_code == 200 and template.text.startswith("kind,id,miles,")
+    text = card_set_to_csv(my_set())
+    bad = text.replace("highway,H02,1,", "highway,H02,one,", 1)
+    conv = client.post("/v1/cardsets/convert?name=sheet", content=bad,
+                       headers={"Content-Type": "text/csv"}).json()
+    assert [(e["row"], e["card"], e["field"]) for e in conv["errors"]] == [(3, "H02", "miles")]
+    r = client.post("/v1/cardsets?name=sheet", content=bad, headers={"Content-Type": "text/csv"})
+    assert r.status_code == 422 and r.json()["errors"][0]["card"] == "H02"
+    r = client.post("/v1/cardsets?name=sheet", content=text, headers={"Content-Type": "text/csv"})
+    assert r.status_code == 201, r.text
+    assert client.get("/v1/cardsets/sheet").json()["highway"][0]["text"] == "my first card"
+    # the live check: 200 with the problems, or ok with a summary
+    checked = client.post("/v1/cardsets/check", json=my_set("sheet")).json()
+    assert checked["ok"] and "taken" in checked["name"]
+    raw = my_set("fresh")
+    raw["highway"][0]["persistent"] = None
+    checked = client.post("/v1/cardsets/check", json=raw).json()
+    assert not checked["ok"] and checked["errors"][0]["card"] == "H01"
+    assert checked["errors"][0]["field"] == "persistent" and checked["name"] is None
+
+
+def test_payment_of_a_view_equals_the_payment_of_the_state(make_client):
+    """The position editor pays from a view of the seat to act: the same cheapest payment
+    as from the full state (a payment reads only that seat's cards and public ones)."""
+    from solver.rules.engine import play
+    from solver.rules.payment import affordable_cards
+    from solver.rules.position import state_to_json
+
+    client = make_client(fake=False)
+    for seed in range(3, 40):
+        state = play(play(new_game(2, seed=seed), "take deck"), "take deck")
+        payable = affordable_cards(state)
+        if payable:
+            break
+    card = state.cards.highway[next(iter(payable))].id
+    body = {"builds": [f"{card}:R"]}
+    full = client.post("/v1/payment", json={**body, "position": state_to_json(state)})
+    view = view_to_json(view_of(state, state.current))
+    seen = client.post("/v1/payment", json={**body, "position": view})
+    assert full.status_code == 200 and seen.status_code == 200, seen.text
+    assert seen.json()["feasible"] and seen.json()["builds"] == full.json()["builds"]
+    assert seen.json()["spent"] == full.json()["spent"]

@@ -1,0 +1,196 @@
+"""The card-set editor and the position editor in a real browser (issue 14).
+
+Same setup as test_web_page.py (its fixtures: a real server on loopback, Debian's
+Chromium through Playwright). A card set is entered through the form and through a CSV
+import (with problems found, named by card and field, and fixed), saved and offered for
+new games; a 3-player mid-game position is set up by clicks, flagged while incomplete,
+hinted, scored and paid, and its URL reloads into the same position. Opening a position
+from a recorded game's review is checked at the end of test_web_page's full game.
+Screenshots go to ``test-artifacts/web/``.
+"""
+
+from __future__ import annotations
+
+import csv
+import io
+import json
+import urllib.request
+
+from test_web_page import browser, page, server, shot  # noqa: F401 - fixtures
+
+from solver.rules.cards import load_card_set
+from solver.rules.cardset_csv import card_set_to_csv
+
+CARDS = load_card_set()
+
+
+def get(base: str, path: str):
+    with urllib.request.urlopen(base + path, timeout=10) as r:
+        return json.loads(r.read())
+
+
+def status_has(pg, text: str) -> None:
+    pg.wait_for_function("(t) => document.querySelector('#ce-status') && "
+                         "document.querySelector('#ce-status').innerText.includes(t)", arg=text)
+
+
+def test_card_set_editor_form_and_csv(server, page):  # noqa: F811
+    pg = page
+    pg.goto(server + "/")
+    pg.wait_for_selector("body[data-ready='1']")
+    pg.click("#nav-cards")
+    pg.wait_for_selector("#ce-ok")  # starts from a copy of the shipped set: valid
+    pg.fill("#ce-setname", "table-cards")
+    pg.click("[data-ce-pick='highway:1']")  # H02, drawn as on the table
+    assert pg.locator(".ce-preview svg.card").count() == 1
+    pg.select_option("#ce-miles", "3")
+    # live validation: the server's rules, naming the card and the field
+    status_has(pg, "H02 \u00b7 persistent")
+    pg.wait_for_selector(".ce-field.bad[data-field='persistent'] .ce-err")
+    assert pg.locator(".ce-chip.bad[data-ce-pick='highway:1']").count() == 1
+    shot(pg, "20-cardset-form-error")
+    pg.select_option("select[name='persistent']", "")
+    pg.fill("#ce-text", "typed from the box")
+    pg.wait_for_selector("#ce-ok")
+    pg.click("#ce-save")
+    pg.wait_for_selector("#ce-saved")
+    stored = get(server, "/v1/cardsets/table-cards")
+    h02 = stored["highway"][1]
+    assert h02["miles"] == 3 and "persistent" not in h02 and h02["text"] == "typed from the box"
+    assert pg.locator("#setup-cards option[value='table-cards']").count() == 1
+    assert "table-cards" in [s["name"] for s in get(server, "/v1/cards")]
+
+    # CSV import with two problems: a miles cell that is no number, an unknown Scenery
+    rows = list(csv.reader(io.StringIO(card_set_to_csv(CARDS.to_json()))))
+    by_id = {r[1]: r for r in rows}
+    by_id["H05"][3] = "ocean lava"
+    by_id["H07"][2] = "x"
+    buf = io.StringIO()
+    csv.writer(buf, lineterminator="\n").writerows(rows)
+    pg.fill("#ce-setname", "sheet-cards")
+    pg.set_input_files("#ce-csv", files=[{"name": "my-cards.csv", "mimeType": "text/csv",
+                                          "buffer": buf.getvalue().encode()}])
+    status_has(pg, "H07 \u00b7 miles")
+    status_has(pg, "H05 \u00b7 scenery")
+    assert "CSV row 8" in pg.locator("#ce-status").inner_text()
+    shot(pg, "21-cardset-csv-errors")
+    pg.click("#ce-status [data-ce-jump='H05']")
+    pg.wait_for_selector(".ce-field.bad[data-field='scenery']")
+    pg.select_option("select[name='scenery1']", "forest")
+    pg.click("[data-ce-pick='highway:6']")  # H07
+    pg.select_option("#ce-miles", "1")
+    pg.wait_for_selector("#ce-ok")
+    pg.click("#ce-save")
+    pg.wait_for_selector("#ce-saved")
+    shot(pg, "22-cardset-saved")
+    stored = get(server, "/v1/cardsets/sheet-cards")
+    assert stored["highway"][4]["scenery"] == ["ocean", "forest"]
+    assert stored["highway"][6]["miles"] == 1
+    assert not [e for e in pg.js_errors if "status of" not in e], pg.js_errors
+
+
+def test_position_editor_three_players(server, page):  # noqa: F811
+    pg = page
+    deck = [c.id for c in CARDS.highway if 3 in c.players]
+    depot, hand, mine, p2, p3, p3_known = (deck[0:5], deck[5:8], deck[8], deck[9:11],
+                                           deck[11], deck[12])
+    icons = {s for cid in p2 for s in CARDS.highway[CARDS.card(cid)].scenery}
+    stray = next(lm.id for lm in CARDS.landmarks if lm.scenery not in icons)
+    row = [lm.id for lm in CARDS.landmarks if lm.id != stray][:5]
+
+    pg.goto(server + "/")
+    pg.wait_for_selector("body[data-ready='1']")
+    pg.click("#nav-editor")
+    pg.wait_for_selector("#pe-problems")
+    # the pure parts, in the page: turns per seat, the link's encoding, effects as text
+    pure = pg.evaluate("""async () => {
+      const m = await import('/js/views/position-editor.js');
+      const c = await import('/js/views/cardset-editor.js');
+      const p = m.emptyPosition('default', 3, 0);
+      p.first = 2; p.turn = 4; p.hand = ['H01'];
+      const e = {kind: 'landmark_collection', points: 1, sceneries: ['ocean', 'field']};
+      return [[0, 1, 2].map((i) => m.seatTurns(p, i)), m.toAct(p),
+              JSON.stringify(m.decode(m.encode(p))) === JSON.stringify(p),
+              JSON.stringify(c.effectFromText(c.effectToText(e))) === JSON.stringify(e)];
+    }""")
+    assert pure == [[1, 1, 2], 0, True, True]
+    pg.select_option("#pe-players", "3")
+    pg.fill("#pe-turn", "3")
+    pg.press("#pe-turn", "Enter")
+    pg.locator("#pe-turn").evaluate("e => e.dispatchEvent(new Event('change'))")
+    pg.wait_for_selector("#pe-summary:has-text('Player 1 to act')")
+    # the counts do not add up yet: flagged
+    pg.wait_for_selector("#pe-problems:has-text('hold 0 cards')")
+
+    def place(target: str, ids: list[str]) -> None:
+        pg.select_option("#pe-target", target)
+        for cid in ids:
+            pg.click(f".pe-palette [data-pe-place='{cid}']")
+
+    place("depot", depot)
+    place("hand", hand)
+    place("hw:0:R", [mine])
+    place("hw:1:R", p2)
+    place("hw:2:L", [p3])
+    place("known:2", [p3_known])
+    pg.click("[data-pe-mat='1:stone']")  # Player 2's discard pile: one stone on top
+    pg.select_option("#pe-target", "row")
+    for lm in row:
+        pg.click(f"[data-pe-lm='{lm}']")
+    pg.wait_for_selector("#pe-problems:has-text('No problem found')")
+    # a Landmark above a card outside any Stretch of its Scenery is flagged
+    pg.select_option("#pe-target", "lm:1")
+    pg.click(f"[data-pe-lm='{stray}']")
+    pg.wait_for_selector("#pe-pending")
+    pg.click(f"[data-pe-hwcard='1:{p2[0]}']")
+    pg.wait_for_selector(f"#pe-problems:has-text('Landmark {stray}')")
+    assert "no qualifying" in pg.locator("#pe-problems").inner_text()
+    # a card typed twice is refused, naming it
+    pg.select_option("#pe-target", "hand")
+    pg.fill("#pe-ids", depot[0])
+    pg.press("#pe-ids", "Enter")
+    pg.wait_for_selector(f"#alert:has-text('{depot[0]} is already placed')")
+    pg.click("#alert-close")
+    pg.click(f"[data-pe-unclaim='1:{stray}']")
+    pg.wait_for_selector("#pe-problems:has-text('No problem found')")
+    summary = pg.locator("#pe-summary").inner_text()
+    assert "deck 42 cards" in summary, summary  # 59 - 5 (Depot) - 3 x 4 held
+    shot(pg, "23-position-3p", full=True)
+
+    pg.select_option("#pe-budget", "iterations:100")
+    pg.click("#pe-hint")
+    pg.wait_for_selector("#pe-moves li", timeout=60_000)
+    assert "win" in pg.locator("#pe-moves li").first.inner_text()
+    shot(pg, "24-position-hint", full=True)
+    pg.click("#pe-score")
+    pg.wait_for_selector("#pe-scores")
+    assert pg.locator("#pe-scores tr").last.locator("th").count() == 4  # label + 3 seats
+
+    # the URL holds the position: reloading it gives the same view
+    pg.click("#pe-json")
+    pg.wait_for_selector("#pe-copied")
+    before = json.loads(pg.locator("#pe-jsonbox").input_value())
+    assert before["format"] == "bigsur-view/1" and before["seats"][1]["hand"] == {
+        "count": 1, "known": []}
+    assert before["seats"][2]["hand"] == {"count": 3, "known": [p3_known]}
+    url = pg.url
+    assert "#position=" in url
+    pg.goto("about:blank")
+    pg.goto(url)
+    pg.wait_for_selector("#pe-problems:has-text('No problem found')")
+    pg.click("#pe-json")
+    pg.wait_for_selector("#pe-copied")
+    assert json.loads(pg.locator("#pe-jsonbox").input_value()) == before
+    shot(pg, "25-position-reloaded", full=True)
+
+    # the build step: two more hand cards (the picks), then the cheapest payment
+    pg.select_option("#pe-step", "build")
+    pg.wait_for_selector("#pe-problems:has-text('you hold 6')")
+    pg.select_option("#pe-target", "hand")
+    pg.fill("#pe-ids", f"{deck[13]} {deck[14]}")
+    pg.press("#pe-ids", "Enter")
+    pg.wait_for_selector("#pe-problems:has-text('No problem found')")
+    pg.fill("#pe-builds", f"{hand[0]}:R")
+    pg.click("#pe-pay")
+    pg.wait_for_selector("#pe-payment")
+    assert not [e for e in pg.js_errors if "status of" not in e], pg.js_errors
