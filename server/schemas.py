@@ -9,9 +9,22 @@ from __future__ import annotations
 
 from typing import Annotated, Any, Literal
 
-from pydantic import BaseModel, ConfigDict, Field, model_validator
+from pydantic import BaseModel, BeforeValidator, ConfigDict, Field, model_validator
 
 MAX_SEED = 2**63 - 1
+
+
+def _decimal_seed(value: Any) -> Any:
+    """Seeds may be sent as decimal strings: a JavaScript number rounds above 2**53, so
+    the page sends ``"9007199254740993"``. Only plain digits; anything else is left for
+    the strict integer check to refuse."""
+    if isinstance(value, str) and value.isascii() and value.isdigit() and len(value) <= 19:
+        return int(value)
+    return value
+
+
+# an integer seed, or the same as a string of decimal digits
+Seed = Annotated[int, BeforeValidator(_decimal_seed)]
 
 
 def _examples() -> dict[str, Any]:
@@ -80,12 +93,12 @@ class HintRequest(Strict):
                     "(bigsur-view/1); its 'cards' is \"default\", a set name from "
                     "GET /v1/cards, or a card set inline")
     budget: Budget | None = Field(None, description="default: BIGSUR_DEFAULT_BUDGET_MS")
-    seed: int | None = Field(None, ge=0, le=MAX_SEED, strict=True)
+    seed: Seed | None = Field(None, ge=0, le=MAX_SEED, strict=True)
 
 
 class SessionHintRequest(Strict):
     budget: Budget | None = None
-    seed: int | None = Field(None, ge=0, le=MAX_SEED, strict=True)
+    seed: Seed | None = Field(None, ge=0, le=MAX_SEED, strict=True)
 
 
 class RankedMove(Open):
@@ -198,10 +211,11 @@ class CreateGameRequest(Strict):
         None, min_length=2, max_length=4,
         description='"human" or a bot spec per seat (random, greedy, mcts:<s>s, '
                     'mcts:<n>i); default: seat 0 human, the others BIGSUR_DEFAULT_AI')
-    seed: int | None = Field(None, ge=0, le=MAX_SEED, strict=True,
-                             description="only with one human seat; default: drawn by the "
-                             "server, committed to at creation and revealed once the game "
-                             "is over")
+    seed: Seed | None = Field(None, ge=0, le=MAX_SEED, strict=True,
+                              description="only with one human seat (an integer or a "
+                              "string of decimal digits); default: drawn by the "
+                              "server, committed to at creation and revealed once the game "
+                              "is over")
     cards: str = Field("default", max_length=200, description="a set name from "
                                                               "GET /v1/cards")
 
