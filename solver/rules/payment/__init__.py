@@ -52,7 +52,6 @@ from .arrange import (
     arrange,
     best_arrangement,
     free_steps,
-    single_plain_payment,
     spend_cards,
     useful_vector,
 )
@@ -117,7 +116,6 @@ _solve_counts = solve_counts_reduced
 _useful_vector = useful_vector
 
 __all__ = [
-    "single_plain_payment",
     "clear_caches",
     "affordable_cards",
     "affordable_sets",

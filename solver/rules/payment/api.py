@@ -10,7 +10,7 @@ from typing import Any
 
 from ..actions import Payment
 from ..state import GameState, known_state
-from .arrange import best_arrangement, single_plain_payment, spend_cards
+from .arrange import best_arrangement, spend_cards
 from .checked import spent_cards
 from .counts import (
     min_cards_simple,
@@ -90,12 +90,7 @@ def cheapest_payment(state: GameState, card: int, values=None) -> Payment | None
     P = Problem.__new__(Problem)
     fill_single(P, state, card, values, src)
     low, _U, spends = search_one(P.costs[0], P.hand, src.key())
-    if low > P.hand_total:
-        got = None
-    else:
-        got = single_plain_payment(P, spends)
-        if got is None:
-            got = best_arrangement(P, spends)[1][0]
+    got = None if low > P.hand_total else best_arrangement(P, spends)[1][0]
     if key is not None:
         if len(_PAYMENTS) >= _PAYMENTS_MAX:
             _PAYMENTS.clear()

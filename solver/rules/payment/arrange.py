@@ -450,34 +450,6 @@ def best_arrangement(P: Problem, spends):
     return score, payments, spent, total
 
 
-def single_plain_payment(P: Problem, spends):
-    """``best_arrangement(P, spends)[1][0]`` in its most common case, one build with one
-    spend and one shape that recycles nothing (values that do not tie): the same
-    payment without the search over candidates and allocations. None in any other case
-    (then ask :func:`best_arrangement`)."""
-    if len(spends) != 1 or P.tied:
-        return None
-    x, s, force, shapes = spends[0]
-    if len(shapes) != 1:
-        return None
-    path = shapes[0][1]
-    group_mats: list[int] = []
-    for rec in path[0]:
-        if rec[5]:
-            return None
-        if rec[6] > x[rec[0]]:
-            group_mats += [rec[0]] * (rec[6] - x[rec[0]])
-    singles_by_m, subs, _total = spend_cards(P, x, s, force)
-    singles = [c for g in singles_by_m for c in g]
-    useful = useful_vector(P, singles + subs) if singles or subs else _NOTHING_USEFUL
-    payment = _arrange_plain(P, [singles], [group_mats], subs, useful, _NO_FREE)[1][0]
-    free = free_steps(P, path)[0]
-    return tuple(free) + payment if free else payment
-
-
-_NO_FREE = [()]
-
-
 def _arrange_shape(P: Problem, path, singles_by_m, subs, x, useful, bound):
     """The best (usefulness, payments without the free steps) of one shape over every
     allocation of the single discards to the builds, or None if none can be ordered
