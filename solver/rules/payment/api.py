@@ -110,7 +110,7 @@ def clear_caches() -> None:
 _PAYMENTS: dict = {}  # cheapest_payment answers, nothing borrowed (values None)
 
 
-_PAYMENTS_MAX = 100_000
+_PAYMENTS_MAX = 30_000  # entries (cleared when full): a few MB
 
 
 _MISSING = object()
