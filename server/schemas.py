@@ -93,12 +93,12 @@ class HintRequest(Strict):
                     "(bigsur-view/1); its 'cards' is \"default\", a set name from "
                     "GET /v1/cards, or a card set inline")
     budget: Budget | None = Field(None, description="default: BIGSUR_DEFAULT_BUDGET_MS")
-    seed: Seed | None = Field(None, ge=0, le=MAX_SEED, strict=True)
+    seed: int | None = Field(None, ge=0, le=MAX_SEED, strict=True)
 
 
 class SessionHintRequest(Strict):
     budget: Budget | None = None
-    seed: Seed | None = Field(None, ge=0, le=MAX_SEED, strict=True)
+    seed: int | None = Field(None, ge=0, le=MAX_SEED, strict=True)
 
 
 class RankedMove(Open):
