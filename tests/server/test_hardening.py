@@ -416,7 +416,7 @@ def test_game_counts_kept_by_triggers_match_a_full_count(tmp_path):
         store.create_game(f"g{k}", 2, k, "default", ["human", "random"], ["h", None],
                           rng.choice(["human", "ai"]))
         ids.append(f"g{k}")
-    for k, game_id in enumerate(ids[:40]):
+    for game_id in ids[:40]:
         store.append_action(game_id, 0, 0, "take deck", "take deck", None,
                             rng.choice(["human", "ai", "over"]))
     for game_id in ids[::7]:
