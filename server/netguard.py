@@ -16,9 +16,12 @@ close a fresh one before its request arrives); if there is none, the new connect
 refused.
 So slow connections from many addresses cannot lock ``/healthz`` and real clients out.
 
-``bigsur serve`` installs it (``uvicorn.run(http=...)``); with plain uvicorn pass
-``--http server.netguard:GuardedH11Protocol`` (settings from ``BIGSUR_*``). These limits
-are a last line of defence: in production put a reverse proxy in front (docs/deploy.md).
+``bigsur serve`` installs it (``uvicorn.Config(http=GuardedH11Protocol)``). The uvicorn
+command line cannot (its ``--http`` takes only auto/h11/httptools): ``uvicorn
+server.app:create_app --factory`` runs without these limits. In Python,
+``uvicorn.run(..., http=GuardedH11Protocol)`` installs it with the ``BIGSUR_*`` values
+read at import. These limits are a last line of defence: in production put a reverse
+proxy in front (docs/deploy.md).
 """
 
 from __future__ import annotations
