@@ -6,7 +6,9 @@ headers or its body a byte at a time, or a body shorter than its Content-Length,
 connection (and a file descriptor) forever. :class:`GuardedH11Protocol` gives every
 request ``request_timeout`` seconds from its first byte (or from the connection's
 opening) until it is fully received, then answers 408 and closes; the time the
-application takes to answer is not counted (searches have their own deadlines).
+application takes to answer is not counted (searches have their own deadlines); a
+client that stops reading its answer (the write buffer stays full for
+``request_timeout``) is dropped too.
 A connection beyond ``max_per_peer`` from one address is closed at once. Beyond
 ``max_connections`` in all, one connection waiting for its request is closed to make
 room: the oldest that has sent part of a request (slow headers or body: what an attack
@@ -101,6 +103,10 @@ class GuardedH11Protocol(H11Protocol):
 
     def connection_lost(self, exc) -> None:
         self._disarm()
+        timer = getattr(self, "_write_timer", None)
+        if timer is not None:
+            timer.cancel()
+            self._write_timer = None
         if getattr(self, "_counted", False):
             self._counted = False
             cls = type(self)
@@ -135,6 +141,26 @@ class GuardedH11Protocol(H11Protocol):
         super().on_response_complete()
         if self.conn.their_state is h11.IDLE and not self.conn.trailing_data[0]:
             self._disarm()  # idle: uvicorn's keep-alive timeout applies
+
+    def pause_writing(self) -> None:
+        """The client does not read its answer: drop it if it stays so for a request
+        timeout (a reader that never reads would otherwise hold the connection)."""
+        super().pause_writing()
+        if getattr(self, "_write_timer", None) is None:
+            self._write_timer = self.loop.call_later(self.request_timeout, self._not_reading)
+
+    def resume_writing(self) -> None:
+        super().resume_writing()
+        timer = getattr(self, "_write_timer", None)
+        if timer is not None:
+            timer.cancel()
+            self._write_timer = None
+
+    def _not_reading(self) -> None:
+        self._write_timer = None
+        type(self).timed_out += 1
+        if not self.transport.is_closing():
+            self.transport.abort()
 
     def _too_slow(self) -> None:
         self._timer = None

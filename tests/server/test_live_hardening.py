@@ -251,3 +251,22 @@ def test_slow_connections_from_many_addresses_cannot_lock_healthz_out(tmp_path):
             assert r.status_code == 200
         for s in held:
             s.close()
+
+
+def test_clients_that_never_read_their_answers_are_dropped(server):
+    socks = []
+    for _ in range(10):  # 200 pipelined requests each, then never a read
+        s = socket.socket()
+        s.setsockopt(socket.SOL_SOCKET, socket.SO_RCVBUF, 1024)
+        s.connect(("127.0.0.1", server.port))
+        s.sendall(b"GET /openapi.json HTTP/1.1\r\nHost: x\r\n\r\n" * 200)
+        socks.append(s)
+    http = httpx.Client(base_url=server.url, timeout=10)
+    deadline = time.monotonic() + 8  # request timeout: 1 s
+    while time.monotonic() < deadline and \
+            metric(http, "bigsur_requests_timed_out_total") < 10:
+        time.sleep(0.1)
+    assert metric(http, "bigsur_requests_timed_out_total") >= 10
+    assert http.get("/healthz").status_code == 200
+    for s in socks:
+        s.close()
