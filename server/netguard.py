@@ -48,7 +48,8 @@ def _timeout_response() -> bytes:
                        "reason": "the request was not received in time "
                                  "(BIGSUR_REQUEST_TIMEOUT_SECONDS)",
                        "message": "the request was not received in time "
-                                  "(BIGSUR_REQUEST_TIMEOUT_SECONDS)"}).encode()
+                                  "(BIGSUR_REQUEST_TIMEOUT_SECONDS)"},
+                      separators=(",", ":")).encode()
     return (b"HTTP/1.1 408 Request Timeout\r\ncontent-type: application/json\r\n"
             b"connection: close\r\ncontent-length: " + str(len(body)).encode() +
             b"\r\n\r\n" + body)
@@ -141,6 +142,24 @@ class GuardedH11Protocol(H11Protocol):
         super().on_response_complete()
         if self.conn.their_state is h11.IDLE and not self.conn.trailing_data[0]:
             self._disarm()  # idle: uvicorn's keep-alive timeout applies
+
+    def send_400_response(self, msg: str) -> None:
+        """A request h11 cannot parse (malformed, headers over 16 KiB): 400 in the
+        documented error shape rather than uvicorn's plain text."""
+        body = json.dumps({"error": "request", "field": "headers",
+                           "reason": f"not a valid HTTP/1.1 request ({msg})",
+                           "message": f"headers: not a valid HTTP/1.1 request ({msg})"},
+                          separators=(",", ":")).encode()
+        event = h11.Response(status_code=400, reason=b"Bad Request",
+                             headers=[(b"content-type", b"application/json"),
+                                      (b"connection", b"close")])
+        try:
+            for out in (self.conn.send(event), self.conn.send(h11.Data(data=body)),
+                        self.conn.send(h11.EndOfMessage())):
+                self.transport.write(out)
+        except h11.LocalProtocolError:
+            pass
+        self.transport.close()
 
     def pause_writing(self) -> None:
         """The client does not read its answer: drop it if it stays so for a request
