@@ -57,6 +57,8 @@ class Settings(BaseSettings):
                                                             "when none is given")
     analysis_max_decisions: int = Field(1000, ge=1, description="largest record reviewed")
     max_jobs: int = Field(4, ge=1, description="analysis jobs running or waiting at once")
+    max_job_seconds: float = Field(1800, gt=0, description="an analysis job's searching "
+                                   "time (decisions x ms budget) at most (422 beyond)")
     max_jobs_per_client: int = Field(2, ge=1, description="analysis jobs one client (IP) "
                                                           "may have running or waiting")
     job_ttl_seconds: float = Field(3600, gt=0, description="finished jobs kept this long")
