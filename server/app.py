@@ -366,7 +366,7 @@ def cmd_serve(args) -> int:
     if args.workers:
         os.environ["BIGSUR_WORKERS"] = str(args.workers)
     settings = Settings()  # fail early, with the setting named, before uvicorn starts
-    raise_fd_limit(settings.max_connections + 256)
+    raise_fd_limit(settings.max_connections + 512)  # + overflow, workers, database
     protocol = GuardedH11Protocol.configure(settings.request_timeout_seconds,
                                             settings.max_connections,
                                             settings.max_connections_per_client)

@@ -15,7 +15,8 @@ room: the oldest that has sent part of a request (slow headers or body: what an 
 looks like; a client that sends its request at once is never one), else the oldest that
 has sent nothing for at least ``MIN_AGE`` seconds (a burst of new connections cannot
 close a fresh one before its request arrives); if there is none, the new connection is
-refused.
+let in over the cap by up to :meth:`GuardedH11Protocol.overflow` (10%, at most 128),
+and refused beyond that.
 So slow connections from many addresses cannot lock ``/healthz`` and real clients out.
 
 ``bigsur serve`` installs it (``uvicorn.Config(http=GuardedH11Protocol)``). The uvicorn
@@ -68,6 +69,11 @@ class GuardedH11Protocol(H11Protocol):
     timed_out = 0
 
     @classmethod
+    def overflow(cls) -> int:
+        """Connections allowed above the cap while none can be closed (a burst)."""
+        return min(128, max(8, cls.max_connections // 10))
+
+    @classmethod
     def configure(cls, request_timeout: float, max_connections: int,
                   max_per_peer: int) -> type[GuardedH11Protocol]:
         cls.request_timeout = request_timeout
@@ -94,6 +100,11 @@ class GuardedH11Protocol(H11Protocol):
                         min(MIN_AGE, cls.request_timeout / 4):
                     victim = None
             if victim is None:
+                # nothing may be closed yet (a burst of new connections): a little room
+                # above the cap, so that a real client arriving in the burst gets in
+                if len(self.connections) <= cls.max_connections + cls.overflow():
+                    self._arm()
+                    return
                 cls.refused += 1
                 transport.abort()
                 return
