@@ -283,8 +283,10 @@ def main(argv: list[str] | None = None) -> int:
     overload_s = 5.0 if quick else 30.0
     pool = positions(6 if quick else 24)
     tmp = tempfile.mkdtemp(prefix="bigsur-bench-")
+    # the attack of issue 12 (4 jobs of a whole game at 10 s per decision, one client):
+    # the defaults would refuse it at submit (BIGSUR_MAX_JOB_SECONDS, _PER_CLIENT)
     env = {"BIGSUR_WORKERS": str(args.workers), "BIGSUR_MAX_BUDGET_MS": "10000",
-           "BIGSUR_MAX_JOBS_PER_CLIENT": "4"}
+           "BIGSUR_MAX_JOBS_PER_CLIENT": "4", "BIGSUR_MAX_JOB_SECONDS": "100000"}
     rows = []
     log_path = Path(tmp) / "server.log"
     with ServerProcess(Path(tmp) / "bench.db", env, log=log_path) as srv:

@@ -57,6 +57,8 @@ class Settings(BaseSettings):
                                                             "when none is given")
     analysis_max_decisions: int = Field(1000, ge=1, description="largest record reviewed")
     max_jobs: int = Field(4, ge=1, description="analysis jobs running or waiting at once")
+    max_job_seconds: float = Field(1800, gt=0, description="an analysis job's searching "
+                                   "time (decisions x ms budget) at most (422 beyond)")
     max_jobs_per_client: int = Field(2, ge=1, description="analysis jobs one client (IP) "
                                                           "may have running or waiting")
     job_ttl_seconds: float = Field(3600, gt=0, description="finished jobs kept this long")
@@ -365,7 +367,7 @@ def cmd_serve(args) -> int:
     if args.workers:
         os.environ["BIGSUR_WORKERS"] = str(args.workers)
     settings = Settings()  # fail early, with the setting named, before uvicorn starts
-    raise_fd_limit(settings.max_connections + 256)
+    raise_fd_limit(settings.max_connections + 512)  # + overflow, workers, database
     protocol = GuardedH11Protocol.configure(settings.request_timeout_seconds,
                                             settings.max_connections,
                                             settings.max_connections_per_client)

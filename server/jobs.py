@@ -76,6 +76,14 @@ class JobService:
         self.prune()
         check_names(record)
         points = decision_points(record, seats, self.settings.analysis_max_decisions)
+        searched = sum(1 for p in points if p.legal > 1)
+        if budget.get("ms") is not None and \
+                searched * budget["ms"] / 1000 > self.settings.max_job_seconds:
+            raise ApiError(422, "budget.ms", f"{searched} decisions to search x {budget['ms']} "
+                           f"ms = {searched * budget['ms'] / 1000:g} s exceeds the limit of "
+                           f"{self.settings.max_job_seconds:g} s per job "
+                           "(BIGSUR_MAX_JOB_SECONDS); use a smaller budget or review fewer "
+                           "seats", "limit")
         job_id = secrets.token_urlsafe(12)
         try:
             self.store.create_job(job_id, client, len(points), budget, seed, seats,

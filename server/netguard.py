@@ -6,19 +6,25 @@ headers or its body a byte at a time, or a body shorter than its Content-Length,
 connection (and a file descriptor) forever. :class:`GuardedH11Protocol` gives every
 request ``request_timeout`` seconds from its first byte (or from the connection's
 opening) until it is fully received, then answers 408 and closes; the time the
-application takes to answer is not counted (searches have their own deadlines).
+application takes to answer is not counted (searches have their own deadlines); a
+client that stops reading its answer (the write buffer stays full for
+``request_timeout``) is dropped too.
 A connection beyond ``max_per_peer`` from one address is closed at once. Beyond
 ``max_connections`` in all, one connection waiting for its request is closed to make
 room: the oldest that has sent part of a request (slow headers or body: what an attack
 looks like; a client that sends its request at once is never one), else the oldest that
 has sent nothing for at least ``MIN_AGE`` seconds (a burst of new connections cannot
 close a fresh one before its request arrives); if there is none, the new connection is
-refused.
+let in over the cap by up to :meth:`GuardedH11Protocol.overflow` (10%, at most 128),
+and refused beyond that.
 So slow connections from many addresses cannot lock ``/healthz`` and real clients out.
 
-``bigsur serve`` installs it (``uvicorn.run(http=...)``); with plain uvicorn pass
-``--http server.netguard:GuardedH11Protocol`` (settings from ``BIGSUR_*``). These limits
-are a last line of defence: in production put a reverse proxy in front (docs/deploy.md).
+``bigsur serve`` installs it (``uvicorn.Config(http=GuardedH11Protocol)``). The uvicorn
+command line cannot (its ``--http`` takes only auto/h11/httptools): ``uvicorn
+server.app:create_app --factory`` runs without these limits. In Python,
+``uvicorn.run(..., http=GuardedH11Protocol)`` installs it with the ``BIGSUR_*`` values
+read at import. These limits are a last line of defence: in production put a reverse
+proxy in front (docs/deploy.md).
 """
 
 from __future__ import annotations
@@ -43,7 +49,8 @@ def _timeout_response() -> bytes:
                        "reason": "the request was not received in time "
                                  "(BIGSUR_REQUEST_TIMEOUT_SECONDS)",
                        "message": "the request was not received in time "
-                                  "(BIGSUR_REQUEST_TIMEOUT_SECONDS)"}).encode()
+                                  "(BIGSUR_REQUEST_TIMEOUT_SECONDS)"},
+                      separators=(",", ":")).encode()
     return (b"HTTP/1.1 408 Request Timeout\r\ncontent-type: application/json\r\n"
             b"connection: close\r\ncontent-length: " + str(len(body)).encode() +
             b"\r\n\r\n" + body)
@@ -60,6 +67,11 @@ class GuardedH11Protocol(H11Protocol):
     refused = 0
     evicted = 0
     timed_out = 0
+
+    @classmethod
+    def overflow(cls) -> int:
+        """Connections allowed above the cap while none can be closed (a burst)."""
+        return min(128, max(8, cls.max_connections // 10))
 
     @classmethod
     def configure(cls, request_timeout: float, max_connections: int,
@@ -88,6 +100,11 @@ class GuardedH11Protocol(H11Protocol):
                         min(MIN_AGE, cls.request_timeout / 4):
                     victim = None
             if victim is None:
+                # nothing may be closed yet (a burst of new connections): a little room
+                # above the cap, so that a real client arriving in the burst gets in
+                if len(self.connections) <= cls.max_connections + cls.overflow():
+                    self._arm()
+                    return
                 cls.refused += 1
                 transport.abort()
                 return
@@ -98,6 +115,10 @@ class GuardedH11Protocol(H11Protocol):
 
     def connection_lost(self, exc) -> None:
         self._disarm()
+        timer = getattr(self, "_write_timer", None)
+        if timer is not None:
+            timer.cancel()
+            self._write_timer = None
         if getattr(self, "_counted", False):
             self._counted = False
             cls = type(self)
@@ -132,6 +153,44 @@ class GuardedH11Protocol(H11Protocol):
         super().on_response_complete()
         if self.conn.their_state is h11.IDLE and not self.conn.trailing_data[0]:
             self._disarm()  # idle: uvicorn's keep-alive timeout applies
+
+    def send_400_response(self, msg: str) -> None:
+        """A request h11 cannot parse (malformed, headers over 16 KiB): 400 in the
+        documented error shape rather than uvicorn's plain text."""
+        body = json.dumps({"error": "request", "field": "headers",
+                           "reason": f"not a valid HTTP/1.1 request ({msg})",
+                           "message": f"headers: not a valid HTTP/1.1 request ({msg})"},
+                          separators=(",", ":")).encode()
+        event = h11.Response(status_code=400, reason=b"Bad Request",
+                             headers=[(b"content-type", b"application/json"),
+                                      (b"connection", b"close")])
+        try:
+            for out in (self.conn.send(event), self.conn.send(h11.Data(data=body)),
+                        self.conn.send(h11.EndOfMessage())):
+                self.transport.write(out)
+        except h11.LocalProtocolError:
+            pass
+        self.transport.close()
+
+    def pause_writing(self) -> None:
+        """The client does not read its answer: drop it if it stays so for a request
+        timeout (a reader that never reads would otherwise hold the connection)."""
+        super().pause_writing()
+        if getattr(self, "_write_timer", None) is None:
+            self._write_timer = self.loop.call_later(self.request_timeout, self._not_reading)
+
+    def resume_writing(self) -> None:
+        super().resume_writing()
+        timer = getattr(self, "_write_timer", None)
+        if timer is not None:
+            timer.cancel()
+            self._write_timer = None
+
+    def _not_reading(self) -> None:
+        self._write_timer = None
+        type(self).timed_out += 1
+        if not self.transport.is_closing():
+            self.transport.abort()
 
     def _too_slow(self) -> None:
         self._timer = None

@@ -10,10 +10,11 @@ A search first takes a *slot* (one per search worker), then runs. Who gets a fre
    a client never runs more than ``client_running`` searches at once.
 
 A request that finds the queue full (``max_queue`` hints and payments waiting: AI turns
-and analysis decisions, bounded by the games and jobs that exist, do not count) or its
-client's share of it full (``client_queued``) is refused at once; one that waits longer than its wait
-deadline is refused then. Both are 503 with a ``Retry-After`` estimated from the mean
-service time and the work ahead (never less than 1 s). Cancelling the waiting coroutine
+and analysis decisions, bounded by the games and jobs that exist, do not count) is
+refused at once with 503, one that finds its client's share of it full
+(``client_queued``) with 429; one that waits longer than its wait deadline gets 503
+then. Each carries a ``Retry-After`` estimated from the mean service time and the work
+ahead (never less than ``min_retry_after``). Cancelling the waiting coroutine
 (the client went away) removes it from the queue.
 
 Used only from the event loop thread.

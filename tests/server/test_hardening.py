@@ -416,7 +416,7 @@ def test_game_counts_kept_by_triggers_match_a_full_count(tmp_path):
         store.create_game(f"g{k}", 2, k, "default", ["human", "random"], ["h", None],
                           rng.choice(["human", "ai"]))
         ids.append(f"g{k}")
-    for k, game_id in enumerate(ids[:40]):
+    for game_id in ids[:40]:
         store.append_action(game_id, 0, 0, "take deck", "take deck", None,
                             rng.choice(["human", "ai", "over"]))
     for game_id in ids[::7]:
@@ -427,3 +427,14 @@ def test_game_counts_kept_by_triggers_match_a_full_count(tmp_path):
         "EXPLAIN QUERY PLAN SELECT status, n FROM game_counts WHERE n > 0"))
     assert "games" not in plan.replace("game_counts", "")  # never a scan of the games
     store.close()
+
+
+def test_a_job_longer_than_the_job_limit_is_refused_at_submit(make_client):
+    """Issue 12: 95 decisions at 10 s each held a worker for about 1,900 s."""
+    client = make_client(max_job_seconds=60)
+    record = play_random_game(2, seed=13).to_json()
+    r = client.post("/v1/analyze", json={"record": record, "budget": {"ms": 10_000}})
+    assert r.status_code == 422 and r.json()["field"] == "budget.ms", r.text
+    assert "BIGSUR_MAX_JOB_SECONDS" in r.json()["reason"]
+    r = client.post("/v1/analyze", json={"record": short_record(), "budget": {"ms": 100}})
+    assert r.status_code == 202, r.text

@@ -251,3 +251,54 @@ def test_slow_connections_from_many_addresses_cannot_lock_healthz_out(tmp_path):
             assert r.status_code == 200
         for s in held:
             s.close()
+
+
+def test_clients_that_never_read_their_answers_are_dropped(server):
+    socks = []
+    for _ in range(10):  # 200 pipelined requests each, then never a read
+        s = socket.socket()
+        s.setsockopt(socket.SOL_SOCKET, socket.SO_RCVBUF, 1024)
+        s.connect(("127.0.0.1", server.port))
+        s.sendall(b"GET /openapi.json HTTP/1.1\r\nHost: x\r\n\r\n" * 200)
+        socks.append(s)
+    http = httpx.Client(base_url=server.url, timeout=30)
+    try:  # request timeout: 1 s; a generous wait for a starved machine (exits early)
+        deadline = time.monotonic() + 60
+        while time.monotonic() < deadline and \
+                metric(http, "bigsur_requests_timed_out_total") < 5:
+            time.sleep(0.2)
+        assert metric(http, "bigsur_requests_timed_out_total") >= 5
+        assert http.get("/healthz").status_code == 200
+    finally:
+        for s in socks:
+            s.close()
+
+
+UNPARSEABLE = [
+    [b"GET /healthz HTTP/1.1\r\nHost: x\r\nX-Big: " + b"a" * 20_000, b"\r\n\r\n"],
+    [b"GET /healthz HTTP/1.1\r\nHo st: x\r\n\r\n"],
+    [b"NOT HTTP AT ALL\r\n\r\n"]]
+
+
+def test_unparseable_requests_get_the_documented_shape(server):
+    for parts in UNPARSEABLE:
+        s = socket.create_connection(("127.0.0.1", server.port))
+        s.settimeout(5)
+        for part in parts:  # headers over 16 KiB before their end: refused
+            try:
+                s.sendall(part)
+            except OSError:
+                break
+            time.sleep(0.2)
+        data = b""
+        while True:
+            try:
+                chunk = s.recv(4096)
+            except ConnectionResetError:
+                break
+            if not chunk:
+                break
+            data += chunk
+        s.close()
+        assert data.startswith(b"HTTP/1.1 400") and b'"field":"headers"' in data, \
+            (parts[0][:40], data[:300])
