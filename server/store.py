@@ -265,6 +265,25 @@ class Store:
                 raise
         return n == 1
 
+    def drop_last_action(self, game_id: str, n: int, status: str) -> bool:
+        """Delete action ``n - 1``, the game's last (undo within a build step), and set
+        the game's status, in one transaction guarded by the action count: False (and
+        nothing changed) when the game has moved on."""
+        with self.lock:
+            self.db.execute("BEGIN IMMEDIATE")
+            try:
+                cur = self.db.execute(
+                    "UPDATE games SET n_actions=?, status=?, updated=? WHERE id=? AND "
+                    "n_actions=?", (n - 1, status, time.time(), game_id, n))
+                if cur.rowcount == 1:
+                    self.db.execute("DELETE FROM actions WHERE game_id=? AND idx=?",
+                                    (game_id, n - 1))
+                self.db.execute("COMMIT")
+            except BaseException:
+                self.db.execute("ROLLBACK")
+                raise
+        return cur.rowcount == 1
+
     def idle_games(self, before: float, limit: int = 500) -> list[str]:
         """Games not over whose last change is older than ``before`` (abandoned)."""
         with self.lock:

@@ -22,7 +22,7 @@ from solver.rules.record import GameRecord
 from ..deps import GamesDep, JobsDep, SearchDep, SettingsDep
 from ..errors import ApiError
 from ..schemas import Budget, JobResponse
-from .common import SEAT_ERRORS, budget_dict
+from .common import SEAT_ERRORS, budget_dict, client_key
 
 router = APIRouter(tags=["games"])  # paths under /v1/games (the including router)
 
@@ -72,14 +72,14 @@ async def analyse_game(game_id: str, req: GameAnalysisRequest, request: Request,
     known = _jobs_of(request).setdefault(game_id, [])
     if not req.again:
         for job_id in reversed(known):
-            job = jobs.jobs.get(job_id)
-            if job is not None and job.budget == budget and job.seed == req.seed and \
-                    getattr(job, "seats", None) == req.seats and job.status != "failed":
-                return job.to_json()
-    job = jobs.submit(game_record(live), budget, req.seed, req.seats, search)
-    job.seats = req.seats
-    known.append(job.id)
-    return job.to_json()
+            job = jobs.store.job(job_id)
+            if job is not None and job["budget"] == budget and job["seed"] == req.seed and \
+                    job["seats"] == req.seats and job["status"] not in ("failed", "cancelled"):
+                return jobs.get(job_id)
+    job = jobs.submit(game_record(live), budget, req.seed, req.seats, client_key(request),
+                      search)
+    known.append(job["job_id"])
+    return job
 
 
 @router.get("/{game_id}/analysis", response_model=JobResponse, responses=SEAT_ERRORS,
@@ -89,9 +89,8 @@ async def game_analysis(game_id: str, request: Request, games: GamesDep,
     live = games.get(game_id)
     games.seat_of(live, _bearer(request))
     for job_id in reversed(_jobs_of(request).get(game_id, [])):
-        job = jobs.jobs.get(job_id)
-        if job is not None:
-            return job.to_json()
+        if jobs.store.job(job_id) is not None:
+            return jobs.get(job_id)
     raise ApiError(404, "game_id", f"no review of game {game_id!r} on this server yet "
                    "(POST to start one)", "not_found")
 

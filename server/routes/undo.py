@@ -15,7 +15,6 @@ The stored action is deleted in one transaction guarded by the action count (lik
 
 from __future__ import annotations
 
-import time
 from typing import Any
 
 from fastapi import APIRouter, Request
@@ -45,23 +44,6 @@ def undo_allowed(live, seat: int) -> str | None:
     return None
 
 
-def drop_last_action(store, game_id: str, n: int) -> None:
-    """Delete action ``n - 1`` of the game in one transaction (fails if it is not last)."""
-    with store.lock:
-        store.db.execute("BEGIN IMMEDIATE")
-        try:
-            cur = store.db.execute(
-                "UPDATE games SET n_actions=?, status=?, updated=? WHERE id=? AND n_actions=?",
-                (n - 1, HUMAN, time.time(), game_id, n))
-            if cur.rowcount != 1:
-                raise ApiError(409, "game_id", "the game changed; fetch it and retry", "conflict")
-            store.db.execute("DELETE FROM actions WHERE game_id=? AND idx=?", (game_id, n - 1))
-            store.db.execute("COMMIT")
-        except BaseException:
-            store.db.execute("ROLLBACK")
-            raise
-
-
 @router.post("/{game_id}/undo", responses=SEAT_ERRORS,
              summary="Take back your last build of this turn")
 async def undo(game_id: str, request: Request, games: GamesDep) -> dict[str, Any]:
@@ -73,7 +55,8 @@ async def undo(game_id: str, request: Request, games: GamesDep) -> dict[str, Any
         if why is not None:
             raise ApiError(409, "game_id", f"cannot undo: {why}", "conflict")
         undone = live.actions[-1][1]
-        drop_last_action(games.store, live.id, live.n)
+        if not games.store.drop_last_action(live.id, live.n, HUMAN):
+            raise ApiError(409, "game_id", "the game changed; fetch it and retry", "conflict")
         games.live.pop(live.id, None)
     live = games.get(game_id)  # replayed from the store
     return {**games.seat_response(live, seat), "undone": undone}
