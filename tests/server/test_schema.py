@@ -30,7 +30,9 @@ BY_STATUS: dict[int, int] = {}
 _app = create_app(Settings(db=os.path.join(tempfile.mkdtemp(prefix="bigsur-schema-"), "s.db"),
                            workers=2, pool="thread", warm=False, max_budget_ms=50,
                            max_iterations=50, default_budget_ms=20, analysis_budget_ms=5,
-                           analysis_max_decisions=10, ai_wait_seconds=5, max_jobs=100_000))
+                           analysis_max_decisions=10, ai_wait_seconds=5, max_jobs=100_000,
+                           max_jobs_per_client=100_000, max_games_per_client=100_000,
+                           queue_wait_seconds=600, deadline_grace_ms=600_000))
 schema = schemathesis.openapi.from_asgi("/openapi.json", _app)
 schema.config.generation.update(modes=list(GenerationMode))  # valid and invalid inputs
 
