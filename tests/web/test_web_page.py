@@ -1,14 +1,15 @@
 """The web page in a real browser: Playwright (Python) driving Debian's Chromium.
 
 A real uvicorn server is started on a free loopback port with a temporary SQLite file;
-the test plays a whole 2-player game against the greedy AI (seed above 2**53) by clicking
-the page (and a few keys), paying every build by clicking the payment sources (no
-notation typed; one build undone), asks for a hint and plays it from the table, makes
-illegal choices and checks that the reason is shown in words, reloads in the middle of a
-turn (the game resumes), reaches the final scores, downloads the record (exact seed,
-`bigsur analyze` reads it), sees the review start by itself, steps through it by keyboard and reopens the
-game from the list of past games. Other tests: the keyboard help, a phone (390x844,
-touch) and the layout at 1366x768. Screenshots go to ``test-artifacts/web/``.
+the test plays a whole 2-player game against the greedy AI (seed above 2**53) by
+clicking the page (and a few keys), paying every build by clicking the payment sources
+(no notation typed; one build undone), asks for a hint and plays it from the table,
+makes illegal choices and checks that the reason is shown in words, reloads in the
+middle of a turn (the game resumes), reaches the final scores, downloads the record
+(exact seed, `bigsur analyze` reads it), sees the review start by itself, steps through
+it by keyboard and reopens the game from the list of past games. Other tests: the
+keyboard help, a phone (390x844, touch) and the layout at 1366x768. Screenshots go
+to ``test-artifacts/web/``.
 
 Needs ``pip install playwright`` (no ``playwright install``: the browser is Debian's
 ``chromium`` package at /usr/bin/chromium, or ``BIGSUR_CHROMIUM``). Without them the test
