@@ -23,9 +23,10 @@ import sqlite3
 import threading
 import time
 from contextlib import contextmanager
-from typing import Any
+from typing import Annotated, Any
 
 from fastapi import APIRouter, FastAPI, Request
+from fastapi import Path as FastPath
 from fastapi.responses import JSONResponse, PlainTextResponse
 
 from solver.rules.cards import CardSet, CardSetError, parse_card_set
@@ -339,7 +340,9 @@ def build_router(registry, store_of) -> APIRouter:
                  "created": r["created"]} for r in rows]
 
     @router.get("/cardsets/{name}/versions/{version}", summary="One version of a stored set")
-    async def get_version(name: str, version: int) -> dict[str, Any]:
+    async def get_version(name: str,
+                          version: Annotated[int, FastPath(ge=1, le=MAX_VERSIONS)]
+                          ) -> dict[str, Any]:
         row = store_of().get(name, version)
         if row is None:
             raise ApiError(404, "version", f"{name!r} has no version {version}", "not_found")

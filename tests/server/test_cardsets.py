@@ -175,3 +175,11 @@ def test_payment_of_a_view_equals_the_payment_of_the_state(make_client):
     assert full.status_code == 200 and seen.status_code == 200, seen.text
     assert seen.json()["feasible"] and seen.json()["builds"] == full.json()["builds"]
     assert seen.json()["spent"] == full.json()["spent"]
+
+
+@pytest.mark.parametrize("version", ["0", "51", "9223372036854775808", "-1"])
+def test_a_version_out_of_range_is_a_422_not_a_crash(client, version):
+    # found by schemathesis: 2**63 overflowed SQLite's integer and answered 500
+    r = client.get(f"/v1/cardsets/any/versions/{version}")
+    assert r.status_code == 422, r.text
+    assert r.json()["field"] == "version"
