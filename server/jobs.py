@@ -31,6 +31,7 @@ from solver.rules.record import GameRecord
 from solver.rules.views import view_to_json
 
 from .errors import ApiError, describe
+from .scheduler import cancel_and_wait
 from .store import LimitReached
 
 if TYPE_CHECKING:
@@ -129,13 +130,7 @@ class JobService:
         self.store.cancel_job(job_id, {"error": "cancelled", "field": None,
                                        "reason": "cancelled by DELETE /v1/analyze/{id}",
                                        "message": "cancelled by DELETE /v1/analyze/{id}"})
-        task = self.tasks.get(job_id)
-        if task is not None and not task.done():
-            task.cancel()
-            try:
-                await task
-            except BaseException:  # noqa: BLE001
-                pass
+        await cancel_and_wait(self.tasks.get(job_id))
         return self.get(job_id)
 
     async def resume(self, search: SearchService, cards) -> int:

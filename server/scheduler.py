@@ -183,3 +183,15 @@ class Scheduler:
             nxt.started = time.monotonic()
             self.running.add(nxt)
             nxt.future.set_result(None)
+
+
+async def cancel_and_wait(task: asyncio.Task | None) -> None:
+    """Cancel ``task`` (if still running) and wait until it has stopped, whatever it
+    raises: the search behind it is stopped by the task's own cancellation handling."""
+    if task is None or task.done():
+        return
+    task.cancel()
+    try:
+        await task
+    except BaseException:  # noqa: BLE001 - cancellation or the task's own failure
+        pass

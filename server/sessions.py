@@ -39,6 +39,7 @@ from solver.rules.views import view_of, view_to_json
 from solver.search.specs import SpecError, check_caps, parse_bot_spec
 
 from .errors import ApiError
+from .scheduler import cancel_and_wait
 from .store import GameRow, LimitReached, Store, token_hash, token_matches
 
 if TYPE_CHECKING:
@@ -214,13 +215,7 @@ class GameService:
         await self._forget(live.id)
 
     async def _forget(self, game_id: str) -> None:
-        task = self.ai_tasks.pop(game_id, None)
-        if task is not None and not task.done():
-            task.cancel()
-            try:
-                await task
-            except BaseException:  # noqa: BLE001
-                pass
+        await cancel_and_wait(self.ai_tasks.pop(game_id, None))
         self.live.pop(game_id, None)
         self.store.delete_game(game_id)
 
