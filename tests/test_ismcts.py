@@ -272,3 +272,14 @@ def test_students_t_quantile():
 
     for df, table in ((3, 3.182), (5, 2.571), (9, 2.262), (19, 2.093), (99, 1.984)):
         assert abs(_t975(df) - table) < 0.03
+
+
+def test_a_time_budget_counts_the_root_set_up(cards):
+    import time
+
+    state = play_greedy_to(cards, 5, Phase.BUILD)
+    searcher = Searcher(view_of(state, state.current), 1)
+    time.sleep(0.25)  # as if ranking the root's candidates had taken that long
+    searcher.run(seconds=0.2)
+    # the budget was spent before the first iteration: only the first round is finished
+    assert 1 <= searcher.iterations <= DEFAULT_PARAMS.race_start

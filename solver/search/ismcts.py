@@ -226,6 +226,7 @@ class Searcher:
     """One SO-ISMCTS tree for the seat of ``view`` (which must be to act)."""
 
     def __init__(self, view: PlayerView, seed: int, params: SearchParams = DEFAULT_PARAMS):
+        self.created = time.perf_counter()  # a time budget counts the root's set-up too
         self.view = view
         self.seat = view.seat
         self.params = params
@@ -455,11 +456,15 @@ class Searcher:
     # -------------------------------------------------------------- results
 
     def run(self, iterations: int | None = None, seconds: float | None = None) -> None:
+        """Search for ``iterations`` more iterations or ``seconds``; a first run's time
+        budget counts from the searcher's creation, so that ranking the root's
+        candidates and solving a last build step are part of the thinking time."""
         if iterations is not None:
             for _ in range(iterations):
                 self.iterate()
             return
-        deadline = time.perf_counter() + (seconds or 0.0)
+        start = self.created if self.iterations == 0 else time.perf_counter()
+        deadline = start + (seconds or 0.0)
         while True:
             self.iterate()
             if time.perf_counter() >= deadline and self._round_complete():
