@@ -128,11 +128,14 @@ def affordable_cards(state: GameState) -> list[int]:
         counts[material[c]] += 1
     total = len(hand) - 1
     key = None
+    free = 0
     if player.landmarks and grants_any(cards, player.landmarks):
         # Landmark sources: the count search unless they are all spent
         key = Sources(state).key()
         base, recycle = key[0], key[7]
         simple = not (key[2] or key[3] or key[5])
+        # slots the per-turn sources beyond the Persistent ones could cover at most
+        free = key[2] + key[3] + key[5] + (recycle != -2)
     else:
         simple = True
         per = cards.persistent
@@ -163,7 +166,10 @@ def affordable_cards(state: GameState) -> list[int]:
             if recycle != -2 and n - 3 <= total \
                     and min_cards_simple(items[c], counts, base, recycle) <= total:
                 out.append(c)
-        elif search_one(cards.cost_counts[c], tuple(counts), key)[0] <= total:
+        elif n - 3 * free <= total \
+                and search_one(cards.cost_counts[c], tuple(counts), key)[0] <= total:
+            # (a slot covered by a free source saves at most the 3 cards of a
+            # substitution: beyond that, no search can make the card affordable)
             out.append(c)
         counts[m0] += 1
     return out

@@ -113,8 +113,11 @@ def search_one(cost: tuple, hand: tuple, src: tuple):
 
 def reduce_single(cost: tuple, hand: tuple, src: tuple) -> tuple:
     """:func:`reduce_key` for one build, as the arguments of :func:`single_search` (the
-    pool's size is compared with the answer by the caller)."""
-    return (cost, *_reduce_pool(cost, hand, src))
+    pool's size is compared with the answer by the caller). One build reads a pool count
+    only against slots of its own cost (``u <= h``, ``h > u`` with a slot recycled), so
+    ``cost[m]`` cards of a Material are as good as more: the pool is clipped there."""
+    hand_r, key = _reduce_pool(cost, hand, src)
+    return cost, tuple([h if h < n else n for h, n in zip(hand_r, cost)]), key
 
 
 def _reduce_pool(need: tuple, hand, src: tuple) -> tuple[tuple, tuple]:
@@ -226,8 +229,10 @@ def single_search(cost: tuple, hand: tuple, src: tuple):
             low = n
             best = []
         best.append((recs, n, force, (r_m < 0 and rec_open, e2, h2, d2, base_sum - used)))
-    U = tuple(next((rec[6] for rec in best[0][0] if rec[0] == m), 0)
-              for m in range(N_MATERIALS))
+    U = [0] * N_MATERIALS
+    for rec in best[0][0]:  # one record per cost Material
+        U[rec[0]] = rec[6]
+    U = tuple(U)
     found: dict = {}
     for recs, _n, force, spare in best:
         x = [0] * N_MATERIALS
