@@ -76,6 +76,7 @@ def cheapest_payment(state: GameState, card: int, values=None) -> Payment | None
     spends; :func:`build_costs` the cost in cards of every affordable build."""
     player = state.players[state.current]
     src = Sources(state)
+    src_key = src.key()
     key = None
     if values is None and not (src.borrow_h or src.borrow_d):
         # everything the answer depends on when nothing is borrowed from another player
@@ -83,13 +84,13 @@ def cheapest_payment(state: GameState, card: int, values=None) -> Payment | None
         key = (state.cards, card, tuple(player.hand),
                tuple([c for c in player.highway if per[c] >= 0]),
                tuple(state.persistent_uses.items()) if state.persistent_uses else (),
-               src.key())
+               src_key)
         got = _PAYMENTS.get(key, _MISSING)
         if got is not _MISSING:
             return got
     P = Problem.__new__(Problem)
     fill_single(P, state, card, values, src)
-    low, _U, spends = search_one(P.costs[0], P.hand, src.key())
+    low, _U, spends = search_one(P.costs[0], P.hand, src_key)
     got = None if low > P.hand_total else best_arrangement(P, spends)[1][0]
     if key is not None:
         if len(_PAYMENTS) >= _PAYMENTS_MAX:

@@ -116,13 +116,12 @@ def reduce_single(cost: tuple, hand: tuple, src: tuple) -> tuple:
     pool's size is compared with the answer by the caller). One build reads a pool count
     only against slots of its own cost (``u <= h``, ``h > u`` with a slot recycled), so
     ``cost[m]`` cards of a Material are as good as more: the pool is clipped there."""
-    hand_r, key = _reduce_pool(cost, hand, src)
-    return cost, tuple([h if h < n else n for h, n in zip(hand_r, cost)]), key
+    return (cost, *_reduce_pool(cost, hand, src, 0))
 
 
-def _reduce_pool(need: tuple, hand, src: tuple) -> tuple[tuple, tuple]:
+def _reduce_pool(need: tuple, hand, src: tuple, beyond: int = 1) -> tuple[tuple, tuple]:
     """The pool's Materials and the free sources, reduced to what a total cost ``need``
-    can use."""
+    can use (a pool count is clipped at ``need[m] + beyond``)."""
     base0, used0, extra0, bh0, bh_mask, bd0, bd_mask, recycle = src
     slots = 0
     cm = 0
@@ -139,7 +138,7 @@ def _reduce_pool(need: tuple, hand, src: tuple) -> tuple[tuple, tuple]:
         (bh0 if bh0 < slots else slots) if bh_mask else 0, bh_mask,
         (bd0 if bd0 < slots else slots) if bd_mask else 0, bd_mask,
         recycle if recycle < 0 or need[recycle] else -1)
-    return tuple([(h if h <= n else n + 1) if n else 0
+    return tuple([(h if h <= n else n + beyond) if n else 0
                   for h, n in zip(hand, need, strict=True)]), key
 
 
