@@ -8,7 +8,7 @@ from typing import TYPE_CHECKING, Annotated, Any
 
 from fastapi import Depends, Request
 
-from solver.rules.cards import CardSet, load_card_set, read_card_set
+from solver.rules.cards import CardSet, CardSetError, load_card_set, read_card_set
 from solver.rules.position import cards_to_json
 
 from .errors import ApiError
@@ -22,14 +22,18 @@ if TYPE_CHECKING:
 
 class CardRegistry:
     """The card sets the server knows by name: ``default`` (the shipped reconstruction)
-    and the set of ``BIGSUR_CARDS`` when given (under its own name; a partial set is
-    allowed, new games check that its deck gives every player the same turns)."""
+    and the set of ``BIGSUR_CARDS`` when given (under its own name). That file passes
+    the checks of ``--cards FILE`` (a full set: 69 + 20 cards, equal turns) or the
+    server refuses to start (:class:`CardSetError`, one line naming the file)."""
 
     def __init__(self, extra_path: str | None = None):
         default = load_card_set()
         self.sets: dict[str, CardSet] = {"default": default}
         if extra_path:
-            extra = read_card_set(extra_path, require_full=False)
+            try:
+                extra = read_card_set(extra_path)
+            except CardSetError as err:  # `bigsur serve` prints its summary() and exits
+                raise CardSetError(f"{extra_path} (BIGSUR_CARDS)", err.errors) from None
             if extra.name in self.sets:
                 raise ValueError(f"BIGSUR_CARDS: the set in {extra_path} is named "
                                  f"{extra.name!r}, which is taken; rename it")

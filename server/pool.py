@@ -45,8 +45,8 @@ def cards_of(raw: Any) -> CardSet:
     if key not in _CARD_CACHE:
         if len(_CARD_CACHE) > 32:
             _CARD_CACHE.clear()
-        # the registry's own sets travel inline (BIGSUR_CARDS may be partial)
-        _CARD_CACHE[key] = resolve_cards(raw, require_full=False)
+        # checked as a --cards file, whoever sent it (the registry's own sets are full)
+        _CARD_CACHE[key] = resolve_cards(raw)
     return _CARD_CACHE[key]
 
 

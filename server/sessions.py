@@ -242,7 +242,8 @@ class GameService:
             else None
         if row is None:
             raise ApiError(404, "game_id", f"no game {game_id!r}", "not_found")
-        cards = resolve_cards(row.cards, require_full=False)  # stored by this server
+        # checked as any input (a few ms, once per replay after a restart or eviction)
+        cards = resolve_cards(row.cards)
         cards = next((c for c in self.cards.sets.values()
                       if c.fingerprint == cards.fingerprint), cards)
         state = new_game(row.players, row.seed, cards)

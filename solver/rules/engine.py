@@ -147,7 +147,6 @@ def _stand_in(view: PlayerView) -> GameState:
 _TAKE_PHASE = Phase.TAKE
 _OVER_PHASE = Phase.OVER
 _TAKE_DECK = Take(None)
-SCENERY_RANGE = range(len(SCENERIES))
 _END = End()
 
 
@@ -176,18 +175,34 @@ def claimable(state: GameState, seat: int | None = None) -> list[tuple[int, int]
         icons[a] += 1
         icons[b] += 1
     lm_scenery = cards.landmark_scenery
-    wanted = {lm_scenery[lm] for lm in row if icons[lm_scenery[lm]] >= STRETCH_MIN_ICONS}
-    if not wanted:
-        return []
-    occupied = {card for _lm, card in player.landmarks}
-    open_cards: dict[int, list[int]] = dict.fromkeys(SCENERY_RANGE, ())
-    for s in wanted:
-        found = open_cards[s] = []
-        used = {card for lm, card in player.landmarks if lm_scenery[lm] == s}
-        for run, n in scenery_runs(card_scenery, highway, s):
-            if n >= STRETCH_MIN_ICONS and used.isdisjoint(run):
-                found.extend(c for c in run if c not in occupied)
-    return [(lm, c) for lm in row for c in open_cards[lm_scenery[lm]]]
+    out: list[tuple[int, int]] = []
+    open_cards: dict[int, list[int]] = {}  # per Scenery, found once
+    for lm in row:
+        s = lm_scenery[lm]
+        if icons[s] < STRETCH_MIN_ICONS:
+            continue
+        found = open_cards.get(s)
+        if found is None:
+            found = open_cards[s] = _open_cards(card_scenery, lm_scenery, player, s)
+        for c in found:
+            out.append((lm, c))
+    return out
+
+
+def _open_cards(card_scenery, lm_scenery, player: PlayerState, s: int) -> list[int]:
+    """The cards of the seat's Stretches of Scenery ``s`` where a Landmark of ``s`` can be
+    claimed: Stretches not yet used for one, cards without a Landmark above them."""
+    landmarks = player.landmarks
+    found: list[int] = []
+    for run, n in scenery_runs(card_scenery, player.highway, s):
+        if n < STRETCH_MIN_ICONS:
+            continue
+        if not landmarks:
+            found.extend(run)
+        elif not any(lm_scenery[lm] == s and card in run for lm, card in landmarks):
+            occupied = {card for _lm, card in landmarks}
+            found.extend(c for c in run if c not in occupied)
+    return found
 
 
 def claim_actions(state: GameState) -> list[Claim]:

@@ -1,5 +1,5 @@
 """Fixtures of the server tests: apps on a temporary database, a deterministic fake
-search for the HTTP-layer tests, the small card set as a file, and a random player.
+search for the HTTP-layer tests, card-set files, and a random player.
 
 The fake replaces ``solver.search.api.analyse`` only through the search dependency
 (``app.dependency_overrides[get_search]``) and only in tests of the HTTP layer; the
@@ -97,8 +97,18 @@ def client(make_client) -> TestClient:
 
 
 @pytest.fixture(scope="session")
+def custom_file(tmp_path_factory, custom) -> str:
+    """A BIGSUR_CARDS file: the default cards named "custom" (tests/conftest.py). The
+    server takes only full sets, as ``--cards FILE`` does."""
+    path = tmp_path_factory.mktemp("cards") / "custom.json"
+    path.write_text(json.dumps(custom.to_json()))
+    return str(path)
+
+
+@pytest.fixture(scope="session")
 def small_file(tmp_path_factory, small) -> str:
-    """The small playable set (tests/conftest.py) as a card-set file (short games)."""
+    """The small playable set (tests/conftest.py) as a file: a partial set, which the
+    server refuses."""
     path = tmp_path_factory.mktemp("cards") / "small.json"
     path.write_text(json.dumps(small.to_json()))
     return str(path)

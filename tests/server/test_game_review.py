@@ -18,10 +18,10 @@ from solver.rules.record import GameRecord
 BIG = 2**62 + 123456789  # not a multiple of anything a float keeps: 2**62 + odd
 
 
-def test_big_seed_round_trip_and_review_by_game_id(make_client, small_file, tmp_path):
-    client = make_client(cards=small_file)
+def test_big_seed_round_trip_and_review_by_game_id(make_client, custom_file, tmp_path):
+    client = make_client(cards=custom_file)
     r = client.post("/v1/games", json={"players": 2, "seats": ["human", "greedy"],
-                                       "seed": str(BIG), "cards": "small"})
+                                       "seed": str(BIG), "cards": "custom"})
     assert r.status_code == 201, r.text
     game_id = r.json()["game_id"]
     tokens = {t["seat"]: t["token"] for t in r.json()["tokens"]}
@@ -36,11 +36,11 @@ def test_big_seed_round_trip_and_review_by_game_id(make_client, small_file, tmp_
     text = client.get(f"/v1/games/{game_id}/record", headers=auth(token)).text
     assert f'"seed":{BIG}' in text.replace(" ", "")  # the exact digits
     raw = json.loads(text)
-    record = GameRecord.from_json(raw, _small(client))
+    record = GameRecord.from_json(raw, _custom(client))
     assert record.seed == BIG
     final = record.replay()
     # the seed as a decimal string reads the same (what a JavaScript client may write)
-    as_string = GameRecord.from_json({**raw, "seed": str(BIG)}, _small(client))
+    as_string = GameRecord.from_json({**raw, "seed": str(BIG)}, _custom(client))
     assert as_string.seed == BIG and as_string.replay() == final
     # the rounded seed (what a JavaScript number holds) deals another game
     assert float(BIG) != BIG
@@ -79,14 +79,14 @@ def test_bigsur_analyze_reads_a_record_with_a_string_seed(make_client, tmp_path,
     assert len(json.loads(out.read_text())["decisions"]) == len(raw["actions"])
 
 
-def _small(client):
-    return client.app.state.cards.sets["small"]
+def _custom(client):
+    return client.app.state.cards.sets["custom"]
 
 
 
-def test_undo_takes_back_a_build_of_the_turn(make_client, small_file):
-    client = make_client(cards=small_file)
-    game_id, tokens = new_game(client, seats=["human", "greedy"], seed=21, cards="small")
+def test_undo_takes_back_a_build_of_the_turn(make_client, custom_file):
+    client = make_client(cards=custom_file)
+    game_id, tokens = new_game(client, seats=["human", "greedy"], seed=21, cards="custom")
     h = auth(tokens[0])
     rng = random.Random(5)
     for _ in range(400):  # play until the human has just built in its build step

@@ -184,14 +184,14 @@ def test_games_beyond_the_memory_cap_are_replayed_on_use(make_client, rng):
         assert wait_for_humans(client, game_id, tokens[0]) == views[game_id]
 
 
-def test_a_seats_view_can_be_posted_for_a_hint(make_client, small_file):
+def test_a_seats_view_can_be_posted_for_a_hint(make_client, custom_file):
     """What the web page does: the view of GET /v1/games/{id}, as is, to /v1/hint."""
-    client = make_client(cards=small_file)
-    game_id, tokens = new_game(client, seats=["human", "human"], seed=5, cards="small")
+    client = make_client(cards=custom_file)
+    game_id, tokens = new_game(client, seats=["human", "human"], seed=5, cards="custom")
     for token in tokens.values():
         data = client.get(f"/v1/games/{game_id}", headers=auth(token)).json()
         if data["your_turn"]:
-            assert data["view"]["cards"] == "small"  # named, not sent inline
+            assert data["view"]["cards"] == "custom"  # named, not sent inline
             r = client.post("/v1/hint", json={"position": data["view"]})
             assert r.status_code == 200, r.text
             assert sorted(m["actions"][0] for m in r.json()["moves"]) == \

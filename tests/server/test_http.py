@@ -42,10 +42,10 @@ def test_health_metrics_static_and_openapi(client):
     assert "bigsur_search_workers 2" in text
 
 
-def test_cards_are_listed_and_labelled_as_reconstruction(make_client, small_file):
-    client = make_client(cards=small_file)
+def test_cards_are_listed_and_labelled_as_reconstruction(make_client, custom_file):
+    client = make_client(cards=custom_file)
     sets = {s["name"]: s for s in client.get("/v1/cards").json()}
-    assert set(sets) == {"default", "small"}
+    assert set(sets) == {"default", "custom"}
     assert sets["default"]["reconstruction"] is True
     assert "reconstruction" in sets["default"]["label"]
     assert sets["default"]["highway"] == 69 and sets["default"]["landmarks"] == 20

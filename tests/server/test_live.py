@@ -134,7 +134,7 @@ def new_games(http: httpx.Client, games: dict, acked: dict, rng: random.Random, 
     for _ in range(n):
         seats = rng.choice(lineups)
         r = http.post("/v1/games", json={"players": len(seats), "seats": seats,
-                                         "cards": "small"})
+                                         "cards": "custom"})
         assert r.status_code == 201, r.text
         game_id = r.json()["game_id"]
         games[game_id] = {"tokens": {t["seat"]: t["token"] for t in r.json()["tokens"]},
@@ -155,9 +155,9 @@ def check_acknowledged(http: httpx.Client, games: dict, acked: dict) -> None:
 
 
 @pytest.mark.slow
-def test_kill_9_loses_no_acknowledged_action(tmp_path, small_file):
+def test_kill_9_loses_no_acknowledged_action(tmp_path, custom_file):
     rng = random.Random(2024)
-    env = {"BIGSUR_WORKERS": "1", "BIGSUR_CARDS": small_file}
+    env = {"BIGSUR_WORKERS": "1", "BIGSUR_CARDS": custom_file}
     db = tmp_path / "crash.db"
     games: dict = {}
     acked: dict = {}
@@ -193,8 +193,8 @@ def test_kill_9_loses_no_acknowledged_action(tmp_path, small_file):
         token = next(iter(info["tokens"].values()))
         rec = http.get(f"/v1/games/{game_id}/record", headers=auth(token))
         assert rec.status_code == 200, rec.text
-        raw = rec.json()  # the server's own set may be partial (BIGSUR_CARDS)
-        record = GameRecord.from_json(raw, resolve_cards(raw["cards"], require_full=False))
+        raw = rec.json()
+        record = GameRecord.from_json(raw, resolve_cards(raw["cards"]))  # strictly, as input
         record.replay()  # every action legal
         for index, action in acked[game_id].items():
             assert record.actions[index] == action

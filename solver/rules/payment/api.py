@@ -76,6 +76,7 @@ def cheapest_payment(state: GameState, card: int, values=None) -> Payment | None
     spends; :func:`build_costs` the cost in cards of every affordable build."""
     player = state.players[state.current]
     src = Sources(state)
+    src_key = src.key()
     key = None
     if values is None and not (src.borrow_h or src.borrow_d):
         # everything the answer depends on when nothing is borrowed from another player
@@ -83,13 +84,13 @@ def cheapest_payment(state: GameState, card: int, values=None) -> Payment | None
         key = (state.cards, card, tuple(player.hand),
                tuple([c for c in player.highway if per[c] >= 0]),
                tuple(state.persistent_uses.items()) if state.persistent_uses else (),
-               src.key())
+               src_key)
         got = _PAYMENTS.get(key, _MISSING)
         if got is not _MISSING:
             return got
     P = Problem.__new__(Problem)
     fill_single(P, state, card, values, src)
-    low, _U, spends = search_one(P.costs[0], P.hand, src.key())
+    low, _U, spends = search_one(P.costs[0], P.hand, src_key)
     got = None if low > P.hand_total else best_arrangement(P, spends)[1][0]
     if key is not None:
         if len(_PAYMENTS) >= _PAYMENTS_MAX:
@@ -128,11 +129,14 @@ def affordable_cards(state: GameState) -> list[int]:
         counts[material[c]] += 1
     total = len(hand) - 1
     key = None
+    free = 0
     if player.landmarks and grants_any(cards, player.landmarks):
         # Landmark sources: the count search unless they are all spent
         key = Sources(state).key()
         base, recycle = key[0], key[7]
         simple = not (key[2] or key[3] or key[5])
+        # slots the per-turn sources beyond the Persistent ones could cover at most
+        free = key[2] + key[3] + key[5] + (recycle != -2)
     else:
         simple = True
         per = cards.persistent
@@ -163,7 +167,10 @@ def affordable_cards(state: GameState) -> list[int]:
             if recycle != -2 and n - 3 <= total \
                     and min_cards_simple(items[c], counts, base, recycle) <= total:
                 out.append(c)
-        elif search_one(cards.cost_counts[c], tuple(counts), key)[0] <= total:
+        elif n - 3 * free <= total \
+                and search_one(cards.cost_counts[c], tuple(counts), key)[0] <= total:
+            # (a slot covered by a free source saves at most the 3 cards of a
+            # substitution: beyond that, no search can make the card affordable)
             out.append(c)
         counts[m0] += 1
     return out

@@ -50,11 +50,13 @@ def spend_cards(P: Problem, x, s, force, target: int = -1, extra: int = 0):
     singles: list[list[int]] = [[] for _ in range(N_MATERIALS)]
     need = list(x)
     rest = []
+    total = 0
     for c in order:
         m = material[c]
         if need[m]:
             need[m] -= 1
             singles[m].append(c)
+            total += q[c]
         else:
             rest.append(c)
     subs: list[int] = []
@@ -81,7 +83,8 @@ def spend_cards(P: Problem, x, s, force, target: int = -1, extra: int = 0):
             subs = picked + others[:3 * s - len(picked)]
         else:
             subs = rest[:3 * s]
-    total = sum(q[c] for g in singles for c in g) + sum(q[c] for c in subs)
+    if subs:
+        total += sum(map(q.__getitem__, subs))
     return singles, subs, total
 
 
@@ -118,6 +121,8 @@ def free_steps(P: Problem, path) -> list[list[PaymentStep]]:
                 c = fresh[m].pop(0)
                 used[m].append(c)
                 steps.append(steps_of[1][c])
+            if not (e or hh or dd):
+                continue
             for _ in range(e):
                 extras.append(steps_of[1][used[m][0]])
             for _ in range(hh):
@@ -150,12 +155,12 @@ def arrange(P: Problem, singles, group_mats, subs, rec, useful, free):
     material = P.cards.material
     nb = len(singles)
     disc = [bool(singles[i] or group_mats[i]) for i in range(nb)]
-    L = max((i for i in range(nb) if disc[i]), default=-1)
+    L = _last_true(disc, nb)
     if rec is None:
         justs = [(None, -1)]
     else:
         k, m = rec
-        prior = max((i for i in range(k) if disc[i]), default=-1)
+        prior = _last_true(disc, k)
         justs = [("T", prior)] if prior >= 0 or P.src.recycle == m else []
         justs.append(("O", k))
     if L >= 0:
@@ -259,6 +264,15 @@ def arrange(P: Problem, singles, group_mats, subs, rec, useful, free):
                 g += 1
         payments.append(tuple(steps))
     return score, payments
+
+
+def _last_true(flags, end: int) -> int:
+    """The last index below ``end`` whose flag is set, or -1 (a loop: no generator on the
+    hot path)."""
+    for i in range(end - 1, -1, -1):
+        if flags[i]:
+            return i
+    return -1
 
 
 def _arrange_plain(P: Problem, singles, group_mats, subs, useful, free):
@@ -469,8 +483,8 @@ def _arrange_shape(P: Problem, path, singles_by_m, subs, x, useful, bound):
     for singles, group_mats in allocs:
         if rec is None:
             got = _arrange_plain(P, singles, group_mats, subs, useful, free)
-        elif rec[1] == P.src.recycle and not any(
-                singles[i] or group_mats[i] for i in range(rec[0])):
+        elif rec[1] == P.src.recycle and (rec[0] == 0 or not any(
+                singles[i] or group_mats[i] for i in range(rec[0]))):
             # the top at the turn's start is recycled first: no constraint left
             got = _arrange_plain(P, singles, group_mats, subs, useful, free)
             got[1][rec[0]] = (_RECYCLE,) + got[1][rec[0]]

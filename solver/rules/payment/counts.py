@@ -113,13 +113,15 @@ def search_one(cost: tuple, hand: tuple, src: tuple):
 
 def reduce_single(cost: tuple, hand: tuple, src: tuple) -> tuple:
     """:func:`reduce_key` for one build, as the arguments of :func:`single_search` (the
-    pool's size is compared with the answer by the caller)."""
-    return (cost, *_reduce_pool(cost, hand, src))
+    pool's size is compared with the answer by the caller). One build reads a pool count
+    only against slots of its own cost (``u <= h``, ``h > u`` with a slot recycled), so
+    ``cost[m]`` cards of a Material are as good as more: the pool is clipped there."""
+    return (cost, *_reduce_pool(cost, hand, src, 0))
 
 
-def _reduce_pool(need: tuple, hand, src: tuple) -> tuple[tuple, tuple]:
+def _reduce_pool(need: tuple, hand, src: tuple, beyond: int = 1) -> tuple[tuple, tuple]:
     """The pool's Materials and the free sources, reduced to what a total cost ``need``
-    can use."""
+    can use (a pool count is clipped at ``need[m] + beyond``)."""
     base0, used0, extra0, bh0, bh_mask, bd0, bd_mask, recycle = src
     slots = 0
     cm = 0
@@ -136,7 +138,7 @@ def _reduce_pool(need: tuple, hand, src: tuple) -> tuple[tuple, tuple]:
         (bh0 if bh0 < slots else slots) if bh_mask else 0, bh_mask,
         (bd0 if bd0 < slots else slots) if bd_mask else 0, bd_mask,
         recycle if recycle < 0 or need[recycle] else -1)
-    return tuple([(h if h <= n else n + 1) if n else 0
+    return tuple([(h if h <= n else n + beyond) if n else 0
                   for h, n in zip(hand, need, strict=True)]), key
 
 
@@ -226,8 +228,10 @@ def single_search(cost: tuple, hand: tuple, src: tuple):
             low = n
             best = []
         best.append((recs, n, force, (r_m < 0 and rec_open, e2, h2, d2, base_sum - used)))
-    U = tuple(next((rec[6] for rec in best[0][0] if rec[0] == m), 0)
-              for m in range(N_MATERIALS))
+    U = [0] * N_MATERIALS
+    for rec in best[0][0]:  # one record per cost Material
+        U[rec[0]] = rec[6]
+    U = tuple(U)
     found: dict = {}
     for recs, _n, force, spare in best:
         x = [0] * N_MATERIALS

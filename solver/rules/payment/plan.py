@@ -234,15 +234,16 @@ def fill_single(P: Problem, state: GameState, card: int, values,
                  src: Sources | None = None) -> None:
     """Problem for one build, without the request checks (the engine's hot path)."""
     cards = state.cards
+    pool = [c for c in state.players[state.current].hand if c != card]
     P.state = state
     P.cards = cards
     P.builds = [card]
     P.sides = ["L"]
-    P.pool = [c for c in state.player.hand if c != card]
-    P.hand = material_counts(cards, P.pool)
-    P.hand_total = len(P.pool)
+    P.pool = pool
+    P.hand = material_counts(cards, pool)
+    P.hand_total = len(pool)
     P.src = src or Sources(state)
-    P.qvalue = qvalues(cards, P.pool, values)
-    P.tied = values is not None and ties(cards, P.pool, P.qvalue)
+    P.qvalue = qvalue = qvalues(cards, pool, values)
+    P.tied = values is not None and ties(cards, pool, qvalue)
     P.costs = (cards.cost_counts[card],)
     P.built = (-1,)
