@@ -119,6 +119,7 @@ class MCTSBot:
             action = self._plan.pop(0)
             self._plan_sig = self._after(view, action) if self._plan else None
             return action
+        start = time.perf_counter()  # the clock counts this decision's set-up too
         sample = Determinizer(view).sample(random.Random(seed))
         moves = root_moves(sample, self.params)
         if len(moves) == 1:
@@ -128,14 +129,17 @@ class MCTSBot:
             total = self.budget.iterations if self.budget.iterations is not None \
                 else self.budget.seconds
             amount = max(total - self._spent, 0.0) * share
-            start = time.perf_counter()
             its = max(1, round(amount)) if self.budget.iterations is not None else None
-            secs = None if its is not None else max(amount, 0.005)
+            secs = None if its is not None else max(amount - (time.perf_counter() - start),
+                                                    0.005)
             if self.workers == 1:
                 move = self._search_reusing(view, seed, its, secs)
             else:
                 move = search(view, its, secs, seed, self.workers, self.params).moves[0].move
-            self._spent += its if its is not None else time.perf_counter() - start
+            if its is not None:
+                self._spent += its
+        if self.budget.iterations is None:
+            self._spent += time.perf_counter() - start
         self._last = move
         actions = concrete_move(sample, move)
         first, self._plan = actions[0], actions[1:]
