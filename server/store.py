@@ -1,5 +1,6 @@
 """Play sessions in SQLite (WAL): a game is its setup (players, seed, card set, seats,
-token hashes) plus its list of applied actions, and is rebuilt by replay.
+token hashes, and for a game continued from a position its starting position) plus its
+list of applied actions, and is rebuilt by replay.
 
 Every applied action is committed (``synchronous=FULL``) before the server answers, so
 a crash loses nothing that was acknowledged. Tokens are never stored, only their
@@ -21,7 +22,7 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
-SCHEMA_VERSION = 2
+SCHEMA_VERSION = 3
 SCHEMA = """
 CREATE TABLE IF NOT EXISTS meta (key TEXT PRIMARY KEY, value TEXT NOT NULL);
 CREATE TABLE IF NOT EXISTS games (
@@ -38,7 +39,9 @@ CREATE TABLE IF NOT EXISTS games (
     creator TEXT,                -- who created it (client key), for per-client limits
     salt TEXT,                   -- hex; with the seed, revealed once the game is over
     commitment TEXT,             -- sha256("SEED:SALT"), published at creation
-    seed_chosen INTEGER          -- 1 when the creator chose the seed (one human seat)
+    seed_chosen INTEGER,         -- 1 when the creator chose the seed (one human seat)
+    start TEXT                   -- JSON bigsur-position/1 the game starts from; null: the
+                                 -- deal of new_game(players, seed)
 );
 CREATE TABLE IF NOT EXISTS actions (
     game_id TEXT NOT NULL REFERENCES games(id),
@@ -105,6 +108,11 @@ ALTER TABLE games ADD COLUMN seed_chosen INTEGER;
 DELETE FROM game_counts;
 INSERT INTO game_counts SELECT status, count(*) FROM games GROUP BY status;
 """
+MIGRATE_2_TO_3 = """
+ALTER TABLE games ADD COLUMN start TEXT;
+"""
+# version -> the script that upgrades a file of that version to the next one
+MIGRATIONS = {1: MIGRATE_1_TO_2, 2: MIGRATE_2_TO_3}
 
 
 class StoreError(ValueError):
@@ -161,6 +169,7 @@ class GameRow:
     salt: str | None = None
     commitment: str | None = None
     seed_chosen: bool = False
+    start: dict[str, Any] | None = None  # the starting position (bigsur-position/1)
 
 
 @dataclass
@@ -194,13 +203,20 @@ class Store:
             row = self.db.execute("SELECT value FROM meta WHERE key='schema'").fetchone()
             if row is None:
                 self.db.execute("INSERT INTO meta VALUES ('schema', ?)", (str(SCHEMA_VERSION),))
-            elif int(row[0]) == 1:
-                self.db.executescript("BEGIN;" + MIGRATE_1_TO_2 +
-                                      "UPDATE meta SET value='2' WHERE key='schema'; COMMIT;")
-            elif int(row[0]) != SCHEMA_VERSION:
-                raise StoreError(f"BIGSUR_DB: {self.path!r} has schema {row[0]}, this server "
-                                 f"reads schema {SCHEMA_VERSION}")
+            else:
+                self._migrate(int(row[0]))
             self.db.executescript(SCHEMA_2)
+
+    def _migrate(self, version: int) -> None:
+        """Upgrade a file of an older schema in place, in one transaction."""
+        if version == SCHEMA_VERSION:
+            return
+        if version not in MIGRATIONS:
+            raise StoreError(f"BIGSUR_DB: {self.path!r} has schema {version}, this server "
+                             f"reads schema {SCHEMA_VERSION}")
+        steps = "".join(MIGRATIONS[v] for v in range(version, SCHEMA_VERSION))
+        self.db.executescript(f"BEGIN;{steps}UPDATE meta SET value='{SCHEMA_VERSION}' "
+                              "WHERE key='schema'; COMMIT;")
 
     def close(self) -> None:
         with self.lock:
@@ -212,9 +228,11 @@ class Store:
                     creator: str | None = None, salt: str | None = None,
                     commitment: str | None = None, seed_chosen: bool = False,
                     max_active: int | None = None,
-                    max_per_creator: int | None = None) -> None:
+                    max_per_creator: int | None = None,
+                    start: dict[str, Any] | None = None) -> None:
         """Insert a game; with limits, refuse (:class:`LimitReached`) inside the same
-        transaction when the active games (not over), all or the creator's, are at it."""
+        transaction when the active games (not over), all or the creator's, are at it.
+        ``start``: the position a game continued from a position starts from."""
         now = time.time()
         with self.lock:
             self.db.execute("BEGIN IMMEDIATE")
@@ -231,11 +249,11 @@ class Store:
                         raise LimitReached("client", max_per_creator)
                 self.db.execute(
                     "INSERT INTO games (id, created, updated, players, seed, cards, seats, "
-                    "token_hashes, status, n_actions, creator, salt, commitment, seed_chosen) "
-                    "VALUES (?,?,?,?,?,?,?,?,?,0,?,?,?,?)",
+                    "token_hashes, status, n_actions, creator, salt, commitment, seed_chosen, "
+                    "start) VALUES (?,?,?,?,?,?,?,?,?,0,?,?,?,?,?)",
                     (game_id, now, now, players, seed, json.dumps(cards), json.dumps(seats),
                      json.dumps(token_hashes), status, creator, salt, commitment,
-                     int(seed_chosen)))
+                     int(seed_chosen), json.dumps(start) if start is not None else None))
                 self.db.execute("COMMIT")
             except BaseException:
                 self.db.execute("ROLLBACK")
@@ -245,13 +263,13 @@ class Store:
         with self.lock:
             row = self.db.execute(
                 "SELECT id, players, seed, cards, seats, token_hashes, status, n_actions, "
-                "created, updated, creator, salt, commitment, seed_chosen FROM games WHERE id=?",
-                (game_id,)).fetchone()
+                "created, updated, creator, salt, commitment, seed_chosen, start FROM games "
+                "WHERE id=?", (game_id,)).fetchone()
         if row is None:
             return None
         return GameRow(row[0], row[1], row[2], json.loads(row[3]), json.loads(row[4]),
                        json.loads(row[5]), row[6], row[7], row[8], row[9], row[10], row[11],
-                       row[12], bool(row[13]))
+                       row[12], bool(row[13]), json.loads(row[14]) if row[14] else None)
 
     def delete_game(self, game_id: str) -> bool:
         with self.lock:
