@@ -17,6 +17,7 @@ payment (a payment names discarded cards, whose fronts are hidden).
 from __future__ import annotations
 
 import asyncio
+import dataclasses
 import hashlib
 import logging
 import secrets
@@ -133,6 +134,15 @@ def game_record(live: LiveGame, n: int | None = None) -> GameRecord:
                       seed=row.seed if row.start is None else None,
                       start_position=row.start,
                       actions=[a for _s, a in live.actions[:n]], names=list(row.seats))
+
+
+def position_after(record: GameRecord, n: int) -> dict[str, Any]:
+    """The full position after the record's first ``n`` actions (422 naming ``n`` when
+    out of range): the review's past positions."""
+    if not 0 <= n <= len(record.actions):
+        raise ApiError(422, "n", f"must be 0 to {len(record.actions)} (actions in the game), "
+                       f"got {n}", "out_of_range")
+    return state_to_json(dataclasses.replace(record, actions=record.actions[:n]).replay())
 
 
 def _in_position(err: Exception) -> ApiError:
@@ -463,10 +473,7 @@ class GameService:
         if not live.over:
             raise ApiError(409, "game_id", "past positions are available once the game is "
                            "over", "not_over")
-        if not 0 <= n <= live.n:
-            raise ApiError(422, "n", f"must be 0 to {live.n} (actions in the game), got {n}",
-                           "out_of_range")
-        return state_to_json(game_record(live, n).replay())
+        return position_after(game_record(live), n)
 
     def _view_json(self, live: LiveGame, seat: int) -> dict[str, Any]:
         """The seat's view; a registered card set is named rather than sent inline."""
