@@ -32,6 +32,7 @@ from solver.rules.views import view_to_json
 
 from .errors import ApiError, describe
 from .scheduler import cancel_and_wait
+from .sessions import position_after
 from .store import LimitReached
 
 if TYPE_CHECKING:
@@ -133,6 +134,16 @@ class JobService:
         await cancel_and_wait(self.tasks.get(job_id))
         return self.get(job_id)
 
+    def _record(self, job_id: str, cards) -> GameRecord:
+        raw = self.store.job_record(job_id)
+        return GameRecord.from_json(raw, cards.for_position(raw.get("cards")))
+
+    def position(self, job_id: str, n: int, cards) -> dict[str, Any]:
+        """The full position after the first ``n`` actions of the job's record (for
+        stepping through its review; the record already holds every card)."""
+        self.get(job_id)  # 404 when unknown or expired
+        return position_after(self._record(job_id, cards), n)
+
     async def resume(self, search: SearchService, cards) -> int:
         """After a start: requeue every job that was queued or running."""
         self.prune()
@@ -140,8 +151,7 @@ class JobService:
         for job_id in self.store.jobs_with_status(*ACTIVE):
             job = self.store.job(job_id)
             try:
-                raw = self.store.job_record(job_id)
-                record = GameRecord.from_json(raw, cards.for_position(raw.get("cards")))
+                record = self._record(job_id, cards)
                 points = decision_points(record, job["seats"],
                                          self.settings.analysis_max_decisions)
             except Exception as err:  # noqa: BLE001 - one bad job must not stop the server

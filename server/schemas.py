@@ -204,7 +204,8 @@ class CardSetSummary(Open):
 class CreateGameRequest(Strict):
     model_config = ConfigDict(extra="forbid", json_schema_extra={"examples": [
         {"players": 2, "seats": ["human", "greedy"], "seed": 7},
-        {"players": 3, "seats": ["human", "mcts:1s", "human"]}]})
+        {"players": 3, "seats": ["human", "mcts:1s", "human"]},
+        {"position": EXAMPLES["view"], "seed": 5}]})
 
     players: int = Field(2, ge=2, le=4, strict=True)
     seats: list[str] | None = Field(
@@ -218,6 +219,12 @@ class CreateGameRequest(Strict):
                               "is over")
     cards: str = Field("default", max_length=200, description="a set name from "
                                                               "GET /v1/cards")
+    position: dict[str, Any] | None = Field(
+        None, description="continue from this position instead of a deal: the view "
+                          "(bigsur-view/1) of the seat to act, whose hidden cards the server "
+                          "draws with `seed` (that seat is the human, the others AI), or a "
+                          "full position (bigsur-position/1); `players` and `cards` come "
+                          "from it. No fairness commitment (there is no seeded deal)")
 
 
 class SeatToken(Strict):

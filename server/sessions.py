@@ -17,6 +17,7 @@ payment (a payment names discarded cards, whose fronts are hidden).
 from __future__ import annotations
 
 import asyncio
+import dataclasses
 import hashlib
 import logging
 import secrets
@@ -24,21 +25,29 @@ import sqlite3
 import time
 from collections import OrderedDict
 from dataclasses import dataclass, field
-from typing import TYPE_CHECKING, Any
+from typing import TYPE_CHECKING, Any, NamedTuple
 
 from solver.rules.actions import Build, parse_action, spent_cards
 from solver.rules.cards import CardSet
 from solver.rules.constants import MAX_PLAYERS, MIN_PLAYERS
+from solver.rules.determinize import InconsistentViewError, determinize
 from solver.rules.engine import apply_inplace, legal_actions, new_game, play
 from solver.rules.payment import affordable_cards, cheapest_payment
-from solver.rules.position import cards_to_json, resolve_cards, state_to_json
+from solver.rules.position import (
+    PositionError,
+    cards_to_json,
+    resolve_cards,
+    state_from_json,
+    state_to_json,
+)
 from solver.rules.record import GameRecord
 from solver.rules.scoring import final_scores
 from solver.rules.state import GameState, Phase
-from solver.rules.views import view_of, view_to_json
+from solver.rules.views import PlayerView, view_of, view_to_json
 from solver.search.specs import SpecError, check_caps, parse_bot_spec
 
-from .errors import ApiError
+from .errors import ApiError, describe
+from .pool import parse_position
 from .scheduler import cancel_and_wait
 from .store import GameRow, LimitReached, Store, token_hash, token_matches
 
@@ -100,6 +109,51 @@ def commitment(seed: int, salt: str) -> str:
     return hashlib.sha256(f"{seed}:{salt}".encode("ascii")).hexdigest()
 
 
+class Commitment(NamedTuple):
+    """A dealt game's fairness commitment: the salt, ``sha256("SEED:SALT")``, and whether
+    the creator chose the seed."""
+
+    salt: str | None
+    commitment: str | None
+    chosen: bool
+
+
+def initial_state(row: GameRow, cards: CardSet) -> GameState:
+    """A stored game's state before its first action: its start position, else the deal
+    of its seed."""
+    if row.start is not None:
+        return state_from_json(row.start, cards)
+    return new_game(row.players, row.seed, cards)
+
+
+def game_record(live: LiveGame, n: int | None = None) -> GameRecord:
+    """The game (its first ``n`` actions) as a record: from its seed, or from its start
+    position for a game continued from a position."""
+    row = live.row
+    return GameRecord(live.cards, row.players,
+                      seed=row.seed if row.start is None else None,
+                      start_position=row.start,
+                      actions=[a for _s, a in live.actions[:n]], names=list(row.seats))
+
+
+def position_after(record: GameRecord, n: int) -> dict[str, Any]:
+    """The full position after the record's first ``n`` actions (422 naming ``n`` when
+    out of range): the review's past positions."""
+    if not 0 <= n <= len(record.actions):
+        raise ApiError(422, "n", f"must be 0 to {len(record.actions)} (actions in the game), "
+                       f"got {n}", "out_of_range")
+    return state_to_json(dataclasses.replace(record, actions=record.actions[:n]).replay())
+
+
+def _in_position(err: Exception) -> ApiError:
+    """A position's error (PositionError, InconsistentViewError) naming its field inside
+    the request's ``position``: ``position.seats[1].hand``."""
+    _status, body, _ = describe(err)
+    field = f"position.{body['field']}" if body["field"] not in (None, "position") \
+        else "position"
+    return ApiError(422, field, body["reason"], body["error"])
+
+
 def public_action(action_text: str) -> str:
     """An action as the other seats see it: a Build without its payment."""
     action = parse_action(action_text)
@@ -143,14 +197,11 @@ class GameService:
         except ApiError:
             return "greedy"
 
-    def create(self, players: int, seats: list[str] | None, seed: int | None,
-               cards_name: str, creator: str | None = None
-               ) -> tuple[LiveGame, dict[int, str]]:
-        if not MIN_PLAYERS <= players <= MAX_PLAYERS:
-            raise ApiError(422, "players", f"must be {MIN_PLAYERS} to {MAX_PLAYERS}, "
-                           f"got {players}", "setup")
+    def _seat_list(self, seats: list[str] | None, players: int, human: int) -> list[str]:
+        """The checked seat specs; by default seat ``human`` is the human, the others
+        BIGSUR_DEFAULT_AI."""
         if seats is None:
-            seats = [HUMAN] + [self.settings.default_ai] * (players - 1)
+            seats = [HUMAN if i == human else self.settings.default_ai for i in range(players)]
         if len(seats) != players:
             raise ApiError(422, "seats", f"must list one entry per player ({players}), "
                            f"got {len(seats)}", "setup")
@@ -158,11 +209,32 @@ class GameService:
             self.check_seat_spec(i, spec)
         if HUMAN not in seats:
             raise ApiError(422, "seats", 'at least one seat must be "human"', "setup")
+        return seats
+
+    def _one_human_knows(self, seats: list[str], field: str) -> None:
+        """Refuse a deal its creator knows (a chosen seed, a full position) in a game with
+        several human seats, unless BIGSUR_CHOSEN_SEEDS=any."""
         humans = seats.count(HUMAN)
-        if seed is not None and humans > 1 and self.settings.chosen_seeds != "any":
+        if humans <= 1 or self.settings.chosen_seeds == "any":
+            return
+        if field == "seed":
             raise ApiError(422, "seed", f"a game with {humans} human seats draws its own seed "
                            "(whoever chose it would know every card); the game publishes a "
                            "commitment to it and reveals it at the end", "setup")
+        raise ApiError(422, field, f"a game with {humans} human seats cannot start from a "
+                       "full position (whoever wrote it knows every card): start it from "
+                       "one seat's view instead", "setup")
+
+    def create(self, players: int, seats: list[str] | None, seed: int | None,
+               cards_name: str, creator: str | None = None
+               ) -> tuple[LiveGame, dict[int, str]]:
+        """A new game dealt by ``new_game(players, seed)``, with a fairness commitment."""
+        if not MIN_PLAYERS <= players <= MAX_PLAYERS:
+            raise ApiError(422, "players", f"must be {MIN_PLAYERS} to {MAX_PLAYERS}, "
+                           f"got {players}", "setup")
+        seats = self._seat_list(seats, players, 0)
+        if seed is not None:
+            self._one_human_knows(seats, "seed")
         cards = self.cards.sets.get(cards_name)
         if cards is None:
             raise ApiError(422, "cards", f"no card set named {cards_name!r} (known: "
@@ -171,16 +243,90 @@ class GameService:
         if seed is None:
             seed = secrets.randbits(62)
         salt = secrets.token_hex(16)
-        state = new_game(players, seed, cards)
+        return self._open(new_game(players, seed, cards), cards, seats, seed, creator,
+                          Commitment(salt, commitment(seed, salt), chosen), None)
+
+    def continue_from(self, raw: Any, seats: list[str] | None, seed: int | None,
+                      players: int | None, creator: str | None = None
+                      ) -> tuple[LiveGame, dict[int, str]]:
+        """A game from a position: a view (bigsur-view/1) of the seat to act, whose hidden
+        cards are drawn with ``seed`` by the public determinizer (the human plays the
+        view's seat, the AI the others), or a full position (bigsur-position/1). The
+        full starting state is stored with the game; there is no seeded deal, so no
+        fairness commitment. Refusals name the field (``position.*`` inside it)."""
+        position, cards = self._read_position(raw)
+        n = position.num_players if isinstance(position, PlayerView) else len(position.players)
+        if players is not None and players != n:
+            raise ApiError(422, "players", f"the position has {n} players, the request says "
+                           f"{players}", "setup")
+        if position.phase == Phase.OVER:
+            raise ApiError(422, "position.phase", "the game in this position is over: "
+                           "there is nothing left to play", "game_over")
+        if seed is None:
+            seed = secrets.randbits(62)
+        if isinstance(position, PlayerView):
+            me = position.seat
+            if position.current != me:
+                raise ApiError(422, "position.view_of", f"the view is of seat {me}, but "
+                               f"seat {position.current} is to act: a game continues from "
+                               "the view of the seat to act", "not_to_act")
+            seats = self._seat_list(seats, n, me)
+            for i, spec in enumerate(seats):
+                if (spec == HUMAN) != (i == me):
+                    raise ApiError(422, f"seats[{i}]", f"a game from a view has one human "
+                                   f"seat, the view's (seat {me}): the other seats' cards "
+                                   "are drawn by the server and played by the AI", "setup")
+            try:
+                state = determinize(position, seed)
+            except InconsistentViewError as err:
+                raise _in_position(err) from None
+        else:
+            seats = self._seat_list(seats, n, position.current)
+            self._one_human_knows(seats, "seats")
+            state = position
+        start = state_to_json(state)
+        try:  # the stored form must load again, or the game could not be replayed
+            state = state_from_json(start, cards)
+        except PositionError as err:
+            raise _in_position(err) from None
+        if not legal_actions(state):
+            raise ApiError(422, "position", "no legal action in this position", "position")
+        return self._open(state, cards, seats, seed, creator, None, start)
+
+    def _read_position(self, raw: Any) -> tuple[GameState | PlayerView, CardSet]:
+        """The position (checked by the engine) and the registered card set it uses."""
+        if not isinstance(raw, dict):
+            raise ApiError(422, "position", f"must be an object (bigsur-view/1 or "
+                           f"bigsur-position/1), got {type(raw).__name__}", "position")
+        try:
+            position = parse_position(raw, self.cards.for_position(raw.get("cards")))
+        except (PositionError, InconsistentViewError) as err:
+            raise _in_position(err) from None
+        cards = next((c for c in self.cards.sets.values()
+                      if c.fingerprint == position.cards.fingerprint), None)
+        if cards is None:
+            raise ApiError(422, "position.cards", "a game is played with a card set the "
+                           f"server knows (known: {', '.join(sorted(self.cards.sets))}); "
+                           "upload it (POST /v1/cardsets) and name it", "cards")
+        return position, cards
+
+    def _open(self, state: GameState, cards: CardSet, seats: list[str], seed: int,
+              creator: str | None, fair: Commitment | None, start: dict[str, Any] | None
+              ) -> tuple[LiveGame, dict[int, str]]:
+        """Store a new game (its setup; ``start`` for a game from a position) and hold it
+        in memory; one secret token per human seat."""
+        players = len(seats)
         tokens = {i: secrets.token_urlsafe(TOKEN_BYTES) for i, s in enumerate(seats)
                   if s == HUMAN}
         hashes = [token_hash(tokens[i]) if i in tokens else None for i in range(players)]
         game_id = secrets.token_urlsafe(12)
         status = HUMAN if seats[state.current] == HUMAN else "ai"
+        fair = fair or Commitment(None, None, False)
         try:
             self.store.create_game(game_id, players, seed, cards_to_json(cards), seats, hashes,
-                                   status, creator, salt, commitment(seed, salt), chosen,
-                                   self.settings.max_games, self.settings.max_games_per_client)
+                                   status, creator, fair.salt, fair.commitment, fair.chosen,
+                                   self.settings.max_games, self.settings.max_games_per_client,
+                                   start=start)
         except LimitReached as err:
             if err.what == "client":
                 raise ApiError(429, None, f"this client already has {err.limit} games in "
@@ -246,7 +392,7 @@ class GameService:
         cards = resolve_cards(row.cards)
         cards = next((c for c in self.cards.sets.values()
                       if c.fingerprint == cards.fingerprint), cards)
-        state = new_game(row.players, row.seed, cards)
+        state = initial_state(row, cards)
         actions = []
         for a in self.store.actions(game_id):
             apply_inplace(state, parse_action(a.action))  # checked when first applied
@@ -328,12 +474,7 @@ class GameService:
         if not live.over:
             raise ApiError(409, "game_id", "past positions are available once the game is "
                            "over", "not_over")
-        if not 0 <= n <= live.n:
-            raise ApiError(422, "n", f"must be 0 to {live.n} (actions in the game), got {n}",
-                           "out_of_range")
-        rec = GameRecord(live.cards, live.row.players, seed=live.row.seed,
-                         actions=[a for _s, a in live.actions[:n]])
-        return state_to_json(rec.replay())
+        return position_after(game_record(live), n)
 
     def _view_json(self, live: LiveGame, seat: int) -> dict[str, Any]:
         """The seat's view; a registered card set is named rather than sent inline."""
@@ -347,8 +488,7 @@ class GameService:
         if not live.over:
             raise ApiError(409, "game_id", "the record is available once the game is over",
                            "not_over")
-        rec = GameRecord(live.cards, live.row.players, seed=live.row.seed,
-                         actions=[a for _s, a in live.actions], names=list(live.row.seats))
+        rec = game_record(live)
         rec.meta["result"] = final_scores(live.state).to_json()
         fairness = self.fairness(live)
         if fairness is not None:

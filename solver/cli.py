@@ -174,6 +174,10 @@ def cmd_verify(args) -> int:
 
     raw = _read_json(args.record)
     fair = (raw.get("meta") or {}).get("fairness") if isinstance(raw, dict) else None
+    if isinstance(raw, dict) and raw.get("start") is not None and fair is None:
+        raise UserError(f"{args.record}: a game continued from a position has no seeded deal "
+                        "to commit to (its hidden cards were drawn by the server from the "
+                        "view; the record's 'start' is that full position)")
     if not isinstance(fair, dict) or not all(k in fair for k in ("commitment", "seed", "salt")):
         raise UserError(f"{args.record}: no meta.fairness with commitment, seed and salt "
                         "(only records of finished server games carry one)")

@@ -1,4 +1,5 @@
-"""POST /v1/analyze, GET and DELETE /v1/analyze/{job_id}: post-game review as a job."""
+"""POST /v1/analyze, GET and DELETE /v1/analyze/{job_id}: post-game review as a job;
+GET /v1/analyze/{job_id}/positions/{n}: the positions of the reviewed record."""
 
 from __future__ import annotations
 
@@ -33,6 +34,17 @@ async def analyze(req: AnalyzeRequest, request: Request, settings: SettingsDep,
             summary="Progress and result of a review")
 async def job_status(job_id: str, jobs: JobsDep) -> dict[str, Any]:
     return jobs.get(job_id)
+
+
+@router.get("/{job_id}/positions/{n}", responses={404: {"model": ErrorBody},
+                                                    422: {"model": ErrorBody}},
+            summary="A position of the reviewed record")
+async def job_position(job_id: str, n: int, cards: CardsDep,
+                       jobs: JobsDep) -> dict[str, Any]:
+    """The full position (bigsur-position/1) after the first ``n`` actions of the job's
+    record, so that a review of an uploaded record steps through it without sending the
+    record again (the record holds every card already). 404 once the job is gone."""
+    return jobs.position(job_id, n, cards)
 
 
 @router.delete("/{job_id}", response_model=JobResponse, responses={404: {"model": ErrorBody}},

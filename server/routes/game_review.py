@@ -17,11 +17,10 @@ from typing import Any
 from fastapi import APIRouter, Request
 from pydantic import BaseModel, ConfigDict, Field
 
-from solver.rules.record import GameRecord
-
 from ..deps import GamesDep, JobsDep, SearchDep, SettingsDep
 from ..errors import ApiError
 from ..schemas import Budget, JobResponse
+from ..sessions import game_record
 from .common import SEAT_ERRORS, budget_dict, client_key
 
 router = APIRouter(tags=["games"])  # paths under /v1/games (the including router)
@@ -46,12 +45,6 @@ def _jobs_of(request: Request) -> dict[str, list[str]]:
     if not hasattr(state, "game_jobs"):
         state.game_jobs = {}
     return state.game_jobs
-
-
-def game_record(live) -> GameRecord:
-    """The finished game as a record, straight from the stored setup and actions."""
-    return GameRecord(live.cards, live.row.players, seed=live.row.seed,
-                      actions=[a for _s, a in live.actions], names=list(live.row.seats))
 
 
 @router.post("/{game_id}/analysis", status_code=202, response_model=JobResponse,

@@ -46,9 +46,19 @@ async def create_game(req: CreateGameRequest, request: Request, settings: Settin
                       search: SearchDep) -> dict[str, Any]:
     """2-4 players, each seat ``"human"`` or a bot spec; returns the game id and one
     secret token per human seat (keep it: it is the only way to play that seat). If an
-    AI seat starts, it plays before this returns (up to BIGSUR_AI_WAIT_SECONDS)."""
-    live, tokens = games.create(req.players, req.seats, req.seed, req.cards,
-                                client_key(request))
+    AI seat starts, it plays before this returns (up to BIGSUR_AI_WAIT_SECONDS).
+    With ``position`` the game continues from that position (a view of the seat to act,
+    its hidden cards drawn with ``seed``; or a full position) instead of a deal."""
+    if req.position is not None:
+        if "cards" in req.model_fields_set:
+            raise ApiError(422, "cards", "a game from a position uses the position's own "
+                           "card set (its 'cards')", "setup")
+        players = req.players if "players" in req.model_fields_set else None
+        live, tokens = games.continue_from(req.position, req.seats, req.seed, players,
+                                           client_key(request))
+    else:
+        live, tokens = games.create(req.players, req.seats, req.seed, req.cards,
+                                    client_key(request))
     await games.wait_ai(live, search, settings.ai_wait_seconds)
     return {"game_id": live.id, "players": live.row.players,
             "seats": [{"seat": i, "kind": HUMAN if s == HUMAN else "ai",

@@ -14,6 +14,12 @@ export class ApiError extends Error {
   }
 }
 
+/** A request body already written as JSON text (sent as it is: a record's seed digits
+ * must not go through a JavaScript number). */
+export class JsonText {
+  constructor(text) { this.text = text; }
+}
+
 async function request(method, path, body, token, asText = false) {
   const headers = {Accept: "application/json"};
   if (body !== undefined) headers["Content-Type"] = "application/json";
@@ -21,7 +27,8 @@ async function request(method, path, body, token, asText = false) {
   let r;
   try {
     r = await fetch(path, {method, headers,
-      body: body === undefined ? undefined : JSON.stringify(body)});
+      body: body === undefined ? undefined
+        : body instanceof JsonText ? body.text : JSON.stringify(body)});
   } catch (e) {
     throw new ApiError(0, null, "cannot reach the server (" + e.message + ")", null);
   }
@@ -60,6 +67,13 @@ export const startReview = (id, budget, token) =>
   api("POST", g(id) + "/analysis", {budget, seed: 0}, token);
 export const latestReview = (id, token) => api("GET", g(id) + "/analysis", undefined, token);
 export const job = (jobId) => api("GET", "/v1/analyze/" + encodeURIComponent(jobId));
+/** Review a record from its own text (an uploaded file): its seed digits untouched. */
+export const analyseRecordText = (text, budget) => api("POST", "/v1/analyze",
+  new JsonText(`{"record": ${text}, "budget": ${JSON.stringify(budget)}, "seed": 0}`));
+export const jobPosition = (jobId, n) =>
+  api("GET", `/v1/analyze/${encodeURIComponent(jobId)}/positions/${n}`);
+/** Continue a position (the editor's view) as a game: the view's seat is the human. */
+export const continueGame = (view, seats) => api("POST", "/v1/games", {position: view, seats});
 
 /** The seed of a record's text, as a decimal string (never through a Number). */
 export function seedOfRecordText(text) {

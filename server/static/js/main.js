@@ -7,8 +7,8 @@
  * and seat tokens (localStorage), so a reload resumes the game. The server owns the
  * rules: every action is sent to it and a refusal is shown in plain words.
  */
-import {ApiError, api, recordText, seedOfRecordText, startReview, latestReview, job as getJob}
-from "./api.js";
+import {ApiError, api, recordText, seedOfRecordText, startReview, latestReview, job as getJob,
+  analyseRecordText, jobPosition, continueGame} from "./api.js";
 import {MATERIALS, MAT_COLOR, matGlyph, matIcon, stepsInWords, paymentSentence, actionWords,
 lineBySeat, confidence, plainError, joinWords, plural} from "./words.js";
 import {payState, cardsUsed} from "./pay.js";
@@ -17,6 +17,7 @@ import {SCENERY, SC_COLOR, esc, cap, wrap, setCards, sceneryIcon, cardWords, car
 import {tableFromView, tableFromState, matOf, applyPublic, setModelCards} from "./table-model.js";
 import * as cardsetEditor from "./views/cardset-editor.js";
 import * as positionEditor from "./views/position-editor.js";
+import * as reviewUpload from "./views/review-upload.js";
 
 
 
@@ -48,8 +49,13 @@ const S = {
   animating: false,
   skip: false,
   busy: false,
-  review: null, // {record, job, result, selected}
+  review: null, // the game's review: {gameId, result, budget, selected, position}
+  upload: null, // an uploaded record's review: {name, text, jobId, cardsName, names, nActions, result, selected, position}
+  reviewSource: "game", // which review the review view shows: "game" or "upload"
 };
+
+/* The review the review view shows. */
+function shownReview() { return S.reviewSource === "upload" ? S.upload : S.review; }
 
 const $ = (id) => document.getElementById(id);
 const sleep = (ms) => new Promise((r) => setTimeout(r, ms));
@@ -98,6 +104,9 @@ function turnsPerPlayer(players) {
 
 // ------------------------------------------------------------------ seats and names
 function seatName(i) {
+  if (S.view === "review" && S.reviewSource === "upload" && S.upload) {
+    return S.upload.names ? `Player ${i + 1} (${S.upload.names[i]})` : `Player ${i + 1}`;
+  }
   const g = S.data || {};
   const info = g.seats ? g.seats[i] : null;
   const named = S.game && S.game.names && S.game.names[i];
@@ -465,7 +474,6 @@ async function renderGame() {
   renderFinal();
   $("hint-btn").disabled = !d.your_turn || d.over;
   $("nav-game").hidden = false;
-  $("nav-review").hidden = !d.over;
 }
 
 // ------------------------------------------------------------------ playing
@@ -944,26 +952,41 @@ async function startGame(ev) {
   $("setup-start").disabled = true;
   setBusy(true);
   try {
-    const g = await api("POST", "/v1/games", body);
-    const tokens = {};
-    for (const t of g.tokens) tokens[t.seat] = t.token;
-    S.game = {id: g.game_id, tokens, cards: body.cards, names, players, started: Date.now()};
-    localStorage.setItem(STORE_KEY, JSON.stringify(S.game));
-    rememberGame(S.game);
-    S.data = null; S.hint = null; S.scores = null; S.selected = null; S.review = null;
-    S.payment = null;
-    await loadCards(body.cards);
-    let d = await fetchGame();
-    d = await waitForAI(d);
-    S.data = d;
-    show("game");
-    await renderGame();
+    await enterGame(await api("POST", "/v1/games", body), body.cards, names);
   } catch (e) {
     showError(e);
   } finally {
     $("setup-start").disabled = false;
     setBusy(false);
   }
+}
+
+/* A game just created (the answer of POST /v1/games): keep its seat tokens, load it,
+ * let the AI play up to the human's turn and show the table. */
+async function enterGame(g, cardsName, names) {
+  const tokens = {};
+  for (const t of g.tokens) tokens[t.seat] = t.token;
+  S.game = {id: g.game_id, tokens, cards: cardsName, names, players: g.players, started: Date.now()};
+  localStorage.setItem(STORE_KEY, JSON.stringify(S.game));
+  rememberGame(S.game);
+  S.data = null; S.hint = null; S.scores = null; S.selected = null; S.review = null;
+  S.payment = null;
+  S.reviewSource = "game";
+  await loadCards(cardsName);
+  let d = await fetchGame();
+  d = await waitForAI(d);
+  S.data = d;
+  show("game");
+  await renderGame();
+}
+
+/* The position editor's "Continue as a game against the AI": its view's seat is the
+ * human, every other seat the AI ``aiSpec``; the server draws the hidden cards. */
+async function continueFromView(view, aiSpec) {
+  const seats = Array.from({length: view.seats.length}, (_, i) => i === view.view_of ? "human" : aiSpec);
+  const g = await continueGame(view, seats);
+  const names = seats.map((spec, i) => spec === "human" ? "You" : defaultName(i, spec));
+  await enterGame(g, typeof view.cards === "string" ? view.cards : view.cards.name, names);
 }
 
 async function resume() {
@@ -1035,12 +1058,62 @@ function loadSavedReview() {
   return S.review;
 }
 
-async function openReview(run) {
-  if (!S.data || !S.data.over) { showError("The review opens once the game is over."); return; }
+/* Open the review view on ``source`` ("game": this game's review, "upload": the
+ * uploaded record's; none: the one shown last). Without a finished game or an upload it
+ * offers the upload. */
+async function openReview(run, source) {
+  if (source) S.reviewSource = source;
+  if (S.reviewSource === "upload" && S.upload) {
+    show("review");
+    try { await loadCards(S.upload.cardsName); } catch (e) { showError(e); }
+    renderReview();
+    return;
+  }
+  S.reviewSource = "game";
   show("review");
+  if (!S.data || !S.data.over) { renderReview(); return; }
+  try { await loadCards(S.game.cards || "default"); } catch (e) { showError(e); }
   loadSavedReview();
   renderReview();
   if (!S.review.result && (run || !S.review.running)) await runReview(false);
+}
+
+/* Review an uploaded record (its text, the file's name): the file is checked here
+ * (naming the field), then on the server (every action), and reviewed as a job. */
+async function runUpload(text, name) {
+  const box = $("review-upload-error");
+  box.hidden = true;
+  box.textContent = "";
+  const fail = (e) => {
+    box.textContent = `${name}: ${e instanceof ApiError && e.status === 422 ? "not accepted: " : ""}${e.message}`;
+    box.hidden = false;
+  };
+  let info;
+  try { info = reviewUpload.readRecord(text); } catch (e) { fail(e); return; }
+  try { await loadCards(info.cardsName); } catch (e) {
+    fail(new reviewUpload.RecordFileError("cards", `the record's card set "${info.cardsName}" is not on this server (${e.message}); add it under Card sets first`));
+    return;
+  }
+  const prev = {upload: S.upload, source: S.reviewSource};
+  S.upload = {name, text, ...info, result: null, running: true, selected: null};
+  S.reviewSource = "upload";
+  $("review-run").disabled = true;
+  $("review-file").disabled = true;
+  renderReview();
+  try {
+    const job = await reviewUpload.analyseUploaded({analyseRecordText, job: getJob}, text,
+      reviewBudget(), showProgress);
+    S.upload = {...S.upload, jobId: job.job_id, result: job.result, budget: job.budget, running: false};
+  } catch (e) {
+    S.upload = prev.upload;
+    S.reviewSource = prev.upload ? prev.source : "game";
+    fail(e);
+  } finally {
+    showProgress(null);
+    $("review-run").disabled = false;
+    $("review-file").disabled = false;
+  }
+  renderReview();
 }
 
 /* Start (or join) the server's review of this game and follow its progress. */
@@ -1099,10 +1172,11 @@ function renderFinalReview() {
   if (!rv || !rv.result) { box.innerHTML = ""; return; }
   const tp = turningPoints(rv.result).slice(0, 2);
   box.innerHTML = `<p><b>Review ready.</b> ${tp.map((x) => esc(x.text)).join(" ")} ` +
-    `<button type="button" data-view="review" class="linkbtn">See the review <kbd>V</kbd></button></p>`;
+    `<button type="button" data-review-game="" class="linkbtn">See the review <kbd>V</kbd></button></p>`;
 }
 
 function perspective() {
+  if (S.reviewSource === "upload") return 0;
   const seats = S.game ? Object.keys(S.game.tokens).map(Number).sort((a, b) => a - b) : [0];
   return seats[0];
 }
@@ -1164,7 +1238,7 @@ function turningPoints(res) {
         `\u2212${dc.loss_win_pct.toFixed(0)} win-%, \u2212${dc.loss_points.toFixed(1)} expected points; ` +
         `better: ${dc.best ? dc.best.map((a) => decisionWords(dc, a).slice(seatName(dc.seat).length).trim()).join(", then ") : "?"}).`});
     });
-  const fin = S.data && S.data.result;
+  const fin = S.reviewSource === "game" && S.data && S.data.result;
   if (fin && fin.scores.length >= 2) {
     const win = fin.winners[0];
     const rival = win === me ? fin.scores.map((x, i) => i).filter((i) => i !== me)
@@ -1182,13 +1256,21 @@ function turningPoints(res) {
 }
 
 function renderReview() {
-  const rv = S.review || {};
+  const rv = shownReview() || {};
   const res = rv.result;
+  const upload = S.reviewSource === "upload";
+  const gameOver = !!(S.data && S.data.over);
   $("review-run").textContent = res ? "Analyse again" : "Analyse";
+  $("review-run").hidden = !upload && !gameOver;
+  $("review-back-game").hidden = !(upload && gameOver);
+  $("review-source").textContent = upload ? `Reviewing the uploaded record ${rv.name}` +
+    (rv.start ? " (from a start position)" : "") : gameOver ? "Reviewing your game" : "";
   if (!res) {
     $("review-summary").innerHTML = rv.running || $("review-progress").hidden === false
       ? "<p>The analysis is running\u2026</p>"
-      : "<p>Press <b>Analyse</b> to review every decision of the game.</p>";
+      : upload || gameOver ? "<p>Press <b>Analyse</b> to review every decision of the game.</p>"
+        : "<p>Upload a record (a <code>bigsur-record/1</code> file, such as <b>Download the record</b> " +
+          "saves) to review it here. Your game's review opens here once it is over.</p>";
     $("review-graph").innerHTML = "";
     $("review-list").innerHTML = "";
     $("review-turning").innerHTML = "";
@@ -1212,9 +1294,10 @@ function renderReview() {
 }
 
 function renderGraph() {
-  const rv = S.review;
+  const rv = shownReview();
   if (!rv || !rv.result) return;
-  $("review-graph").innerHTML = graphSVG(rv.result, S.data ? S.data.actions_applied : 0, rv.selected);
+  const nActions = S.reviewSource === "upload" ? rv.nActions : S.data ? S.data.actions_applied : 0;
+  $("review-graph").innerHTML = graphSVG(rv.result, nActions, rv.selected);
 }
 
 function graphSVG(res, nActions, cursor) {
@@ -1285,9 +1368,10 @@ function graphSVG(res, nActions, cursor) {
 }
 
 function renderReviewList() {
-  const res = S.review.result;
+  const rv = shownReview();
+  const res = rv.result;
   const filter = $("review-filter").value;
-  const sel = S.review.selected;
+  const sel = rv.selected;
   const items = res.decisions.filter((dc) => filter === "all" || dc.label || dc.index === sel);
   $("review-list").innerHTML = items.map((dc) => {
     const loss = dc.loss_win_pct === null || dc.loss_win_pct === undefined ||
@@ -1304,10 +1388,11 @@ function renderReviewList() {
 
 /* ← / →: the previous / next decision, with the table and the graph cursor. */
 function stepDecision(delta) {
-  const res = S.review && S.review.result;
+  const rv = shownReview();
+  const res = rv && rv.result;
   if (!res || !res.decisions.length) return;
   const idx = res.decisions.map((dc) => dc.index);
-  const cur = S.review.selected;
+  const cur = rv.selected;
   let k = cur === null || cur === undefined ? (delta > 0 ? 0 : idx.length - 1)
     : idx.indexOf(cur) + delta;
   k = Math.max(0, Math.min(idx.length - 1, k));
@@ -1317,12 +1402,13 @@ function stepDecision(delta) {
 let decisionSeq = 0;
 
 async function selectDecision(index) {
-  const res = S.review && S.review.result;
+  const rv = shownReview();
+  const res = rv && rv.result;
   if (!res) return;
   const dc = res.decisions.find((x) => x.index === index);
   if (!dc) return;
   const seq = ++decisionSeq;
-  S.review.selected = index;
+  rv.selected = index;
   renderReviewList();
   renderGraph();
   const box = $("review-detail");
@@ -1341,8 +1427,9 @@ async function selectDecision(index) {
   box.innerHTML = html;
   const wrapEl = box.querySelector("[data-part=wrap]");
   try {
-    const st = await api("GET", `/v1/games/${encodeURIComponent(S.game.id)}/positions/${dc.index}`,
-      undefined, activeToken(null));
+    const st = rv === S.upload ? await jobPosition(rv.jobId, dc.index)
+      : await api("GET", `/v1/games/${encodeURIComponent(S.game.id)}/positions/${dc.index}`,
+        undefined, activeToken(null));
     let scores = [];
     try { scores = (await api("POST", "/v1/score", {position: st})).scores; } catch (e) { scores = []; }
     if (seq !== decisionSeq) return; // a later decision was chosen meanwhile
@@ -1353,10 +1440,10 @@ async function selectDecision(index) {
       `<div data-part="seats"></div><h3 class="small">${esc(seatName(dc.seat) === "You" ? "Your" : seatName(dc.seat) + "'s")} hand</h3><div class="cardrow" data-part="hand"></div></div>`;
     renderTable(t, {static: true, target: wrapEl, scores, highlight: null, staticTitle: "Position"});
     // the human seat's view (the seat that decided, when it is one of ours)
-    const human = S.game && S.game.tokens[dc.seat] !== undefined ? dc.seat : myseat();
-    S.review.position = {st, seat: human};
+    const human = rv === S.upload || (S.game && S.game.tokens[dc.seat] !== undefined) ? dc.seat : myseat();
+    rv.position = {st, seat: human};
     wrapEl.insertAdjacentHTML("afterbegin", `<p><button type="button" id="review-open-editor" data-open-editor="">` +
-      `Open in the position editor</button> <span class="muted small">(the position as ${esc(seatName(S.review.position.seat))} saw it, to try other moves)</span></p>`);
+      `Open in the position editor</button> <span class="muted small">(the position as ${esc(seatName(human))} saw it, to try other moves)</span></p>`);
     const mark = (actions, cls) => {
       for (const a of actions) {
         const words = a.split(/\s+/);
@@ -1402,8 +1489,8 @@ function onClick(ev) {
   if (S.view === "cards" && cardsetEditor.onClick(el)) return;
   if (S.view === "editor" && positionEditor.onClick(el)) return;
   const ds = el.dataset;
-  if (ds.openEditor !== undefined && S.review && S.review.position) {
-    const {st, seat} = S.review.position;
+  if (ds.openEditor !== undefined && shownReview() && shownReview().position) {
+    const {st, seat} = shownReview().position;
     openEditor(positionEditor.viewOfState(st, seat, matOf));
     return;
   }
@@ -1411,6 +1498,7 @@ function onClick(ev) {
       ds.hint !== undefined || ds.select)) return; // stale: an action is on its way
   if (payClick(ds)) return;
   if (ds.openGame) { openSavedGame(ds.openGame, ds.mode); return; }
+  if (ds.reviewGame !== undefined) { openReview(false, "game"); return; }
   if (ds.showhint !== undefined) { S.hintShow = Number(ds.showhint); renderGame(); return; }
   if (ds.act) { act(ds.act); return; }
   if (ds.undo) { undo(); return; }
@@ -1481,7 +1569,7 @@ function onKey(ev) {
   }
   if (k === "n" || k === "N") { show("setup"); $("setup-players").focus(); return; }
   if (S.view === "review" || S.view === "game") {
-    if ((k === "v" || k === "V") && S.data && S.data.over) { openReview(false); return; }
+    if ((k === "v" || k === "V") && S.data && S.data.over) { openReview(false, "game"); return; }
   }
   if (S.view !== "game" || !S.data) return;
   const d = S.data;
@@ -1573,7 +1661,7 @@ function toggleKeys() {
 
 // ------------------------------------------------------------------ editors (js/views/)
 const editorCtx = {
-  api, ApiError, showError, clearError,
+  api, ApiError, showError, clearError, continueFromView,
   cardSets: () => S.cardSets,
   loadCards: (name) => loadCards(name),
   refreshCardSets,
@@ -1607,11 +1695,22 @@ async function init() {
   $("setup-resume-btn").addEventListener("click", () => { show("game"); renderGame(); });
   $("hint-btn").addEventListener("click", askHint);
   $("skip-btn").addEventListener("click", () => { S.skip = true; });
-  $("final-review").addEventListener("click", () => openReview(false));
+  $("final-review").addEventListener("click", () => openReview(false, "game"));
   $("final-record").addEventListener("click", downloadRecord);
   $("final-new").addEventListener("click", () => { show("setup"); $("setup-players").focus(); });
-  $("review-run").addEventListener("click", () => runReview(true));
-  $("review-filter").addEventListener("change", () => S.review && S.review.result && renderReviewList());
+  $("review-run").addEventListener("click", () =>
+    S.reviewSource === "upload" ? runUpload(S.upload.text, S.upload.name) : runReview(true));
+  $("review-filter").addEventListener("change", () => shownReview() && shownReview().result && renderReviewList());
+  $("review-file").addEventListener("change", async (ev) => {
+    const file = ev.target.files[0];
+    if (!file) return;
+    let text;
+    try { text = await file.text(); } catch (e) { text = ""; }
+    ev.target.value = ""; // the same file may be chosen again
+    await runUpload(text, file.name);
+  });
+  $("review-paste-go").addEventListener("click", () => runUpload($("review-paste").value, "the pasted record"));
+  $("review-back-game").addEventListener("click", () => openReview(false, "game"));
   const speed = localStorage.getItem("bigsur.speed");
   const params = new URLSearchParams(location.search);
   if (params.get("speed")) $("ai-speed").value = params.get("speed");

@@ -7,7 +7,11 @@
  * the rules forbid is flagged as it is entered (``problems``); the server checks the
  * rest when asked for a hint, a score or a payment.
  *
- * ctx (from main.js): {api, showError, clearError, cardSets(), loadCards(name)}.
+ * "Continue as a game against the AI" sends the view to the server, which draws the
+ * hidden cards and starts a game from it (the seat asking is the human).
+ *
+ * ctx (from main.js): {api, showError, clearError, cardSets(), loadCards(name),
+ * continueFromView(view, aiSpec)}.
  */
 
 import {MATERIALS, matIcon} from "../words.js";
@@ -15,7 +19,7 @@ import {SC_COLOR, esc, cardSVG, highwaySVG, landmarkSVG} from "../svg.js";
 
 const HAND = 2, DEPOT = 5;
 const P = {ctx: null, root: null, cards: null, pos: null, target: "hand", pending: null,
-  score: null, scoreErr: null, result: "", seq: 0, timer: null};
+  score: null, scoreErr: null, result: "", seq: 0, timer: null, ai: "mcts:1s"};
 const $ = (id) => document.getElementById(id);
 
 /* ------------------------------------------------------------------ pure functions */
@@ -70,7 +74,8 @@ export function toView(p, deckSize, landmarkTotal) {
     seats: p.seats.map((s, i) => i === p.me ? {
       hand: p.hand.slice(), highway: s.highway.slice(), discard: p.discard.slice(),
       landmarks: s.landmarks.map((l) => ({...l})),
-      known_hand: (p.myKnown || []).filter((c) => p.hand.includes(c)), known_discard: [],
+      known_hand: (p.myKnown || []).filter((c) => p.hand.includes(c)),
+      known_discard: (p.myKnownDiscard || []).filter((c) => p.discard.includes(c)),
       turns: seatTurns(p, i),
     } : {
       hand: {count: Math.max(0, handCount(p, i)), known: s.known.slice()},
@@ -100,6 +105,7 @@ export function fromView(v, matOf) {
       p.hand = Array.isArray(s.hand) ? s.hand.slice() : [];
       p.myKnown = (s.known_hand || []).slice(); // what the others know of my hand
       p.discard = Array.isArray(s.discard) ? s.discard.slice() : [];
+      p.myKnownDiscard = (s.known_discard || []).slice(); // my discard fronts the others saw
     } else if (Array.isArray(s.hand)) { // a full position: reduce to what ``me`` sees
       t.known = (s.known_hand || []).slice();
       t.materials = s.discard.map(matOf);
@@ -323,6 +329,7 @@ function perTurnHTML() {
 }
 
 const KEEP = ["pe-ids", "pe-builds", "pe-jsonbox", "pe-budget"];
+const AI_LEVELS = [["greedy", "AI \u2014 easy"], ["mcts:1s", "AI \u2014 normal"], ["mcts:3s", "AI \u2014 strong"]];
 
 export function render() {
   const p = P.pos;
@@ -393,7 +400,10 @@ export function render() {
       <button type="button" data-pe="json" id="pe-json">Copy JSON</button>
       <button type="button" data-pe="load" id="pe-loadjson">Load JSON</button></div>
     <textarea id="pe-jsonbox" rows="3" placeholder="paste a bigsur-view/1 or bigsur-position/1 here, then Load JSON" spellcheck="false"></textarea>
-    <p class="muted small">Continuing as a game against the AI from an edited position is not offered yet (the server starts games only from a deal).</p>
+    <div class="row"><select id="pe-ai" aria-label="the AI's level">${opt(AI_LEVELS, P.ai)}</select>
+      <button type="button" data-pe="continue" id="pe-continue">Continue as a game against the AI</button></div>
+    <p class="muted small">You play your seat from this position; the server draws the cards you cannot see
+      (the other hands, the deck), consistent with everything entered, and the AI plays the other seats.</p>
     <div id="pe-result" aria-live="polite">${P.result}</div>
   </aside>
   </div>`;
@@ -423,6 +433,7 @@ function bind() {
     p.picks = v === "build" ? 2 : Number(v.slice(4));
     changed();
   });
+  $("pe-ai").addEventListener("change", (ev) => { P.ai = ev.target.value; });
   $("pe-target").addEventListener("change", (ev) => { P.target = ev.target.value; P.pending = null; });
   $("pe-ids").addEventListener("keydown", (ev) => { if (ev.key === "Enter") { ev.preventDefault(); placeTyped(); } });
   const rec = $("pe-recycle");
@@ -541,6 +552,24 @@ async function ask(kind) {
   render();
 }
 
+/* Start a game from the view as entered; a refusal (it is not your turn, the game is
+ * over, no deal matches what was entered) is shown here, naming the field. */
+async function continueAsGame() {
+  P.ctx.clearError();
+  const btn = $("pe-continue");
+  btn.disabled = true;
+  btn.setAttribute("aria-busy", "true");
+  try {
+    await P.ctx.continueFromView(view(), P.ai);
+  } catch (e) {
+    P.result = `<p class="bad" id="pe-error">Cannot continue as a game: ${esc(e.message)}</p>`;
+    render();
+  } finally {
+    const again = $("pe-continue");
+    if (again) { again.disabled = false; again.removeAttribute("aria-busy"); }
+  }
+}
+
 function payText(pay) {
   if (typeof pay === "string") return pay;
   if (Array.isArray(pay)) return pay.join(" ");
@@ -637,6 +666,7 @@ export function onClick(el) {
   if (!ds.pe) return false;
   if (ds.pe === "clear") { P.pos = emptyPosition(p.cards, p.players, p.me); P.result = ""; changed(); }
   else if (ds.pe === "hint" || ds.pe === "score" || ds.pe === "pay") ask(ds.pe);
+  else if (ds.pe === "continue") continueAsGame();
   else if (ds.pe === "link") copy(location.href.split("#")[0] + "#position=" + encode(p), "Link");
   else if (ds.pe === "json") copy(JSON.stringify(view(), null, 1), "The view (bigsur-view/1)");
   else if (ds.pe === "load") loadJSON();

@@ -1,0 +1,176 @@
+"""The two ways out of the editors and into play or review, in a real browser (issue 14):
+
+- a 3-player mid-game position loaded into the position editor through its
+  ``#position=`` link, refused while the seat asking is not to act (the reason shown,
+  naming the field), then continued as a game against the AI: a move is made and the AI
+  answers;
+- a record file uploaded in the review (first bad files: not JSON, a wrong field, an
+  illegal action, each named), reviewed, stepped through by keyboard, and a decision's
+  position opened in the editor. The record's seed is above 2**53: the page sends the
+  file's own text.
+
+Same setup as test_web_page.py (a real uvicorn, Debian's Chromium through Playwright).
+Screenshots go to ``test-artifacts/web/``.
+"""
+
+from __future__ import annotations
+
+import json
+import random
+
+from test_web_page import SEED, browser, log_count, page, server, settle, shot  # noqa: F401
+
+from solver.cli import play_random_game
+from solver.rules.engine import legal_actions, new_game, play
+from solver.rules.position import state_to_json
+from solver.rules.state import Phase
+from solver.rules.views import view_of, view_to_json
+
+
+def mid_game(players: int = 3, seed: int = 8, actions: int = 25):
+    """A state some turns in (random legal actions), at the start of a take step."""
+    rng = random.Random(seed)
+    state = new_game(players, seed=seed)
+    for _ in range(actions):
+        state = play(state, rng.choice(legal_actions(state)))
+    while state.phase != Phase.TAKE or state.picks != 0:
+        state = play(state, rng.choice(legal_actions(state)))
+    return state
+
+
+def editor_link(pg, base: str, state, seat: int) -> str:
+    """The editor's own ``#position=`` link for the seat's view of a full state."""
+    return pg.evaluate("""async ([st, seat]) => {
+      const m = await import('/js/views/position-editor.js');
+      const cards = await (await fetch('/v1/cards/default')).json();
+      const mat = Object.fromEntries(cards.highway.map((c) => [c.id, c.material]));
+      return m.encode(m.viewOfState(st, seat, (id) => mat[id]));
+    }""", [state_to_json(state), seat])
+
+
+def test_continue_an_edited_position_as_a_game_against_the_ai(server, page):  # noqa: F811
+    pg = page
+    state = mid_game()
+    me = state.current
+    expected = view_to_json(view_of(state, me))
+    pg.goto(server + "/")
+    pg.wait_for_selector("body[data-ready='1']")
+    link = editor_link(pg, server, state, me)
+    pg.goto("about:blank")
+    pg.goto(f"{server}/?speed=120#position={link}")
+    pg.wait_for_selector("#pe-problems:has-text('No problem found')")
+    pg.click("#pe-json")
+    pg.wait_for_selector("#pe-copied")
+    # the editor keeps the whole view (my discard fronts the others saw included)
+    assert json.loads(pg.locator("#pe-jsonbox").input_value()) == expected
+
+    # asking as a seat that is not to act: refused, the reason names the field
+    other = (me + 1) % 3
+    pg.select_option("#pe-me", str(other))
+    pg.click("#pe-continue")
+    pg.wait_for_selector("#pe-error")
+    refusal = pg.locator("#pe-error").inner_text()
+    assert "Cannot continue as a game" in refusal and "position." in refusal, refusal
+    assert not pg.locator("#game").is_visible()
+    pg.select_option("#pe-me", str(me))
+    pg.wait_for_selector("#pe-problems:has-text('No problem found')")
+    shot(pg, "26-position-to-continue", full=True)
+
+    pg.select_option("#pe-ai", "greedy")
+    pg.click("#pe-continue")
+    pg.wait_for_selector("#game:not([hidden])", timeout=60_000)
+    settle(pg)
+    assert "Your turn" in pg.locator("#status").inner_text()
+    data = pg.evaluate("window.bigsur.state.data")
+    assert data["view"] == expected  # the game starts from exactly the edited position
+    assert data["seat"] == me and data["fairness"] is None
+    assert log_count(pg) == 0
+    shot(pg, "27-continued-game", full=True)
+
+    # my move: two cards from the deck, then end the turn; the AI seats answer
+    pg.keyboard.press("d")
+    settle(pg)
+    pg.keyboard.press("d")
+    settle(pg)
+    pg.keyboard.press("e")
+    pg.wait_for_function("document.querySelector('#status').innerText.includes('Your turn')",
+                         timeout=90_000)
+    settle(pg)
+    data = pg.evaluate("window.bigsur.state.data")
+    seats_moved = {e["seat"] for e in data["log"]}
+    assert seats_moved == {0, 1, 2}, data["log"]  # I moved, and both AI seats answered
+    assert data["your_turn"] and data["view"]["turn"] == expected["turn"] + 3
+    assert log_count(pg) == len(data["log"])
+    shot(pg, "28-continued-game-ai-answered", full=True)
+    assert not [e for e in pg.js_errors if "status of 422" not in e], pg.js_errors
+
+
+def upload(pg, name: str, text: str) -> None:
+    pg.set_input_files("#review-file", files=[{"name": name, "mimeType": "application/json",
+                                               "buffer": text.encode()}])
+
+
+def upload_error_has(pg, text: str) -> str:
+    pg.wait_for_function("(t) => { const e = document.querySelector('#review-upload-error');"
+                         " return !e.hidden && e.innerText.includes(t); }", arg=text)
+    return pg.locator("#review-upload-error").inner_text()
+
+
+def test_review_an_uploaded_record_and_step_through_it(server, page):  # noqa: F811
+    pg = page
+    record = play_random_game(2, seed=SEED)
+    assert record.seed > 2**53
+    text = json.dumps(record.to_json(), indent=1)
+    pg.goto(server + "/?review=iterations:5")
+    pg.wait_for_selector("body[data-ready='1']")
+    pg.click("#nav-review")
+    pg.wait_for_selector("#review:not([hidden]) #review-file")
+    assert "Upload a record" in pg.locator("#review-summary").inner_text()
+
+    # bad files: each named, nothing reviewed, nothing broken
+    upload(pg, "notes.txt", "this is not a record")
+    assert "notes.txt: not JSON" in upload_error_has(pg, "not JSON")
+    upload(pg, "wrong.json", json.dumps({**record.to_json(), "players": 7}))
+    assert "players: must be 2, 3 or 4" in upload_error_has(pg, "wrong.json")
+    illegal = record.to_json()
+    illegal["actions"][3] = "claim L01 H01"
+    upload(pg, "illegal.json", json.dumps(illegal))
+    message = upload_error_has(pg, "illegal.json")
+    assert "actions[3]" in message, message
+    assert pg.locator("#review-graph svg").count() == 0
+    shot(pg, "29-review-upload-error", full=True)
+
+    upload(pg, "my-game.json", text)
+    pg.wait_for_selector("#review-graph svg polyline", timeout=120_000)
+    assert pg.locator("#review-upload-error").is_hidden()
+    assert "my-game.json" in pg.locator("#review-source").inner_text()
+    assert pg.locator("#review-list .decision").count() == len(record.actions)
+    assert "Player 1 (random)" in pg.locator("#review-summary").inner_text()
+    pg.keyboard.press("ArrowRight")
+    pg.wait_for_function("document.querySelector('#review-detail').innerText.includes('Move 1:')")
+    pg.wait_for_selector("#review-detail .minitable svg.card")
+    pg.keyboard.press("ArrowRight")
+    pg.keyboard.press("ArrowRight")
+    pg.wait_for_function("document.querySelector('#review-detail').innerText.includes('Move 3:')")
+    pg.wait_for_selector("#review-detail .minitable svg.card")
+    assert pg.locator("#review-graph line.cursor").count() == 1
+    shot(pg, "30-review-uploaded", full=True)
+    # the position at that decision is the record's: the server replays the job's record
+    st = pg.evaluate("window.bigsur.state.upload.position.st")
+    assert st["depot"] == state_to_json(record_prefix(record, 2))["depot"]
+
+    pg.click("#review-open-editor")
+    pg.wait_for_selector("#editor:not([hidden]) #pe-problems")
+    pg.wait_for_selector("#pe-problems:has-text('No problem found')")
+    shot(pg, "31-uploaded-review-in-editor", full=True)
+    pg.click("#nav-review")  # back to the uploaded record's review
+    pg.wait_for_selector("#review:not([hidden]) #review-graph svg polyline")
+    assert "my-game.json" in pg.locator("#review-source").inner_text()
+    assert not [e for e in pg.js_errors if "status of 422" not in e], pg.js_errors
+
+
+def record_prefix(record, n: int):
+    from solver.rules.record import GameRecord
+
+    return GameRecord(record.cards, record.players, seed=record.seed,
+                      actions=record.actions[:n]).replay()
