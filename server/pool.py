@@ -204,9 +204,10 @@ def review_task(view: dict, played: str, after_view: dict | None, terminal: dict
         raise _as_worker_error(err) from None
 
 
-def payment_task(position: dict, builds: list[list[str]]) -> dict:
+def payment_task(position: dict, builds: list[list[str]], viewer: int | None = None) -> dict:
     """Worker: the cheapest joint payment of ``builds`` ([card, side] pairs) by CP-SAT;
-    ``{"feasible": false, "reason", "short"}`` when they cannot all be paid."""
+    ``{"feasible": false, "reason", "short"}`` when they cannot all be paid. ``viewer``:
+    ``position`` is a sample behind that seat's view (see ``explain_payments``)."""
     try:
         from solver.payment_ilp import cheapest_joint
         from solver.rules.payment import PaymentInfeasible
@@ -216,7 +217,7 @@ def payment_task(position: dict, builds: list[list[str]]) -> dict:
             plan = cheapest_joint(state, [(card, side) for card, side in builds])
         except PaymentInfeasible as err:
             return {"feasible": False, "reason": str(err), "short": list(err.short)}
-        return {"feasible": True, **plan.to_json(state)}
+        return {"feasible": True, **plan.to_json(state, viewer)}
     except Exception as err:  # noqa: BLE001
         raise _as_worker_error(err) from None
 
@@ -350,9 +351,9 @@ class SearchService:
                                self.deadline(budget), "the hint")
 
     async def payment(self, position: dict, builds: list[list[str]],
-                      client: str = "anonymous") -> dict:
+                      client: str = "anonymous", viewer: int | None = None) -> dict:
         """The cheapest joint payment (interactive priority)."""
-        return await self._run(payment_task, (position, builds), Priority.INTERACTIVE,
+        return await self._run(payment_task, (position, builds, viewer), Priority.INTERACTIVE,
                                client, self.queue_wait, self.deadline(None), "the payment")
 
     async def bot_turn(self, spec: str, state: dict, game_seed: int, n_actions: int,

@@ -481,3 +481,23 @@ def test_engine_auto_pay_is_the_cheapest(cs):
         assert spent == expected[0]
         auto = play(state, Build(card, "L"))
         assert auto == after
+
+
+def test_a_borrowed_discard_top_is_named_only_to_those_who_saw_it(cs):
+    """Explained for a seat whose state is a sample behind its view, another seat's
+    discard top is its Material alone unless its front is known (hints must not name a
+    sampled guess, nor a hidden card)."""
+    me = seat(hand="A4 S1", highway="A1", landmarks=[("LD", "A1")])
+    state = position(cs, me, seat(highway="O1", discard="W1 S2"), recycle_used=True)
+    plan = check_both(state, [cs.card("A4")], expect=1)
+
+    def borrowed(viewer):
+        rows = plan.to_json(state, viewer)["builds"][0]["pay"]
+        return [r for r in rows if r["source"] == "borrow_discard"]
+
+    assert borrowed(None) == [{"material": "stone", "source": "borrow_discard", "seat": 1,
+                               "cards": ["S2"]}]
+    assert borrowed(0)[0]["cards"] == []  # seat 0 never saw seat 1's top
+    assert borrowed(1)[0]["cards"] == ["S2"]  # its own pile
+    state.players[1].known_discard.add(cs.card("S2"))
+    assert borrowed(0)[0]["cards"] == ["S2"]  # a front known to all

@@ -61,6 +61,7 @@ async def payment(req: PaymentRequest, request: Request, cards: CardsDep,
     in the search pool (503 when it is busy)."""
     position = parse_position(req.position, cards.for_position(req.position.get("cards")))
     raw = cards.canonical(req.position)
+    viewer = None
     if not isinstance(position, GameState):
         # a view of the seat to act (the position editor): a payment reads only that seat's
         # cards and public ones, so any full state consistent with the view pays the same
@@ -68,6 +69,7 @@ async def payment(req: PaymentRequest, request: Request, cards: CardsDep,
             raise ApiError(422, "view_of", f"a payment is the seat to act's "
                            f"(seat {position.current}), the view is of seat {position.seat}",
                            "position")
+        viewer = position.seat
         position = determinize(position, 0)  # InconsistentViewError names the problem
         raw = state_to_json(position)
     if position.phase != Phase.BUILD:
@@ -82,4 +84,4 @@ async def payment(req: PaymentRequest, request: Request, cards: CardsDep,
                            "payment")
         builds.append([card, side or ("R" if position.player.highway else "L")])
     return await unless_disconnected(request, search.payment(raw, builds,
-                                                             client_key(request)))
+                                                             client_key(request), viewer))

@@ -175,7 +175,8 @@ def analyse(position: GameState | PlayerView, budget: Budget, seed: int | None =
         moves.append(RankedMove(
             actions=[a.notation() for a in actions], label=describe_move(sample, actions),
             visits=m.visits, win_probability=m.win_probability,
-            expected_margin=m.expected_margin, payment=payment_plan(sample, actions),
+            expected_margin=m.expected_margin,
+            payment=payment_plan(sample, actions, view.seat),
             line=m.line, exact_score=out.exact_score if not moves else None))
     stats = {"iterations": out.iterations, "seconds": round(out.seconds, 4),
              "determinizations": out.determinizations, "workers": out.workers}
@@ -210,10 +211,11 @@ def describe_move(state: GameState, actions: list[Action]) -> str:
     return text[:1].upper() + text[1:]
 
 
-def payment_plan(state: GameState, actions: list[Action]) -> dict[str, Any] | None:
+def payment_plan(state: GameState, actions: list[Action],
+                 viewer: int | None = None) -> dict[str, Any] | None:
     """The payment of a move's builds, explained step by step (what each step supplies,
     the cards spent, the discard top left): :meth:`solver.rules.payment.JointPlan.to_json`
-    of the move's payments. None for a move without builds."""
+    of the move's payments, as ``viewer`` may see it. None for a move without builds."""
     from ..rules.payment import explain_payments
 
     builds = [a for a in actions if isinstance(a, Build)]
@@ -221,7 +223,7 @@ def payment_plan(state: GameState, actions: list[Action]) -> dict[str, Any] | No
         return None
     cards = state.cards
     pairs = [(cards.card(b.card), b.side) for b in builds]
-    out = explain_payments(state, pairs, [b.payment or () for b in builds])
+    out = explain_payments(state, pairs, [b.payment or () for b in builds], viewer)
     spent = 0
     for b in builds:
         for step in b.payment or ():

@@ -107,10 +107,6 @@ def test_no_response_names_a_hidden_card(make_client, custom_file, cards, player
     assert n > 10
 
 
-@pytest.mark.xfail(reason="a hint names a card hidden from its seat (seat 1 after 43 actions "
-                   "was sent H12): found when this test moved from the partial small set "
-                   "to a full one (the server takes only full sets); not yet investigated",
-                   strict=False)
 def test_no_session_hint_names_a_hidden_card(make_client, custom_file):
     """Real search (small iteration budget): the moves of the hints are scanned too."""
     client = make_client(fake=False, cards=custom_file)

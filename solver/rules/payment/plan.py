@@ -137,9 +137,10 @@ class JointPlan:
         return [Build(cards.highway[c].id, side, payment)
                 for (c, side), payment in zip(self.builds, self.payments, strict=False)]
 
-    def to_json(self, state: GameState) -> dict:
-        """A plan a person can read: per build, which card or source pays which Material."""
-        return explain_payments(state, self.builds, self.payments) | {
+    def to_json(self, state: GameState, viewer: int | None = None) -> dict:
+        """A plan a person can read: per build, which card or source pays which Material
+        (``viewer``: see :func:`explain_payments`)."""
+        return explain_payments(state, self.builds, self.payments, viewer) | {
             "solver": self.solver,
             "cards_spent": self.cards_spent,
             "value": self.value,
@@ -149,9 +150,12 @@ class JointPlan:
         }
 
 
-def explain_payments(state: GameState, builds, payments) -> dict:
+def explain_payments(state: GameState, builds, payments, viewer: int | None = None) -> dict:
     """Replay ``payments`` for ``builds`` (list of (card, side)) step by step and say what
-    each step supplies; the actions in notation too."""
+    each step supplies; the actions in notation too. With ``viewer`` (``state`` is then a
+    sample behind that seat's view), a borrowed discard top whose front the viewer has
+    not seen is given by its Material only (``"cards": []``): naming the sampled card
+    would show a guess as a fact, and a hidden card's identity is not the viewer's."""
     cards = state.cards
     ids = card_ids(cards)
     material = cards.material
@@ -182,9 +186,11 @@ def explain_payments(state: GameState, builds, payments) -> dict:
                 rows.append({"material": MATERIALS[cards.persistent[c]],
                              "source": "borrow_highway", "seat": step.seat, "cards": [step.card]})
             else:
-                top = state.players[step.seat].discard[-1]
+                owner = state.players[step.seat]
+                top = owner.discard[-1]
+                seen = viewer is None or viewer == step.seat or top in owner.known_discard
                 rows.append({"material": MATERIALS[material[top]], "source": "borrow_discard",
-                             "seat": step.seat, "cards": [ids[top]]})
+                             "seat": step.seat, "cards": [ids[top]] if seen else []})
         action = Build(ids[card], side, payment)
         out.append({"card": ids[card], "side": side,
                     "cost": [MATERIALS[m] for m in cards.cost[card]],
