@@ -537,7 +537,7 @@ def _paired_gap(lead: list[float], other: list[float]) -> float | None:
     n = min(len(lead), len(other))
     if n < 2:
         return None
-    diffs = [a - b for a, b in zip(lead, other)]
+    diffs = [a - b for a, b in zip(lead, other, strict=False)]
     mean = sum(diffs) / n
     var = sum((d - mean) ** 2 for d in diffs) / (n - 1)
     if var <= 1e-18:
