@@ -1,6 +1,6 @@
 """Card sets uploaded to the server: stored in SQLite (own table, same database file as
 the play sessions), named, versioned and fingerprinted, and registered in the app's
-:class:`server.deps.CardRegistry` so that every place that takes a card-set name
+:class:`CardRegistry` so that every place that takes a card-set name
 (``/v1/cards``, new games, hints, scores, payments) can use them.
 
     POST /v1/cardsets                     a full card set (JSON, or CSV with ?name=)
@@ -29,8 +29,9 @@ from fastapi import APIRouter, FastAPI, Request
 from fastapi import Path as FastPath
 from fastapi.responses import JSONResponse, PlainTextResponse
 
-from solver.rules.cards import CardSet, CardSetError, parse_card_set
+from solver.rules.cards import CardSet, CardSetError, load_card_set, parse_card_set, read_card_set
 from solver.rules.cardset_csv import csv_to_card_set_json, template_csv
+from solver.rules.position import cards_to_json
 
 from .errors import ApiError
 
@@ -115,6 +116,46 @@ def check_caps(raw: Any) -> None:
                 if isinstance(value, str) and len(value) > MAX_TEXT:
                     raise ApiError(413, f"{key}[{i}].{field}", f"{len(value)} characters, "
                                    f"at most {MAX_TEXT}", "limit")
+
+
+class CardRegistry:
+    """The card sets the server knows by name: ``default`` (the shipped reconstruction)
+    and the set of ``BIGSUR_CARDS`` when given (under its own name; a partial set is
+    allowed, new games check that its deck gives every player the same turns)."""
+
+    def __init__(self, extra_path: str | None = None):
+        default = load_card_set()
+        self.sets: dict[str, CardSet] = {"default": default}
+        if extra_path:
+            extra = read_card_set(extra_path, require_full=False)
+            if extra.name in self.sets:
+                raise ValueError(f"BIGSUR_CARDS: the set in {extra_path} is named "
+                                 f"{extra.name!r}, which is taken; rename it")
+            self.sets[extra.name] = extra
+
+    def get(self, name: str) -> CardSet:
+        try:
+            return self.sets[name]
+        except (KeyError, TypeError):
+            raise ApiError(404, "name", f"no card set named {name!r} (known: "
+                           f"{', '.join(sorted(self.sets))})", "not_found") from None
+
+    def for_position(self, raw: Any) -> CardSet | None:
+        """A registered set when the position names one other than "default"; None lets
+        the engine resolve "default" or an inline set."""
+        if isinstance(raw, str) and raw != "default" and raw in self.sets:
+            return self.sets[raw]
+        return None
+
+    def canonical(self, raw: dict[str, Any]) -> dict[str, Any]:
+        """The position with a registered set name replaced by the set inline (workers
+        know only "default" and inline sets)."""
+        named = self.for_position(raw.get("cards"))
+        if named is None:
+            return raw
+        out = dict(raw)
+        out["cards"] = cards_to_json(named)
+        return out
 
 
 def check_name(name: Any) -> str:
@@ -387,13 +428,11 @@ def attach(app: FastAPI, registry, settings) -> None:
     """Open the table on the database file of ``settings``, register the stored sets
     (latest versions) in ``registry`` and include the router. Called by the app factory
     before the static files are mounted."""
-    from .store import db_path
-
     box: dict[str, CardSetStore] = {}
 
     def store_of() -> CardSetStore:
         if "store" not in box:
-            box["store"] = CardSetStore(db_path(settings.db, settings.database_url))
+            box["store"] = CardSetStore(settings.database)
         return box["store"]
 
     for row in store_of().latest_all():

@@ -4,60 +4,17 @@ play sessions and the analysis jobs, all created by the app factory and held in
 
 from __future__ import annotations
 
-from typing import TYPE_CHECKING, Annotated, Any
+from typing import TYPE_CHECKING, Annotated
 
 from fastapi import Depends, Request
 
-from solver.rules.cards import CardSet, load_card_set, read_card_set
-from solver.rules.position import cards_to_json
-
-from .errors import ApiError
+from .cardsets import CardRegistry
 
 if TYPE_CHECKING:
-    from .app import Settings
     from .jobs import JobService
     from .pool import SearchService
     from .sessions import GameService
-
-
-class CardRegistry:
-    """The card sets the server knows by name: ``default`` (the shipped reconstruction)
-    and the set of ``BIGSUR_CARDS`` when given (under its own name; a partial set is
-    allowed, new games check that its deck gives every player the same turns)."""
-
-    def __init__(self, extra_path: str | None = None):
-        default = load_card_set()
-        self.sets: dict[str, CardSet] = {"default": default}
-        if extra_path:
-            extra = read_card_set(extra_path, require_full=False)
-            if extra.name in self.sets:
-                raise ValueError(f"BIGSUR_CARDS: the set in {extra_path} is named "
-                                 f"{extra.name!r}, which is taken; rename it")
-            self.sets[extra.name] = extra
-
-    def get(self, name: str) -> CardSet:
-        try:
-            return self.sets[name]
-        except (KeyError, TypeError):
-            raise ApiError(404, "name", f"no card set named {name!r} (known: "
-                           f"{', '.join(sorted(self.sets))})", "not_found") from None
-
-    def for_position(self, raw: Any) -> CardSet | None:
-        """A registered set when the position names one other than "default"; None lets
-        the engine resolve "default" or an inline set."""
-        if isinstance(raw, str) and raw != "default" and raw in self.sets:
-            return self.sets[raw]
-        return None
-
-    def canonical(self, raw: dict[str, Any]) -> dict[str, Any]:
-        """The position with a registered set name replaced by the set inline (workers
-        know only "default" and inline sets)."""
-        named = self.for_position(raw.get("cards"))
-        if named is None:
-            return raw
-        out = dict(raw)
-        out["cards"] = cards_to_json(named)
-        return out
+    from .settings import Settings
 
 
 def get_settings(request: Request) -> Settings:

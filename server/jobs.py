@@ -35,8 +35,8 @@ from .scheduler import cancel_and_wait
 from .store import LimitReached
 
 if TYPE_CHECKING:
-    from .app import Settings
     from .pool import SearchService
+    from .settings import Settings
     from .store import Store
 
 log = logging.getLogger("bigsur.server")

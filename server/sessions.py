@@ -43,9 +43,9 @@ from .scheduler import cancel_and_wait
 from .store import GameRow, LimitReached, Store, token_hash, token_matches
 
 if TYPE_CHECKING:
-    from .app import Settings
-    from .deps import CardRegistry
+    from .cardsets import CardRegistry
     from .pool import SearchService
+    from .settings import Settings
 
 log = logging.getLogger("bigsur.server")
 HUMAN = "human"

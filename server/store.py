@@ -120,17 +120,6 @@ class LimitReached(Exception):
         super().__init__(f"{what}: limit {limit}")
 
 
-def db_path(db: str, database_url: str | None) -> str:
-    """The SQLite path from ``BIGSUR_DATABASE_URL`` (``sqlite:///PATH``) or ``BIGSUR_DB``."""
-    if not database_url:
-        return db
-    if database_url.startswith("sqlite:///"):
-        return database_url[len("sqlite:///"):] or db
-    scheme = database_url.split(":", 1)[0]
-    raise StoreError(f"BIGSUR_DATABASE_URL: only sqlite:///PATH is supported for now, "
-                     f"got a {scheme!r} URL")
-
-
 def token_hash(token: str) -> str:
     return hashlib.sha256(token.encode("utf-8", "surrogatepass")).hexdigest()
 

@@ -19,9 +19,10 @@ from typing import Any
 import pytest
 from fastapi.testclient import TestClient
 
-from server.app import Settings, create_app
+from server.app import create_app
 from server.deps import get_search
 from server.pool import SearchService
+from server.settings import Settings
 from solver.rules.views import PlayerView
 from solver.search.bots import legal_from_view
 

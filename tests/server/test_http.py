@@ -242,18 +242,21 @@ def test_settings_and_the_serve_command(tmp_path, monkeypatch):
 
     import pydantic
 
-    from server.app import Settings, add_cli
+    from server.app import add_cli
+    from server.settings import Settings
 
-    with pytest.raises(pydantic.ValidationError, match="BIGSUR_DATABASE_URL"):
-        Settings(database_url="postgresql://db.example/bigsur")
+    with pytest.raises(pydantic.ValidationError, match="BIGSUR_DATABASE_URL: a 'mysql' URL"):
+        Settings(database_url="mysql://db.example/bigsur")
+    with pytest.raises(pydantic.ValidationError, match="BIGSUR_CLUSTER"):
+        Settings(cluster="scheduler:8786")
+    assert Settings(db="postgresql://db.example/bigsur").database == \
+        "postgresql://db.example/bigsur"
     monkeypatch.setenv("BIGSUR_DATABASE_URL", f"sqlite:///{tmp_path}/url.db")
     monkeypatch.setenv("BIGSUR_WORKERS", "3")
     monkeypatch.setenv("BIGSUR_MAX_BUDGET_MS", "250")
     s = Settings()
     assert (s.workers, s.max_budget_ms) == (3, 250)
-    from server.store import db_path
-
-    assert db_path(s.db, s.database_url) == f"{tmp_path}/url.db"
+    assert s.database == f"{tmp_path}/url.db"
     parser = argparse.ArgumentParser()
     add_cli(parser.add_subparsers(dest="command"))
     args = parser.parse_args(["serve", "--port", "9", "--db", "x.db"])
