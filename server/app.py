@@ -234,7 +234,7 @@ def create_app(settings: Settings | None = None,
 
     @asynccontextmanager
     async def lifespan(app: FastAPI):
-        app.state.store = Store(settings.database)
+        app.state.store = Store(settings.database, settings.db_pool_size)
         app.state.games = GameService(app.state.store, settings, registry)
         app.state.jobs = JobService(settings, app.state.store)
         app.state.search = search or SearchService.from_settings(settings)

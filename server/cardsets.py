@@ -1,5 +1,5 @@
-"""Card sets uploaded to the server: stored in SQLite (own table, same database file as
-the play sessions), named, versioned and fingerprinted, and registered in the app's
+"""Card sets uploaded to the server: stored in the server's database (the ``cardsets``
+table of :mod:`server.store`), named, versioned and fingerprinted, and registered in the app's
 :class:`CardRegistry` so that every place that takes a card-set name
 (``/v1/cards``, new games, hints, scores, payments) can use them.
 
@@ -19,8 +19,6 @@ from __future__ import annotations
 
 import json
 import re
-import sqlite3
-import threading
 import time
 from contextlib import contextmanager
 from typing import Annotated, Any
@@ -34,18 +32,8 @@ from solver.rules.cardset_csv import csv_to_card_set_json, template_csv
 from solver.rules.position import cards_to_json
 
 from .errors import ApiError
+from .store import Conflict, LimitReached, Store
 
-SCHEMA = """
-CREATE TABLE IF NOT EXISTS cardsets (
-    key TEXT NOT NULL,           -- the name in lower case (names differ in more than case)
-    name TEXT NOT NULL,
-    version INTEGER NOT NULL,    -- 1, 2, ... assigned by the server
-    fingerprint TEXT NOT NULL,
-    created REAL NOT NULL,
-    body TEXT NOT NULL,          -- the card set's JSON (bigsur-cards/1)
-    PRIMARY KEY (key, version)
-);
-"""
 NAME_RE = re.compile(r"^[A-Za-z0-9][A-Za-z0-9_-]{0,39}$")
 RESERVED = frozenset({"default", "check", "convert", "template"})
 MAX_SET_BYTES = 256_000       # one card set (JSON or CSV text)
@@ -168,64 +156,47 @@ def check_name(name: Any) -> str:
 
 
 class CardSetStore:
-    """The ``cardsets`` table: a connection per call (uploads and lookups are rare, and
-    nothing stays open when the app stops); a lock serialises writers in this process."""
+    """The ``cardsets`` table of the server's database (:mod:`server.store`), opened per
+    call: uploads and lookups are rare, and nothing stays open when the app stops."""
 
-    def __init__(self, path: str):
-        self.path = path
-        self.lock = threading.Lock()
-        with self.lock, self._open() as conn:
-            conn.executescript(SCHEMA)
+    def __init__(self, target: str, pool_size: int = 2):
+        self.target = target
+        self.pool_size = pool_size
+        with self._open():
+            pass  # created or migrated now: a bad database fails at start-up
 
     @contextmanager
     def _open(self):
-        conn = sqlite3.connect(self.path, timeout=10)
+        store = Store(self.target, self.pool_size)
         try:
-            with conn:
-                yield conn
+            yield store
         finally:
-            conn.close()
+            store.close()
 
     def latest_all(self) -> list[dict[str, Any]]:
-        with self.lock, self._open() as conn:
-            rows = conn.execute(
-                "SELECT name, version, fingerprint, created, body FROM cardsets c WHERE "
-                "version = (SELECT MAX(version) FROM cardsets d WHERE d.key = c.key) "
-                "ORDER BY key").fetchall()
-        return [self._row(r) for r in rows]
+        with self._open() as store:
+            return [self._row(r) for r in store.cardsets_latest()]
 
     def get(self, name: str, version: int | None = None) -> dict[str, Any] | None:
-        q = "SELECT name, version, fingerprint, created, body FROM cardsets WHERE key = ?"
-        args: list[Any] = [name.lower()]
-        if version is not None:
-            q += " AND version = ?"
-            args.append(version)
-        with self.lock, self._open() as conn:
-            row = conn.execute(q + " ORDER BY version DESC LIMIT 1", args).fetchone()
-        return self._row(row) if row else None
+        with self._open() as store:
+            rows = store.cardset_versions(name.lower(), version)
+        return self._row(rows[-1]) if rows else None
 
     def versions(self, name: str) -> list[dict[str, Any]]:
-        with self.lock, self._open() as conn:
-            rows = conn.execute(
-                "SELECT name, version, fingerprint, created, body FROM cardsets WHERE key = ? "
-                "ORDER BY version", (name.lower(),)).fetchall()
-        return [self._row(r) for r in rows]
+        with self._open() as store:
+            return [self._row(r) for r in store.cardset_versions(name.lower())]
 
     def add(self, name: str, version: int, cards: CardSet) -> None:
-        with self.lock, self._open() as conn:
-            (total,) = conn.execute("SELECT COUNT(*) FROM cardsets").fetchone()
-            if total >= MAX_STORED:
-                raise ApiError(507, "name", f"the server stores at most {MAX_STORED} card-set "
-                               "versions", "limit")
-            try:
-                conn.execute(
-                    "INSERT INTO cardsets (key, name, version, fingerprint, created, body) "
-                    "VALUES (?, ?, ?, ?, ?, ?)",
-                    (name.lower(), name, version, cards.fingerprint, time.time(),
-                     json.dumps(cards.to_json())))
-            except sqlite3.IntegrityError:
-                raise ApiError(409, "name", f"{name!r} version {version} was stored meanwhile; "
-                               "retry", "conflict") from None
+        try:
+            with self._open() as store:
+                store.add_cardset(name.lower(), name, version, cards.fingerprint,
+                                  json.dumps(cards.to_json()), MAX_STORED)
+        except LimitReached:
+            raise ApiError(507, "name", f"the server stores at most {MAX_STORED} card-set "
+                           "versions", "limit") from None
+        except Conflict:
+            raise ApiError(409, "name", f"{name!r} version {version} was stored meanwhile; "
+                           "retry", "conflict") from None
 
     @staticmethod
     def _row(row) -> dict[str, Any]:
@@ -432,7 +403,7 @@ def attach(app: FastAPI, registry, settings) -> None:
 
     def store_of() -> CardSetStore:
         if "store" not in box:
-            box["store"] = CardSetStore(settings.database)
+            box["store"] = CardSetStore(settings.database, min(2, settings.db_pool_size))
         return box["store"]
 
     for row in store_of().latest_all():

@@ -421,9 +421,9 @@ def test_game_counts_kept_by_triggers_match_a_full_count(tmp_path):
                             rng.choice(["human", "ai", "over"]))
     for game_id in ids[::7]:
         assert store.delete_game(game_id)
-    full = dict(store.db.execute("SELECT status, count(*) FROM games GROUP BY status"))
+    full = dict(store.query("SELECT status, count(*) FROM games GROUP BY status"))
     assert store.counts() == full
-    plan = " ".join(str(r) for r in store.db.execute(
+    plan = " ".join(str(r) for r in store.query(
         "EXPLAIN QUERY PLAN SELECT status, n FROM game_counts WHERE n > 0"))
     assert "games" not in plan.replace("game_counts", "")  # never a scan of the games
     store.close()
