@@ -8,6 +8,7 @@ import copy
 import json
 
 import pytest
+from session_testkit import BOTH_BACKENDS
 
 from solver.rules.cards import load_card_set
 from solver.rules.cardset_csv import card_set_to_csv
@@ -49,6 +50,7 @@ def test_upload_list_get_and_use_everywhere(client):
         assert hint.json()["card_set"].startswith("table-cards v1")
 
 
+@BOTH_BACKENDS
 def test_stored_sets_survive_a_restart(make_client):
     assert make_client().post("/v1/cardsets", json=my_set("kept")).status_code == 201
     again = make_client()  # a new app on the same database file

@@ -7,7 +7,7 @@ import threading
 from pathlib import Path
 
 import pytest
-from session_testkit import poll_job
+from session_testkit import BOTH_BACKENDS, poll_job
 
 import server
 from solver.cli import play_random_game
@@ -187,6 +187,7 @@ def test_payment_for_builds(client):
     assert r.status_code == 422 and r.json()["field"] == "builds[0]"
 
 
+@BOTH_BACKENDS
 def test_analysis_job_reports_progress_and_result(client):
     record = play_random_game(2, seed=11)
     record.actions = record.actions[:12]
@@ -224,6 +225,7 @@ def test_analysis_errors(client):
     assert r.status_code == 404 and r.json()["field"] == "job_id"
 
 
+@BOTH_BACKENDS
 def test_too_many_jobs_answer_503(make_client, fake_search):
     client = make_client(max_jobs=1, workers=1)
     fake_search.gate = threading.Event()
