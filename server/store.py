@@ -2,8 +2,9 @@
 one server process per file) or PostgreSQL (``BIGSUR_DB=postgresql://...``, several
 server processes on one database).
 
-A game is its setup (players, seed, card set, seats, token hashes) plus its list of
-applied actions, and is rebuilt by replay. Every applied action is committed before the
+A game is its setup (players, seed, card set, seats, token hashes, and for a game
+continued from a position its starting position) plus its list of applied actions, and
+is rebuilt by replay. Every applied action is committed before the
 server answers (SQLite: ``synchronous=FULL``), so a crash loses nothing acknowledged.
 Tokens are never stored, only their SHA-256, compared with :func:`hmac.compare_digest`.
 
@@ -205,7 +206,13 @@ END $$;
 CREATE TRIGGER games_count AFTER INSERT OR DELETE OR UPDATE OF status ON games
     FOR EACH ROW EXECUTE FUNCTION bigsur_count_games();
 """),
-    Migration(3, "analysis-job leases (several server processes); stored card sets",
+    Migration(3, "a game's starting position (a game continued from a position)",
+              sqlite="""
+ALTER TABLE games ADD COLUMN start TEXT;  -- JSON bigsur-position/1; null: new_game's deal
+""", postgres="""
+ALTER TABLE games ADD COLUMN start TEXT;
+"""),
+    Migration(4, "analysis-job leases (several server processes); stored card sets",
               sqlite="""
 ALTER TABLE jobs ADD COLUMN owner TEXT;        -- the server process running the job
 ALTER TABLE jobs ADD COLUMN lease_until REAL;  -- another process may take it over after
@@ -237,8 +244,8 @@ CREATE TABLE cardsets (
 SCHEMA_VERSION = MIGRATIONS[-1].version
 GAME_COLUMNS = ("id", "players", "seed", "cards", "seats", "token_hashes", "status",
                 "n_actions", "created", "updated", "creator", "salt", "commitment",
-                "seed_chosen")
-JSON_GAME_COLUMNS = frozenset({"cards", "seats", "token_hashes"})
+                "seed_chosen", "start")
+JSON_GAME_COLUMNS = frozenset({"cards", "seats", "token_hashes", "start"})  # null stays None
 ACTIVE_JOB = "status IN ('queued', 'running')"
 
 
@@ -285,6 +292,7 @@ class GameRow:
     salt: str | None = None
     commitment: str | None = None
     seed_chosen: bool = False
+    start: dict[str, Any] | None = None  # the starting position (bigsur-position/1)
 
 
 @dataclass
@@ -519,15 +527,18 @@ class Store:
                     creator: str | None = None, salt: str | None = None,
                     commitment: str | None = None, seed_chosen: bool = False,
                     max_active: int | None = None,
-                    max_per_creator: int | None = None) -> None:
+                    max_per_creator: int | None = None,
+                    start: dict[str, Any] | None = None) -> None:
         """Insert a game; with limits, refuse (:class:`LimitReached`) inside the same
-        transaction when the active games (not over), all or the creator's, are at it."""
+        transaction when the active games (not over), all or the creator's, are at it.
+        ``start``: the position a game continued from a position starts from."""
         now = time.time()
         row = {"id": game_id, "created": now, "updated": now, "players": players,
                "seed": seed, "cards": json.dumps(cards), "seats": json.dumps(seats),
                "token_hashes": json.dumps(token_hashes), "status": status, "n_actions": 0,
                "creator": creator, "salt": salt, "commitment": commitment,
-               "seed_chosen": int(seed_chosen)}
+               "seed_chosen": int(seed_chosen),
+               "start": json.dumps(start) if start is not None else None}
         with self.backend.transaction() as tx:
             if max_active is not None or max_per_creator is not None:
                 tx.serialize("bigsur-games")
@@ -549,7 +560,7 @@ class Store:
                           (game_id,))
         if not rows:
             return None
-        values = {k: json.loads(v) if k in JSON_GAME_COLUMNS else v
+        values = {k: json.loads(v) if k in JSON_GAME_COLUMNS and v is not None else v
                   for k, v in zip(GAME_COLUMNS, rows[0], strict=True)}
         values["seed_chosen"] = bool(values["seed_chosen"])
         return GameRow(**values)

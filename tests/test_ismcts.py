@@ -188,3 +188,98 @@ def test_mcts_bot_reuses_its_tree_after_a_depot_take(cards):
             assert bot._searcher is not searcher
         branches.add(first.card is None)
     assert branches == {True, False}
+
+
+# ------------------------------------------------------------------ the root race
+
+def _racer(cards, moves: int = 5) -> Searcher:
+    """A racing searcher at a mid-game build step whose candidates get synthetic rewards."""
+    state = play_greedy_to(cards, 5, Phase.BUILD)
+    searcher = Searcher(view_of(state, state.current), 1,
+                        replace(DEFAULT_PARAMS, race_start=3, race_min_active=2,
+                                race_min_rounds=4))
+    assert searcher.race and len(searcher.root_order) >= moves
+    return searcher
+
+
+def _play_rounds(searcher: Searcher, reward_of, rounds: int) -> None:
+    """Give every active candidate ``rounds`` more rounds, as the race would."""
+    for _ in range(rounds * 8):
+        move, k = searcher._race_next()
+        if k >= rounds and all(len(searcher._rewards[m]) >= rounds for m in searcher._active):
+            return
+        searcher._rewards[move].append(reward_of(move, k))
+        searcher._race_update()
+
+
+def test_race_drops_a_clearly_worse_candidate_and_tests_it_again_later(cards):
+    searcher = _racer(cards)
+    order = searcher.root_order
+    good, bad = order[0], order[1]
+
+    def reward(move, k):  # ``bad`` trails by 0.3, ``good`` leads the rest by 0.01: noise
+        noise = 0.04 if (k + order.index(move)) % 2 else -0.04
+        return 0.5 + noise - (0.3 if move == bad else 0.0) + (0.01 if move == good else 0.0)
+
+    _play_rounds(searcher, reward, 4)
+    assert bad not in searcher._active and searcher._dropped[bad] == 4
+    assert good in searcher._active
+    # equal candidates stay; once nothing waits and few are left, the dropped one returns
+    # only when the race has played twice the rounds it had when it was dropped
+    searcher._waiting.clear()
+    searcher._active = [good]
+    for k in range(4, 8):
+        assert bad not in searcher._active
+        searcher._rewards[good].append(reward(good, k))
+        searcher._race_update()
+    assert bad in searcher._active and bad not in searcher._dropped
+    assert searcher.best() == good  # ``bad`` has yet to catch up on rounds 4 to 7
+    _play_rounds(searcher, reward, 8)
+    assert searcher._dropped[bad] == 8  # still clearly worse: dropped again
+
+
+def test_race_merges_candidates_that_score_alike_every_round(cards):
+    searcher = _racer(cards)
+    order = searcher.root_order
+    twin_a, twin_b, other = order[0], order[1], order[2]
+
+    def reward(move, k):
+        if move in (twin_a, twin_b):
+            return 0.4 + 0.1 * (k % 2)  # the very same outcome every round
+        return 0.42 + 0.1 * ((k + 1) % 2)
+
+    _play_rounds(searcher, reward, 4)
+    assert twin_a in searcher._active and twin_b not in searcher._active
+    assert twin_b not in searcher._dropped  # equivalent: never tested again
+    assert other in searcher._active
+
+
+def test_a_candidate_catching_up_does_not_hold_up_the_end_of_a_timed_search(cards):
+    searcher = _racer(cards)
+    order = searcher.root_order
+    searcher._active = [order[0], order[1], order[2]]
+    searcher._rewards[order[0]] = [0.5] * 10
+    searcher._rewards[order[1]] = [0.6] * 10
+    searcher._rewards[order[2]] = [0.9] * 3  # just came back: 3 of 10 rounds
+    assert searcher._round_complete()
+    assert searcher.best() == order[1]  # the newcomer is not comparable yet
+    searcher._rewards[order[0]].append(0.5)  # a round in progress
+    assert not searcher._round_complete()
+
+
+def test_students_t_quantile():
+    from solver.search.ismcts import _t975
+
+    for df, table in ((3, 3.182), (5, 2.571), (9, 2.262), (19, 2.093), (99, 1.984)):
+        assert abs(_t975(df) - table) < 0.03
+
+
+def test_a_time_budget_counts_the_root_set_up(cards):
+    import time
+
+    state = play_greedy_to(cards, 5, Phase.BUILD)
+    searcher = Searcher(view_of(state, state.current), 1)
+    time.sleep(0.25)  # as if ranking the root's candidates had taken that long
+    searcher.run(seconds=0.2)
+    # the budget was spent before the first iteration: only the first round is finished
+    assert 1 <= searcher.iterations <= DEFAULT_PARAMS.race_start

@@ -226,6 +226,7 @@ class Searcher:
     """One SO-ISMCTS tree for the seat of ``view`` (which must be to act)."""
 
     def __init__(self, view: PlayerView, seed: int, params: SearchParams = DEFAULT_PARAMS):
+        self.created = time.perf_counter()  # a time budget counts the root's set-up too
         self.view = view
         self.seat = view.seat
         self.params = params
@@ -280,8 +281,10 @@ class Searcher:
     def _race_reset(self) -> None:
         self.race = self.params.root == "race" and len(self.root_order) > 1
         order = self.root_order
+        self._prior = {m: i for i, m in enumerate(order)}
         self._active = list(order[:self.params.race_start])
         self._waiting = list(order[self.params.race_start:])
+        self._dropped: dict[tuple, int] = {}  # candidate -> rounds when dropped
         self._rewards: dict[tuple, list[float]] = {m: [] for m in order}
 
     def _race_next(self) -> tuple[tuple, int]:
@@ -292,8 +295,11 @@ class Searcher:
         return move, len(rewards[move])
 
     def _race_update(self) -> None:
-        """Drop candidates clearly worse than the leader on the rounds both played
-        (paired differences), and let the next ones in when few are left."""
+        """Once every active candidate has played the same rounds: drop those clearly
+        worse than the leader on those rounds (paired differences) and merge those that
+        scored exactly alike (the earlier in the prior order stays). When few are left,
+        the next candidates join, and once none is waiting the most promising dropped
+        ones come back, so that more time keeps re-testing the decision."""
         p = self.params
         rewards = self._rewards
         counts = {len(rewards[m]) for m in self._active}
@@ -301,29 +307,44 @@ class Searcher:
             return
         n = counts.pop()
         if n >= p.race_min_rounds and n % 2 == 0 and len(self._active) > 1:
-            leader = max(self._active, key=lambda m: sum(rewards[m]) / n)
+            leader = self._race_leader()
             lead = rewards[leader]
-            keep = []
-            for m in self._active:
+            z = max(p.race_z, _t975(n - 1))
+            keep = [leader]
+            for m in sorted(self._active, key=self._prior.__getitem__):
                 if m is leader:
-                    keep.append(m)
                     continue
-                diffs = [a - b for a, b in zip(lead, rewards[m], strict=True)]
-                mean = sum(diffs) / n
-                var = sum((d - mean) ** 2 for d in diffs) / (n - 1)
-                if mean <= p.race_z * math.sqrt(var / n) + 1e-9:
+                if any(rewards[m] == rewards[k] for k in keep):
+                    continue  # the same outcome every round: an equivalent move
+                gap = _paired_gap(lead, rewards[m])
+                if gap is None or gap < z:
                     keep.append(m)
+                else:
+                    self._dropped[m] = n
             self._active = keep
         while len(self._active) < p.race_min_active and self._waiting:
             self._active.append(self._waiting.pop(0))
+        # a dropped candidate is tested again once the race has twice the rounds it had
+        # then: the catching up costs at most as many rounds as the race has played
+        due = [m for m, at in self._dropped.items() if n >= 2 * at]
+        if len(self._active) < p.race_min_active and due:
+            lead = rewards[self._race_leader() or self._active[0]]
+            for m in sorted(due, key=lambda m: _paired_gap(lead, rewards[m]) or 0.0)[
+                    :p.race_min_active - len(self._active)]:
+                del self._dropped[m]
+                self._active.append(m)
 
     def _race_leader(self) -> tuple | None:
+        """The best mean reward over the rounds they have all played, among the active
+        candidates with at least half the most rounds (rounds are paired, so equal
+        prefixes compare like with like; one that has just come back is left out)."""
         rewards = self._rewards
-        played = [m for m in self._active if rewards[m]]
-        if not played:
+        most = max((len(rewards[m]) for m in self._active), default=0)
+        if most == 0:
             return None
-        return max(played, key=lambda m: (sum(rewards[m]) / len(rewards[m]),
-                                          len(rewards[m])))
+        pool = [m for m in self._active if 2 * len(rewards[m]) >= most]
+        common = min(len(rewards[m]) for m in pool)
+        return max(pool, key=lambda m: (sum(rewards[m][:common]), -self._prior[m]))
 
     # -------------------------------------------------------------- one iteration
 
@@ -435,22 +456,29 @@ class Searcher:
     # -------------------------------------------------------------- results
 
     def run(self, iterations: int | None = None, seconds: float | None = None) -> None:
+        """Search for ``iterations`` more iterations or ``seconds``; a first run's time
+        budget counts from the searcher's creation, so that ranking the root's
+        candidates and solving a last build step are part of the thinking time."""
         if iterations is not None:
             for _ in range(iterations):
                 self.iterate()
             return
-        deadline = time.perf_counter() + (seconds or 0.0)
+        start = self.created if self.iterations == 0 else time.perf_counter()
+        deadline = start + (seconds or 0.0)
         while True:
             self.iterate()
             if time.perf_counter() >= deadline and self._round_complete():
                 break
 
     def _round_complete(self) -> bool:
-        """Racing ends a time budget only when every active candidate has played the
-        same rounds, so that visit counts compare like with like."""
+        """Racing ends a time budget only when the candidates that have played the most
+        rounds have all played them (one still catching up on earlier rounds is left out
+        of the choice rather than waited for)."""
         if not self.race:
             return True
-        return len({len(self._rewards[m]) for m in self._active}) == 1
+        counts = [len(self._rewards[m]) for m in self._active]
+        most = max(counts)
+        return all(c == most or c < most - 1 for c in counts)
 
     def advance(self, move: tuple, view: PlayerView) -> bool:
         """Re-root the tree at ``move`` for the seat's next decision in ``view`` (reuse
@@ -500,6 +528,30 @@ class Searcher:
                 break
             line.extend(a.notation() for a in node.move)
         return line
+
+
+def _paired_gap(lead: list[float], other: list[float]) -> float | None:
+    """How many standard errors ``lead`` is ahead of ``other`` on the rounds both have
+    played (paired differences); None with fewer than two rounds; inf when ``lead`` is
+    ahead by the same amount every round."""
+    n = min(len(lead), len(other))
+    if n < 2:
+        return None
+    diffs = [a - b for a, b in zip(lead, other)]
+    mean = sum(diffs) / n
+    var = sum((d - mean) ** 2 for d in diffs) / (n - 1)
+    if var <= 1e-18:
+        return math.inf if mean > 1e-9 else (-math.inf if mean < -1e-9 else 0.0)
+    return mean / math.sqrt(var / n)
+
+
+def _t975(df: int) -> float:
+    """The 97.5% quantile of Student's t with ``df`` degrees of freedom (Cornish-Fisher
+    expansion; within 0.01 of the table from 3 degrees of freedom)."""
+    z = 1.959964
+    df = max(df, 1)
+    return (z + (z ** 3 + z) / (4 * df) + (5 * z ** 5 + 16 * z ** 3 + 3 * z) / (96 * df ** 2)
+            + (3 * z ** 7 + 19 * z ** 5 + 17 * z ** 3 - 15 * z) / (384 * df ** 3))
 
 
 def _turns_left(state: GameState, seat: int) -> int:

@@ -142,6 +142,7 @@ class Tables:
         self._turns: dict[int, int] = {}
         self._ends: dict[tuple[int, ...], list] = {}
         self._fits: dict[tuple, float] = {}
+        self._roads: dict[tuple, tuple[float, ...]] = {}
 
     def end_runs(self, highway: tuple[int, ...]) -> list[dict[int, tuple[int, int]]]:
         """:func:`_end_runs` of a Highway, memoised (search sees the same roads often)."""
@@ -160,6 +161,17 @@ class Tables:
         if v is None:
             v = self._fits[key] = card_fit(self, self.end_runs(highway), c)
         return v
+
+    def road_terms(self, hw: tuple[int, ...], lms: tuple[tuple[int, int], ...], f: int,
+                   live: bool, row: tuple[int, ...]) -> tuple[float, ...]:
+        """:func:`_road_terms`, memoised: search values many hands on the same roads."""
+        key = (hw, lms, f, live, row)
+        terms = self._roads.get(key)
+        if terms is None:
+            if len(self._roads) > 200_000:
+                self._roads.clear()
+            terms = self._roads[key] = _road_terms(self, hw, lms, f, live, row)
+        return terms
 
     def total_turns(self, state: GameState) -> int:
         n = state.num_players
@@ -285,12 +297,10 @@ def _features(tab: Tables, highway: list[int], landmarks: list[tuple[int, int]],
               hand: list[int], has_discard: bool, f: int, live: bool,
               row: tuple[int, ...]) -> tuple[float, tuple[float, ...]]:
     """The Highway's score now and the terms of :data:`FEATURES` for one seat."""
-    lms = tuple(landmarks)
     hw = tuple(highway)
-    score = float(highway_score(tab.cards, hw, lms))
-    ends = tab.end_runs(hw)
-    persistent = borrow = recycle = hand_card = hand_fit = hand_one = 0.0
-    growth = hand_growth = 0.0
+    score, growth, persistent, borrow, open_run, near, claim, single = tab.road_terms(
+        hw, tuple(landmarks), f, live, row)
+    recycle = hand_card = hand_fit = hand_one = hand_growth = 0.0
     if f > 0:
         one = tab.one_mile
         rate = tab.growth
@@ -301,12 +311,27 @@ def _features(tab: Tables, highway: list[int], landmarks: list[tuple[int, int]],
                 hand_one += f - 1
             hand_growth += rate[c]
         hand_growth *= f - 1
+        hand_card = float(len(hand))
+        recycle = f if has_discard else 0.0
+    return score, (float(f), persistent, borrow, recycle, hand_card, hand_fit, hand_one,
+                   open_run, near, claim, growth, hand_growth, single)
+
+
+def _road_terms(tab: Tables, hw: tuple[int, ...], lms: tuple[tuple[int, int], ...], f: int,
+                live: bool, row: tuple[int, ...]) -> tuple[float, ...]:
+    """The terms of :func:`_features` that do not depend on the hand: score, growth,
+    persistent, borrow, open_run, near, claimable, single."""
+    score = float(highway_score(tab.cards, hw, lms))
+    ends = tab.end_runs(hw)
+    persistent = borrow = growth = 0.0
+    if f > 0:
+        rate = tab.growth
+        one = tab.one_mile
         for c in hw:
             growth += rate[c]
         for lm, _c in lms:
             growth += tab.lm_growth[lm]
         growth *= f
-        hand_card = float(len(hand))
         count = sum(1 for c in hw if one[c])
         extra = 0
         for lm, _c in lms:
@@ -317,7 +342,6 @@ def _features(tab: Tables, highway: list[int], landmarks: list[tuple[int, int]],
                 borrow += uses
         persistent = f * (count + min(extra, count))
         borrow *= f
-        recycle = f if has_discard else 0.0
     open_run = near = claim = single = 0.0
     if live and ends:
         for runs in ends:
@@ -331,8 +355,7 @@ def _features(tab: Tables, highway: list[int], landmarks: list[tuple[int, int]],
                     single += m
         if row and claim_exists(tab.cards, hw, lms, row):
             claim = 1.0
-    return score, (float(f), persistent, borrow, recycle, hand_card, hand_fit, hand_one,
-                   open_run, near, claim, growth, hand_growth, single)
+    return score, growth, persistent, borrow, open_run, near, claim, single
 
 
 def _value(tab: Tables, highway: list[int], landmarks: list[tuple[int, int]],

@@ -91,7 +91,12 @@ def test_games_actions_and_counts(store):
     row = store.game("g")
     assert (row.seed, row.seats, row.token_hashes, row.creator, row.seed_chosen) == \
         (2**63 - 1, SEATS, ["h", None], "c", True)
-    assert store.game("nope") is None
+    assert store.game("nope") is None and row.start is None
+    start = {"format": "bigsur-position/1", "turn": 3}
+    store.create_game("from-position", 2, 1, "default", SEATS, ["h", None], "human",
+                      start=start)
+    assert store.game("from-position").start == start
+    assert store.delete_game("from-position")
     updated = store.append_action("g", 0, 0, "take deck", "take deck", "id-1", "ai")
     assert store.game("g").updated == updated and store.game("g").n_actions == 1
     with pytest.raises(Conflict):  # index 0 is taken
