@@ -34,6 +34,7 @@ ACTIONS = 1000 if FULL else 150
 CLIENTS = 6
 GAMES = 6
 LEASE = 2.0
+DECISIONS = 16  # of the analysis job cut short by the kill
 
 
 class Client(threading.Thread):
@@ -138,6 +139,7 @@ def check_games(url: str, games: dict, seeds: dict, acked: list) -> int:
         store.close()
 
 
+@pytest.mark.slow
 @pytest.mark.parametrize("processes", [2, 3])
 def test_processes_on_one_postgres_lose_duplicate_and_reorder_nothing(
         processes, postgres_cluster, tmp_path):
@@ -161,17 +163,18 @@ def test_processes_on_one_postgres_lose_duplicate_and_reorder_nothing(
             seeds[body["game_id"]] = 100 + g
         # an analysis job on the process about to die, long enough to be cut short
         record = play_random_game(2, seed=3)
-        record.actions = record.actions[:24]
+        record.actions = record.actions[:DECISIONS]
         job = httpx.post(victim.url + "/v1/analyze", timeout=60,
-                         json={"record": record.to_json(), "budget": {"ms": 300}}).json()
+                         json={"record": record.to_json(), "budget": {"ms": 250}}).json()
         acked: list = []
         lock = threading.Lock()
         clients = [Client(k, servers, games, ACTIONS, acked, lock) for k in range(CLIENTS)]
+        burst = time.monotonic()
         for c in clients:
             c.start()
         while all(c.is_alive() for c in clients):
             progress = httpx.get(f"{victim.url}/v1/analyze/{job['job_id']}", timeout=60).json()
-            if len(acked) >= ACTIONS // 4 and progress["progress"]["done"] >= 1:
+            if len(acked) >= 10 and progress["progress"]["done"] >= 1:
                 break
             time.sleep(0.05)
         assert progress["status"] == "running", progress  # cut short by the kill
@@ -180,12 +183,16 @@ def test_processes_on_one_postgres_lose_duplicate_and_reorder_nothing(
         killed_at = len(acked)
         for c in clients:
             c.join(600)
+        burst = time.monotonic() - burst
         for c in clients:
             assert c.error is None, repr(c.error)
             assert not c.is_alive()
         assert killed_at < len(acked) and len(acked) >= ACTIONS
         stored = check_games(url, games, seeds, acked)
         assert stored == len({a[3] for a in acked}) >= ACTIONS
+        print(f"\n{processes} processes: {stored} actions stored = acknowledged in "
+              f"{burst:.1f} s ({stored / burst:.1f}/s), {killed_at} before the kill, "
+              f"{sum(c.retries for c in clients)} requests resent after a lost answer")
         # the job held by the killed process finishes on another one
         survivor = servers[1]
         deadline = time.monotonic() + 120
@@ -195,7 +202,7 @@ def test_processes_on_one_postgres_lose_duplicate_and_reorder_nothing(
                 break
             time.sleep(0.2)
         assert status["status"] == "done", status
-        assert len(status["result"]["decisions"]) == 24
+        assert len(status["result"]["decisions"]) == DECISIONS
         store = Store(url, 2)
         owner = store.job(job["job_id"])["owner"]
         store.close()
