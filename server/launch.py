@@ -107,7 +107,7 @@ def postgres_bindir() -> Path | None:
     ``/usr/lib/postgresql/VERSION/bin`` (newest first); None without PostgreSQL."""
     found = shutil.which("initdb")
     if found:
-        return Path(found).parent
+        return Path(found).resolve().parent  # a symlink on PATH: the real bin directory
     candidates = sorted(Path("/usr/lib/postgresql").glob("*/bin/initdb"),
                         key=lambda p: int(p.parent.parent.name)
                         if p.parent.parent.name.isdigit() else 0, reverse=True)

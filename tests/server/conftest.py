@@ -86,8 +86,8 @@ def db_target(request, tmp_path) -> str:
     return str(tmp_path / "games.db")
 
 
-def make_settings(db: str, **overrides) -> Settings:
-    values = dict(db=db, workers=2, pool="thread", warm=False,
+def make_settings(db_target: str, **overrides) -> Settings:
+    values = dict(db=db_target, workers=2, pool="thread", warm=False,
                   ai_wait_seconds=20.0, default_ai="random",
                   chosen_seeds="any")  # the older tests deal known hands to 2+ humans
     values.update(overrides)
