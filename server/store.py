@@ -304,6 +304,11 @@ class ActionRow:
     client_id: str | None
 
 
+class StoreUnavailable(Exception):
+    """The database did not answer in time (PostgreSQL down or out of connections,
+    SQLite locked by another process): the request may be retried (503)."""
+
+
 class Conflict(Exception):
     """A write that lost to a concurrent one: the action index or action id is taken, the
     game changed meanwhile, or (PostgreSQL) a serialisation failure. Replay and retry."""
@@ -364,8 +369,19 @@ class SQLiteBackend:
                 self.db.execute("ROLLBACK")
                 raise Conflict(str(err)) from None
             except BaseException:
-                self.db.execute("ROLLBACK")
+                if self.db.in_transaction:
+                    self.db.execute("ROLLBACK")
                 raise
+
+    @contextmanager
+    def session(self) -> Iterator[None]:
+        """Busy (another process holds the write lock past the timeout): unavailable."""
+        try:
+            yield
+        except sqlite3.OperationalError as err:
+            if "locked" not in str(err) and "busy" not in str(err):
+                raise
+            raise StoreUnavailable(f"the SQLite database is locked ({err})") from None
 
     def query(self, sql: str, args: tuple = ()) -> list[tuple]:
         with self.lock:
@@ -398,18 +414,19 @@ class PostgresBackend:
     dialect = "postgres"
     exclusive = False  # other processes share the database: jobs are taken over by lease
 
-    def __init__(self, url: str, pool_size: int = 10):
+    def __init__(self, url: str, pool_size: int = 10, wait: float = 10.0):
         try:
             import psycopg
-            from psycopg_pool import ConnectionPool
+            from psycopg_pool import ConnectionPool, PoolTimeout
         except ImportError:
             raise StoreError("BIGSUR_DB: a postgresql:// database needs psycopg and "
                              "psycopg_pool (pip install 'psycopg[binary]' psycopg_pool)"
                              ) from None
         self.url = url
         self._errors = psycopg.errors
+        self._unavailable = (psycopg.OperationalError, PoolTimeout)
         self.pool = ConnectionPool(url, min_size=1, max_size=pool_size, open=False,
-                                   kwargs={"autocommit": True},
+                                   kwargs={"autocommit": True}, timeout=wait,
                                    check=ConnectionPool.check_connection,
                                    name="bigsur")
         try:
@@ -443,6 +460,16 @@ class PostgresBackend:
                     errors.DeadlockDetected) as err:
                 raise Conflict(str(err).splitlines()[0]) from None
 
+    @contextmanager
+    def session(self) -> Iterator[None]:
+        """No connection within the pool's wait, or one lost: unavailable."""
+        try:
+            yield
+        except self._unavailable as err:
+            raise StoreUnavailable(f"PostgreSQL at {redact(self.url)} did not answer "
+                                   f"({type(err).__name__}: "
+                                   f"{str(err).splitlines()[0] if str(err) else ''})") from None
+
     def query(self, sql: str, args: tuple = ()) -> list[tuple]:
         with self.pool.connection() as conn:
             return self._run(conn, sql, args).fetchall()
@@ -454,10 +481,11 @@ class PostgresBackend:
         self.pool.close()
 
 
-def open_backend(target: str, pool_size: int = 10) -> SQLiteBackend | PostgresBackend:
+def open_backend(target: str, pool_size: int = 10,
+                 wait: float = 10.0) -> SQLiteBackend | PostgresBackend:
     """The backend of a ``postgresql://`` URL or a SQLite file path."""
     if target.startswith(("postgresql://", "postgres://")):
-        return PostgresBackend(target, pool_size)
+        return PostgresBackend(target, pool_size, wait)
     return SQLiteBackend(str(target))
 
 
@@ -466,8 +494,10 @@ def open_backend(target: str, pool_size: int = 10) -> SQLiteBackend | PostgresBa
 class Store:
     """Every query of the server, the same on both backends."""
 
-    def __init__(self, target: str | Path, pool_size: int = 10):
-        self.backend = open_backend(str(target), pool_size)
+    def __init__(self, target: str | Path, pool_size: int = 10, wait: float = 10.0):
+        """``wait``: seconds a request waits for a PostgreSQL connection before
+        :class:`StoreUnavailable`."""
+        self.backend = open_backend(str(target), pool_size, wait)
         self.dialect = self.backend.dialect
         self.exclusive = self.backend.exclusive
         try:
@@ -485,11 +515,19 @@ class Store:
 
     def query(self, sql: str, args: tuple | list = ()) -> list[tuple]:
         """Rows of one read (``?`` placeholders, either backend)."""
-        return self.backend.query(sql, tuple(args))
+        with self.backend.session():
+            return self.backend.query(sql, tuple(args))
 
-    def _write(self, sql: str, args: tuple | list = ()) -> int:
+    @contextmanager
+    def transaction(self) -> Iterator[Tx]:
+        """One transaction (:class:`Conflict` when it lost to a concurrent writer,
+        :class:`StoreUnavailable` when the database did not answer)."""
+        with self.backend.session(), self.backend.transaction() as tx:
+            yield tx
+
+    def execute(self, sql: str, args: tuple | list = ()) -> int:
         """One statement in its own transaction; the number of rows it changed."""
-        with self.backend.transaction() as tx:
+        with self.transaction() as tx:
             return tx.execute(sql, args).rowcount
 
     # schema -----------------------------------------------------------------
@@ -502,7 +540,7 @@ class Store:
         concurrent starts wait for one another); refuse a newer one. Returns the steps
         run."""
         ran = []
-        with self.backend.transaction() as tx:
+        with self.transaction() as tx:
             tx.serialize("bigsur-schema")
             tx.execute("CREATE TABLE IF NOT EXISTS meta (key TEXT PRIMARY KEY, "
                        "value TEXT NOT NULL)")
@@ -539,7 +577,7 @@ class Store:
                "creator": creator, "salt": salt, "commitment": commitment,
                "seed_chosen": int(seed_chosen),
                "start": json.dumps(start) if start is not None else None}
-        with self.backend.transaction() as tx:
+        with self.transaction() as tx:
             if max_active is not None or max_per_creator is not None:
                 tx.serialize("bigsur-games")
             if max_active is not None:
@@ -566,7 +604,7 @@ class Store:
         return GameRow(**values)
 
     def delete_game(self, game_id: str) -> bool:
-        with self.backend.transaction() as tx:
+        with self.transaction() as tx:
             tx.execute("DELETE FROM actions WHERE game_id=?", (game_id,))
             return tx.execute("DELETE FROM games WHERE id=?", (game_id,)).rowcount == 1
 
@@ -574,7 +612,7 @@ class Store:
         """Delete action ``n - 1``, the game's last (undo within a build step), and set
         the game's status, in one transaction guarded by the action count: False (and
         nothing changed) when the game has moved on."""
-        with self.backend.transaction() as tx:
+        with self.transaction() as tx:
             changed = tx.execute(
                 "UPDATE games SET n_actions=?, status=?, updated=? WHERE id=? AND "
                 "n_actions=?", (n - 1, status, time.time(), game_id, n)).rowcount
@@ -607,7 +645,7 @@ class Store:
         :class:`Conflict` if the game no longer has ``idx`` actions (another writer was
         first) or the seat's action id is taken. Returns the game's new ``updated``."""
         now = time.time()
-        with self.backend.transaction() as tx:
+        with self.transaction() as tx:
             changed = tx.execute(
                 "UPDATE games SET n_actions=?, status=?, updated=? WHERE id=? AND "
                 "n_actions=?", (idx + 1, status, now, game_id, idx)).rowcount
@@ -635,7 +673,7 @@ class Store:
         the same transaction when the active jobs, all or the client's, are at their
         limits."""
         now = time.time()
-        with self.backend.transaction() as tx:
+        with self.transaction() as tx:
             tx.serialize("bigsur-jobs")
             n = tx.execute(f"SELECT count(*) FROM jobs WHERE {ACTIVE_JOB}").fetchone()[0]
             if n >= max_active:
@@ -682,7 +720,7 @@ class Store:
         now = time.time()
         held = "" if take_over else " AND (owner IS NULL OR owner=? OR lease_until < ?)"
         args = (owner, now + lease_seconds, job_id) + (() if take_over else (owner, now))
-        return self._write(f"UPDATE jobs SET owner=?, lease_until=? WHERE id=? AND "
+        return self.execute(f"UPDATE jobs SET owner=?, lease_until=? WHERE id=? AND "
                            f"{ACTIVE_JOB}{held}", args) == 1
 
     def claimable_jobs(self, owner: str, take_over: bool = False) -> list[str]:
@@ -699,7 +737,7 @@ class Store:
     def renew_leases(self, owner: str, lease_seconds: float) -> set[str]:
         """Extend ``owner``'s leases; the active jobs it still holds (a job cancelled
         or taken over elsewhere is not among them)."""
-        with self.backend.transaction() as tx:
+        with self.transaction() as tx:
             tx.execute(f"UPDATE jobs SET lease_until=? WHERE owner=? AND {ACTIVE_JOB}",
                        (time.time() + lease_seconds, owner))
             return {r[0] for r in tx.execute(
@@ -707,7 +745,7 @@ class Store:
 
     def release_jobs(self, owner: str) -> int:
         """Give up ``owner``'s leases (a clean shutdown: another process may resume)."""
-        return self._write("UPDATE jobs SET owner=NULL, lease_until=NULL WHERE owner=? AND "
+        return self.execute("UPDATE jobs SET owner=NULL, lease_until=NULL WHERE owner=? AND "
                            f"{ACTIVE_JOB}", (owner,))
 
     def job_reviews(self, job_id: str) -> dict[int, dict]:
@@ -719,7 +757,7 @@ class Store:
         """Store one reviewed decision of an active job (held by ``owner`` if given);
         False, and nothing stored, when the job ended or is held by another process."""
         guard, args = ("", ()) if owner is None else (" AND owner=?", (owner,))
-        with self.backend.transaction() as tx:
+        with self.transaction() as tx:
             if tx.execute(f"UPDATE jobs SET done=?, status='running' WHERE id=? AND "
                           f"{ACTIVE_JOB}{guard}", (done, job_id) + args).rowcount != 1:
                 return False
@@ -733,7 +771,7 @@ class Store:
         """Record the end of an active job (not of one cancelled meanwhile, nor, when
         ``owner`` is given, of one another process holds)."""
         guard, args = ("", ()) if owner is None else (" AND owner=?", (owner,))
-        with self.backend.transaction() as tx:
+        with self.transaction() as tx:
             n = tx.execute(
                 f"UPDATE jobs SET status=?, result=?, error=?, finished=? WHERE id=? AND "
                 f"{ACTIVE_JOB}{guard}",
@@ -749,7 +787,7 @@ class Store:
 
     def purge_jobs(self, before: float) -> int:
         """Delete jobs that finished before ``before``."""
-        with self.backend.transaction() as tx:
+        with self.transaction() as tx:
             ids = [r[0] for r in tx.execute(
                 "SELECT id FROM jobs WHERE finished IS NOT NULL AND finished < ?",
                 (before,)).fetchall()]
@@ -778,7 +816,7 @@ class Store:
                     max_stored: int) -> None:
         """Store a version; :class:`LimitReached` at ``max_stored`` versions in all,
         :class:`Conflict` if this version was stored meanwhile."""
-        with self.backend.transaction() as tx:
+        with self.transaction() as tx:
             tx.serialize("bigsur-cardsets")
             if tx.execute("SELECT count(*) FROM cardsets").fetchone()[0] >= max_stored:
                 raise LimitReached("cardsets", max_stored)

@@ -1,5 +1,6 @@
 """Several real ``bigsur serve`` processes (uvicorn, process pools) on one throwaway
-PostgreSQL: clients spread the actions of the same games over every process at once.
+PostgreSQL: clients spread the actions of the same games over every process at once (six clients on
+the same few games: they often race for one game's next action).
 
 Checked, per game, from the database: no acknowledged action lost, none applied twice
 (every stored action is one client request, with its action id), none out of order (the
@@ -24,15 +25,16 @@ import httpx
 import pytest
 from session_testkit import auth
 
+from server.errors import describe
 from server.launch import ServerProcess
-from server.store import Store
+from server.store import Store, StoreUnavailable
 from solver.cli import play_random_game
 from solver.rules.engine import new_game, play
 
 FULL = os.environ.get("BIGSUR_FULL") == "1"
 ACTIONS = 1000 if FULL else 150
 CLIENTS = 6
-GAMES = 6
+GAMES = max(6, ACTIONS // 40)  # a random 2-player game ends after about 70 actions
 LEASE = 2.0
 DECISIONS = 16  # of the analysis job cut short by the kill
 
@@ -43,11 +45,12 @@ class Client(threading.Thread):
     action id, to another process until it is answered."""
 
     def __init__(self, k: int, servers: list[ServerProcess], games: dict, target: int,
-                 acked: list, lock: threading.Lock):
+                 acked: list, lock: threading.Lock, over: set):
         super().__init__(daemon=True)
         self.k = k
         self.servers = servers
         self.games = games
+        self.over = over  # games seen over (shared by the clients)
         self.target = target
         self.acked = acked  # (game_id, index, action, action_id, client, sequence)
         self.lock = lock
@@ -77,11 +80,14 @@ class Client(threading.Thread):
     def run(self) -> None:
         try:
             while len(self.acked) < self.target:
-                game_id = self.rng.choice(list(self.games))
+                live = [g for g in self.games if g not in self.over]
+                assert live, f"every game ended after {len(self.acked)} actions"
+                game_id = self.rng.choice(live)
                 tokens = self.games[game_id]
                 data = self.request("GET", f"/v1/games/{game_id}", headers=auth(tokens[0]))
                 data = data.json()
                 if data["over"]:
+                    self.over.add(game_id)
                     continue
                 seat = data["to_act"]
                 mine = self.request("GET", f"/v1/games/{game_id}",
@@ -168,7 +174,9 @@ def test_processes_on_one_postgres_lose_duplicate_and_reorder_nothing(
                          json={"record": record.to_json(), "budget": {"ms": 250}}).json()
         acked: list = []
         lock = threading.Lock()
-        clients = [Client(k, servers, games, ACTIONS, acked, lock) for k in range(CLIENTS)]
+        over: set = set()
+        clients = [Client(k, servers, games, ACTIONS, acked, lock, over)
+                   for k in range(CLIENTS)]
         burst = time.monotonic()
         for c in clients:
             c.start()
@@ -210,3 +218,38 @@ def test_processes_on_one_postgres_lose_duplicate_and_reorder_nothing(
     finally:
         for s in servers:
             s.stop()
+
+
+def test_a_database_that_stops_answering_is_a_503_not_a_500(postgres_cluster):
+    """Connections refused (as when PostgreSQL is down or full): the store raises
+    StoreUnavailable within its wait, the API answers 503 with Retry-After, and the
+    store recovers by itself once the database is back."""
+    url = postgres_cluster.create_database("outage")
+    store = Store(url, 2, wait=1.0)
+    name = url.rsplit("/", 1)[1]
+    admin = Store(postgres_cluster.url(), 1)
+    try:
+        store.create_game("g", 2, 1, "default", ["human", "human"], ["a", "b"], "human")
+        admin.execute(f'ALTER DATABASE "{name}" ALLOW_CONNECTIONS false')
+        admin.query("SELECT pg_terminate_backend(pid) FROM pg_stat_activity WHERE "
+                    "datname = ? AND pid != pg_backend_pid()", (name,))
+        started = time.monotonic()
+        with pytest.raises(StoreUnavailable) as err:
+            store.game("g")
+        assert time.monotonic() - started < 10
+        status, body, headers = describe(err.value)
+        assert status == 503 and body["error"] == "unavailable" and "Retry-After" in headers
+        assert "bigsur@" not in body["reason"]  # no connection details to clients
+        admin.execute(f'ALTER DATABASE "{name}" ALLOW_CONNECTIONS true')
+        deadline = time.monotonic() + 30
+        while True:
+            try:
+                assert store.game("g").n_actions == 0
+                break
+            except StoreUnavailable:
+                assert time.monotonic() < deadline, "the store never reconnected"
+                time.sleep(0.2)
+    finally:
+        admin.execute(f'ALTER DATABASE "{name}" ALLOW_CONNECTIONS true')
+        admin.close()
+        store.close()

@@ -46,7 +46,7 @@ def test_a_new_database_gets_every_migration_and_a_second_open_none(db_target):
 
 def test_a_newer_schema_is_refused_naming_both_versions(db_target):
     store = Store(db_target)
-    store._write("UPDATE meta SET value=? WHERE key='schema'", (str(SCHEMA_VERSION + 1),))
+    store.execute("UPDATE meta SET value=? WHERE key='schema'", (str(SCHEMA_VERSION + 1),))
     store.close()
     with pytest.raises(StoreError, match=f"schema {SCHEMA_VERSION + 1}, newer than this "
                        f"server's {SCHEMA_VERSION}"):
