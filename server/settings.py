@@ -35,7 +35,8 @@ class Settings(BaseSettings):
                                 "of local processes")
     cluster_slots: int | None = Field(None, ge=1, le=10_000, description="searches this "
                                       "server runs on the cluster at once (default: the "
-                                      "cluster's worker threads at start-up)")
+                                      "cluster's worker threads at start-up; without "
+                                      "warm-up, BIGSUR_WORKERS)")
     workers: int = Field(default_factory=lambda: os.cpu_count() or 1, ge=1, le=256,
                          description="search processes (default: the core count)")
     pool: Literal["process", "thread"] = Field("process", description="thread: tests only")
