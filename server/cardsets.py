@@ -20,6 +20,7 @@ from __future__ import annotations
 import json
 import re
 import time
+from collections.abc import Callable
 from contextlib import contextmanager
 from typing import Annotated, Any
 
@@ -120,19 +121,32 @@ class CardRegistry:
                 raise ValueError(f"BIGSUR_CARDS: the set in {extra_path} is named "
                                  f"{extra.name!r}, which is taken; rename it")
             self.sets[extra.name] = extra
+        self.load_stored: Callable[[str], CardSet | None] | None = None  # by attach()
+
+    def find(self, name: Any) -> CardSet | None:
+        """The set of this name, or None: a registered set, else one that another server
+        process on the same database stored since this one started (registered now)."""
+        if not isinstance(name, str):
+            return None
+        found = self.sets.get(name)
+        if found is None and self.load_stored is not None and NAME_RE.match(name):
+            found = self.load_stored(name)
+            if found is not None:
+                self.sets[found.name] = found
+        return found
 
     def get(self, name: str) -> CardSet:
-        try:
-            return self.sets[name]
-        except (KeyError, TypeError):
+        found = self.find(name)
+        if found is None:
             raise ApiError(404, "name", f"no card set named {name!r} (known: "
-                           f"{', '.join(sorted(self.sets))})", "not_found") from None
+                           f"{', '.join(sorted(self.sets))})", "not_found")
+        return found
 
     def for_position(self, raw: Any) -> CardSet | None:
         """A registered set when the position names one other than "default"; None lets
         the engine resolve "default" or an inline set."""
-        if isinstance(raw, str) and raw != "default" and raw in self.sets:
-            return self.sets[raw]
+        if isinstance(raw, str) and raw != "default":
+            return self.find(raw)
         return None
 
     def canonical(self, raw: dict[str, Any]) -> dict[str, Any]:
@@ -410,5 +424,11 @@ def attach(app: FastAPI, registry, settings) -> None:
         cards = parse_card_set(row["body"], row["name"])
         if cards.name not in registry.sets:
             registry.sets[cards.name] = cards
+
+    def load_stored(name: str) -> CardSet | None:
+        row = store_of().get(name)
+        return parse_card_set(row["body"], row["name"]) if row else None
+
+    registry.load_stored = load_stored
     app.state.cardsets = store_of
     app.include_router(build_router(registry, store_of))

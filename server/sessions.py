@@ -163,7 +163,7 @@ class GameService:
             raise ApiError(422, "seed", f"a game with {humans} human seats draws its own seed "
                            "(whoever chose it would know every card); the game publishes a "
                            "commitment to it and reveals it at the end", "setup")
-        cards = self.cards.sets.get(cards_name)
+        cards = self.cards.find(cards_name)
         if cards is None:
             raise ApiError(422, "cards", f"no card set named {cards_name!r} (known: "
                            f"{', '.join(sorted(self.cards.sets))})", "cards")

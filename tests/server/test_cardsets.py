@@ -57,6 +57,22 @@ def test_stored_sets_survive_a_restart(make_client):
     assert "kept" in [s["name"] for s in again.get("/v1/cards").json()]
 
 
+@BOTH_BACKENDS
+def test_a_set_stored_through_one_server_is_usable_through_another(make_client):
+    """Two apps on one database (as two server processes): a set uploaded through one,
+    after the other started, serves new games, hints and scores through the other."""
+    uploader, other = make_client(), make_client()
+    assert uploader.post("/v1/cardsets", json=my_set("shared")).status_code == 201
+    game = other.post("/v1/games", json={"players": 2, "seats": ["human", "random"],
+                                         "seed": 3, "cards": "shared"})
+    assert game.status_code == 201, game.text
+    view = view_to_json(view_of(new_game(2, seed=5), 0))
+    view["cards"] = "shared"
+    score = other.post("/v1/score", json={"position": view})
+    assert score.status_code == 200 and score.json()["card_set"].startswith("shared v1")
+    assert other.get("/v1/cards/nothing-stored").status_code == 404
+
+
 @pytest.mark.parametrize("name, status", [
     ("default", 409), ("DEFAULT", 409), ("check", 409), ("has space", 422), ("", 422),
     ("x" * 41, 422), ("a.b", 422)])
