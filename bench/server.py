@@ -14,7 +14,10 @@ real process pool) and drives it from this process with client threads:
 - slow connections: 3,000 connections (300 with --quick) from 30 loopback addresses
   trickling a byte of their headers or body every 10 s (2 s with --quick), reconnecting
   when closed, while one client polls /healthz: its p50/p95/max, errors, the server
-  log's growth.
+  log's growth;
+- ``--scale-out`` (alone; issue 15): hint throughput with 1, 2 and 3 server processes on
+  one throwaway PostgreSQL, and the per-request cost of PostgreSQL against SQLite
+  (reading a game, storing an action), added to the JSON under ``scale_out``.
 
 Goals (issue 5): p95 <= budget + 100 ms at concurrency up to the core count; at 4x
 capacity only 503s as errors and admitted p95 <= budget + 150 ms (with the queue of
@@ -88,10 +91,12 @@ def group_rss_mb(pgid: int) -> float:
     return total / 2**20
 
 
-def run_load(url: str, clients: int, budget_ms: int, pool: list[dict], requests: int | None,
-             seconds: float | None, rss=None) -> dict:
+def run_load(url: str | list[str], clients: int, budget_ms: int, pool: list[dict],
+             requests: int | None, seconds: float | None, rss=None) -> dict:
     """``clients`` threads each sending hints back to back (``requests`` each, or for
-    ``seconds``); returns latencies of the answered requests and the status counts."""
+    ``seconds``); returns latencies of the answered requests and the status counts.
+    Several ``url``s (server processes): client ``k`` sends to ``url[k % len(url)]``."""
+    urls = [url] if isinstance(url, str) else url
     lock = threading.Lock()
     latencies: list[float] = []
     statuses: dict[str, int] = {}
@@ -100,7 +105,7 @@ def run_load(url: str, clients: int, budget_ms: int, pool: list[dict], requests:
 
     def client(k: int) -> None:
         rng = random.Random(k)
-        with httpx.Client(base_url=url, timeout=60) as http:
+        with httpx.Client(base_url=urls[k % len(urls)], timeout=60) as http:
             sent = 0
             while (requests is None or sent < requests) and \
                     (stop_at is None or time.monotonic() < stop_at):
@@ -267,6 +272,82 @@ def run_slow_connections(url: str, port: int, connections: int, trickle_s: float
             "log_growth_kb": round((log_after - log_before) / 1024, 1), **stats}
 
 
+def run_scale_out(quick: bool, pool: list[dict]) -> dict:
+    """Issue 15: hint throughput (100 ms hints, two clients per process) with 1, 2 and 3
+    server processes of one search worker each on one throwaway PostgreSQL, and the
+    per-request cost of the database: reading a game (GET) and storing an action (POST)
+    on SQLite and on PostgreSQL, one client, one process."""
+    from server.launch import ThrowawayPostgres
+
+    seconds = 4.0 if quick else 20.0
+    requests = 20 if quick else 200
+    env = {"BIGSUR_WORKERS": "1", "BIGSUR_CHOSEN_SEEDS": "any",
+           "BIGSUR_MAX_GAMES_PER_CLIENT": "1000"}
+    out: dict = {"seconds": seconds, "throughput": [], "overhead": []}
+    tmp = Path(tempfile.mkdtemp(prefix="bigsur-bench-scale-"))
+    with ThrowawayPostgres() as pg:
+        for n in (1, 2, 3):
+            url = pg.create_database("bench")
+            servers = [ServerProcess(url, env, log=tmp / f"s{n}-{k}.log").start()
+                       for k in range(n)]
+            try:
+                row = run_load([s.url for s in servers], 2 * n, 100, pool, None, seconds)
+            finally:
+                for s in servers:
+                    s.stop()
+            row.update(scenario="scale-out", processes=n)
+            out["throughput"].append(row)
+            print(f"{n} process(es) on one PostgreSQL, {2 * n} clients, 100 ms hints: "
+                  f"{row['throughput_per_s']}/s, p95 {row['p95_ms']} ms, statuses "
+                  f"{row['statuses']}", flush=True)
+        for backend, db in (("sqlite", str(tmp / "overhead.db")),
+                            ("postgres", pg.create_database("overhead"))):
+            with ServerProcess(db, env, log=tmp / f"{backend}.log") as srv:
+                row = time_game_requests(srv.url, requests)
+            row["backend"] = backend
+            out["overhead"].append(row)
+            print(f"{backend}: GET a game p50 {row['get_p50_ms']} ms, POST an action p50 "
+                  f"{row['post_p50_ms']} ms ({requests} each)", flush=True)
+    sqlite_row, pg_row = out["overhead"]
+    out["postgres_minus_sqlite_ms"] = {
+        what: _r(pg_row[f"{what}_p50_ms"] - sqlite_row[f"{what}_p50_ms"])
+        for what in ("get", "post")}
+    return out
+
+
+def time_game_requests(url: str, n: int) -> dict:
+    """p50/mean of ``n`` GETs of a game and ``n`` POSTed actions (a hot-seat game of two
+    humans; a new one when it ends), one client."""
+    get_ms, post_ms = [], []
+    with httpx.Client(base_url=url, timeout=60) as http:
+        game = None
+        while len(post_ms) < n:
+            if game is None:
+                body = http.post("/v1/games", json={"players": 2, "seats": ["human", "human"],
+                                                    "seed": len(post_ms)}).json()
+                game = (body["game_id"], {t["seat"]: t["token"] for t in body["tokens"]})
+            game_id, tokens = game
+            t0 = time.perf_counter()
+            data = http.get(f"/v1/games/{game_id}", headers={
+                "Authorization": f"Bearer {tokens[0]}"}).json()
+            get_ms.append((time.perf_counter() - t0) * 1000)
+            if data["over"]:
+                game = None
+                continue
+            token = tokens[data["to_act"]]
+            legal = http.get(f"/v1/games/{game_id}", headers={
+                "Authorization": f"Bearer {token}"}).json()["legal_actions"]
+            t0 = time.perf_counter()
+            r = http.post(f"/v1/games/{game_id}/actions", json={"action": legal[0]},
+                          headers={"Authorization": f"Bearer {token}"})
+            post_ms.append((time.perf_counter() - t0) * 1000)
+            r.raise_for_status()
+    return {"requests": n, "get_p50_ms": _r(percentile(get_ms, 0.5)),
+            "get_mean_ms": _r(statistics.fmean(get_ms)),
+            "post_p50_ms": _r(percentile(post_ms, 0.5)),
+            "post_mean_ms": _r(statistics.fmean(post_ms))}
+
+
 def _r(x: float | None) -> float | None:
     return None if x is None else round(x, 1)
 
@@ -277,8 +358,22 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument("--quick", action="store_true", help="a short run (CI, smoke)")
     parser.add_argument("--workers", type=int, default=os.cpu_count() or 1)
     parser.add_argument("--out", default=str(RESULTS))
+    parser.add_argument("--scale-out", action="store_true",
+                        help="only the scale-out rows (needs PostgreSQL's binaries), "
+                             "added to the JSON at --out under 'scale_out'")
     args = parser.parse_args(argv)
     quick = args.quick
+    if args.scale_out:
+        out = Path(args.out)
+        result = json.loads(out.read_text()) if out.exists() else {}
+        result["scale_out"] = run_scale_out(quick, positions(6 if quick else 24))
+        result["scale_out"]["note"] = (f"{os.cpu_count()} cores shared by every process "
+                                       "(servers, PostgreSQL, clients): the absolute "
+                                       "throughput is bounded by them")
+        out.parent.mkdir(parents=True, exist_ok=True)
+        out.write_text(json.dumps(result, indent=1) + "\n")
+        print(f"wrote {out}")
+        return 0
     per_client = {100: 4, 1000: 2} if quick else {100: 40, 1000: 10}
     overload_s = 5.0 if quick else 30.0
     pool = positions(6 if quick else 24)

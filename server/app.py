@@ -19,98 +19,22 @@ import time
 from collections import defaultdict
 from contextlib import asynccontextmanager
 from pathlib import Path
-from typing import Literal
 
 from fastapi import FastAPI
 from fastapi.responses import JSONResponse, Response
 from fastapi.staticfiles import StaticFiles
-from pydantic import Field, model_validator
-from pydantic_settings import BaseSettings, SettingsConfigDict
 
 from . import cardsets, errors
-from .deps import CardRegistry
+from .cardsets import CardRegistry
 from .jobs import JobService
 from .pool import SearchService
 from .routes import analysis, cards, games, health, hints, score
 from .sessions import GameService
-from .store import Store, db_path
+from .settings import Settings
+from .store import Store
 
 log = logging.getLogger("bigsur.server")
 STATIC = Path(__file__).parent / "static"
-
-
-class Settings(BaseSettings):
-    """Server settings; each field is read from ``BIGSUR_<NAME>`` (e.g. ``BIGSUR_DB``)."""
-
-    model_config = SettingsConfigDict(env_prefix="BIGSUR_", extra="ignore")
-
-    db: str = Field("bigsur.db", description="SQLite file of the play sessions")
-    database_url: str | None = Field(None, description="sqlite:///PATH (only SQLite now)")
-    workers: int = Field(default_factory=lambda: os.cpu_count() or 1, ge=1, le=256,
-                         description="search processes (default: the core count)")
-    pool: Literal["process", "thread"] = Field("process", description="thread: tests only")
-    max_budget_ms: int = Field(10_000, ge=1, description="cap on a search's time budget")
-    max_iterations: int = Field(100_000, ge=1, description="cap on a search's iterations")
-    default_budget_ms: int = Field(1000, ge=1, description="hint budget when none is given "
-                                                           "(at most the cap)")
-    analysis_budget_ms: int = Field(100, ge=1, description="per-decision review budget "
-                                                            "when none is given")
-    analysis_max_decisions: int = Field(1000, ge=1, description="largest record reviewed")
-    max_jobs: int = Field(4, ge=1, description="analysis jobs running or waiting at once")
-    max_job_seconds: float = Field(1800, gt=0, description="an analysis job's searching "
-                                   "time (decisions x ms budget) at most (422 beyond)")
-    max_jobs_per_client: int = Field(2, ge=1, description="analysis jobs one client (IP) "
-                                                          "may have running or waiting")
-    job_ttl_seconds: float = Field(3600, gt=0, description="finished jobs kept this long")
-    max_body_bytes: int = Field(1_000_000, ge=1024, description="request body cap (413)")
-    cards: str | None = Field(None, description="an extra card-set file, served by name")
-    default_ai: str = Field("greedy", description="AI of the seats a new game leaves "
-                                                   "unspecified")
-    ai_wait_seconds: float = Field(30.0, ge=0, description="how long an action waits for "
-                                                            "the AI seats to play")
-    max_live_games: int = Field(1000, ge=1, description="games kept replayed in memory "
-                                                         "(the rest are replayed on use)")
-    chosen_seeds: Literal["single-human", "any"] = Field(
-        "single-human", description="who may choose a game's seed: only a game with one "
-        "human seat (default), or any game (local hot-seat and tests; never on a public "
-        "server: the chooser knows every card)")
-    max_games: int = Field(10_000, ge=1, description="games in progress at once (503 beyond)")
-    max_games_per_client: int = Field(20, ge=1, description="games in progress one client "
-                                      "(IP) may have created (429 beyond)")
-    game_idle_seconds: float = Field(7 * 86400, gt=0, description="a game in progress "
-                                     "untouched this long is deleted (abandoned)")
-    retry_after: int = Field(1, ge=1, description="the least Retry-After of a 503 (seconds; "
-                                                  "the server estimates it from the queue)")
-    queue_wait_seconds: float = Field(2.0, ge=0, le=600, description="how long a hint or "
-                                      "payment may wait for a worker before a 503")
-    queue_size: int = Field(64, ge=1, description="hints and payments waiting at once "
-                                                  "(503 beyond)")
-    batch_workers: int | None = Field(None, ge=1, description="workers analysis jobs may "
-                                      "use at once (default: half, at least 1)")
-    client_running: int | None = Field(None, ge=1, description="searches one client (seat "
-                                       "token, else IP) runs at once (default: workers)")
-    client_queued: int = Field(8, ge=1, description="searches one client may have waiting "
-                                                    "(429 beyond)")
-    deadline_grace_ms: int = Field(2000, ge=0, description="a search is stopped this long "
-                                   "after its time budget (iteration budgets: after "
-                                   "BIGSUR_MAX_BUDGET_MS)")
-    warm: bool = Field(True, description="start the search workers at start-up")
-    request_timeout_seconds: float = Field(10.0, gt=0, description="a request (headers and "
-                                           "body) must arrive within this (408 after)")
-    keep_alive_seconds: int = Field(5, ge=1, description="idle keep-alive connections are "
-                                                         "closed after this")
-    max_connections: int = Field(1000, ge=1, description="open connections at once (more "
-                                                         "are closed at once)")
-    max_connections_per_client: int = Field(100, ge=1, description="open connections from "
-                                            "one address")
-    graceful_shutdown_seconds: int = Field(5, ge=0, description="on SIGTERM, how long "
-                                           "requests in flight may finish before their "
-                                           "searches are stopped")
-
-    @model_validator(mode="after")
-    def _consistent(self) -> Settings:
-        db_path(self.db, self.database_url)  # a clear error for a non-sqlite URL
-        return self
 
 
 class Metrics:
@@ -310,7 +234,7 @@ def create_app(settings: Settings | None = None,
 
     @asynccontextmanager
     async def lifespan(app: FastAPI):
-        app.state.store = Store(db_path(settings.db, settings.database_url))
+        app.state.store = Store(settings.database, settings.db_pool_size)
         app.state.games = GameService(app.state.store, settings, registry)
         app.state.jobs = JobService(settings, app.state.store)
         app.state.search = search or SearchService.from_settings(settings)

@@ -1,6 +1,6 @@
-"""Card sets uploaded to the server: stored in SQLite (own table, same database file as
-the play sessions), named, versioned and fingerprinted, and registered in the app's
-:class:`server.deps.CardRegistry` so that every place that takes a card-set name
+"""Card sets uploaded to the server: stored in the server's database (the ``cardsets``
+table of :mod:`server.store`), named, versioned and fingerprinted, and registered in the app's
+:class:`CardRegistry` so that every place that takes a card-set name
 (``/v1/cards``, new games, hints, scores, payments) can use them.
 
     POST /v1/cardsets                     a full card set (JSON, or CSV with ?name=)
@@ -19,9 +19,8 @@ from __future__ import annotations
 
 import json
 import re
-import sqlite3
-import threading
 import time
+from collections.abc import Callable
 from contextlib import contextmanager
 from typing import Annotated, Any
 
@@ -29,22 +28,13 @@ from fastapi import APIRouter, FastAPI, Request
 from fastapi import Path as FastPath
 from fastapi.responses import JSONResponse, PlainTextResponse
 
-from solver.rules.cards import CardSet, CardSetError, parse_card_set
+from solver.rules.cards import CardSet, CardSetError, load_card_set, parse_card_set, read_card_set
 from solver.rules.cardset_csv import csv_to_card_set_json, template_csv
+from solver.rules.position import cards_to_json
 
 from .errors import ApiError
+from .store import Conflict, LimitReached, Store
 
-SCHEMA = """
-CREATE TABLE IF NOT EXISTS cardsets (
-    key TEXT NOT NULL,           -- the name in lower case (names differ in more than case)
-    name TEXT NOT NULL,
-    version INTEGER NOT NULL,    -- 1, 2, ... assigned by the server
-    fingerprint TEXT NOT NULL,
-    created REAL NOT NULL,
-    body TEXT NOT NULL,          -- the card set's JSON (bigsur-cards/1)
-    PRIMARY KEY (key, version)
-);
-"""
 NAME_RE = re.compile(r"^[A-Za-z0-9][A-Za-z0-9_-]{0,39}$")
 RESERVED = frozenset({"default", "check", "convert", "template"})
 MAX_SET_BYTES = 256_000       # one card set (JSON or CSV text)
@@ -117,6 +107,63 @@ def check_caps(raw: Any) -> None:
                                    f"at most {MAX_TEXT}", "limit")
 
 
+class CardRegistry:
+    """The card sets the server knows by name: ``default`` (the shipped reconstruction)
+    and the set of ``BIGSUR_CARDS`` when given (under its own name). That file passes
+    the checks of ``--cards FILE`` (a full set: 69 + 20 cards, equal turns) or the
+    server refuses to start (:class:`CardSetError`, one line naming the file)."""
+
+    def __init__(self, extra_path: str | None = None):
+        default = load_card_set()
+        self.sets: dict[str, CardSet] = {"default": default}
+        if extra_path:
+            try:
+                extra = read_card_set(extra_path)
+            except CardSetError as err:  # `bigsur serve` prints its summary() and exits
+                raise CardSetError(f"{extra_path} (BIGSUR_CARDS)", err.errors) from None
+            if extra.name in self.sets:
+                raise ValueError(f"BIGSUR_CARDS: the set in {extra_path} is named "
+                                 f"{extra.name!r}, which is taken; rename it")
+            self.sets[extra.name] = extra
+        self.load_stored: Callable[[str], CardSet | None] | None = None  # by attach()
+
+    def find(self, name: Any) -> CardSet | None:
+        """The set of this name, or None: a registered set, else one that another server
+        process on the same database stored since this one started (registered now)."""
+        if not isinstance(name, str):
+            return None
+        found = self.sets.get(name)
+        if found is None and self.load_stored is not None and NAME_RE.match(name):
+            found = self.load_stored(name)
+            if found is not None:
+                self.sets[found.name] = found
+        return found
+
+    def get(self, name: str) -> CardSet:
+        found = self.find(name)
+        if found is None:
+            raise ApiError(404, "name", f"no card set named {name!r} (known: "
+                           f"{', '.join(sorted(self.sets))})", "not_found")
+        return found
+
+    def for_position(self, raw: Any) -> CardSet | None:
+        """A registered set when the position names one other than "default"; None lets
+        the engine resolve "default" or an inline set."""
+        if isinstance(raw, str) and raw != "default":
+            return self.find(raw)
+        return None
+
+    def canonical(self, raw: dict[str, Any]) -> dict[str, Any]:
+        """The position with a registered set name replaced by the set inline (workers
+        know only "default" and inline sets)."""
+        named = self.for_position(raw.get("cards"))
+        if named is None:
+            return raw
+        out = dict(raw)
+        out["cards"] = cards_to_json(named)
+        return out
+
+
 def check_name(name: Any) -> str:
     if not isinstance(name, str) or not NAME_RE.match(name):
         raise ApiError(422, "name", "must be 1 to 40 letters, digits, '-' or '_', starting "
@@ -127,64 +174,47 @@ def check_name(name: Any) -> str:
 
 
 class CardSetStore:
-    """The ``cardsets`` table: a connection per call (uploads and lookups are rare, and
-    nothing stays open when the app stops); a lock serialises writers in this process."""
+    """The ``cardsets`` table of the server's database (:mod:`server.store`), opened per
+    call: uploads and lookups are rare, and nothing stays open when the app stops."""
 
-    def __init__(self, path: str):
-        self.path = path
-        self.lock = threading.Lock()
-        with self.lock, self._open() as conn:
-            conn.executescript(SCHEMA)
+    def __init__(self, target: str, pool_size: int = 2):
+        self.target = target
+        self.pool_size = pool_size
+        with self._open():
+            pass  # created or migrated now: a bad database fails at start-up
 
     @contextmanager
     def _open(self):
-        conn = sqlite3.connect(self.path, timeout=10)
+        store = Store(self.target, self.pool_size)
         try:
-            with conn:
-                yield conn
+            yield store
         finally:
-            conn.close()
+            store.close()
 
     def latest_all(self) -> list[dict[str, Any]]:
-        with self.lock, self._open() as conn:
-            rows = conn.execute(
-                "SELECT name, version, fingerprint, created, body FROM cardsets c WHERE "
-                "version = (SELECT MAX(version) FROM cardsets d WHERE d.key = c.key) "
-                "ORDER BY key").fetchall()
-        return [self._row(r) for r in rows]
+        with self._open() as store:
+            return [self._row(r) for r in store.cardsets_latest()]
 
     def get(self, name: str, version: int | None = None) -> dict[str, Any] | None:
-        q = "SELECT name, version, fingerprint, created, body FROM cardsets WHERE key = ?"
-        args: list[Any] = [name.lower()]
-        if version is not None:
-            q += " AND version = ?"
-            args.append(version)
-        with self.lock, self._open() as conn:
-            row = conn.execute(q + " ORDER BY version DESC LIMIT 1", args).fetchone()
-        return self._row(row) if row else None
+        with self._open() as store:
+            rows = store.cardset_versions(name.lower(), version)
+        return self._row(rows[-1]) if rows else None
 
     def versions(self, name: str) -> list[dict[str, Any]]:
-        with self.lock, self._open() as conn:
-            rows = conn.execute(
-                "SELECT name, version, fingerprint, created, body FROM cardsets WHERE key = ? "
-                "ORDER BY version", (name.lower(),)).fetchall()
-        return [self._row(r) for r in rows]
+        with self._open() as store:
+            return [self._row(r) for r in store.cardset_versions(name.lower())]
 
     def add(self, name: str, version: int, cards: CardSet) -> None:
-        with self.lock, self._open() as conn:
-            (total,) = conn.execute("SELECT COUNT(*) FROM cardsets").fetchone()
-            if total >= MAX_STORED:
-                raise ApiError(507, "name", f"the server stores at most {MAX_STORED} card-set "
-                               "versions", "limit")
-            try:
-                conn.execute(
-                    "INSERT INTO cardsets (key, name, version, fingerprint, created, body) "
-                    "VALUES (?, ?, ?, ?, ?, ?)",
-                    (name.lower(), name, version, cards.fingerprint, time.time(),
-                     json.dumps(cards.to_json())))
-            except sqlite3.IntegrityError:
-                raise ApiError(409, "name", f"{name!r} version {version} was stored meanwhile; "
-                               "retry", "conflict") from None
+        try:
+            with self._open() as store:
+                store.add_cardset(name.lower(), name, version, cards.fingerprint,
+                                  json.dumps(cards.to_json()), MAX_STORED)
+        except LimitReached:
+            raise ApiError(507, "name", f"the server stores at most {MAX_STORED} card-set "
+                           "versions", "limit") from None
+        except Conflict:
+            raise ApiError(409, "name", f"{name!r} version {version} was stored meanwhile; "
+                           "retry", "conflict") from None
 
     @staticmethod
     def _row(row) -> dict[str, Any]:
@@ -387,18 +417,22 @@ def attach(app: FastAPI, registry, settings) -> None:
     """Open the table on the database file of ``settings``, register the stored sets
     (latest versions) in ``registry`` and include the router. Called by the app factory
     before the static files are mounted."""
-    from .store import db_path
-
     box: dict[str, CardSetStore] = {}
 
     def store_of() -> CardSetStore:
         if "store" not in box:
-            box["store"] = CardSetStore(db_path(settings.db, settings.database_url))
+            box["store"] = CardSetStore(settings.database, min(2, settings.db_pool_size))
         return box["store"]
 
     for row in store_of().latest_all():
         cards = parse_card_set(row["body"], row["name"])
         if cards.name not in registry.sets:
             registry.sets[cards.name] = cards
+
+    def load_stored(name: str) -> CardSet | None:
+        row = store_of().get(name)
+        return parse_card_set(row["body"], row["name"]) if row else None
+
+    registry.load_stored = load_stored
     app.state.cardsets = store_of
     app.include_router(build_router(registry, store_of))

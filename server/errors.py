@@ -28,6 +28,8 @@ from solver.search.api import BudgetError, GameOverError, NotToActError
 from solver.search.bots import BotSpecError
 from solver.search.determinize import InconsistentViewError
 
+from .store import StoreUnavailable
+
 log = logging.getLogger("bigsur.server")
 _LEADING_FIELD = re.compile(r"^(?P<field>[A-Za-z_][\w.\[\]]*): (?P<reason>.*)$", re.S)
 
@@ -95,6 +97,11 @@ def describe(err: Exception) -> tuple[int, dict[str, Any], dict[str, str] | None
         body = {"error": err.kind, "field": err.field, "reason": err.reason,
                 "message": str(err)}
         return err.status, body, err.headers
+    if isinstance(err, StoreUnavailable):
+        reason = "the database is unavailable; retry shortly"
+        log.warning("database unavailable: %s", err)  # the details stay in the log
+        return 503, {"error": "unavailable", "field": None, "reason": reason,
+                     "message": reason}, {"Retry-After": "5"}
     for etype, status, kind, default_field in ERROR_MAP:
         if isinstance(err, etype):
             field = getattr(err, "field", None)

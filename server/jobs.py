@@ -1,11 +1,16 @@
-"""Analysis jobs: a POST returns a job id at once; the review runs decision by decision
-in the search pool (batch priority: hints and AI turns go first, and analysis uses at
-most ``BIGSUR_BATCH_WORKERS`` workers) and ``GET /v1/analyze/{id}`` reports progress
-and, at the end, the result.
+"""Analysis jobs: a POST returns a job id at once; the review runs decision by decision in
+the search pool (batch priority: hints and AI turns go first, and analysis uses at most
+``BIGSUR_BATCH_WORKERS`` workers) and ``GET /v1/analyze/{id}`` reports progress and, at
+the end, the result.
 
-Jobs live in SQLite (the ``jobs`` and ``job_reviews`` tables of :mod:`server.store`):
-every reviewed decision is committed as it completes, so a restart resumes a job where
-it was. At most ``BIGSUR_MAX_JOBS`` are queued or running at once (503 beyond), at most
+Jobs live in the database (the ``jobs`` and ``job_reviews`` tables of
+:mod:`server.store`): every reviewed decision is committed as it completes, so a restart
+resumes a job where it was. A job runs in the server process that holds its lease
+(``BIGSUR_JOB_LEASE_SECONDS``, renewed every third of it while the job runs); when that
+process dies, another one sharing the database takes the job over once the lease has run
+out (SQLite has one server process: it takes every job over at start-up). A job
+cancelled through another process stops here at the next renewal. At most
+``BIGSUR_MAX_JOBS`` are queued or running at once (503 beyond), at most
 ``BIGSUR_MAX_JOBS_PER_CLIENT`` per client (429 beyond); finished jobs are deleted
 ``BIGSUR_JOB_TTL_SECONDS`` after they end. ``DELETE /v1/analyze/{id}`` cancels a job
 (stopping the worker reviewing its current decision).
@@ -15,7 +20,9 @@ from __future__ import annotations
 
 import asyncio
 import logging
+import os
 import secrets
+import socket
 import time
 from typing import TYPE_CHECKING, Any
 
@@ -36,8 +43,8 @@ from .sessions import position_after
 from .store import LimitReached
 
 if TYPE_CHECKING:
-    from .app import Settings
     from .pool import SearchService
+    from .settings import Settings
     from .store import Store
 
 log = logging.getLogger("bigsur.server")
@@ -65,6 +72,10 @@ class JobService:
         self.store = store
         self.tasks: dict[str, asyncio.Task] = {}
         self._cancelled: set[str] = set()
+        self.lease = settings.job_lease_seconds
+        # who holds a lease: readable in the database, unique per start
+        self.owner = f"{socket.gethostname()}:{os.getpid()}:{secrets.token_hex(4)}"
+        self._keeper: asyncio.Task | None = None
 
     def active(self) -> int:
         return self.store.active_jobs()
@@ -90,7 +101,7 @@ class JobService:
         try:
             self.store.create_job(job_id, client, len(points), budget, seed, seats,
                                   record.to_json(), self.settings.max_jobs,
-                                  self.settings.max_jobs_per_client)
+                                  self.settings.max_jobs_per_client, self.owner, self.lease)
         except LimitReached as err:
             after = str(max(self.settings.retry_after, search.scheduler.retry_after(1) * 10))
             if err.what == "client":
@@ -118,9 +129,8 @@ class JobService:
         if job is None:
             raise ApiError(404, "job_id", f"no analysis job {job_id!r} (finished jobs are "
                            f"kept {self.settings.job_ttl_seconds:g} s)", "not_found")
-        job.pop("client", None)
-        job.pop("finished", None)
-        job.pop("seats", None)
+        for private in ("client", "finished", "seats", "owner"):
+            job.pop(private, None)
         return job
 
     async def cancel(self, job_id: str) -> dict[str, Any]:
@@ -145,23 +155,51 @@ class JobService:
         return position_after(self._record(job_id, cards), n)
 
     async def resume(self, search: SearchService, cards) -> int:
-        """After a start: requeue every job that was queued or running."""
+        """At start-up: take over the jobs nobody runs (SQLite: every active job, as this
+        is the only process), then keep the leases (see :meth:`keep_leases`)."""
         self.prune()
+        started = self.take_over(search, cards, everything=self.store.exclusive)
+        self._keeper = asyncio.get_running_loop().create_task(self.keep_leases(search, cards))
+        return started
+
+    def take_over(self, search: SearchService, cards, everything: bool = False) -> int:
+        """Claim and start the active jobs without a live lease (``everything``: all
+        active jobs not ours)."""
         started = 0
-        for job_id in self.store.jobs_with_status(*ACTIVE):
+        for job_id in self.store.claimable_jobs(self.owner, everything):
+            if job_id in self.tasks or not self.store.claim_job(job_id, self.owner,
+                                                                self.lease, everything):
+                continue  # another process was first
             job = self.store.job(job_id)
+            if job is None:
+                continue
             try:
                 record = self._record(job_id, cards)
                 points = decision_points(record, job["seats"],
                                          self.settings.analysis_max_decisions)
             except Exception as err:  # noqa: BLE001 - one bad job must not stop the server
                 _status, body, _ = describe(err)
-                self.store.finish_job(job_id, "failed", None, body)
+                self.store.finish_job(job_id, "failed", None, body, self.owner)
                 continue
+            log.info("analysis job %s: taken over (was %s)", job_id, job["owner"])
             self._start(job_id, record, points, job["budget"], job["seed"], job["client"],
                         search)
             started += 1
         return started
+
+    async def keep_leases(self, search: SearchService, cards) -> None:
+        """Every third of the lease: renew ours, stop the jobs we no longer hold
+        (cancelled or taken over elsewhere) and take over those whose lease ran out."""
+        while True:
+            await asyncio.sleep(self.lease / 3)
+            try:
+                held = self.store.renew_leases(self.owner, self.lease)
+                for job_id, task in list(self.tasks.items()):
+                    if job_id not in held:
+                        task.cancel()
+                self.take_over(search, cards)
+            except Exception:  # noqa: BLE001 - the database may be back at the next round
+                log.exception("analysis job leases: renewal failed")
 
     async def _review(self, point: DecisionPoint, budget: dict[str, Any], seed: int,
                       client: str, search: SearchService) -> DecisionReview:
@@ -189,10 +227,12 @@ class JobService:
                     continue
                 review = await self._review(point, budget, seed, client, search)
                 reviews.append(review)
-                self.store.save_review(job_id, k, review.to_json(), k + 1)
+                if not self.store.save_review(job_id, k, review.to_json(), k + 1,
+                                              self.owner):
+                    return  # cancelled, or taken over by another process: not ours now
             final = record.replay() if record.actions else None
             result = summarise(record, reviews, budget, seed, final).to_json()
-            self.store.finish_job(job_id, "done", result, None)
+            self.store.finish_job(job_id, "done", result, None, self.owner)
         except asyncio.CancelledError:
             # DELETE: already marked cancelled; shutdown: stays active, resumed at start
             raise
@@ -200,9 +240,12 @@ class JobService:
             status, body, _ = describe(err)
             if status >= 500:
                 log.exception("analysis job %s failed", job_id)
-            self.store.finish_job(job_id, "failed", None, body)
+            self.store.finish_job(job_id, "failed", None, body, self.owner)
 
     async def close(self) -> None:
+        """Stop the jobs running here and give up their leases (another process sharing
+        the database resumes them at once; SQLite: the next start)."""
+        await cancel_and_wait(self._keeper)
         tasks = list(self.tasks.values())
         for task in tasks:
             task.cancel()
@@ -211,3 +254,7 @@ class JobService:
                 await task
             except BaseException:  # noqa: BLE001
                 pass
+        try:
+            self.store.release_jobs(self.owner)
+        except Exception:  # noqa: BLE001 - the leases then simply run out
+            log.exception("analysis job leases: release failed")

@@ -1,5 +1,5 @@
-"""Search off the event loop: stoppable workers (:mod:`server.workers`) behind a fair
-scheduler (:mod:`server.scheduler`).
+"""Search off the event loop: stoppable workers (:mod:`server.workers`), or a Dask
+cluster (:mod:`server.cluster`), behind a fair scheduler (:mod:`server.scheduler`).
 
 Hints and payments wait in a bounded queue for at most ``BIGSUR_QUEUE_WAIT_SECONDS``
 (then 503 with Retry-After). AI turns (interactive) and analysis decisions (batch, on at
@@ -26,6 +26,7 @@ from solver.rules.position import PositionError, resolve_cards, state_from_json
 from solver.rules.state import GameState, Phase
 from solver.rules.views import PlayerView, view_from_json
 
+from .cluster import DaskWorkers
 from .errors import ApiError, WorkerError, describe
 from .scheduler import Priority, Scheduler
 from .workers import DeadlineExceeded, ProcessWorkers, ThreadWorkers, WorkerDied
@@ -238,7 +239,9 @@ def warm_task() -> int:
 
 class SearchService:
     """Runs search work on ``workers`` stoppable workers (processes by default, threads
-    for tests or tiny deployments) behind the :class:`~server.scheduler.Scheduler`.
+    for tests or tiny deployments), or on a Dask cluster (``cluster``: its address;
+    ``cluster_slots`` searches at once, else its thread count, see
+    :mod:`server.cluster`), behind the :class:`~server.scheduler.Scheduler`.
     ``search_fn`` replaces ``solver.search.api.analyse`` (tests of the HTTP layer only;
     with processes it must be a picklable module function).
 
@@ -250,7 +253,11 @@ class SearchService:
                  search_fn: Callable | None = None, *, queue_wait: float = 2.0,
                  queue_size: int = 64, batch_slots: int | None = None,
                  client_running: int | None = None, client_queued: int = 8,
-                 max_budget_ms: int = 10_000, grace: float = 2.0):
+                 max_budget_ms: int = 10_000, grace: float = 2.0,
+                 cluster: str | None = None, cluster_slots: int | None = None):
+        if cluster is not None:
+            self.runner = DaskWorkers(cluster, cluster_slots)
+            workers = cluster_slots or workers  # until the cluster is counted (warm)
         if workers < 1:
             raise ValueError(f"workers must be at least 1, got {workers}")
         self.workers = workers
@@ -262,7 +269,9 @@ class SearchService:
         self.grace = grace
         self.scheduler = Scheduler(workers, batch_slots, queue_size, client_running,
                                    client_queued, min_retry_after=retry_after)
-        self.runner = ThreadWorkers(workers) if pool == "thread" else ProcessWorkers(workers)
+        if cluster is None:
+            self.runner = ThreadWorkers(workers) if pool == "thread" \
+                else ProcessWorkers(workers)
         self.completed = 0
         self.failed = 0
         self.deadlines = 0
@@ -275,7 +284,8 @@ class SearchService:
                    queue_wait=settings.queue_wait_seconds, queue_size=settings.queue_size,
                    batch_slots=settings.batch_workers, client_running=settings.client_running,
                    client_queued=settings.client_queued, max_budget_ms=settings.max_budget_ms,
-                   grace=settings.deadline_grace_ms / 1000)
+                   grace=settings.deadline_grace_ms / 1000, cluster=settings.cluster,
+                   cluster_slots=settings.cluster_slots)
 
     @property
     def rejected(self) -> int:
@@ -284,6 +294,9 @@ class SearchService:
     async def warm(self) -> None:
         """Start every worker now (imports, card set) rather than on the first request."""
         await self.runner.start()
+        if self.runner.kind == "dask" and self.runner.n != self.workers:
+            self.workers = self.runner.n  # the cluster's threads (BIGSUR_CLUSTER_SLOTS unset)
+            self.scheduler.resize(self.workers)
         if self.runner.kind == "process":
             await asyncio.gather(*(self._run(warm_task, (), Priority.INTERACTIVE, "warm",
                                              None, 60, "warm-up")

@@ -54,13 +54,10 @@ class Scheduler:
     def __init__(self, slots: int, batch_slots: int | None = None, max_queue: int = 64,
                  client_running: int | None = None, client_queued: int = 16,
                  min_retry_after: int = 1):
-        if slots < 1:
-            raise ValueError(f"slots must be at least 1, got {slots}")
-        self.slots = slots
-        self.batch_slots = max(1, min(slots, batch_slots if batch_slots is not None
-                                      else max(1, slots // 2)))
+        self._batch_setting = batch_slots
+        self._client_setting = client_running
+        self.resize(slots)
         self.max_queue = max_queue
-        self.client_running = client_running or slots
         self.client_queued = client_queued
         self.running: set[Ticket] = set()
         self.waiters: list[Ticket] = []
@@ -68,6 +65,19 @@ class Scheduler:
         self.rejected = 0
         self.min_retry_after = min_retry_after
         self.mean_seconds = {Priority.INTERACTIVE: 0.5, Priority.BATCH: 1.0}
+
+    def resize(self, slots: int) -> None:
+        """Set the number of slots (and the batch and per-client shares derived from
+        it): a cluster's size is known once connected."""
+        if slots < 1:
+            raise ValueError(f"slots must be at least 1, got {slots}")
+        self.slots = slots
+        batch = self._batch_setting
+        self.batch_slots = max(1, min(slots, batch if batch is not None
+                                      else max(1, slots // 2)))
+        self.client_running = self._client_setting or slots
+        if hasattr(self, "waiters"):
+            self._dispatch()
 
     # counts ---------------------------------------------------------------
     @property

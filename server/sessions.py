@@ -21,7 +21,6 @@ import dataclasses
 import hashlib
 import logging
 import secrets
-import sqlite3
 import time
 from collections import OrderedDict
 from dataclasses import dataclass, field
@@ -49,18 +48,19 @@ from solver.search.specs import SpecError, check_caps, parse_bot_spec
 from .errors import ApiError, describe
 from .pool import parse_position
 from .scheduler import cancel_and_wait
-from .store import GameRow, LimitReached, Store, token_hash, token_matches
+from .store import Conflict, GameRow, LimitReached, Store, token_hash, token_matches
 
 if TYPE_CHECKING:
-    from .app import Settings
-    from .deps import CardRegistry
+    from .cardsets import CardRegistry
     from .pool import SearchService
+    from .settings import Settings
 
 log = logging.getLogger("bigsur.server")
 HUMAN = "human"
 TOKEN_BYTES = 24  # 192 bits
 FAIRNESS_SCHEME = 'sha256("SEED:SALT") hex, SEED in decimal, SALT 32 hex digits'
 SERVER_BOTS = frozenset({"random", "greedy", "mcts"})  # never module:Class, never plugins
+COMMIT_ATTEMPTS = 5  # an action that loses this many races to other processes gets 409
 
 
 @dataclass
@@ -235,7 +235,7 @@ class GameService:
         seats = self._seat_list(seats, players, 0)
         if seed is not None:
             self._one_human_knows(seats, "seed")
-        cards = self.cards.sets.get(cards_name)
+        cards = self.cards.find(cards_name)
         if cards is None:
             raise ApiError(422, "cards", f"no card set named {cards_name!r} (known: "
                            f"{', '.join(sorted(self.cards.sets))})", "cards")
@@ -379,27 +379,48 @@ class GameService:
 
     # loading ------------------------------------------------------------------
     def get(self, game_id: str) -> LiveGame:
-        """The game in memory, replayed from the store after a restart; 404 if none."""
-        live = self.live.get(game_id)
-        if live is not None:
-            self.live.move_to_end(game_id)
-            return live
+        """The game, in step with the database (another server process, or an undo, may
+        have changed it): replayed from the store when it is not in memory; 404 if none."""
         row = self.store.game(game_id) if isinstance(game_id, str) and len(game_id) < 100 \
             else None
         if row is None:
+            self.live.pop(game_id, None)
             raise ApiError(404, "game_id", f"no game {game_id!r}", "not_found")
+        live = self.live.get(game_id)
+        if live is not None:
+            self.live.move_to_end(game_id)
+            self._sync(live, row)
+            return live
         # checked as any input (a few ms, once per replay after a restart or eviction)
         cards = resolve_cards(row.cards)
         cards = next((c for c in self.cards.sets.values()
                       if c.fingerprint == cards.fingerprint), cards)
-        state = initial_state(row, cards)
-        actions = []
-        for a in self.store.actions(game_id):
-            apply_inplace(state, parse_action(a.action))  # checked when first applied
-            actions.append((a.seat, a.action))
-        live = self.live.setdefault(game_id, LiveGame(row, cards, state, actions))
+        live = LiveGame(row, cards, initial_state(row, cards))
+        self._sync(live, row)
+        self.live[game_id] = live
         self._evict()
         return live
+
+    def _sync(self, live: LiveGame, row: GameRow | None = None) -> None:
+        """Bring ``live`` to the stored game: apply the actions it lacks (checked when
+        they were first applied), or replay from the start when the game was changed
+        otherwise (an undo). ``row``: the game's row, if just read."""
+        row = row or self.store.game(live.id)
+        if row is None:
+            return  # deleted: the next get() answers 404
+        if (row.n_actions, row.updated) == (live.n, live.row.updated):
+            return
+        rows = self.store.actions(live.id, max(live.n - 1, 0))
+        if live.n and (not rows or (rows[0].seat, rows[0].action) != live.actions[-1]):
+            live.state = initial_state(row, live.cards)  # an undo: replay all
+            live.actions = []
+            rows = self.store.actions(live.id)
+        elif live.n:
+            rows = rows[1:]  # the last action we have, still there
+        for a in rows:
+            apply_inplace(live.state, parse_action(a.action))
+            live.actions.append((a.seat, a.action))
+        live.row = row
 
     def _evict(self) -> None:
         """Keep at most BIGSUR_MAX_LIVE_GAMES replayed games in memory (least recently
@@ -498,21 +519,22 @@ class GameService:
     # playing ------------------------------------------------------------------
     def _commit(self, live: LiveGame, seat: int, action, submitted: str,
                 client_id: str | None) -> str:
-        """Check, store (committed) and apply one action; returns it as applied."""
+        """Check, store (committed) and apply one action; returns it as applied.
+        :class:`~server.store.Conflict` when another writer (another server process)
+        changed the game first: ``live`` is then brought in step with the store."""
         new_state = play(live.state, action)  # named errors -> 422
         applied = explicit(live.state, action).notation()
         status = "over" if new_state.phase == Phase.OVER else (
             HUMAN if live.is_human(new_state.current) else "ai")
         try:
-            self.store.append_action(live.id, live.n, seat, applied, submitted, client_id,
-                                     status)
-        except sqlite3.IntegrityError:
-            # another process wrote to this game (or the client id was taken): forget the
-            # cached game, the next request replays it from the database
-            self.live.pop(live.id, None)
+            updated = self.store.append_action(live.id, live.n, seat, applied, submitted,
+                                               client_id, status)
+        except Conflict:
+            self._sync(live)
             raise
         live.state = new_state
         live.actions.append((seat, applied))
+        live.row.n_actions, live.row.status, live.row.updated = live.n, status, updated
         return applied
 
     async def act(self, live: LiveGame, seat: int, text: str,
@@ -524,25 +546,29 @@ class GameService:
                 raise ApiError(409, "action", f"it is seat {live.state.current}'s turn, "
                                f"not yours (seat {seat})", "not_your_turn")
         async with live.lock:
-            if client_id is not None:
-                prior = self.store.client_action(live.id, seat, client_id)
-                if prior is not None:  # ids are per seat: this seat's own earlier action
-                    if prior.submitted != text:
-                        raise ApiError(409, "action_id", f"{client_id!r} was already used "
-                                       f"by your seat for {prior.submitted!r}", "conflict")
-                    return {"index": prior.idx, "action": prior.action, "duplicate": True}
-            if live.over:
-                raise ApiError(409, "action", "the game is over", "game_over")
-            if live.state.current != seat:
-                raise ApiError(409, "action", f"it is seat {live.state.current}'s turn, "
-                               f"not yours (seat {seat})", "not_your_turn")
-            action = parse_action(text)
-            try:
-                applied = self._commit(live, seat, action, text, client_id)
-            except sqlite3.IntegrityError:
-                raise ApiError(409, "action_id", "a concurrent request changed the game; "
-                               "fetch it and retry", "conflict") from None
-            return {"index": live.n - 1, "action": applied, "duplicate": False}
+            for _attempt in range(COMMIT_ATTEMPTS):
+                self._sync(live)
+                if client_id is not None:
+                    prior = self.store.client_action(live.id, seat, client_id)
+                    if prior is not None:  # ids are per seat: this seat's own earlier action
+                        if prior.submitted != text:
+                            raise ApiError(409, "action_id", f"{client_id!r} was already "
+                                           f"used by your seat for {prior.submitted!r}",
+                                           "conflict")
+                        return {"index": prior.idx, "action": prior.action, "duplicate": True}
+                if live.over:
+                    raise ApiError(409, "action", "the game is over", "game_over")
+                if live.state.current != seat:
+                    raise ApiError(409, "action", f"it is seat {live.state.current}'s turn, "
+                                   f"not yours (seat {seat})", "not_your_turn")
+                action = parse_action(text)
+                try:
+                    applied = self._commit(live, seat, action, text, client_id)
+                except Conflict:
+                    continue  # another process was first: look again (a duplicate? a turn?)
+                return {"index": live.n - 1, "action": applied, "duplicate": False}
+            raise ApiError(409, "action_id", "concurrent requests kept changing the game; "
+                           "fetch it and retry", "conflict")
 
     def start_ai(self, live: LiveGame, search: SearchService) -> asyncio.Task | None:
         """Start (or return) the task playing this game's AI seats, if one must act."""
@@ -582,6 +608,7 @@ class GameService:
                         return
                     state = live.state
                     seat = state.current
+                    before = (live.n, live.row.updated)
                     spec = self.safe_spec(live.row.seats[seat])
                     if spec != live.row.seats[seat]:
                         log.warning("game %s seat %d: stored spec %r refused, plays %s",
@@ -601,8 +628,14 @@ class GameService:
                     for error in turn["errors"]:
                         self.ai_errors += 1
                         log.error("game %s seat %d: %s", live.id, seat, error)
-                    for text in turn["actions"]:
-                        self._commit(live, seat, parse_action(text), text, None)
+                    self._sync(live)
+                    if (live.n, live.row.updated) != before:
+                        continue  # another server process played meanwhile: look again
+                    try:
+                        for text in turn["actions"]:
+                            self._commit(live, seat, parse_action(text), text, None)
+                    except Conflict:
+                        continue  # another process committed first (it ran this AI too)
         except asyncio.CancelledError:
             raise
         except Exception:

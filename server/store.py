@@ -1,13 +1,29 @@
-"""Play sessions in SQLite (WAL): a game is its setup (players, seed, card set, seats,
-token hashes, and for a game continued from a position its starting position) plus its
-list of applied actions, and is rebuilt by replay.
+"""Games, analysis jobs and stored card sets in one database: SQLite (the embedded default,
+one server process per file) or PostgreSQL (``BIGSUR_DB=postgresql://...``, several
+server processes on one database).
 
-Every applied action is committed (``synchronous=FULL``) before the server answers, so
-a crash loses nothing that was acknowledged. Tokens are never stored, only their
-SHA-256; the server compares hashes with :func:`hmac.compare_digest`.
+A game is its setup (players, seed, card set, seats, token hashes, and for a game
+continued from a position its starting position) plus its list of applied actions, and
+is rebuilt by replay. Every applied action is committed before the
+server answers (SQLite: ``synchronous=FULL``), so a crash loses nothing acknowledged.
+Tokens are never stored, only their SHA-256, compared with :func:`hmac.compare_digest`.
 
-Only SQLite is supported; ``BIGSUR_DATABASE_URL`` accepts ``sqlite:///PATH`` so that a
-server database can be added later behind the same methods.
+One :class:`Store` holds every query; a backend (:class:`SQLiteBackend`,
+:class:`PostgresBackend`) differs only in its connections, its SQL dialect (``?``
+placeholders become ``%s``; the DDL of each migration is written per dialect) and how a
+transaction serialises with other writers (SQLite: ``BEGIN IMMEDIATE`` under a lock;
+PostgreSQL: row locks taken by the ``UPDATE``s themselves plus an advisory lock per
+checked limit).
+
+Writers on several processes: an action is appended only if the game still has the
+action count the writer replayed (``UPDATE games ... WHERE n_actions = ?``; the loser
+gets :class:`Conflict` and replays), action ids are unique per seat in the database, and
+an analysis job runs where its lease is (``owner``, ``lease_until``; renewed while it
+runs, taken over by another process once it runs out).
+
+Migrations are explicit and versioned (:data:`MIGRATIONS`; the version is the ``schema``
+row of ``meta``). To add a column: a new :class:`Migration` (both dialects), the field in
+:class:`GameRow` and its name in :data:`GAME_COLUMNS`.
 """
 
 from __future__ import annotations
@@ -15,16 +31,29 @@ from __future__ import annotations
 import hashlib
 import hmac
 import json
+import re
 import sqlite3
 import threading
 import time
+from collections.abc import Iterator
+from contextlib import contextmanager
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
-SCHEMA_VERSION = 3
-SCHEMA = """
-CREATE TABLE IF NOT EXISTS meta (key TEXT PRIMARY KEY, value TEXT NOT NULL);
+
+@dataclass(frozen=True)
+class Migration:
+    """One step of the schema: from ``version - 1`` to ``version``, per dialect."""
+
+    version: int
+    what: str
+    sqlite: str
+    postgres: str
+
+
+MIGRATIONS: tuple[Migration, ...] = (
+    Migration(1, "games and their actions", sqlite="""
 CREATE TABLE IF NOT EXISTS games (
     id TEXT PRIMARY KEY,
     created REAL NOT NULL,
@@ -35,13 +64,7 @@ CREATE TABLE IF NOT EXISTS games (
     seats TEXT NOT NULL,         -- JSON list: "human" or a bot spec per seat
     token_hashes TEXT NOT NULL,  -- JSON list: SHA-256 hex per human seat, null for AI
     status TEXT NOT NULL,        -- "human" (a human acts), "ai" (an AI acts), "over"
-    n_actions INTEGER NOT NULL,
-    creator TEXT,                -- who created it (client key), for per-client limits
-    salt TEXT,                   -- hex; with the seed, revealed once the game is over
-    commitment TEXT,             -- sha256("SEED:SALT"), published at creation
-    seed_chosen INTEGER,         -- 1 when the creator chose the seed (one human seat)
-    start TEXT                   -- JSON bigsur-position/1 the game starts from; null: the
-                                 -- deal of new_game(players, seed)
+    n_actions INTEGER NOT NULL
 );
 CREATE TABLE IF NOT EXISTS actions (
     game_id TEXT NOT NULL REFERENCES games(id),
@@ -53,7 +76,42 @@ CREATE TABLE IF NOT EXISTS actions (
     created REAL NOT NULL,
     PRIMARY KEY (game_id, idx)
 );
+CREATE UNIQUE INDEX IF NOT EXISTS actions_client ON actions(game_id, client_id)
+    WHERE client_id IS NOT NULL;
 CREATE INDEX IF NOT EXISTS games_status ON games(status);
+""", postgres="""
+CREATE TABLE games (
+    id TEXT PRIMARY KEY,
+    created DOUBLE PRECISION NOT NULL,
+    updated DOUBLE PRECISION NOT NULL,
+    players INTEGER NOT NULL,
+    seed BIGINT NOT NULL,
+    cards TEXT NOT NULL,
+    seats TEXT NOT NULL,
+    token_hashes TEXT NOT NULL,
+    status TEXT NOT NULL,
+    n_actions INTEGER NOT NULL
+);
+CREATE TABLE actions (
+    game_id TEXT NOT NULL REFERENCES games(id),
+    idx INTEGER NOT NULL,
+    seat INTEGER NOT NULL,
+    action TEXT NOT NULL,
+    submitted TEXT NOT NULL,
+    client_id TEXT,
+    created DOUBLE PRECISION NOT NULL,
+    PRIMARY KEY (game_id, idx)
+);
+CREATE UNIQUE INDEX actions_client ON actions(game_id, client_id)
+    WHERE client_id IS NOT NULL;
+CREATE INDEX games_status ON games(status);
+"""),
+    Migration(2, "creators, fairness, analysis jobs, per-seat action ids, game counts",
+              sqlite="""
+ALTER TABLE games ADD COLUMN creator TEXT;      -- client key, for per-client limits
+ALTER TABLE games ADD COLUMN salt TEXT;         -- hex; with the seed, revealed at the end
+ALTER TABLE games ADD COLUMN commitment TEXT;   -- sha256("SEED:SALT"), published
+ALTER TABLE games ADD COLUMN seed_chosen INTEGER;  -- 1: the creator chose the seed
 CREATE TABLE IF NOT EXISTS jobs (
     id TEXT PRIMARY KEY,
     client TEXT NOT NULL,
@@ -77,10 +135,8 @@ CREATE TABLE IF NOT EXISTS job_reviews (
     PRIMARY KEY (job_id, idx)
 );
 CREATE TABLE IF NOT EXISTS game_counts (status TEXT PRIMARY KEY, n INTEGER NOT NULL);
-"""
-# Run after SCHEMA (and after the migration of an older file): per-seat action ids, the
-# per-client index, and counts of games by status kept by triggers (O(1) to read).
-SCHEMA_2 = """
+DELETE FROM game_counts;
+INSERT INTO game_counts SELECT status, count(*) FROM games GROUP BY status;
 DROP INDEX IF EXISTS actions_client;
 CREATE UNIQUE INDEX IF NOT EXISTS actions_seat_client ON actions(game_id, seat, client_id)
     WHERE client_id IS NOT NULL;
@@ -99,20 +155,98 @@ CREATE TRIGGER IF NOT EXISTS games_count_update AFTER UPDATE OF status ON games
     INSERT INTO game_counts VALUES (NEW.status, 1)
         ON CONFLICT(status) DO UPDATE SET n = n + 1;
 END;
-"""
-MIGRATE_1_TO_2 = """
+""", postgres="""
 ALTER TABLE games ADD COLUMN creator TEXT;
 ALTER TABLE games ADD COLUMN salt TEXT;
 ALTER TABLE games ADD COLUMN commitment TEXT;
 ALTER TABLE games ADD COLUMN seed_chosen INTEGER;
-DELETE FROM game_counts;
+CREATE TABLE jobs (
+    id TEXT PRIMARY KEY,
+    client TEXT NOT NULL,
+    created DOUBLE PRECISION NOT NULL,
+    finished DOUBLE PRECISION,
+    status TEXT NOT NULL,
+    total INTEGER NOT NULL,
+    done INTEGER NOT NULL,
+    budget TEXT NOT NULL,
+    seed BIGINT NOT NULL,
+    seats TEXT,
+    record TEXT NOT NULL,
+    result TEXT,
+    error TEXT
+);
+CREATE INDEX jobs_status ON jobs(status, client);
+CREATE TABLE job_reviews (
+    job_id TEXT NOT NULL,
+    idx INTEGER NOT NULL,
+    review TEXT NOT NULL,
+    PRIMARY KEY (job_id, idx)
+);
+CREATE TABLE game_counts (status TEXT PRIMARY KEY, n INTEGER NOT NULL);
 INSERT INTO game_counts SELECT status, count(*) FROM games GROUP BY status;
-"""
-MIGRATE_2_TO_3 = """
+DROP INDEX actions_client;
+CREATE UNIQUE INDEX actions_seat_client ON actions(game_id, seat, client_id)
+    WHERE client_id IS NOT NULL;
+CREATE INDEX games_creator ON games(creator, status);
+CREATE INDEX games_updated ON games(status, updated);
+CREATE FUNCTION bigsur_count_games() RETURNS trigger LANGUAGE plpgsql AS $$
+BEGIN
+    IF TG_OP = 'UPDATE' AND OLD.status = NEW.status THEN
+        RETURN NULL;
+    END IF;
+    IF TG_OP IN ('UPDATE', 'DELETE') THEN
+        UPDATE game_counts SET n = n - 1 WHERE status = OLD.status;
+    END IF;
+    IF TG_OP IN ('UPDATE', 'INSERT') THEN
+        INSERT INTO game_counts VALUES (NEW.status, 1)
+            ON CONFLICT (status) DO UPDATE SET n = game_counts.n + 1;
+    END IF;
+    RETURN NULL;
+END $$;
+CREATE TRIGGER games_count AFTER INSERT OR DELETE OR UPDATE OF status ON games
+    FOR EACH ROW EXECUTE FUNCTION bigsur_count_games();
+"""),
+    Migration(3, "a game's starting position (a game continued from a position)",
+              sqlite="""
+ALTER TABLE games ADD COLUMN start TEXT;  -- JSON bigsur-position/1; null: new_game's deal
+""", postgres="""
 ALTER TABLE games ADD COLUMN start TEXT;
-"""
-# version -> the script that upgrades a file of that version to the next one
-MIGRATIONS = {1: MIGRATE_1_TO_2, 2: MIGRATE_2_TO_3}
+"""),
+    Migration(4, "analysis-job leases (several server processes); stored card sets",
+              sqlite="""
+ALTER TABLE jobs ADD COLUMN owner TEXT;        -- the server process running the job
+ALTER TABLE jobs ADD COLUMN lease_until REAL;  -- another process may take it over after
+CREATE INDEX IF NOT EXISTS jobs_lease ON jobs(status, lease_until);
+CREATE TABLE IF NOT EXISTS cardsets (
+    key TEXT NOT NULL,           -- the name in lower case (names differ in more than case)
+    name TEXT NOT NULL,
+    version INTEGER NOT NULL,    -- 1, 2, ... assigned by the server
+    fingerprint TEXT NOT NULL,
+    created REAL NOT NULL,
+    body TEXT NOT NULL,          -- the card set's JSON (bigsur-cards/1)
+    PRIMARY KEY (key, version)
+);
+""", postgres="""
+ALTER TABLE jobs ADD COLUMN owner TEXT;
+ALTER TABLE jobs ADD COLUMN lease_until DOUBLE PRECISION;
+CREATE INDEX jobs_lease ON jobs(status, lease_until);
+CREATE TABLE cardsets (
+    key TEXT NOT NULL,
+    name TEXT NOT NULL,
+    version INTEGER NOT NULL,
+    fingerprint TEXT NOT NULL,
+    created DOUBLE PRECISION NOT NULL,
+    body TEXT NOT NULL,
+    PRIMARY KEY (key, version)
+);
+"""),
+)
+SCHEMA_VERSION = MIGRATIONS[-1].version
+GAME_COLUMNS = ("id", "players", "seed", "cards", "seats", "token_hashes", "status",
+                "n_actions", "created", "updated", "creator", "salt", "commitment",
+                "seed_chosen", "start")
+JSON_GAME_COLUMNS = frozenset({"cards", "seats", "token_hashes", "start"})  # null stays None
+ACTIVE_JOB = "status IN ('queued', 'running')"
 
 
 class StoreError(ValueError):
@@ -126,17 +260,6 @@ class LimitReached(Exception):
         self.what = what
         self.limit = limit
         super().__init__(f"{what}: limit {limit}")
-
-
-def db_path(db: str, database_url: str | None) -> str:
-    """The SQLite path from ``BIGSUR_DATABASE_URL`` (``sqlite:///PATH``) or ``BIGSUR_DB``."""
-    if not database_url:
-        return db
-    if database_url.startswith("sqlite:///"):
-        return database_url[len("sqlite:///"):] or db
-    scheme = database_url.split(":", 1)[0]
-    raise StoreError(f"BIGSUR_DATABASE_URL: only sqlite:///PATH is supported for now, "
-                     f"got a {scheme!r} URL")
 
 
 def token_hash(token: str) -> str:
@@ -181,46 +304,260 @@ class ActionRow:
     client_id: str | None
 
 
-class Store:
-    """The one connection to the session database (serialised by a lock)."""
+class StoreUnavailable(Exception):
+    """The database did not answer in time (PostgreSQL down or out of connections,
+    SQLite locked by another process): the request may be retried (503)."""
 
-    def __init__(self, path: str | Path):
-        self.path = str(path)
-        if self.path != ":memory:":
-            Path(self.path).parent.mkdir(parents=True, exist_ok=True)
+
+class Conflict(Exception):
+    """A write that lost to a concurrent one: the action index or action id is taken, the
+    game changed meanwhile, or (PostgreSQL) a serialisation failure. Replay and retry."""
+
+
+# ------------------------------------------------------------------ backends
+
+class Tx:
+    """One open transaction: :meth:`execute` (``?`` placeholders), :meth:`serialize`."""
+
+    def __init__(self, run, serialize):
+        self._run = run
+        self._serialize = serialize
+
+    def execute(self, sql: str, args: tuple | list = ()):
+        """Run one statement; the cursor has ``fetchone``, ``fetchall``, ``rowcount``."""
+        return self._run(sql, tuple(args))
+
+    def serialize(self, name: str) -> None:
+        """Make transactions that check the same ``name`` (a count limit) run one at a
+        time until this one ends."""
+        self._serialize(name)
+
+
+class SQLiteBackend:
+    """One connection (WAL, ``synchronous=FULL``) serialised by a lock; a write
+    transaction is ``BEGIN IMMEDIATE``, which already runs writers one at a time."""
+
+    dialect = "sqlite"
+    exclusive = True  # one server process per file: a restart may take over every job
+
+    def __init__(self, path: str):
+        self.path = path
+        if path != ":memory:":
+            Path(path).parent.mkdir(parents=True, exist_ok=True)
+        self.lock = threading.Lock()
         try:
-            self.db = sqlite3.connect(self.path, isolation_level=None,
-                                      check_same_thread=False, timeout=30)
+            self.db = sqlite3.connect(path, isolation_level=None, check_same_thread=False,
+                                      timeout=30)
             self.db.execute("PRAGMA journal_mode=WAL")
             self.db.execute("PRAGMA synchronous=FULL")
             self.db.execute("PRAGMA foreign_keys=ON")
-            self.db.executescript(SCHEMA)
         except sqlite3.DatabaseError as err:
-            raise StoreError(f"BIGSUR_DB: cannot open {self.path!r} as a session "
-                             f"database ({err})") from None
-        self.lock = threading.Lock()
-        with self.lock:
-            row = self.db.execute("SELECT value FROM meta WHERE key='schema'").fetchone()
-            if row is None:
-                self.db.execute("INSERT INTO meta VALUES ('schema', ?)", (str(SCHEMA_VERSION),))
-            else:
-                self._migrate(int(row[0]))
-            self.db.executescript(SCHEMA_2)
+            raise StoreError(f"BIGSUR_DB: cannot open {path!r} as a session database "
+                             f"({err})") from None
 
-    def _migrate(self, version: int) -> None:
-        """Upgrade a file of an older schema in place, in one transaction."""
-        if version == SCHEMA_VERSION:
-            return
-        if version not in MIGRATIONS:
-            raise StoreError(f"BIGSUR_DB: {self.path!r} has schema {version}, this server "
-                             f"reads schema {SCHEMA_VERSION}")
-        steps = "".join(MIGRATIONS[v] for v in range(version, SCHEMA_VERSION))
-        self.db.executescript(f"BEGIN;{steps}UPDATE meta SET value='{SCHEMA_VERSION}' "
-                              "WHERE key='schema'; COMMIT;")
+    def describe(self) -> str:
+        return repr(self.path)
+
+    @contextmanager
+    def transaction(self) -> Iterator[Tx]:
+        with self.lock:
+            self.db.execute("BEGIN IMMEDIATE")
+            try:
+                yield Tx(self.db.execute, lambda _name: None)
+                self.db.execute("COMMIT")
+            except sqlite3.IntegrityError as err:
+                self.db.execute("ROLLBACK")
+                raise Conflict(str(err)) from None
+            except BaseException:
+                if self.db.in_transaction:
+                    self.db.execute("ROLLBACK")
+                raise
+
+    @contextmanager
+    def session(self) -> Iterator[None]:
+        """Busy (another process holds the write lock past the timeout): unavailable."""
+        try:
+            yield
+        except sqlite3.OperationalError as err:
+            if "locked" not in str(err) and "busy" not in str(err):
+                raise
+            raise StoreUnavailable(f"the SQLite database is locked ({err})") from None
+
+    def query(self, sql: str, args: tuple = ()) -> list[tuple]:
+        with self.lock:
+            return self.db.execute(sql, args).fetchall()
+
+    def run_script(self, tx: Tx, script: str) -> None:
+        """Every statement of ``script`` inside ``tx`` (``executescript`` would commit)."""
+        statement = ""
+        for line in script.splitlines(keepends=True):
+            statement += line
+            if sqlite3.complete_statement(statement):
+                tx.execute(statement)
+                statement = ""
 
     def close(self) -> None:
         with self.lock:
             self.db.close()
+
+
+def redact(url: str) -> str:
+    """A database URL without its password (for messages and logs)."""
+    return re.sub(r"(://[^:/@]*):[^@/]*@", r"\1:***@", url)
+
+
+class PostgresBackend:
+    """A psycopg connection pool; a transaction is one pooled connection. Writers of one
+    game serialise on its row (``UPDATE ... WHERE n_actions = ?``: the second waits for
+    the first, then finds the count changed); a checked limit takes an advisory lock."""
+
+    dialect = "postgres"
+    exclusive = False  # other processes share the database: jobs are taken over by lease
+
+    def __init__(self, url: str, pool_size: int = 10, wait: float = 10.0):
+        try:
+            import psycopg
+            from psycopg_pool import ConnectionPool, PoolTimeout
+        except ImportError:
+            raise StoreError("BIGSUR_DB: a postgresql:// database needs psycopg and "
+                             "psycopg_pool (pip install 'psycopg[binary]' psycopg_pool)"
+                             ) from None
+        self.url = url
+        self._errors = psycopg.errors
+        self._unavailable = (psycopg.OperationalError, PoolTimeout)
+        self.pool = ConnectionPool(url, min_size=1, max_size=pool_size, open=False,
+                                   kwargs={"autocommit": True}, timeout=wait,
+                                   check=ConnectionPool.check_connection,
+                                   name="bigsur")
+        try:
+            self.pool.open(wait=True, timeout=15)
+        except Exception as err:  # noqa: BLE001 - PoolTimeout, OperationalError: say where
+            self.pool.close()
+            raise StoreError(f"BIGSUR_DB: cannot connect to PostgreSQL at {redact(url)} "
+                             f"({type(err).__name__}: {err})") from None
+
+    def describe(self) -> str:
+        return redact(self.url)
+
+    @staticmethod
+    def _run(conn, sql: str, args: tuple):
+        """``?`` placeholders as psycopg's ``%s``; a statement without arguments is sent
+        as it is (several statements may go in one call then)."""
+        if not args:
+            return conn.execute(sql)
+        return conn.execute(sql.replace("%", "%%").replace("?", "%s"), args)
+
+    @contextmanager
+    def transaction(self) -> Iterator[Tx]:
+        errors = self._errors
+        with self.pool.connection() as conn:
+            try:
+                with conn.transaction():
+                    yield Tx(lambda sql, args=(): self._run(conn, sql, args),
+                             lambda name: conn.execute(
+                                 "SELECT pg_advisory_xact_lock(hashtext(%s))", (name,)))
+            except (errors.IntegrityError, errors.SerializationFailure,
+                    errors.DeadlockDetected) as err:
+                raise Conflict(str(err).splitlines()[0]) from None
+
+    @contextmanager
+    def session(self) -> Iterator[None]:
+        """No connection within the pool's wait, or one lost: unavailable."""
+        try:
+            yield
+        except self._unavailable as err:
+            raise StoreUnavailable(f"PostgreSQL at {redact(self.url)} did not answer "
+                                   f"({type(err).__name__}: "
+                                   f"{str(err).splitlines()[0] if str(err) else ''})") from None
+
+    def query(self, sql: str, args: tuple = ()) -> list[tuple]:
+        with self.pool.connection() as conn:
+            return self._run(conn, sql, args).fetchall()
+
+    def run_script(self, tx: Tx, script: str) -> None:
+        tx.execute(script)  # without parameters, several statements go in one call
+
+    def close(self) -> None:
+        self.pool.close()
+
+
+def open_backend(target: str, pool_size: int = 10,
+                 wait: float = 10.0) -> SQLiteBackend | PostgresBackend:
+    """The backend of a ``postgresql://`` URL or a SQLite file path."""
+    if target.startswith(("postgresql://", "postgres://")):
+        return PostgresBackend(target, pool_size, wait)
+    return SQLiteBackend(str(target))
+
+
+# ------------------------------------------------------------------ the store
+
+class Store:
+    """Every query of the server, the same on both backends."""
+
+    def __init__(self, target: str | Path, pool_size: int = 10, wait: float = 10.0):
+        """``wait``: seconds a request waits for a PostgreSQL connection before
+        :class:`StoreUnavailable`."""
+        self.backend = open_backend(str(target), pool_size, wait)
+        self.dialect = self.backend.dialect
+        self.exclusive = self.backend.exclusive
+        try:
+            self.migrate()
+        except sqlite3.DatabaseError as err:
+            self.backend.close()
+            raise StoreError(f"BIGSUR_DB: cannot open {self.backend.describe()} as a "
+                             f"session database ({err})") from None
+        except BaseException:
+            self.backend.close()
+            raise
+
+    def close(self) -> None:
+        self.backend.close()
+
+    def query(self, sql: str, args: tuple | list = ()) -> list[tuple]:
+        """Rows of one read (``?`` placeholders, either backend)."""
+        with self.backend.session():
+            return self.backend.query(sql, tuple(args))
+
+    @contextmanager
+    def transaction(self) -> Iterator[Tx]:
+        """One transaction (:class:`Conflict` when it lost to a concurrent writer,
+        :class:`StoreUnavailable` when the database did not answer)."""
+        with self.backend.session(), self.backend.transaction() as tx:
+            yield tx
+
+    def execute(self, sql: str, args: tuple | list = ()) -> int:
+        """One statement in its own transaction; the number of rows it changed."""
+        with self.transaction() as tx:
+            return tx.execute(sql, args).rowcount
+
+    # schema -----------------------------------------------------------------
+    def schema_version(self) -> int:
+        rows = self.query("SELECT value FROM meta WHERE key='schema'")
+        return int(rows[0][0]) if rows else 0
+
+    def migrate(self) -> list[int]:
+        """Bring the database to :data:`SCHEMA_VERSION` (each step in one transaction;
+        concurrent starts wait for one another); refuse a newer one. Returns the steps
+        run."""
+        ran = []
+        with self.transaction() as tx:
+            tx.serialize("bigsur-schema")
+            tx.execute("CREATE TABLE IF NOT EXISTS meta (key TEXT PRIMARY KEY, "
+                       "value TEXT NOT NULL)")
+            row = tx.execute("SELECT value FROM meta WHERE key='schema'").fetchone()
+            current = int(row[0]) if row else 0
+            if current > SCHEMA_VERSION:
+                raise StoreError(f"BIGSUR_DB: {self.backend.describe()} has schema "
+                                 f"{current}, newer than this server's {SCHEMA_VERSION}; "
+                                 "run a newer server (a database is never migrated down)")
+            for step in MIGRATIONS[current:]:
+                self.backend.run_script(tx, getattr(step, self.dialect))
+                ran.append(step.version)
+            if ran:
+                tx.execute("DELETE FROM meta WHERE key='schema'")
+                tx.execute("INSERT INTO meta (key, value) VALUES ('schema', ?)",
+                           (str(SCHEMA_VERSION),))
+        return ran
 
     # games ----------------------------------------------------------------
     def create_game(self, game_id: str, players: int, seed: int, cards: Any,
@@ -234,223 +571,215 @@ class Store:
         transaction when the active games (not over), all or the creator's, are at it.
         ``start``: the position a game continued from a position starts from."""
         now = time.time()
-        with self.lock:
-            self.db.execute("BEGIN IMMEDIATE")
-            try:
-                if max_active is not None:
-                    n = self.db.execute("SELECT coalesce(sum(n), 0) FROM game_counts "
-                                        "WHERE status != 'over'").fetchone()[0]
-                    if n >= max_active:
-                        raise LimitReached("games", max_active)
-                if max_per_creator is not None and creator is not None:
-                    n = self.db.execute("SELECT count(*) FROM games WHERE creator=? AND "
-                                        "status != 'over'", (creator,)).fetchone()[0]
-                    if n >= max_per_creator:
-                        raise LimitReached("client", max_per_creator)
-                self.db.execute(
-                    "INSERT INTO games (id, created, updated, players, seed, cards, seats, "
-                    "token_hashes, status, n_actions, creator, salt, commitment, seed_chosen, "
-                    "start) VALUES (?,?,?,?,?,?,?,?,?,0,?,?,?,?,?)",
-                    (game_id, now, now, players, seed, json.dumps(cards), json.dumps(seats),
-                     json.dumps(token_hashes), status, creator, salt, commitment,
-                     int(seed_chosen), json.dumps(start) if start is not None else None))
-                self.db.execute("COMMIT")
-            except BaseException:
-                self.db.execute("ROLLBACK")
-                raise
+        row = {"id": game_id, "created": now, "updated": now, "players": players,
+               "seed": seed, "cards": json.dumps(cards), "seats": json.dumps(seats),
+               "token_hashes": json.dumps(token_hashes), "status": status, "n_actions": 0,
+               "creator": creator, "salt": salt, "commitment": commitment,
+               "seed_chosen": int(seed_chosen),
+               "start": json.dumps(start) if start is not None else None}
+        with self.transaction() as tx:
+            if max_active is not None or max_per_creator is not None:
+                tx.serialize("bigsur-games")
+            if max_active is not None:
+                n = tx.execute("SELECT coalesce(sum(n), 0) FROM game_counts "
+                               "WHERE status != 'over'").fetchone()[0]
+                if n >= max_active:
+                    raise LimitReached("games", max_active)
+            if max_per_creator is not None and creator is not None:
+                n = tx.execute("SELECT count(*) FROM games WHERE creator=? AND "
+                               "status != 'over'", (creator,)).fetchone()[0]
+                if n >= max_per_creator:
+                    raise LimitReached("client", max_per_creator)
+            tx.execute(f"INSERT INTO games ({', '.join(row)}) VALUES "
+                       f"({', '.join('?' * len(row))})", list(row.values()))
 
     def game(self, game_id: str) -> GameRow | None:
-        with self.lock:
-            row = self.db.execute(
-                "SELECT id, players, seed, cards, seats, token_hashes, status, n_actions, "
-                "created, updated, creator, salt, commitment, seed_chosen, start FROM games "
-                "WHERE id=?", (game_id,)).fetchone()
-        if row is None:
+        rows = self.query(f"SELECT {', '.join(GAME_COLUMNS)} FROM games WHERE id=?",
+                          (game_id,))
+        if not rows:
             return None
-        return GameRow(row[0], row[1], row[2], json.loads(row[3]), json.loads(row[4]),
-                       json.loads(row[5]), row[6], row[7], row[8], row[9], row[10], row[11],
-                       row[12], bool(row[13]), json.loads(row[14]) if row[14] else None)
+        values = {k: json.loads(v) if k in JSON_GAME_COLUMNS and v is not None else v
+                  for k, v in zip(GAME_COLUMNS, rows[0], strict=True)}
+        values["seed_chosen"] = bool(values["seed_chosen"])
+        return GameRow(**values)
 
     def delete_game(self, game_id: str) -> bool:
-        with self.lock:
-            self.db.execute("BEGIN IMMEDIATE")
-            try:
-                self.db.execute("DELETE FROM actions WHERE game_id=?", (game_id,))
-                n = self.db.execute("DELETE FROM games WHERE id=?", (game_id,)).rowcount
-                self.db.execute("COMMIT")
-            except BaseException:
-                self.db.execute("ROLLBACK")
-                raise
-        return n == 1
+        with self.transaction() as tx:
+            tx.execute("DELETE FROM actions WHERE game_id=?", (game_id,))
+            return tx.execute("DELETE FROM games WHERE id=?", (game_id,)).rowcount == 1
 
     def drop_last_action(self, game_id: str, n: int, status: str) -> bool:
         """Delete action ``n - 1``, the game's last (undo within a build step), and set
         the game's status, in one transaction guarded by the action count: False (and
         nothing changed) when the game has moved on."""
-        with self.lock:
-            self.db.execute("BEGIN IMMEDIATE")
-            try:
-                cur = self.db.execute(
-                    "UPDATE games SET n_actions=?, status=?, updated=? WHERE id=? AND "
-                    "n_actions=?", (n - 1, status, time.time(), game_id, n))
-                if cur.rowcount == 1:
-                    self.db.execute("DELETE FROM actions WHERE game_id=? AND idx=?",
-                                    (game_id, n - 1))
-                self.db.execute("COMMIT")
-            except BaseException:
-                self.db.execute("ROLLBACK")
-                raise
-        return cur.rowcount == 1
+        with self.transaction() as tx:
+            changed = tx.execute(
+                "UPDATE games SET n_actions=?, status=?, updated=? WHERE id=? AND "
+                "n_actions=?", (n - 1, status, time.time(), game_id, n)).rowcount
+            if changed == 1:
+                tx.execute("DELETE FROM actions WHERE game_id=? AND idx=?", (game_id, n - 1))
+        return changed == 1
 
     def idle_games(self, before: float, limit: int = 500) -> list[str]:
         """Games not over whose last change is older than ``before`` (abandoned)."""
-        with self.lock:
-            return [r[0] for r in self.db.execute(
-                "SELECT id FROM games WHERE status != 'over' AND updated < ? LIMIT ?",
-                (before, limit))]
+        return [r[0] for r in self.query(
+            "SELECT id FROM games WHERE status != 'over' AND updated < ? LIMIT ?",
+            (before, limit))]
 
-    def actions(self, game_id: str) -> list[ActionRow]:
-        with self.lock:
-            rows = self.db.execute(
-                "SELECT idx, seat, action, submitted, client_id FROM actions "
-                "WHERE game_id=? ORDER BY idx", (game_id,)).fetchall()
-        return [ActionRow(*r) for r in rows]
+    def actions(self, game_id: str, start: int = 0) -> list[ActionRow]:
+        """The game's actions from index ``start`` on, in order."""
+        return [ActionRow(*r) for r in self.query(
+            "SELECT idx, seat, action, submitted, client_id FROM actions "
+            "WHERE game_id=? AND idx >= ? ORDER BY idx", (game_id, start))]
 
     def client_action(self, game_id: str, seat: int, client_id: str) -> ActionRow | None:
         """The action a seat submitted with this id (ids are scoped per seat)."""
-        with self.lock:
-            row = self.db.execute(
-                "SELECT idx, seat, action, submitted, client_id FROM actions "
-                "WHERE game_id=? AND seat=? AND client_id=?",
-                (game_id, seat, client_id)).fetchone()
-        return ActionRow(*row) if row else None
+        rows = self.query("SELECT idx, seat, action, submitted, client_id FROM actions "
+                          "WHERE game_id=? AND seat=? AND client_id=?",
+                          (game_id, seat, client_id))
+        return ActionRow(*rows[0]) if rows else None
 
     def append_action(self, game_id: str, idx: int, seat: int, action: str, submitted: str,
-                      client_id: str | None, status: str) -> None:
+                      client_id: str | None, status: str) -> float:
         """Insert action ``idx`` and the game's new status in one committed transaction;
-        fails (sqlite3.IntegrityError) if ``idx`` is taken or the client id reused."""
+        :class:`Conflict` if the game no longer has ``idx`` actions (another writer was
+        first) or the seat's action id is taken. Returns the game's new ``updated``."""
         now = time.time()
-        with self.lock:
-            self.db.execute("BEGIN IMMEDIATE")
-            try:
-                cur = self.db.execute(
-                    "UPDATE games SET n_actions=?, status=?, updated=? "
-                    "WHERE id=? AND n_actions=?", (idx + 1, status, now, game_id, idx))
-                if cur.rowcount != 1:
-                    raise sqlite3.IntegrityError(f"game {game_id}: action {idx} is not next")
-                self.db.execute("INSERT INTO actions VALUES (?,?,?,?,?,?,?)",
-                                (game_id, idx, seat, action, submitted, client_id, now))
-                self.db.execute("COMMIT")
-            except BaseException:
-                self.db.execute("ROLLBACK")
-                raise
+        with self.transaction() as tx:
+            changed = tx.execute(
+                "UPDATE games SET n_actions=?, status=?, updated=? WHERE id=? AND "
+                "n_actions=?", (idx + 1, status, now, game_id, idx)).rowcount
+            if changed != 1:
+                raise Conflict(f"game {game_id}: action {idx} is not next")
+            tx.execute("INSERT INTO actions (game_id, idx, seat, action, submitted, "
+                       "client_id, created) VALUES (?,?,?,?,?,?,?)",
+                       (game_id, idx, seat, action, submitted, client_id, now))
+        return now
 
     def games_with_status(self, status: str) -> list[str]:
-        with self.lock:
-            return [r[0] for r in self.db.execute(
-                "SELECT id FROM games WHERE status=? ORDER BY updated", (status,))]
+        return [r[0] for r in self.query(
+            "SELECT id FROM games WHERE status=? ORDER BY updated", (status,))]
 
     def counts(self) -> dict[str, int]:
         """Games by status, kept by triggers (one row per status: O(1))."""
-        with self.lock:
-            return dict(self.db.execute("SELECT status, n FROM game_counts WHERE n > 0"))
+        return dict(self.query("SELECT status, n FROM game_counts WHERE n > 0"))
 
     # analysis jobs --------------------------------------------------------
-    def _tx(self, sql: str, args: tuple = ()) -> sqlite3.Cursor:
-        with self.lock:
-            return self.db.execute(sql, args)
-
     def create_job(self, job_id: str, client: str, total: int, budget: dict, seed: int,
                    seats: list[int] | None, record: dict, max_active: int,
-                   max_per_client: int) -> None:
-        """Insert a queued job, refusing (:class:`LimitReached`) in the same transaction
-        when the active jobs, all or the client's, are at their limits."""
-        with self.lock:
-            self.db.execute("BEGIN IMMEDIATE")
-            try:
-                n = self.db.execute("SELECT count(*) FROM jobs WHERE status IN "
-                                    "('queued', 'running')").fetchone()[0]
-                if n >= max_active:
-                    raise LimitReached("jobs", max_active)
-                n = self.db.execute("SELECT count(*) FROM jobs WHERE status IN "
-                                    "('queued', 'running') AND client=?", (client,)).fetchone()[0]
-                if n >= max_per_client:
-                    raise LimitReached("client", max_per_client)
-                self.db.execute(
-                    "INSERT INTO jobs (id, client, created, status, total, done, budget, seed, "
-                    "seats, record) VALUES (?,?,?,'queued',?,0,?,?,?,?)",
-                    (job_id, client, time.time(), total, json.dumps(budget), seed,
-                     json.dumps(seats), json.dumps(record)))
-                self.db.execute("COMMIT")
-            except BaseException:
-                self.db.execute("ROLLBACK")
-                raise
+                   max_per_client: int, owner: str | None = None,
+                   lease_seconds: float = 30.0) -> None:
+        """Insert a queued job leased to ``owner``, refusing (:class:`LimitReached`) in
+        the same transaction when the active jobs, all or the client's, are at their
+        limits."""
+        now = time.time()
+        with self.transaction() as tx:
+            tx.serialize("bigsur-jobs")
+            n = tx.execute(f"SELECT count(*) FROM jobs WHERE {ACTIVE_JOB}").fetchone()[0]
+            if n >= max_active:
+                raise LimitReached("jobs", max_active)
+            n = tx.execute(f"SELECT count(*) FROM jobs WHERE {ACTIVE_JOB} AND client=?",
+                           (client,)).fetchone()[0]
+            if n >= max_per_client:
+                raise LimitReached("client", max_per_client)
+            tx.execute(
+                "INSERT INTO jobs (id, client, created, status, total, done, budget, seed, "
+                "seats, record, owner, lease_until) VALUES (?,?,?,'queued',?,0,?,?,?,?,?,?)",
+                (job_id, client, now, total, json.dumps(budget), seed, json.dumps(seats),
+                 json.dumps(record), owner, now + lease_seconds if owner else None))
 
     def job(self, job_id: str) -> dict[str, Any] | None:
-        with self.lock:
-            row = self.db.execute(
-                "SELECT id, client, status, total, done, budget, seed, seats, result, error, "
-                "finished FROM jobs WHERE id=?", (job_id,)).fetchone()
-        if row is None:
+        rows = self.query(
+            "SELECT id, client, status, total, done, budget, seed, seats, result, error, "
+            "finished, owner FROM jobs WHERE id=?", (job_id,))
+        if not rows:
             return None
+        row = rows[0]
         return {"job_id": row[0], "client": row[1], "status": row[2],
                 "progress": {"done": row[4], "total": row[3]}, "budget": json.loads(row[5]),
                 "seed": row[6], "seats": json.loads(row[7]) if row[7] else None,
                 "result": json.loads(row[8]) if row[8] else None,
-                "error": json.loads(row[9]) if row[9] else None, "finished": row[10]}
+                "error": json.loads(row[9]) if row[9] else None, "finished": row[10],
+                "owner": row[11]}
 
     def job_record(self, job_id: str) -> dict[str, Any]:
-        return json.loads(self._tx("SELECT record FROM jobs WHERE id=?",
-                                   (job_id,)).fetchone()[0])
+        return json.loads(self.query("SELECT record FROM jobs WHERE id=?", (job_id,))[0][0])
 
     def jobs_with_status(self, *statuses: str) -> list[str]:
         marks = ",".join("?" * len(statuses))
-        return [r[0] for r in self._tx(f"SELECT id FROM jobs WHERE status IN ({marks}) "
-                                       "ORDER BY created", statuses).fetchall()]
+        return [r[0] for r in self.query(f"SELECT id FROM jobs WHERE status IN ({marks}) "
+                                         "ORDER BY created", statuses)]
 
     def active_jobs(self) -> int:
-        return self._tx("SELECT count(*) FROM jobs WHERE status IN ('queued', 'running')"
-                        ).fetchone()[0]
+        return self.query(f"SELECT count(*) FROM jobs WHERE {ACTIVE_JOB}")[0][0]
+
+    def claim_job(self, job_id: str, owner: str, lease_seconds: float,
+                  take_over: bool = False) -> bool:
+        """Lease an active job to ``owner`` if nobody holds it (no owner, or a lease run
+        out); ``take_over``: whoever holds it (a restart of the only process)."""
+        now = time.time()
+        held = "" if take_over else " AND (owner IS NULL OR owner=? OR lease_until < ?)"
+        args = (owner, now + lease_seconds, job_id) + (() if take_over else (owner, now))
+        return self.execute(f"UPDATE jobs SET owner=?, lease_until=? WHERE id=? AND "
+                           f"{ACTIVE_JOB}{held}", args) == 1
+
+    def claimable_jobs(self, owner: str, take_over: bool = False) -> list[str]:
+        """Active jobs without a live lease (oldest first); ``take_over``: every active
+        job not already ``owner``'s."""
+        if take_over:
+            return [r[0] for r in self.query(
+                f"SELECT id FROM jobs WHERE {ACTIVE_JOB} AND (owner IS NULL OR owner != ?) "
+                "ORDER BY created", (owner,))]
+        return [r[0] for r in self.query(
+            f"SELECT id FROM jobs WHERE {ACTIVE_JOB} AND (owner IS NULL OR lease_until < ?) "
+            "ORDER BY created", (time.time(),))]
+
+    def renew_leases(self, owner: str, lease_seconds: float) -> set[str]:
+        """Extend ``owner``'s leases; the active jobs it still holds (a job cancelled
+        or taken over elsewhere is not among them)."""
+        with self.transaction() as tx:
+            tx.execute(f"UPDATE jobs SET lease_until=? WHERE owner=? AND {ACTIVE_JOB}",
+                       (time.time() + lease_seconds, owner))
+            return {r[0] for r in tx.execute(
+                f"SELECT id FROM jobs WHERE owner=? AND {ACTIVE_JOB}", (owner,)).fetchall()}
+
+    def release_jobs(self, owner: str) -> int:
+        """Give up ``owner``'s leases (a clean shutdown: another process may resume)."""
+        return self.execute("UPDATE jobs SET owner=NULL, lease_until=NULL WHERE owner=? AND "
+                           f"{ACTIVE_JOB}", (owner,))
 
     def job_reviews(self, job_id: str) -> dict[int, dict]:
-        return {i: json.loads(r) for i, r in self._tx(
-            "SELECT idx, review FROM job_reviews WHERE job_id=?", (job_id,)).fetchall()}
+        return {i: json.loads(r) for i, r in self.query(
+            "SELECT idx, review FROM job_reviews WHERE job_id=?", (job_id,))}
 
-    def save_review(self, job_id: str, idx: int, review: dict, done: int) -> None:
-        with self.lock:
-            self.db.execute("BEGIN IMMEDIATE")
-            try:
-                self.db.execute("INSERT OR REPLACE INTO job_reviews VALUES (?,?,?)",
-                                (job_id, idx, json.dumps(review)))
-                self.db.execute("UPDATE jobs SET done=?, status='running' WHERE id=? AND "
-                                "status IN ('queued', 'running')", (done, job_id))
-                self.db.execute("COMMIT")
-            except BaseException:
-                self.db.execute("ROLLBACK")
-                raise
-
-    def set_job_status(self, job_id: str, status: str, only_if_active: bool = True) -> bool:
-        cond = " AND status IN ('queued', 'running')" if only_if_active else ""
-        return self._tx(f"UPDATE jobs SET status=? WHERE id=?{cond}",
-                        (status, job_id)).rowcount == 1
+    def save_review(self, job_id: str, idx: int, review: dict, done: int,
+                    owner: str | None = None) -> bool:
+        """Store one reviewed decision of an active job (held by ``owner`` if given);
+        False, and nothing stored, when the job ended or is held by another process."""
+        guard, args = ("", ()) if owner is None else (" AND owner=?", (owner,))
+        with self.transaction() as tx:
+            if tx.execute(f"UPDATE jobs SET done=?, status='running' WHERE id=? AND "
+                          f"{ACTIVE_JOB}{guard}", (done, job_id) + args).rowcount != 1:
+                return False
+            tx.execute("INSERT INTO job_reviews (job_id, idx, review) VALUES (?,?,?) "
+                       "ON CONFLICT (job_id, idx) DO UPDATE SET review = excluded.review",
+                       (job_id, idx, json.dumps(review)))
+        return True
 
     def finish_job(self, job_id: str, status: str, result: dict | None,
-                   error: dict | None) -> bool:
-        """Record the end of an active job (not of one cancelled meanwhile)."""
-        with self.lock:
-            self.db.execute("BEGIN IMMEDIATE")
-            try:
-                n = self.db.execute(
-                    "UPDATE jobs SET status=?, result=?, error=?, finished=? WHERE id=? AND "
-                    "status IN ('queued', 'running')",
-                    (status, json.dumps(result) if result is not None else None,
-                     json.dumps(error) if error is not None else None, time.time(),
-                     job_id)).rowcount
-                self.db.execute("DELETE FROM job_reviews WHERE job_id=?", (job_id,))
-                self.db.execute("COMMIT")
-            except BaseException:
-                self.db.execute("ROLLBACK")
-                raise
+                   error: dict | None, owner: str | None = None) -> bool:
+        """Record the end of an active job (not of one cancelled meanwhile, nor, when
+        ``owner`` is given, of one another process holds)."""
+        guard, args = ("", ()) if owner is None else (" AND owner=?", (owner,))
+        with self.transaction() as tx:
+            n = tx.execute(
+                f"UPDATE jobs SET status=?, result=?, error=?, finished=? WHERE id=? AND "
+                f"{ACTIVE_JOB}{guard}",
+                (status, json.dumps(result) if result is not None else None,
+                 json.dumps(error) if error is not None else None, time.time(),
+                 job_id) + args).rowcount
+            if n == 1:
+                tx.execute("DELETE FROM job_reviews WHERE job_id=?", (job_id,))
         return n == 1
 
     def cancel_job(self, job_id: str, error: dict) -> bool:
@@ -458,17 +787,39 @@ class Store:
 
     def purge_jobs(self, before: float) -> int:
         """Delete jobs that finished before ``before``."""
-        with self.lock:
-            self.db.execute("BEGIN IMMEDIATE")
-            try:
-                ids = [r[0] for r in self.db.execute(
-                    "SELECT id FROM jobs WHERE finished IS NOT NULL AND finished < ?",
-                    (before,))]
-                for job_id in ids:
-                    self.db.execute("DELETE FROM job_reviews WHERE job_id=?", (job_id,))
-                    self.db.execute("DELETE FROM jobs WHERE id=?", (job_id,))
-                self.db.execute("COMMIT")
-            except BaseException:
-                self.db.execute("ROLLBACK")
-                raise
+        with self.transaction() as tx:
+            ids = [r[0] for r in tx.execute(
+                "SELECT id FROM jobs WHERE finished IS NOT NULL AND finished < ?",
+                (before,)).fetchall()]
+            for job_id in ids:
+                tx.execute("DELETE FROM job_reviews WHERE job_id=?", (job_id,))
+                tx.execute("DELETE FROM jobs WHERE id=?", (job_id,))
         return len(ids)
+
+    # stored card sets -----------------------------------------------------
+    def cardsets_latest(self) -> list[tuple]:
+        """(name, version, fingerprint, created, body) of every set's latest version."""
+        return self.query(
+            "SELECT name, version, fingerprint, created, body FROM cardsets c WHERE "
+            "version = (SELECT MAX(version) FROM cardsets d WHERE d.key = c.key) "
+            "ORDER BY key")
+
+    def cardset_versions(self, key: str, version: int | None = None) -> list[tuple]:
+        """The versions of one set (oldest first), or the one ``version``."""
+        if version is None:
+            return self.query("SELECT name, version, fingerprint, created, body FROM "
+                              "cardsets WHERE key=? ORDER BY version", (key,))
+        return self.query("SELECT name, version, fingerprint, created, body FROM cardsets "
+                          "WHERE key=? AND version=?", (key, version))
+
+    def add_cardset(self, key: str, name: str, version: int, fingerprint: str, body: str,
+                    max_stored: int) -> None:
+        """Store a version; :class:`LimitReached` at ``max_stored`` versions in all,
+        :class:`Conflict` if this version was stored meanwhile."""
+        with self.transaction() as tx:
+            tx.serialize("bigsur-cardsets")
+            if tx.execute("SELECT count(*) FROM cardsets").fetchone()[0] >= max_stored:
+                raise LimitReached("cardsets", max_stored)
+            tx.execute("INSERT INTO cardsets (key, name, version, fingerprint, created, "
+                       "body) VALUES (?,?,?,?,?,?)",
+                       (key, name, version, fingerprint, time.time(), body))

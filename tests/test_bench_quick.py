@@ -15,15 +15,18 @@ from pathlib import Path
 import pytest
 
 ROOT = Path(__file__).resolve().parents[1]
-BENCHES = ["engine", "payment", "strength", "search_diagnostics", "server", "vs_openspiel"]
+BENCHES = ["engine", "payment", "strength", "search_diagnostics", "server", "vs_openspiel",
+           "server --scale-out"]
 
 
 @pytest.mark.slow
 @pytest.mark.parametrize("name", BENCHES)
 def test_quick_benchmark_runs_and_writes_json(name, tmp_path):
-    out = tmp_path / f"{name}.json"
+    module, *extra = name.split()
+    out = tmp_path / f"{module}.json"
     env = {**os.environ, "PYTHONPATH": str(ROOT)}
-    proc = subprocess.run([sys.executable, "-m", f"bench.{name}", "--quick", "--out", str(out)],
+    proc = subprocess.run([sys.executable, "-m", f"bench.{module}", "--quick", *extra,
+                           "--out", str(out)],
                           cwd=tmp_path, env=env, capture_output=True, text=True, timeout=600)
     assert proc.returncode == 0, proc.stdout[-2000:] + proc.stderr[-3000:]
     data = json.loads(out.read_text())

@@ -1,19 +1,22 @@
-"""The shape of ``solver/rules``: no import cycles, nothing imported from ``search/``,
-``server/`` or the CLI, and the payment package's modules import only public names of
-one another."""
+"""The shape of ``solver/rules`` and ``server/``: no import cycles in either (lazy and
+TYPE_CHECKING imports count), ``rules`` imports nothing from ``search/``, ``server/`` or
+the CLI, ``server.settings`` imports no other server module, and the payment package's
+modules import only public names of one another."""
 
 from __future__ import annotations
 
 import ast
 from pathlib import Path
 
-RULES = Path(__file__).resolve().parent.parent / "solver" / "rules"
+ROOT = Path(__file__).resolve().parent.parent
+RULES = ROOT / "solver" / "rules"
+SERVER = ROOT / "server"
 
 
-def _modules() -> dict[str, Path]:
+def _modules(package: Path = RULES) -> dict[str, Path]:
     out = {}
-    for path in RULES.rglob("*.py"):
-        parts = path.relative_to(RULES.parent.parent).with_suffix("").parts
+    for path in package.rglob("*.py"):
+        parts = path.relative_to(ROOT).with_suffix("").parts
         name = ".".join(parts[:-1] if parts[-1] == "__init__" else parts)
         out[name] = path
     return out
@@ -36,15 +39,18 @@ def _imports(name: str, path: Path):
                 yield alias.name, []
 
 
-def test_rules_has_no_import_cycles_and_imports_nothing_of_search_server_or_cli():
-    mods = _modules()
+def _edges(mods: dict[str, Path]) -> dict[str, set[str]]:
+    """Module -> the modules of ``mods`` it imports."""
     edges: dict[str, set[str]] = {m: set() for m in mods}
     for m, path in mods.items():
         for target, names in _imports(m, path):
-            assert not target.startswith(("solver.search", "server", "solver.cli")), (m, target)
             for t in [target] + [f"{target}.{n}" for n in names]:
                 if t in mods and t != m:
                     edges[m].add(t)
+    return edges
+
+
+def _assert_no_cycles(edges: dict[str, set[str]]) -> None:
     state: dict[str, int] = {}
 
     def visit(m: str, path: list[str]) -> None:
@@ -55,9 +61,32 @@ def test_rules_has_no_import_cycles_and_imports_nothing_of_search_server_or_cli(
                 visit(n, path + [n])
         state[m] = 2
 
-    for m in sorted(mods):
+    for m in sorted(edges):
         if m not in state:
             visit(m, [m])
+
+
+def test_rules_has_no_import_cycles_and_imports_nothing_of_search_server_or_cli():
+    mods = _modules()
+    for m, path in mods.items():
+        for target, _names in _imports(m, path):
+            assert not target.startswith(("solver.search", "server", "solver.cli")), (m, target)
+    _assert_no_cycles(_edges(mods))
+
+
+def test_server_has_no_import_cycles_and_settings_imports_no_server_module():
+    mods = _modules(SERVER)
+    edges = _edges(mods)
+    _assert_no_cycles(edges)
+    assert edges["server.settings"] == set(), edges["server.settings"]
+    assert "server.settings" in edges["server.app"]  # the one Settings, imported
+
+
+def test_the_cycle_check_finds_a_cycle():
+    import pytest
+
+    with pytest.raises(AssertionError, match="import cycle: a -> b -> a"):
+        _assert_no_cycles({"a": {"b"}, "b": {"a"}})
 
 
 def test_payment_modules_import_only_public_names_of_each_other():

@@ -1,5 +1,10 @@
-"""Fixtures of the server tests: apps on a temporary database, a deterministic fake
+"""Fixtures of the server tests: apps on a temporary database (SQLite, or a throwaway
+PostgreSQL where a test module is parametrized over ``db_target``), a deterministic fake
 search for the HTTP-layer tests, card-set files, and a random player.
+
+PostgreSQL: one cluster per test session (:class:`server.launch.ThrowawayPostgres`), a
+fresh database per test. Without PostgreSQL's binaries those tests are skipped, except
+with ``BIGSUR_REQUIRE_POSTGRES=1`` (CI), where they fail.
 
 The fake replaces ``solver.search.api.analyse`` only through the search dependency
 (``app.dependency_overrides[get_search]``) and only in tests of the HTTP layer; the
@@ -10,18 +15,20 @@ from __future__ import annotations
 
 import hashlib
 import json
+import os
 import random
 import threading
 from collections.abc import Iterator
-from pathlib import Path
 from typing import Any
 
 import pytest
 from fastapi.testclient import TestClient
 
-from server.app import Settings, create_app
+from server.app import create_app
 from server.deps import get_search
+from server.launch import ThrowawayPostgres
 from server.pool import SearchService
+from server.settings import Settings
 from solver.rules.views import PlayerView
 from solver.search.bots import legal_from_view
 
@@ -55,8 +62,32 @@ class FakeSearch:
         return {"seat": position.seat, "moves": moves, "stats": {"iterations": 1}}
 
 
-def make_settings(tmp_path: Path, **overrides) -> Settings:
-    values = dict(db=str(tmp_path / "games.db"), workers=2, pool="thread", warm=False,
+@pytest.fixture(scope="session")
+def postgres_cluster() -> Iterator[ThrowawayPostgres]:
+    """A PostgreSQL cluster for the whole session, stopped (and deleted) at its end."""
+    cluster = ThrowawayPostgres()
+    try:
+        cluster.start()
+    except Exception as err:  # noqa: BLE001 - no binaries, or it would not start
+        if os.environ.get("BIGSUR_REQUIRE_POSTGRES") == "1":
+            pytest.fail(f"BIGSUR_REQUIRE_POSTGRES=1 but PostgreSQL did not start: {err}",
+                        pytrace=False)
+        pytest.skip(f"no PostgreSQL on this machine ({err})")
+    yield cluster
+    cluster.stop()
+
+
+@pytest.fixture
+def db_target(request, tmp_path) -> str:
+    """The database of :func:`make_client`: a SQLite file, or, where a test is marked
+    ``session_testkit.BOTH_BACKENDS`` and runs as "postgres", a fresh PostgreSQL database."""
+    if getattr(request, "param", "sqlite") == "postgres":
+        return request.getfixturevalue("postgres_cluster").create_database()
+    return str(tmp_path / "games.db")
+
+
+def make_settings(db_target: str, **overrides) -> Settings:
+    values = dict(db=db_target, workers=2, pool="thread", warm=False,
                   ai_wait_seconds=20.0, default_ai="random",
                   chosen_seeds="any")  # the older tests deal known hands to 2+ humans
     values.update(overrides)
@@ -69,12 +100,12 @@ def fake_search() -> FakeSearch:
 
 
 @pytest.fixture
-def make_client(tmp_path, fake_search):
+def make_client(db_target, fake_search):
     """``make_client(**settings)`` -> a started TestClient whose search is the fake."""
     opened: list[TestClient] = []
 
     def factory(fake: bool = True, **overrides) -> TestClient:
-        settings = make_settings(tmp_path, **overrides)
+        settings = make_settings(db_target, **overrides)
         service = None
         if fake:  # the whole app (routes, metrics, AI resume) uses the fake's pool
             service = SearchService.from_settings(settings, search_fn=fake_search)

@@ -10,6 +10,12 @@ import random
 import time
 from typing import Any
 
+import pytest
+
+# A module (``pytestmark = BOTH_BACKENDS``) or a test marked with it runs on SQLite and on
+# a throwaway PostgreSQL: ``make_client`` and ``db_target`` then give each backend's database.
+BOTH_BACKENDS = pytest.mark.parametrize("db_target", ["sqlite", "postgres"], indirect=True)
+
 
 def auth(token: str) -> dict[str, str]:
     return {"Authorization": f"Bearer {token}"}

@@ -8,6 +8,7 @@ import copy
 import json
 
 import pytest
+from session_testkit import BOTH_BACKENDS
 
 from solver.rules.cards import load_card_set
 from solver.rules.cardset_csv import card_set_to_csv
@@ -49,10 +50,27 @@ def test_upload_list_get_and_use_everywhere(client):
         assert hint.json()["card_set"].startswith("table-cards v1")
 
 
+@BOTH_BACKENDS
 def test_stored_sets_survive_a_restart(make_client):
     assert make_client().post("/v1/cardsets", json=my_set("kept")).status_code == 201
     again = make_client()  # a new app on the same database file
     assert "kept" in [s["name"] for s in again.get("/v1/cards").json()]
+
+
+@BOTH_BACKENDS
+def test_a_set_stored_through_one_server_is_usable_through_another(make_client):
+    """Two apps on one database (as two server processes): a set uploaded through one,
+    after the other started, serves new games, hints and scores through the other."""
+    uploader, other = make_client(), make_client()
+    assert uploader.post("/v1/cardsets", json=my_set("shared")).status_code == 201
+    game = other.post("/v1/games", json={"players": 2, "seats": ["human", "random"],
+                                         "seed": 3, "cards": "shared"})
+    assert game.status_code == 201, game.text
+    view = view_to_json(view_of(new_game(2, seed=5), 0))
+    view["cards"] = "shared"
+    score = other.post("/v1/score", json={"position": view})
+    assert score.status_code == 200 and score.json()["card_set"].startswith("shared v1")
+    assert other.get("/v1/cards/nothing-stored").status_code == 404
 
 
 @pytest.mark.parametrize("name, status", [

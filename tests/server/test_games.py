@@ -6,7 +6,7 @@ from __future__ import annotations
 import random
 import time
 
-from session_testkit import auth, new_game, play_out, wait_for_humans
+from session_testkit import BOTH_BACKENDS, auth, new_game, play_out, wait_for_humans
 
 from solver.rules.engine import new_game as engine_new_game
 from solver.rules.position import state_to_json
@@ -14,6 +14,7 @@ from solver.rules.record import GameRecord
 from solver.rules.scoring import final_scores
 from solver.rules.views import view_of, view_to_json
 
+pytestmark = BOTH_BACKENDS  # sessions exercise the store: run on SQLite and PostgreSQL
 
 def test_create_returns_long_random_tokens_for_human_seats_only(client):
     r = client.post("/v1/games", json={"players": 3, "seats": ["human", "random", "human"],
@@ -130,9 +131,9 @@ def test_session_hint_uses_only_the_seats_view(client, fake_search):
     assert r.json()["position_kind"] == "view"
 
 
-def test_restart_resumes_games(make_client, tmp_path):
+def test_restart_resumes_games(make_client):
     rng = random.Random(5)
-    client = make_client(db=str(tmp_path / "restart.db"))
+    client = make_client()
     game_id, tokens = new_game(client, seats=["human", "random"], seed=41)
     for _ in range(5):
         data = wait_for_humans(client, game_id, tokens[0])
@@ -141,25 +142,25 @@ def test_restart_resumes_games(make_client, tmp_path):
         assert r.status_code == 200
     before = client.get(f"/v1/games/{game_id}", headers=auth(tokens[0])).json()
     client.__exit__(None, None, None)
-    again = make_client(db=str(tmp_path / "restart.db"))
+    again = make_client()  # the same database
     after = again.get(f"/v1/games/{game_id}", headers=auth(tokens[0])).json()
     assert after["view"] == before["view"] and after["log"] == before["log"]
     final = play_out(again, game_id, tokens, rng)
     assert final["over"]
 
 
-def test_startup_resumes_an_interrupted_ai(make_client, tmp_path):
+def test_startup_resumes_an_interrupted_ai(make_client, db_target):
     """A game stored with an AI to act (as a crash mid-AI-turn leaves it) is played on
     by the next start, before anyone asks."""
     from server.store import Store, token_hash
 
-    db = str(tmp_path / "ai.db")
+    db = db_target
     seed = next(s for s in range(50) if engine_new_game(2, seed=s).current == 1)
     store = Store(db)
     store.create_game("g1", 2, seed, "default", ["human", "random"],
                       [token_hash("t" * 32), None], "ai")
     store.close()
-    client = make_client(db=db)
+    client = make_client()
     deadline = time.monotonic() + 30
     while 'bigsur_games{status="ai"}' in client.get("/metrics").text:
         assert time.monotonic() < deadline, "the AI was not resumed"

@@ -28,7 +28,7 @@ def test_seat_budgets_beyond_the_caps_are_refused(client, spec):
 import threading  # noqa: E402
 import time  # noqa: E402
 
-from session_testkit import auth, poll_job  # noqa: E402
+from session_testkit import BOTH_BACKENDS, auth, poll_job  # noqa: E402
 
 from solver.cli import play_random_game  # noqa: E402
 from solver.rules.engine import new_game as engine_new_game  # noqa: E402
@@ -92,6 +92,7 @@ def test_analysis_jobs_leave_a_worker_to_hints(make_client, fake_search):
         assert poll_job(client, r.json()["job_id"])["status"] == "done"
 
 
+@BOTH_BACKENDS
 def test_a_job_can_be_cancelled_and_stays_cancelled(make_client, fake_search):
     client = make_client(workers=1)
     fake_search.gate = threading.Event()
@@ -105,6 +106,28 @@ def test_a_job_can_be_cancelled_and_stays_cancelled(make_client, fake_search):
     assert client.delete("/v1/analyze/nope").status_code == 404
 
 
+@BOTH_BACKENDS
+def test_a_job_cancelled_through_another_server_stops_where_it_runs(make_client,
+                                                                    fake_search):
+    """Two apps on one database (as two server processes): a DELETE through the one
+    that does not run the job stops its search in the other at the next lease renewal."""
+    running = make_client(workers=1, job_lease_seconds=0.6)
+    other = make_client(workers=1, job_lease_seconds=0.6)
+    fake_search.gate = threading.Event()
+    job_id = running.post("/v1/analyze", json={"record": short_record()}).json()["job_id"]
+    assert fake_search.started.acquire(timeout=10)
+    r = other.delete(f"/v1/analyze/{job_id}")
+    assert r.status_code == 200 and r.json()["status"] == "cancelled", r.text
+    tasks = running.app.state.jobs.tasks
+    deadline = time.monotonic() + 10
+    while job_id in tasks:
+        assert time.monotonic() < deadline, "the job went on where it ran"
+        time.sleep(0.05)
+    fake_search.gate.set()
+    assert running.get(f"/v1/analyze/{job_id}").json()["status"] == "cancelled"
+
+
+@BOTH_BACKENDS
 def test_jobs_survive_a_restart_and_are_purged_after_their_ttl(make_client, fake_search):
     client = make_client(workers=1)
     fake_search.gate = threading.Event()
@@ -120,6 +143,7 @@ def test_jobs_survive_a_restart_and_are_purged_after_their_ttl(make_client, fake
     assert again.get(f"/v1/analyze/{job_id}").status_code == 404
 
 
+@BOTH_BACKENDS
 def test_queued_jobs_are_limited_per_client(make_client, fake_search):
     client = make_client(workers=1, max_jobs=10, max_jobs_per_client=1)
     fake_search.gate = threading.Event()
@@ -421,9 +445,9 @@ def test_game_counts_kept_by_triggers_match_a_full_count(tmp_path):
                             rng.choice(["human", "ai", "over"]))
     for game_id in ids[::7]:
         assert store.delete_game(game_id)
-    full = dict(store.db.execute("SELECT status, count(*) FROM games GROUP BY status"))
+    full = dict(store.query("SELECT status, count(*) FROM games GROUP BY status"))
     assert store.counts() == full
-    plan = " ".join(str(r) for r in store.db.execute(
+    plan = " ".join(str(r) for r in store.query(
         "EXPLAIN QUERY PLAN SELECT status, n FROM game_counts WHERE n > 0"))
     assert "games" not in plan.replace("game_counts", "")  # never a scan of the games
     store.close()

@@ -7,7 +7,7 @@ import threading
 from pathlib import Path
 
 import pytest
-from session_testkit import poll_job
+from session_testkit import BOTH_BACKENDS, poll_job
 
 import server
 from solver.cli import play_random_game
@@ -187,6 +187,7 @@ def test_payment_for_builds(client):
     assert r.status_code == 422 and r.json()["field"] == "builds[0]"
 
 
+@BOTH_BACKENDS
 def test_analysis_job_reports_progress_and_result(client):
     record = play_random_game(2, seed=11)
     record.actions = record.actions[:12]
@@ -224,6 +225,7 @@ def test_analysis_errors(client):
     assert r.status_code == 404 and r.json()["field"] == "job_id"
 
 
+@BOTH_BACKENDS
 def test_too_many_jobs_answer_503(make_client, fake_search):
     client = make_client(max_jobs=1, workers=1)
     fake_search.gate = threading.Event()
@@ -242,18 +244,21 @@ def test_settings_and_the_serve_command(tmp_path, monkeypatch):
 
     import pydantic
 
-    from server.app import Settings, add_cli
+    from server.app import add_cli
+    from server.settings import Settings
 
-    with pytest.raises(pydantic.ValidationError, match="BIGSUR_DATABASE_URL"):
-        Settings(database_url="postgresql://db.example/bigsur")
+    with pytest.raises(pydantic.ValidationError, match="BIGSUR_DATABASE_URL: a 'mysql' URL"):
+        Settings(database_url="mysql://db.example/bigsur")
+    with pytest.raises(pydantic.ValidationError, match="BIGSUR_CLUSTER"):
+        Settings(cluster="scheduler:8786")
+    assert Settings(db="postgresql://db.example/bigsur").database == \
+        "postgresql://db.example/bigsur"
     monkeypatch.setenv("BIGSUR_DATABASE_URL", f"sqlite:///{tmp_path}/url.db")
     monkeypatch.setenv("BIGSUR_WORKERS", "3")
     monkeypatch.setenv("BIGSUR_MAX_BUDGET_MS", "250")
     s = Settings()
     assert (s.workers, s.max_budget_ms) == (3, 250)
-    from server.store import db_path
-
-    assert db_path(s.db, s.database_url) == f"{tmp_path}/url.db"
+    assert s.database == f"{tmp_path}/url.db"
     parser = argparse.ArgumentParser()
     add_cli(parser.add_subparsers(dest="command"))
     args = parser.parse_args(["serve", "--port", "9", "--db", "x.db"])

@@ -214,7 +214,8 @@ def test_sigterm_while_busy_stops_the_searches_and_leaves_nothing(tmp_path):
 def test_deleting_a_game_stops_its_ai_search(tmp_path):
     from fastapi.testclient import TestClient
 
-    from server.app import Settings, create_app
+    from server.app import create_app
+    from server.settings import Settings
 
     seed = next(k for k in range(200) if new_game(2, seed=k).current == 1)  # the AI starts
     settings = Settings(db=str(tmp_path / "d.db"), workers=1, pool="process", warm=True,

@@ -18,7 +18,8 @@ from schemathesis import GenerationMode
 from schemathesis.checks import not_a_server_error
 from schemathesis.specs.openapi.checks import response_schema_conformance
 
-from server.app import Settings, create_app
+from server.app import create_app
+from server.settings import Settings
 
 FULL = os.environ.get("BIGSUR_FULL") == "1"
 TOTAL = 2200 if FULL else 220

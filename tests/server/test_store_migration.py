@@ -13,7 +13,7 @@ from server.store import SCHEMA_VERSION, Store, token_hash
 from solver.rules.engine import legal_actions, new_game, play
 from solver.rules.position import state_to_json
 
-# The games and actions tables exactly as schema 2 wrote them (frozen here on purpose).
+# The games, actions and jobs tables exactly as schema 2 wrote them (frozen on purpose).
 V2_SCHEMA = """
 CREATE TABLE meta (key TEXT PRIMARY KEY, value TEXT NOT NULL);
 CREATE TABLE games (id TEXT PRIMARY KEY, created REAL NOT NULL, updated REAL NOT NULL,
@@ -26,6 +26,12 @@ CREATE TABLE actions (game_id TEXT NOT NULL REFERENCES games(id), idx INTEGER NO
     created REAL NOT NULL, PRIMARY KEY (game_id, idx));
 CREATE INDEX games_status ON games(status);
 CREATE TABLE game_counts (status TEXT PRIMARY KEY, n INTEGER NOT NULL);
+CREATE TABLE jobs (id TEXT PRIMARY KEY, client TEXT NOT NULL, created REAL NOT NULL,
+    finished REAL, status TEXT NOT NULL, total INTEGER NOT NULL, done INTEGER NOT NULL,
+    budget TEXT NOT NULL, seed INTEGER NOT NULL, seats TEXT, record TEXT NOT NULL,
+    result TEXT, error TEXT);
+CREATE TABLE job_reviews (job_id TEXT NOT NULL, idx INTEGER NOT NULL, review TEXT NOT NULL,
+    PRIMARY KEY (job_id, idx));
 INSERT INTO meta VALUES ('schema', '2');
 """
 
@@ -59,9 +65,9 @@ def test_a_schema_2_file_is_upgraded_in_place_and_keeps_its_games(tmp_path):
     path = tmp_path / "v2.db"
     first = write_v2_file(path, seed_where_seat_0_starts())
     store = Store(path)
-    assert SCHEMA_VERSION == 3
-    assert store.db.execute("SELECT value FROM meta WHERE key='schema'").fetchone()[0] == "3"
-    columns = {r[1]: r for r in store.db.execute("PRAGMA table_info(games)")}
+    assert SCHEMA_VERSION >= 3
+    assert store.schema_version() == SCHEMA_VERSION
+    columns = {r[1]: r for r in store.query("PRAGMA table_info(games)")}
     assert "start" in columns and columns["start"][3] == 0  # nullable
     row = store.game("old")
     assert row is not None and row.start is None and row.n_actions == 1
