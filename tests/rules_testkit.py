@@ -157,3 +157,19 @@ def play_greedy_to(cards: CardSet, turn: int, phase: Phase, players: int = 2,
         state = play(state, bot.act(view_of(state, state.current), k))
         k += 1
     return state
+
+
+def random_mid_game(players: int = 3, seed: int = 8, actions: int = 25) -> GameState:
+    """A state some turns in (``actions`` random legal actions from ``new_game(players,
+    seed)``), then played on at random to the start of a take step."""
+    import random
+
+    from solver.rules.engine import legal_actions, new_game, play
+
+    rng = random.Random(seed)
+    state = new_game(players, seed=seed)
+    for _ in range(actions):
+        state = play(state, rng.choice(legal_actions(state)))
+    while state.phase != Phase.TAKE or state.picks != 0:
+        state = play(state, rng.choice(legal_actions(state)))
+    return state

@@ -12,6 +12,7 @@ import json
 import random
 
 import pytest
+from rules_testkit import random_mid_game
 from session_testkit import auth, play_out, poll_job, wait_for_humans
 
 from solver.cli import main as cli_main
@@ -21,17 +22,6 @@ from solver.rules.record import GameRecord
 from solver.rules.scoring import final_scores
 from solver.rules.state import Phase
 from solver.rules.views import view_of, view_to_json
-
-
-def mid_game(players: int = 3, seed: int = 8, actions: int = 25):
-    """A state some turns in (random legal actions), at a take step."""
-    rng = random.Random(seed)
-    state = new_game(players, seed=seed)
-    for _ in range(actions):
-        state = play(state, rng.choice(legal_actions(state)))
-    while state.phase != Phase.TAKE or state.picks != 0:
-        state = play(state, rng.choice(legal_actions(state)))
-    return state
 
 
 def continue_from(client, position, **body):
@@ -47,7 +37,7 @@ def games_held(client) -> int:
 
 def test_a_3_player_mid_game_view_plays_to_the_end_and_its_record_replays_and_reviews(
         client, tmp_path, capsys):
-    state = mid_game()
+    state = random_mid_game()
     me = state.current
     view = view_to_json(view_of(state, me))
     data, tokens = continue_from(client, view, seed=11)
@@ -95,7 +85,7 @@ def test_a_3_player_mid_game_view_plays_to_the_end_and_its_record_replays_and_re
 
 
 def test_the_same_view_and_seed_draw_the_same_hidden_cards(client):
-    state = mid_game(seed=21)
+    state = random_mid_game(seed=21)
     view = view_to_json(view_of(state, state.current))
     starts = []
     for seed in (5, 5, 6):
@@ -108,7 +98,7 @@ def test_the_same_view_and_seed_draw_the_same_hidden_cards(client):
 def test_a_game_from_a_position_survives_a_restart(make_client, tmp_path):
     db = str(tmp_path / "restart.db")
     client = make_client(db=db)
-    state = mid_game(seed=4)
+    state = random_mid_game(seed=4)
     me = state.current
     view = view_to_json(view_of(state, me))
     data, tokens = continue_from(client, view)
@@ -124,7 +114,7 @@ def test_a_game_from_a_position_survives_a_restart(make_client, tmp_path):
 
 
 def test_a_full_position_is_accepted_with_the_seat_to_act_human(client):
-    state = mid_game(seed=30)
+    state = random_mid_game(seed=30)
     data, tokens = continue_from(client, state_to_json(state))
     assert list(tokens) == [state.current]
     seen = wait_for_humans(client, data["game_id"], tokens[state.current])
@@ -141,7 +131,7 @@ def refused(client, body: dict, field: str, status: int = 422) -> dict:
 
 
 def test_a_view_of_a_seat_not_to_act_is_refused_naming_view_of(client):
-    state = mid_game(seed=8)
+    state = random_mid_game(seed=8)
     other = (state.current + 1) % 3
     err = refused(client, {"position": view_to_json(view_of(state, other))},
                   "position.view_of")
@@ -149,7 +139,7 @@ def test_a_view_of_a_seat_not_to_act_is_refused_naming_view_of(client):
 
 
 def test_an_impossible_view_is_refused_naming_the_field(client):
-    state = mid_game(seed=8)
+    state = random_mid_game(seed=8)
     view = view_to_json(view_of(state, state.current))
     me = view["view_of"]
     twice = copy.deepcopy(view)
@@ -182,7 +172,7 @@ def test_a_finished_game_is_refused(client):
 
 
 def test_seats_players_and_cards_must_fit_the_view(client):
-    state = mid_game(seed=8)
+    state = random_mid_game(seed=8)
     me = state.current
     view = view_to_json(view_of(state, me))
     two_humans = ["human"] * 3
@@ -199,6 +189,6 @@ def test_seats_players_and_cards_must_fit_the_view(client):
 def test_a_full_position_for_several_humans_is_refused_unless_chosen_deals_are_allowed(
         make_client):
     client = make_client(chosen_seeds="single-human")
-    state = mid_game(seed=8)
+    state = random_mid_game(seed=8)
     refused(client, {"position": state_to_json(state), "seats": ["human", "human", "random"]},
             "seats")

@@ -16,26 +16,13 @@ Screenshots go to ``test-artifacts/web/``.
 from __future__ import annotations
 
 import json
-import random
 
+from rules_testkit import random_mid_game
 from test_web_page import SEED, browser, log_count, page, server, settle, shot  # noqa: F401
 
 from solver.cli import play_random_game
-from solver.rules.engine import legal_actions, new_game, play
 from solver.rules.position import state_to_json
-from solver.rules.state import Phase
 from solver.rules.views import view_of, view_to_json
-
-
-def mid_game(players: int = 3, seed: int = 8, actions: int = 25):
-    """A state some turns in (random legal actions), at the start of a take step."""
-    rng = random.Random(seed)
-    state = new_game(players, seed=seed)
-    for _ in range(actions):
-        state = play(state, rng.choice(legal_actions(state)))
-    while state.phase != Phase.TAKE or state.picks != 0:
-        state = play(state, rng.choice(legal_actions(state)))
-    return state
 
 
 def editor_link(pg, base: str, state, seat: int) -> str:
@@ -50,7 +37,7 @@ def editor_link(pg, base: str, state, seat: int) -> str:
 
 def test_continue_an_edited_position_as_a_game_against_the_ai(server, page):  # noqa: F811
     pg = page
-    state = mid_game()
+    state = random_mid_game()
     me = state.current
     expected = view_to_json(view_of(state, me))
     pg.goto(server + "/")
