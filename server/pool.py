@@ -340,8 +340,8 @@ class SearchService:
             self.deadlines += 1
             raise ApiError(503, "budget", f"{what} did not finish within its deadline of "
                            f"{deadline:g} s (budget + BIGSUR_DEADLINE_GRACE_MS, iteration "
-                           "budgets: BIGSUR_MAX_BUDGET_MS + grace); its answer is no longer awaited "
-                           "(a process worker is stopped, a thread or cluster task runs out "
+                           "budgets: BIGSUR_MAX_BUDGET_MS + grace); its answer is no longer "
+                           "awaited (a process worker is stopped, a thread or cluster task runs out "
                            "its budget); ask for a smaller budget", "deadline",
                            {"Retry-After": str(self.scheduler.retry_after(priority))}) from None
         except WorkerDied:
