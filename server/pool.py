@@ -341,8 +341,8 @@ class SearchService:
             raise ApiError(503, "budget", f"{what} did not finish within its deadline of "
                            f"{deadline:g} s (budget + BIGSUR_DEADLINE_GRACE_MS, iteration "
                            "budgets: BIGSUR_MAX_BUDGET_MS + grace); its answer is no longer "
-                           "awaited (a process worker is stopped, a thread or cluster task runs out "
-                           "its budget); ask for a smaller budget", "deadline",
+                           "awaited (a process worker is stopped, a thread or cluster task runs "
+                           "out its budget); ask for a smaller budget", "deadline",
                            {"Retry-After": str(self.scheduler.retry_after(priority))}) from None
         except WorkerDied:
             self.failed += 1
