@@ -298,8 +298,14 @@ def _features(tab: Tables, highway: list[int], landmarks: list[tuple[int, int]],
               row: tuple[int, ...]) -> tuple[float, tuple[float, ...]]:
     """The Highway's score now and the terms of :data:`FEATURES` for one seat."""
     hw = tuple(highway)
-    score, growth, persistent, borrow, open_run, near, claim, single = tab.road_terms(
-        hw, tuple(landmarks), f, live, row)
+    return _assemble(tab.road_terms(hw, tuple(landmarks), f, live, row),
+                     _hand_terms(tab, hw, hand, has_discard, f), f)
+
+
+def _hand_terms(tab: Tables, hw: tuple[int, ...], hand: list[int], has_discard: bool,
+                f: int) -> tuple[float, float, float, float, float]:
+    """The terms of :func:`_features` that depend on the hand: recycle, hand_card,
+    hand_fit, hand_one_mile, hand_growth (computed once when only the road changes)."""
     recycle = hand_card = hand_fit = hand_one = hand_growth = 0.0
     if f > 0:
         one = tab.one_mile
@@ -313,6 +319,15 @@ def _features(tab: Tables, highway: list[int], landmarks: list[tuple[int, int]],
         hand_growth *= f - 1
         hand_card = float(len(hand))
         recycle = f if has_discard else 0.0
+    return recycle, hand_card, hand_fit, hand_one, hand_growth
+
+
+def _assemble(road: tuple[float, ...], hand: tuple[float, ...], f: int
+              ) -> tuple[float, tuple[float, ...]]:
+    """The score and the :data:`FEATURES` terms from :func:`_road_terms` and
+    :func:`_hand_terms`."""
+    score, growth, persistent, borrow, open_run, near, claim, single = road
+    recycle, hand_card, hand_fit, hand_one, hand_growth = hand
     return score, (float(f), persistent, borrow, recycle, hand_card, hand_fit, hand_one,
                    open_run, near, claim, growth, hand_growth, single)
 
@@ -557,11 +572,18 @@ def claim_options(state: GameState, w: Weights = DEFAULT_WEIGHTS
     f = future_steps(state, seat)
     out = []
     has_discard = bool(p.discard)
+    hw = tuple(p.highway)
+    lms = tuple(p.landmarks)
     row_now = tuple(state.landmark_row)
-    for lm, c in claimable_pairs(state.cards, tuple(p.highway), tuple(p.landmarks), row_now):
-        row = tuple(x for x in state.landmark_row if x != lm)
-        v = _value(tab, p.highway, p.landmarks + [(lm, c)], p.hand, has_discard, f, True,
-                   row, w)
+    pairs = claimable_pairs(state.cards, hw, lms, row_now)
+    if not pairs:
+        return out
+    hand = _hand_terms(tab, hw, p.hand, has_discard, f)  # the same for every claim
+    vector = w.vector
+    for lm, c in pairs:
+        row = tuple(x for x in row_now if x != lm)
+        score, phi = _assemble(tab.road_terms(hw, lms + ((lm, c),), f, True, row), hand, f)
+        v = score + sum(map(mul, phi, vector))
         resource, uses = tab.landmark_kind[lm]
         if resource == "persistent_extra_use":
             has = sum(1 for x in p.highway if tab.one_mile[x])
