@@ -125,6 +125,29 @@ class GameState:
         new.resource_uses = self.resource_uses.copy()
         return new
 
+    def copy_for_builds(self) -> GameState:
+        """A cheaper copy for trying builds of the seat to act (search plans them by the
+        thousand): that seat and the per-turn usage are copied, the other seats and the
+        public lists are shared, so only Build actions may be applied to it."""
+        new = _new(GameState)
+        new.cards = self.cards
+        players = self.players[:]
+        players[self.current] = players[self.current].copy()
+        new.players = players
+        new.deck = self.deck
+        new.depot = self.depot
+        new.landmark_deck = self.landmark_deck
+        new.landmark_row = self.landmark_row
+        new.current = self.current
+        new.first_player = self.first_player
+        new.phase = self.phase
+        new.picks = self.picks
+        new.turn = self.turn
+        new.recycle_used = self.recycle_used
+        new.persistent_uses = self.persistent_uses.copy()
+        new.resource_uses = self.resource_uses.copy()
+        return new
+
     def __eq__(self, other) -> bool:
         if not isinstance(other, GameState):
             return NotImplemented

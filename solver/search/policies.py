@@ -651,7 +651,7 @@ def build_macros(state: GameState, limit: int = 8, beam: int = 3,
         nxt = []
         for _v, seq, s in frontier:
             for v, action in build_options(s, w, exact=False):
-                after = s.copy()
+                after = s.copy_for_builds()
                 apply_inplace(after, action)
                 key = _plan_key(after)
                 if key in plans:
