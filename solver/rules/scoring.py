@@ -71,34 +71,39 @@ class ScoreBreakdown:
                 "landmark_abilities": self.landmark_abilities, "details": self.details}
 
 
-def score_player(cards: CardSet, player: PlayerState) -> ScoreBreakdown:
-    """Score one Highway as the rules' Final Scoring does."""
+def score_player(cards: CardSet, player: PlayerState, details: bool = True) -> ScoreBreakdown:
+    """Score one Highway as the rules' Final Scoring does. ``details``: False leaves the
+    per-item lines out (the same totals, for search, which rescores often)."""
     facts = highway_facts(cards, player)
     out = ScoreBreakdown()
+    lines = out.details if details else None
     for s in facts.stretches:
         out.stretches += s.miles
-        out.details.append({"category": "stretches", "points": s.miles,
-                            "what": f"{SCENERIES[s.scenery]} Stretch",
-                            "cards": [cards.highway[c].id for c in s.cards]})
+        if lines is not None:
+            lines.append({"category": "stretches", "points": s.miles,
+                          "what": f"{SCENERIES[s.scenery]} Stretch",
+                          "cards": [cards.highway[c].id for c in s.cards]})
     for c in player.highway:
         bonus = cards.highway[c].bonus
         if bonus is not None:
             points = REGISTRY[bonus.kind].fn(facts, bonus.args, c)
             out.bonuses += points
-            out.details.append({"category": "bonuses", "points": points,
-                                "what": f"{cards.highway[c].id}: {bonus.kind}"})
+            if lines is not None:
+                lines.append({"category": "bonuses", "points": points,
+                              "what": f"{cards.highway[c].id}: {bonus.kind}"})
     out.landmark_count = landmark_count_points(len(player.landmarks))
-    if player.landmarks:
-        out.details.append({"category": "landmark_count", "points": out.landmark_count,
-                            "what": f"{len(player.landmarks)} Landmark(s)"})
+    if player.landmarks and lines is not None:
+        lines.append({"category": "landmark_count", "points": out.landmark_count,
+                      "what": f"{len(player.landmarks)} Landmark(s)"})
     for lm, _card in player.landmarks:
         ability = cards.landmarks[lm].ability
         spec = REGISTRY[ability.kind]
         if spec.category == "score":
             points = spec.fn(facts, ability.args, lm)
             out.landmark_abilities += points
-            out.details.append({"category": "landmark_abilities", "points": points,
-                                "what": f"{cards.landmarks[lm].id}: {ability.kind}"})
+            if lines is not None:
+                lines.append({"category": "landmark_abilities", "points": points,
+                              "what": f"{cards.landmarks[lm].id}: {ability.kind}"})
     return out
 
 

@@ -218,8 +218,8 @@ def tables(cards: CardSet) -> Tables:
 def highway_score(cards: CardSet, highway: tuple[int, ...],
                   landmarks: tuple[tuple[int, int], ...]) -> int:
     """Exact score of a Highway with its Landmarks (cached: search rescoring repeats)."""
-    return score_player(cards, PlayerState(highway=list(highway),
-                                           landmarks=list(landmarks))).total
+    return score_player(cards, PlayerState(highway=list(highway), landmarks=list(landmarks)),
+                        details=False).total
 
 
 def future_steps(state: GameState, seat: int) -> int:
