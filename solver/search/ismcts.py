@@ -156,7 +156,8 @@ class SearchOutput:
 # ------------------------------------------------------------------ moves of a state
 
 def root_moves(state: GameState, params: SearchParams = DEFAULT_PARAMS,
-               pool: list[int] | None = None, evaluator=None) -> list[tuple]:
+               pool: list[int] | None = None, evaluator=None,
+               needed: int | None = None) -> list[tuple]:
     """The candidate moves at a decision, best first. With ``pool`` (the cards the seat
     has not seen: a root decision) takes are ranked by trying the turn's build step
     (:func:`~solver.search.policies.lookahead_take_values`) and the build step widens:
@@ -164,7 +165,9 @@ def root_moves(state: GameState, params: SearchParams = DEFAULT_PARAMS,
     build steps (:func:`~solver.search.buildsteps.all_build_steps`), ordered by
     ``evaluator`` (the learned value when there is one), for progressive widening to
     reach. In a player's last build step the exact best one
-    (:func:`~solver.search.buildsteps.best_last_step`) is the only candidate."""
+    (:func:`~solver.search.buildsteps.best_last_step`) is the only candidate.
+    ``needed``: only the first ``needed`` moves are wanted (a list of build macros may
+    stop there, :func:`~solver.search.policies.build_macros`)."""
     if state.phase == Phase.TAKE:
         if pool is not None:
             return [(a,) for _v, a in lookahead_take_values(state, pool, params.weights)]
@@ -175,7 +178,7 @@ def root_moves(state: GameState, params: SearchParams = DEFAULT_PARAMS,
             if exact is not None:
                 return [exact.move]
         macros = [seq for _v, seq in build_macros(state, params.macro_limit, params.macro_beam,
-                                                  params.weights)]
+                                                  params.weights, needed)]
         if pool is not None and params.root_widening > 0:
             macros += _wider_steps(state, set(macros), params, evaluator)
         return macros
@@ -255,7 +258,9 @@ class Searcher:
 
     # -------------------------------------------------------------- one iteration
 
-    def _moves(self, state: GameState, node: Node) -> list[tuple]:
+    def _moves(self, state: GameState, node: Node, needed: int) -> list[tuple]:
+        """The node's candidate moves, best first; at least the first ``needed`` of them
+        (more when the list is cached: the searching seat's own decisions)."""
         if node is self.root:
             return self.root_order
         key = None
@@ -271,7 +276,8 @@ class Searcher:
             cached = self._move_cache.get(key)
             if cached is not None:
                 return cached
-        moves = root_moves(state, self.params)
+            needed = None  # cached for every later visit: the whole list
+        moves = root_moves(state, self.params, needed=needed)
         if key is not None and len(self._move_cache) < 50_000:
             self._move_cache[key] = moves
         return moves
@@ -372,9 +378,8 @@ class Searcher:
             if fresh:
                 last_turn = -1  # expanded: roll out from here
         while state.phase != Phase.OVER and state.turn < last_turn:
-            moves = self._moves(state, node)
             allowed = max(1, math.ceil(params.pw_c * (node.visits + 1) ** params.pw_alpha))
-            moves = moves[:allowed]
+            moves = self._moves(state, node, allowed)[:allowed]
             children = node.children
             untried = None
             best = None

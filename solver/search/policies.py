@@ -637,12 +637,16 @@ def _gumbel(rng: random.Random) -> float:
 
 
 def build_macros(state: GameState, limit: int = 8, beam: int = 3,
-                 w: Weights = DEFAULT_WEIGHTS) -> list[tuple[float, tuple[Action, ...]]]:
+                 w: Weights = DEFAULT_WEIGHTS, needed: int | None = None
+                 ) -> list[tuple[float, tuple[Action, ...]]]:
     """Candidate build steps (macro-actions: builds in order, then a claim or ``end``),
     ranked by the evaluation, at most ``limit`` plus the greedy plan and ``end``: a
     beam search over build sequences (``beam`` best partial plans per depth), each plan
     finished with its two best claims. Builds carry no payment (the engine pays the
-    cheapest way), so a macro applies in any determinization of the same view."""
+    cheapest way), so a macro applies in any determinization of the same view.
+    ``needed``: only the first ``needed`` candidates are wanted (search's progressive
+    widening); when the ``limit`` best plans fill them, the greedy plan and ``end``
+    (which come after those) are not looked for and the list stops there."""
     seat = state.current
     plans: dict[tuple, tuple[float, tuple[Action, ...], GameState]] = {
         _plan_key(state): (seat_value(state, seat, w), (), state)}
@@ -666,10 +670,13 @@ def build_macros(state: GameState, limit: int = 8, beam: int = 3,
         finished.setdefault(seq + (End(),), v)
         for cv, claim in claim_options(s, w)[:2]:
             finished.setdefault(seq + (claim,), cv)
-    greedy = tuple(Build(a.card, a.side) if type(a) is Build else a
-                   for a in greedy_builds(state, w))
     ranked = sorted(finished.items(), key=lambda kv: -kv[1])
     out = [(v, seq) for seq, v in ranked[:limit]]
+    if needed is not None and needed <= len(out):
+        # the plans added below sort after these: none is better than the last of them
+        return out[:needed]
+    greedy = tuple(Build(a.card, a.side) if type(a) is Build else a
+                   for a in greedy_builds(state, w))
     keep = {seq for _v, seq in out}
     for must in (greedy, (End(),)):
         if must not in keep:
