@@ -654,13 +654,19 @@ def build_macros(state: GameState, limit: int = 8, beam: int = 3,
     while frontier:
         nxt = []
         for _v, seq, s in frontier:
+            built: dict[str, tuple[str, GameState]] = {}  # card -> (side, state after)
             for v, action in build_options(s, w, exact=False):
-                after = s.copy_for_builds()
-                apply_inplace(after, action)
+                first = built.get(action.card)
+                if first is None:
+                    after = s.copy_for_builds()
+                    apply_inplace(after, action)
+                    built[action.card] = (action.side, after)
+                else:
+                    after = _at_other_end(*first)
                 key = _plan_key(after)
                 if key in plans:
                     continue
-                move = seq + (Build(action.card, action.side),)
+                move = seq + (action,)  # (no payment: the engine pays the cheapest way)
                 plans[key] = (v, move, after)
                 nxt.append((v, move, after))
         nxt.sort(key=lambda t: -t[0])
@@ -684,6 +690,18 @@ def build_macros(state: GameState, limit: int = 8, beam: int = 3,
             keep.add(must)
     out.sort(key=lambda t: -t[0])
     return out
+
+
+def _at_other_end(side: str, state: GameState) -> GameState:
+    """The state after the same build as ``state``'s last one (at ``side``) but at the
+    other end: the engine's payment of a build does not depend on its side."""
+    new = state.copy_for_builds()
+    hw = new.players[new.current].highway
+    if side == "L":
+        hw.append(hw.pop(0))
+    else:
+        hw.insert(0, hw.pop())
+    return new
 
 
 def _plan_key(state: GameState) -> tuple:
