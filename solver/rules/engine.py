@@ -27,6 +27,7 @@ True
 from __future__ import annotations
 
 import random
+from collections.abc import Sequence
 from functools import lru_cache
 
 from .actions import Action, Build, Claim, End, IllegalActionError, Take, parse_action
@@ -162,10 +163,21 @@ def _action_table(cards: CardSet) -> tuple[tuple[Take, ...], tuple[tuple[Build, 
 
 def claimable(state: GameState, seat: int | None = None) -> list[tuple[int, int]]:
     """(landmark, card) pairs the seat could claim now if it were its claim step."""
-    cards = state.cards
     player = state.players[state.current if seat is None else seat]
-    highway = player.highway
-    row = state.landmark_row
+    return _claims(state.cards, player.highway, player.landmarks, state.landmark_row, False)
+
+
+def claim_possible(cards: CardSet, highway: Sequence[int],
+                   landmarks: Sequence[tuple[int, int]], row: Sequence[int]) -> bool:
+    """Whether a Highway with these Landmarks could claim a Landmark of ``row``:
+    ``bool(claimable(...))`` without a state and without listing every pair (search
+    asks it of every Highway it values)."""
+    return bool(_claims(cards, highway, landmarks, row, True))
+
+
+def _claims(cards: CardSet, highway: Sequence[int], landmarks: Sequence[tuple[int, int]],
+            row: Sequence[int], first: bool) -> list[tuple[int, int]]:
+    """:func:`claimable` of a Highway; ``first``: stop at the first Landmark with pairs."""
     if len(highway) < 2 or not row:  # a Stretch has 3 icons or more: at least 2 cards
         return []
     card_scenery = cards.scenery
@@ -183,18 +195,20 @@ def claimable(state: GameState, seat: int | None = None) -> list[tuple[int, int]
             continue
         found = open_cards.get(s)
         if found is None:
-            found = open_cards[s] = _open_cards(card_scenery, lm_scenery, player, s)
+            found = open_cards[s] = _open_cards(card_scenery, lm_scenery, highway, landmarks, s)
         for c in found:
             out.append((lm, c))
+        if first and out:
+            break
     return out
 
 
-def _open_cards(card_scenery, lm_scenery, player: PlayerState, s: int) -> list[int]:
+def _open_cards(card_scenery, lm_scenery, highway: Sequence[int],
+                landmarks: Sequence[tuple[int, int]], s: int) -> list[int]:
     """The cards of the seat's Stretches of Scenery ``s`` where a Landmark of ``s`` can be
     claimed: Stretches not yet used for one, cards without a Landmark above them."""
-    landmarks = player.landmarks
     found: list[int] = []
-    for run, n in scenery_runs(card_scenery, player.highway, s):
+    for run, n in scenery_runs(card_scenery, highway, s):
         if n < STRETCH_MIN_ICONS:
             continue
         if not landmarks:

@@ -55,7 +55,7 @@ from ..rules.actions import Action, Build, Claim, Discard, End, Substitute, Take
 from ..rules.cards import CardSet
 from ..rules.constants import SCENERIES, STRETCH_MIN_ICONS
 from ..rules.effects import REGISTRY
-from ..rules.engine import apply_inplace, claimable, turns_per_player
+from ..rules.engine import apply_inplace, claim_possible, claimable, turns_per_player
 from ..rules.payment import (
     affordable_cards,
     card_keep_value,
@@ -368,7 +368,7 @@ def _road_terms(tab: Tables, hw: tuple[int, ...], lms: tuple[tuple[int, int], ..
                     near += m
                 elif f > 0:
                     single += m
-        if row and claim_exists(tab.cards, hw, lms, row):
+        if row and claim_possible(tab.cards, hw, lms, row):
             claim = 1.0
     return score, growth, persistent, borrow, open_run, near, claim, single
 
@@ -399,16 +399,6 @@ def claimable_pairs(cards: CardSet, highway: tuple[int, ...], landmarks: tuple,
                                                               landmarks=list(landmarks))],
                             landmark_row=list(row), current=0)
     return tuple(claimable(probe, 0))
-
-
-@lru_cache(maxsize=200_000)
-def claim_exists(cards: CardSet, highway: tuple[int, ...], landmarks: tuple,
-                 row: tuple[int, ...]) -> bool:
-    """Whether a Highway could claim a Landmark of ``row`` (the engine's rule, cached)."""
-    probe = SimpleNamespace(cards=cards, players=[PlayerState(highway=list(highway),
-                                                              landmarks=list(landmarks))],
-                            landmark_row=list(row), current=0)
-    return bool(claimable(probe, 0))
 
 
 def estimate_scores(state: GameState, w: Weights | None = None) -> list[float]:
