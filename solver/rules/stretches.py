@@ -55,8 +55,9 @@ def scenery_runs(card_scenery: Sequence[tuple[int, int]], highway: Sequence[int]
 
 
 def runs(cards: CardSet, highway: Sequence[int], miles: Mapping[int, int] | None = None,
-         scenery: int | None = None) -> list[Stretch]:
-    """Every maximal run of each Scenery (or of ``scenery`` only), qualifying or not.
+         scenery: int | None = None, min_icons: int = 0) -> list[Stretch]:
+    """Every maximal run of each Scenery (or of ``scenery`` only), qualifying or not
+    (only those with at least ``min_icons`` icons if given).
 
     ``miles`` maps a card to its mile value when it differs from the printed one.
     """
@@ -65,6 +66,8 @@ def runs(cards: CardSet, highway: Sequence[int], miles: Mapping[int, int] | None
     found = []
     for s in wanted:
         for run, icons in scenery_runs(cards.scenery, highway, s):
+            if icons < min_icons:
+                continue
             if miles:
                 total = sum(miles.get(c, printed[c]) for c in run)
             else:
@@ -76,4 +79,4 @@ def runs(cards: CardSet, highway: Sequence[int], miles: Mapping[int, int] | None
 def stretches(cards: CardSet, highway: Sequence[int],
               miles: Mapping[int, int] | None = None) -> list[Stretch]:
     """The qualifying Stretches of a Highway (at least 3 icons)."""
-    return [r for r in runs(cards, highway, miles) if r.icons >= STRETCH_MIN_ICONS]
+    return runs(cards, highway, miles, min_icons=STRETCH_MIN_ICONS)
