@@ -57,6 +57,7 @@ from ..rules.constants import SCENERIES, STRETCH_MIN_ICONS
 from ..rules.effects import REGISTRY
 from ..rules.engine import apply_inplace, claim_possible, claimable, turns_per_player
 from ..rules.payment import (
+    Sources,
     affordable_cards,
     card_keep_value,
     cheapest_cards_needed,
@@ -139,6 +140,10 @@ class Tables:
         self.lm_growth = tuple(_growth_rate(cards, lm.ability) for lm in cards.landmarks)
         self.ids = tuple(c.id for c in cards.highway)
         self.lm_ids = tuple(lm.id for lm in cards.landmarks)
+        # actions are immutable values: the unpaid builds (left, right) of every card and
+        # the claims met so far are made once and shared
+        self.builds = tuple((Build(i, "L"), Build(i, "R")) for i in self.ids)
+        self._claim_actions: dict[tuple[int, int], Claim] = {}
         self._turns: dict[int, int] = {}
         self._ends: dict[tuple[int, ...], list] = {}
         self._fits: dict[tuple, float] = {}
@@ -172,6 +177,13 @@ class Tables:
                 self._roads.clear()
             terms = self._roads[key] = _road_terms(self, hw, lms, f, live, row)
         return terms
+
+    def claim_action(self, lm: int, c: int) -> Claim:
+        """The Claim of Landmark ``lm`` placed above card ``c`` (shared)."""
+        action = self._claim_actions.get((lm, c))
+        if action is None:
+            action = self._claim_actions[lm, c] = Claim(self.lm_ids[lm], self.ids[c])
+        return action
 
     def total_turns(self, state: GameState) -> int:
         n = state.num_players
@@ -495,10 +507,6 @@ def _needed_materials(state: GameState, tab: Tables, hw: tuple[int, ...]) -> set
 
 # ------------------------------------------------------------------ building
 
-def _sides(state: GameState) -> tuple[str, ...]:
-    return ("L", "R") if state.player.highway else ("L",)
-
-
 def _spent(cards: CardSet, payment) -> list[int]:
     out = []
     for step in payment:
@@ -526,8 +534,11 @@ def build_options(state: GameState, w: Weights = DEFAULT_WEIGHTS, exact: bool = 
     row = tuple(state.landmark_row)
     ids = tab.ids
     out = []
-    hw = p.highway
+    hw = tuple(p.highway)
+    lms = tuple(p.landmarks)
+    both_ends = bool(hw)  # an empty Highway has one end
     material = cards.material
+    src_key = None if exact else Sources(state).key()
     for c in affordable_cards(state):
         hand = p.hand[:]
         hand.remove(c)
@@ -537,18 +548,20 @@ def build_options(state: GameState, w: Weights = DEFAULT_WEIGHTS, exact: bool = 
                 continue
             for x in _spent(cards, payment):
                 hand.remove(x)
+            actions = (Build(ids[c], "L", payment), Build(ids[c], "R", payment))
         else:
-            payment = None
-            n = cheapest_cards_needed(state, c)
+            n = cheapest_cards_needed(state, c, src_key)
             if n:
                 cost = cards.cost_counts[c]
                 hand.sort(key=lambda x: (not cost[material[x]], card_keep_value(cards, x)))
                 hand = hand[n:]
+            actions = tab.builds[c]
         has_discard = bool(p.discard) or len(hand) < len(p.hand) - 1
-        for side in _sides(state):
-            new_hw = [c] + hw if side == "L" else hw + [c]
-            v = _value(tab, new_hw, p.landmarks, hand, has_discard, f, live, row, w)
-            out.append((v, Build(ids[c], side, payment)))
+        out.append((_value(tab, (c,) + hw, lms, hand, has_discard, f, live, row, w),
+                    actions[0]))
+        if both_ends:
+            out.append((_value(tab, hw + (c,), lms, hand, has_discard, f, live, row, w),
+                        actions[1]))
     out.sort(key=lambda t: -t[0])
     return out
 
@@ -556,27 +569,28 @@ def build_options(state: GameState, w: Weights = DEFAULT_WEIGHTS, exact: bool = 
 def claim_options(state: GameState, w: Weights = DEFAULT_WEIGHTS
                   ) -> list[tuple[float, Claim]]:
     """Every claim now with the value after it (ability and placement included)."""
-    tab = tables(state.cards)
-    seat = state.current
     p = state.player
-    f = future_steps(state, seat)
-    out = []
-    has_discard = bool(p.discard)
     hw = tuple(p.highway)
     lms = tuple(p.landmarks)
     row_now = tuple(state.landmark_row)
     pairs = claimable_pairs(state.cards, hw, lms, row_now)
     if not pairs:
-        return out
-    hand = _hand_terms(tab, hw, p.hand, has_discard, f)  # the same for every claim
+        return []
+    tab = tables(state.cards)
+    f = future_steps(state, state.current)
+    hand = _hand_terms(tab, hw, p.hand, bool(p.discard), f)  # the same for every claim
     vector = w.vector
+    out = []
+    row = ()
+    row_of = None  # the row after claiming it
     for lm, c in pairs:
-        row = tuple(x for x in row_now if x != lm)
+        if lm != row_of:
+            row_of, row = lm, tuple(x for x in row_now if x != lm)
         score, phi = _assemble(tab.road_terms(hw, lms + ((lm, c),), f, True, row), hand, f)
         v = score + sum(map(mul, phi, vector))
         resource, uses = tab.landmark_kind[lm]
         if resource == "persistent_extra_use":
-            has = sum(1 for x in p.highway if tab.one_mile[x])
+            has = sum(1 for x in hw if tab.one_mile[x])
             v += f * w.persistent * min(uses, max(has, 1)) * 0.7
         elif resource in ("borrow_highway", "borrow_discard"):
             v += f * w.borrow * uses
@@ -584,7 +598,7 @@ def claim_options(state: GameState, w: Weights = DEFAULT_WEIGHTS
             # keep cards that show another Scenery free for that Scenery's Landmark
             v -= w.placement_block * (len(tab.sceneries[c]) - 1)
         v -= 0.01 * tab.miles[c]  # tie-break: small cards carry non-mile Landmarks
-        out.append((v, Claim(tab.lm_ids[lm], tab.ids[c])))
+        out.append((v, tab.claim_action(lm, c)))
     out.sort(key=lambda t: -t[0])
     return out
 

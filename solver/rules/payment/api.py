@@ -176,11 +176,16 @@ def affordable_cards(state: GameState) -> list[int]:
     return out
 
 
-def cheapest_cards_needed(state: GameState, card: int) -> int | None:
-    """Fewest hand cards that pay for ``card`` alone, or None if it cannot be paid."""
+def cheapest_cards_needed(state: GameState, card: int, sources_key: tuple | None = None
+                          ) -> int | None:
+    """Fewest hand cards that pay for ``card`` alone, or None if it cannot be paid.
+    ``sources_key``: ``Sources(state).key()``, when the caller asks about several cards
+    of one state and has computed it once."""
     counts, total = hand_counts(state.cards, state.player.hand, card)
     cost = state.cards.cost_counts[card]
-    low = search_one(cost, counts, Sources(state).key())[0]
+    if sources_key is None:
+        sources_key = Sources(state).key()
+    low = search_one(cost, counts, sources_key)[0]
     return None if low > total else low
 
 
