@@ -146,7 +146,7 @@ class Tables:
         self._claim_actions: dict[tuple[int, int], Claim] = {}
         self._turns: dict[int, int] = {}
         self._ends: dict[tuple[int, ...], list] = {}
-        self._fits: dict[tuple, float] = {}
+        self._fits: dict[tuple[int, ...], dict[int, float]] = {}
         self._roads: dict[tuple, tuple[float, ...]] = {}
 
     def end_runs(self, highway: tuple[int, ...]) -> list[dict[int, tuple[int, int]]]:
@@ -159,12 +159,22 @@ class Tables:
             runs = self._ends[highway] = _end_runs(self, highway)
         return runs
 
+    def fits(self, highway: tuple[int, ...]) -> dict[int, float]:
+        """The memo of :meth:`fit` for one Highway, card -> fit (as far as asked): a hand's
+        cards look their fits up there without a key each."""
+        got = self._fits.get(highway)
+        if got is None:
+            if len(self._fits) > 200_000:
+                self._fits.clear()
+            got = self._fits[highway] = {}
+        return got
+
     def fit(self, highway: tuple[int, ...], c: int) -> float:
         """:func:`card_fit` of card ``c`` to a Highway, memoised."""
-        key = (highway, c)
-        v = self._fits.get(key)
+        fits = self.fits(highway)
+        v = fits.get(c)
         if v is None:
-            v = self._fits[key] = card_fit(self, self.end_runs(highway), c)
+            v = fits[c] = card_fit(self, self.end_runs(highway), c)
         return v
 
     def road_terms(self, hw: tuple[int, ...], lms: tuple[tuple[int, int], ...], f: int,
@@ -322,9 +332,10 @@ def _hand_terms(tab: Tables, hw: tuple[int, ...], hand: list[int], has_discard: 
     if f > 0:
         one = tab.one_mile
         rate = tab.growth
-        fit = tab.fit
+        fits = tab.fits(hw)
         for c in hand:
-            hand_fit += fit(hw, c)
+            v = fits.get(c)
+            hand_fit += v if v is not None else tab.fit(hw, c)
             if one[c]:
                 hand_one += f - 1
             hand_growth += rate[c]
@@ -675,22 +686,25 @@ def build_macros(state: GameState, limit: int = 8, beam: int = 3,
                 nxt.append((v, move, after))
         nxt.sort(key=lambda t: -t[0])
         frontier = nxt[:beam]
-    finished: dict[tuple, float] = {}
+    end = End()
+    # (every sequence is new: plans differ, and so do a plan's claims)
+    finished: list[tuple[float, tuple[Action, ...]]] = []
     for v, seq, s in plans.values():
-        finished.setdefault(seq + (End(),), v)
+        finished.append((v, seq + (end,)))
         for cv, claim in claim_options(s, w)[:2]:
-            finished.setdefault(seq + (claim,), cv)
-    ranked = sorted(finished.items(), key=lambda kv: -kv[1])
-    out = [(v, seq) for seq, v in ranked[:limit]]
+            finished.append((cv, seq + (claim,)))
+    finished.sort(key=lambda t: -t[0])
+    out = finished[:limit]
     if needed is not None and needed <= len(out):
         # the plans added below sort after these: none is better than the last of them
         return out[:needed]
     greedy = tuple(Build(a.card, a.side) if type(a) is Build else a
                    for a in greedy_builds(state, w))
+    values = {seq: v for v, seq in finished}
     keep = {seq for _v, seq in out}
-    for must in (greedy, (End(),)):
+    for must in (greedy, (end,)):
         if must not in keep:
-            out.append((finished.get(must, -1e9), must))
+            out.append((values.get(must, -1e9), must))
             keep.add(must)
     out.sort(key=lambda t: -t[0])
     return out
