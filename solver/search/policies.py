@@ -148,6 +148,9 @@ class Tables:
         self._ends: dict[tuple[int, ...], list] = {}
         self._fits: dict[tuple[int, ...], dict[int, float]] = {}
         self._roads: dict[tuple, tuple[float, ...]] = {}
+        # build_options(exact=False) answers by every fact they read: search meets the
+        # same seat again in other determinizations
+        self.estimated_builds: dict[tuple, list] = {}
 
     def end_runs(self, highway: tuple[int, ...]) -> list[dict[int, tuple[int, int]]]:
         """:func:`_end_runs` of a Highway, memoised (search sees the same roads often)."""
@@ -187,6 +190,13 @@ class Tables:
                 self._roads.clear()
             terms = self._roads[key] = _road_terms(self, hw, lms, f, live, row)
         return terms
+
+    @staticmethod
+    def remember(memo: dict, key, value) -> None:
+        """Store ``value`` in ``memo``, emptied once it holds 200,000 answers."""
+        if len(memo) >= 200_000:
+            memo.clear()
+        memo[key] = value
 
     def claim_action(self, lm: int, c: int) -> Claim:
         """The Claim of Landmark ``lm`` placed above card ``c`` (shared)."""
@@ -549,7 +559,14 @@ def build_options(state: GameState, w: Weights = DEFAULT_WEIGHTS, exact: bool = 
     lms = tuple(p.landmarks)
     both_ends = bool(hw)  # an empty Highway has one end
     material = cards.material
-    src_key = None if exact else Sources(state).key()
+    src_key = memo_key = None
+    if not exact:
+        # everything the estimate reads (the Sources key sums up the free sources)
+        src_key = Sources(state).key()
+        memo_key = (tuple(p.hand), hw, lms, bool(p.discard), f, live, row, src_key, w.vector)
+        known = tab.estimated_builds.get(memo_key)
+        if known is not None:
+            return known[:]
     for c in affordable_cards(state):
         hand = p.hand[:]
         hand.remove(c)
@@ -574,6 +591,8 @@ def build_options(state: GameState, w: Weights = DEFAULT_WEIGHTS, exact: bool = 
             out.append((_value(tab, hw + (c,), lms, hand, has_discard, f, live, row, w),
                         actions[1]))
     out.sort(key=lambda t: -t[0])
+    if memo_key is not None:
+        tab.remember(tab.estimated_builds, memo_key, out[:])
     return out
 
 
