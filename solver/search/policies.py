@@ -151,6 +151,7 @@ class Tables:
         # build_options(exact=False) answers by every fact they read: search meets the
         # same seat again in other determinizations
         self.estimated_builds: dict[tuple, list] = {}
+        self.claim_values: dict[tuple, list] = {}  # claim_options answers, the same way
 
     def end_runs(self, highway: tuple[int, ...]) -> list[dict[int, tuple[int, int]]]:
         """:func:`_end_runs` of a Highway, memoised (search sees the same roads often)."""
@@ -608,8 +609,13 @@ def claim_options(state: GameState, w: Weights = DEFAULT_WEIGHTS
         return []
     tab = tables(state.cards)
     f = future_steps(state, state.current)
-    hand = _hand_terms(tab, hw, p.hand, bool(p.discard), f)  # the same for every claim
     vector = w.vector
+    memo_key = (hw, lms, tuple(p.hand), bool(p.discard), f, row_now, vector,
+                w.placement_block)
+    known = tab.claim_values.get(memo_key)
+    if known is not None:
+        return known[:]
+    hand = _hand_terms(tab, hw, p.hand, bool(p.discard), f)  # the same for every claim
     out = []
     row = ()
     row_of = None  # the row after claiming it
@@ -630,6 +636,7 @@ def claim_options(state: GameState, w: Weights = DEFAULT_WEIGHTS
         v -= 0.01 * tab.miles[c]  # tie-break: small cards carry non-mile Landmarks
         out.append((v, tab.claim_action(lm, c)))
     out.sort(key=lambda t: -t[0])
+    tab.remember(tab.claim_values, memo_key, out[:])
     return out
 
 
