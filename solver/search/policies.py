@@ -194,8 +194,9 @@ class Tables:
 
     @staticmethod
     def remember(memo: dict, key, value) -> None:
-        """Store ``value`` in ``memo``, emptied once it holds 200,000 answers."""
-        if len(memo) >= 200_000:
+        """Store ``value`` in ``memo``, emptied once it holds 50,000 answers (lists of
+        options: about 1 kB each)."""
+        if len(memo) >= 50_000:
             memo.clear()
         memo[key] = value
 
