@@ -32,3 +32,29 @@ def test_quick_benchmark_runs_and_writes_json(name, tmp_path):
     data = json.loads(out.read_text())
     assert data, f"bench.{name} wrote an empty result"
     assert proc.stdout.strip(), f"bench.{name} printed no table"
+
+
+@pytest.mark.slow
+def test_variant_benchmark_plays_the_variant_and_keeps_one_entry_per_variant(tmp_path):
+    """bench.variants plays today's search with an override against itself and records
+    the override; running the same variant again replaces its entry."""
+    out = tmp_path / "variants.json"
+    env = {**os.environ, "PYTHONPATH": str(ROOT)}
+    for _ in range(2):
+        proc = subprocess.run([sys.executable, "-m", "bench.variants", "c_uct=0.3",
+                               "--budget", "0.02", "--games", "2", "--workers", "1",
+                               "--out", str(out)],
+                              cwd=tmp_path, env=env, capture_output=True, text=True,
+                              timeout=300)
+        assert proc.returncode == 0, proc.stdout[-2000:] + proc.stderr[-3000:]
+    runs = json.loads(out.read_text())["runs"]
+    assert [r["params"] for r in runs] == [{"c_uct": 0.3}]
+    assert runs[0]["games"] == 2 and 0.0 <= runs[0]["win_rate"] <= 1.0
+
+
+def test_variant_benchmark_names_an_unknown_field():
+    from bench.variants import parse_overrides
+
+    with pytest.raises(SystemExit, match="'c_utc=0.3' is not NAME=VALUE"):
+        parse_overrides(["c_utc=0.3"])
+    assert parse_overrides(["root=uct", "race_z=2.5"]) == {"root": "uct", "race_z": 2.5}

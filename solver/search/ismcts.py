@@ -81,7 +81,8 @@ class SearchParams:
     # sqrt(turns left), fitted to the spread of final margins around the estimate
     sigma0: float = 4.0
     sigma1: float = 6.0
-    tree_turns: int = 0  # turns the tree spans from the root's (0: no limit)
+    tree_turns: int = 0  # turns the tree spans from the root's (0: no limit; -1: none
+    # below the root's candidates: each is played out by the rollout policy)
     line_min_visits: int = 2
     line_max: int = 9
     weights: Weights = DEFAULT_WEIGHTS  # rollout and move-ranking heuristic
@@ -375,8 +376,8 @@ class Searcher:
                 apply_inplace(state, action)
             path.append(child)
             node = child
-            if fresh:
-                last_turn = -1  # expanded: roll out from here
+            if fresh or params.tree_turns < 0:
+                last_turn = -1  # expanded (or no tree below the root): roll out from here
         while state.phase != Phase.OVER and state.turn < last_turn:
             allowed = max(1, math.ceil(params.pw_c * (node.visits + 1) ** params.pw_alpha))
             moves = self._moves(state, node, allowed)[:allowed]
