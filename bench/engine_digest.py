@@ -83,11 +83,15 @@ def main(argv: list[str] | None = None) -> int:
                                      formatter_class=argparse.RawDescriptionHelpFormatter)
     parser.add_argument("--games", type=int, default=300, help="random games (default 300)")
     args = parser.parse_args(argv)
-    parts = digest(args.games)
+    print_digest(digest(args.games))
+    return 0
+
+
+def print_digest(parts: dict[str, str]) -> None:
+    """One line per part, then the hash of them all (the line to compare)."""
     for name, value in parts.items():
         print(f"{name:9} {value}")
     print(f"{'all':9} {hashlib.sha256(''.join(parts.values()).encode()).hexdigest()}")
-    return 0
 
 
 if __name__ == "__main__":

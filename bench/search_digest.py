@@ -20,6 +20,7 @@ import argparse
 import hashlib
 import random
 
+from bench.engine_digest import print_digest
 from bench.strength import mid_game_positions
 from solver.rules.cards import load_card_set
 from solver.rules.engine import apply_inplace
@@ -115,10 +116,7 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument("--iterations", type=int, default=300,
                         help="search iterations per position (default 300)")
     args = parser.parse_args(argv)
-    parts = digest(args.positions, args.iterations)
-    for name, value in parts.items():
-        print(f"{name:9} {value}")
-    print(f"{'all':9} {hashlib.sha256(''.join(parts.values()).encode()).hexdigest()}")
+    print_digest(digest(args.positions, args.iterations))
     return 0
 
 
