@@ -283,3 +283,17 @@ def test_a_time_budget_counts_the_root_set_up(cards):
     searcher.run(seconds=0.2)
     # the budget was spent before the first iteration: only the first round is finished
     assert 1 <= searcher.iterations <= DEFAULT_PARAMS.race_start
+
+
+@pytest.mark.parametrize("root", ["race", "uct"])
+def test_flat_search_has_no_tree_below_the_root_candidates(cards, root):
+    """tree_turns=-1: every iteration plays one root candidate, then the rollout; the
+    root's children get all the visits and have no children of their own."""
+    state = play_greedy_to(cards, 6, Phase.TAKE)
+    searcher = Searcher(view_of(state, state.current), 3,
+                        replace(DEFAULT_PARAMS, root=root, tree_turns=-1))
+    searcher.run(iterations=60)
+    children = searcher.root.children.values()
+    assert len(children) > 1
+    assert sum(c.visits for c in children) == 60
+    assert all(not c.children for c in children)

@@ -365,7 +365,8 @@ class Searcher:
             self.rng = random.Random(_worker_seed(self._seed, 1_000_003 + k))
         rng = self.rng
         state = self.det.sample(rng)
-        last_turn = self.view.turn + params.tree_turns if params.tree_turns else 1 << 30
+        flat = params.tree_turns < 0  # the root's candidates only, then the rollout
+        last_turn = self.view.turn + params.tree_turns if params.tree_turns > 0 else 1 << 30
         if root_move is not None:
             child = node.children.get(root_move)
             fresh = child is None
@@ -376,7 +377,7 @@ class Searcher:
                 apply_inplace(state, action)
             path.append(child)
             node = child
-            if fresh or params.tree_turns < 0:
+            if fresh or flat:
                 last_turn = -1  # expanded (or no tree below the root): roll out from here
         while state.phase != Phase.OVER and state.turn < last_turn:
             allowed = max(1, math.ceil(params.pw_c * (node.visits + 1) ** params.pw_alpha))
@@ -413,6 +414,8 @@ class Searcher:
                 apply_inplace(state, action)
             node = best
             path.append(node)
+            if flat:
+                break  # (a UCB root: one root move, then the rollout)
         wins, margins = self._rollout(state)
         mw = params.margin_weight
         scale = params.margin_scale
