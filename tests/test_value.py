@@ -155,3 +155,17 @@ def test_evaluate_compares_on_the_same_rows(small_data):
     model, _ = fit(small_data, seed=2, hidden=(8,), epochs=2)
     report = evaluate(model, small_data)
     assert report.rows[-1]["rows"] == small_data.rows
+
+
+def test_report_compares_with_the_model_it_would_replace(small_data):
+    model, _ = fit(small_data, seed=2, hidden=(8,), epochs=2)
+    other, _ = fit(small_data, seed=3, hidden=(8,), epochs=1)
+    report = evaluate(model, small_data, current=other)
+    row = report.rows[-1]
+    assert row["score_mae_current"] != row["score_mae_model"]
+    # the same model as "current" measures exactly as the model
+    same = evaluate(model, small_data, current=model).rows[-1]
+    for metric in ("score_mae", "margin_mae", "brier"):
+        assert same[f"{metric}_current"] == same[f"{metric}_model"]
+    assert "current" in report.table()
+    assert "current" not in evaluate(model, small_data).table()

@@ -40,6 +40,7 @@ from .value import (
     FEATURE_NAMES,
     HeuristicEvaluator,
     ValueModel,
+    current_model,
     seat_features_row,
     turns_left,
     win_shares,
@@ -170,9 +171,10 @@ def generate(cards: CardSet | None = None, players: tuple[int, ...] = (2, 3, 4),
 
 def fit(data: Dataset, seed: int = 0, hidden: tuple[int, ...] = (64, 64),
         epochs: int = 60, batch: int = 256, lr: float = 1e-3, holdout: float = 0.15,
-        fingerprint: str = "", progress: Callable[[int, float, float], None] | None = None
-        ) -> tuple[ValueModel, TrainReport]:
-    """Train an MLP on ``data`` (split by game); return it and its held-out report."""
+        fingerprint: str = "", progress: Callable[[int, float, float], None] | None = None,
+        current: ValueModel | None = None) -> tuple[ValueModel, TrainReport]:
+    """Train an MLP on ``data`` (split by game); return it and its held-out report
+    (against the heuristic, and against ``current``: the model it would replace)."""
     rng = np.random.default_rng(seed)
     games = np.unique(data.game_id)
     held = set(rng.choice(games, size=max(1, int(len(games) * holdout)), replace=False))
@@ -222,7 +224,7 @@ def fit(data: Dataset, seed: int = 0, hidden: tuple[int, ...] = (64, 64),
                        meta={"hidden": list(hidden), "epochs": epoch + 1, "seed": seed,
                              "train_rows": int(train.rows), "test_rows": int(test.rows)})
     model.sigma0, model.sigma1 = _fit_sigma(test, test.x[:, 0] + model.predict_rows(test.x))
-    report = evaluate(model, test)
+    report = evaluate(model, test, current=current)
     return model, report
 
 
@@ -264,31 +266,41 @@ def _fit_sigma(data: Dataset, predicted: np.ndarray) -> tuple[float, float]:
 
 @dataclass
 class TrainReport:
-    """Held-out quality of the model against the heuristic, by game phase."""
+    """Held-out quality of the model against the heuristic (and, when given, the current
+    model: the one it would replace), by game phase."""
 
     rows: list[dict] = field(default_factory=list)
 
     def table(self) -> str:
-        head = (f"{'phase':<8}{'rows':>7}  {'score MAE':>20}  {'margin MAE':>20}  "
-                f"{'win Brier':>18}")
-        lines = [head, f"{'':<8}{'':>7}  {'heuristic  model':>20}  {'heuristic  model':>20}"
-                       f"  {'heuristic model':>18}"]
+        names = [n for n in ("heuristic", "current", "model")
+                 if self.rows and f"score_mae_{n}" in self.rows[0]]
+        width = 9 * len(names)
+        head = " ".join(f"{n:>8}" for n in names)
+        lines = [f"{'phase':<8}{'rows':>7}  {'score MAE':>{width}}  {'margin MAE':>{width}}  "
+                 f"{'win Brier':>{width}}",
+                 f"{'':<8}{'':>7}  {head:>{width}}  {head:>{width}}  {head:>{width}}"]
         for r in self.rows:
-            lines.append(f"{r['phase']:<8}{r['rows']:>7}  {r['score_mae_heuristic']:>9.2f}"
-                         f"{r['score_mae_model']:>9.2f}    {r['margin_mae_heuristic']:>9.2f}"
-                         f"{r['margin_mae_model']:>9.2f}    {r['brier_heuristic']:>8.3f}"
-                         f"{r['brier_model']:>8.3f}")
+            cells = []
+            for metric, fmt in (("score_mae", ".2f"), ("margin_mae", ".2f"), ("brier", ".3f")):
+                cells.append(" ".join(f"{r[f'{metric}_{n}']:>8{fmt}}" for n in names))
+            lines.append(f"{r['phase']:<8}{r['rows']:>7}  " + "  ".join(
+                f"{c:>{width}}" for c in cells))
         return "\n".join(lines)
 
     def to_json(self) -> dict:
         return {"by_phase": self.rows}
 
 
-def evaluate(model: ValueModel, data: Dataset, heuristic: HeuristicEvaluator | None = None
-             ) -> TrainReport:
-    """Compare ``model`` and the heuristic on ``data`` (held-out rows)."""
+def evaluate(model: ValueModel, data: Dataset, heuristic: HeuristicEvaluator | None = None,
+             current: ValueModel | None = None) -> TrainReport:
+    """Compare ``model`` with the heuristic (and with ``current``, the model it would
+    replace) on ``data`` (held-out rows): ``score_mae_<name>``, ``margin_mae_<name>`` and
+    ``brier_<name>`` per phase for each, and the model's calibration table."""
     heuristic = heuristic or HeuristicEvaluator()
-    pred_model = data.x[:, 0] + model.predict_rows(data.x)
+    predictors = {"heuristic": (data.heuristic, heuristic),
+                  "model": (data.x[:, 0] + model.predict_rows(data.x), model)}
+    if current is not None:
+        predictors["current"] = (data.x[:, 0] + current.predict_rows(data.x), current)
     frac = data.x[:, FEATURE_NAMES.index("turn_fraction")]
     phases = [("early", frac < 1 / 3), ("middle", (frac >= 1 / 3) & (frac < 2 / 3)),
               ("late", frac >= 2 / 3), ("all", np.ones_like(frac, dtype=bool))]
@@ -297,50 +309,45 @@ def evaluate(model: ValueModel, data: Dataset, heuristic: HeuristicEvaluator | N
         if not mask.any():
             continue
         sub = data.subset(mask)
-        pm = pred_model[mask]
-        row = {"phase": name, "rows": int(mask.sum()),
-               "score_mae_heuristic": float(np.mean(np.abs(sub.heuristic - sub.final))),
-               "score_mae_model": float(np.mean(np.abs(pm - sub.final)))}
-        mh, mm, bh, bm, cal = _margins_and_brier(sub, pm, model, heuristic)
-        row.update({"margin_mae_heuristic": mh, "margin_mae_model": mm,
-                    "brier_heuristic": bh, "brier_model": bm, "calibration_model": cal})
+        row = {"phase": name, "rows": int(mask.sum())}
+        for who, (pred, ev) in predictors.items():
+            row[f"score_mae_{who}"] = float(np.mean(np.abs(pred[mask] - sub.final)))
+            margin, brier, cal = _margins_and_brier(sub, pred[mask], ev)
+            row[f"margin_mae_{who}"] = margin
+            row[f"brier_{who}"] = brier
+            if who == "model":
+                row["calibration_model"] = cal
         rows.append(row)
     return TrainReport(rows)
 
 
-def _margins_and_brier(sub: Dataset, pm: np.ndarray, model: ValueModel,
-                       heuristic: HeuristicEvaluator):
-    """Margin errors and Brier scores over the states of ``sub`` (rows grouped by
-    state), and the model's calibration table (predicted win share bins)."""
+def _margins_and_brier(sub: Dataset, pred: np.ndarray, ev) -> tuple[float, float, list]:
+    """The mean error of ``pred``'s margins (score minus the best other score), the
+    Brier score of the win shares it implies with ``ev``'s spread, and their calibration
+    table (predicted win-share bins), over the states of ``sub`` (rows grouped by
+    state)."""
     order = np.argsort(sub.state_id, kind="stable")
     ids = sub.state_id[order]
-    bounds = np.flatnonzero(np.diff(ids)) + 1
-    groups = np.split(order, bounds)
-    eh, em, bh, bm = [], [], [], []
+    groups = np.split(order, np.flatnonzero(np.diff(ids)) + 1)
+    errors, briers = [], []
     bins = np.zeros((10, 2))
     for g in groups:
         if len(g) < 2:
             continue
         final = sub.final[g]
+        p = pred[g]
+        for i in range(len(g)):
+            others = np.delete(np.arange(len(g)), i)
+            errors.append(abs((p[i] - p[others].max()) - (final[i] - final[others].max())))
         left = float(sub.turns_left[g[0]])
-        for pred, errs, briers, sig in ((sub.heuristic[g], eh, bh,
-                                         heuristic.sigma0 + heuristic.sigma1 * math.sqrt(left)),
-                                        (pm[g], em, bm,
-                                         model.sigma0 + model.sigma1 * math.sqrt(left))):
-            for i in range(len(g)):
-                others = np.delete(np.arange(len(g)), i)
-                errs.append(abs((pred[i] - pred[others].max()) - (final[i] - final[others].max())))
-            shares = win_shares(list(pred), sig)
-            actual = sub.winner_share[g]
-            briers.append(float(np.mean((np.array(shares) - actual) ** 2)))
-            if briers is bm:
-                for s, a in zip(shares, actual, strict=True):
-                    b = min(9, int(s * 10))
-                    bins[b] += (a, 1)
+        shares = win_shares(list(p), ev.sigma0 + ev.sigma1 * math.sqrt(left))
+        actual = sub.winner_share[g]
+        briers.append(float(np.mean((np.array(shares) - actual) ** 2)))
+        for s, a in zip(shares, actual, strict=True):
+            bins[min(9, int(s * 10))] += (a, 1)
     cal = [{"predicted": (b + 0.5) / 10, "actual": float(bins[b, 0] / bins[b, 1]),
             "n": int(bins[b, 1])} for b in range(10) if bins[b, 1]]
-    return (float(np.mean(eh)), float(np.mean(em)), float(np.mean(bh)), float(np.mean(bm)),
-            cal)
+    return float(np.mean(errors)), float(np.mean(briers)), cal
 
 
 def train(cards: CardSet | None = None, games: int = 3000, seed: int = 0, workers: int = 2,
@@ -355,7 +362,8 @@ def train(cards: CardSet | None = None, games: int = 3000, seed: int = 0, worker
     t1 = time.perf_counter()
     model, report = fit(data, seed, fingerprint=cards.fingerprint,
                         progress=lambda e, a, b: log(f"epoch {e}: train MSE {a:.1f}, "
-                                                     f"held-out MSE {b:.1f}"))
+                                                     f"held-out MSE {b:.1f}"),
+                        current=current_model(cards))
     t2 = time.perf_counter()
     model.meta.update({"games": games, "players": list(players), "policy": policy,
                        "data_seconds": round(t1 - t0, 1), "fit_seconds": round(t2 - t1, 1)})

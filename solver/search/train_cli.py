@@ -5,9 +5,10 @@
     bigsur train --data gen0-data.npz --out value.npz     # refit saved data
 
 The model predicts, from one seat's features, the points that seat still scores
-(:mod:`solver.search.value`); the report compares it with the hand-written evaluation on
-held-out games. Use the file with ``BIGSUR_VALUE_MODEL=FILE`` or ship it as
-``solver/search/models/value.npz``.
+(:mod:`solver.search.value`); the report compares it, on held-out games, with the
+hand-written evaluation and with the current model (``BIGSUR_VALUE_MODEL`` or the shipped
+one, when trained on the same cards): the model it would replace. Use the file with
+``BIGSUR_VALUE_MODEL=FILE`` or ship it as ``solver/search/models/value.npz``.
 """
 
 from __future__ import annotations
@@ -21,6 +22,7 @@ from pathlib import Path
 def cmd_train(args) -> int:
     from ..rules.cards import load_card_set
     from .train import Dataset, fit, generate
+    from .value import current_model
 
     cards = load_card_set(args.cards) if args.cards else load_card_set()
     players = tuple(int(x) for x in args.players.split(","))
@@ -61,7 +63,8 @@ def cmd_train(args) -> int:
         data, args.seed, hidden=tuple(int(x) for x in args.hidden.split(",")),
         epochs=args.epochs, batch=args.batch, lr=args.lr, fingerprint=cards.fingerprint,
         progress=lambda e, a, b: print(f"epoch {e}: train MSE {a:.2f}, held-out MSE {b:.2f}",
-                                       file=sys.stderr, flush=True))
+                                       file=sys.stderr, flush=True),
+        current=current_model(cards))
     t2 = time.perf_counter()
     model.meta.update({"games": args.games if not args.data else None,
                        "players": list(players), "policy": args.policy, "seed": args.seed,

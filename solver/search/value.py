@@ -227,13 +227,22 @@ def _shipped(path: str) -> ValueModel | None:
     return ValueModel.load(path)
 
 
-def default_evaluator(cards: CardSet) -> Evaluator:
-    """The learned model (``BIGSUR_VALUE_MODEL`` if set, else the shipped one) when it
-    was trained on ``cards``, else the heuristic (with a warning, once per card set)."""
+def current_model(cards: CardSet) -> ValueModel | None:
+    """The learned model in use for ``cards`` (``BIGSUR_VALUE_MODEL`` if set, else the
+    shipped one) when it was trained on them, else None."""
     model = _shipped(os.environ.get("BIGSUR_VALUE_MODEL") or str(SHIPPED_MODEL))
-    if model is not None and model.fingerprint == cards.fingerprint:
+    return model if model is not None and model.fingerprint == cards.fingerprint else None
+
+
+def default_evaluator(cards: CardSet) -> Evaluator:
+    """The learned model (:func:`current_model`) when there is one for ``cards``, else
+    the heuristic (with a warning, once per card set, when a model was trained on other
+    cards)."""
+    model = current_model(cards)
+    if model is not None:
         return model
-    _warn_fallback(cards.fingerprint, model is not None)
+    shipped = _shipped(os.environ.get("BIGSUR_VALUE_MODEL") or str(SHIPPED_MODEL))
+    _warn_fallback(cards.fingerprint, shipped is not None)
     return HeuristicEvaluator()
 
 
@@ -246,5 +255,5 @@ def _warn_fallback(fingerprint: str, shipped: bool) -> None:
 
 
 __all__ = ["FEATURE_NAMES", "HeuristicEvaluator", "SHIPPED_MODEL", "ValueModel",
-           "ValueModelError", "default_evaluator", "seat_features_row", "turns_left",
-           "win_shares"]
+           "ValueModelError", "current_model", "default_evaluator", "seat_features_row",
+           "turns_left", "win_shares"]
