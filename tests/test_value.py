@@ -169,3 +169,32 @@ def test_report_compares_with_the_model_it_would_replace(small_data):
         assert same[f"{metric}_current"] == same[f"{metric}_model"]
     assert "current" in report.table()
     assert "current" not in evaluate(model, small_data).table()
+
+
+def test_fine_tuning_starts_from_the_given_model(small_data):
+    base, _ = fit(small_data, seed=4, hidden=(8,), epochs=3)
+    x = small_data.x[:50]
+    before = base.predict_rows(x)
+    tuned, _ = fit(small_data, seed=5, hidden=(32, 32), epochs=3, lr=1e-4, init=base)
+    # the layer sizes and input scaling of the start are kept, the weights moved from it
+    assert [w.shape for w in tuned.weights] == [w.shape for w in base.weights]
+    assert np.array_equal(tuned.mean, base.mean) and np.array_equal(tuned.std, base.std)
+    assert tuned.meta["hidden"] == [8]
+    assert not np.allclose(tuned.predict_rows(x), before)
+    # the start's own weights are left as they were
+    assert np.array_equal(base.predict_rows(x), before)
+
+
+def test_train_cli_refuses_a_bad_start_model(tmp_path, capsys):
+    from solver.cli import main
+
+    bad = tmp_path / "bad.npz"
+    bad.write_bytes(b"not a model")
+    assert main(["train", "--games", "2", "--init", str(bad), "--out",
+                 str(tmp_path / "m.npz")]) == 2
+    assert "--init" in capsys.readouterr().err and not (tmp_path / "m.npz").exists()
+    other = ValueModel.random(0, fingerprint="0" * 16)
+    other.save(tmp_path / "other.npz")
+    assert main(["train", "--games", "2", "--init", str(tmp_path / "other.npz"), "--out",
+                 str(tmp_path / "m.npz")]) == 2
+    assert "another card set" in capsys.readouterr().err

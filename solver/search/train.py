@@ -172,9 +172,15 @@ def generate(cards: CardSet | None = None, players: tuple[int, ...] = (2, 3, 4),
 def fit(data: Dataset, seed: int = 0, hidden: tuple[int, ...] = (64, 64),
         epochs: int = 60, batch: int = 256, lr: float = 1e-3, holdout: float = 0.15,
         fingerprint: str = "", progress: Callable[[int, float, float], None] | None = None,
-        current: ValueModel | None = None) -> tuple[ValueModel, TrainReport]:
+        current: ValueModel | None = None, init: ValueModel | None = None
+        ) -> tuple[ValueModel, TrainReport]:
     """Train an MLP on ``data`` (split by game); return it and its held-out report
-    (against the heuristic, and against ``current``: the model it would replace)."""
+    (against the heuristic, and against ``current``: the model it would replace).
+
+    ``init``: start from that model's weights instead of random ones (fine-tuning: its
+    layer sizes and input scaling are kept, ``hidden`` is ignored), so that a small set
+    of expert games corrects a model trained on many cheap games rather than replacing
+    what they taught; early stopping on the held-out games decides how far it moves."""
     rng = np.random.default_rng(seed)
     games = np.unique(data.game_id)
     held = set(rng.choice(games, size=max(1, int(len(games) * holdout)), replace=False))
@@ -182,18 +188,24 @@ def fit(data: Dataset, seed: int = 0, hidden: tuple[int, ...] = (64, 64),
     train, test = data.subset(~test_mask), data.subset(test_mask)
     y_train = train.final - train.x[:, 0]
     y_test = test.final - test.x[:, 0]
-    mean = train.x.mean(axis=0)
-    std = train.x.std(axis=0)
-    std[std < 1e-6] = 1.0
+    if init is None:
+        mean = train.x.mean(axis=0)
+        std = train.x.std(axis=0)
+        std[std < 1e-6] = 1.0
+        model = ValueModel.random(seed, hidden, fingerprint)
+    else:
+        mean, std = init.mean, init.std
+        model = init
+        hidden = tuple(w.shape[1] for w in init.weights[:-1])
     xt = (train.x - mean) / std
     xv = (test.x - mean) / std
 
-    model = ValueModel.random(seed, hidden, fingerprint)
-    params = [*model.weights, *model.biases]
+    params = [p.copy() for p in (*model.weights, *model.biases)]
     m = [np.zeros_like(p) for p in params]
     v = [np.zeros_like(p) for p in params]
     layers = len(model.weights)
-    best = (math.inf, None)
+    best = (_loss(params, layers, xv, y_test), [p.copy() for p in params]) \
+        if init is not None else (math.inf, None)
     step = 0
     patience = 0
     for epoch in range(epochs):
@@ -208,8 +220,8 @@ def fit(data: Dataset, seed: int = 0, hidden: tuple[int, ...] = (64, 64),
                 mh = m[i] / (1 - 0.9 ** step)
                 vh = v[i] / (1 - 0.999 ** step)
                 params[i] -= lr * mh / (np.sqrt(vh) + 1e-8)
-        train_loss = float(np.mean((_forward(params, layers, xt) - y_train) ** 2))
-        test_loss = float(np.mean((_forward(params, layers, xv) - y_test) ** 2))
+        train_loss = _loss(params, layers, xt, y_train)
+        test_loss = _loss(params, layers, xv, y_test)
         if progress:
             progress(epoch + 1, train_loss, test_loss)
         if test_loss < best[0] - 1e-4:
@@ -223,9 +235,15 @@ def fit(data: Dataset, seed: int = 0, hidden: tuple[int, ...] = (64, 64),
     model = ValueModel(params[:layers], params[layers:], mean, std, fingerprint,
                        meta={"hidden": list(hidden), "epochs": epoch + 1, "seed": seed,
                              "train_rows": int(train.rows), "test_rows": int(test.rows)})
+    if init is not None:
+        model.meta["init"] = {k: init.meta.get(k) for k in ("generation", "games", "policy")}
     model.sigma0, model.sigma1 = _fit_sigma(test, test.x[:, 0] + model.predict_rows(test.x))
     report = evaluate(model, test, current=current)
     return model, report
+
+
+def _loss(params, layers, x, y) -> float:
+    return float(np.mean((_forward(params, layers, x) - y) ** 2))
 
 
 def _forward(params, layers, x):

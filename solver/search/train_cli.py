@@ -3,6 +3,7 @@
     bigsur train --games 24000 --out value.npz            # about 25 minutes on 2 cores
     bigsur train --games 400 --policy mcts:100i --out gen1.npz   # expert iteration
     bigsur train --data gen0-data.npz --out value.npz     # refit saved data
+    bigsur train --data gen1-data.npz --init value.npz --lr 5e-4 --out gen1.npz   # fine-tune
 
 The model predicts, from one seat's features, the points that seat still scores
 (:mod:`solver.search.value`); the report compares it, on held-out games, with the
@@ -38,6 +39,21 @@ def cmd_train(args) -> int:
         except BotSpecError as err:
             print(f"bigsur: error: --policy: {err}", file=sys.stderr)
             return 2
+    init = None
+    if args.init:
+        from .value import ValueModel, ValueModelError
+
+        try:
+            init = ValueModel.load(args.init)
+        except ValueModelError as err:
+            print(f"bigsur: error: --init: {err}", file=sys.stderr)
+            return 2
+        if init.fingerprint != cards.fingerprint:
+            print(f"bigsur: error: --init: {args.init} was trained on another card set "
+                  f"(fingerprint {init.fingerprint[:12]}, these cards "
+                  f"{cards.fingerprint[:12]})", file=sys.stderr)
+            return 2
+    current = current_model(cards)
     t0 = time.perf_counter()
     if args.data:
         data = Dataset.load(args.data)
@@ -64,12 +80,15 @@ def cmd_train(args) -> int:
         epochs=args.epochs, batch=args.batch, lr=args.lr, fingerprint=cards.fingerprint,
         progress=lambda e, a, b: print(f"epoch {e}: train MSE {a:.2f}, held-out MSE {b:.2f}",
                                        file=sys.stderr, flush=True),
-        current=current_model(cards))
+        current=current, init=init)
     t2 = time.perf_counter()
     model.meta.update({"games": args.games if not args.data else None,
                        "players": list(players), "policy": args.policy, "seed": args.seed,
                        "data_seconds": round(t1 - t0, 1), "fit_seconds": round(t2 - t1, 1),
-                       "card_set": cards.identity()})
+                       "card_set": cards.identity(),
+                       # the data's players searched with the current model: one generation on
+                       "generation": 0 if args.policy == "rollout" else
+                       1 + int((current.meta if current else {}).get("generation") or 0)})
     model.save(args.out)
     print(report.table())
     print(f"\nsigma of final scores: {model.sigma0:.2f} + {model.sigma1:.2f} * sqrt(turns "
@@ -89,7 +108,8 @@ def add_cli(sub) -> None:
                    help="player counts, cycled over the games (default 2,2,3,4)")
     p.add_argument("--policy", default="rollout",
                    help="who plays the games: 'rollout' (the noisy greedy heuristic, fast) "
-                        "or a bot spec such as mcts:100i (expert iteration)")
+                        "or a bot spec such as mcts:100i (expert iteration); with --data, "
+                        "who played them (recorded in the model)")
     p.add_argument("--out", required=True, help="model file to write (.npz)")
     p.add_argument("--seed", type=int, default=0)
     p.add_argument("--workers", type=int, default=2, help="self-play processes")
@@ -99,6 +119,8 @@ def add_cli(sub) -> None:
     p.add_argument("--lr", type=float, default=2e-3)
     p.add_argument("--hidden", default="64,64", help="hidden layer sizes (default 64,64)")
     p.add_argument("--data", help="fit saved self-play data instead of playing games")
+    p.add_argument("--init", help="start from this model's weights (fine-tune it on the "
+                                  "new games; its layer sizes are kept)")
     p.add_argument("--save-data", help="also save the self-play data to this .npz file")
     p.add_argument("--report", help="write the held-out report as JSON")
     p.add_argument("--cards", help="card-set file (default: the shipped reconstruction)")
