@@ -58,3 +58,24 @@ def test_variant_benchmark_names_an_unknown_field():
     with pytest.raises(SystemExit, match="'c_utc=0.3' is not NAME=VALUE"):
         parse_overrides(["c_utc=0.3"])
     assert parse_overrides(["root=uct", "race_z=2.5"]) == {"root": "uct", "race_z": 2.5}
+
+
+@pytest.mark.slow
+def test_hint_agreement_compares_with_the_saved_slow_tops(tmp_path):
+    """bench.hint_agreement searches the saved hint positions and counts agreement with
+    their slow tops, per phase; a second run of the same setting replaces its entry."""
+    out = tmp_path / "agreement.json"
+    env = {**os.environ, "PYTHONPATH": str(ROOT)}
+    for _ in range(2):
+        proc = subprocess.run([sys.executable, "-m", "bench.hint_agreement", "race_z=3.0",
+                               "--iterations", "40", "--positions", "3", "--workers", "1",
+                               "--out", str(out)],
+                              cwd=tmp_path, env=env, capture_output=True, text=True,
+                              timeout=300)
+        assert proc.returncode == 0, proc.stdout[-2000:] + proc.stderr[-3000:]
+    runs = json.loads(out.read_text())["runs"]
+    assert len(runs) == 1 and runs[0]["params"] == {"race_z": 3.0}
+    counts = runs[0]["agreement"]
+    assert counts["all"]["of"] == 3
+    assert sum(v["of"] for k, v in counts.items() if k != "all") == 3
+    assert 0 <= counts["all"]["agree"] <= 3

@@ -1,0 +1,110 @@
+"""How often a search variant's top move matches the slow (16 s) tops that
+``bench.strength --part hints`` saved, without re-running the slow searches: the quick
+loop behind the hints goal, and its noise ceiling.
+
+    python -m bench.hint_agreement --iterations 3000 --phase take          # today's search
+    python -m bench.hint_agreement --iterations 3000 race_z=3.0             # a variant
+    python -m bench.hint_agreement --again --phase take --positions 50      # the ceiling
+
+An iteration budget (3,000 is about what a 1 s search runs on an idle 2-core machine)
+makes the comparison independent of the machine's load. ``--again`` runs the slow
+search itself once more, with another seed and the saved slow budget: the share of
+positions where two slow searches agree is the most a fast search can be expected to
+reach against one of them. Positions are the hints part's (``mid_game_positions``
+with its seed), so the saved rows must come from the same code's benchmark run. Each
+run is added to ``bench/results/hint-agreement.json`` (newest kept per setting).
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+import os
+import time
+from concurrent.futures import ProcessPoolExecutor
+
+from bench.common import RESULTS, machine, write_json
+from bench.strength import mid_game_positions
+from bench.variants import parse_overrides
+from solver.rules.cards import load_card_set
+from solver.search.api import Budget, analyse
+from solver.search.ismcts import DEFAULT_PARAMS
+from solver.search.tournament import Progress
+
+STRENGTH = RESULTS / "strength.json"
+
+
+def _top(job: tuple) -> tuple[int, str]:
+    index, state, budget, seed, overrides = job
+    import dataclasses
+
+    params = dataclasses.replace(DEFAULT_PARAMS, **overrides)
+    result = analyse(state, budget, seed, params=params)
+    return index, " ; ".join(result.best.actions)
+
+
+def main(argv=None) -> int:
+    p = argparse.ArgumentParser(prog="python -m bench.hint_agreement", description=__doc__,
+                                formatter_class=argparse.RawDescriptionHelpFormatter)
+    p.add_argument("overrides", nargs="*", help="NAME=VALUE fields of SearchParams")
+    p.add_argument("--iterations", type=int, default=3000, help="fast budget (3000)")
+    p.add_argument("--again", action="store_true",
+                   help="run the slow search again (another seed): the noise ceiling")
+    p.add_argument("--phase", choices=("take", "build", "all"), default="all")
+    p.add_argument("--positions", type=int, help="only the first N saved positions")
+    p.add_argument("--workers", type=int, default=os.cpu_count() or 1)
+    p.add_argument("--out", default=str(RESULTS / "hint-agreement.json"))
+    args = p.parse_args(argv)
+    overrides = parse_overrides(args.overrides)
+    try:
+        hints = json.loads(STRENGTH.read_text(encoding="utf-8"))["parts"]["hints"]
+    except (OSError, KeyError, json.JSONDecodeError):
+        raise SystemExit(f"bench.hint_agreement: no saved hints part in {STRENGTH}; run "
+                         "python -m bench.strength --part hints first") from None
+    rows = hints["rows"][:args.positions]
+    rows = [r for r in rows if args.phase == "all" or r["phase"] == args.phase]
+    states = mid_game_positions(len(hints["rows"]), hints["seed"], load_card_set())
+    if args.again:
+        budget = Budget(seconds=hints["slow_seconds"])
+        setting = f"slow search again ({hints['slow_seconds']:g} s, another seed)"
+    else:
+        budget = Budget(iterations=args.iterations)
+        setting = f"{args.iterations} iterations"
+    # the hints part seeds position i's searches with seed + 7919 i (+1 for the slow one)
+    jobs = [(r["position"], states[r["position"]], budget,
+             hints["seed"] + 7919 * r["position"] + (2 if args.again else 3), overrides)
+            for r in rows]
+    start = time.time()
+    tops: dict[int, str] = {}
+    bar = Progress(len(jobs), "positions")
+    with ProcessPoolExecutor(max_workers=max(1, args.workers)) as pool:
+        for index, top in pool.map(_top, jobs):
+            tops[index] = top
+            bar.update()
+    bar.close()
+    by_phase: dict[str, list[bool]] = {}
+    for r in rows:
+        by_phase.setdefault(r["phase"], []).append(tops[r["position"]] == r["slow_top"])
+    by_phase["all"] = [a for phase in list(by_phase) for a in by_phase[phase]]
+    print(f"{'phase':<7}{'positions':>10}{'agree':>8}   ({setting}"
+          f"{', ' + str(overrides) if overrides else ''} vs the saved slow tops)")
+    for phase, agree in by_phase.items():
+        print(f"{phase:<7}{len(agree):>10}{sum(agree) / len(agree):>8.1%}")
+    entry = {"params": overrides, "budget": budget.to_json(), "again": args.again,
+             "phase": args.phase, "positions": len(rows),
+             "agreement": {k: {"agree": sum(v), "of": len(v)} for k, v in by_phase.items()},
+             "wall_seconds": round(time.time() - start, 1),
+             "finished": time.strftime("%Y-%m-%d %H:%M"), "machine": machine()}
+    saved = {"runs": []}
+    if os.path.exists(args.out):
+        with open(args.out, encoding="utf-8") as f:
+            saved = json.load(f)
+    key = (overrides, entry["budget"], args.again, args.phase, len(rows))
+    saved["runs"] = [r for r in saved["runs"] if (r["params"], r["budget"], r["again"],
+                                                  r["phase"], r["positions"]) != key] + [entry]
+    print(f"wrote {write_json(args.out, saved)}")
+    return 0
+
+
+if __name__ == "__main__":
+    raise SystemExit(main())
