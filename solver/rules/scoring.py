@@ -13,7 +13,7 @@ from typing import TYPE_CHECKING
 from .cards import CardSet
 from .constants import SCENERIES, landmark_count_points
 from .effects import REGISTRY
-from .stretches import Stretch, stretches
+from .stretches import Stretch, highway_runs, stretches
 
 if TYPE_CHECKING:
     from .state import GameState, PlayerState
@@ -43,14 +43,10 @@ def effective_miles(cards: CardSet, player: PlayerState) -> dict[int, int]:
 
 
 def highway_facts(cards: CardSet, player: PlayerState) -> HighwayFacts:
+    highway = tuple(player.highway)
     miles = effective_miles(cards, player)
-    icons = [0] * len(SCENERIES)
-    for c in player.highway:
-        a, b = cards.scenery[c]
-        icons[a] += 1
-        icons[b] += 1
-    return HighwayFacts(cards, tuple(player.highway), miles, icons,
-                        stretches(cards, player.highway, miles), list(player.landmarks))
+    return HighwayFacts(cards, highway, miles, list(highway_runs(cards, highway).icons),
+                        stretches(cards, highway, miles), list(player.landmarks))
 
 
 @dataclass
