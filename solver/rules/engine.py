@@ -52,7 +52,7 @@ from .payment import (
 )
 from .scoring import Outcome, effective_miles, final_scores
 from .state import GameState, Phase, PlayerState, known_state
-from .stretches import runs, scenery_runs
+from .stretches import highway_runs, runs
 from .views import PlayerView
 
 
@@ -180,12 +180,8 @@ def _claims(cards: CardSet, highway: Sequence[int], landmarks: Sequence[tuple[in
     """:func:`claimable` of a Highway; ``first``: stop at the first Landmark with pairs."""
     if len(highway) < 2 or not row:  # a Stretch has 3 icons or more: at least 2 cards
         return []
-    card_scenery = cards.scenery
-    icons = [0] * len(SCENERIES)  # a Scenery with fewer icons in all has no Stretch
-    for c in highway:
-        a, b = card_scenery[c]
-        icons[a] += 1
-        icons[b] += 1
+    found_runs = highway_runs(cards, tuple(highway))
+    icons = found_runs.icons  # a Scenery with fewer icons in all has no Stretch
     lm_scenery = cards.landmark_scenery
     out: list[tuple[int, int]] = []
     open_cards: dict[int, list[int]] = {}  # per Scenery, found once
@@ -195,7 +191,7 @@ def _claims(cards: CardSet, highway: Sequence[int], landmarks: Sequence[tuple[in
             continue
         found = open_cards.get(s)
         if found is None:
-            found = open_cards[s] = _open_cards(card_scenery, lm_scenery, highway, landmarks, s)
+            found = open_cards[s] = _open_cards(lm_scenery, found_runs.runs[s], landmarks, s)
         for c in found:
             out.append((lm, c))
         if first and out:
@@ -203,12 +199,13 @@ def _claims(cards: CardSet, highway: Sequence[int], landmarks: Sequence[tuple[in
     return out
 
 
-def _open_cards(card_scenery, lm_scenery, highway: Sequence[int],
+def _open_cards(lm_scenery, runs_of_s: Sequence[tuple[Sequence[int], int]],
                 landmarks: Sequence[tuple[int, int]], s: int) -> list[int]:
-    """The cards of the seat's Stretches of Scenery ``s`` where a Landmark of ``s`` can be
-    claimed: Stretches not yet used for one, cards without a Landmark above them."""
+    """The cards of the seat's Stretches of Scenery ``s`` (``runs_of_s``: its runs as
+    (cards, icons)) where a Landmark of ``s`` can be claimed: Stretches not yet used for
+    one, cards without a Landmark above them."""
     found: list[int] = []
-    for run, n in scenery_runs(card_scenery, highway, s):
+    for run, n in runs_of_s:
         if n < STRETCH_MIN_ICONS:
             continue
         if not landmarks:

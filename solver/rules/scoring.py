@@ -8,12 +8,13 @@ in a Stretch or not), Landmark count (0 / 3 / 5 / 8) and Landmark abilities.
 from __future__ import annotations
 
 from dataclasses import dataclass, field
+from functools import lru_cache
 from typing import TYPE_CHECKING
 
 from .cards import CardSet
 from .constants import SCENERIES, landmark_count_points
 from .effects import REGISTRY
-from .stretches import Stretch, stretches
+from .stretches import Stretch, highway_runs, stretches
 
 if TYPE_CHECKING:
     from .state import GameState, PlayerState
@@ -31,26 +32,34 @@ class HighwayFacts:
     landmarks: list[tuple[int, int]]  # (landmark, card below it)
 
 
+@lru_cache(maxsize=16)
+def _effects(cards: CardSet) -> tuple[tuple, tuple]:
+    """Every effect of a card set resolved once (search scores thousands of Highways a
+    second): per Highway card its 2-Mile bonus as (fn, params) or None, per Landmark its
+    ability as (category, fn, params). The params are only read."""
+    bonuses = tuple(None if c.bonus is None else (REGISTRY[c.bonus.kind].fn, c.bonus.args)
+                    for c in cards.highway)
+    abilities = tuple((REGISTRY[lm.ability.kind].category, REGISTRY[lm.ability.kind].fn,
+                       lm.ability.args) for lm in cards.landmarks)
+    return bonuses, abilities
+
+
 def effective_miles(cards: CardSet, player: PlayerState) -> dict[int, int]:
     """Miles of each card in the Highway, Landmark mile bonuses included."""
     miles = {c: cards.miles[c] for c in player.highway}
+    abilities = _effects(cards)[1]
     for lm, card in player.landmarks:
-        ability = cards.landmarks[lm].ability
-        spec = REGISTRY[ability.kind]
-        if spec.category == "miles":
-            miles[card] += spec.fn(ability.args)
+        category, fn, params = abilities[lm]
+        if category == "miles":
+            miles[card] += fn(params)
     return miles
 
 
 def highway_facts(cards: CardSet, player: PlayerState) -> HighwayFacts:
+    highway = tuple(player.highway)
     miles = effective_miles(cards, player)
-    icons = [0] * len(SCENERIES)
-    for c in player.highway:
-        a, b = cards.scenery[c]
-        icons[a] += 1
-        icons[b] += 1
-    return HighwayFacts(cards, tuple(player.highway), miles, icons,
-                        stretches(cards, player.highway, miles), list(player.landmarks))
+    return HighwayFacts(cards, highway, miles, list(highway_runs(cards, highway).icons),
+                        stretches(cards, highway, miles), list(player.landmarks))
 
 
 @dataclass
@@ -83,25 +92,26 @@ def score_player(cards: CardSet, player: PlayerState, details: bool = True) -> S
             lines.append({"category": "stretches", "points": s.miles,
                           "what": f"{SCENERIES[s.scenery]} Stretch",
                           "cards": [cards.highway[c].id for c in s.cards]})
+    bonuses, abilities = _effects(cards)
     for c in player.highway:
-        bonus = cards.highway[c].bonus
+        bonus = bonuses[c]
         if bonus is not None:
-            points = REGISTRY[bonus.kind].fn(facts, bonus.args, c)
+            points = bonus[0](facts, bonus[1], c)
             out.bonuses += points
             if lines is not None:
                 lines.append({"category": "bonuses", "points": points,
-                              "what": f"{cards.highway[c].id}: {bonus.kind}"})
+                              "what": f"{cards.highway[c].id}: {cards.highway[c].bonus.kind}"})
     out.landmark_count = landmark_count_points(len(player.landmarks))
     if player.landmarks and lines is not None:
         lines.append({"category": "landmark_count", "points": out.landmark_count,
                       "what": f"{len(player.landmarks)} Landmark(s)"})
     for lm, _card in player.landmarks:
-        ability = cards.landmarks[lm].ability
-        spec = REGISTRY[ability.kind]
-        if spec.category == "score":
-            points = spec.fn(facts, ability.args, lm)
+        category, fn, params = abilities[lm]
+        if category == "score":
+            points = fn(facts, params, lm)
             out.landmark_abilities += points
             if lines is not None:
+                ability = cards.landmarks[lm].ability
                 lines.append({"category": "landmark_abilities", "points": points,
                               "what": f"{cards.landmarks[lm].id}: {ability.kind}"})
     return out

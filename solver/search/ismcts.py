@@ -362,7 +362,8 @@ class Searcher:
         root_move = None
         if self.race:
             root_move, k = self._race_next()
-            self.rng = random.Random(_worker_seed(self._seed, 1_000_003 + k))
+            # (re-seeded in place: the same stream as a new Random, without making one)
+            self.rng.seed(_worker_seed(self._seed, 1_000_003 + k))
         rng = self.rng
         state = self.det.sample(rng)
         flat = params.tree_turns < 0  # the root's candidates only, then the rollout

@@ -46,7 +46,7 @@ from __future__ import annotations
 
 import math
 import random
-from dataclasses import dataclass, replace
+from dataclasses import dataclass, fields, replace
 from functools import cached_property, lru_cache
 from operator import mul
 from types import SimpleNamespace
@@ -93,6 +93,22 @@ class Weights:
     def vector(self) -> tuple[float, ...]:
         """The weights of :data:`FEATURES`, in order."""
         return tuple(getattr(self, name) for name in FEATURES)
+
+    @cached_property
+    def memo_id(self) -> int:
+        """A small number standing for these weights' values in memo keys (equal weights,
+        equal number): hashing the floats in every key cost more than the rest of it."""
+        return _WEIGHT_IDS.setdefault(self._values(), len(_WEIGHT_IDS))
+
+    def _values(self) -> tuple[float, ...]:
+        return tuple(getattr(self, f.name) for f in fields(self))
+
+    def __reduce__(self):
+        # pickled by value only: a memo_id means something in its own process alone
+        return (Weights, self._values())
+
+
+_WEIGHT_IDS: dict[tuple[float, ...], int] = {}  # the values of every Weights met -> memo_id
 
 
 DEFAULT_WEIGHTS = Weights()
@@ -143,11 +159,15 @@ class Tables:
         # actions are immutable values: the unpaid builds (left, right) of every card and
         # the claims met so far are made once and shared
         self.builds = tuple((Build(i, "L"), Build(i, "R")) for i in self.ids)
+        self.keep_values = tuple(card_keep_value(cards, c) for c in range(len(self.ids)))
+        self.takes = tuple(Take(i) for i in self.ids)  # the Depot take of every card
+        self.take_deck = Take(None)
         self._claim_actions: dict[tuple[int, int], Claim] = {}
         self._turns: dict[int, int] = {}
         self._ends: dict[tuple[int, ...], list] = {}
         self._fits: dict[tuple[int, ...], dict[int, float]] = {}
         self._roads: dict[tuple, tuple[float, ...]] = {}
+        self._highway: dict[tuple[int, ...], tuple[float, int, float, float, float]] = {}
         # build_options(exact=False) answers by every fact they read: search meets the
         # same seat again in other determinizations
         self.estimated_builds: dict[tuple, list] = {}
@@ -180,6 +200,16 @@ class Tables:
         if v is None:
             v = fits[c] = card_fit(self, self.end_runs(highway), c)
         return v
+
+    def highway_terms(self, hw: tuple[int, ...]) -> tuple[float, int, float, float, float]:
+        """:func:`_highway_terms`, memoised: every Landmark set and hand on a Highway shares
+        them."""
+        terms = self._highway.get(hw)
+        if terms is None:
+            if len(self._highway) > 200_000:
+                self._highway.clear()
+            terms = self._highway[hw] = _highway_terms(self, hw)
+        return terms
 
     def road_terms(self, hw: tuple[int, ...], lms: tuple[tuple[int, int], ...], f: int,
                    live: bool, row: tuple[int, ...]) -> tuple[float, ...]:
@@ -372,17 +402,13 @@ def _road_terms(tab: Tables, hw: tuple[int, ...], lms: tuple[tuple[int, int], ..
     """The terms of :func:`_features` that do not depend on the hand: score, growth,
     persistent, borrow, open_run, near, claimable, single."""
     score = float(highway_score(tab.cards, hw, lms))
-    ends = tab.end_runs(hw)
+    growth_hw, count, open_ends, near_ends, single_ends = tab.highway_terms(hw)
     persistent = borrow = growth = 0.0
     if f > 0:
-        rate = tab.growth
-        one = tab.one_mile
-        for c in hw:
-            growth += rate[c]
+        growth = growth_hw
         for lm, _c in lms:
             growth += tab.lm_growth[lm]
         growth *= f
-        count = sum(1 for c in hw if one[c])
         extra = 0
         for lm, _c in lms:
             resource, uses = tab.landmark_kind[lm]
@@ -393,19 +419,34 @@ def _road_terms(tab: Tables, hw: tuple[int, ...], lms: tuple[tuple[int, int], ..
         persistent = f * (count + min(extra, count))
         borrow *= f
     open_run = near = claim = single = 0.0
-    if live and ends:
-        for runs in ends:
-            for k, m in runs.values():
-                if k >= STRETCH_MIN_ICONS:
-                    if f > 0:
-                        open_run += 1
-                elif k == 2:
-                    near += m
-                elif f > 0:
-                    single += m
+    if live and hw:
+        near = near_ends
+        if f > 0:
+            open_run, single = open_ends, single_ends
         if row and claim_possible(tab.cards, hw, lms, row):
             claim = 1.0
     return score, growth, persistent, borrow, open_run, near, claim, single
+
+
+def _highway_terms(tab: Tables, hw: tuple[int, ...]) -> tuple[float, int, float, float, float]:
+    """The parts of :func:`_road_terms` read from the Highway alone: the growth of its
+    2-Mile bonuses, its 1-Mile cards, and over the runs at its open ends the Stretches
+    (open_run), the miles one icon short (near) and of single icons (single)."""
+    growth = 0.0
+    for c in hw:
+        growth += tab.growth[c]
+    one = tab.one_mile
+    count = sum(1 for c in hw if one[c])
+    open_run = near = single = 0.0
+    for runs in tab.end_runs(hw):
+        for k, m in runs.values():
+            if k >= STRETCH_MIN_ICONS:
+                open_run += 1
+            elif k == 2:
+                near += m
+            else:
+                single += m
+    return growth, count, open_run, near, single
 
 
 def _value(tab: Tables, highway: list[int], landmarks: list[tuple[int, int]],
@@ -413,7 +454,9 @@ def _value(tab: Tables, highway: list[int], landmarks: list[tuple[int, int]],
            row: tuple[int, ...], w: Weights) -> float:
     """:func:`seat_value` from the parts of a seat, so that a build or claim can be
     valued without applying it."""
-    score, phi = _features(tab, highway, landmarks, hand, has_discard, f, live, row)
+    hw = tuple(highway)  # (as _features, one call less: the hot path of every valuation)
+    score, phi = _assemble(tab.road_terms(hw, tuple(landmarks), f, live, row),
+                           _hand_terms(tab, hw, hand, has_discard, f), f)
     return score + sum(map(mul, phi, w.vector))
 
 
@@ -456,24 +499,30 @@ def take_values(state: GameState, pool: list[int] | None = None,
     hw = tuple(p.highway)
     f = future_steps(state, state.current) + 1
     needed = _needed_materials(state, tab, hw)
+    fits = tab.fits(hw)
+    hand_card, hand_fit, hand_growth, need = w.hand_card, w.hand_fit, w.hand_growth, w.need
+    one_mile_bonus = w.hand_one_mile * (f - 1) + w.persistent * 0.5 * (f - 1)
+    one_mile, growth, material = tab.one_mile, tab.growth, tab.cards.material
 
     def value(c: int) -> float:
-        v = w.hand_card + w.hand_fit * tab.fit(hw, c)
-        if tab.one_mile[c]:
-            v += w.hand_one_mile * (f - 1) + w.persistent * 0.5 * (f - 1)
-        v += w.hand_growth * tab.growth[c] * (f - 1)
-        if tab.cards.material[c] in needed:
-            v += w.need
+        fit = fits.get(c)
+        v = hand_card + hand_fit * (fit if fit is not None else tab.fit(hw, c))
+        if one_mile[c]:
+            v += one_mile_bonus
+        v += hand_growth * growth[c] * (f - 1)
+        if material[c] in needed:
+            v += need
         return v
 
-    out = [(value(c), Take(tab.ids[c])) for c in sorted(set(state.depot))]
+    takes = tab.takes
+    out = [(value(c), takes[c]) for c in sorted(set(state.depot))]
     if state.deck:
         if pool is None:
             pool = state.deck[:8]
         if pool:
-            out.append((sum(value(c) for c in pool) / len(pool), Take(None)))
+            out.append((sum(value(c) for c in pool) / len(pool), tab.take_deck))
         else:
-            out.append((w.hand_card, Take(None)))
+            out.append((w.hand_card, tab.take_deck))
     out.sort(key=lambda vt: -vt[0])
     return out
 
@@ -496,15 +545,15 @@ def lookahead_take_values(state: GameState, pool: list[int] | None = None,
         build_step_inplace(s, w, exact=False)
         return seat_value(s, seat, w)
 
-    out = [(after(c), Take(tab.ids[c])) for c in sorted(set(state.depot))]
+    out = [(after(c), tab.takes[c]) for c in sorted(set(state.depot))]
     if state.deck:
         pool = sorted(pool if pool is not None else state.deck[:8])
         if pool:
             step = max(1, len(pool) // deck_samples)
             picked = pool[::step][:deck_samples]
-            out.append((sum(after(c) for c in picked) / len(picked), Take(None)))
+            out.append((sum(after(c) for c in picked) / len(picked), tab.take_deck))
         else:
-            out.append((seat_value(state, seat, w), Take(None)))
+            out.append((seat_value(state, seat, w), tab.take_deck))
     out.sort(key=lambda vt: -vt[0])
     return out
 
@@ -561,11 +610,12 @@ def build_options(state: GameState, w: Weights = DEFAULT_WEIGHTS, exact: bool = 
     lms = tuple(p.landmarks)
     both_ends = bool(hw)  # an empty Highway has one end
     material = cards.material
+    keep = tab.keep_values
     src_key = memo_key = None
     if not exact:
         # everything the estimate reads (the Sources key sums up the free sources)
         src_key = Sources(state).key()
-        memo_key = (tuple(p.hand), hw, lms, bool(p.discard), f, live, row, src_key, w.vector)
+        memo_key = (tuple(p.hand), hw, lms, bool(p.discard), f, live, row, src_key, w.memo_id)
         known = tab.estimated_builds.get(memo_key)
         if known is not None:
             return known[:]
@@ -583,7 +633,7 @@ def build_options(state: GameState, w: Weights = DEFAULT_WEIGHTS, exact: bool = 
             n = cheapest_cards_needed(state, c, src_key)
             if n:
                 cost = cards.cost_counts[c]
-                hand.sort(key=lambda x: (not cost[material[x]], card_keep_value(cards, x)))
+                hand.sort(key=lambda x: (not cost[material[x]], keep[x]))
                 hand = hand[n:]
             actions = tab.builds[c]
         has_discard = bool(p.discard) or len(hand) < len(p.hand) - 1
@@ -608,22 +658,31 @@ def claim_options(state: GameState, w: Weights = DEFAULT_WEIGHTS
     pairs = claimable_pairs(state.cards, hw, lms, row_now)
     if not pairs:
         return []
-    tab = tables(state.cards)
-    f = future_steps(state, state.current)
-    vector = w.vector
-    memo_key = (hw, lms, tuple(p.hand), bool(p.discard), f, row_now, vector,
-                w.placement_block)
+    return _valued_claims(tables(state.cards), pairs, hw, lms, p.hand, bool(p.discard),
+                          future_steps(state, state.current), row_now, w)[:]
+
+
+def _valued_claims(tab: Tables, pairs: tuple[tuple[int, int], ...], hw: tuple[int, ...],
+                   lms: tuple[tuple[int, int], ...], hand: list[int], has_discard: bool,
+                   f: int, row_now: tuple[int, ...], w: Weights) -> list[tuple[float, Claim]]:
+    """:func:`claim_options` from the parts of the seat (``pairs``: its claimable
+    Landmarks and cards, not empty), best first; memoised, so the list is shared: do
+    not change it. Build planning values every plan's claims this way, the parts the
+    plans share found once."""
+    memo_key = (hw, lms, tuple(hand), has_discard, f, row_now, w.memo_id)
     known = tab.claim_values.get(memo_key)
     if known is not None:
-        return known[:]
-    hand = _hand_terms(tab, hw, p.hand, bool(p.discard), f)  # the same for every claim
+        return known
+    vector = w.vector
+    hand_terms = _hand_terms(tab, hw, hand, has_discard, f)  # the same for every claim
     out = []
     row = ()
     row_of = None  # the row after claiming it
     for lm, c in pairs:
         if lm != row_of:
             row_of, row = lm, tuple(x for x in row_now if x != lm)
-        score, phi = _assemble(tab.road_terms(hw, lms + ((lm, c),), f, True, row), hand, f)
+        score, phi = _assemble(tab.road_terms(hw, lms + ((lm, c),), f, True, row), hand_terms,
+                               f)
         v = score + sum(map(mul, phi, vector))
         resource, uses = tab.landmark_kind[lm]
         if resource == "persistent_extra_use":
@@ -637,7 +696,7 @@ def claim_options(state: GameState, w: Weights = DEFAULT_WEIGHTS
         v -= 0.01 * tab.miles[c]  # tie-break: small cards carry non-mile Landmarks
         out.append((v, tab.claim_action(lm, c)))
     out.sort(key=lambda t: -t[0])
-    tab.remember(tab.claim_values, memo_key, out[:])
+    tab.remember(tab.claim_values, memo_key, out)
     return out
 
 
@@ -714,12 +773,24 @@ def build_macros(state: GameState, limit: int = 8, beam: int = 3,
         nxt.sort(key=lambda t: -t[0])
         frontier = nxt[:beam]
     end = End()
+    # the plans' claims (claim_options of each plan): builds change neither the seat's
+    # Landmarks nor the row nor its build steps to come
+    cards = state.cards
+    tab = tables(cards)
+    lms = tuple(state.player.landmarks)
+    row_now = tuple(state.landmark_row)
+    f = future_steps(state, seat)
     # (every sequence is new: plans differ, and so do a plan's claims)
     finished: list[tuple[float, tuple[Action, ...]]] = []
     for v, seq, s in plans.values():
         finished.append((v, seq + (end,)))
-        for cv, claim in claim_options(s, w)[:2]:
-            finished.append((cv, seq + (claim,)))
+        p = s.players[seat]
+        hw = tuple(p.highway)
+        pairs = claimable_pairs(cards, hw, lms, row_now)
+        if pairs:
+            for cv, claim in _valued_claims(tab, pairs, hw, lms, p.hand, bool(p.discard), f,
+                                            row_now, w)[:2]:
+                finished.append((cv, seq + (claim,)))
     finished.sort(key=lambda t: -t[0])
     out = finished[:limit]
     if needed is not None and needed <= len(out):
