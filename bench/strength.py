@@ -22,9 +22,10 @@ hints       100 mid-game positions: 1 s vs 16 s search              top-1 >= 90%
 learned     MCTS 1 s/turn vs the same search with the hand-written (reported)
             evaluation and candidates of the first version
             (``mcts-heuristic``), 2 players, 200 games
-speed       iterations/s at a mid-game 2-player position, 1 and 2 (reported)
-            root-parallel workers, today's search and the first
-            version's (``mcts-heuristic``)
+speed       iterations/s at a mid-game 2-player position, 1 and 2 >= 2x the landed
+            root-parallel workers, today's search and the first   code on one process
+            version's (``mcts-heuristic``), and the code landed   (same run)
+            when issue 10 was filed (``LANDED``, from git)
 ==========  =====================================================  ======================
 
 Each part's result replaces that part in the JSON file and keeps the others, so the long
@@ -234,12 +235,66 @@ def _empty_caches() -> None:
             obj.cache_clear()
 
 
+# the code whose speed the goal doubles: main when issue 10 was filed (its benchmark gave
+# 458 it/s with 3 s searches of this position)
+LANDED = "a2696dd"
+
+# run inside a checkout of LANDED: the same position, caches and call as part_speed
+_LANDED_RUN = """
+import functools, gc, json, sys, time
+from bench.strength import mid_game_positions
+from solver.rules.cards import load_card_set
+from solver.search.api import Budget, analyse
+state = mid_game_positions(1, int(sys.argv[2]), load_card_set())[0]
+for obj in gc.get_objects():
+    if isinstance(obj, functools._lru_cache_wrapper):
+        obj.cache_clear()
+start = time.perf_counter()
+result = analyse(state, Budget(seconds=float(sys.argv[1])), int(sys.argv[3]))
+print(json.dumps({"iterations": result.stats["iterations"],
+                  "wall": time.perf_counter() - start, "turn": state.turn}))
+"""
+
+
+def _landed_speed(seconds: float, seed: int) -> dict | None:
+    """One single-process search of the speed position by the code of :data:`LANDED`,
+    extracted from this repository's history into a temporary folder (None, with the
+    reason printed, when there is no history to extract it from)."""
+    import io
+    import subprocess
+    import tarfile
+    import tempfile
+    from pathlib import Path
+
+    root = Path(__file__).resolve().parents[1]
+    archive = subprocess.run(["git", "-C", str(root), "archive", LANDED], capture_output=True)
+    if archive.returncode != 0:
+        print(f"landed code ({LANDED}) not measured: {archive.stderr.decode().strip()}")
+        return None
+    with tempfile.TemporaryDirectory() as tmp:
+        tarfile.open(fileobj=io.BytesIO(archive.stdout)).extractall(tmp, filter="data")
+        proc = subprocess.run([sys.executable, "-c", _LANDED_RUN, str(seconds),
+                               str(seed + 1), str(seed)], cwd=tmp, capture_output=True,
+                              text=True, env={**os.environ, "PYTHONPATH": tmp})
+    if proc.returncode != 0:
+        print(f"landed code ({LANDED}) failed: {proc.stderr.strip()[-500:]}")
+        return None
+    return json.loads(proc.stdout.splitlines()[-1])
+
+
 def part_speed(cfg, args, cards) -> dict:
     from solver.search.bots import HEURISTIC_PARAMS
     from solver.search.ismcts import DEFAULT_PARAMS
 
     state = mid_game_positions(1, args.seed + 1, cards)[0]
     rows = []
+    landed = _landed_speed(cfg["seconds"], args.seed)
+    if landed is not None and landed["turn"] == state.turn:
+        rows.append({"search": f"landed {LANDED}", "workers": 1,
+                     "iterations": landed["iterations"], "wall_seconds": round(landed["wall"], 3),
+                     "iterations_per_second": landed["iterations"] / landed["wall"]})
+        print(f"landed {LANDED} 1 worker(s): {landed['iterations']} iterations in "
+              f"{landed['wall']:.2f} s wall = {rows[-1]['iterations_per_second']:,.0f} it/s")
     for search, params in (("today", DEFAULT_PARAMS), ("first version", HEURISTIC_PARAMS)):
         for workers in (1, 2):
             _empty_caches()
@@ -254,8 +309,14 @@ def part_speed(cfg, args, cards) -> dict:
                          "iterations_per_second": its / wall})
             print(f"{search:13} {workers} worker(s): {its} iterations in {wall:.2f} s wall "
                   f"(search {result.stats['seconds']:.2f} s) = {its / wall:,.0f} it/s")
-    return {"position_turn": state.turn, "position": state_to_json(state), "rows": rows,
-            "caches_emptied_before_each": True}
+    out = {"position_turn": state.turn, "position": state_to_json(state), "rows": rows,
+           "caches_emptied_before_each": True}
+    if rows[0]["search"].startswith("landed"):
+        ratio = rows[1]["iterations_per_second"] / rows[0]["iterations_per_second"]
+        print(f"today / landed on one process, this run: {ratio:.2f}x")
+        out["goal"] = {"single_process_speedup_at_least": 2.0, "speedup": ratio,
+                       "reached": ratio >= 2.0}
+    return out
 
 
 RUNNERS = {"vs-greedy": part_vs_greedy, "vs-random": part_vs_random, "4p": part_4p,
