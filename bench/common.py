@@ -36,6 +36,20 @@ def write_json(path: str | Path, data: dict) -> Path:
     return path
 
 
+def keep_run(path: str | Path, entry: dict, key: tuple[str, ...]) -> Path:
+    """Add ``entry`` to the ``runs`` of the result file ``path``, replacing a run with the
+    same values of the fields ``key`` (one entry per setting, the newest)."""
+    path = Path(path)
+    try:
+        saved = json.loads(path.read_text(encoding="utf-8"))
+    except FileNotFoundError:
+        saved = {"runs": []}
+    same = tuple(entry[k] for k in key)
+    saved["runs"] = [r for r in saved["runs"] if tuple(r.get(k) for k in key) != same]
+    saved["runs"].append(entry)
+    return write_json(path, saved)
+
+
 def run_parts(name: str, args, cfg: dict, runners: dict[str, Callable], cards,
               summary_table: Callable[[dict], str], last_run_extra: dict | None = None) -> int:
     """Run the parts named by ``args.part`` (default: all) of benchmark ``name``, merging

@@ -23,7 +23,7 @@ import os
 import time
 from concurrent.futures import ProcessPoolExecutor
 
-from bench.common import RESULTS, machine, write_json
+from bench.common import RESULTS, keep_run, machine
 from bench.strength import mid_game_positions
 from bench.variants import parse_overrides
 from solver.rules.cards import load_card_set
@@ -95,14 +95,7 @@ def main(argv=None) -> int:
              "agreement": {k: {"agree": sum(v), "of": len(v)} for k, v in by_phase.items()},
              "wall_seconds": round(time.time() - start, 1),
              "finished": time.strftime("%Y-%m-%d %H:%M"), "machine": machine()}
-    saved = {"runs": []}
-    if os.path.exists(args.out):
-        with open(args.out, encoding="utf-8") as f:
-            saved = json.load(f)
-    key = (overrides, entry["budget"], args.again, args.phase, len(rows))
-    saved["runs"] = [r for r in saved["runs"] if (r["params"], r["budget"], r["again"],
-                                                  r["phase"], r["positions"]) != key] + [entry]
-    print(f"wrote {write_json(args.out, saved)}")
+    print(f"wrote {keep_run(args.out, entry, ('params', 'budget', 'again', 'phase', 'positions'))}")
     return 0
 
 

@@ -19,7 +19,7 @@ import json
 import os
 import time
 
-from bench.common import RESULTS, machine, write_json
+from bench.common import RESULTS, keep_run, machine
 from solver.rules.cards import load_card_set
 from solver.search.bots import MCTSBot
 from solver.search.ismcts import DEFAULT_PARAMS, SearchParams
@@ -83,13 +83,7 @@ def main(argv=None) -> int:
              "seconds_per_turn": {st.bot: st.seconds_per_turn for st in summary.bots},
              "wall_seconds": round(time.time() - start, 1),
              "finished": time.strftime("%Y-%m-%d %H:%M"), "machine": machine()}
-    saved = {"runs": []}
-    if os.path.exists(args.out):
-        with open(args.out, encoding="utf-8") as f:
-            saved = json.load(f)
-    saved["runs"] = [r for r in saved["runs"] if (r["params"], r["budget_seconds"])
-                     != (overrides, args.budget)] + [entry]
-    print(f"wrote {write_json(args.out, saved)}")
+    print(f"wrote {keep_run(args.out, entry, ('params', 'budget_seconds'))}")
     return 0
 
 
