@@ -151,6 +151,50 @@ def test_dataset_round_trip(small_data, tmp_path):
     assert np.array_equal(back.state_id, small_data.state_id)
 
 
+def test_saved_data_carries_where_it_came_from(small_data, tmp_path):
+    small_data.save(tmp_path / "with.npz", meta={"games": 24, "policy": "rollout"})
+    assert Dataset.load_meta(tmp_path / "with.npz") == {"games": 24, "policy": "rollout"}
+    assert Dataset.load(tmp_path / "with.npz").rows == small_data.rows
+    # a file saved before data carried its meta still tells how many games it holds
+    small_data.save(tmp_path / "without.npz")
+    assert Dataset.load_meta(tmp_path / "without.npz") == {"games": 24}
+
+
+def test_combined_data_keeps_every_game_and_state_apart(small_data):
+    both = Dataset.combine([small_data, small_data])
+    assert both.rows == 2 * small_data.rows
+    games = len(np.unique(small_data.game_id))
+    assert len(np.unique(both.game_id)) == 2 * games
+    assert len(np.unique(both.state_id)) == 2 * len(np.unique(small_data.state_id))
+    # rows of one state still belong to one game
+    first_game = {}
+    for sid, gid in zip(both.state_id, both.game_id, strict=True):
+        assert first_game.setdefault(int(sid), int(gid)) == gid
+
+
+def test_train_cli_fits_several_saved_files_and_records_them(small_data, tmp_path, capsys):
+    from solver.cli import main
+
+    small_data.save(tmp_path / "a.npz", meta={"games": 24, "policy": "mcts:60i",
+                                              "data_seconds": 10.0,
+                                              "searcher_generation": 3})
+    small_data.save(tmp_path / "b.npz")
+    out = tmp_path / "m.npz"
+    assert main(["train", "--data", str(tmp_path / "a.npz"), str(tmp_path / "b.npz"),
+                 "--policy", "mcts:60i", "--epochs", "1", "--hidden", "8",
+                 "--out", str(out)]) == 0
+    assert "of 48 games" in capsys.readouterr().err
+    meta = ValueModel.load(out).meta
+    assert meta["games"] == 48
+    assert meta["data_seconds"] is None  # b.npz does not say how long it took
+    assert meta["generation"] == 4  # one more than the newest searcher the data records
+    assert [d["file"] for d in meta["data"]] == ["a.npz", "b.npz"]
+    (tmp_path / "junk.npz").write_bytes(b"not data")
+    assert main(["train", "--data", str(tmp_path / "junk.npz"),
+                 "--out", str(tmp_path / "n.npz")]) == 2
+    assert "--data" in capsys.readouterr().err and not (tmp_path / "n.npz").exists()
+
+
 def test_evaluate_compares_on_the_same_rows(small_data):
     model, _ = fit(small_data, seed=2, hidden=(8,), epochs=2)
     report = evaluate(model, small_data)

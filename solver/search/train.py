@@ -22,12 +22,13 @@
 
 from __future__ import annotations
 
+import json
 import math
 import random
 import time
 from collections.abc import Callable
 from concurrent.futures import Executor, ProcessPoolExecutor
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 
 import numpy as np
 
@@ -71,13 +72,38 @@ class Dataset:
         return Dataset(*(np.concatenate([getattr(p, f) for p in parts])
                          for f in Dataset.__dataclass_fields__))
 
-    def save(self, path) -> None:
-        np.savez_compressed(path, **{f: getattr(self, f) for f in self.__dataclass_fields__})
+    @staticmethod
+    def combine(parts: list[Dataset]) -> Dataset:
+        """Several saved data sets as one: each part's game and state ids are moved past
+        the previous parts', so that games stay apart in the split and in the report."""
+        moved, next_game = [], 0
+        for p in parts:
+            shift = next_game - int(p.game_id.min()) if p.rows else 0
+            moved.append(replace(p, game_id=p.game_id + shift,
+                                 state_id=p.state_id + shift * 1000))
+            next_game = int(moved[-1].game_id.max()) + 1 if p.rows else next_game
+        return Dataset.concat(moved)
+
+    def save(self, path, meta: dict | None = None) -> None:
+        """Write the arrays, and ``meta`` (who played the games, how long they took) as
+        JSON beside them, so that a model fitted from the file can say where it came from."""
+        extra = {"meta": np.array(json.dumps(meta))} if meta is not None else {}
+        np.savez_compressed(path, **{f: getattr(self, f) for f in self.__dataclass_fields__},
+                            **extra)
 
     @staticmethod
     def load(path) -> Dataset:
         with np.load(path) as z:
             return Dataset(*(z[f] for f in Dataset.__dataclass_fields__))
+
+    @staticmethod
+    def load_meta(path) -> dict:
+        """The ``meta`` saved with the data; for files written before data carried it,
+        what the arrays tell (the number of games)."""
+        with np.load(path) as z:
+            if "meta" in z.files:
+                return json.loads(str(z["meta"]))
+            return {"games": int(len(np.unique(z["game_id"])))}
 
 
 # ------------------------------------------------------------------ self-play data

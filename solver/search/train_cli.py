@@ -3,6 +3,7 @@
     bigsur train --games 24000 --out value.npz            # about 25 minutes on 2 cores
     bigsur train --games 400 --policy mcts:100i --out gen1.npz   # expert iteration
     bigsur train --data gen0-data.npz --out value.npz     # refit saved data
+    bigsur train --data g1.npz g2.npz --policy mcts:60i --init value.npz --out gen2.npz  # both
     bigsur train --data gen1-data.npz --init value.npz --lr 5e-4 --out gen1.npz   # fine-tune
 
 The model predicts, from one seat's features, the points that seat still scores
@@ -54,10 +55,18 @@ def cmd_train(args) -> int:
                   f"{cards.fingerprint[:12]})", file=sys.stderr)
             return 2
     current = current_model(cards)
+    current_generation = int((current.meta if current else {}).get("generation") or 0)
     t0 = time.perf_counter()
     if args.data:
-        data = Dataset.load(args.data)
-        print(f"read {data.rows:,} rows from {args.data}", file=sys.stderr)
+        try:
+            data = Dataset.combine([Dataset.load(f) for f in args.data])
+            sources = [Dataset.load_meta(f) for f in args.data]
+        except (OSError, KeyError, ValueError) as err:
+            print(f"bigsur: error: --data: cannot read saved self-play data: {err}",
+                  file=sys.stderr)
+            return 2
+        print(f"read {data.rows:,} rows of {sum(m['games'] for m in sources):,} games from "
+              f"{', '.join(args.data)}", file=sys.stderr)
     else:
         def progress(done: int, total: int) -> None:
             rate = done / max(time.perf_counter() - t0, 1e-9)
@@ -72,8 +81,13 @@ def cmd_train(args) -> int:
         data = generate(cards, players, args.games, args.seed, args.workers, args.policy,
                         executor, progress=progress)
         print(file=sys.stderr)
+        sources = [{"games": args.games, "players": list(players), "policy": args.policy,
+                    "seed": args.seed, "data_seconds": round(time.perf_counter() - t0, 1),
+                    # the model the searching players evaluated with
+                    "searcher_generation": None if args.policy == "rollout"
+                    else current_generation}]
         if args.save_data:
-            data.save(args.save_data)
+            data.save(args.save_data, meta=sources[0])
     t1 = time.perf_counter()
     model, report = fit(
         data, args.seed, hidden=tuple(int(x) for x in args.hidden.split(",")),
@@ -82,13 +96,16 @@ def cmd_train(args) -> int:
                                        file=sys.stderr, flush=True),
         current=current, init=init)
     t2 = time.perf_counter()
-    model.meta.update({"games": args.games if not args.data else None,
-                       "players": list(players), "policy": args.policy, "seed": args.seed,
-                       "data_seconds": round(t1 - t0, 1), "fit_seconds": round(t2 - t1, 1),
+    model.meta.update({"games": sum(m["games"] for m in sources),
+                       "players": sources[0].get("players") if len(sources) == 1 else None,
+                       "policy": args.policy, "seed": args.seed,
+                       "data_seconds": _known_sum(m.get("data_seconds") for m in sources),
+                       "fit_seconds": round(t2 - t1, 1),
                        "card_set": cards.identity(),
-                       # the data's players searched with the current model: one generation on
-                       "generation": 0 if args.policy == "rollout" else
-                       1 + int((current.meta if current else {}).get("generation") or 0)})
+                       "generation": _generation(args.policy, sources, current_generation)})
+    if args.data:
+        model.meta["data"] = [{"file": Path(f).name, **m}
+                              for f, m in zip(args.data, sources, strict=True)]
     model.save(args.out)
     print(report.table())
     print(f"\nsigma of final scores: {model.sigma0:.2f} + {model.sigma1:.2f} * sqrt(turns "
@@ -97,6 +114,21 @@ def cmd_train(args) -> int:
         Path(args.report).write_text(json.dumps({"meta": model.meta, **report.to_json()},
                                                 indent=1) + "\n", encoding="utf-8")
     return 0
+
+
+def _known_sum(values) -> float | None:
+    """The sum, or None when any part is unknown."""
+    values = list(values)
+    return None if any(v is None for v in values) else round(sum(values), 1)
+
+
+def _generation(policy: str, sources: list[dict], current_generation: int) -> int:
+    """0 for rollout games; else one more than the newest model the searching players
+    used (as the data records it, or the current model for data that does not say)."""
+    if policy == "rollout":
+        return 0
+    used = [m.get("searcher_generation") for m in sources]
+    return 1 + max(current_generation if g is None else int(g) for g in used)
 
 
 def add_cli(sub) -> None:
@@ -118,7 +150,9 @@ def add_cli(sub) -> None:
     p.add_argument("--batch", type=int, default=1024)
     p.add_argument("--lr", type=float, default=2e-3)
     p.add_argument("--hidden", default="64,64", help="hidden layer sizes (default 64,64)")
-    p.add_argument("--data", help="fit saved self-play data instead of playing games")
+    p.add_argument("--data", nargs="+", metavar="FILE",
+                   help="fit saved self-play data (one or more --save-data files, fitted "
+                        "as one set) instead of playing games")
     p.add_argument("--init", help="start from this model's weights (fine-tune it on the "
                                   "new games; its layer sizes are kept)")
     p.add_argument("--save-data", help="also save the self-play data to this .npz file")
