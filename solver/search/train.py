@@ -25,7 +25,6 @@ from __future__ import annotations
 import json
 import math
 import random
-import time
 from collections.abc import Callable
 from concurrent.futures import Executor, ProcessPoolExecutor
 from dataclasses import dataclass, field, replace
@@ -41,7 +40,6 @@ from .value import (
     FEATURE_NAMES,
     HeuristicEvaluator,
     ValueModel,
-    current_model,
     seat_features_row,
     turns_left,
     win_shares,
@@ -394,25 +392,4 @@ def _margins_and_brier(sub: Dataset, pred: np.ndarray, ev) -> tuple[float, float
     return float(np.mean(errors)), float(np.mean(briers)), cal
 
 
-def train(cards: CardSet | None = None, games: int = 3000, seed: int = 0, workers: int = 2,
-          players: tuple[int, ...] = (2, 3, 4), policy: str = "rollout",
-          executor: Executor | None = None, log: Callable[[str], None] = print
-          ) -> tuple[ValueModel, TrainReport, dict]:
-    """Generate data, fit, report: what `bigsur train` runs."""
-    cards = cards or load_card_set()
-    t0 = time.perf_counter()
-    data = generate(cards, players, games, seed, workers, policy, executor,
-                    progress=lambda d, n: log(f"self-play {d}/{n} games"))
-    t1 = time.perf_counter()
-    model, report = fit(data, seed, fingerprint=cards.fingerprint,
-                        progress=lambda e, a, b: log(f"epoch {e}: train MSE {a:.1f}, "
-                                                     f"held-out MSE {b:.1f}"),
-                        current=current_model(cards))
-    t2 = time.perf_counter()
-    model.meta.update({"games": games, "players": list(players), "policy": policy,
-                       "data_seconds": round(t1 - t0, 1), "fit_seconds": round(t2 - t1, 1)})
-    return model, report, {"rows": data.rows, "data_seconds": t1 - t0,
-                           "fit_seconds": t2 - t1}
-
-
-__all__ = ["Dataset", "TrainReport", "evaluate", "fit", "generate", "train"]
+__all__ = ["Dataset", "TrainReport", "evaluate", "fit", "generate"]
