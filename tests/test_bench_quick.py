@@ -79,3 +79,52 @@ def test_hint_agreement_compares_with_the_saved_slow_tops(tmp_path):
     assert counts["all"]["of"] == 3
     assert sum(v["of"] for k, v in counts.items() if k != "all") == 3
     assert 0 <= counts["all"]["agree"] <= 3
+
+
+def _variants_with(tmp_path, model: str, margin: float) -> Path:
+    path = tmp_path / "variants.json"
+    path.write_text(json.dumps({"runs": [
+        {"params": {"value": model}, "budget_seconds": 1.0, "games": 200, "seed": 13,
+         "win_rate": 0.5 + margin / 100, "win_ci": [0.4, 0.6], "margin": margin,
+         "margin_ci": [margin - 4, margin + 4], "seconds_per_turn": {}, "finished": "x"}]}))
+    return path
+
+
+def test_ship_model_copies_the_model_and_keeps_the_previous_record(tmp_path):
+    from bench.ship_model import ship
+    from solver.rules.cards import load_card_set
+    from solver.search.value import ValueModel
+
+    model = tmp_path / "gen9.npz"
+    nine = ValueModel.random(0, fingerprint=load_card_set().fingerprint)
+    nine.meta["generation"] = 9
+    nine.save(model)
+    report = tmp_path / "gen9.json"
+    report.write_text(json.dumps({"by_phase": [{"phase": "all", "margin_mae_model": 11.0}]}))
+    record = tmp_path / "value-model.json"
+    record.write_text(json.dumps({"generation": 8, "history": [{"generation": 7}]}))
+    dest = tmp_path / "shipped.npz"
+    kw = {"record": record, "dest": dest}
+    with pytest.raises(SystemExit, match="no head-to-head"):
+        ship(str(model), str(report), variants=tmp_path / "none.json", **kw)
+    lost = _variants_with(tmp_path, str(model), -2.0)
+    with pytest.raises(SystemExit, match="lost its head-to-head"):
+        ship(str(model), str(report), variants=lost, **kw)
+    assert not dest.exists()
+    won = _variants_with(tmp_path, str(model), 3.0)
+    entry = ship(str(model), str(report), variants=won, **kw)
+    assert ValueModel.load(dest).meta["generation"] == 9
+    saved = json.loads(record.read_text())
+    assert saved == entry and saved["head_to_head"]["margin"] == 3.0
+    assert [h["generation"] for h in saved["history"]] == [8, 7]
+
+
+def test_ship_model_refuses_another_card_set(tmp_path):
+    from bench.ship_model import ship
+    from solver.search.value import ValueModel
+
+    model = tmp_path / "other.npz"
+    ValueModel.random(0, fingerprint="0" * 16).save(model)
+    with pytest.raises(SystemExit, match="another card set"):
+        ship(str(model), str(tmp_path / "r.json"), dest=tmp_path / "d.npz",
+             record=tmp_path / "v.json")
