@@ -13,7 +13,7 @@ from solver.rules.engine import new_game
 from solver.rules.state import Phase
 from solver.search import value as value_mod
 from solver.search.policies import estimate_scores, play_turn
-from solver.search.train import Dataset, evaluate, fit, generate
+from solver.search.train import Dataset, evaluate, fit, generate, lambda_returns
 from solver.search.value import (
     FEATURE_NAMES,
     HeuristicEvaluator,
@@ -229,6 +229,29 @@ def test_fine_tuning_starts_from_the_given_model(small_data):
     assert np.array_equal(base.predict_rows(x), before)
 
 
+def test_lambda_returns_mix_the_outcome_with_later_predictions(small_data):
+    model, _ = fit(small_data, seed=4, hidden=(8,), epochs=2)
+    assert np.array_equal(lambda_returns(small_data, model, 1.0), small_data.final)
+    predicted = small_data.x[:, 0] + model.predict_rows(small_data.x)
+    one_step = lambda_returns(small_data, model, 0.0)
+    # lambda 0: the prediction at the seat's next row; its last row: the final score.
+    # Rows of a state come in seat order, so the seat's next row is `players` rows on.
+    for i in range(small_data.rows):
+        same = small_data.state_id == small_data.state_id[i]
+        players = int(same.sum())
+        j = i + players
+        if j < small_data.rows and small_data.game_id[j] == small_data.game_id[i]:
+            assert one_step[i] == pytest.approx(predicted[j])
+        else:
+            assert one_step[i] == small_data.final[i]
+    half = lambda_returns(small_data, model, 0.5)
+    assert not np.allclose(half, small_data.final) and not np.allclose(half, one_step)
+    tuned, report = fit(small_data, seed=5, epochs=2, init=model, td_lambda=0.7)
+    assert report.rows[-1]["rows"] > 0
+    with pytest.raises(ValueError, match="init"):
+        fit(small_data, seed=5, epochs=1, td_lambda=0.7)
+
+
 def test_train_cli_refuses_a_bad_start_model(tmp_path, capsys):
     from solver.cli import main
 
@@ -242,3 +265,11 @@ def test_train_cli_refuses_a_bad_start_model(tmp_path, capsys):
     assert main(["train", "--games", "2", "--init", str(tmp_path / "other.npz"), "--out",
                  str(tmp_path / "m.npz")]) == 2
     assert "another card set" in capsys.readouterr().err
+
+
+def test_train_cli_td_lambda_needs_a_model_to_bootstrap_from(tmp_path, capsys):
+    from solver.cli import main
+
+    assert main(["train", "--games", "2", "--td-lambda", "0.8",
+                 "--out", str(tmp_path / "m.npz")]) == 2
+    assert "--td-lambda" in capsys.readouterr().err and not (tmp_path / "m.npz").exists()

@@ -196,21 +196,30 @@ def generate(cards: CardSet | None = None, players: tuple[int, ...] = (2, 3, 4),
 def fit(data: Dataset, seed: int = 0, hidden: tuple[int, ...] = (64, 64),
         epochs: int = 60, batch: int = 256, lr: float = 1e-3, holdout: float = 0.15,
         fingerprint: str = "", progress: Callable[[int, float, float], None] | None = None,
-        current: ValueModel | None = None, init: ValueModel | None = None
-        ) -> tuple[ValueModel, TrainReport]:
+        current: ValueModel | None = None, init: ValueModel | None = None,
+        td_lambda: float = 1.0) -> tuple[ValueModel, TrainReport]:
     """Train an MLP on ``data`` (split by game); return it and its held-out report
     (against the heuristic, and against ``current``: the model it would replace).
 
     ``init``: start from that model's weights instead of random ones (fine-tuning: its
     layer sizes and input scaling are kept, ``hidden`` is ignored), so that a small set
     of expert games corrects a model trained on many cheap games rather than replacing
-    what they taught; early stopping on the held-out games decides how far it moves."""
+    what they taught; early stopping on the held-out games decides how far it moves.
+
+    ``td_lambda`` < 1: train on TD(lambda) targets (:func:`lambda_returns`, bootstrapped
+    from ``init``) instead of the final scores; held-out loss and report still compare
+    with the final scores."""
     rng = np.random.default_rng(seed)
     games = np.unique(data.game_id)
     held = set(rng.choice(games, size=max(1, int(len(games) * holdout)), replace=False))
     test_mask = np.array([g in held for g in data.game_id])
     train, test = data.subset(~test_mask), data.subset(test_mask)
-    y_train = train.final - train.x[:, 0]
+    if td_lambda < 1.0:
+        if init is None:
+            raise ValueError("td_lambda < 1 bootstraps from a model: give init")
+        y_train = lambda_returns(train, init, td_lambda) - train.x[:, 0]
+    else:
+        y_train = train.final - train.x[:, 0]
     y_test = test.final - test.x[:, 0]
     if init is None:
         mean = train.x.mean(axis=0)
@@ -264,6 +273,29 @@ def fit(data: Dataset, seed: int = 0, hidden: tuple[int, ...] = (64, 64),
     model.sigma0, model.sigma1 = _fit_sigma(test, test.x[:, 0] + model.predict_rows(test.x))
     report = evaluate(model, test, current=current)
     return model, report
+
+
+def lambda_returns(data: Dataset, model: ValueModel, lam: float) -> np.ndarray:
+    """TD(lambda) targets for each row's final score: going back from the end of the
+    game, ``G_t = (1 - lam) * V(s_t+1) + lam * G_t+1`` over the seat's later rows, where
+    ``V`` is ``model``'s predicted final score and the last row's target is the final
+    score. ``lam = 1`` gives the final scores themselves; a smaller ``lam`` trades the
+    noise of the later draws for ``model``'s error. Rows of a state are in seat order
+    and a game's states in order, as :func:`generate` writes them."""
+    predicted = data.x[:, 0] + model.predict_rows(data.x)
+    n = data.rows
+    index = np.arange(n)
+    first_of_state = np.r_[True, data.state_id[1:] != data.state_id[:-1]]
+    seat = index - np.maximum.accumulate(np.where(first_of_state, index, 0))
+    order = np.lexsort((data.state_id, seat, data.game_id))
+    target = data.final.astype(np.float64).copy()
+    following = None  # the row after, in the same game and seat
+    for i in order[::-1]:
+        if following is not None and data.game_id[following] == data.game_id[i] \
+                and seat[following] == seat[i]:
+            target[i] = (1 - lam) * predicted[following] + lam * target[following]
+        following = i
+    return target
 
 
 def _loss(params, layers, x, y) -> float:
@@ -392,4 +424,4 @@ def _margins_and_brier(sub: Dataset, pred: np.ndarray, ev) -> tuple[float, float
     return float(np.mean(errors)), float(np.mean(briers)), cal
 
 
-__all__ = ["Dataset", "TrainReport", "evaluate", "fit", "generate"]
+__all__ = ["Dataset", "TrainReport", "evaluate", "fit", "generate", "lambda_returns"]

@@ -40,6 +40,10 @@ def cmd_train(args) -> int:
         except BotSpecError as err:
             print(f"bigsur: error: --policy: {err}", file=sys.stderr)
             return 2
+    if not 0.0 <= args.td_lambda <= 1.0 or (args.td_lambda < 1.0 and not args.init):
+        print("bigsur: error: --td-lambda: a value in [0, 1], below 1 only with --init (the "
+              "model the targets bootstrap from)", file=sys.stderr)
+        return 2
     init = None
     if args.init:
         from .value import ValueModel, ValueModelError
@@ -94,13 +98,13 @@ def cmd_train(args) -> int:
         epochs=args.epochs, batch=args.batch, lr=args.lr, fingerprint=cards.fingerprint,
         progress=lambda e, a, b: print(f"epoch {e}: train MSE {a:.2f}, held-out MSE {b:.2f}",
                                        file=sys.stderr, flush=True),
-        current=current, init=init)
+        current=current, init=init, td_lambda=args.td_lambda)
     t2 = time.perf_counter()
     model.meta.update({"games": sum(m["games"] for m in sources),
                        "players": sources[0].get("players") if len(sources) == 1 else None,
                        "policy": args.policy, "seed": args.seed,
                        "data_seconds": _known_sum(m.get("data_seconds") for m in sources),
-                       "fit_seconds": round(t2 - t1, 1),
+                       "fit_seconds": round(t2 - t1, 1), "td_lambda": args.td_lambda,
                        "card_set": cards.identity(),
                        "generation": _generation(args.policy, sources, current_generation)})
     if args.data:
@@ -155,6 +159,9 @@ def add_cli(sub) -> None:
                         "as one set) instead of playing games")
     p.add_argument("--init", help="start from this model's weights (fine-tune it on the "
                                   "new games; its layer sizes are kept)")
+    p.add_argument("--td-lambda", type=float, default=1.0,
+                   help="train on TD(lambda) targets bootstrapped from --init instead of "
+                        "final scores (default 1: final scores)")
     p.add_argument("--save-data", help="also save the self-play data to this .npz file")
     p.add_argument("--report", help="write the held-out report as JSON")
     p.add_argument("--cards", help="card-set file (default: the shipped reconstruction)")
