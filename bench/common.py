@@ -28,6 +28,20 @@ def machine() -> dict:
             "platform": platform.platform(), "python": platform.python_version()}
 
 
+def value_model(cards) -> dict | None:
+    """The learned evaluation today's search uses on ``cards`` (its generation and where
+    its games came from), recorded with every strength figure; None: the hand-written
+    evaluation (no model for these cards)."""
+    from solver.search.value import current_model
+
+    model = current_model(cards)
+    if model is None:
+        return None
+    return {"generation": model.meta.get("generation"), "games": model.meta.get("games"),
+            "policy": model.meta.get("policy"),
+            "file": os.environ.get("BIGSUR_VALUE_MODEL") or "shipped"}
+
+
 def write_json(path: str | Path, data: dict) -> Path:
     """Write a result file (creating its folder) and say so."""
     path = Path(path)
@@ -70,7 +84,8 @@ def run_parts(name: str, args, cfg: dict, runners: dict[str, Callable], cards,
         result = runners[part](cfg[part], args, cards)
         result.update(config=cfg[part], quick=args.quick, seed=args.seed,
                       wall_seconds=round(time.monotonic() - t0, 2),
-                      finished=time.strftime("%Y-%m-%dT%H:%M:%S"), machine=machine())
+                      finished=time.strftime("%Y-%m-%dT%H:%M:%S"), machine=machine(),
+                      value_model=value_model(cards))
         saved["parts"][part] = result
         print(f"({part}: {result['wall_seconds']:.1f} s)")
         write_json(out, saved)

@@ -10,7 +10,9 @@ the model it replaces (the record it replaces moves under ``history``).
 The head-to-head is the ``bench.variants`` run whose only override is ``value=`` this
 file (the new model against the shipped one, today's search otherwise); a model with no
 such run, or trained on another card set, is refused. So is one that lost the match,
-unless ``--even-if-worse`` says that is meant.
+unless ``--even-if-worse`` says that is meant. ``--record-only`` records a generation
+that was measured but is not shipped (under ``not_shipped`` of the shipped model's
+record), so that every generation's strength stays on record.
 """
 
 from __future__ import annotations
@@ -38,9 +40,11 @@ def head_to_head(model_path: str, variants: Path) -> dict | None:
 
 def ship(model_path: str, report_path: str, variants: Path = RESULTS / "variants.json",
          record: Path = RESULTS / "value-model.json", dest: Path = SHIPPED_MODEL,
-         even_if_worse: bool = False) -> dict:
+         even_if_worse: bool = False, record_only: bool = False) -> dict:
     """Check the model, its report and its match; copy it to ``dest`` and write its
-    record to ``record``. Returns the record; raises SystemExit naming what is missing."""
+    record to ``record`` (``record_only``: add it to the record's ``not_shipped`` and
+    leave the shipped model alone). Returns the new model's entry; raises SystemExit
+    naming what is missing."""
     try:
         model = ValueModel.load(model_path)
     except ValueModelError as err:
@@ -59,7 +63,7 @@ def ship(model_path: str, report_path: str, variants: Path = RESULTS / "variants
         raise SystemExit(f"bench.ship_model: no head-to-head of {model_path} in {variants}: "
                          f"run python -m bench.variants value={model_path} --budget 1.0 "
                          f"--games 200 first")
-    if match["margin"] <= 0 and not even_if_worse:
+    if match["margin"] <= 0 and not (even_if_worse or record_only):
         raise SystemExit(f"bench.ship_model: {model_path} lost its head-to-head (win rate "
                          f"{match['win_rate']:.1%}, margin {match['margin']:+.2f}); "
                          f"--even-if-worse ships it anyway")
@@ -67,6 +71,9 @@ def ship(model_path: str, report_path: str, variants: Path = RESULTS / "variants
         previous = json.loads(record.read_text(encoding="utf-8"))
     except (OSError, ValueError):
         previous = None
+    if record_only and not previous:
+        raise SystemExit(f"bench.ship_model: --record-only: no record of the shipped model "
+                         f"in {record}")
     history = []
     if previous:
         history = [{k: v for k, v in previous.items() if k != "history"},
@@ -87,6 +94,12 @@ def ship(model_path: str, report_path: str, variants: Path = RESULTS / "variants
         "shipped": time.strftime("%Y-%m-%d %H:%M"),
         "history": history,
     }
+    if record_only:
+        del entry["history"], entry["model"]
+        entry["file"], entry["shipped"] = model_path, None
+        previous["not_shipped"] = [*previous.get("not_shipped", []), entry]
+        write_json(record, previous)
+        return entry
     shutil.copyfile(model_path, dest)
     write_json(record, entry)
     return entry
@@ -99,14 +112,19 @@ def main(argv=None) -> int:
     p.add_argument("--report", required=True, help="its report (bigsur train --report)")
     p.add_argument("--even-if-worse", action="store_true",
                    help="ship a model that lost its head-to-head")
+    p.add_argument("--record-only", action="store_true",
+                   help="record a measured generation without shipping it")
     args = p.parse_args(argv)
-    entry = ship(args.model, args.report, even_if_worse=args.even_if_worse)
+    entry = ship(args.model, args.report, even_if_worse=args.even_if_worse,
+                 record_only=args.record_only)
     h = entry["head_to_head"]
     every = [r for r in entry["held_out"]["by_phase"] if r["phase"] == "all"][0]
-    print(f"shipped generation {entry['generation']} as {entry['model']}: "
+    what = f"recorded generation {entry['generation']} (not shipped)" if args.record_only \
+        else f"shipped generation {entry['generation']} as {entry['model']}"
+    print(f"{what}: "
           f"head-to-head {h['win_rate']:.1%} [{h['win_ci'][0]:.1%}, {h['win_ci'][1]:.1%}], "
           f"margin {h['margin']:+.2f}; held-out margin MAE {every['margin_mae_model']:.2f}"
-          + (f" (replaced: {every['margin_mae_current']:.2f})"
+          + (f" (the model in use: {every['margin_mae_current']:.2f})"
              if "margin_mae_current" in every else ""))
     return 0
 

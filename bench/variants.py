@@ -19,7 +19,7 @@ import json
 import os
 import time
 
-from bench.common import RESULTS, keep_run, machine
+from bench.common import RESULTS, keep_run, machine, value_model
 from solver.rules.cards import load_card_set
 from solver.search.bots import MCTSBot
 from solver.search.ismcts import DEFAULT_PARAMS, SearchParams
@@ -82,7 +82,8 @@ def main(argv=None) -> int:
              "margin": s.margin, "margin_ci": list(s.margin_ci),
              "seconds_per_turn": {st.bot: st.seconds_per_turn for st in summary.bots},
              "wall_seconds": round(time.time() - start, 1),
-             "finished": time.strftime("%Y-%m-%d %H:%M"), "machine": machine()}
+             "finished": time.strftime("%Y-%m-%d %H:%M"), "machine": machine(),
+             "value_model": value_model(load_card_set())}  # today's search's, the baseline
     print(f"wrote {keep_run(args.out, entry, ('params', 'budget_seconds'))}")
     return 0
 

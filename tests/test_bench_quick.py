@@ -32,6 +32,8 @@ def test_quick_benchmark_runs_and_writes_json(name, tmp_path):
     data = json.loads(out.read_text())
     assert data, f"bench.{name} wrote an empty result"
     assert proc.stdout.strip(), f"bench.{name} printed no table"
+    # every part says which learned evaluation its figures were measured with
+    assert all("value_model" in part for part in data.get("parts", {}).values())
 
 
 @pytest.mark.slow
@@ -117,6 +119,16 @@ def test_ship_model_copies_the_model_and_keeps_the_previous_record(tmp_path):
     saved = json.loads(record.read_text())
     assert saved == entry and saved["head_to_head"]["margin"] == 3.0
     assert [h["generation"] for h in saved["history"]] == [8, 7]
+    # a generation measured but not shipped goes on record and leaves the shipped model
+    level = tmp_path / "gen10.npz"
+    ten = ValueModel.random(1, fingerprint=load_card_set().fingerprint)
+    ten.meta["generation"] = 10
+    ten.save(level)
+    ship(str(level), str(report), variants=_variants_with(tmp_path, str(level), -0.5),
+         record_only=True, **kw)
+    assert ValueModel.load(dest).meta["generation"] == 9
+    saved = json.loads(record.read_text())
+    assert saved["generation"] == 9 and [g["generation"] for g in saved["not_shipped"]] == [10]
 
 
 def test_ship_model_refuses_another_card_set(tmp_path):
@@ -128,3 +140,26 @@ def test_ship_model_refuses_another_card_set(tmp_path):
     with pytest.raises(SystemExit, match="another card set"):
         ship(str(model), str(tmp_path / "r.json"), dest=tmp_path / "d.npz",
              record=tmp_path / "v.json")
+
+
+def test_figures_record_the_value_model_in_use(tmp_path, monkeypatch):
+    from bench.common import value_model
+    from solver.rules.cards import load_card_set
+    from solver.search import value as value_mod
+    from solver.search.value import ValueModel
+
+    cards = load_card_set()
+    model = ValueModel.random(0, fingerprint=cards.fingerprint)
+    model.meta.update(generation=5, games=10, policy="mcts:60i")
+    model.save(tmp_path / "g5.npz")
+    monkeypatch.setenv("BIGSUR_VALUE_MODEL", str(tmp_path / "g5.npz"))
+    value_mod._shipped.cache_clear()
+    try:
+        assert value_model(cards) == {"generation": 5, "games": 10, "policy": "mcts:60i",
+                                      "file": str(tmp_path / "g5.npz")}
+        other = ValueModel.random(0, fingerprint="0" * 16)
+        other.save(tmp_path / "other.npz")
+        monkeypatch.setenv("BIGSUR_VALUE_MODEL", str(tmp_path / "other.npz"))
+        assert value_model(cards) is None  # another card set's model is not used
+    finally:
+        value_mod._shipped.cache_clear()
