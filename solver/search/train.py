@@ -45,6 +45,9 @@ from .value import (
     win_shares,
 )
 
+# a row's state id is game id * STATE_IDS_PER_GAME + the state's index in its game
+STATE_IDS_PER_GAME = 1000
+
 
 @dataclass
 class Dataset:
@@ -78,7 +81,7 @@ class Dataset:
         for p in parts:
             shift = next_game - int(p.game_id.min()) if p.rows else 0
             moved.append(replace(p, game_id=p.game_id + shift,
-                                 state_id=p.state_id + shift * 1000))
+                                 state_id=p.state_id + shift * STATE_IDS_PER_GAME))
             next_game = int(moved[-1].game_id.max()) + 1 if p.rows else next_game
         return Dataset.concat(moved)
 
@@ -147,7 +150,6 @@ def _chunk(cards: CardSet, players: tuple[int, ...], games: int, seed: int,
            policy: str, first_game: int) -> Dataset:
     xs, final, heur, sid, gid, left, share = [], [], [], [], [], [], []
     rng = random.Random(seed)
-    state_base = first_game * 1000
     for g in range(games):
         n = players[(first_game + g) % len(players)]
         rows, end = _play_game(cards, n, rng.randrange(2**62), policy)
@@ -156,7 +158,7 @@ def _chunk(cards: CardSet, players: tuple[int, ...], games: int, seed: int,
             xs.append(phi)
             final.append(scores[seat])
             heur.append(h)
-            sid.append(state_base + (g * 1000) + k)
+            sid.append((first_game + g) * STATE_IDS_PER_GAME + k)
             gid.append(first_game + g)
             left.append(tl)
             share.append(shares[seat])
