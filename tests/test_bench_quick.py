@@ -16,6 +16,7 @@ import pytest
 
 ROOT = Path(__file__).resolve().parents[1]
 BENCHES = ["engine", "payment", "strength", "search_diagnostics", "server", "vs_openspiel",
+           "value_features",
            "server --scale-out"]
 
 

@@ -273,3 +273,29 @@ def test_train_cli_td_lambda_needs_a_model_to_bootstrap_from(tmp_path, capsys):
     assert main(["train", "--games", "2", "--td-lambda", "0.8",
                  "--out", str(tmp_path / "m.npz")]) == 2
     assert "--td-lambda" in capsys.readouterr().err and not (tmp_path / "m.npz").exists()
+
+
+def test_opponent_columns_read_the_other_seats_of_the_same_state(small_data):
+    from bench.value_features import opponent_columns, with_features
+
+    most, mean = opponent_columns(small_data)
+    ids = small_data.state_id
+    for row in (0, 1, len(ids) // 2, len(ids) - 1):
+        others = small_data.x[(ids == ids[row]) & (np.arange(len(ids)) != row)]
+        assert np.allclose(most[row], others.max(axis=0))
+        assert np.allclose(mean[row], others.mean(axis=0))
+    wide = with_features(small_data, "own+opp_max+opp_mean", (most, mean))
+    assert wide.x.shape == (small_data.rows, 3 * len(FEATURE_NAMES))
+    assert np.array_equal(wide.x[:, :len(FEATURE_NAMES)], small_data.x)
+    assert np.array_equal(wide.final, small_data.final)
+
+
+def test_a_model_of_other_inputs_fits_but_is_not_saved(small_data, tmp_path):
+    from bench.value_features import with_features
+
+    wide = with_features(small_data, "own+opp_max")
+    model, report = fit(wide, seed=0, epochs=1)
+    assert len(model.mean) == 2 * len(FEATURE_NAMES)
+    assert report.rows[-1]["margin_mae_model"] > 0
+    with pytest.raises(ValueModelError, match="experiment"):
+        model.save(tmp_path / "wide.npz")

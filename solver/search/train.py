@@ -227,7 +227,7 @@ def fit(data: Dataset, seed: int = 0, hidden: tuple[int, ...] = (64, 64),
         mean = train.x.mean(axis=0)
         std = train.x.std(axis=0)
         std[std < 1e-6] = 1.0
-        model = ValueModel.random(seed, hidden, fingerprint)
+        model = ValueModel.random(seed, hidden, fingerprint, inputs=data.x.shape[1])
     else:
         mean, std = init.mean, init.std
         model = init

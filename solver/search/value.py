@@ -140,14 +140,16 @@ class ValueModel:
 
     @classmethod
     def random(cls, seed: int = 0, hidden: tuple[int, ...] = (64, 64),
-               fingerprint: str = "") -> ValueModel:
-        """An untrained model (He initialisation), the start of training."""
+               fingerprint: str = "", inputs: int | None = None) -> ValueModel:
+        """An untrained model (He initialisation), the start of training. ``inputs``:
+        another number of input columns than :data:`FEATURE_NAMES` (feature experiments,
+        ``bench.value_features``; such a model is not for saving)."""
         rng = np.random.default_rng(seed)
-        sizes = (len(FEATURE_NAMES), *hidden, 1)
+        d = inputs or len(FEATURE_NAMES)
+        sizes = (d, *hidden, 1)
         pairs = zip(sizes, sizes[1:], strict=False)
         weights = [rng.normal(0, math.sqrt(2 / a), (a, b)) for a, b in pairs]
         biases = [np.zeros(b) for b in sizes[1:]]
-        d = len(FEATURE_NAMES)
         return cls(weights, biases, np.zeros(d), np.ones(d), fingerprint)
 
     # ------------------------------------------------------------ evaluation
@@ -173,6 +175,9 @@ class ValueModel:
     # ------------------------------------------------------------ files
 
     def to_bytes(self) -> bytes:
+        if len(self.mean) != len(FEATURE_NAMES):
+            raise ValueModelError(f"a model of {len(self.mean)} inputs is an experiment: "
+                                  f"a model file has the {len(FEATURE_NAMES)} FEATURE_NAMES")
         buf = io.BytesIO()
         arrays = {f"w{i}": w for i, w in enumerate(self.weights)}
         arrays.update({f"b{i}": b for i, b in enumerate(self.biases)})

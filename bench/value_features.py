@@ -1,0 +1,117 @@
+"""Would the value model predict better with the opponents' features? Fresh fits of the
+same network on the same saved games and the same held-out split, one per feature set,
+printed as held-out errors and added to ``bench/results/value-features.json``.
+
+    python -m bench.value_features --data gen1-data.npz gen2-data.npz
+
+The saved rows hold each seat's own :data:`~solver.search.value.FEATURE_NAMES`; the
+rows of one state are every seat's, so what the opponents' rows say can be added to a
+seat's own without playing the games again:
+
+- ``own``: the seat's own features (the shipped model's inputs);
+- ``own+opp_max``: and, per feature, the largest value among the other seats;
+- ``own+opp_max+opp_mean``: and their mean too.
+
+Features that need the position itself (Landmarks two seats could both claim, what the
+Depot offers each) are not in saved rows: they need new data.
+"""
+
+from __future__ import annotations
+
+import argparse
+import time
+
+import numpy as np
+
+from bench.common import RESULTS, keep_run, machine
+from solver.search.train import Dataset, fit
+
+FEATURE_SETS = ("own", "own+opp_max", "own+opp_max+opp_mean")
+
+
+def opponent_columns(data: Dataset) -> tuple[np.ndarray, np.ndarray]:
+    """Per row, the largest and the mean value of each feature over the other seats'
+    rows of the same state (rows of a state share ``state_id``)."""
+    order = np.argsort(data.state_id, kind="stable")
+    starts = np.flatnonzero(np.r_[True, np.diff(data.state_id[order]) != 0])
+    most = np.zeros_like(data.x)
+    mean = np.zeros_like(data.x)
+    for group in np.split(order, starts[1:]):
+        x = data.x[group]
+        for k, row in enumerate(group):
+            others = np.delete(x, k, axis=0)
+            if len(others):
+                most[row] = others.max(axis=0)
+                mean[row] = others.mean(axis=0)
+    return most, mean
+
+
+def with_features(data: Dataset, name: str, columns=None) -> Dataset:
+    """``data`` with the inputs of feature set ``name`` (own features first, so that
+    the report's phases still read ``turn_fraction``)."""
+    if name == "own":
+        return data
+    most, mean = columns if columns is not None else opponent_columns(data)
+    extra = {"own+opp_max": [most], "own+opp_max+opp_mean": [most, mean]}[name]
+    return Dataset(np.hstack([data.x, *extra]), *(getattr(data, f) for f in
+                                                  list(Dataset.__dataclass_fields__)[1:]))
+
+
+def main(argv=None) -> int:
+    p = argparse.ArgumentParser(prog="python -m bench.value_features", description=__doc__,
+                                formatter_class=argparse.RawDescriptionHelpFormatter)
+    p.add_argument("--data", nargs="+", help="saved self-play data (bigsur train --save-data)")
+    p.add_argument("--sets", default=",".join(FEATURE_SETS),
+                   help=f"comma-separated feature sets of {', '.join(FEATURE_SETS)}")
+    p.add_argument("--hidden", default="64,64")
+    p.add_argument("--epochs", type=int, default=60)
+    p.add_argument("--seed", type=int, default=31)
+    p.add_argument("--quick", action="store_true",
+                   help="no --data: 12 fresh rollout games, 2 epochs (proves the tool runs)")
+    p.add_argument("--out", help="JSON file (default bench/results/value-features.json)")
+    args = p.parse_args(argv)
+    sets = args.sets.split(",")
+    unknown = [s for s in sets if s not in FEATURE_SETS]
+    if unknown:
+        p.error(f"unknown feature set {unknown[0]!r}: choose from {', '.join(FEATURE_SETS)}")
+    if args.quick and not args.data:
+        from solver.search.train import generate
+
+        data, sources, epochs = generate(games=12, seed=args.seed, workers=1), ["quick"], 2
+    elif args.data:
+        try:
+            data = Dataset.combine([Dataset.load(f) for f in args.data])
+        except (OSError, KeyError, ValueError) as err:
+            p.error(f"--data: not saved self-play data ({err})")
+        sources, epochs = list(args.data), args.epochs
+    else:
+        p.error("give --data FILE ... (or --quick)")
+    hidden = tuple(int(h) for h in args.hidden.split(","))
+    columns = opponent_columns(data)
+    rows = []
+    print(f"{data.rows:,} rows of {len(np.unique(data.game_id)):,} games; fresh {hidden} fits,"
+          f" seed {args.seed}, 15% of games held out")
+    print(f"{'features':<24}{'inputs':>7}{'epochs':>7}{'score MAE':>11}{'margin MAE':>12}"
+          f"{'Brier':>8}{'seconds':>9}")
+    for name in sets:
+        t0 = time.perf_counter()
+        model, report = fit(with_features(data, name, columns), seed=args.seed, hidden=hidden,
+                            epochs=epochs)
+        whole = report.rows[-1]
+        rows.append({"features": name, "inputs": int(len(model.mean)),
+                     "epochs": model.meta["epochs"], "score_mae": whole["score_mae_model"],
+                     "margin_mae": whole["margin_mae_model"], "brier": whole["brier_model"],
+                     "seconds": round(time.perf_counter() - t0, 1)})
+        r = rows[-1]
+        print(f"{name:<24}{r['inputs']:>7}{r['epochs']:>7}{r['score_mae']:>11.3f}"
+              f"{r['margin_mae']:>12.3f}{r['brier']:>8.4f}{r['seconds']:>9.1f}")
+    out = args.out or RESULTS / ("value-features-quick.json" if args.quick
+                                 else "value-features.json")
+    entry = {"data": sources, "hidden": list(hidden), "seed": args.seed, "rows": rows,
+             "finished": time.strftime("%Y-%m-%dT%H:%M:%S"), "machine": machine()}
+    print(f"wrote {keep_run(out, entry, ('data', 'hidden', 'seed'))}")
+    return 0
+
+
+if __name__ == "__main__":
+    raise SystemExit(main())
