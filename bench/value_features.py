@@ -20,6 +20,7 @@ from __future__ import annotations
 
 import argparse
 import time
+from dataclasses import replace
 
 import numpy as np
 
@@ -53,8 +54,7 @@ def with_features(data: Dataset, name: str, columns=None) -> Dataset:
         return data
     most, mean = columns if columns is not None else opponent_columns(data)
     extra = {"own+opp_max": [most], "own+opp_max+opp_mean": [most, mean]}[name]
-    return Dataset(np.hstack([data.x, *extra]), *(getattr(data, f) for f in
-                                                  list(Dataset.__dataclass_fields__)[1:]))
+    return replace(data, x=np.hstack([data.x, *extra]))
 
 
 def main(argv=None) -> int:
