@@ -74,6 +74,10 @@ def main(argv=None) -> int:
     unknown = [s for s in sets if s not in FEATURE_SETS]
     if unknown:
         p.error(f"unknown feature set {unknown[0]!r}: choose from {', '.join(FEATURE_SETS)}")
+    try:
+        hidden = tuple(int(h) for h in args.hidden.split(","))
+    except ValueError:
+        p.error(f"--hidden {args.hidden!r}: layer sizes such as 64,64")
     if args.quick and not args.data:
         from solver.search.train import generate
 
@@ -86,7 +90,6 @@ def main(argv=None) -> int:
         sources, epochs = list(args.data), args.epochs
     else:
         p.error("give --data FILE ... (or --quick)")
-    hidden = tuple(int(h) for h in args.hidden.split(","))
     columns = opponent_columns(data)
     rows = []
     print(f"{data.rows:,} rows of {len(np.unique(data.game_id)):,} games; fresh {hidden} fits,"
