@@ -33,11 +33,9 @@ FEATURE_SETS = ("own", "own+opp_max", "own+opp_max+opp_mean")
 def opponent_columns(data: Dataset) -> tuple[np.ndarray, np.ndarray]:
     """Per row, the largest and the mean value of each feature over the other seats'
     rows of the same state (rows of a state share ``state_id``)."""
-    order = np.argsort(data.state_id, kind="stable")
-    starts = np.flatnonzero(np.r_[True, np.diff(data.state_id[order]) != 0])
     most = np.zeros_like(data.x)
     mean = np.zeros_like(data.x)
-    for group in np.split(order, starts[1:]):
+    for group in data.state_groups():
         x = data.x[group]
         for k, row in enumerate(group):
             others = np.delete(x, k, axis=0)

@@ -65,6 +65,11 @@ class Dataset:
     def rows(self) -> int:
         return len(self.final)
 
+    def state_groups(self) -> list[np.ndarray]:
+        """The row indices of each state (its seats' rows), in state-id order."""
+        order = np.argsort(self.state_id, kind="stable")
+        return np.split(order, np.flatnonzero(np.diff(self.state_id[order])) + 1)
+
     def subset(self, mask: np.ndarray) -> Dataset:
         return Dataset(*(getattr(self, f)[mask] for f in self.__dataclass_fields__))
 
@@ -402,9 +407,7 @@ def _margins_and_brier(sub: Dataset, pred: np.ndarray, ev) -> tuple[float, float
     Brier score of the win shares it implies with ``ev``'s spread, and their calibration
     table (predicted win-share bins), over the states of ``sub`` (rows grouped by
     state)."""
-    order = np.argsort(sub.state_id, kind="stable")
-    ids = sub.state_id[order]
-    groups = np.split(order, np.flatnonzero(np.diff(ids)) + 1)
+    groups = sub.state_groups()
     errors, briers = [], []
     bins = np.zeros((10, 2))
     for g in groups:
