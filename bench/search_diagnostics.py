@@ -20,6 +20,13 @@ evaluation  Held-out self-play games (seeds never used in training): mean absolu
             win probability, for the hand-written and the learned evaluation, by phase.
 time        Where the iterations of a 1-worker search go at the speed benchmark's
             mid-game position: determinization, tree, payment, rollouts, evaluation.
+luck        How much of the evaluation's error is the luck of the game: positions at
+            turn starts of self-play with the model's own data policy (``mcts:60i``),
+            each replayed to the end several times from the seat's view (hidden cards
+            redealt, the same policy for every seat). The spread of the replays' final
+            margins is error no evaluation with the seat's information can remove;
+            the learned and the hand-written evaluations' error over the same replays
+            is set against it, by phase.
 ==========  ==========================================================================
 """
 
@@ -27,6 +34,7 @@ from __future__ import annotations
 
 import argparse
 import cProfile
+import math
 import pstats
 import random
 import statistics
@@ -44,13 +52,15 @@ from solver.search.ismcts import DEFAULT_PARAMS, Searcher, root_moves
 from solver.search.policies import build_macros, play_turn
 from solver.search.value import HeuristicEvaluator, default_evaluator, win_shares
 
-PARTS = ("coverage", "evaluation", "time")
+PARTS = ("coverage", "evaluation", "time", "luck")
 FULL = {"coverage": {"positions": 40, "rounds": 48},
         "evaluation": {"games": 600},
-        "time": {"iterations": 1500}}
+        "time": {"iterations": 1500},
+        "luck": {"positions": 150, "replays": 8, "policy": "mcts:60i"}}
 QUICK = {"coverage": {"positions": 2, "rounds": 4},
          "evaluation": {"games": 12},
-         "time": {"iterations": 40}}
+         "time": {"iterations": 40},
+         "luck": {"positions": 3, "replays": 3, "policy": "rollout"}}
 
 
 # ------------------------------------------------------------------ coverage
@@ -232,7 +242,121 @@ def part_time(cfg, args, cards) -> dict:
             "shares": rows}
 
 
-RUNNERS = {"coverage": part_coverage, "evaluation": part_evaluation, "time": part_time}
+# ------------------------------------------------------------------ luck
+
+def luck_positions(n: int, seed: int, cards, policy: str, players: int = 2) -> list:
+    """``n`` (state, seat) pairs: self-play with ``policy`` stopped at a turn start drawn
+    uniformly over the game (one position per game), and a seat drawn uniformly."""
+    from solver.rules.engine import new_game
+    from solver.search.policies import tables
+    from solver.search.train import policy_bots, policy_turn
+
+    out = []
+    for i in range(n):
+        rng = random.Random(seed * 104_729 + i)
+        state = new_game(players, seed * 1_000_003 + 77 + i, cards)
+        stop = rng.randrange(tables(cards).total_turns(state) * players)
+        bots = policy_bots(policy, players)
+        while state.turn < stop:
+            policy_turn(state, bots, rng)
+        out.append((state, rng.randrange(players)))
+    return out
+
+
+def replay_position(job: tuple) -> list[dict]:
+    """Replays of one position from its seat's view: each redeals the hidden cards,
+    records what the evaluations predict for that deal and plays it out with the
+    policy. Returns per replay the final scores and both evaluations' predicted ones."""
+    state, seat, replays, policy, seed = job
+    from solver.search.train import policy_bots, policy_turn
+
+    evaluators = {"model": default_evaluator(state.cards), "heuristic": HeuristicEvaluator()}
+    sampler = Determinizer(view_of(state, seat))
+    rng = random.Random(seed)
+    out = []
+    for _ in range(replays):
+        deal = sampler.sample(rng)
+        predicted = {name: ev.scores(deal) for name, ev in evaluators.items()}
+        bots = policy_bots(policy, deal.num_players)
+        while deal.phase != Phase.OVER:
+            policy_turn(deal, bots, rng)
+        out.append({"final": [float(s.total) for s in outcome(deal).scores],
+                    "predicted": predicted})
+    return out
+
+
+def _margin(scores: list[float], seat: int) -> float:
+    return scores[seat] - max(x for i, x in enumerate(scores) if i != seat)
+
+
+def luck_table(positions: list, replays: list[list[dict]]) -> list[dict]:
+    """Per phase (turn fraction in thirds, and all): the luck (root mean within-position
+    variance of the replays' outcomes) and each evaluation's root mean squared error
+    over the replays, for the seat's final margin and final score."""
+    from solver.search.policies import tables
+
+    rows = {}
+    for (state, seat), reps in zip(positions, replays, strict=True):
+        frac = state.turn / (tables(state.cards).total_turns(state) * state.num_players)
+        phase = "early" if frac < 1 / 3 else ("middle" if frac < 2 / 3 else "late")
+        for key in (phase, "all"):
+            acc = rows.setdefault(key, {"positions": 0, "sums": {}})
+            acc["positions"] += 1
+            for what, of in (("margin", _margin), ("score", lambda s, i: s[i])):
+                ys = [of(r["final"], seat) for r in reps]
+                sums = acc["sums"]
+                sums[f"luck_{what}"] = sums.get(f"luck_{what}", 0.0) + statistics.variance(ys)
+                for name in reps[0]["predicted"]:
+                    sq = statistics.fmean((y - of(r["predicted"][name], seat)) ** 2
+                                          for y, r in zip(ys, reps, strict=True))
+                    k = f"{name}_{what}"
+                    sums[k] = sums.get(k, 0.0) + sq
+    out = []
+    for phase in ("early", "middle", "late", "all"):
+        if phase not in rows:
+            continue
+        acc = rows[phase]
+        n = acc["positions"]
+        row = {"phase": phase, "positions": n}
+        for k, total in acc["sums"].items():
+            row[f"{k}_rms"] = math.sqrt(total / n)
+        for what in ("margin", "score"):
+            row[f"luck_share_model_{what}"] = (acc["sums"][f"luck_{what}"]
+                                               / acc["sums"][f"model_{what}"])
+        out.append(row)
+    return out
+
+
+def part_luck(cfg, args, cards) -> dict:
+    from concurrent.futures import ProcessPoolExecutor
+
+    from solver.search.tournament import Progress
+
+    positions = luck_positions(cfg["positions"], args.seed, cards, cfg["policy"])
+    jobs = [(state, seat, cfg["replays"], cfg["policy"], args.seed * 7_919 + i)
+            for i, (state, seat) in enumerate(positions)]
+    progress = Progress(len(jobs), "positions replayed")
+    with ProcessPoolExecutor(max_workers=args.workers or 2) as pool:
+        replays = []
+        for reps in pool.map(replay_position, jobs):
+            replays.append(reps)
+            progress.update()
+    progress.close()
+    rows = luck_table(positions, replays)
+    print(f"{'phase':8}{'positions':>10}  {'margin: luck':>12}  {'learned':>8}  "
+          f"{'heuristic':>9}  {'luck share':>10}  {'score: luck':>11}  {'learned':>8}")
+    for r in rows:
+        print(f"{r['phase']:8}{r['positions']:>10}  {r['luck_margin_rms']:>12.2f}  "
+              f"{r['model_margin_rms']:>8.2f}  {r['heuristic_margin_rms']:>9.2f}  "
+              f"{100 * r['luck_share_model_margin']:>9.0f}%  {r['luck_score_rms']:>11.2f}  "
+              f"{r['model_score_rms']:>8.2f}")
+    print("(root mean squares in points; luck share: the part of the learned evaluation's "
+          "squared error that the replays' own spread accounts for)")
+    return {"by_phase": rows}
+
+
+RUNNERS = {"coverage": part_coverage, "evaluation": part_evaluation, "time": part_time,
+           "luck": part_luck}
 
 
 def summary_table(saved: dict) -> str:
@@ -252,6 +376,11 @@ def summary_table(saved: dict) -> str:
     if "time" in parts:
         t = parts["time"]["shares"]
         lines.append(f"{'time':11} " + ", ".join(f"{k} {100 * v:.0f}%" for k, v in t.items()))
+    if "luck" in parts:
+        row = next(r for r in parts["luck"]["by_phase"] if r["phase"] == "all")
+        lines.append(f"{'luck':11} 2p final margin: luck {row['luck_margin_rms']:.1f} points "
+                     f"(rms), learned evaluation's error {row['model_margin_rms']:.1f}: luck "
+                     f"is {100 * row['luck_share_model_margin']:.0f}% of its squared error")
     return "\n".join(lines)
 
 

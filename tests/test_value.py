@@ -299,3 +299,48 @@ def test_a_model_of_other_inputs_fits_but_is_not_saved(small_data, tmp_path):
     assert report.rows[-1]["margin_mae_model"] > 0
     with pytest.raises(ValueModelError, match="experiment"):
         model.save(tmp_path / "wide.npz")
+
+
+def test_luck_table_splits_the_error_into_the_replays_spread_and_the_rest():
+    """Two positions, two replays each: the luck is the replays' own variance, an
+    evaluation's error is measured against every replay."""
+    from bench.search_diagnostics import luck_table
+
+    cards = load_card_set()
+    state = new_game(2, 5, cards)
+    def replay(final, model, heuristic):
+        return {"final": final, "predicted": {"model": model, "heuristic": heuristic}}
+
+    # seat 0's margins: 10 and 20 (variance 50); predicted 15 both times -> error^2 25
+    first = [replay([30.0, 20.0], [35.0, 20.0], [20.0, 20.0]),
+             replay([40.0, 20.0], [35.0, 20.0], [20.0, 20.0])]
+    # seat 1's margins: 0 and 0 (no luck); predicted 4 -> error^2 16
+    second = [replay([10.0, 10.0], [10.0, 14.0], [10.0, 10.0]),
+              replay([12.0, 12.0], [12.0, 16.0], [12.0, 12.0])]
+    rows = luck_table([(state, 0), (state, 1)], [first, second])
+    assert [r["phase"] for r in rows] == ["early", "all"]
+    row = rows[-1]
+    assert row["positions"] == 2
+    assert row["luck_margin_rms"] == pytest.approx(np.sqrt((50 + 0) / 2))
+    assert row["model_margin_rms"] == pytest.approx(np.sqrt((25 + 16) / 2))
+    assert row["heuristic_margin_rms"] == pytest.approx(np.sqrt((250 + 0) / 2))
+    assert row["luck_share_model_margin"] == pytest.approx(50 / 41)
+    # the seats' own final scores: 30, 40 (variance 50) and 10, 12 (variance 2)
+    assert row["luck_score_rms"] == pytest.approx(np.sqrt((50 + 2) / 2))
+
+
+def test_replays_keep_the_seats_view_and_play_to_the_end():
+    from bench.search_diagnostics import luck_positions, replay_position
+
+    cards = load_card_set()
+    (state, seat), = luck_positions(1, 3, cards, "rollout")
+    replays = replay_position((state, seat, 3, "rollout", 11))
+    assert len(replays) == 3
+    for r in replays:
+        assert len(r["final"]) == len(r["predicted"]["model"]) == state.num_players
+    # every deal keeps what the seat knows (its hand, the public cards), so the seat's
+    # own predicted score is the same in all of them; the games then go differently
+    own = {r["predicted"]["model"][seat] for r in replays}
+    assert len(own) == 1
+    assert own == {value_mod.default_evaluator(cards).scores(state)[seat]}
+    assert len({tuple(r["final"]) for r in replays}) > 1

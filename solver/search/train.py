@@ -119,11 +119,7 @@ def _play_game(cards: CardSet, players: int, seed: int, policy: str) -> tuple[li
     features, heuristic score, turns left)."""
     rng = random.Random(seed)
     state = new_game(players, rng.randrange(2**62), cards)
-    bots = None
-    if policy != "rollout":
-        from .bots import make_bot
-
-        bots = [make_bot(policy) for _ in range(players)]
+    bots = policy_bots(policy, players)
     rows = []
     k = 0
     while state.phase != Phase.OVER:
@@ -132,10 +128,7 @@ def _play_game(cards: CardSet, players: int, seed: int, policy: str) -> tuple[li
         for seat in range(players):
             rows.append((k, seat, seat_features_row(state, seat), heur[seat], left))
         k += 1
-        if bots is None:
-            play_turn(state, rng, noise=0.3)
-        else:
-            _bot_turn(state, bots, rng)
+        policy_turn(state, bots, rng)
     result = outcome(state)
     final = [float(s.total) for s in result.scores]
     shares = [1.0 / len(result.winners) if i in result.winners else 0.0
@@ -143,7 +136,23 @@ def _play_game(cards: CardSet, players: int, seed: int, policy: str) -> tuple[li
     return rows, final + shares
 
 
-def _bot_turn(state: GameState, bots: list, rng: random.Random) -> None:
+def policy_bots(policy: str, players: int) -> list | None:
+    """The bots of a self-play ``policy`` (a bot spec), one per seat; None for
+    ``"rollout"`` (the search's rollout policy, played by :func:`policy_turn`)."""
+    if policy == "rollout":
+        return None
+    from .bots import make_bot
+
+    return [make_bot(policy) for _ in range(players)]
+
+
+def policy_turn(state: GameState, bots: list | None, rng: random.Random) -> None:
+    """Play the current turn in place with the self-play policy (:func:`policy_bots`):
+    the rollout policy when ``bots`` is None, else each seat's bot with seeds from
+    ``rng``."""
+    if bots is None:
+        play_turn(state, rng, noise=0.3)
+        return
     turn = state.turn
     while state.phase != Phase.OVER and state.turn == turn:
         seat = state.current
@@ -429,4 +438,5 @@ def _margins_and_brier(sub: Dataset, pred: np.ndarray, ev) -> tuple[float, float
     return float(np.mean(errors)), float(np.mean(briers)), cal
 
 
-__all__ = ["Dataset", "TrainReport", "evaluate", "fit", "generate", "lambda_returns"]
+__all__ = ["Dataset", "TrainReport", "evaluate", "fit", "generate", "lambda_returns", "policy_bots",
+           "policy_turn"]
