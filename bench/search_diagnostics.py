@@ -1,7 +1,7 @@
 """Why the search plays as it does (issue 10): prints a table per part and writes
 ``bench/results/diagnostics.json``.
 
-    python -m bench.search_diagnostics                 # all parts (about 20 minutes)
+    python -m bench.search_diagnostics                 # all parts (about 35 minutes)
     python -m bench.search_diagnostics --part coverage --positions 60
     python -m bench.search_diagnostics --quick         # seconds: proves it works (CI)
 
