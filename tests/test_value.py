@@ -308,6 +308,7 @@ def test_luck_table_splits_the_error_into_the_replays_spread_and_the_rest():
 
     cards = load_card_set()
     state = new_game(2, 5, cards)
+
     def replay(final, model, heuristic):
         return {"final": final, "predicted": {"model": model, "heuristic": heuristic}}
 

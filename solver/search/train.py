@@ -438,5 +438,5 @@ def _margins_and_brier(sub: Dataset, pred: np.ndarray, ev) -> tuple[float, float
     return float(np.mean(errors)), float(np.mean(briers)), cal
 
 
-__all__ = ["Dataset", "TrainReport", "evaluate", "fit", "generate", "lambda_returns", "policy_bots",
-           "policy_turn"]
+__all__ = ["Dataset", "TrainReport", "evaluate", "fit", "generate", "lambda_returns",
+           "policy_bots", "policy_turn"]
