@@ -294,11 +294,12 @@ def luck_table(positions: list, replays: list[list[dict]]) -> list[dict]:
     variance of the replays' outcomes) and each evaluation's root mean squared error
     over the replays, for the seat's final margin and final score."""
     from solver.search.policies import tables
+    from solver.search.train import game_phase
 
     rows = {}
     for (state, seat), reps in zip(positions, replays, strict=True):
-        frac = state.turn / (tables(state.cards).total_turns(state) * state.num_players)
-        phase = "early" if frac < 1 / 3 else ("middle" if frac < 2 / 3 else "late")
+        phase = game_phase(
+            state.turn / (tables(state.cards).total_turns(state) * state.num_players))
         for key in (phase, "all"):
             acc = rows.setdefault(key, {"positions": 0, "sums": {}})
             acc["positions"] += 1

@@ -381,6 +381,12 @@ class TrainReport:
         return {"by_phase": self.rows}
 
 
+def game_phase(turn_fraction: float) -> str:
+    """The third of the game a turn fraction (turns played / all turns) falls in: the
+    phases every error report is broken down by."""
+    return "early" if turn_fraction < 1 / 3 else ("middle" if turn_fraction < 2 / 3 else "late")
+
+
 def evaluate(model: ValueModel, data: Dataset, heuristic: HeuristicEvaluator | None = None,
              current: ValueModel | None = None) -> TrainReport:
     """Compare ``model`` with the heuristic (and with ``current``, the model it would
@@ -392,8 +398,9 @@ def evaluate(model: ValueModel, data: Dataset, heuristic: HeuristicEvaluator | N
     if current is not None:
         predictors["current"] = (data.x[:, 0] + current.predict_rows(data.x), current)
     frac = data.x[:, FEATURE_NAMES.index("turn_fraction")]
-    phases = [("early", frac < 1 / 3), ("middle", (frac >= 1 / 3) & (frac < 2 / 3)),
-              ("late", frac >= 2 / 3), ("all", np.ones_like(frac, dtype=bool))]
+    named = np.array([game_phase(f) for f in frac])
+    phases = [(name, named == name) for name in ("early", "middle", "late")]
+    phases.append(("all", np.ones_like(frac, dtype=bool)))
     rows = []
     for name, mask in phases:
         if not mask.any():
@@ -439,4 +446,4 @@ def _margins_and_brier(sub: Dataset, pred: np.ndarray, ev) -> tuple[float, float
 
 
 __all__ = ["Dataset", "TrainReport", "evaluate", "fit", "generate", "lambda_returns",
-           "policy_bots", "policy_turn"]
+           "game_phase", "policy_bots", "policy_turn"]
