@@ -1,5 +1,5 @@
-"""Would the value model predict better with the opponents' features? Fresh fits of the
-same network on the same saved games and the same held-out split, one per feature set,
+"""Would the value model predict better with more features? Fresh fits of the same
+network on the same saved games and the same held-out split, one per feature set,
 printed as held-out errors and added to ``bench/results/value-features.json``.
 
     python -m bench.value_features --data gen1-data.npz gen2-data.npz
@@ -10,10 +10,12 @@ seat's own without playing the games again:
 
 - ``own``: the seat's own features (the shipped model's inputs);
 - ``own+opp_max``: and, per feature, the largest value among the other seats;
-- ``own+opp_max+opp_mean``: and their mean too.
-
-Features that need the position itself (Landmarks two seats could both claim, what the
-Depot offers each) are not in saved rows: they need new data.
+- ``own+opp_max+opp_mean``: and their mean too;
+- ``own+position``: and :data:`POSITION_FEATURES`, computed from the positions saved
+  with the data (``bigsur train --save-data`` keeps them): how many hand cards the seat
+  could pay for now, how many fit its Highway and the second-best fit, what the Depot
+  offers it, and the Landmarks it could claim now and how many of those another seat
+  could claim too.
 """
 
 from __future__ import annotations
@@ -25,9 +27,50 @@ from dataclasses import replace
 import numpy as np
 
 from bench.common import RESULTS, keep_run, machine
+from solver.rules.cards import CardSet, load_card_set
+from solver.rules.payment import affordable_cards
+from solver.rules.state import GameState
+from solver.search.policies import claimable_pairs, tables
 from solver.search.train import Dataset, fit
 
-FEATURE_SETS = ("own", "own+opp_max", "own+opp_max+opp_mean")
+FEATURE_SETS = ("own", "own+opp_max", "own+opp_max+opp_mean", "own+position")
+
+POSITION_FEATURES = ("hand_affordable", "hand_fitting", "hand_fit_second", "depot_fit_max",
+                     "depot_fit_sum", "claimable_landmarks", "contested_landmarks")
+
+
+def position_row(state: GameState, seat: int) -> list[float]:
+    """The :data:`POSITION_FEATURES` of ``seat`` (a turn start: per-turn uses are clear)."""
+    tab = tables(state.cards)
+    p = state.players[seat]
+    hw = tuple(p.highway)
+    fits = sorted((tab.fit(hw, c) for c in p.hand), reverse=True)
+    depot = [tab.fit(hw, c) for c in state.depot]
+    probe = state.copy()
+    probe.current = seat
+    row = tuple(state.landmark_row)
+    mine = {lm for lm, _ in claimable_pairs(state.cards, hw, tuple(p.landmarks), row)}
+    theirs: set[int] = set()
+    for i, q in enumerate(state.players):
+        if i != seat:
+            theirs |= {lm for lm, _ in claimable_pairs(state.cards, tuple(q.highway),
+                                                        tuple(q.landmarks), row)}
+    return [float(len(affordable_cards(probe))), float(sum(f > 0 for f in fits)),
+            fits[1] if len(fits) > 1 else 0.0, max(depot, default=0.0),
+            sum(f for f in depot if f > 0), float(len(mine)), float(len(mine & theirs))]
+
+
+def position_columns(data: Dataset, cards: CardSet) -> np.ndarray:
+    """:func:`position_row` of every row, from the positions saved with ``data``."""
+    if not data.positions:
+        raise ValueError("the data has no saved positions: generate it with "
+                         "`bigsur train --save-data`")
+    out = np.zeros((data.rows, len(POSITION_FEATURES)))
+    for group in data.state_groups():
+        state = data.position(data.state_id[group[0]], cards)
+        for seat, row in enumerate(group):
+            out[row] = position_row(state, seat)
+    return out
 
 
 def opponent_columns(data: Dataset) -> tuple[np.ndarray, np.ndarray]:
@@ -45,13 +88,13 @@ def opponent_columns(data: Dataset) -> tuple[np.ndarray, np.ndarray]:
     return most, mean
 
 
-def with_features(data: Dataset, name: str, columns=None) -> Dataset:
+def with_features(data: Dataset, name: str, columns: dict) -> Dataset:
     """``data`` with the inputs of feature set ``name`` (own features first, so that
-    the report's phases still read ``turn_fraction``)."""
+    the report's phases still read ``turn_fraction``); ``columns``: the extra columns by
+    name (``opp_max``, ``opp_mean``, ``position``)."""
     if name == "own":
         return data
-    most, mean = columns if columns is not None else opponent_columns(data)
-    extra = {"own+opp_max": [most], "own+opp_max+opp_mean": [most, mean]}[name]
+    extra = [columns[part] for part in name.split("+")[1:]]
     return replace(data, x=np.hstack([data.x, *extra]))
 
 
@@ -79,7 +122,8 @@ def main(argv=None) -> int:
     if args.quick and not args.data:
         from solver.search.train import generate
 
-        data, sources, epochs = generate(games=12, seed=args.seed, workers=1), ["quick"], 2
+        data = generate(games=12, seed=args.seed, workers=1, positions=True)
+        sources, epochs = ["quick"], 2
     elif args.data:
         try:
             data = Dataset.combine([Dataset.load(f) for f in args.data])
@@ -88,7 +132,14 @@ def main(argv=None) -> int:
         sources, epochs = list(args.data), args.epochs
     else:
         p.error("give --data FILE ... (or --quick)")
-    columns = opponent_columns(data)
+    columns = {}
+    if any("opp_" in name for name in sets):
+        columns["opp_max"], columns["opp_mean"] = opponent_columns(data)
+    if any("position" in name for name in sets):
+        try:
+            columns["position"] = position_columns(data, load_card_set())
+        except ValueError as err:
+            p.error(f"--sets {args.sets}: {err}")
     rows = []
     print(f"{data.rows:,} rows of {len(np.unique(data.game_id)):,} games; fresh {hidden} fits,"
           f" seed {args.seed}, 15% of games held out")

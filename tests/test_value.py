@@ -151,6 +151,65 @@ def test_dataset_round_trip(small_data, tmp_path):
     assert np.array_equal(back.state_id, small_data.state_id)
 
 
+def test_saved_positions_are_the_positions_the_rows_describe(tmp_path):
+    """Data generated with positions keeps every turn start: read back from the file,
+    each state's position gives the very features saved in its seats' rows, and the
+    rows are the same as without positions."""
+    cards = load_card_set()
+    data = generate(cards, (2, 3), games=4, seed=5, workers=1, chunk=2, positions=True)
+    plain = generate(cards, (2, 3), games=4, seed=5, workers=1, chunk=2)
+    assert np.array_equal(data.x, plain.x) and not plain.positions
+    data.save(tmp_path / "p.npz")
+    back = Dataset.load(tmp_path / "p.npz")
+    assert back.positions == data.positions
+    groups = back.state_groups()
+    assert len(groups) == len(back.positions)
+    for group in groups[::7]:
+        state = back.position(back.state_id[group[0]], cards)
+        for seat, row in enumerate(group):
+            assert np.allclose(seat_features_row(state, seat), back.x[row])
+    # subsets and combinations keep each state's position under its (moved) id
+    both = Dataset.combine([back, back])
+    assert len(both.positions) == 2 * len(back.positions)
+    assert set(both.positions) == set(np.unique(both.state_id).tolist())
+    first = both.subset(both.game_id == both.game_id.max())
+    assert set(first.positions) == set(np.unique(first.state_id).tolist())
+
+
+def test_position_features_read_the_seat_and_the_others(tmp_path):
+    """The position feature set: each column from the saved position, checked against
+    the engine's own answers for that seat."""
+    from bench.value_features import POSITION_FEATURES, position_columns, with_features
+    from solver.rules.engine import claimable
+    from solver.rules.payment import affordable_cards
+
+    cards = load_card_set()
+    data = generate(cards, (2, 3), games=3, seed=8, workers=1, chunk=3, positions=True)
+    cols = position_columns(data, cards)
+    assert cols.shape == (data.rows, len(POSITION_FEATURES))
+    named = dict(zip(POSITION_FEATURES, range(len(POSITION_FEATURES)), strict=True))
+    checked = 0
+    for group in data.state_groups()[::5]:
+        state = data.position(data.state_id[group[0]], cards)
+        for seat, row in enumerate(group):
+            probe = state.copy()
+            probe.current = seat
+            assert cols[row, named["hand_affordable"]] == len(affordable_cards(probe))
+            mine = {lm for lm, _ in claimable(state, seat)}
+            others = set().union(*({lm for lm, _ in claimable(state, i)}
+                                   for i in range(state.num_players) if i != seat))
+            assert cols[row, named["claimable_landmarks"]] == len(mine)
+            assert cols[row, named["contested_landmarks"]] == len(mine & others)
+            assert cols[row, named["hand_fitting"]] <= len(state.players[seat].hand)
+            checked += 1
+    assert checked > 5 and cols[:, named["depot_fit_max"]].max() > 0
+    wide = with_features(data, "own+position", {"position": cols})
+    assert wide.x.shape[1] == len(FEATURE_NAMES) + len(POSITION_FEATURES)
+    # data without positions is refused with a reason
+    with pytest.raises(ValueError, match="no saved positions"):
+        position_columns(generate(cards, (2,), games=1, seed=1, workers=1), cards)
+
+
 def test_saved_data_carries_where_it_came_from(small_data, tmp_path):
     small_data.save(tmp_path / "with.npz", meta={"games": 24, "policy": "rollout"})
     assert Dataset.load_meta(tmp_path / "with.npz") == {"games": 24, "policy": "rollout"}
@@ -284,16 +343,18 @@ def test_opponent_columns_read_the_other_seats_of_the_same_state(small_data):
         others = small_data.x[(ids == ids[row]) & (np.arange(len(ids)) != row)]
         assert np.allclose(most[row], others.max(axis=0))
         assert np.allclose(mean[row], others.mean(axis=0))
-    wide = with_features(small_data, "own+opp_max+opp_mean", (most, mean))
+    wide = with_features(small_data, "own+opp_max+opp_mean",
+                         {"opp_max": most, "opp_mean": mean})
     assert wide.x.shape == (small_data.rows, 3 * len(FEATURE_NAMES))
     assert np.array_equal(wide.x[:, :len(FEATURE_NAMES)], small_data.x)
     assert np.array_equal(wide.final, small_data.final)
 
 
 def test_a_model_of_other_inputs_fits_but_is_not_saved(small_data, tmp_path):
-    from bench.value_features import with_features
+    from bench.value_features import opponent_columns, with_features
 
-    wide = with_features(small_data, "own+opp_max")
+    most, _ = opponent_columns(small_data)
+    wide = with_features(small_data, "own+opp_max", {"opp_max": most})
     model, report = fit(wide, seed=0, epochs=1)
     assert len(model.mean) == 2 * len(FEATURE_NAMES)
     assert report.rows[-1]["margin_mae_model"] > 0

@@ -51,7 +51,12 @@ STATE_IDS_PER_GAME = 1000
 
 @dataclass
 class Dataset:
-    """Rows of seat features with their targets, grouped by state and game."""
+    """Rows of seat features with their targets, grouped by state and game.
+
+    ``positions``: the turn-start positions themselves (state id -> compact position
+    JSON, :func:`~solver.rules.position.state_to_json`) when the data was generated with
+    ``positions=True``, so that new features can be computed from saved games without
+    playing them again (``bench.value_features``)."""
 
     x: np.ndarray  # (rows, features)
     final: np.ndarray  # final score of the row's seat
@@ -60,6 +65,7 @@ class Dataset:
     game_id: np.ndarray
     turns_left: np.ndarray  # of the row's state
     winner_share: np.ndarray  # the seat's share of the win (ties shared)
+    positions: dict[int, str] = field(default_factory=dict, repr=False)
 
     @property
     def rows(self) -> int:
@@ -71,12 +77,18 @@ class Dataset:
         return np.split(order, np.flatnonzero(np.diff(self.state_id[order])) + 1)
 
     def subset(self, mask: np.ndarray) -> Dataset:
-        return Dataset(*(getattr(self, f)[mask] for f in self.__dataclass_fields__))
+        part = Dataset(*(getattr(self, f)[mask] for f in ROW_FIELDS))
+        if self.positions:
+            part.positions = {int(k): self.positions[int(k)]
+                              for k in np.unique(part.state_id) if int(k) in self.positions}
+        return part
 
     @staticmethod
     def concat(parts: list[Dataset]) -> Dataset:
-        return Dataset(*(np.concatenate([getattr(p, f) for p in parts])
-                         for f in Dataset.__dataclass_fields__))
+        data = Dataset(*(np.concatenate([getattr(p, f) for p in parts]) for f in ROW_FIELDS))
+        for p in parts:
+            data.positions.update(p.positions)
+        return data
 
     @staticmethod
     def combine(parts: list[Dataset]) -> Dataset:
@@ -86,21 +98,39 @@ class Dataset:
         for p in parts:
             shift = next_game - int(p.game_id.min()) if p.rows else 0
             moved.append(replace(p, game_id=p.game_id + shift,
-                                 state_id=p.state_id + shift * STATE_IDS_PER_GAME))
+                                 state_id=p.state_id + shift * STATE_IDS_PER_GAME,
+                                 positions={k + shift * STATE_IDS_PER_GAME: v
+                                            for k, v in p.positions.items()}))
             next_game = int(moved[-1].game_id.max()) + 1 if p.rows else next_game
         return Dataset.concat(moved)
 
     def save(self, path, meta: dict | None = None) -> None:
         """Write the arrays, and ``meta`` (who played the games, how long they took) as
-        JSON beside them, so that a model fitted from the file can say where it came from."""
+        JSON beside them, so that a model fitted from the file can say where it came from.
+        Positions are one newline-separated UTF-8 blob with their state ids in order."""
         extra = {"meta": np.array(json.dumps(meta))} if meta is not None else {}
-        np.savez_compressed(path, **{f: getattr(self, f) for f in self.__dataclass_fields__},
-                            **extra)
+        if self.positions:
+            ids = sorted(self.positions)
+            blob = "\n".join(self.positions[k] for k in ids).encode()
+            extra["position_ids"] = np.array(ids, dtype=np.int64)
+            extra["positions"] = np.frombuffer(blob, dtype=np.uint8)
+        np.savez_compressed(path, **{f: getattr(self, f) for f in ROW_FIELDS}, **extra)
 
     @staticmethod
     def load(path) -> Dataset:
         with np.load(path) as z:
-            return Dataset(*(z[f] for f in Dataset.__dataclass_fields__))
+            data = Dataset(*(z[f] for f in ROW_FIELDS))
+            if "positions" in z.files:
+                texts = bytes(z["positions"]).decode().split("\n")
+                data.positions = dict(zip(z["position_ids"].tolist(), texts, strict=True))
+        return data
+
+    def position(self, state_id: int, cards: CardSet) -> GameState:
+        """The saved position of a state, on the card set the games were played with
+        (``KeyError`` when the data has none)."""
+        from ..rules.position import state_from_json
+
+        return state_from_json(json.loads(self.positions[int(state_id)]), cards)
 
     @staticmethod
     def load_meta(path) -> dict:
@@ -112,11 +142,17 @@ class Dataset:
             return {"games": int(len(np.unique(z["game_id"])))}
 
 
+# the row-aligned arrays of a Dataset, in order
+ROW_FIELDS = ("x", "final", "heuristic", "state_id", "game_id", "turns_left", "winner_share")
+
+
 # ------------------------------------------------------------------ self-play data
 
-def _play_game(cards: CardSet, players: int, seed: int, policy: str) -> tuple[list, list]:
+def _play_game(cards: CardSet, players: int, seed: int, policy: str,
+               positions: list | None = None) -> tuple[list, list]:
     """One self-play game: (rows, final scores). A row is (state index, seat,
-    features, heuristic score, turns left)."""
+    features, heuristic score, turns left). ``positions``: a list that gets each
+    turn start's position (:func:`compact_position`), in state order."""
     rng = random.Random(seed)
     state = new_game(players, rng.randrange(2**62), cards)
     bots = policy_bots(policy, players)
@@ -127,6 +163,8 @@ def _play_game(cards: CardSet, players: int, seed: int, policy: str) -> tuple[li
         left = turns_left(state)
         for seat in range(players):
             rows.append((k, seat, seat_features_row(state, seat), heur[seat], left))
+        if positions is not None:
+            positions.append(compact_position(state))
         k += 1
         policy_turn(state, bots, rng)
     result = outcome(state)
@@ -134,6 +172,15 @@ def _play_game(cards: CardSet, players: int, seed: int, policy: str) -> tuple[li
     shares = [1.0 / len(result.winners) if i in result.winners else 0.0
               for i in range(players)]
     return rows, final + shares
+
+
+def compact_position(state: GameState) -> str:
+    """A position as compact JSON without its card set (the data's games share one)."""
+    from ..rules.position import state_to_json
+
+    raw = state_to_json(state)
+    del raw["cards"]
+    return json.dumps(raw, separators=(",", ":"))
 
 
 def policy_bots(policy: str, players: int) -> list | None:
@@ -161,12 +208,16 @@ def policy_turn(state: GameState, bots: list | None, rng: random.Random) -> None
 
 
 def _chunk(cards: CardSet, players: tuple[int, ...], games: int, seed: int,
-           policy: str, first_game: int) -> Dataset:
+           policy: str, first_game: int, positions: bool = False) -> Dataset:
     xs, final, heur, sid, gid, left, share = [], [], [], [], [], [], []
+    saved: dict[int, str] = {}
     rng = random.Random(seed)
     for g in range(games):
         n = players[(first_game + g) % len(players)]
-        rows, end = _play_game(cards, n, rng.randrange(2**62), policy)
+        texts: list[str] | None = [] if positions else None
+        rows, end = _play_game(cards, n, rng.randrange(2**62), policy, texts)
+        for k, text in enumerate(texts or ()):
+            saved[(first_game + g) * STATE_IDS_PER_GAME + k] = text
         scores, shares = end[:n], end[n:]
         for k, seat, phi, h, tl in rows:
             xs.append(phi)
@@ -179,15 +230,17 @@ def _chunk(cards: CardSet, players: tuple[int, ...], games: int, seed: int,
     return Dataset(np.array(xs, dtype=np.float64).reshape(-1, len(FEATURE_NAMES)),
                    np.array(final), np.array(heur), np.array(sid, dtype=np.int64),
                    np.array(gid, dtype=np.int64), np.array(left, dtype=np.float64),
-                   np.array(share))
+                   np.array(share), saved)
 
 
 def generate(cards: CardSet | None = None, players: tuple[int, ...] = (2, 3, 4),
              games: int = 3000, seed: int = 0, workers: int = 2, policy: str = "rollout",
              executor: Executor | None = None,
              progress: Callable[[int, int], None] | None = None,
-             chunk: int = 50) -> Dataset:
-    """Self-play data (see the module doc); deterministic in ``seed``."""
+             chunk: int = 50, positions: bool = False) -> Dataset:
+    """Self-play data (see the module doc); deterministic in ``seed``. ``positions``:
+    keep every turn start's position too (:attr:`Dataset.positions`; about 1 KB each,
+    40 per game)."""
     cards = cards or load_card_set()
     starts = list(range(0, games, chunk))
     own = executor is None
@@ -195,7 +248,8 @@ def generate(cards: CardSet | None = None, players: tuple[int, ...] = (2, 3, 4),
         executor = ProcessPoolExecutor(max_workers=max(1, workers))
     try:
         futures = [executor.submit(_chunk, cards, tuple(players), min(chunk, games - s),
-                                   seed * 1_000_003 + s, policy, s) for s in starts]
+                                   seed * 1_000_003 + s, policy, s, positions)
+                   for s in starts]
         parts = []
         for i, f in enumerate(futures):
             parts.append(f.result())

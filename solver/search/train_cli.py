@@ -83,7 +83,7 @@ def cmd_train(args) -> int:
 
             executor = cluster_executor(args.cluster)
         data = generate(cards, players, args.games, args.seed, args.workers, args.policy,
-                        executor, progress=progress)
+                        executor, progress=progress, positions=bool(args.save_data))
         print(file=sys.stderr)
         sources = [{"games": args.games, "players": list(players), "policy": args.policy,
                     "seed": args.seed, "data_seconds": round(time.perf_counter() - t0, 1),
@@ -162,7 +162,8 @@ def add_cli(sub) -> None:
     p.add_argument("--td-lambda", type=float, default=1.0,
                    help="train on TD(lambda) targets bootstrapped from --init instead of "
                         "final scores (default 1: final scores)")
-    p.add_argument("--save-data", help="also save the self-play data to this .npz file")
+    p.add_argument("--save-data", help="also save the self-play data to this .npz file, with every "
+                   "turn start's position (for feature experiments: bench.value_features)")
     p.add_argument("--report", help="write the held-out report as JSON")
     p.add_argument("--cards", help="card-set file (default: the shipped reconstruction)")
     p.set_defaults(func=cmd_train)
