@@ -107,6 +107,9 @@ def main(argv=None) -> int:
     p.add_argument("--hidden", default="64,64")
     p.add_argument("--epochs", type=int, default=60)
     p.add_argument("--seed", type=int, default=31)
+    p.add_argument("--init", help="fine-tune this model file instead of fresh fits (the "
+                   "extra inputs start with zero weights: ValueModel.widened)")
+    p.add_argument("--lr", type=float, default=1e-3)
     p.add_argument("--quick", action="store_true",
                    help="no --data: 12 fresh rollout games, 2 epochs (proves the tool runs)")
     p.add_argument("--out", help="JSON file (default bench/results/value-features.json)")
@@ -132,6 +135,14 @@ def main(argv=None) -> int:
         sources, epochs = list(args.data), args.epochs
     else:
         p.error("give --data FILE ... (or --quick)")
+    init = None
+    if args.init:
+        from solver.search.value import ValueModel, ValueModelError
+
+        try:
+            init = ValueModel.load(args.init)
+        except ValueModelError as err:
+            p.error(f"--init: {err}")
     columns = {}
     if any("opp_" in name for name in sets):
         columns["opp_max"], columns["opp_mean"] = opponent_columns(data)
@@ -141,14 +152,20 @@ def main(argv=None) -> int:
         except ValueError as err:
             p.error(f"--sets {args.sets}: {err}")
     rows = []
-    print(f"{data.rows:,} rows of {len(np.unique(data.game_id)):,} games; fresh {hidden} fits,"
-          f" seed {args.seed}, 15% of games held out")
+    how = f"{args.init} fine-tuned" if init else f"fresh {hidden} fits"
+    print(f"{data.rows:,} rows of {len(np.unique(data.game_id)):,} games; {how}, "
+          f"seed {args.seed}, 15% of games held out")
     print(f"{'features':<24}{'inputs':>7}{'epochs':>7}{'score MAE':>11}{'margin MAE':>12}"
           f"{'Brier':>8}{'seconds':>9}")
     for name in sets:
         t0 = time.perf_counter()
-        model, report = fit(with_features(data, name, columns), seed=args.seed, hidden=hidden,
-                            epochs=epochs)
+        wide = with_features(data, name, columns)
+        start = None
+        if init is not None:
+            extra = wide.x[:, len(init.mean):]
+            start = init.widened(extra.mean(axis=0), extra.std(axis=0))
+        model, report = fit(wide, seed=args.seed, hidden=hidden, epochs=epochs, lr=args.lr,
+                            init=start)
         whole = report.rows[-1]
         rows.append({"features": name, "inputs": int(len(model.mean)),
                      "epochs": model.meta["epochs"], "score_mae": whole["score_mae_model"],
@@ -159,9 +176,10 @@ def main(argv=None) -> int:
               f"{r['margin_mae']:>12.3f}{r['brier']:>8.4f}{r['seconds']:>9.1f}")
     out = args.out or RESULTS / ("value-features-quick.json" if args.quick
                                  else "value-features.json")
-    entry = {"data": sources, "hidden": list(hidden), "seed": args.seed, "rows": rows,
+    entry = {"data": sources, "hidden": list(hidden), "seed": args.seed, "init": args.init,
+             "lr": args.lr, "rows": rows,
              "finished": time.strftime("%Y-%m-%dT%H:%M:%S"), "machine": machine()}
-    print(f"wrote {keep_run(out, entry, ('data', 'hidden', 'seed'))}")
+    print(f"wrote {keep_run(out, entry, ('data', 'hidden', 'seed', 'init', 'lr'))}")
     return 0
 
 

@@ -210,6 +210,23 @@ def test_position_features_read_the_seat_and_the_others(tmp_path):
         position_columns(generate(cards, (2,), games=1, seed=1, workers=1), cards)
 
 
+def test_a_widened_model_predicts_as_before_until_fine_tuned(small_data):
+    """Extra inputs start with zero weights: the widened model's predictions are the
+    model's own whatever the new columns hold, until fine-tuning puts them to use."""
+    model, _ = fit(small_data, seed=0, epochs=2)
+    extra = np.random.default_rng(0).normal(3.0, 2.0, (small_data.rows, 2))
+    wide = model.widened(extra.mean(axis=0), extra.std(axis=0))
+    x = np.hstack([small_data.x, extra])
+    assert np.allclose(wide.predict_rows(x), model.predict_rows(small_data.x))
+    assert len(wide.mean) == len(FEATURE_NAMES) + 2
+    data = Dataset(x, *(getattr(small_data, f) for f in
+                        ("final", "heuristic", "state_id", "game_id", "turns_left",
+                         "winner_share")))
+    tuned, _ = fit(data, seed=0, epochs=3, init=wide)
+    assert tuned.weights[0].shape == wide.weights[0].shape
+    assert not np.allclose(tuned.weights[0][-2:], 0.0)  # the new inputs came into use
+
+
 def test_saved_data_carries_where_it_came_from(small_data, tmp_path):
     small_data.save(tmp_path / "with.npz", meta={"games": 24, "policy": "rollout"})
     assert Dataset.load_meta(tmp_path / "with.npz") == {"games": 24, "policy": "rollout"}

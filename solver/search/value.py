@@ -152,6 +152,22 @@ class ValueModel:
         biases = [np.zeros(b) for b in sizes[1:]]
         return cls(weights, biases, np.zeros(d), np.ones(d), fingerprint)
 
+    def widened(self, mean: np.ndarray, std: np.ndarray) -> ValueModel:
+        """The same model with more inputs that it ignores for now (zero weights), scaled
+        by ``mean`` and ``std``: the start of a fine-tune on more features, which keeps
+        what the model learned instead of fitting afresh.
+
+        >>> m = ValueModel.random(seed=0, inputs=3)
+        >>> w = m.widened(np.zeros(2), np.ones(2))
+        >>> bool(np.allclose(w.predict_rows(np.ones((1, 5))), m.predict_rows(np.ones((1, 3)))))
+        True
+        """
+        extra = np.zeros((len(mean), self.weights[0].shape[1]))
+        weights = [np.vstack([self.weights[0], extra]), *self.weights[1:]]
+        std = np.where(np.asarray(std) < 1e-6, 1.0, std)
+        return ValueModel(weights, self.biases, np.r_[self.mean, mean], np.r_[self.std, std],
+                          self.fingerprint, self.sigma0, self.sigma1, self.meta)
+
     # ------------------------------------------------------------ evaluation
 
     def predict_rows(self, x: np.ndarray) -> np.ndarray:
