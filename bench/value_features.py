@@ -15,7 +15,14 @@ seat's own without playing the games again:
   with the data (``bigsur train --save-data`` keeps them): how many hand cards the seat
   could pay for now, how many fit its Highway and the second-best fit, what the Depot
   offers it, and the Landmarks it could claim now and how many of those another seat
-  could claim too.
+  could claim too;
+- ``own+cards``: and one column per card (:func:`card_row`: in the hand, on the
+  Highway; Landmarks claimed, in the row), what card-specific values the hand-written
+  terms miss; ``own+position+cards``: both.
+
+``--init MODEL`` fine-tunes that model (widened with zero weights for the extra inputs,
+:meth:`~solver.search.value.ValueModel.widened`) instead of fitting afresh: the
+comparison that decides whether a feature is worth a new model generation.
 """
 
 from __future__ import annotations
@@ -33,7 +40,8 @@ from solver.rules.state import GameState
 from solver.search.policies import claimable_pairs, tables
 from solver.search.train import Dataset, fit
 
-FEATURE_SETS = ("own", "own+opp_max", "own+opp_max+opp_mean", "own+position")
+FEATURE_SETS = ("own", "own+opp_max", "own+opp_max+opp_mean", "own+position", "own+cards",
+                "own+position+cards")
 
 POSITION_FEATURES = ("hand_affordable", "hand_fitting", "hand_fit_second", "depot_fit_max",
                      "depot_fit_sum", "claimable_landmarks", "contested_landmarks")
@@ -60,16 +68,36 @@ def position_row(state: GameState, seat: int) -> list[float]:
             sum(f for f in depot if f > 0), float(len(mine)), float(len(mine & theirs))]
 
 
-def position_columns(data: Dataset, cards: CardSet) -> np.ndarray:
-    """:func:`position_row` of every row, from the positions saved with ``data``."""
+def card_row(state: GameState, seat: int) -> np.ndarray:
+    """Which cards the seat holds and has built, which Landmarks it has claimed and which
+    it could still claim (one column per card: what card-specific values the hand-written
+    terms miss)."""
+    cards = state.cards
+    h, lm = len(cards.highway), len(cards.landmarks)
+    row = np.zeros(2 * h + 2 * lm)
+    p = state.players[seat]
+    row[list(p.hand)] = 1.0
+    row[[h + c for c in p.highway]] = 1.0
+    row[[2 * h + m for m, _ in p.landmarks]] = 1.0
+    row[[2 * h + lm + m for m in state.landmark_row]] = 1.0
+    return row
+
+
+def position_columns(data: Dataset, cards: CardSet, part: str = "position") -> np.ndarray:
+    """:func:`position_row` (``part="position"``) or :func:`card_row` (``"cards"``) of
+    every row, from the positions saved with ``data``."""
     if not data.positions:
         raise ValueError("the data has no saved positions: generate it with "
                          "`bigsur train --save-data`")
-    out = np.zeros((data.rows, len(POSITION_FEATURES)))
+    row_of = {"position": position_row, "cards": card_row}[part]
+    out = None
     for group in data.state_groups():
         state = data.position(data.state_id[group[0]], cards)
         for seat, row in enumerate(group):
-            out[row] = position_row(state, seat)
+            values = row_of(state, seat)
+            if out is None:
+                out = np.zeros((data.rows, len(values)))
+            out[row] = values
     return out
 
 
@@ -146,11 +174,12 @@ def main(argv=None) -> int:
     columns = {}
     if any("opp_" in name for name in sets):
         columns["opp_max"], columns["opp_mean"] = opponent_columns(data)
-    if any("position" in name for name in sets):
-        try:
-            columns["position"] = position_columns(data, load_card_set())
-        except ValueError as err:
-            p.error(f"--sets {args.sets}: {err}")
+    for part in ("position", "cards"):
+        if any(part in name.split("+") for name in sets):
+            try:
+                columns[part] = position_columns(data, load_card_set(), part)
+            except ValueError as err:
+                p.error(f"--sets {args.sets}: {err}")
     rows = []
     how = f"{args.init} fine-tuned" if init else f"fresh {hidden} fits"
     print(f"{data.rows:,} rows of {len(np.unique(data.game_id)):,} games; {how}, "
@@ -176,10 +205,10 @@ def main(argv=None) -> int:
               f"{r['margin_mae']:>12.3f}{r['brier']:>8.4f}{r['seconds']:>9.1f}")
     out = args.out or RESULTS / ("value-features-quick.json" if args.quick
                                  else "value-features.json")
-    entry = {"data": sources, "hidden": list(hidden), "seed": args.seed, "init": args.init,
-             "lr": args.lr, "rows": rows,
+    entry = {"data": sources, "sets": args.sets, "hidden": list(hidden), "seed": args.seed,
+             "init": args.init, "lr": args.lr, "rows": rows,
              "finished": time.strftime("%Y-%m-%dT%H:%M:%S"), "machine": machine()}
-    print(f"wrote {keep_run(out, entry, ('data', 'hidden', 'seed', 'init', 'lr'))}")
+    print(f"wrote {keep_run(out, entry, ('data', 'sets', 'hidden', 'seed', 'init', 'lr'))}")
     return 0
 
 
