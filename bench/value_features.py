@@ -160,7 +160,9 @@ def main(argv=None) -> int:
             data = Dataset.combine([Dataset.load(f) for f in args.data])
         except (OSError, KeyError, ValueError) as err:
             p.error(f"--data: not saved self-play data ({err})")
-        sources, epochs = list(args.data), args.epochs
+        # the files and who played them (what the fits are comparable with)
+        sources = [{"file": f, **Dataset.load_meta(f)} for f in args.data]
+        epochs = args.epochs
     else:
         p.error("give --data FILE ... (or --quick)")
     init = None
