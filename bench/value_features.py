@@ -119,7 +119,7 @@ def opponent_columns(data: Dataset) -> tuple[np.ndarray, np.ndarray]:
 def with_features(data: Dataset, name: str, columns: dict) -> Dataset:
     """``data`` with the inputs of feature set ``name`` (own features first, so that
     the report's phases still read ``turn_fraction``); ``columns``: the extra columns by
-    name (``opp_max``, ``opp_mean``, ``position``)."""
+    name (``opp_max``, ``opp_mean``, ``position``, ``cards``)."""
     if name == "own":
         return data
     extra = [columns[part] for part in name.split("+")[1:]]

@@ -8,9 +8,10 @@
    with Gumbel noise, fast) or any bot spec (``policy="mcts:100i"``: expert iteration,
    the searcher generating the next model's data). At every turn start, one row per
    seat: :func:`~solver.search.value.seat_features_row`, the heuristic's prediction,
-   and the seat's final score. Games are split into chunks run on any
-   ``concurrent.futures`` executor (processes by default, Dask for a cluster); chunk
-   ``k`` uses seed ``seed + k``, so the data is the same whatever the executor.
+   and the seat's final score (with ``positions=True``, the position itself too).
+   Games are split into chunks run on any ``concurrent.futures`` executor (processes
+   by default, Dask for a cluster); chunk ``k`` uses seed ``seed + k``, so the data is
+   the same whatever the executor.
 2. **Fit**: an MLP (numpy, Adam, mean squared error of the points still to come),
    games split 85/15 into training and held-out sets, early stopping on the held-out
    loss; then the spread of final scores (``sigma0 + sigma1 * sqrt(turns left)``) is
@@ -239,8 +240,8 @@ def generate(cards: CardSet | None = None, players: tuple[int, ...] = (2, 3, 4),
              progress: Callable[[int, int], None] | None = None,
              chunk: int = 50, positions: bool = False) -> Dataset:
     """Self-play data (see the module doc); deterministic in ``seed``. ``positions``:
-    keep every turn start's position too (:attr:`Dataset.positions`; about 1 KB each,
-    40 per game)."""
+    keep every turn start's position too (:attr:`Dataset.positions`; about 1 KB of JSON
+    each, one per turn of the game)."""
     cards = cards or load_card_set()
     starts = list(range(0, games, chunk))
     own = executor is None
