@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import json
 import random
 import warnings
 
@@ -326,6 +327,34 @@ def test_lambda_returns_mix_the_outcome_with_later_predictions(small_data):
     assert report.rows[-1]["rows"] > 0
     with pytest.raises(ValueError, match="init"):
         fit(small_data, seed=5, epochs=1, td_lambda=0.7)
+
+
+def test_train_cli_saves_positions_the_feature_bench_reads(tmp_path, capsys):
+    """`bigsur train --save-data` keeps the positions; `bench.value_features` computes
+    the position features from them and records which data it fitted; data without
+    positions is refused by name."""
+    from bench.value_features import main as features_main
+    from solver.cli import main
+
+    data_file = tmp_path / "d.npz"
+    assert main(["train", "--games", "3", "--players", "2", "--epochs", "1", "--hidden",
+                 "8", "--save-data", str(data_file), "--out", str(tmp_path / "m.npz")]) == 0
+    saved = Dataset.load(data_file)
+    assert saved.positions and set(saved.positions) == set(np.unique(saved.state_id).tolist())
+    out = tmp_path / "vf.json"
+    assert features_main(["--data", str(data_file), "--sets", "own,own+position",
+                          "--epochs", "1", "--hidden", "8", "--out", str(out)]) == 0
+    run = json.loads(out.read_text())["runs"][-1]
+    assert [r["features"] for r in run["rows"]] == ["own", "own+position"]
+    assert run["rows"][1]["inputs"] == run["rows"][0]["inputs"] + 7
+    assert run["data"][0]["games"] == 3 and run["data"][0]["file"] == str(data_file)
+    capsys.readouterr()
+    plain = tmp_path / "plain.npz"
+    saved.positions = {}
+    saved.save(plain)
+    with pytest.raises(SystemExit):
+        features_main(["--data", str(plain), "--sets", "own+position", "--out", str(out)])
+    assert "no saved positions" in capsys.readouterr().err
 
 
 def test_train_cli_refuses_a_bad_start_model(tmp_path, capsys):
