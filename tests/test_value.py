@@ -14,7 +14,14 @@ from solver.rules.engine import new_game
 from solver.rules.state import Phase
 from solver.search import value as value_mod
 from solver.search.policies import estimate_scores, play_turn
-from solver.search.train import Dataset, evaluate, fit, generate, lambda_returns
+from solver.search.train import (
+    ROW_FIELDS,
+    Dataset,
+    evaluate,
+    fit,
+    generate,
+    lambda_returns,
+)
 from solver.search.value import (
     FEATURE_NAMES,
     HeuristicEvaluator,
@@ -220,9 +227,7 @@ def test_a_widened_model_predicts_as_before_until_fine_tuned(small_data):
     x = np.hstack([small_data.x, extra])
     assert np.allclose(wide.predict_rows(x), model.predict_rows(small_data.x))
     assert len(wide.mean) == len(FEATURE_NAMES) + 2
-    data = Dataset(x, *(getattr(small_data, f) for f in
-                        ("final", "heuristic", "state_id", "game_id", "turns_left",
-                         "winner_share")))
+    data = Dataset(x, *(getattr(small_data, f) for f in ROW_FIELDS[1:]))
     tuned, _ = fit(data, seed=0, epochs=3, init=wide)
     assert tuned.weights[0].shape == wide.weights[0].shape
     assert not np.allclose(tuned.weights[0][-2:], 0.0)  # the new inputs came into use

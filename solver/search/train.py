@@ -34,6 +34,7 @@ import numpy as np
 
 from ..rules.cards import CardSet, load_card_set
 from ..rules.engine import apply_inplace, new_game, outcome
+from ..rules.position import state_from_json, state_to_json
 from ..rules.state import GameState, Phase
 from ..rules.views import view_of
 from .policies import estimate_scores, play_turn
@@ -129,8 +130,6 @@ class Dataset:
     def position(self, state_id: int, cards: CardSet) -> GameState:
         """The saved position of a state, on the card set the games were played with
         (``KeyError`` when the data has none)."""
-        from ..rules.position import state_from_json
-
         return state_from_json(json.loads(self.positions[int(state_id)]), cards)
 
     @staticmethod
@@ -177,8 +176,6 @@ def _play_game(cards: CardSet, players: int, seed: int, policy: str,
 
 def compact_position(state: GameState) -> str:
     """A position as compact JSON without its card set (the data's games share one)."""
-    from ..rules.position import state_to_json
-
     raw = state_to_json(state)
     del raw["cards"]
     return json.dumps(raw, separators=(",", ":"))
