@@ -4,6 +4,11 @@ what measures better". Prints the tournament table and adds the result to
 
     python -m bench.variants c_uct=0.3 --budget 0.4 --games 200
     python -m bench.variants tree_turns=-1 --budget 0.25 --games 200 --seed 5
+    python -m bench.variants root_step_order=value --iterations 300 --workers 1
+
+``--iterations N`` gives both sides N iterations a turn instead of a time: the result
+does not depend on the machine's load (two matches can share the cores), but a variant
+whose iterations cost more is favoured, so the table's seconds per turn say by how much.
 
 Each ``name=value`` overrides one field of
 :class:`~solver.search.ismcts.SearchParams` (values are read as JSON, else kept as
@@ -63,13 +68,15 @@ def main(argv=None) -> int:
                                 formatter_class=argparse.RawDescriptionHelpFormatter)
     p.add_argument("overrides", nargs="+", help="NAME=VALUE fields of SearchParams")
     p.add_argument("--budget", type=float, default=0.4, help="seconds per turn (0.4)")
+    p.add_argument("--iterations", type=int, default=None,
+                   help="iterations per turn instead of --budget (independent of load)")
     p.add_argument("--games", type=int, default=200)
     p.add_argument("--seed", type=int, default=0)
     p.add_argument("--workers", type=int, default=os.cpu_count() or 1)
     p.add_argument("--out", default=str(RESULTS / "variants.json"))
     args = p.parse_args(argv)
     overrides = parse_overrides(args.overrides)
-    budget = f"{args.budget:g}s"
+    budget = f"{args.iterations}i" if args.iterations else f"{args.budget:g}s"
     os.environ[_ENV] = json.dumps({"budget": budget, "params": overrides})
     variant, today = "bench.variants:VariantBot", f"mcts:{budget}"
     start = time.time()
@@ -77,14 +84,15 @@ def main(argv=None) -> int:
                              workers=args.workers, code=True)
     print(summary.table())
     s = summary.stats(variant)
-    entry = {"params": overrides, "budget_seconds": args.budget, "games": args.games,
+    entry = {"params": overrides, "budget_seconds": None if args.iterations else args.budget,
+             "budget_iterations": args.iterations, "games": args.games,
              "seed": args.seed, "win_rate": s.win_rate, "win_ci": list(s.win_ci),
              "margin": s.margin, "margin_ci": list(s.margin_ci),
              "seconds_per_turn": {st.bot: st.seconds_per_turn for st in summary.bots},
              "wall_seconds": round(time.time() - start, 1),
              "finished": time.strftime("%Y-%m-%d %H:%M"), "machine": machine(),
              "value_model": value_model(load_card_set())}  # today's search's, the baseline
-    print(f"wrote {keep_run(args.out, entry, ('params', 'budget_seconds'))}")
+    print(f"wrote {keep_run(args.out, entry, ('params', 'budget_seconds', 'budget_iterations'))}")
     return 0
 
 
