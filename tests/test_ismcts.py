@@ -297,3 +297,60 @@ def test_flat_search_has_no_tree_below_the_root_candidates(cards, root):
     assert len(children) > 1
     assert sum(c.visits for c in children) == 60
     assert all(not c.children for c in children)
+
+
+# ------------------------------------------------------------------ build steps by value
+
+def _model_or_skip(cards):
+    from solver.search.value import current_model
+
+    model = current_model(cards)
+    assert model is not None, "the shipped value model is trained on the default cards"
+    return model
+
+
+def test_root_step_order_value_ranks_every_build_step_by_the_model(cards):
+    from solver.search.buildsteps import all_build_steps
+
+    model = _model_or_skip(cards)
+    state = play_greedy_to(cards, 7, Phase.BUILD)
+    seat = state.current
+    params = replace(DEFAULT_PARAMS, root_step_order="value")
+    order = Searcher(view_of(state, seat), 1, params).root_order
+    steps = all_build_steps(state, 3_000, with_states=True)
+    value = {m: model.scores(after)[seat] for m, after in steps}
+    assert len(order) == min(len(steps), params.macro_limit + params.root_widening)
+    assert [value[m] for m in order] == sorted((value[m] for m in order), reverse=True)
+    assert value[order[0]] == max(value.values())
+    # today's order starts with the heuristic's macros instead
+    assert Searcher(view_of(state, seat), 1).root_order != order
+
+
+def test_tree_step_upgrade_reranks_the_seats_own_build_steps_it_meets_often(cards, monkeypatch):
+    from solver.search import ismcts
+
+    calls = []
+    real = ismcts._valued_steps
+    monkeypatch.setattr(ismcts, "_valued_steps",
+                        lambda state, *a: calls.append(state.current) or real(state, *a))
+    state = play_greedy_to(cards, 6, Phase.TAKE)
+    seat = state.current
+    Searcher(view_of(state, seat), 2).run(iterations=200)
+    assert calls == []  # off by default
+    searcher = Searcher(view_of(state, seat), 2, replace(DEFAULT_PARAMS, tree_step_upgrade=3))
+    searcher.run(iterations=200)
+    assert calls and set(calls) == {seat}  # only the searching seat's own decisions
+    assert len(calls) == sum(1 for hits in searcher._hits.values() if hits >= 3)
+
+
+def test_rollouts_can_build_by_the_model(cards):
+    state = play_greedy_to(cards, 6, Phase.TAKE)
+    params = replace(DEFAULT_PARAMS, rollout_builds="value")
+    a = Searcher(view_of(state, state.current), 4, params)
+    a.run(iterations=80)
+    b = Searcher(view_of(state, state.current), 4, params)
+    b.run(iterations=80)
+    today = Searcher(view_of(state, state.current), 4)
+    today.run(iterations=80)
+    assert a.root_stats() == b.root_stats()  # reproducible
+    assert [s.total for s in a.root_stats()] != [s.total for s in today.root_stats()]

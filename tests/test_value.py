@@ -457,3 +457,52 @@ def test_replays_keep_the_seats_view_and_play_to_the_end():
     assert len(own) == 1
     assert own == {value_mod.default_evaluator(cards).scores(state)[seat]}
     assert len({tuple(r["final"]) for r in replays}) > 1
+
+
+def test_seat_scores_batch_the_model_for_one_seat(small_data):
+    model, _ = fit(small_data, seed=1, hidden=(8,), epochs=3)
+    state = new_game(3, 4)
+    rng = random.Random(5)
+    states = []
+    for _ in range(5):
+        play_turn(state, rng)
+        states.append(state.copy())
+    for seat in range(3):
+        assert model.seat_scores(states, seat) == pytest.approx(
+            [model.scores(s)[seat] for s in states], abs=1e-9)
+    assert model.seat_scores([], 0) == []
+
+
+def test_a_build_step_chosen_by_an_evaluator_follows_it():
+    from solver.rules.actions import Build
+    from solver.rules.engine import apply_inplace
+    from solver.search.buildsteps import all_build_steps
+    from solver.search.policies import build_step_inplace, greedy_take, valued_build_step_inplace
+
+    def hand_kept(states, seat):  # prefers never spending a card
+        return [float(len(s.players[seat].hand)) for s in states]
+
+    def road_length(states, seat):  # prefers the longest Highway
+        return [float(len(s.players[seat].highway)) for s in states]
+
+    checked = 0
+    for seed in range(12):
+        state = new_game(2, seed)
+        while state.phase != Phase.OVER and checked < 8:
+            while state.phase == Phase.TAKE:
+                apply_inplace(state, greedy_take(state))
+            seat = state.current
+            longest = max(len(a.players[seat].highway)
+                          for _m, a in all_build_steps(state, 3_000, with_states=True))
+            if state.turn >= 4 and longest > len(state.player.highway):
+                keep = state.copy()
+                acts = valued_build_step_inplace(keep, hand_kept)
+                assert not any(type(a) is Build for a in acts)
+                assert keep.phase == Phase.OVER or keep.current != seat  # the turn ended
+                grow = state.copy()
+                acts = valued_build_step_inplace(grow, road_length)
+                assert any(type(a) is Build for a in acts)
+                assert len(grow.players[seat].highway) > len(state.player.highway)
+                checked += 1
+            build_step_inplace(state)
+    assert checked == 8

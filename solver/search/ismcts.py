@@ -99,6 +99,15 @@ class SearchParams:
     race_min_rounds: int = 6  # rounds before a candidate may be dropped
     race_z: float = 2.0  # dropped when worse than the leader by z standard errors
     root_widening: int = 24  # build steps beyond the macros the root may widen to
+    # the order of the root's build steps: "heuristic" (the macros first, then the
+    # widening by the evaluator) or "value" (all of them by the evaluator)
+    root_step_order: str = "heuristic"
+    # >0: once the searching seat has met one of its own build steps inside the tree
+    # that many times, its candidates become all the build steps by the evaluator
+    tree_step_upgrade: int = 0
+    # the rollouts' build steps: "greedy" (the heuristic's) or "value" (each build
+    # chosen by the evaluator, :func:`~solver.search.policies.valued_build_step_inplace`)
+    rollout_builds: str = "greedy"
 
 
 DEFAULT_PARAMS = SearchParams()
@@ -180,6 +189,9 @@ def root_moves(state: GameState, params: SearchParams = DEFAULT_PARAMS,
                 return [exact.move]
         macros = [seq for _v, seq in build_macros(state, params.macro_limit, params.macro_beam,
                                                   params.weights, needed)]
+        if pool is not None and params.root_step_order == "value" and evaluator is not None:
+            return _valued_steps(state, params, evaluator, params.macro_limit
+                                 + params.root_widening)
         if pool is not None and params.root_widening > 0:
             macros += _wider_steps(state, set(macros), params, evaluator)
         return macros
@@ -196,18 +208,25 @@ def _exact_last(state: GameState, root: bool):
 
 def _wider_steps(state: GameState, have: set, params: SearchParams, evaluator) -> list[tuple]:
     """Build steps beyond ``have``, best first by the seat's value after the turn."""
+    steps = _valued_steps(state, params, evaluator, None)
+    return [m for m in steps if m not in have][:params.root_widening]
+
+
+def _valued_steps(state: GameState, params: SearchParams, evaluator, limit: int | None
+                  ) -> list[tuple]:
+    """All the build steps (the ``limit`` best) by the seat's value after the turn: the
+    evaluator's (the heuristic's when None; exact when the game ends)."""
     seat = state.current
-    scored = []
-    for move, after in all_build_steps(state, 3_000, with_states=True):
-        if move in have:
-            continue
-        if evaluator is not None:
-            value = evaluator.scores(after)[seat]
-        else:
-            value = seat_value(after, seat, params.weights)
-        scored.append((value, move))
-    scored.sort(key=lambda t: -t[0])
-    return [m for _v, m in scored[:params.root_widening]]
+    steps = all_build_steps(state, 3_000, with_states=True)
+    if evaluator is None:
+        values = [seat_value(after, seat, params.weights) for _m, after in steps]
+    else:
+        live = [after for _m, after in steps if after.phase != Phase.OVER]
+        scores = iter(evaluator.seat_scores(live, seat))
+        values = [seat_value(after, seat) if after.phase == Phase.OVER else next(scores)
+                  for _m, after in steps]
+    order = sorted(range(len(steps)), key=lambda i: -values[i])
+    return [steps[i][0] for i in order[:limit]]
 
 
 def evaluator_for(params: SearchParams, cards):
@@ -249,6 +268,10 @@ class Searcher:
         self.n = view.num_players
         self.cutoff_turn = self._cutoff(view.turn)
         self._move_cache: dict[tuple, list[tuple]] = {}
+        self._hits: dict[tuple, int] = {}  # visits of the seat's own cached build steps
+        self._upgrade = params.tree_step_upgrade if self.evaluator is not None else 0
+        self._rollout_scores = (self.evaluator.seat_scores if self.evaluator is not None
+                                and params.rollout_builds == "value" else None)
         self._seed = seed
         self._race_reset()
 
@@ -276,6 +299,13 @@ class Searcher:
                          for o in state.players))
             cached = self._move_cache.get(key)
             if cached is not None:
+                if self._upgrade and state.phase == Phase.BUILD and len(cached) > 1:
+                    hits = self._hits.get(key, 0) + 1
+                    self._hits[key] = hits
+                    if hits == self._upgrade:
+                        cached = self._move_cache[key] = _valued_steps(
+                            state, self.params, self.evaluator,
+                            self.params.macro_limit + self.params.root_widening)
                 return cached
             needed = None  # cached for every later visit: the whole list
         moves = root_moves(state, self.params, needed=needed)
@@ -443,7 +473,7 @@ class Searcher:
             cutoff = max(cutoff, self.cutoff_turn)
         while state.phase != Phase.OVER and state.turn < cutoff:
             play_turn(state, rng, params.weights, params.rollout_noise,
-                      params.rollout_lookahead)
+                      params.rollout_lookahead, self._rollout_scores)
         n = state.num_players
         if state.phase == Phase.OVER:
             result = outcome(state)

@@ -849,10 +849,12 @@ def greedy_action(state: GameState, pool: list[int] | None = None,
 
 
 def play_turn(state: GameState, rng: random.Random, w: Weights = DEFAULT_WEIGHTS,
-              noise: float = 0.3, lookahead: int = 0) -> None:
+              noise: float = 0.3, lookahead: int = 0, seat_scores=None) -> None:
     """Rollout step: the player to act finishes the current turn greedily (with Gumbel
     ``noise`` on the choices), in place. ``lookahead`` > 0 values takes by trying the
-    build step (:func:`lookahead_take_values`, the deck over that many of its cards)."""
+    build step (:func:`lookahead_take_values`, the deck over that many of its cards).
+    ``seat_scores`` (an evaluator's ``seat_scores(states, seat)``): the build step is
+    :func:`valued_build_step_inplace` by it instead of the heuristic's."""
     while state.phase == Phase.TAKE:
         if lookahead:
             values = lookahead_take_values(state, None, w, lookahead)
@@ -861,7 +863,55 @@ def play_turn(state: GameState, rng: random.Random, w: Weights = DEFAULT_WEIGHTS
             take = greedy_take(state, None, w, rng, noise)
         apply_inplace(state, take)
     if state.phase == Phase.BUILD:
-        build_step_inplace(state, w, rng, noise * 0.5, exact=False)
+        if seat_scores is not None:
+            valued_build_step_inplace(state, seat_scores, w, rng, noise * 0.5)
+        else:
+            build_step_inplace(state, w, rng, noise * 0.5, exact=False)
+
+
+def valued_build_step_inplace(state: GameState, seat_scores, w: Weights = DEFAULT_WEIGHTS,
+                              rng: random.Random | None = None, noise: float = 0.0,
+                              width: int = 4) -> list[Action]:
+    """The build step one build at a time like :func:`build_step_inplace`, but each
+    build is chosen by ``seat_scores`` (an evaluator's, e.g. the learned value's) among
+    the heuristic's ``width`` best and stopping, each valued as the turn ended there
+    with the heuristic's claim; in place, returns the actions."""
+    seat = state.current
+    actions: list[Action] = []
+
+    def ended(s: GameState) -> GameState:
+        s = s.copy()
+        claims = claim_options(s, w)
+        apply_inplace(s, claims[0][1] if claims else End())
+        return s
+
+    while True:
+        options = build_options(state, w, exact=False)[:width]
+        if not options:
+            break
+        moves: list[Action | None] = [None]
+        outcomes = [ended(state)]
+        for _v, action in options:
+            after = state.copy()
+            apply_inplace(after, action)
+            moves.append(action)
+            outcomes.append(ended(after))
+        live = [s for s in outcomes if s.phase != Phase.OVER]
+        scores = iter(seat_scores(live, seat))
+        values = [seat_value(s, seat, w) if s.phase == Phase.OVER else next(scores)
+                  for s in outcomes]
+        if noise and rng is not None:
+            values = [v + noise * _gumbel(rng) for v in values]
+        action = moves[max(range(len(moves)), key=values.__getitem__)]
+        if action is None:
+            break
+        actions.append(action)
+        apply_inplace(state, action)
+    claims = claim_options(state, w)
+    last = claims[0][1] if claims else End()
+    actions.append(last)
+    apply_inplace(state, last)
+    return actions
 
 
 # ------------------------------------------------------------------ fitting the weights

@@ -110,6 +110,9 @@ class HeuristicEvaluator:
     def scores(self, state: GameState) -> list[float]:
         return estimate_scores(state)
 
+    def seat_scores(self, states: list[GameState], seat: int) -> list[float]:
+        return [self.scores(s)[seat] for s in states]
+
     def sigma(self, state: GameState) -> float:
         return self.sigma0 + self.sigma1 * math.sqrt(turns_left(state))
 
@@ -183,6 +186,14 @@ class ValueModel:
             return estimate_scores(state)
         rows = [seat_features_row(state, i) for i in range(state.num_players)]
         x = np.array(rows)
+        return (x[:, 0] + self.predict_rows(x)).tolist()
+
+    def seat_scores(self, states: list[GameState], seat: int) -> list[float]:
+        """``seat``'s expected final score in each of ``states`` (not over): one batch,
+        the same numbers as ``scores(state)[seat]``."""
+        if not states:
+            return []
+        x = np.array([seat_features_row(s, seat) for s in states])
         return (x[:, 0] + self.predict_rows(x)).tolist()
 
     def sigma(self, state: GameState) -> float:
