@@ -721,6 +721,11 @@ def build_step_inplace(state: GameState, w: Weights = DEFAULT_WEIGHTS,
             break
         actions.append(action)
         apply_inplace(state, action)
+    return _claim_and_end(state, w, actions)
+
+
+def _claim_and_end(state: GameState, w: Weights, actions: list[Action]) -> list[Action]:
+    """End a build step in place with the heuristic's best claim (or ``end``)."""
     claims = claim_options(state, w)
     last = claims[0][1] if claims else End()
     actions.append(last)
@@ -881,8 +886,7 @@ def valued_build_step_inplace(state: GameState, seat_scores, w: Weights = DEFAUL
 
     def ended(s: GameState) -> GameState:
         s = s.copy()
-        claims = claim_options(s, w)
-        apply_inplace(s, claims[0][1] if claims else End())
+        _claim_and_end(s, w, [])
         return s
 
     while True:
@@ -907,11 +911,7 @@ def valued_build_step_inplace(state: GameState, seat_scores, w: Weights = DEFAUL
             break
         actions.append(action)
         apply_inplace(state, action)
-    claims = claim_options(state, w)
-    last = claims[0][1] if claims else End()
-    actions.append(last)
-    apply_inplace(state, last)
-    return actions
+    return _claim_and_end(state, w, actions)
 
 
 # ------------------------------------------------------------------ fitting the weights
