@@ -59,7 +59,10 @@ def parse_overrides(pairs: list[str]) -> dict:
             out[name] = json.loads(text)
         except json.JSONDecodeError:
             out[name] = text
-    dataclasses.replace(DEFAULT_PARAMS, **out)  # a bad type fails here, not in a worker
+    try:  # a bad value fails here, not in a worker
+        dataclasses.replace(DEFAULT_PARAMS, **out)
+    except (TypeError, ValueError) as err:
+        raise SystemExit(f"bench.variants: {err}") from None
     return out
 
 

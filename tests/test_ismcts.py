@@ -354,3 +354,8 @@ def test_rollouts_can_build_by_the_model(cards):
     today.run(iterations=80)
     assert a.root_stats() == b.root_stats()  # reproducible
     assert [s.total for s in a.root_stats()] != [s.total for s in today.root_stats()]
+
+
+def test_search_params_name_a_choice_that_does_not_exist():
+    with pytest.raises(ValueError, match="rollout_builds: 'valeu' is not one of greedy, value"):
+        replace(DEFAULT_PARAMS, rollout_builds="valeu")

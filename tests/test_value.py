@@ -471,6 +471,10 @@ def test_seat_scores_batch_the_model_for_one_seat(small_data):
         assert model.seat_scores(states, seat) == pytest.approx(
             [model.scores(s)[seat] for s in states], abs=1e-9)
     assert model.seat_scores([], 0) == []
+    while state.phase != Phase.OVER:
+        play_turn(state, rng)
+    assert model.seat_scores([states[0], state], 1) == pytest.approx(
+        [model.scores(states[0])[1], estimate_scores(state)[1]])  # exact at the end
 
 
 def test_a_build_step_chosen_by_an_evaluator_follows_it():

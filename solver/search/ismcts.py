@@ -109,7 +109,15 @@ class SearchParams:
     # chosen by the evaluator, :func:`~solver.search.policies.valued_build_step_inplace`)
     rollout_builds: str = "greedy"
 
+    def __post_init__(self):
+        for name, allowed in _CHOICES.items():
+            if getattr(self, name) not in allowed:
+                raise ValueError(f"SearchParams.{name}: {getattr(self, name)!r} is not one "
+                                 f"of {', '.join(allowed)}")
 
+
+_CHOICES = {"root": ("race", "uct"), "root_step_order": ("heuristic", "value"),
+            "rollout_builds": ("greedy", "value")}
 DEFAULT_PARAMS = SearchParams()
 
 
@@ -221,10 +229,7 @@ def _valued_steps(state: GameState, params: SearchParams, evaluator, limit: int 
     if evaluator is None:
         values = [seat_value(after, seat, params.weights) for _m, after in steps]
     else:
-        live = [after for _m, after in steps if after.phase != Phase.OVER]
-        scores = iter(evaluator.seat_scores(live, seat))
-        values = [seat_value(after, seat) if after.phase == Phase.OVER else next(scores)
-                  for _m, after in steps]
+        values = evaluator.seat_scores([after for _m, after in steps], seat)
     order = sorted(range(len(steps)), key=lambda i: -values[i])
     return [steps[i][0] for i in order[:limit]]
 

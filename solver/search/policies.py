@@ -900,10 +900,7 @@ def valued_build_step_inplace(state: GameState, seat_scores, w: Weights = DEFAUL
             apply_inplace(after, action)
             moves.append(action)
             outcomes.append(ended(after))
-        live = [s for s in outcomes if s.phase != Phase.OVER]
-        scores = iter(seat_scores(live, seat))
-        values = [seat_value(s, seat, w) if s.phase == Phase.OVER else next(scores)
-                  for s in outcomes]
+        values = seat_scores(outcomes, seat)
         if noise and rng is not None:
             values = [v + noise * _gumbel(rng) for v in values]
         action = moves[max(range(len(moves)), key=values.__getitem__)]

@@ -189,12 +189,16 @@ class ValueModel:
         return (x[:, 0] + self.predict_rows(x)).tolist()
 
     def seat_scores(self, states: list[GameState], seat: int) -> list[float]:
-        """``seat``'s expected final score in each of ``states`` (not over): one batch,
-        the same numbers as ``scores(state)[seat]``."""
-        if not states:
-            return []
-        x = np.array([seat_features_row(s, seat) for s in states])
-        return (x[:, 0] + self.predict_rows(x)).tolist()
+        """``seat``'s expected final score in each of ``states``, the same numbers as
+        ``scores(state)[seat]`` (exact once a game is over), the live ones in one batch."""
+        out = [float(estimate_scores(s)[seat]) if s.phase == Phase.OVER else None
+               for s in states]
+        live = [s for s in states if s.phase != Phase.OVER]
+        if live:
+            x = np.array([seat_features_row(s, seat) for s in live])
+            predicted = iter((x[:, 0] + self.predict_rows(x)).tolist())
+            out = [next(predicted) if v is None else v for v in out]
+        return out
 
     def sigma(self, state: GameState) -> float:
         return self.sigma0 + self.sigma1 * math.sqrt(turns_left(state))
