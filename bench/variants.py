@@ -5,6 +5,7 @@ what measures better". Prints the tournament table and adds the result to
     python -m bench.variants c_uct=0.3 --budget 0.4 --games 200
     python -m bench.variants tree_turns=-1 --budget 0.25 --games 200 --seed 5
     python -m bench.variants root_step_order=value --iterations 300 --workers 1
+    python -m bench.variants own_draws=split --base own_builds=value --iterations 600
 
 ``--iterations N`` gives both sides N iterations a turn instead of a time: the result
 does not depend on the machine's load (two matches can share the cores), but a variant
@@ -35,14 +36,25 @@ _ENV = "BIGSUR_BENCH_VARIANT"  # the variant, for the tournament's worker proces
 
 class VariantBot(MCTSBot):
     """Today's MCTS bot with the overrides of ``BIGSUR_BENCH_VARIANT`` (JSON:
-    ``{"budget": "0.4s", "params": {...}}``); a ``module:Class`` bot for tournaments."""
+    ``{"budget": "0.4s", "params": {...}, "base": {...}}``); a ``module:Class`` bot for
+    tournaments."""
+
+    role = "params"
 
     def __init__(self):
         spec = json.loads(os.environ[_ENV])
         super().__init__(MCTSBot.from_spec(spec["budget"]).budget)
-        self.params = dataclasses.replace(DEFAULT_PARAMS, **spec["params"])
-        shown = ",".join(f"{k}={v}" for k, v in spec["params"].items())
-        self.name = f"variant({shown}):{spec['budget']}"
+        overrides = {**spec.get("base", {}), **spec[self.role]}
+        self.params = dataclasses.replace(DEFAULT_PARAMS, **overrides)
+        shown = ",".join(f"{k}={v}" for k, v in spec[self.role].items())
+        self.name = f"{'variant' if self.role == 'params' else 'base'}({shown}):{spec['budget']}"
+
+
+class BaseBot(VariantBot):
+    """The opponent of :class:`VariantBot` when ``--base`` is given: today's search with
+    the base overrides only."""
+
+    role = "base"
 
 
 def parse_overrides(pairs: list[str]) -> dict:
@@ -73,21 +85,27 @@ def main(argv=None) -> int:
     p.add_argument("--budget", type=float, default=0.4, help="seconds per turn (0.4)")
     p.add_argument("--iterations", type=int, default=None,
                    help="iterations per turn instead of --budget (independent of load)")
+    p.add_argument("--base", nargs="*", default=[], metavar="NAME=VALUE",
+                   help="play against today's search with these overrides instead of today's "
+                        "(the variant gets them too, under its own)")
     p.add_argument("--games", type=int, default=200)
     p.add_argument("--seed", type=int, default=0)
     p.add_argument("--workers", type=int, default=os.cpu_count() or 1)
     p.add_argument("--out", default=str(RESULTS / "variants.json"))
     args = p.parse_args(argv)
     overrides = parse_overrides(args.overrides)
+    base = parse_overrides(args.base) if args.base else None  # None: today's search
     budget = f"{args.iterations}i" if args.iterations else f"{args.budget:g}s"
-    os.environ[_ENV] = json.dumps({"budget": budget, "params": overrides})
-    variant, today = "bench.variants:VariantBot", f"mcts:{budget}"
+    os.environ[_ENV] = json.dumps({"budget": budget, "params": overrides, "base": base or {}})
+    variant = "bench.variants:VariantBot"
+    today = "bench.variants:BaseBot" if base else f"mcts:{budget}"
     start = time.time()
     summary = run_tournament([variant, today], 2, args.games, args.seed, load_card_set(),
                              workers=args.workers, code=True)
     print(summary.table())
     s = summary.stats(variant)
-    entry = {"params": overrides, "budget_seconds": None if args.iterations else args.budget,
+    entry = {"params": overrides, "base": base,
+             "budget_seconds": None if args.iterations else args.budget,
              "budget_iterations": args.iterations, "games": args.games,
              "seed": args.seed, "win_rate": s.win_rate, "win_ci": list(s.win_ci),
              "margin": s.margin, "margin_ci": list(s.margin_ci),
@@ -95,7 +113,8 @@ def main(argv=None) -> int:
              "wall_seconds": round(time.time() - start, 1),
              "finished": time.strftime("%Y-%m-%d %H:%M"), "machine": machine(),
              "value_model": value_model(load_card_set())}  # today's search's, the baseline
-    print(f"wrote {keep_run(args.out, entry, ('params', 'budget_seconds', 'budget_iterations'))}")
+    key = ("params", "base", "budget_seconds", "budget_iterations")
+    print(f"wrote {keep_run(args.out, entry, key)}")
     return 0
 
 
