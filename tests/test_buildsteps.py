@@ -143,3 +143,43 @@ def test_play_turn_still_runs_with_exact_positions():
     while state.phase != Phase.OVER:
         play_turn(state, rng)
     assert state.phase == Phase.OVER
+
+
+@pytest.mark.parametrize("last", [False, True])
+def test_step_outcomes_say_what_each_build_step_leaves_without_making_the_state(last):
+    """step_outcomes lists all_build_steps' steps in the same order, and each outcome is
+    what the step's ended state holds for the player (over when the turn ends the game;
+    the states made with an empty Landmark deck, since an outcome leaves a claim's gap
+    open: the refill is hidden); the learned and the hand-written evaluations value an
+    outcome exactly as they value that state. Outcomes read nothing hidden."""
+    from solver.search.buildsteps import step_outcomes
+    from solver.search.policies import seat_value, turn_end_value
+    from solver.search.value import current_model, seat_features_row, turn_end_row
+
+    model = current_model(new_game(2, 0).cards)
+    checked = 0
+    for state in _build_positions(range(14, 20), last):
+        seat = state.current
+        hidden = state.copy()
+        random.Random(seat).shuffle(hidden.landmark_deck)
+        random.Random(seat).shuffle(hidden.deck)
+        assert step_outcomes(hidden, 3_000) == step_outcomes(state, 3_000)
+        state.landmark_deck = []
+        reference = all_build_steps(state, 3_000, with_states=True)
+        steps, index, outcomes = step_outcomes(state, 3_000)
+        assert steps == [m for m, _after in reference]
+        assert len(set(outcomes)) == len(outcomes) == len(set(index))
+        for k, (_m, done) in enumerate(reference):
+            o = outcomes[index[k]]
+            p = done.players[seat]
+            assert (o.highway, o.landmarks, o.hand, o.has_discard, o.row, o.over) == (
+                tuple(p.highway), tuple(p.landmarks), tuple(p.hand), bool(p.discard),
+                tuple(done.landmark_row), done.phase == Phase.OVER)
+            assert turn_end_value(state, o) == seat_value(done, seat)
+            if not o.over:
+                assert turn_end_row(state, o) == seat_features_row(done, seat)
+        scores = model.turn_end_scores(state, outcomes)
+        assert [scores[i] for i in index] == pytest.approx(
+            model.seat_scores([done for _m, done in reference], seat), abs=1e-9)
+        checked += 1
+    assert checked >= 6

@@ -359,3 +359,40 @@ def test_rollouts_can_build_by_the_model(cards):
 def test_search_params_name_a_choice_that_does_not_exist():
     with pytest.raises(ValueError, match="rollout_builds: 'valeu' is not one of greedy, value"):
         replace(DEFAULT_PARAMS, rollout_builds="valeu")
+
+
+# ------------------------------------------------------------------ the seat's own turn
+
+def test_own_builds_by_value_play_the_models_best_step_below_the_root(cards, monkeypatch):
+    """own_builds="value": every build step of the searching seat below the root is the
+    one the model values best among all its build steps, worked out once per thing the
+    seat knows (memoised), never for another seat."""
+    from solver.search import ismcts
+    from solver.search.buildsteps import all_build_steps
+
+    model = _model_or_skip(cards)
+    seen = []
+    real = ismcts._valued_steps
+    monkeypatch.setattr(ismcts, "_valued_steps",
+                        lambda state, *a: seen.append(state.copy()) or real(state, *a))
+    state = play_greedy_to(cards, 6, Phase.TAKE)
+    seat = state.current
+    ismcts._OWN_STEPS.clear()
+    params = replace(DEFAULT_PARAMS, own_builds="value")
+    first = Searcher(view_of(state, seat), 2, params)
+    first.run(iterations=150)
+    assert seen and all(s.current == seat and s.phase == Phase.BUILD for s in seen)
+    keys = [ismcts._own_key(s) for s in seen]
+    assert len(keys) == len(set(keys))  # each known situation valued once
+    for s in seen[:5]:
+        s.landmark_deck = []  # (a claim's gap stays open in what the seat can know)
+        steps = all_build_steps(s, 3_000, with_states=True)
+        best = max(model.scores(after)[seat] for _m, after in steps)
+        chosen = ismcts.own_build_step(s, params, model)
+        assert model.scores(dict(steps)[chosen])[seat] == pytest.approx(best)
+    # the memo serves a second search of the position, which plays exactly as the first
+    count = len(seen)
+    again = Searcher(view_of(state, seat), 2, params)
+    again.run(iterations=150)
+    assert len(seen) == count
+    assert again.root_stats() == first.root_stats()

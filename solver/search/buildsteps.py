@@ -22,12 +22,13 @@ from __future__ import annotations
 from collections.abc import Iterator
 from dataclasses import dataclass
 from types import SimpleNamespace
+from typing import NamedTuple
 
 from ..rules.actions import Action, Build, Claim, End
-from ..rules.engine import apply_inplace, claimable
+from ..rules.engine import DEPOT_SIZE, apply_inplace, claimable
 from ..rules.payment import affordable_cards
 from ..rules.state import GameState, Phase, PlayerState
-from .policies import future_steps, highway_score, tables
+from .policies import claimable_pairs, future_steps, highway_score, tables
 
 _END = End()
 
@@ -75,7 +76,7 @@ def payable_sequences(state: GameState, limit: int = 20_000
         sides = ("L", "R") if s.player.highway else ("L",)
         for c in reversed(sorted(set(affordable_cards(s)))):
             for side in reversed(sides):
-                after = s.copy()
+                after = s.copy_for_builds()  # (only builds are applied to it)
                 apply_inplace(after, Build(tab.ids[c], side))
                 key = build_state_key(after)
                 if key in seen:
@@ -149,5 +150,59 @@ def all_build_steps(state: GameState, limit: int = 2_000, with_states: bool = Fa
     return out
 
 
-__all__ = ["ExactStep", "all_build_steps", "best_last_step", "build_state_key",
-           "is_last_build_step", "payable_sequences"]
+class StepOutcome(NamedTuple):
+    """What a build step leaves its player with once the turn has ended: all that the
+    evaluations read of that seat (:meth:`solver.search.value.ValueModel.turn_end_scores`),
+    without making the state, and only what the player knows: ``row`` is the Landmark
+    row after the turn with a claim's gap left open (the Landmark that refills it is
+    hidden), so a step's outcome is the same in every state consistent with the
+    player's view. ``over``: the game ends with the turn."""
+
+    highway: tuple[int, ...]
+    landmarks: tuple[tuple[int, int], ...]
+    hand: tuple[int, ...]  # in hand order
+    has_discard: bool
+    row: tuple[int, ...]
+    over: bool
+
+
+def step_outcomes(state: GameState, limit: int = 2_000
+                  ) -> tuple[list[tuple[Action, ...]], list[int], list[StepOutcome]]:
+    """The build steps of :func:`all_build_steps` (same order, same ``limit``) and what
+    each leaves: ``(steps, index, outcomes)``, step ``k`` leading to
+    ``outcomes[index[k]]``; steps that leave the same outcome share it (orders of the
+    same builds, which differ only in the discard pile's top), so each is valued once."""
+    tab = tables(state.cards)
+    cards = state.cards
+    row = tuple(state.landmark_row)
+    over = len(state.deck) <= DEPOT_SIZE - len(state.depot)  # the refill empties it
+    steps: list[tuple[Action, ...]] = []
+    index: list[int] = []
+    outcomes: list[StepOutcome] = []
+    known: dict[StepOutcome, int] = {}
+
+    def add(move: tuple[Action, ...], outcome: StepOutcome) -> None:
+        k = known.get(outcome)
+        if k is None:
+            k = known[outcome] = len(outcomes)
+            outcomes.append(outcome)
+        steps.append(move)
+        index.append(k)
+
+    for seq, after in payable_sequences(state, limit):
+        p = after.player
+        builds = tuple(Build(tab.ids[c], side) for c, side in seq)
+        hw = tuple(p.highway)
+        lms = tuple(p.landmarks)
+        hand = tuple(p.hand)
+        has_discard = bool(p.discard)
+        add(builds + (_END,), StepOutcome(hw, lms, hand, has_discard, row, over))
+        for lm, c in claimable_pairs(cards, hw, lms, row):
+            add(builds + (Claim(tab.lm_ids[lm], tab.ids[c]),),
+                StepOutcome(hw, lms + ((lm, c),), hand, has_discard,
+                            tuple(x for x in row if x != lm), over))
+    return steps, index, outcomes
+
+
+__all__ = ["ExactStep", "StepOutcome", "all_build_steps", "best_last_step", "build_state_key",
+           "is_last_build_step", "payable_sequences", "step_outcomes"]

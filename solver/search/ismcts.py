@@ -45,7 +45,7 @@ from ..rules.engine import apply_inplace, outcome
 from ..rules.payment import PaymentError, cheapest_payment, joint_payment
 from ..rules.state import GameState, Phase
 from ..rules.views import PlayerView
-from .buildsteps import all_build_steps, best_last_step, is_last_build_step
+from .buildsteps import best_last_step, is_last_build_step, step_outcomes
 from .determinize import Determinizer
 from .policies import (
     DEFAULT_WEIGHTS,
@@ -53,12 +53,13 @@ from .policies import (
     build_macros,
     estimate_scores,
     lookahead_take_values,
+    play_takes,
     play_turn,
-    seat_value,
     tables,
     take_values,
+    turn_end_value,
 )
-from .value import ValueModel, default_evaluator, win_shares
+from .value import ValueModel, default_evaluator, one_blas_thread, win_shares
 
 
 @dataclass(frozen=True)
@@ -108,6 +109,10 @@ class SearchParams:
     # the rollouts' build steps: "greedy" (the heuristic's) or "value" (each build
     # chosen by the evaluator, :func:`~solver.search.policies.valued_build_step_inplace`)
     rollout_builds: str = "greedy"
+    # the searching seat's own build steps below the root (in the tree and in rollouts):
+    # "tree" (tree nodes over the heuristic's macros; greedy in rollouts) or "value"
+    # (the one build step the evaluator values best, memoised by what the seat knows)
+    own_builds: str = "tree"
 
     def __post_init__(self):
         for name, allowed in _CHOICES.items():
@@ -117,7 +122,7 @@ class SearchParams:
 
 
 _CHOICES = {"root": ("race", "uct"), "root_step_order": ("heuristic", "value"),
-            "rollout_builds": ("greedy", "value")}
+            "rollout_builds": ("greedy", "value"), "own_builds": ("tree", "value")}
 DEFAULT_PARAMS = SearchParams()
 
 
@@ -224,14 +229,13 @@ def _valued_steps(state: GameState, params: SearchParams, evaluator, limit: int 
                   ) -> list[tuple]:
     """All the build steps (the ``limit`` best) by the seat's value after the turn: the
     evaluator's (the heuristic's when None; exact when the game ends)."""
-    seat = state.current
-    steps = all_build_steps(state, 3_000, with_states=True)
+    steps, index, outcomes = step_outcomes(state, 3_000)
     if evaluator is None:
-        values = [seat_value(after, seat, params.weights) for _m, after in steps]
+        values = [turn_end_value(state, o, params.weights) for o in outcomes]
     else:
-        values = evaluator.seat_scores([after for _m, after in steps], seat)
-    order = sorted(range(len(steps)), key=lambda i: -values[i])
-    return [steps[i][0] for i in order[:limit]]
+        values = evaluator.turn_end_scores(state, outcomes)
+    order = sorted(range(len(steps)), key=lambda i: -values[index[i]])
+    return [steps[i] for i in order[:limit]]
 
 
 def evaluator_for(params: SearchParams, cards):
@@ -269,7 +273,9 @@ class Searcher:
         if self.exact is not None:
             self.root_order = [self.exact.move]
         else:
-            self.root_order = root_moves(sample, params, view.unseen_cards(), self.evaluator)
+            with one_blas_thread():
+                self.root_order = root_moves(sample, params, view.unseen_cards(),
+                                             self.evaluator)
         self.n = view.num_players
         self.cutoff_turn = self._cutoff(view.turn)
         self._move_cache: dict[tuple, list[tuple]] = {}
@@ -277,6 +283,7 @@ class Searcher:
         self._upgrade = params.tree_step_upgrade if self.evaluator is not None else 0
         self._rollout_scores = (self.evaluator.seat_scores if self.evaluator is not None
                                 and params.rollout_builds == "value" else None)
+        self._own_value = params.own_builds == "value" and self.evaluator is not None
         self._seed = seed
         self._race_reset()
 
@@ -294,14 +301,9 @@ class Searcher:
             return self.root_order
         key = None
         if state.current == self.seat:
-            p = state.player
-            # the searching seat's own decisions depend only on what it knows
-            key = (state.turn, state.phase, state.picks, tuple(sorted(p.hand)),
-                   tuple(p.highway), tuple(p.discard[-1:]), tuple(p.landmarks),
-                   tuple(state.depot), tuple(state.landmark_row),
-                   tuple(tuple(o.highway) for o in state.players),
-                   tuple(state.cards.material[o.discard[-1]] if o.discard else -1
-                         for o in state.players))
+            if self._own_value and state.phase == Phase.BUILD:
+                return [own_build_step(state, self.params, self.evaluator)]
+            key = _own_key(state)
             cached = self._move_cache.get(key)
             if cached is not None:
                 if self._upgrade and state.phase == Phase.BUILD and len(cached) > 1:
@@ -477,6 +479,13 @@ class Searcher:
         if params.rollout_rounds >= 0:
             cutoff = max(cutoff, self.cutoff_turn)
         while state.phase != Phase.OVER and state.turn < cutoff:
+            if self._own_value and state.current == self.seat:
+                play_takes(state, rng, params.weights, params.rollout_noise,
+                           params.rollout_lookahead)
+                if state.phase == Phase.BUILD:
+                    for action in own_build_step(state, params, self.evaluator):
+                        apply_inplace(state, action)
+                continue
             play_turn(state, rng, params.weights, params.rollout_noise,
                       params.rollout_lookahead, self._rollout_scores)
         n = state.num_players
@@ -504,16 +513,17 @@ class Searcher:
         """Search for ``iterations`` more iterations or ``seconds``; a first run's time
         budget counts from the searcher's creation, so that ranking the root's
         candidates and solving a last build step are part of the thinking time."""
-        if iterations is not None:
-            for _ in range(iterations):
+        with one_blas_thread():
+            if iterations is not None:
+                for _ in range(iterations):
+                    self.iterate()
+                return
+            start = self.created if self.iterations == 0 else time.perf_counter()
+            deadline = start + (seconds or 0.0)
+            while True:
                 self.iterate()
-            return
-        start = self.created if self.iterations == 0 else time.perf_counter()
-        deadline = start + (seconds or 0.0)
-        while True:
-            self.iterate()
-            if time.perf_counter() >= deadline and self._round_complete():
-                break
+                if time.perf_counter() >= deadline and self._round_complete():
+                    break
 
     def _round_complete(self) -> bool:
         """Racing ends a time budget only when the candidates that have played the most
@@ -573,6 +583,44 @@ class Searcher:
                 break
             line.extend(a.notation() for a in node.move)
         return line
+
+
+# own_build_step's answers: (cards, evaluator, weights, exact, deck size, own key) -> step
+_OWN_STEPS: dict[tuple, tuple] = {}
+_OWN_STEPS_MAX = 100_000  # about 1 kB each; the oldest go first
+
+
+def own_build_step(state: GameState, params: SearchParams = DEFAULT_PARAMS,
+                   evaluator=None) -> tuple:
+    """The build step of the player to act that ``evaluator`` (the heuristic's
+    :func:`~solver.search.policies.turn_end_value` when None) values best among all of
+    them; the exact best in the player's last build step (``params.exact_last``). It reads
+    only what the player knows (:class:`~solver.search.buildsteps.StepOutcome`), so it is
+    memoised for the process by that: the turn's later searches, and other searches of
+    the same position, find it done."""
+    key = (state.cards, evaluator, params.weights.memo_id, params.exact_last,
+           len(state.deck), _own_key(state))
+    step = _OWN_STEPS.get(key)
+    if step is None:
+        exact = _exact_last(state, False) if params.exact_last else None
+        step = exact.move if exact is not None else _valued_steps(
+            state, params, evaluator, 1)[0]
+        if len(_OWN_STEPS) >= _OWN_STEPS_MAX:
+            del _OWN_STEPS[next(iter(_OWN_STEPS))]
+        _OWN_STEPS[key] = step
+    return step
+
+
+def _own_key(state: GameState) -> tuple:
+    """What the player to act knows that its own decisions depend on: two states with
+    the same key (different hidden cards) offer it the same moves of equal value."""
+    p = state.player
+    return (state.turn, state.phase, state.picks, tuple(sorted(p.hand)),
+            tuple(p.highway), tuple(p.discard[-1:]), tuple(p.landmarks),
+            tuple(state.depot), tuple(state.landmark_row),
+            tuple(tuple(o.highway) for o in state.players),
+            tuple(state.cards.material[o.discard[-1]] if o.discard else -1
+                  for o in state.players))
 
 
 def _paired_gap(lead: list[float], other: list[float]) -> float | None:
@@ -735,4 +783,4 @@ def _sequential(state: GameState, move: tuple[Action, ...]) -> list[Build]:
 
 
 __all__ = ["DEFAULT_PARAMS", "MoveStats", "SearchOutput", "SearchParams", "Searcher",
-           "concrete_move", "root_moves", "search"]
+           "concrete_move", "own_build_step", "root_moves", "search"]

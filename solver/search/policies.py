@@ -469,6 +469,25 @@ def seat_features(state: GameState, seat: int) -> tuple[float, tuple[float, ...]
                      f, live, tuple(state.landmark_row))
 
 
+def turn_end_features(state: GameState, outcome) -> tuple[float, tuple[float, ...]]:
+    """:func:`seat_features` of the player to act once its turn has ended with
+    ``outcome`` (a :class:`~solver.search.buildsteps.StepOutcome` of a build step now),
+    read from the outcome without making that state. The game must go on after it."""
+    tab = tables(state.cards)
+    f = max(tab.total_turns(state) - state.player.turns - 1, 0)
+    return _features(tab, outcome.highway, outcome.landmarks, outcome.hand,
+                     outcome.has_discard, f, f > 0, outcome.row)
+
+
+def turn_end_value(state: GameState, outcome, w: Weights = DEFAULT_WEIGHTS) -> float:
+    """:func:`seat_value` of the player to act once its turn has ended with ``outcome``
+    (exact when the game ends with the turn), without making that state."""
+    if outcome.over:
+        return float(highway_score(state.cards, outcome.highway, outcome.landmarks))
+    score, phi = turn_end_features(state, outcome)
+    return score + sum(map(mul, phi, w.vector))
+
+
 @lru_cache(maxsize=200_000)
 def claimable_pairs(cards: CardSet, highway: tuple[int, ...], landmarks: tuple,
                     row: tuple[int, ...]) -> tuple[tuple[int, int], ...]:
@@ -860,6 +879,18 @@ def play_turn(state: GameState, rng: random.Random, w: Weights = DEFAULT_WEIGHTS
     build step (:func:`lookahead_take_values`, the deck over that many of its cards).
     ``seat_scores`` (an evaluator's ``seat_scores(states, seat)``): the build step is
     :func:`valued_build_step_inplace` by it instead of the heuristic's."""
+    play_takes(state, rng, w, noise, lookahead)
+    if state.phase == Phase.BUILD:
+        if seat_scores is not None:
+            valued_build_step_inplace(state, seat_scores, w, rng, noise * 0.5)
+        else:
+            build_step_inplace(state, w, rng, noise * 0.5, exact=False)
+
+
+def play_takes(state: GameState, rng: random.Random, w: Weights = DEFAULT_WEIGHTS,
+               noise: float = 0.3, lookahead: int = 0) -> None:
+    """Rollout step: the player to act makes the turn's remaining takes greedily (with
+    Gumbel ``noise``), in place; ``lookahead`` as in :func:`play_turn`."""
     while state.phase == Phase.TAKE:
         if lookahead:
             values = lookahead_take_values(state, None, w, lookahead)
@@ -867,11 +898,6 @@ def play_turn(state: GameState, rng: random.Random, w: Weights = DEFAULT_WEIGHTS
         else:
             take = greedy_take(state, None, w, rng, noise)
         apply_inplace(state, take)
-    if state.phase == Phase.BUILD:
-        if seat_scores is not None:
-            valued_build_step_inplace(state, seat_scores, w, rng, noise * 0.5)
-        else:
-            build_step_inplace(state, w, rng, noise * 0.5, exact=False)
 
 
 def valued_build_step_inplace(state: GameState, seat_scores, w: Weights = DEFAULT_WEIGHTS,

@@ -34,10 +34,18 @@ from functools import lru_cache
 from pathlib import Path
 
 import numpy as np
+from threadpoolctl import ThreadpoolController
 
 from ..rules.cards import CardSet
 from ..rules.state import GameState, Phase
-from .policies import FEATURES, estimate_scores, seat_features, tables
+from .policies import (
+    FEATURES,
+    estimate_scores,
+    highway_score,
+    seat_features,
+    tables,
+    turn_end_features,
+)
 
 MODEL_FORMAT = "bigsur-value/1"
 SHIPPED_MODEL = Path(__file__).with_name("models") / "value.npz"
@@ -54,25 +62,55 @@ FEATURE_NAMES: tuple[str, ...] = (
 def seat_features_row(state: GameState, seat: int) -> list[float]:
     """The :data:`FEATURE_NAMES` of ``seat`` in ``state`` (any phase but over)."""
     score, phi = seat_features(state, seat)
-    tab = tables(state.cards)
     p = state.players[seat]
+    return _row(state, score, phi, p.hand, p.highway, p.landmarks,
+                before=(seat - state.current) % state.num_players,
+                to_act=seat == state.current and state.phase == Phase.BUILD, turn=state.turn)
+
+
+def turn_end_row(state: GameState, outcome) -> list[float]:
+    """:func:`seat_features_row` of the player to act once its turn has ended with
+    ``outcome`` (a :class:`~solver.search.buildsteps.StepOutcome`; the game goes on),
+    without making that state: the same numbers."""
+    score, phi = turn_end_features(state, outcome)
+    return _row(state, score, phi, outcome.hand, outcome.highway, outcome.landmarks,
+                before=state.num_players - 1, to_act=False, turn=state.turn + 1)
+
+
+def _row(state: GameState, score: float, phi: tuple[float, ...], hand, highway, landmarks,
+         before: int, to_act: bool, turn: int) -> list[float]:
+    """A row of :data:`FEATURE_NAMES` from a seat's parts; ``before``: the seats that
+    move before this one from now."""
+    tab = tables(state.cards)
     material = state.cards.material
     counts = [0.0] * 5
     ones = 0.0
-    for c in p.hand:
+    for c in hand:
         counts[material[c]] += 1
         if tab.one_mile[c]:
             ones += 1
-    hw = tuple(p.highway)
-    fit_max = max((tab.fit(hw, c) for c in p.hand), default=0.0)
-    persist = [state.cards.persistent[c] for c in p.highway if tab.one_mile[c]]
+    hw = tuple(highway)
+    fit_max = max((tab.fit(hw, c) for c in hand), default=0.0)
+    persist = [state.cards.persistent[c] for c in highway if tab.one_mile[c]]
     n = state.num_players
-    before = (seat - state.current) % n  # seats that move before this one from now
     total = tab.total_turns(state) * n
-    return [score, *phi, float(len(p.hand)), *counts, ones, fit_max, float(len(p.highway)),
-            float(len(p.landmarks)), float(len(persist)), float(len(set(persist))),
-            float(before), float(seat == state.current and state.phase == Phase.BUILD),
-            state.turn / max(total, 1), float(n == 2), float(n == 3), float(n == 4)]
+    return [score, *phi, float(len(hand)), *counts, ones, fit_max, float(len(highway)),
+            float(len(landmarks)), float(len(persist)), float(len(set(persist))),
+            float(before), float(to_act), turn / max(total, 1), float(n == 2), float(n == 3),
+            float(n == 4)]
+
+
+@lru_cache(maxsize=1)
+def _blas() -> ThreadpoolController:
+    return ThreadpoolController()  # (finding the loaded BLAS libraries is the slow part)
+
+
+def one_blas_thread():
+    """A context in which numpy's BLAS runs on one thread. The evaluation multiplies
+    small matrices, often beside other searches (root-parallel workers, tournament games,
+    the server's pool): more threads then only fight over the cores (a 200-row batch
+    took 3x the CPU time with two threads on a loaded 2-core machine)."""
+    return _blas().limit(limits=1, user_api="blas")
 
 
 def turns_left(state: GameState) -> int:
@@ -200,6 +238,20 @@ class ValueModel:
             out = [next(predicted) if v is None else v for v in out]
         return out
 
+    def turn_end_scores(self, state: GameState, outcomes) -> list[float]:
+        """The expected final score of the player to act once its turn has ended with
+        each of ``outcomes`` (:class:`~solver.search.buildsteps.StepOutcome`): the same
+        numbers as :meth:`seat_scores` of those states, without making them."""
+        cards = state.cards
+        out = [float(highway_score(cards, o.highway, o.landmarks)) if o.over else None
+               for o in outcomes]
+        live = [o for o in outcomes if not o.over]
+        if live:
+            x = np.array([turn_end_row(state, o) for o in live])
+            predicted = iter((x[:, 0] + self.predict_rows(x)).tolist())
+            out = [next(predicted) if v is None else v for v in out]
+        return out
+
     def sigma(self, state: GameState) -> float:
         return self.sigma0 + self.sigma1 * math.sqrt(turns_left(state))
 
@@ -291,5 +343,5 @@ def _warn_fallback(fingerprint: str, shipped: bool) -> None:
 
 
 __all__ = ["FEATURE_NAMES", "HeuristicEvaluator", "SHIPPED_MODEL", "ValueModel",
-           "ValueModelError", "current_model", "default_evaluator", "seat_features_row",
-           "turns_left", "win_shares"]
+           "ValueModelError", "current_model", "default_evaluator", "one_blas_thread",
+           "seat_features_row", "turn_end_row", "turns_left", "win_shares"]
