@@ -335,9 +335,10 @@ def test_tree_step_upgrade_reranks_the_seats_own_build_steps_it_meets_often(card
                         lambda state, *a: calls.append(state.current) or real(state, *a))
     state = play_greedy_to(cards, 6, Phase.TAKE)
     seat = state.current
-    Searcher(view_of(state, seat), 2).run(iterations=200)
+    tree = replace(DEFAULT_PARAMS, own_builds="tree")  # (the seat's build steps as nodes)
+    Searcher(view_of(state, seat), 2, tree).run(iterations=200)
     assert calls == []  # off by default
-    searcher = Searcher(view_of(state, seat), 2, replace(DEFAULT_PARAMS, tree_step_upgrade=3))
+    searcher = Searcher(view_of(state, seat), 2, replace(tree, tree_step_upgrade=3))
     searcher.run(iterations=200)
     assert calls and set(calls) == {seat}  # only the searching seat's own decisions
     assert len(calls) == sum(1 for hits in searcher._hits.values() if hits >= 3)
