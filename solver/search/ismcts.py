@@ -610,8 +610,8 @@ def own_build_step(state: GameState, params: SearchParams = DEFAULT_PARAMS,
         exact = _exact_last(state, False) if params.exact_last else None
         step = exact.move if exact is not None else _valued_steps(
             state, params, evaluator, 1)[0]
-        if len(_OWN_STEPS) >= _OWN_STEPS_MAX:
-            del _OWN_STEPS[next(iter(_OWN_STEPS))]
+        if len(_OWN_STEPS) >= _OWN_STEPS_MAX:  # pop: threads of one process share it
+            _OWN_STEPS.pop(next(iter(_OWN_STEPS)), None)
         _OWN_STEPS[key] = step
     return step
 
