@@ -229,28 +229,29 @@ class ValueModel:
     def seat_scores(self, states: list[GameState], seat: int) -> list[float]:
         """``seat``'s expected final score in each of ``states``, the same numbers as
         ``scores(state)[seat]`` (exact once a game is over), the live ones in one batch."""
-        out = [float(estimate_scores(s)[seat]) if s.phase == Phase.OVER else None
-               for s in states]
-        live = [s for s in states if s.phase != Phase.OVER]
-        if live:
-            x = np.array([seat_features_row(s, seat) for s in live])
-            predicted = iter((x[:, 0] + self.predict_rows(x)).tolist())
-            out = [next(predicted) if v is None else v for v in out]
-        return out
+        exact = [float(estimate_scores(s)[seat]) if s.phase == Phase.OVER else None
+                 for s in states]
+        return self._predicted_where_none(
+            exact, [seat_features_row(s, seat) for s in states if s.phase != Phase.OVER])
 
     def turn_end_scores(self, state: GameState, outcomes) -> list[float]:
         """The expected final score of the player to act once its turn has ended with
         each of ``outcomes`` (:class:`~solver.search.buildsteps.StepOutcome`): the same
         numbers as :meth:`seat_scores` of those states, without making them."""
         cards = state.cards
-        out = [float(highway_score(cards, o.highway, o.landmarks)) if o.over else None
-               for o in outcomes]
-        live = [o for o in outcomes if not o.over]
-        if live:
-            x = np.array([turn_end_row(state, o) for o in live])
-            predicted = iter((x[:, 0] + self.predict_rows(x)).tolist())
-            out = [next(predicted) if v is None else v for v in out]
-        return out
+        exact = [float(highway_score(cards, o.highway, o.landmarks)) if o.over else None
+                 for o in outcomes]
+        return self._predicted_where_none(
+            exact, [turn_end_row(state, o) for o in outcomes if not o.over])
+
+    def _predicted_where_none(self, exact: list, rows: list[list[float]]) -> list[float]:
+        """``exact`` with each None replaced, in order, by the predicted final score of
+        the next of ``rows`` (feature rows; one batch)."""
+        if not rows:
+            return exact
+        x = np.array(rows)
+        predicted = iter((x[:, 0] + self.predict_rows(x)).tolist())
+        return [next(predicted) if v is None else v for v in exact]
 
     def sigma(self, state: GameState) -> float:
         return self.sigma0 + self.sigma1 * math.sqrt(turns_left(state))
