@@ -140,6 +140,8 @@ def part_ladder(cfg, args, cards) -> dict:
                       "margin": s.margin, "margin_ci": list(s.margin_ci),
                       "elo_gain": s.elo - summary.stats(weak).elo, "elo_ci": list(s.elo_ci),
                       "sign_test": test, "significant": test["p_value"] < 0.05,
+                      "seconds_per_turn": {b: summary.stats(b).seconds_per_turn
+                                           for b in (weak, strong)},
                       "failed": summary.failed, "wall_seconds": summary.wall_seconds})
     return {"steps": steps, "goal": {"each_step_p_below": 0.05, "each_step_win_rate": 0.6,
                                      "reached": all(s["significant_and_60"] for s in steps)}}

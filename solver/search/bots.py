@@ -121,27 +121,25 @@ class MCTSBot:
             return action
         start = time.perf_counter()  # the clock counts this decision's set-up too
         sample = Determinizer(view).sample(random.Random(seed))
-        moves = root_moves(sample, self.params)
-        if len(moves) == 1:
-            move = moves[0]
+        share = (0.4 if view.picks == 0 else 0.5) if view.phase == Phase.TAKE else 1.0
+        total = self.budget.iterations if self.budget.iterations is not None \
+            else self.budget.seconds
+        amount = max(total - self._spent, 0.0) * share
+        its = max(1, round(amount)) if self.budget.iterations is not None else None
+        if self.workers == 1:
+            move, searched = self._search_reusing(view, seed, its, amount, start)
         else:
-            share = (0.4 if view.picks == 0 else 0.5) if view.phase == Phase.TAKE else 1.0
-            total = self.budget.iterations if self.budget.iterations is not None \
-                else self.budget.seconds
-            amount = max(total - self._spent, 0.0) * share
-            its = max(1, round(amount)) if self.budget.iterations is not None else None
-            secs = None if its is not None else max(amount - (time.perf_counter() - start),
-                                                    0.005)
-            if self.workers == 1:
-                move = self._search_reusing(view, seed, its, secs)
-            else:
-                move = search(view, its, secs, seed, self.workers, self.params).moves[0].move
-            if its is not None:
-                self._spent += its
-        if self.budget.iterations is None:
-            self._spent += time.perf_counter() - start
+            moves = root_moves(sample, self.params)
+            searched = len(moves) > 1
+            move = moves[0] if not searched else search(
+                view, its, None if its is not None else self._seconds_left(amount, start),
+                seed, self.workers, self.params).moves[0].move
+        if its is not None and searched:
+            self._spent += its
         self._last = move
         actions = concrete_move(sample, move)
+        if self.budget.iterations is None:  # the joint payment is thinking time too
+            self._spent += time.perf_counter() - start
         first, self._plan = actions[0], actions[1:]
         if self._plan:
             after = sample.copy()
@@ -149,19 +147,30 @@ class MCTSBot:
             self._plan_sig = self._sig(after)
         return first
 
-    def _search_reusing(self, view: PlayerView, seed: int, iterations, seconds) -> tuple:
+    @staticmethod
+    def _seconds_left(amount: float, start: float) -> float:
+        return max(amount - (time.perf_counter() - start), 0.005)
+
+    def _search_reusing(self, view: PlayerView, seed: int, iterations: int | None,
+                        amount: float, start: float) -> tuple[tuple, bool]:
         """Single-process search that keeps the tree after a Depot take (which reveals
-        nothing to the bot), so the turn's later decisions start from its statistics."""
+        nothing to the bot), so the turn's later decisions start from its statistics.
+        Returns the move and whether it was searched (a single candidate, such as the
+        exact last build step, is played at once)."""
         last = self._last
         searcher = self._searcher
         reuse = (searcher is not None and last is not None and len(last) == 1
                  and type(last[0]) is Take and last[0].card is not None
                  and searcher.advance(last, view))
+        # (a new searcher's clock starts at its creation: what is left is known before)
+        seconds = None if iterations is not None else self._seconds_left(amount, start)
         if not reuse:
             searcher = Searcher(view, seed, self.params)
         self._searcher = searcher
+        if len(searcher.root_order) == 1:
+            return searcher.root_order[0], False
         searcher.run(iterations, seconds)
-        return searcher.best()
+        return searcher.best(), True
 
     def _after(self, view: PlayerView, action: Action) -> tuple:
         state = Determinizer(view).sample(random.Random(0))

@@ -517,7 +517,11 @@ class Searcher:
     def run(self, iterations: int | None = None, seconds: float | None = None) -> None:
         """Search for ``iterations`` more iterations or ``seconds``; a first run's time
         budget counts from the searcher's creation, so that ranking the root's
-        candidates and solving a last build step are part of the thinking time."""
+        candidates and solving a last build step are part of the thinking time. A time
+        budget ends at the first iteration past it, even in the middle of a race's round
+        (the choice reads only the rounds every contender has played,
+        :meth:`_race_leader`): waiting for the round, whose iterations can each be slow
+        (a build step valued afresh), overran short budgets by half."""
         with one_blas_thread():
             if iterations is not None:
                 for _ in range(iterations):
@@ -527,18 +531,8 @@ class Searcher:
             deadline = start + (seconds or 0.0)
             while True:
                 self.iterate()
-                if time.perf_counter() >= deadline and self._round_complete():
+                if time.perf_counter() >= deadline:
                     break
-
-    def _round_complete(self) -> bool:
-        """Racing ends a time budget only when the candidates that have played the most
-        rounds have all played them (one still catching up on earlier rounds is left out
-        of the choice rather than waited for)."""
-        if not self.race:
-            return True
-        counts = [len(self._rewards[m]) for m in self._active]
-        most = max(counts)
-        return all(c == most or c < most - 1 for c in counts)
 
     def advance(self, move: tuple, view: PlayerView) -> bool:
         """Re-root the tree at ``move`` for the seat's next decision in ``view`` (reuse
