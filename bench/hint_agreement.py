@@ -5,12 +5,18 @@ loop behind the hints goal, and its noise ceiling.
     python -m bench.hint_agreement --iterations 3000 --phase take          # today's search
     python -m bench.hint_agreement --iterations 3000 race_z=3.0             # a variant
     python -m bench.hint_agreement --again --phase take --positions 50      # the ceiling
+    python -m bench.hint_agreement --again root_takes=pairs --keep-tops /tmp/slow.json
+    python -m bench.hint_agreement root_takes=pairs --against /tmp/slow.json # its own
 
 An iteration budget (3,000 is about what a 1 s search runs on an idle 2-core machine)
 makes the comparison independent of the machine's load. ``--again`` runs the slow
 search itself once more, with another seed and the saved slow budget: the share of
 positions where two slow searches agree is the most a fast search can be expected to
-reach against one of them. Positions are the hints part's (``mid_game_positions``
+reach against one of them. ``--keep-tops`` saves a run's tops and ``--against`` compares
+with them instead: a variant that changes what the slow search plays is measured against
+its own slow search. "first" is the agreement on the move's first action (the one
+played now: a pair of takes agrees when its first take does). Positions are the hints
+part's (``mid_game_positions``
 with its seed), so the saved rows must come from the same code's benchmark run. Each
 run is added to ``bench/results/hint-agreement.json`` (newest kept per setting).
 """
@@ -22,6 +28,7 @@ import json
 import os
 import time
 from concurrent.futures import ProcessPoolExecutor
+from pathlib import Path
 
 from bench.common import RESULTS, keep_run, machine
 from bench.strength import mid_game_positions
@@ -52,6 +59,9 @@ def main(argv=None) -> int:
                    help="run the slow search again (another seed): the noise ceiling")
     p.add_argument("--phase", choices=("take", "build", "all"), default="all")
     p.add_argument("--positions", type=int, help="only the first N saved positions")
+    p.add_argument("--keep-tops", metavar="PATH", help="save this run's tops (JSON)")
+    p.add_argument("--against", metavar="PATH",
+                   help="compare with the tops of a --keep-tops run, not the saved slow tops")
     p.add_argument("--workers", type=int, default=os.cpu_count() or 1)
     p.add_argument("--out", default=str(RESULTS / "hint-agreement.json"))
     args = p.parse_args(argv)
@@ -82,20 +92,35 @@ def main(argv=None) -> int:
             tops[index] = top
             bar.update()
     bar.close()
+    if args.keep_tops:
+        Path(args.keep_tops).write_text(json.dumps({str(k): v for k, v in tops.items()}))
+    reference = {r["position"]: r["slow_top"] for r in rows}
+    against = "the saved slow tops"
+    if args.against:
+        saved = json.loads(Path(args.against).read_text(encoding="utf-8"))
+        reference = {i: saved[str(i)] for i in reference}
+        against = f"the tops in {args.against}"
     by_phase: dict[str, list[bool]] = {}
+    first: dict[str, list[bool]] = {}
     for r in rows:
-        by_phase.setdefault(r["phase"], []).append(tops[r["position"]] == r["slow_top"])
-    by_phase["all"] = [a for phase in list(by_phase) for a in by_phase[phase]]
-    print(f"{'phase':<7}{'positions':>10}{'agree':>8}   ({setting}"
-          f"{', ' + str(overrides) if overrides else ''} vs the saved slow tops)")
+        top, ref = tops[r["position"]], reference[r["position"]]
+        by_phase.setdefault(r["phase"], []).append(top == ref)
+        first.setdefault(r["phase"], []).append(top.split(" ; ")[0] == ref.split(" ; ")[0])
+    for table in (by_phase, first):
+        table["all"] = [a for phase in list(table) for a in table[phase]]
+    print(f"{'phase':<7}{'positions':>10}{'agree':>8}{'first':>8}   ({setting}"
+          f"{', ' + str(overrides) if overrides else ''} vs {against})")
     for phase, agree in by_phase.items():
-        print(f"{phase:<7}{len(agree):>10}{sum(agree) / len(agree):>8.1%}")
+        print(f"{phase:<7}{len(agree):>10}{sum(agree) / len(agree):>8.1%}"
+              f"{sum(first[phase]) / len(agree):>8.1%}")
     entry = {"params": overrides, "budget": budget.to_json(), "again": args.again,
-             "phase": args.phase, "positions": len(rows),
-             "agreement": {k: {"agree": sum(v), "of": len(v)} for k, v in by_phase.items()},
+             "phase": args.phase, "positions": len(rows), "against": args.against,
+             "agreement": {k: {"agree": sum(v), "first": sum(first[k]), "of": len(v)}
+                           for k, v in by_phase.items()},
              "wall_seconds": round(time.time() - start, 1),
              "finished": time.strftime("%Y-%m-%d %H:%M"), "machine": machine()}
-    print(f"wrote {keep_run(args.out, entry, ('params', 'budget', 'again', 'phase', 'positions'))}")
+    setting_keys = ("params", "budget", "again", "phase", "positions", "against")
+    print(f"wrote {keep_run(args.out, entry, setting_keys)}")
     return 0
 
 

@@ -66,22 +66,25 @@ def test_variant_benchmark_names_an_unknown_field():
 @pytest.mark.slow
 def test_hint_agreement_compares_with_the_saved_slow_tops(tmp_path):
     """bench.hint_agreement searches the saved hint positions and counts agreement with
-    their slow tops, per phase; a second run of the same setting replaces its entry."""
-    out = tmp_path / "agreement.json"
+    their slow tops, per phase; a second run of the same setting replaces its entry; a
+    run's kept tops can be the reference of another (the same search agrees fully)."""
+    out, tops = tmp_path / "agreement.json", tmp_path / "tops.json"
     env = {**os.environ, "PYTHONPATH": str(ROOT)}
-    for _ in range(2):
-        proc = subprocess.run([sys.executable, "-m", "bench.hint_agreement", "race_z=3.0",
-                               "--iterations", "40", "--positions", "3", "--workers", "1",
-                               "--out", str(out)],
-                              cwd=tmp_path, env=env, capture_output=True, text=True,
-                              timeout=300)
+    base = [sys.executable, "-m", "bench.hint_agreement", "race_z=3.0", "--iterations", "40",
+            "--positions", "3", "--workers", "1", "--out", str(out)]
+    for extra in (["--keep-tops", str(tops)], [], ["--against", str(tops)]):
+        proc = subprocess.run(base + extra, cwd=tmp_path, env=env, capture_output=True,
+                              text=True, timeout=300)
         assert proc.returncode == 0, proc.stdout[-2000:] + proc.stderr[-3000:]
     runs = json.loads(out.read_text())["runs"]
-    assert len(runs) == 1 and runs[0]["params"] == {"race_z": 3.0}
-    counts = runs[0]["agreement"]
+    assert len(runs) == 2 and all(r["params"] == {"race_z": 3.0} for r in runs)
+    saved, own = sorted(runs, key=lambda r: r["against"] is not None)
+    counts = saved["agreement"]
     assert counts["all"]["of"] == 3
     assert sum(v["of"] for k, v in counts.items() if k != "all") == 3
-    assert 0 <= counts["all"]["agree"] <= 3
+    assert 0 <= counts["all"]["agree"] <= counts["all"]["first"] <= 3
+    assert own["agreement"]["all"] == {"agree": 3, "first": 3, "of": 3}
+    assert len(json.loads(tops.read_text())) == 3
 
 
 def _variants_with(tmp_path, model: str, margin: float) -> Path:

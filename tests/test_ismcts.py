@@ -398,3 +398,44 @@ def test_own_builds_by_value_play_the_models_best_step_below_the_root(cards, mon
     again.run(iterations=150)
     assert len(seen) == count
     assert again.root_stats() == first.root_stats()
+
+
+def test_take_pairs_are_both_takes_of_a_turn_best_first():
+    from solver.rules.actions import Take
+    from solver.search.ismcts import _take_pairs
+
+    a, b, deck = Take("H01"), Take("H02"), Take(None)
+    pairs = _take_pairs([(3.0, a), (2.0, deck), (1.0, b)])
+    assert pairs == [(a, deck), (deck,), (a, b), (b, deck)]
+
+
+def test_paired_root_takes_play_the_whole_turn_from_the_depot(cards):
+    """root_takes="pairs": at a turn's first take the root's candidates are both takes
+    (the deck first stays alone: what it shows decides the second), and the bot then
+    plays the pair's second take without searching again."""
+    from solver.rules.actions import Take
+
+    state = play_greedy_to(cards, 6, Phase.TAKE)
+    assert state.picks == 0
+    params = replace(DEFAULT_PARAMS, root_takes="pairs")
+    searcher = Searcher(view_of(state, state.current), 2, params)
+    order = searcher.root_order
+    depot = set(state.depot)
+    assert [m for m in order if len(m) == 1] == [(Take(None),)]
+    for move in order:
+        assert move[0].card is None if len(move) == 1 else cards.card(move[0].card) in depot
+    assert len({frozenset(m) for m in order}) == len(order)  # no pair twice
+    searcher.run(iterations=120)
+    assert searcher.best() in order
+
+    seat = state.current
+    pairs_played = 0
+    for seed in range(5, 11):
+        bot = MCTSBot(Budget(iterations=40), params=params)
+        first = bot.act(view_of(state, seat), seed)
+        if first.card is None:
+            continue  # the deck first: the second take is searched when it is known
+        second, = bot._plan
+        assert bot.act(view_of(play(state, first), seat), seed + 1) == second
+        pairs_played += 1
+    assert pairs_played

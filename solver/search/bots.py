@@ -76,8 +76,9 @@ class GreedyBot:
 class MCTSBot:
     """SO-ISMCTS (:mod:`solver.search.ismcts`) with a budget per TURN: all of the bot's
     decisions in one turn share it (first take 40%, second take half of the rest, the
-    build step the remainder). The build step is searched once as a macro-action and
-    its actions are then played one per call. Iteration budgets are reproducible with
+    build step the remainder). A move of several actions (a build step; both takes
+    with ``root_takes="pairs"``) is searched once and its actions are then played one
+    per call. Iteration budgets are reproducible with
     the seeds passed to :meth:`act`."""
 
     def __init__(self, budget, workers: int = 1, params=None):
@@ -115,7 +116,7 @@ class MCTSBot:
         if turn != self._turn:
             self._turn, self._spent, self._plan, self._plan_sig = turn, 0.0, [], None
             self._searcher, self._last = None, None
-        if view.phase == Phase.BUILD and self._plan and self._plan_sig == self._sig(view):
+        if self._plan and self._plan_sig == self._sig(view):
             action = self._plan.pop(0)
             self._plan_sig = self._after(view, action) if self._plan else None
             return action

@@ -43,7 +43,7 @@ from concurrent.futures.process import BrokenProcessPool
 from dataclasses import dataclass, field
 from functools import lru_cache
 
-from ..rules.actions import Action, Build
+from ..rules.actions import Action, Build, Take
 from ..rules.engine import apply_inplace, outcome
 from ..rules.payment import PaymentError, cheapest_payment, joint_payment
 from ..rules.state import GameState, Phase
@@ -118,6 +118,10 @@ class SearchParams:
     # :func:`own_build_step`) or "tree" (tree nodes over the heuristic's macros, greedy in
     # rollouts: the first versions). "value" won 62.3% (margin +10.8) at 1 s a turn.
     own_builds: str = "value"
+    # the root's candidates at a turn's first take: "single" (each take; the second is
+    # a node of the tree below it) or "pairs" (both takes of the turn as one move when
+    # the first is from the Depot, which reveals nothing; the deck first stays single)
+    root_takes: str = "single"
 
     def __post_init__(self):
         for name, allowed in _CHOICES.items():
@@ -127,7 +131,8 @@ class SearchParams:
 
 
 _CHOICES = {"root": ("race", "uct"), "root_step_order": ("heuristic", "value"),
-            "rollout_builds": ("greedy", "value"), "own_builds": ("tree", "value")}
+            "rollout_builds": ("greedy", "value"), "own_builds": ("tree", "value"),
+            "root_takes": ("single", "pairs")}
 DEFAULT_PARAMS = SearchParams()
 
 
@@ -198,7 +203,10 @@ def root_moves(state: GameState, params: SearchParams = DEFAULT_PARAMS,
     stop there, :func:`~solver.search.policies.build_macros`)."""
     if state.phase == Phase.TAKE:
         if pool is not None:
-            return [(a,) for _v, a in lookahead_take_values(state, pool, params.weights)]
+            singles = lookahead_take_values(state, pool, params.weights)
+            if params.root_takes == "pairs" and state.picks == 0:
+                return _take_pairs(singles)
+            return [(a,) for _v, a in singles]
         return [(a,) for _v, a in take_values(state, None, params.weights)]
     if state.phase == Phase.BUILD:
         if params.exact_last:
@@ -214,6 +222,23 @@ def root_moves(state: GameState, params: SearchParams = DEFAULT_PARAMS,
             macros += _wider_steps(state, set(macros), params, evaluator)
         return macros
     return []
+
+
+def _take_pairs(singles: list[tuple[float, Take]]) -> list[tuple]:
+    """A turn's two takes as one move, best first by the sum of the single takes'
+    values: two Depot cards (the better one taken first), a Depot card then the deck,
+    and the deck alone (what it shows decides the second take, below it in the tree).
+    Singles valued A 3, deck 2, B 1 give (A, deck) and the deck alone at 5, (A, B) at 4,
+    then (B, deck) at 3."""
+    value = {take: v for v, take in singles}
+    depot = [take for _v, take in singles if take.card is not None]
+    pairs = [(value[a] + value[b], (a, b)) for i, a in enumerate(depot) for b in depot[i + 1:]]
+    for deck in (take for _v, take in singles if take.card is None):
+        pairs += [(value[a] + value[deck], (a, deck)) for a in depot]
+        pairs.append((value[deck] + max((value[a] for a in depot), default=value[deck]),
+                      (deck,)))
+    pairs.sort(key=lambda vm: -vm[0])
+    return [move for _v, move in pairs]
 
 
 def _exact_last(state: GameState, root: bool):
