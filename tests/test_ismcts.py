@@ -167,6 +167,34 @@ def test_mcts_bot_plays_its_build_plan_over_several_calls(cards, monkeypatch):
     assert actions[-1].notation() == "end" or actions[-1].notation().startswith("claim")
 
 
+def test_a_timed_bot_repays_time_spent_over_its_budget_in_the_next_turns(cards,
+                                                                        monkeypatch):
+    """A turn that overruns (a decision's set-up and its last iteration cannot be cut
+    short) leaves a debt; the next turns search for the budget less the debt, never for
+    less than half the budget, and a turn under budget repays it."""
+    asked = []
+    monkeypatch.setattr(Searcher, "run", lambda self, its=None, secs=None: asked.append(secs))
+    bot = MCTSBot(Budget(seconds=1.0))
+    state = play_greedy_to(cards, 6, Phase.TAKE)
+    seat = state.current
+    bot.act(view_of(state, seat), 1)
+    assert bot._debt == 0.0 and asked[-1] <= 0.4
+    bot._spent = 1.3  # this turn overran by 0.3 s
+    later = state.copy()
+    later.turn += 2  # the seat's next turn
+    bot.act(view_of(later, seat), 2)
+    assert abs(bot._debt - 0.3) < 1e-9
+    assert asked[-1] <= 0.4 * 0.7 + 1e-9  # the first take's share of 0.7 s
+    bot._spent = 2.0  # overran again: the debt exceeds half the budget
+    later.turn += 2
+    bot.act(view_of(later, seat), 3)
+    assert abs(bot._debt - 1.3) < 1e-9 and asked[-1] <= 0.4 * 0.5 + 1e-9
+    bot._spent = 0.0  # a free turn (e.g. forced moves) repays a whole budget
+    later.turn += 2
+    bot.act(view_of(later, seat), 4)
+    assert abs(bot._debt - 0.3) < 1e-9
+
+
 def test_mcts_bot_reuses_its_tree_after_a_depot_take(cards):
     """With UCB at the root (a race restarts: its rounds must be paired)."""
     branches = set()

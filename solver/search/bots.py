@@ -76,10 +76,10 @@ class GreedyBot:
 class MCTSBot:
     """SO-ISMCTS (:mod:`solver.search.ismcts`) with a budget per TURN: all of the bot's
     decisions in one turn share it (first take 40%, second take half of the rest, the
-    build step the remainder). A move of several actions (a build step; both takes
-    with ``root_takes="pairs"``) is searched once and its actions are then played one
-    per call. Iteration budgets are reproducible with
-    the seeds passed to :meth:`act`."""
+    build step the remainder), and time spent over it is taken from the next turns. A
+    move of several actions (a build step; both takes with ``root_takes="pairs"``) is
+    searched once and its actions are then played one per call. Iteration budgets are
+    reproducible with the seeds passed to :meth:`act`."""
 
     def __init__(self, budget, workers: int = 1, params=None):
         if not isinstance(budget, Budget):
@@ -93,6 +93,10 @@ class MCTSBot:
         self._searcher = None  # single-worker tree kept within a turn
         self._last: tuple | None = None  # the move chosen at the previous decision
         self._spent = 0.0
+        # seconds over budget in earlier turns, repaid by the next ones (a turn keeps at
+        # least half its budget): a decision's set-up and its last iteration cannot be
+        # cut short, so a time budget holds on average over the game
+        self._debt = 0.0
         self._plan: list[Action] = []
         self._plan_sig: tuple | None = None
 
@@ -114,6 +118,8 @@ class MCTSBot:
     def act(self, view: PlayerView, seed: int) -> Action:
         turn = (view.seat, view.turn)
         if turn != self._turn:
+            if self._turn is not None and self.budget.seconds is not None:
+                self._debt = max(0.0, self._debt + self._spent - self.budget.seconds)
             self._turn, self._spent, self._plan, self._plan_sig = turn, 0.0, [], None
             self._searcher, self._last = None, None
         if self._plan and self._plan_sig == self._sig(view):
@@ -124,7 +130,7 @@ class MCTSBot:
         sample = Determinizer(view).sample(random.Random(seed))
         share = (0.4 if view.picks == 0 else 0.5) if view.phase == Phase.TAKE else 1.0
         total = self.budget.iterations if self.budget.iterations is not None \
-            else self.budget.seconds
+            else max(self.budget.seconds - self._debt, 0.5 * self.budget.seconds)
         amount = max(total - self._spent, 0.0) * share
         its = max(1, round(amount)) if self.budget.iterations is not None else None
         if self.workers == 1:
