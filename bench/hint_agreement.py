@@ -6,19 +6,21 @@ loop behind the hints goal, and its noise ceiling.
     python -m bench.hint_agreement --iterations 3000 race_z=3.0             # a variant
     python -m bench.hint_agreement --again --phase take --positions 50      # the ceiling
     python -m bench.hint_agreement --again root_takes=pairs --keep-tops /tmp/slow.json
+    python -m bench.hint_agreement --again --iterations 48000 --keep-tops /tmp/slow.json
     python -m bench.hint_agreement root_takes=pairs --against /tmp/slow.json # its own
 
 An iteration budget (3,000 is about what a 1 s search runs on an idle 2-core machine)
 makes the comparison independent of the machine's load. ``--again`` runs the slow
 search itself once more, with another seed and the saved slow budget: the share of
 positions where two slow searches agree is the most a fast search can be expected to
-reach against one of them. ``--keep-tops`` saves a run's tops and ``--against`` compares
-with them instead: a variant that changes what the slow search plays is measured against
-its own slow search. "first" is the agreement on the move's first action (the one
-played now: a pair of takes agrees when its first take does). Positions are the hints
-part's (``mid_game_positions``
-with its seed), so the saved rows must come from the same code's benchmark run. Each
-run is added to ``bench/results/hint-agreement.json`` (newest kept per setting).
+reach against one of them. ``--keep-tops`` saves a run's tops and ``--against``
+compares with them instead, so a variant that changes what the slow search plays is
+measured against its own slow search (``--again --iterations N``: a slow search of N
+iterations, which the machine's load does not change). "first" is the agreement on the
+move's first action, the one played now (a pair of takes agrees when its first take
+does). Positions are the hints part's (``mid_game_positions`` with its seed), so the
+saved rows must come from the same code's benchmark run. Each run is added to
+``bench/results/hint-agreement.json`` (newest kept per setting).
 """
 
 from __future__ import annotations
@@ -54,7 +56,8 @@ def main(argv=None) -> int:
     p = argparse.ArgumentParser(prog="python -m bench.hint_agreement", description=__doc__,
                                 formatter_class=argparse.RawDescriptionHelpFormatter)
     p.add_argument("overrides", nargs="*", help="NAME=VALUE fields of SearchParams")
-    p.add_argument("--iterations", type=int, default=3000, help="fast budget (3000)")
+    p.add_argument("--iterations", type=int,
+                   help="the budget: 3000 (about 1 s); with --again, the saved slow seconds")
     p.add_argument("--again", action="store_true",
                    help="run the slow search again (another seed): the noise ceiling")
     p.add_argument("--phase", choices=("take", "build", "all"), default="all")
@@ -74,12 +77,12 @@ def main(argv=None) -> int:
     rows = hints["rows"][:args.positions]
     rows = [r for r in rows if args.phase == "all" or r["phase"] == args.phase]
     states = mid_game_positions(len(hints["rows"]), hints["seed"], load_card_set())
-    if args.again:
+    if args.again and args.iterations is None:
         budget = Budget(seconds=hints["slow_seconds"])
         setting = f"slow search again ({hints['slow_seconds']:g} s, another seed)"
     else:
-        budget = Budget(iterations=args.iterations)
-        setting = f"{args.iterations} iterations"
+        budget = Budget(iterations=args.iterations or 3000)
+        setting = f"{budget.iterations} iterations{', another seed' if args.again else ''}"
     # the hints part seeds position i's searches with seed + 7919 i (+1 for the slow one)
     jobs = [(r["position"], states[r["position"]], budget,
              hints["seed"] + 7919 * r["position"] + (2 if args.again else 3), overrides)

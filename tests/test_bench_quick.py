@@ -72,13 +72,16 @@ def test_hint_agreement_compares_with_the_saved_slow_tops(tmp_path):
     env = {**os.environ, "PYTHONPATH": str(ROOT)}
     base = [sys.executable, "-m", "bench.hint_agreement", "race_z=3.0", "--iterations", "40",
             "--positions", "3", "--workers", "1", "--out", str(out)]
-    for extra in (["--keep-tops", str(tops)], [], ["--against", str(tops)]):
+    for extra in (["--keep-tops", str(tops)], [], ["--against", str(tops)], ["--again"]):
         proc = subprocess.run(base + extra, cwd=tmp_path, env=env, capture_output=True,
                               text=True, timeout=300)
         assert proc.returncode == 0, proc.stdout[-2000:] + proc.stderr[-3000:]
     runs = json.loads(out.read_text())["runs"]
-    assert len(runs) == 2 and all(r["params"] == {"race_z": 3.0} for r in runs)
-    saved, own = sorted(runs, key=lambda r: r["against"] is not None)
+    assert len(runs) == 3 and all(r["params"] == {"race_z": 3.0} for r in runs)
+    again = [r for r in runs if r["again"]]
+    assert [r["budget"] for r in again] == [{"iterations": 40}]  # --iterations is kept
+    saved, own = sorted((r for r in runs if not r["again"]),
+                        key=lambda r: r["against"] is not None)
     counts = saved["agreement"]
     assert counts["all"]["of"] == 3
     assert sum(v["of"] for k, v in counts.items() if k != "all") == 3
