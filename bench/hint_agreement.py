@@ -52,6 +52,20 @@ def _top(job: tuple) -> tuple[int, str]:
     return index, " ; ".join(result.best.actions)
 
 
+def _kept_tops(path: str, positions) -> dict[int, str]:
+    """The tops a ``--keep-tops`` run saved at ``path``, for ``positions``."""
+    try:
+        saved = json.loads(Path(path).read_text(encoding="utf-8"))
+    except (OSError, json.JSONDecodeError) as err:
+        raise SystemExit(f"bench.hint_agreement: --against {path}: cannot read kept tops "
+                         f"({err})") from None
+    missing = [i for i in positions if str(i) not in saved]
+    if missing:
+        raise SystemExit(f"bench.hint_agreement: --against {path}: no top for positions "
+                         f"{missing[:5]}; keep them with the same --phase and --positions")
+    return {i: saved[str(i)] for i in positions}
+
+
 def main(argv=None) -> int:
     p = argparse.ArgumentParser(prog="python -m bench.hint_agreement", description=__doc__,
                                 formatter_class=argparse.RawDescriptionHelpFormatter)
@@ -76,6 +90,11 @@ def main(argv=None) -> int:
                          "python -m bench.strength --part hints first") from None
     rows = hints["rows"][:args.positions]
     rows = [r for r in rows if args.phase == "all" or r["phase"] == args.phase]
+    reference = {r["position"]: r["slow_top"] for r in rows}
+    against = "the saved slow tops"
+    if args.against:
+        reference = _kept_tops(args.against, reference)
+        against = f"the tops in {args.against}"
     states = mid_game_positions(len(hints["rows"]), hints["seed"], load_card_set())
     if args.again and args.iterations is None:
         budget = Budget(seconds=hints["slow_seconds"])
@@ -97,12 +116,6 @@ def main(argv=None) -> int:
     bar.close()
     if args.keep_tops:
         Path(args.keep_tops).write_text(json.dumps({str(k): v for k, v in tops.items()}))
-    reference = {r["position"]: r["slow_top"] for r in rows}
-    against = "the saved slow tops"
-    if args.against:
-        saved = json.loads(Path(args.against).read_text(encoding="utf-8"))
-        reference = {i: saved[str(i)] for i in reference}
-        against = f"the tops in {args.against}"
     by_phase: dict[str, list[bool]] = {}
     first: dict[str, list[bool]] = {}
     for r in rows:

@@ -90,6 +90,19 @@ def test_hint_agreement_compares_with_the_saved_slow_tops(tmp_path):
     assert len(json.loads(tops.read_text())) == 3
 
 
+def test_hint_agreement_names_unreadable_or_incomplete_kept_tops(tmp_path):
+    """--against is checked before any search: a missing file or one without the
+    positions' tops is a one-line error naming the option and the file."""
+    from bench.hint_agreement import main
+
+    with pytest.raises(SystemExit, match="--against .*nothing.json: cannot read"):
+        main(["--against", str(tmp_path / "nothing.json"), "--positions", "2"])
+    partial = tmp_path / "partial.json"
+    partial.write_text("{}")
+    with pytest.raises(SystemExit, match=r"no top for positions \[0, 1\]"):
+        main(["--against", str(partial), "--positions", "2"])
+
+
 def _variants_with(tmp_path, model: str, margin: float) -> Path:
     path = tmp_path / "variants.json"
     path.write_text(json.dumps({"runs": [
