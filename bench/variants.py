@@ -6,6 +6,7 @@ what measures better". Prints the tournament table and adds the result to
     python -m bench.variants tree_turns=-1 --budget 0.25 --games 200 --seed 5
     python -m bench.variants root_step_order=value --iterations 300 --workers 1
     python -m bench.variants own_draws=split --base own_builds=value --iterations 600
+    python -m bench.variants rollout_builds=value --budget 1.6 --base-budget 0.4
 
 ``--iterations N`` gives both sides N iterations a turn instead of a time: the result
 does not depend on the machine's load (two matches can share the cores), but a variant
@@ -29,7 +30,7 @@ from bench.common import RESULTS, keep_run, machine, value_model
 from solver.rules.cards import load_card_set
 from solver.search.bots import MCTSBot
 from solver.search.ismcts import DEFAULT_PARAMS, SearchParams
-from solver.search.tournament import run_tournament
+from solver.search.tournament import run_tournament, sign_test
 
 _ENV = "BIGSUR_BENCH_VARIANT"  # the variant, for the tournament's worker processes
 
@@ -40,21 +41,24 @@ class VariantBot(MCTSBot):
     tournaments."""
 
     role = "params"
+    budget_key = "budget"
 
     def __init__(self):
         spec = json.loads(os.environ[_ENV])
-        super().__init__(MCTSBot.from_spec(spec["budget"]).budget)
+        super().__init__(MCTSBot.from_spec(spec[self.budget_key]).budget)
         overrides = {**spec.get("base", {}), **spec[self.role]}
         self.params = dataclasses.replace(DEFAULT_PARAMS, **overrides)
         shown = ",".join(f"{k}={v}" for k, v in spec[self.role].items())
-        self.name = f"{'variant' if self.role == 'params' else 'base'}({shown}):{spec['budget']}"
+        self.name = (f"{'variant' if self.role == 'params' else 'base'}({shown}):"
+                     f"{spec[self.budget_key]}")
 
 
 class BaseBot(VariantBot):
     """The opponent of :class:`VariantBot` when ``--base`` is given: today's search with
-    the base overrides only."""
+    the base overrides only, at ``--base-budget`` when given."""
 
     role = "base"
+    budget_key = "base_budget"
 
 
 def parse_overrides(pairs: list[str]) -> dict:
@@ -88,6 +92,9 @@ def main(argv=None) -> int:
     p.add_argument("--base", nargs="*", default=[], metavar="NAME=VALUE",
                    help="play against today's search with these overrides instead of today's "
                         "(the variant gets them too, under its own)")
+    p.add_argument("--base-budget", type=float, default=None, metavar="S",
+                   help="the opponent's seconds per turn (default: --budget): does the variant "
+                        "with more time beat the search with less, a step of the budget ladder")
     p.add_argument("--games", type=int, default=200)
     p.add_argument("--seed", type=int, default=0)
     p.add_argument("--workers", type=int, default=os.cpu_count() or 1)
@@ -96,24 +103,33 @@ def main(argv=None) -> int:
     overrides = parse_overrides(args.overrides)
     base = parse_overrides(args.base) if args.base else None  # None: today's search
     budget = f"{args.iterations}i" if args.iterations else f"{args.budget:g}s"
-    os.environ[_ENV] = json.dumps({"budget": budget, "params": overrides, "base": base or {}})
+    if args.base_budget is not None and args.iterations:
+        raise SystemExit("bench.variants: --base-budget is seconds; it goes with --budget, "
+                         "not --iterations")
+    base_budget = budget if args.base_budget is None else f"{args.base_budget:g}s"
+    os.environ[_ENV] = json.dumps({"budget": budget, "base_budget": base_budget,
+                                   "params": overrides, "base": base or {}})
     variant = "bench.variants:VariantBot"
-    today = "bench.variants:BaseBot" if base else f"mcts:{budget}"
+    today = "bench.variants:BaseBot" if base else f"mcts:{base_budget}"
     start = time.time()
     summary = run_tournament([variant, today], 2, args.games, args.seed, load_card_set(),
                              workers=args.workers, code=True)
     print(summary.table())
     s = summary.stats(variant)
+    test = sign_test(summary.results, variant, today)
+    print(f"the variant wins {test['wins']} deals, loses {test['losses']}, ties "
+          f"{test['ties']}: one-sided sign test p = {test['p_value']:.3g}")
     entry = {"params": overrides, "base": base,
              "budget_seconds": None if args.iterations else args.budget,
-             "budget_iterations": args.iterations, "games": args.games,
+             "budget_iterations": args.iterations, "base_budget_seconds": args.base_budget,
+             "games": args.games,
              "seed": args.seed, "win_rate": s.win_rate, "win_ci": list(s.win_ci),
-             "margin": s.margin, "margin_ci": list(s.margin_ci),
+             "margin": s.margin, "margin_ci": list(s.margin_ci), "sign_test": test,
              "seconds_per_turn": {st.bot: st.seconds_per_turn for st in summary.bots},
              "wall_seconds": round(time.time() - start, 1),
              "finished": time.strftime("%Y-%m-%d %H:%M"), "machine": machine(),
              "value_model": value_model(load_card_set())}  # today's search's, the baseline
-    key = ("params", "base", "budget_seconds", "budget_iterations")
+    key = ("params", "base", "budget_seconds", "budget_iterations", "base_budget_seconds")
     print(f"wrote {keep_run(args.out, entry, key)}")
     return 0
 
