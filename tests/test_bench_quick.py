@@ -40,19 +40,25 @@ def test_quick_benchmark_runs_and_writes_json(name, tmp_path):
 @pytest.mark.slow
 def test_variant_benchmark_plays_the_variant_and_keeps_one_entry_per_variant(tmp_path):
     """bench.variants plays today's search with an override against itself and records
-    the override; running the same variant again replaces its entry."""
+    the override; running the same variant again replaces its entry; ``--base-budget``
+    (a ladder step) is an entry of its own, its opponent searching for that time."""
     out = tmp_path / "variants.json"
     env = {**os.environ, "PYTHONPATH": str(ROOT)}
-    for _ in range(2):
+    for extra in ([], [], ["--base-budget", "0.01"]):
         proc = subprocess.run([sys.executable, "-m", "bench.variants", "c_uct=0.3",
                                "--budget", "0.02", "--games", "2", "--workers", "1",
-                               "--out", str(out)],
+                               "--out", str(out), *extra],
                               cwd=tmp_path, env=env, capture_output=True, text=True,
                               timeout=300)
         assert proc.returncode == 0, proc.stdout[-2000:] + proc.stderr[-3000:]
+        assert "sign test p =" in proc.stdout
     runs = json.loads(out.read_text())["runs"]
-    assert [r["params"] for r in runs] == [{"c_uct": 0.3}]
+    assert [(r["params"], r["base_budget_seconds"]) for r in runs] == [
+        ({"c_uct": 0.3}, None), ({"c_uct": 0.3}, 0.01)]
     assert runs[0]["games"] == 2 and 0.0 <= runs[0]["win_rate"] <= 1.0
+    assert "mcts:0.01s" in runs[1]["seconds_per_turn"]
+    assert runs[1]["sign_test"]["wins"] + runs[1]["sign_test"]["losses"] + \
+        runs[1]["sign_test"]["ties"] == 1
 
 
 def test_variant_benchmark_names_an_unknown_field():

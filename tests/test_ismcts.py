@@ -386,8 +386,27 @@ def test_rollouts_can_build_by_the_model(cards):
     assert [s.total for s in a.root_stats()] != [s.total for s in today.root_stats()]
 
 
+def test_auto_rollouts_build_by_the_model_only_in_a_long_search(cards):
+    """``rollout_builds="auto"``: a search given ``value_rollouts_from`` seconds (or 1,000x
+    as many iterations) plays the rollouts of ``"value"``, a shorter one those of
+    ``"greedy"`` (same seed, same statistics)."""
+    state = play_greedy_to(cards, 6, Phase.TAKE)
+    view = view_of(state, state.current)
+
+    def stats(rollout_builds: str, iterations: int) -> list:
+        params = replace(DEFAULT_PARAMS, rollout_builds=rollout_builds,
+                         value_rollouts_from=0.06)
+        searcher = Searcher(view, 4, params)
+        searcher.run(iterations=iterations)
+        return searcher.root_stats()
+
+    assert stats("auto", 60) == stats("value", 60) != stats("greedy", 60)
+    assert stats("auto", 59) == stats("greedy", 59) != stats("value", 59)
+
+
 def test_search_params_name_a_choice_that_does_not_exist():
-    with pytest.raises(ValueError, match="rollout_builds: 'valeu' is not one of greedy, value"):
+    with pytest.raises(ValueError,
+                       match="rollout_builds: 'valeu' is not one of greedy, value, auto"):
         replace(DEFAULT_PARAMS, rollout_builds="valeu")
 
 

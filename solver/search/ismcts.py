@@ -110,9 +110,14 @@ class SearchParams:
     # steps inside the tree that many times, its candidates become all the build steps
     # by the evaluator
     tree_step_upgrade: int = 0
-    # the rollouts' build steps: "greedy" (the heuristic's) or "value" (each build
-    # chosen by the evaluator, :func:`~solver.search.policies.valued_build_step_inplace`)
-    rollout_builds: str = "greedy"
+    # the rollouts' build steps: "greedy" (the heuristic's), "value" (each build chosen
+    # by the evaluator, :func:`~solver.search.policies.valued_build_step_inplace`, about
+    # 2.3x the cost of an iteration), or "auto": "value" for a search given at least
+    # ``value_rollouts_from`` seconds (or 1,000 times as many iterations), "greedy" for
+    # a shorter one. A short search is short of rounds, so cheap rollouts serve it best;
+    # a long one has rounds to spare, and what it lacks is a truer rollout.
+    rollout_builds: str = "auto"
+    value_rollouts_from: float = 0.25
     # the searching seat's own build steps below the root (in the tree and in rollouts):
     # "value" (the one build step the evaluator values best among all of them,
     # :func:`own_build_step`) or "tree" (tree nodes over the heuristic's macros, greedy in
@@ -131,7 +136,7 @@ class SearchParams:
 
 
 _CHOICES = {"root": ("race", "uct"), "root_step_order": ("heuristic", "value"),
-            "rollout_builds": ("greedy", "value"), "own_builds": ("tree", "value"),
+            "rollout_builds": ("greedy", "value", "auto"), "own_builds": ("tree", "value"),
             "root_takes": ("single", "pairs")}
 DEFAULT_PARAMS = SearchParams()
 
@@ -547,6 +552,11 @@ class Searcher:
         (the choice reads only the rounds every contender has played,
         :meth:`_race_leader`): waiting for the round, whose iterations can each be slow
         (a build step valued afresh), overran short budgets by half."""
+        if self.iterations == 0 and self.params.rollout_builds == "auto" \
+                and self.evaluator is not None:
+            long = self.params.value_rollouts_from
+            if (iterations or 0) >= 1000 * long or (seconds or 0.0) >= long:
+                self._rollout_scores = self.evaluator.seat_scores
         with one_blas_thread():
             if iterations is not None:
                 for _ in range(iterations):
