@@ -28,7 +28,7 @@ import time
 
 from bench.common import RESULTS, keep_run, machine, value_model
 from solver.rules.cards import load_card_set
-from solver.search.bots import MCTSBot
+from solver.search.bots import BotSpecError, MCTSBot
 from solver.search.ismcts import DEFAULT_PARAMS, SearchParams
 from solver.search.tournament import run_tournament, sign_test
 
@@ -107,6 +107,11 @@ def main(argv=None) -> int:
         raise SystemExit("bench.variants: --base-budget is seconds; it goes with --budget, "
                          "not --iterations")
     base_budget = budget if args.base_budget is None else f"{args.base_budget:g}s"
+    for option, text in (("--budget/--iterations", budget), ("--base-budget", base_budget)):
+        try:  # a bad budget fails here, not in a worker
+            MCTSBot.from_spec(text)
+        except BotSpecError as err:
+            raise SystemExit(f"bench.variants: {option}: {err}") from None
     os.environ[_ENV] = json.dumps({"budget": budget, "base_budget": base_budget,
                                    "params": overrides, "base": base or {}})
     variant = "bench.variants:VariantBot"

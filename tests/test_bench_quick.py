@@ -61,6 +61,15 @@ def test_variant_benchmark_plays_the_variant_and_keeps_one_entry_per_variant(tmp
         runs[1]["sign_test"]["ties"] == 1
 
 
+def test_variant_benchmark_names_a_bad_budget_before_any_game():
+    from bench.variants import main
+
+    with pytest.raises(SystemExit, match="--base-budget: .*'-1s'"):
+        main(["c_uct=0.3", "--budget", "0.02", "--base-budget", "-1", "--games", "2"])
+    with pytest.raises(SystemExit, match="goes with --budget, not --iterations"):
+        main(["c_uct=0.3", "--iterations", "5", "--base-budget", "0.1", "--games", "2"])
+
+
 def test_variant_benchmark_names_an_unknown_field():
     from bench.variants import parse_overrides
 
