@@ -404,6 +404,25 @@ def test_auto_rollouts_build_by_the_model_only_in_a_long_search(cards):
     assert stats("auto", 59) == stats("greedy", 59) != stats("value", 59)
 
 
+def test_own_exploration_constant_applies_at_the_seats_own_nodes_only(cards):
+    """``c_own``: None and ``c_uct``'s value search alike; another value changes the
+    search only through the seat's own nodes below the root, so with ``c_uct`` also
+    changed at the opponents' nodes the statistics differ again."""
+    state = play_greedy_to(cards, 6, Phase.TAKE)
+    view = view_of(state, state.current)
+
+    def stats(**knobs) -> list:
+        searcher = Searcher(view, 4, replace(DEFAULT_PARAMS, rollout_builds="greedy",
+                                             **knobs))
+        searcher.run(iterations=300)
+        return searcher.root_stats()
+
+    assert stats(c_own=None) == stats(c_own=DEFAULT_PARAMS.c_uct)
+    own_low = stats(c_own=0.05)
+    assert own_low != stats(c_own=None)
+    assert stats(c_own=0.05, c_uct=1.5) != own_low  # the opponents' nodes keep c_uct
+
+
 def test_search_params_name_a_choice_that_does_not_exist():
     with pytest.raises(ValueError,
                        match="rollout_builds: 'valeu' is not one of greedy, value, auto"):

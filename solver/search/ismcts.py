@@ -70,6 +70,10 @@ class SearchParams:
     """Knobs of the search (defaults tuned on short 2-player runs)."""
 
     c_uct: float = 0.6  # exploration constant (rewards are in [0, 1])
+    # the exploration constant at the searching seat's own nodes below the root (None:
+    # c_uct). Lower, the value of a take converges sooner to that of its best follow-up,
+    # instead of averaging over the seat's own second takes while it explores them
+    c_own: float | None = None
     pw_c: float = 1.5  # progressive widening: children allowed = ceil(pw_c * n ** pw_alpha)
     pw_alpha: float = 0.5
     macro_limit: int = 8  # build macros generated per node
@@ -460,6 +464,8 @@ class Searcher:
             best = None
             best_u = -1.0
             log = math.log
+            c = params.c_uct if params.c_own is None or state.current != self.seat \
+                else params.c_own
             for move in moves:
                 child = children.get(move)
                 if child is None:
@@ -468,7 +474,7 @@ class Searcher:
                     continue
                 child.avail += 1
                 if untried is None:
-                    u = child.total / child.visits + params.c_uct * math.sqrt(
+                    u = child.total / child.visits + c * math.sqrt(
                         log(child.avail) / child.visits)
                     if u > best_u:
                         best_u, best = u, child
