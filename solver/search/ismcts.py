@@ -456,6 +456,7 @@ class Searcher:
             node = child
             if fresh or flat:
                 last_turn = -1  # expanded (or no tree below the root): roll out from here
+        c_own = params.c_uct if params.c_own is None else params.c_own
         while state.phase != Phase.OVER and state.turn < last_turn:
             allowed = max(1, math.ceil(params.pw_c * (node.visits + 1) ** params.pw_alpha))
             moves = self._moves(state, node, allowed)[:allowed]
@@ -464,8 +465,7 @@ class Searcher:
             best = None
             best_u = -1.0
             log = math.log
-            c = params.c_uct if params.c_own is None or state.current != self.seat \
-                else params.c_own
+            c = c_own if state.current == self.seat else params.c_uct
             for move in moves:
                 child = children.get(move)
                 if child is None:
