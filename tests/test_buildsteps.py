@@ -183,3 +183,43 @@ def test_step_outcomes_say_what_each_build_step_leaves_without_making_the_state(
             model.seat_scores([done for _m, done in reference], seat), abs=1e-9)
         checked += 1
     assert checked >= 6
+
+
+@pytest.mark.parametrize("last", [False, True])
+def test_ended_outcome_reads_what_ending_the_turn_in_place_leaves(last):
+    """ended_outcome (how value rollouts value stopping after each build) holds what the
+    state ended in place with the heuristic's claim holds for the player, the claim's
+    gap refilled from the Landmark deck as the engine does; the learned model values it
+    exactly as that state."""
+    from solver.search.policies import (
+        DEFAULT_WEIGHTS,
+        _claim_and_end,
+        build_options,
+        ended_outcome,
+    )
+    from solver.search.value import current_model, seat_features_row, turn_end_row
+
+    model = current_model(new_game(2, 0).cards)
+    checked = claimed = 0
+    for state in _build_positions(range(14, 22), last):
+        seat = state.current
+        s = state
+        while True:  # the step after each of the heuristic's builds
+            o = ended_outcome(s)
+            done = s.copy()
+            _claim_and_end(done, DEFAULT_WEIGHTS, [])
+            p = done.players[seat]
+            assert (o.highway, o.landmarks, o.hand, o.has_discard, o.row, o.over) == (
+                tuple(p.highway), tuple(p.landmarks), tuple(p.hand), bool(p.discard),
+                tuple(done.landmark_row), done.phase == Phase.OVER)
+            if not o.over:
+                assert turn_end_row(s, o) == seat_features_row(done, seat)
+            assert model.turn_end_scores(s, [o]) == model.seat_scores([done], seat)
+            claimed += len(o.landmarks) > len(s.player.landmarks)
+            checked += 1
+            options = build_options(s, DEFAULT_WEIGHTS, exact=False)
+            if not options:
+                break
+            s = s.copy()
+            apply_inplace(s, options[0][1])
+    assert checked >= 20 and claimed >= 2

@@ -483,11 +483,11 @@ def test_a_build_step_chosen_by_an_evaluator_follows_it():
     from solver.search.buildsteps import all_build_steps
     from solver.search.policies import build_step_inplace, greedy_take, valued_build_step_inplace
 
-    def hand_kept(states, seat):  # prefers never spending a card
-        return [float(len(s.players[seat].hand)) for s in states]
+    def hand_kept(state, outcomes):  # prefers never spending a card
+        return [float(len(o.hand)) for o in outcomes]
 
-    def road_length(states, seat):  # prefers the longest Highway
-        return [float(len(s.players[seat].highway)) for s in states]
+    def road_length(state, outcomes):  # prefers the longest Highway
+        return [float(len(o.highway)) for o in outcomes]
 
     checked = 0
     for seed in range(12):

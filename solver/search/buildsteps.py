@@ -22,13 +22,12 @@ from __future__ import annotations
 from collections.abc import Iterator
 from dataclasses import dataclass
 from types import SimpleNamespace
-from typing import NamedTuple
 
 from ..rules.actions import Action, Build, Claim, End
 from ..rules.engine import DEPOT_SIZE, apply_inplace, claimable
 from ..rules.payment import affordable_cards
 from ..rules.state import GameState, Phase, PlayerState
-from .policies import claimable_pairs, future_steps, highway_score, tables
+from .policies import StepOutcome, claimable_pairs, future_steps, highway_score, tables
 
 _END = End()
 
@@ -148,22 +147,6 @@ def all_build_steps(state: GameState, limit: int = 2_000, with_states: bool = Fa
             else:
                 out.append(move)
     return out
-
-
-class StepOutcome(NamedTuple):
-    """What a build step leaves its player with once the turn has ended: all that the
-    evaluations read of that seat (:meth:`solver.search.value.ValueModel.turn_end_scores`),
-    without making the state, and only what the player knows: ``row`` is the Landmark
-    row after the turn with a claim's gap left open (the Landmark that refills it is
-    hidden), so a step's outcome is the same in every state consistent with the
-    player's view. ``over``: the game ends with the turn."""
-
-    highway: tuple[int, ...]
-    landmarks: tuple[tuple[int, int], ...]
-    hand: tuple[int, ...]  # in hand order
-    has_discard: bool
-    row: tuple[int, ...]
-    over: bool
 
 
 def step_outcomes(state: GameState, limit: int = 2_000

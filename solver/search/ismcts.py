@@ -320,7 +320,7 @@ class Searcher:
         self._move_cache: dict[tuple, list[tuple]] = {}
         self._hits: dict[tuple, int] = {}  # visits of the seat's own cached build steps
         self._upgrade = params.tree_step_upgrade if self.evaluator is not None else 0
-        self._rollout_scores = (self.evaluator.seat_scores if self.evaluator is not None
+        self._rollout_scores = (self.evaluator.turn_end_scores if self.evaluator is not None
                                 and params.rollout_builds == "value" else None)
         self._own_value = params.own_builds == "value" and self.evaluator is not None
         self._seed = seed
@@ -562,7 +562,7 @@ class Searcher:
                 and self.evaluator is not None:
             long = self.params.value_rollouts_from
             if (iterations or 0) >= 1000 * long or (seconds or 0.0) >= long:
-                self._rollout_scores = self.evaluator.seat_scores
+                self._rollout_scores = self.evaluator.turn_end_scores
         with one_blas_thread():
             if iterations is not None:
                 for _ in range(iterations):

@@ -50,12 +50,13 @@ from dataclasses import dataclass, fields, replace
 from functools import cached_property, lru_cache
 from operator import mul
 from types import SimpleNamespace
+from typing import NamedTuple
 
 from ..rules.actions import Action, Build, Claim, Discard, End, Substitute, Take
 from ..rules.cards import CardSet
 from ..rules.constants import SCENERIES, STRETCH_MIN_ICONS
 from ..rules.effects import REGISTRY
-from ..rules.engine import apply_inplace, claim_possible, claimable, turns_per_player
+from ..rules.engine import DEPOT_SIZE, apply_inplace, claim_possible, claimable, turns_per_player
 from ..rules.payment import (
     Sources,
     affordable_cards,
@@ -172,6 +173,8 @@ class Tables:
         # same seat again in other determinizations
         self.estimated_builds: dict[tuple, list] = {}
         self.claim_values: dict[tuple, list] = {}  # claim_options answers, the same way
+        # the value model's feature rows of turn ends (value.turn_end_row), the same way
+        self.turn_end_rows: dict[tuple, list[float]] = {}
 
     def end_runs(self, highway: tuple[int, ...]) -> list[dict[int, tuple[int, int]]]:
         """:func:`_end_runs` of a Highway, memoised (search sees the same roads often)."""
@@ -469,9 +472,27 @@ def seat_features(state: GameState, seat: int) -> tuple[float, tuple[float, ...]
                      f, live, tuple(state.landmark_row))
 
 
+class StepOutcome(NamedTuple):
+    """What a build step leaves its player with once the turn has ended: all that the
+    evaluations read of that seat (:meth:`solver.search.value.ValueModel.turn_end_scores`),
+    without making the state, and only what the player knows: ``row`` is the Landmark
+    row after the turn with a claim's gap left open (the Landmark that refills it is
+    hidden), so a step's outcome is the same in every state consistent with the
+    player's view (:func:`~solver.search.buildsteps.step_outcomes`; a rollout, which knows
+    its determinization, refills the row: :func:`ended_outcome`). ``over``: the game ends
+    with the turn."""
+
+    highway: tuple[int, ...]
+    landmarks: tuple[tuple[int, int], ...]
+    hand: tuple[int, ...]  # in hand order
+    has_discard: bool
+    row: tuple[int, ...]
+    over: bool
+
+
 def turn_end_features(state: GameState, outcome) -> tuple[float, tuple[float, ...]]:
     """:func:`seat_features` of the player to act once its turn has ended with
-    ``outcome`` (a :class:`~solver.search.buildsteps.StepOutcome` of a build step now),
+    ``outcome`` (a :class:`StepOutcome` of a build step now),
     read from the outcome without making that state. The game must go on after it."""
     tab = tables(state.cards)
     f = max(tab.total_turns(state) - state.player.turns - 1, 0)
@@ -752,6 +773,28 @@ def _claim_and_end(state: GameState, w: Weights, actions: list[Action]) -> list[
     return actions
 
 
+def ended_outcome(state: GameState, w: Weights = DEFAULT_WEIGHTS) -> StepOutcome:
+    """What ending the build step now with the heuristic's best claim (or ``end``) leaves
+    the player to act, without making that state: the row refilled from ``state``'s
+    Landmark deck as the engine would, so the evaluations read exactly the numbers of
+    the state ended in place (:func:`valued_build_step_inplace` values its options so)."""
+    p = state.player
+    hw = tuple(p.highway)
+    lms = tuple(p.landmarks)
+    row = tuple(state.landmark_row)
+    claims = claim_options(state, w)
+    if claims:
+        claim = claims[0][1]
+        cards = state.cards
+        lm = cards.landmark_index[claim.landmark]
+        lms += ((lm, cards.highway_index[claim.card]),)
+        row = tuple(x for x in row if x != lm)
+        if state.landmark_deck:
+            row += (state.landmark_deck[-1],)
+    over = len(state.deck) <= DEPOT_SIZE - len(state.depot)  # the refill empties it
+    return StepOutcome(hw, lms, tuple(p.hand), bool(p.discard), row, over)
+
+
 def greedy_builds(state: GameState, w: Weights = DEFAULT_WEIGHTS) -> list[Action]:
     """The greedy build step from ``state`` (not changed): builds, then claim or end."""
     return build_step_inplace(state.copy(), w)
@@ -873,16 +916,16 @@ def greedy_action(state: GameState, pool: list[int] | None = None,
 
 
 def play_turn(state: GameState, rng: random.Random, w: Weights = DEFAULT_WEIGHTS,
-              noise: float = 0.3, lookahead: int = 0, seat_scores=None) -> None:
+              noise: float = 0.3, lookahead: int = 0, turn_end_scores=None) -> None:
     """Rollout step: the player to act finishes the current turn greedily (with Gumbel
     ``noise`` on the choices), in place. ``lookahead`` > 0 values takes by trying the
     build step (:func:`lookahead_take_values`, the deck over that many of its cards).
-    ``seat_scores`` (an evaluator's ``seat_scores(states, seat)``): the build step is
-    :func:`valued_build_step_inplace` by it instead of the heuristic's."""
+    ``turn_end_scores`` (an evaluator's ``turn_end_scores(state, outcomes)``): the build
+    step is :func:`valued_build_step_inplace` by it instead of the heuristic's."""
     play_takes(state, rng, w, noise, lookahead)
     if state.phase == Phase.BUILD:
-        if seat_scores is not None:
-            valued_build_step_inplace(state, seat_scores, w, rng, noise * 0.5)
+        if turn_end_scores is not None:
+            valued_build_step_inplace(state, turn_end_scores, w, rng, noise * 0.5)
         else:
             build_step_inplace(state, w, rng, noise * 0.5, exact=False)
 
@@ -900,33 +943,28 @@ def play_takes(state: GameState, rng: random.Random, w: Weights = DEFAULT_WEIGHT
         apply_inplace(state, take)
 
 
-def valued_build_step_inplace(state: GameState, seat_scores, w: Weights = DEFAULT_WEIGHTS,
+def valued_build_step_inplace(state: GameState, turn_end_scores, w: Weights = DEFAULT_WEIGHTS,
                               rng: random.Random | None = None, noise: float = 0.0,
                               width: int = 4) -> list[Action]:
     """The build step one build at a time like :func:`build_step_inplace`, but each
-    build is chosen by ``seat_scores`` (an evaluator's, e.g. the learned value's) among
-    the heuristic's ``width`` best and stopping, each valued as the turn ended there
-    with the heuristic's claim; in place, returns the actions."""
-    seat = state.current
+    build is chosen by ``turn_end_scores`` (an evaluator's, e.g. the learned value's
+    :meth:`~solver.search.value.ValueModel.turn_end_scores`) among the heuristic's
+    ``width`` best and stopping, each valued as the turn ended there with the
+    heuristic's claim (:func:`ended_outcome`: no state is ended to value it); in place,
+    returns the actions."""
     actions: list[Action] = []
-
-    def ended(s: GameState) -> GameState:
-        s = s.copy()
-        _claim_and_end(s, w, [])
-        return s
-
     while True:
         options = build_options(state, w, exact=False)[:width]
         if not options:
             break
         moves: list[Action | None] = [None]
-        outcomes = [ended(state)]
+        outcomes = [ended_outcome(state, w)]
         for _v, action in options:
-            after = state.copy()
+            after = state.copy_for_builds()
             apply_inplace(after, action)
             moves.append(action)
-            outcomes.append(ended(after))
-        values = seat_scores(outcomes, seat)
+            outcomes.append(ended_outcome(after, w))
+        values = turn_end_scores(state, outcomes)
         if noise and rng is not None:
             values = [v + noise * _gumbel(rng) for v in values]
         action = moves[max(range(len(moves)), key=values.__getitem__)]

@@ -71,10 +71,18 @@ def seat_features_row(state: GameState, seat: int) -> list[float]:
 def turn_end_row(state: GameState, outcome) -> list[float]:
     """:func:`seat_features_row` of the player to act once its turn has ended with
     ``outcome`` (a :class:`~solver.search.buildsteps.StepOutcome`; the game goes on),
-    without making that state: the same numbers."""
-    score, phi = turn_end_features(state, outcome)
-    return _row(state, score, phi, outcome.hand, outcome.highway, outcome.landmarks,
-                before=state.num_players - 1, to_act=False, turn=state.turn + 1)
+    without making that state: the same numbers. Memoised (a search's rollouts meet
+    the same outcomes at the same turn again in other determinizations); the row is
+    shared, do not change it."""
+    tab = tables(state.cards)
+    key = (outcome, state.turn, state.player.turns, state.num_players)
+    row = tab.turn_end_rows.get(key)
+    if row is None:
+        score, phi = turn_end_features(state, outcome)
+        row = _row(state, score, phi, outcome.hand, outcome.highway, outcome.landmarks,
+                   before=state.num_players - 1, to_act=False, turn=state.turn + 1)
+        tab.remember(tab.turn_end_rows, key, row)
+    return row
 
 
 def _row(state: GameState, score: float, phi: tuple[float, ...], hand, highway, landmarks,
