@@ -4,6 +4,7 @@ loop behind the hints goal, and its noise ceiling.
 
     python -m bench.hint_agreement --iterations 3000 --phase take          # today's search
     python -m bench.hint_agreement --iterations 3000 race_z=3.0             # a variant
+    python -m bench.hint_agreement --seconds 1 own_step_upgrade=2          # at 1 s
     python -m bench.hint_agreement --again --phase take --positions 50      # the ceiling
     python -m bench.hint_agreement --again root_takes=pairs --keep-tops /tmp/slow.json
     python -m bench.hint_agreement --again --iterations 48000 --keep-tops /tmp/slow.json
@@ -72,6 +73,9 @@ def main(argv=None) -> int:
     p.add_argument("overrides", nargs="*", help="NAME=VALUE fields of SearchParams")
     p.add_argument("--iterations", type=int,
                    help="the budget: 3000 (about 1 s); with --again, the saved slow seconds")
+    p.add_argument("--seconds", type=float,
+                   help="a time budget instead, as the hints part's fast search has (the "
+                        "result then depends on the machine and its load)")
     p.add_argument("--again", action="store_true",
                    help="run the slow search again (another seed): the noise ceiling")
     p.add_argument("--phase", choices=("take", "build", "all"), default="all")
@@ -96,7 +100,12 @@ def main(argv=None) -> int:
         reference = _kept_tops(args.against, reference)
         against = f"the tops in {args.against}"
     states = mid_game_positions(len(hints["rows"]), hints["seed"], load_card_set())
-    if args.again and args.iterations is None:
+    if args.seconds is not None and args.iterations is not None:
+        p.error("give --iterations or --seconds, not both")
+    if args.seconds is not None:
+        budget = Budget(seconds=args.seconds)
+        setting = f"{args.seconds:g} s{', another seed' if args.again else ''}"
+    elif args.again and args.iterations is None:
         budget = Budget(seconds=hints["slow_seconds"])
         setting = f"slow search again ({hints['slow_seconds']:g} s, another seed)"
     else:
