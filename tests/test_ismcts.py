@@ -505,3 +505,37 @@ def test_paired_root_takes_play_the_whole_turn_from_the_depot(cards):
         assert bot.act(view_of(play(state, first), seat), seed + 1) == second
         pairs_played += 1
     assert pairs_played
+
+
+def test_full_gc_passes_wait_while_searches_run_and_come_back_after(cards, monkeypatch):
+    """A search runs with the collector's full passes deferred (its memos are millions of
+    objects without cycles); the thresholds come back once the last search of the
+    process has ended, also when searches overlap on threads."""
+    import gc
+    import threading
+
+    from solver.search.ismcts import full_gc_deferred
+
+    before = gc.get_threshold()
+    seen = []
+    iterate = Searcher.iterate
+    monkeypatch.setattr(Searcher, "iterate",
+                        lambda self: (seen.append(gc.get_threshold()), iterate(self)))
+    state = play_greedy_to(cards, 6, Phase.TAKE)
+    Searcher(view_of(state, state.current), 0).run(iterations=20)
+    assert len(seen) == 20 and all(t[:2] == before[:2] and t[2] > 10**6 for t in seen)
+    assert gc.get_threshold() == before
+
+    inner_done = threading.Event()
+
+    def other_search():
+        with full_gc_deferred():
+            pass
+        inner_done.set()
+
+    with full_gc_deferred():
+        thread = threading.Thread(target=other_search)
+        thread.start()
+        thread.join()
+        assert inner_done.is_set() and gc.get_threshold()[2] > 10**6  # still deferred
+    assert gc.get_threshold() == before

@@ -35,11 +35,14 @@ take), as :class:`~solver.search.bots.MCTSBot` does.
 
 from __future__ import annotations
 
+import gc
 import math
 import random
+import threading
 import time
 from concurrent.futures import ProcessPoolExecutor
 from concurrent.futures.process import BrokenProcessPool
+from contextlib import contextmanager
 from dataclasses import dataclass, field
 from functools import lru_cache
 
@@ -312,7 +315,7 @@ class Searcher:
         if self.exact is not None:
             self.root_order = [self.exact.move]
         else:
-            with one_blas_thread():
+            with one_blas_thread(), full_gc_deferred():
                 self.root_order = root_moves(sample, params, view.unseen_cards(),
                                              self.evaluator)
         self.n = view.num_players
@@ -563,7 +566,7 @@ class Searcher:
             long = self.params.value_rollouts_from
             if (iterations or 0) >= 1000 * long or (seconds or 0.0) >= long:
                 self._rollout_scores = self.evaluator.turn_end_scores
-        with one_blas_thread():
+        with one_blas_thread(), full_gc_deferred():
             if iterations is not None:
                 for _ in range(iterations):
                     self.iterate()
@@ -623,6 +626,39 @@ class Searcher:
                 break
             line.extend(a.notation() for a in node.move)
         return line
+
+
+_GC_LOCK = threading.Lock()
+_GC_SEARCHES = 0  # searches running in this process (threads of a server share it)
+_GC_SAVED: tuple[int, int, int] = gc.get_threshold()
+
+
+@contextmanager
+def full_gc_deferred():
+    """A context in which the cyclic garbage collector makes no full pass (its young
+    generations still run). A search fills memos with millions of long-lived objects
+    that hold no cycles, and every full pass walks them all: over a 16 s search at a
+    mid-game position such passes took 4 to 5 s, a quarter of the time (a probe). The
+    thresholds come back when the last search of the process leaves the context, and
+    the full passes resume with them.
+
+    >>> with full_gc_deferred():
+    ...     gc.get_threshold()[2] > 1_000_000
+    True
+    """
+    global _GC_SEARCHES, _GC_SAVED
+    with _GC_LOCK:
+        if _GC_SEARCHES == 0:
+            _GC_SAVED = gc.get_threshold()
+            gc.set_threshold(_GC_SAVED[0], _GC_SAVED[1], 1 << 30)
+        _GC_SEARCHES += 1
+    try:
+        yield
+    finally:
+        with _GC_LOCK:
+            _GC_SEARCHES -= 1
+            if _GC_SEARCHES == 0:
+                gc.set_threshold(*_GC_SAVED)
 
 
 # own_build_step's answers: (cards, evaluator, weights, exact, deck size, own key) -> step
