@@ -24,10 +24,17 @@ from dataclasses import dataclass
 from types import SimpleNamespace
 
 from ..rules.actions import Action, Build, Claim, End
-from ..rules.engine import DEPOT_SIZE, apply_inplace, claimable
+from ..rules.engine import apply_inplace, claimable
 from ..rules.payment import affordable_cards
 from ..rules.state import GameState, Phase, PlayerState
-from .policies import StepOutcome, claimable_pairs, future_steps, highway_score, tables
+from .policies import (
+    StepOutcome,
+    claimable_pairs,
+    future_steps,
+    highway_score,
+    tables,
+    turn_ends_game,
+)
 
 _END = End()
 
@@ -158,7 +165,7 @@ def step_outcomes(state: GameState, limit: int = 2_000
     tab = tables(state.cards)
     cards = state.cards
     row = tuple(state.landmark_row)
-    over = len(state.deck) <= DEPOT_SIZE - len(state.depot)  # the refill empties it
+    over = turn_ends_game(state)
     steps: list[tuple[Action, ...]] = []
     index: list[int] = []
     outcomes: list[StepOutcome] = []

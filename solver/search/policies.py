@@ -791,8 +791,13 @@ def ended_outcome(state: GameState, w: Weights = DEFAULT_WEIGHTS) -> StepOutcome
         row = tuple(x for x in row if x != lm)
         if state.landmark_deck:
             row += (state.landmark_deck[-1],)
-    over = len(state.deck) <= DEPOT_SIZE - len(state.depot)  # the refill empties it
-    return StepOutcome(hw, lms, tuple(p.hand), bool(p.discard), row, over)
+    return StepOutcome(hw, lms, tuple(p.hand), bool(p.discard), row, turn_ends_game(state))
+
+
+def turn_ends_game(state: GameState) -> bool:
+    """Whether the game ends with the current turn: the Depot's refill at its end
+    empties the Highway deck (builds and claims do not touch either)."""
+    return len(state.deck) <= DEPOT_SIZE - len(state.depot)
 
 
 def greedy_builds(state: GameState, w: Weights = DEFAULT_WEIGHTS) -> list[Action]:
