@@ -44,7 +44,6 @@ from .policies import (
     highway_score,
     seat_features,
     tables,
-    turn_end_features,
 )
 
 MODEL_FORMAT = "bigsur-value/1"
@@ -71,18 +70,77 @@ def seat_features_row(state: GameState, seat: int) -> list[float]:
 def turn_end_row(state: GameState, outcome) -> list[float]:
     """:func:`seat_features_row` of the player to act once its turn has ended with
     ``outcome`` (a :class:`~solver.search.buildsteps.StepOutcome`; the game goes on),
-    without making that state: the same numbers. Memoised (a search's rollouts meet
-    the same outcomes at the same turn again in other determinizations); the row is
-    shared, do not change it."""
+    without making that state: the same numbers. One row of :func:`turn_end_rows`."""
+    return turn_end_rows(state, [outcome])[0]
+
+
+def turn_end_rows(state: GameState, outcomes) -> list[list[float]]:
+    """:func:`turn_end_row` of each of ``outcomes`` (none may end the game), in one pass:
+    what the outcomes share (the turn, the seat's steps to come, each Highway's terms)
+    is read once, and each hand's terms in one loop over its cards, with the same
+    arithmetic in the same order as :func:`seat_features_row` (so the same floats).
+    Rows are memoised by outcome and turn (a search's rollouts meet the same outcomes at
+    the same turn again in other determinizations); they are shared, do not change them.
+    """
     tab = tables(state.cards)
-    key = (outcome, state.turn, state.player.turns, state.num_players)
-    row = tab.turn_end_rows.get(key)
-    if row is None:
-        score, phi = turn_end_features(state, outcome)
-        row = _row(state, score, phi, outcome.hand, outcome.highway, outcome.landmarks,
-                   before=state.num_players - 1, to_act=False, turn=state.turn + 1)
-        tab.remember(tab.turn_end_rows, key, row)
-    return row
+    memo = tab.turn_end_rows
+    cards = state.cards
+    material, persistent = cards.material, cards.persistent
+    one_mile, rate = tab.one_mile, tab.growth
+    n = state.num_players
+    turns = state.player.turns
+    total = tab.total_turns(state)
+    f = max(total - turns - 1, 0)
+    live = f > 0
+    tail = [float(n - 1), 0.0, (state.turn + 1) / max(total * n, 1), float(n == 2),
+            float(n == 3), float(n == 4)]
+    roads: dict[tuple, tuple] = {}  # (highway, landmarks, row) -> its part of the row
+    out = []
+    for outcome in outcomes:
+        key = (outcome, state.turn, turns, n)
+        row = memo.get(key)
+        if row is None:
+            hw, lms = outcome.highway, outcome.landmarks
+            road_key = (hw, lms, outcome.row)
+            road = roads.get(road_key)
+            if road is None:
+                persist = [persistent[c] for c in hw if one_mile[c]]
+                road = roads[road_key] = (
+                    tab.road_terms(hw, lms, f, live, outcome.row), tab.fits(hw),
+                    [float(len(hw)), float(len(lms)), float(len(persist)),
+                     float(len(set(persist)))])
+            (score, growth, persistent_t, borrow, open_run, near, claim, single), fits, \
+                hw_part = road
+            hand = outcome.hand
+            counts = [0.0] * 5
+            ones = hand_fit = hand_one = hand_growth = 0.0
+            fit_max = 0.0 if not hand else None
+            for c in hand:
+                v = fits.get(c)
+                if v is None:
+                    v = tab.fit(hw, c)
+                if fit_max is None or v > fit_max:
+                    fit_max = v
+                counts[material[c]] += 1
+                if one_mile[c]:
+                    ones += 1
+                if live:
+                    hand_fit += v
+                    if one_mile[c]:
+                        hand_one += f - 1
+                    hand_growth += rate[c]
+            if live:
+                hand_growth *= f - 1
+                hand_card = float(len(hand))
+                recycle = f if outcome.has_discard else 0.0
+            else:
+                hand_card = recycle = 0.0
+            row = [score, float(f), persistent_t, borrow, recycle, hand_card, hand_fit,
+                   hand_one, open_run, near, claim, growth, hand_growth, single,
+                   float(len(hand)), *counts, ones, fit_max, *hw_part, *tail]
+            tab.remember(memo, key, row)
+        out.append(row)
+    return out
 
 
 def _row(state: GameState, score: float, phi: tuple[float, ...], hand, highway, landmarks,
@@ -250,7 +308,7 @@ class ValueModel:
         exact = [float(highway_score(cards, o.highway, o.landmarks)) if o.over else None
                  for o in outcomes]
         return self._predicted_where_none(
-            exact, [turn_end_row(state, o) for o in outcomes if not o.over])
+            exact, turn_end_rows(state, [o for o in outcomes if not o.over]))
 
     def _predicted_where_none(self, exact: list, rows: list[list[float]]) -> list[float]:
         """``exact`` with each None replaced, in order, by the predicted final score of
@@ -353,4 +411,5 @@ def _warn_fallback(fingerprint: str, shipped: bool) -> None:
 
 __all__ = ["FEATURE_NAMES", "HeuristicEvaluator", "SHIPPED_MODEL", "ValueModel",
            "ValueModelError", "current_model", "default_evaluator", "one_blas_thread",
-           "seat_features_row", "turn_end_row", "turns_left", "win_shares"]
+           "seat_features_row", "turn_end_row", "turn_end_rows", "turns_left",
+           "win_shares"]
