@@ -5,6 +5,7 @@ loop behind the hints goal, and its noise ceiling.
     python -m bench.hint_agreement --iterations 3000 --phase take          # today's search
     python -m bench.hint_agreement --iterations 3000 race_z=3.0             # a variant
     python -m bench.hint_agreement --seconds 1 own_step_upgrade=2          # at 1 s
+    python -m bench.hint_agreement --seconds 1 --phase take --repeats 3 c_own=0.2
     python -m bench.hint_agreement --again --phase take --positions 50      # the ceiling
     python -m bench.hint_agreement --again root_takes=pairs --keep-tops /tmp/slow.json
     python -m bench.hint_agreement --again --iterations 48000 --keep-tops /tmp/slow.json
@@ -83,6 +84,9 @@ def main(argv=None) -> int:
     p.add_argument("--keep-tops", metavar="PATH", help="save this run's tops (JSON)")
     p.add_argument("--against", metavar="PATH",
                    help="compare with the tops of a --keep-tops run, not the saved slow tops")
+    p.add_argument("--repeats", type=int, default=1,
+                   help="search each position this many times with other seeds (the first "
+                        "with the benchmark's): agreement over all of them, less seed noise")
     p.add_argument("--workers", type=int, default=os.cpu_count() or 1)
     p.add_argument("--out", default=str(RESULTS / "hint-agreement.json"))
     args = p.parse_args(argv)
@@ -112,39 +116,46 @@ def main(argv=None) -> int:
         budget = Budget(iterations=args.iterations or 3000)
         setting = f"{budget.iterations} iterations{', another seed' if args.again else ''}"
     # the hints part seeds position i's searches with seed + 7919 i (+1 for the slow one)
+    # (repeat k adds 1,000,003 k to the seeds)
+    repeats = max(1, args.repeats)
     jobs = [(r["position"], states[r["position"]], budget,
-             hints["seed"] + 7919 * r["position"] + (2 if args.again else 3), overrides)
-            for r in rows]
+             hints["seed"] + 7919 * r["position"] + (2 if args.again else 3) + 1_000_003 * k,
+             overrides)
+            for k in range(repeats) for r in rows]
     start = time.time()
-    tops: dict[int, str] = {}
-    bar = Progress(len(jobs), "positions")
+    tops: list[dict[int, str]] = [{} for _ in range(repeats)]
+    bar = Progress(len(jobs), "searches")
     with ProcessPoolExecutor(max_workers=max(1, args.workers)) as pool:
-        for index, top in pool.map(_top, jobs):
-            tops[index] = top
+        for k, (index, top) in enumerate(pool.map(_top, jobs)):
+            tops[k // len(rows)][index] = top
             bar.update()
     bar.close()
     if args.keep_tops:
-        Path(args.keep_tops).write_text(json.dumps({str(k): v for k, v in tops.items()}))
+        Path(args.keep_tops).write_text(json.dumps({str(k): v for k, v in tops[0].items()}))
     by_phase: dict[str, list[bool]] = {}
     first: dict[str, list[bool]] = {}
-    for r in rows:
-        top, ref = tops[r["position"]], reference[r["position"]]
-        by_phase.setdefault(r["phase"], []).append(top == ref)
-        first.setdefault(r["phase"], []).append(top.split(" ; ")[0] == ref.split(" ; ")[0])
+    for run in tops:
+        for r in rows:
+            top, ref = run[r["position"]], reference[r["position"]]
+            by_phase.setdefault(r["phase"], []).append(top == ref)
+            first.setdefault(r["phase"], []).append(
+                top.split(" ; ")[0] == ref.split(" ; ")[0])
     for table in (by_phase, first):
         table["all"] = [a for phase in list(table) for a in table[phase]]
-    print(f"{'phase':<7}{'positions':>10}{'agree':>8}{'first':>8}   ({setting}"
+    print(f"{'phase':<7}{'searches':>10}{'agree':>8}{'first':>8}   ({setting}"
           f"{', ' + str(overrides) if overrides else ''} vs {against})")
     for phase, agree in by_phase.items():
         print(f"{phase:<7}{len(agree):>10}{sum(agree) / len(agree):>8.1%}"
               f"{sum(first[phase]) / len(agree):>8.1%}")
     entry = {"params": overrides, "budget": budget.to_json(), "again": args.again,
-             "phase": args.phase, "positions": len(rows), "against": args.against,
+             "phase": args.phase, "positions": len(rows),
+             "repeats": repeats if repeats > 1 else None,  # (None: as runs before it)
+             "against": args.against,
              "agreement": {k: {"agree": sum(v), "first": sum(first[k]), "of": len(v)}
                            for k, v in by_phase.items()},
              "wall_seconds": round(time.time() - start, 1),
              "finished": time.strftime("%Y-%m-%d %H:%M"), "machine": machine()}
-    setting_keys = ("params", "budget", "again", "phase", "positions", "against")
+    setting_keys = ("params", "budget", "again", "phase", "positions", "repeats", "against")
     print(f"wrote {keep_run(args.out, entry, setting_keys)}")
     return 0
 
