@@ -74,12 +74,11 @@ class SearchParams:
 
     c_uct: float = 0.6  # exploration constant (rewards are in [0, 1])
     # the exploration constant at the searching seat's own nodes below the root (None:
-    # c_uct): in practice its second take, since its build steps are the value's one
-    # choice. Lower, the value of a take converges sooner to that of its best follow-up,
-    # instead of averaging over the second takes it explores; a deck draw's node, shared
-    # by every card drawn, explores the most, so a short search underrates the deck.
-    # 0.2: 1 s takes agreed with 16 s on 82.7% (0.6: 78.0%), level in play (50.7%)
-    c_own: float | None = 0.2
+    # c_uct). Lower, the value of a take converges sooner to that of its best follow-up,
+    # instead of averaging over the seat's own second takes while it explores them.
+    # 0.2 was the default for one run and reverted: 1 s hints agreed with 16 s on 77%
+    # (84% without), since the 16 s search moved too (docs/ai.md, "Hints")
+    c_own: float | None = None
     pw_c: float = 1.5  # progressive widening: children allowed = ceil(pw_c * n ** pw_alpha)
     pw_alpha: float = 0.5
     macro_limit: int = 8  # build macros generated per node
