@@ -8,7 +8,7 @@ answer ``scores(state) -> [expected final score per seat]``:
   hand-written terms with least-squares weights (:data:`~solver.search.policies.EVAL_WEIGHTS`);
 - :class:`ValueModel`: a small multi-layer perceptron (numpy only) trained on
   self-play (:mod:`solver.search.train`) to predict the points a seat still scores,
-  from :func:`seat_features` of that seat. It sees the same facts as the heuristic
+  from :func:`seat_features_row` of that seat. It sees the same facts as the heuristic
   plus the hand's Materials, what the seat's Highway can still pay with, the turn
   order and the player count, and learns how they combine.
 
@@ -40,9 +40,10 @@ from ..rules.cards import CardSet
 from ..rules.state import GameState, Phase
 from .policies import (
     FEATURES,
+    StepOutcome,
     estimate_scores,
+    future_steps,
     highway_score,
-    seat_features,
     tables,
 )
 
@@ -60,11 +61,14 @@ FEATURE_NAMES: tuple[str, ...] = (
 
 def seat_features_row(state: GameState, seat: int) -> list[float]:
     """The :data:`FEATURE_NAMES` of ``seat`` in ``state`` (any phase but over)."""
-    score, phi = seat_features(state, seat)
     p = state.players[seat]
-    return _row(state, score, phi, p.hand, p.highway, p.landmarks,
-                before=(seat - state.current) % state.num_players,
-                to_act=seat == state.current and state.phase == Phase.BUILD, turn=state.turn)
+    f = future_steps(state, seat)
+    to_act = seat == state.current and state.phase == Phase.BUILD
+    seat_now = StepOutcome(tuple(p.highway), tuple(p.landmarks), tuple(p.hand),
+                           bool(p.discard), tuple(state.landmark_row), False)
+    return _rows(state, [seat_now], f, f > 0 or to_act,
+                 before=(seat - state.current) % state.num_players, to_act=to_act,
+                 turn=state.turn)[0]
 
 
 def turn_end_row(state: GameState, outcome) -> list[float]:
@@ -75,95 +79,83 @@ def turn_end_row(state: GameState, outcome) -> list[float]:
 
 
 def turn_end_rows(state: GameState, outcomes) -> list[list[float]]:
-    """:func:`turn_end_row` of each of ``outcomes`` (none may end the game), in one pass:
-    what the outcomes share (the turn, the seat's steps to come, each Highway's terms)
-    is read once, and each hand's terms in one loop over its cards, with the same
-    arithmetic in the same order as :func:`seat_features_row` (so the same floats).
-    Rows are memoised by outcome and turn (a search's rollouts meet the same outcomes at
-    the same turn again in other determinizations); they are shared, do not change them.
-    """
+    """:func:`turn_end_row` of each of ``outcomes`` (none may end the game), in one pass.
+    Memoised by outcome and turn (a search's rollouts meet the same outcomes at the same
+    turn again in other determinizations); the rows are shared, do not change them."""
     tab = tables(state.cards)
     memo = tab.turn_end_rows
+    turns = state.player.turns
+    n = state.num_players
+    keys = [(o, state.turn, turns, n) for o in outcomes]
+    rows = [memo.get(k) for k in keys]
+    missing = [i for i, row in enumerate(rows) if row is None]
+    if missing:
+        f = max(tab.total_turns(state) - turns - 1, 0)
+        made = _rows(state, [outcomes[i] for i in missing], f, f > 0, before=n - 1,
+                     to_act=False, turn=state.turn + 1)
+        for i, row in zip(missing, made, strict=True):
+            rows[i] = row
+            tab.remember(memo, keys[i], row)
+    return rows
+
+
+def _rows(state: GameState, seats, f: int, live: bool, before: int, to_act: bool,
+          turn: int) -> list[list[float]]:
+    """Rows of :data:`FEATURE_NAMES` of one seat in several situations (``seats``:
+    :class:`~solver.search.policies.StepOutcome` values, its Highway, Landmarks, hand,
+    discard and the Landmark row), all with ``f`` build steps to come, ``before`` seats
+    moving before it and turn ``turn``: the terms of
+    :func:`~solver.search.policies.seat_features` (each Highway's read once, each hand's
+    in one loop over its cards) and the model's own."""
+    tab = tables(state.cards)
     cards = state.cards
     material, persistent = cards.material, cards.persistent
     one_mile, rate = tab.one_mile, tab.growth
     n = state.num_players
-    turns = state.player.turns
-    total = tab.total_turns(state)
-    f = max(total - turns - 1, 0)
-    live = f > 0
-    tail = [float(n - 1), 0.0, (state.turn + 1) / max(total * n, 1), float(n == 2),
+    total = tab.total_turns(state) * n
+    tail = [float(before), float(to_act), turn / max(total, 1), float(n == 2),
             float(n == 3), float(n == 4)]
     roads: dict[tuple, tuple] = {}  # (highway, landmarks, row) -> its part of the row
     out = []
-    for outcome in outcomes:
-        key = (outcome, state.turn, turns, n)
-        row = memo.get(key)
-        if row is None:
-            hw, lms = outcome.highway, outcome.landmarks
-            road_key = (hw, lms, outcome.row)
-            road = roads.get(road_key)
-            if road is None:
-                persist = [persistent[c] for c in hw if one_mile[c]]
-                road = roads[road_key] = (
-                    tab.road_terms(hw, lms, f, live, outcome.row), tab.fits(hw),
-                    [float(len(hw)), float(len(lms)), float(len(persist)),
-                     float(len(set(persist)))])
-            (score, growth, persistent_t, borrow, open_run, near, claim, single), fits, \
-                hw_part = road
-            hand = outcome.hand
-            counts = [0.0] * 5
-            ones = hand_fit = hand_one = hand_growth = 0.0
-            fit_max = 0.0 if not hand else None
-            for c in hand:
-                v = fits.get(c)
-                if v is None:
-                    v = tab.fit(hw, c)
-                if fit_max is None or v > fit_max:
-                    fit_max = v
-                counts[material[c]] += 1
+    for seat in seats:
+        hw, lms = seat.highway, seat.landmarks
+        road = roads.get((hw, lms, seat.row))
+        if road is None:
+            persist = [persistent[c] for c in hw if one_mile[c]]
+            road = roads[hw, lms, seat.row] = (
+                tab.road_terms(hw, lms, f, live, seat.row), tab.fits(hw),
+                [float(len(hw)), float(len(lms)), float(len(persist)),
+                 float(len(set(persist)))])
+        (score, growth, persistent_t, borrow, open_run, near, claim, single), fits, \
+            hw_part = road
+        hand = seat.hand
+        counts = [0.0] * 5
+        ones = hand_fit = hand_one = hand_growth = 0.0
+        fit_max = 0.0 if not hand else None
+        for c in hand:  # (policies._hand_terms and the counts, in the same order)
+            v = fits.get(c)
+            if v is None:
+                v = tab.fit(hw, c)
+            if fit_max is None or v > fit_max:
+                fit_max = v
+            counts[material[c]] += 1
+            if one_mile[c]:
+                ones += 1
+            if f > 0:
+                hand_fit += v
                 if one_mile[c]:
-                    ones += 1
-                if live:
-                    hand_fit += v
-                    if one_mile[c]:
-                        hand_one += f - 1
-                    hand_growth += rate[c]
-            if live:
-                hand_growth *= f - 1
-                hand_card = float(len(hand))
-                recycle = f if outcome.has_discard else 0.0
-            else:
-                hand_card = recycle = 0.0
-            row = [score, float(f), persistent_t, borrow, recycle, hand_card, hand_fit,
-                   hand_one, open_run, near, claim, growth, hand_growth, single,
-                   float(len(hand)), *counts, ones, fit_max, *hw_part, *tail]
-            tab.remember(memo, key, row)
-        out.append(row)
+                    hand_one += f - 1
+                hand_growth += rate[c]
+        if f > 0:
+            hand_growth *= f - 1
+            hand_card = float(len(hand))
+            recycle = f if seat.has_discard else 0.0
+        else:
+            hand_card = recycle = 0.0
+        out.append([score, float(f), persistent_t, borrow, recycle, hand_card, hand_fit,
+                    hand_one, open_run, near, claim, growth, hand_growth, single,
+                    float(len(hand)), *counts, ones, fit_max, *hw_part, *tail])
     return out
-
-
-def _row(state: GameState, score: float, phi: tuple[float, ...], hand, highway, landmarks,
-         before: int, to_act: bool, turn: int) -> list[float]:
-    """A row of :data:`FEATURE_NAMES` from a seat's parts; ``before``: the seats that
-    move before this one from now."""
-    tab = tables(state.cards)
-    material = state.cards.material
-    counts = [0.0] * 5
-    ones = 0.0
-    for c in hand:
-        counts[material[c]] += 1
-        if tab.one_mile[c]:
-            ones += 1
-    hw = tuple(highway)
-    fit_max = max((tab.fit(hw, c) for c in hand), default=0.0)
-    persist = [state.cards.persistent[c] for c in highway if tab.one_mile[c]]
-    n = state.num_players
-    total = tab.total_turns(state) * n
-    return [score, *phi, float(len(hand)), *counts, ones, fit_max, float(len(highway)),
-            float(len(landmarks)), float(len(persist)), float(len(set(persist))),
-            float(before), float(to_act), turn / max(total, 1), float(n == 2), float(n == 3),
-            float(n == 4)]
 
 
 @lru_cache(maxsize=1)
