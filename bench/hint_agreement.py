@@ -117,7 +117,9 @@ def main(argv=None) -> int:
         setting = f"{budget.iterations} iterations{', another seed' if args.again else ''}"
     # the hints part seeds position i's searches with seed + 7919 i (+1 for the slow one)
     # (repeat k adds 1,000,003 k to the seeds)
-    repeats = max(1, args.repeats)
+    if args.repeats < 1:
+        p.error(f"--repeats {args.repeats}: give 1 or more searches per position")
+    repeats = args.repeats
     jobs = [(r["position"], states[r["position"]], budget,
              hints["seed"] + 7919 * r["position"] + (2 if args.again else 3) + 1_000_003 * k,
              overrides)
