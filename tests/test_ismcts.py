@@ -466,6 +466,61 @@ def test_own_builds_by_value_play_the_models_best_step_below_the_root(cards, mon
     assert again.root_stats() == first.root_stats()
 
 
+def test_own_take_by_value_is_the_take_whose_best_build_step_is_worth_most(cards):
+    """own_takes="value": the seat's last take of a turn is the one after which its best
+    build step (every build step, valued by the model) is worth the most: a Depot card by
+    the hand with it, the deck by the mean over the cards it may show (here all of them)."""
+    from solver.rules.actions import Take
+    from solver.search import ismcts
+    from solver.search.buildsteps import all_build_steps
+    from solver.search.policies import tables
+
+    model = _model_or_skip(cards)
+    state = play_greedy_to(cards, 4, Phase.TAKE)
+    apply_inplace(state, Take(None))  # a first take from the deck: the second is next
+    seat = state.current
+    assert state.phase == Phase.TAKE and state.picks == 1
+    unseen = tuple(sorted(view_of(state, seat).unseen_cards()))
+    pool = [c for c in unseen if c not in state.players[seat].hand]
+    params = replace(DEFAULT_PARAMS, own_takes="value", own_take_samples=len(pool))
+
+    def worth(card: int) -> float:  # the best build step's value, found independently
+        after = state.copy()
+        after.players[seat].hand.append(card)
+        after.phase, after.picks = Phase.BUILD, 2
+        after.landmark_deck = []
+        return max(model.scores(s)[seat] for _m, s in all_build_steps(after, 3_000, True))
+
+    takes = tables(cards).takes
+    values = {takes[c]: worth(c) for c in set(state.depot)}
+    values[Take(None)] = sum(map(worth, pool)) / len(pool)
+    chosen = ismcts.own_take(state, params, model, unseen)
+    assert values[chosen] == pytest.approx(max(values.values()))
+
+
+def test_own_takes_by_value_play_the_second_take_below_the_root(cards):
+    """Below a Depot take at the root (which reveals nothing) the seat's second take is
+    always the same one, own_take's; below the deck it may differ with the card shown."""
+    from solver.search import ismcts
+
+    model = _model_or_skip(cards)
+    state = play_greedy_to(cards, 6, Phase.TAKE)
+    seat = state.current
+    params = replace(DEFAULT_PARAMS, own_takes="value")
+    searcher = Searcher(view_of(state, seat), 4, params)
+    searcher.run(iterations=200)
+    unseen = tuple(sorted(view_of(state, seat).unseen_cards()))
+    depot_takes = [m for m in searcher.root.children if m[0].card is not None]
+    assert depot_takes
+    for move in depot_takes:
+        below = searcher.root.children[move].children
+        if not below:
+            continue  # (visited once: the rollout played it)
+        after = state.copy()
+        apply_inplace(after, move[0])
+        assert list(below) == [(ismcts.own_take(after, params, model, unseen),)]
+
+
 def test_take_pairs_are_both_takes_of_a_turn_best_first():
     from solver.rules.actions import Take
     from solver.search.ismcts import _take_pairs

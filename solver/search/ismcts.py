@@ -136,6 +136,12 @@ class SearchParams:
     # a node of the tree below it) or "pairs" (both takes of the turn as one move when
     # the first is from the Depot, which reveals nothing; the deck first stays single)
     root_takes: str = "single"
+    # the searching seat's second take of a turn below the root (with own_builds="value"):
+    # "tree" (a node over the takes, explored by UCB) or "value" (played, not searched: the
+    # take whose best build step the evaluator values most, the deck as the mean over
+    # ``own_take_samples`` of the cards it may show, :func:`own_take`)
+    own_takes: str = "value"
+    own_take_samples: int = 6
 
     def __post_init__(self):
         for name, allowed in _CHOICES.items():
@@ -146,7 +152,7 @@ class SearchParams:
 
 _CHOICES = {"root": ("race", "uct"), "root_step_order": ("heuristic", "value"),
             "rollout_builds": ("greedy", "value", "auto"), "own_builds": ("tree", "value"),
-            "root_takes": ("single", "pairs")}
+            "root_takes": ("single", "pairs"), "own_takes": ("tree", "value")}
 DEFAULT_PARAMS = SearchParams()
 
 
@@ -328,6 +334,8 @@ class Searcher:
         self._rollout_scores = (self.evaluator.turn_end_scores if self.evaluator is not None
                                 and params.rollout_builds == "value" else None)
         self._own_value = params.own_builds == "value" and self.evaluator is not None
+        self._own_takes = self._own_value and params.own_takes == "value"
+        self._unseen = tuple(sorted(view.unseen_cards()))
         self._seed = seed
         self._race_reset()
 
@@ -347,6 +355,8 @@ class Searcher:
         if state.current == self.seat:
             if self._own_value and state.phase == Phase.BUILD:
                 return [own_build_step(state, self.params, self.evaluator)]
+            if self._own_takes and state.picks == 1:
+                return [(own_take(state, self.params, self.evaluator, self._unseen),)]
             key = _own_key(state)
             cached = self._move_cache.get(key)
             if cached is not None:
@@ -526,6 +536,9 @@ class Searcher:
             cutoff = max(cutoff, self.cutoff_turn)
         while state.phase != Phase.OVER and state.turn < cutoff:
             if self._own_value and state.current == self.seat:
+                if self._own_takes and state.phase == Phase.TAKE and state.picks == 1:
+                    apply_inplace(state, own_take(state, params, self.evaluator,
+                                                  self._unseen))
                 play_takes(state, rng, params.weights, params.rollout_noise,
                            params.rollout_lookahead)
                 if state.phase == Phase.BUILD:
@@ -676,17 +689,73 @@ def own_build_step(state: GameState, params: SearchParams = DEFAULT_PARAMS,
     only what the player knows (:class:`~solver.search.buildsteps.StepOutcome`), so it is
     memoised for the process by that: the turn's later searches, and other searches of
     the same position, find it done."""
+    return _own_step(state, params, evaluator)[0]
+
+
+def _own_step(state: GameState, params: SearchParams, evaluator) -> tuple[tuple, float]:
+    """:func:`own_build_step` and the player's expected final score after it."""
     key = (state.cards, evaluator, params.weights.memo_id, params.exact_last,
            len(state.deck), _own_key(state))
-    step = _OWN_STEPS.get(key)
-    if step is None:
+    found = _OWN_STEPS.get(key)
+    if found is None:
         exact = _exact_last(state, False) if params.exact_last else None
-        step = exact.move if exact is not None else _valued_steps(
-            state, params, evaluator, 1)[0]
+        if exact is not None:
+            found = (exact.move, float(exact.score))
+        else:
+            steps, index, outcomes = step_outcomes(state, 3_000)
+            if evaluator is None:
+                values = [turn_end_value(state, o, params.weights) for o in outcomes]
+            else:
+                values = evaluator.turn_end_scores(state, outcomes)
+            best = max(range(len(steps)), key=lambda i: (values[index[i]], -i))
+            found = (steps[best], values[index[best]])
         if len(_OWN_STEPS) >= _OWN_STEPS_MAX:  # pop: threads of one process share it
             _OWN_STEPS.pop(next(iter(_OWN_STEPS)), None)
-        _OWN_STEPS[key] = step
-    return step
+        _OWN_STEPS[key] = found
+    return found
+
+
+# own_take's answers: (cards, evaluator, weights, exact, samples, unseen, own key) -> take
+_OWN_TAKES: dict[tuple, Take] = {}
+
+
+def own_take(state: GameState, params: SearchParams, evaluator, unseen: tuple[int, ...]
+             ) -> Take:
+    """The take of the player to act (its turn's last) after which its best build step
+    (:func:`own_build_step`) is worth the most to it: a Depot card's value is that of the
+    hand with the card, the deck's the mean over up to ``params.own_take_samples`` of the
+    cards it may show (``unseen`` less the hand, spread evenly). The one-turn lookahead on
+    the value of a strong tableau-game AI (Keldon Jones's for Race for the Galaxy): the
+    choice knows which card a deck take showed before, where a tree node below a deck
+    take is shared by all of them. Memoised for the process like the build step."""
+    key = (state.cards, evaluator, params.weights.memo_id, params.exact_last,
+           params.own_take_samples, unseen, len(state.deck), _own_key(state))
+    take = _OWN_TAKES.get(key)
+    if take is not None:
+        return take
+    tab = tables(state.cards)
+    hand = state.player.hand
+
+    def worth(take: Take, card: int | None = None) -> float:
+        after = state.copy()
+        if card is not None:
+            after.deck[-1] = card  # (the deck shows it: only the seat's hand is read)
+        apply_inplace(after, take)  # the state the tree meets, so the memo serves both
+        return _own_step(after, params, evaluator)[1]
+
+    options = [(worth(tab.takes[c]), tab.takes[c]) for c in sorted(set(state.depot))]
+    if state.deck:
+        pool = [c for c in unseen if c not in hand]
+        if pool:
+            step = max(1, len(pool) // params.own_take_samples)
+            picked = pool[::step][:params.own_take_samples]
+            deck = tab.take_deck
+            options.append((sum(worth(deck, c) for c in picked) / len(picked), deck))
+    take = max(options, key=lambda vt: vt[0])[1]
+    if len(_OWN_TAKES) >= _OWN_STEPS_MAX:
+        _OWN_TAKES.pop(next(iter(_OWN_TAKES)), None)
+    _OWN_TAKES[key] = take
+    return take
 
 
 def _own_key(state: GameState) -> tuple:
