@@ -77,7 +77,10 @@ class SearchParams:
     # c_uct). Lower, the value of a take converges sooner to that of its best follow-up,
     # instead of averaging over the seat's own second takes while it explores them.
     # 0.2 was the default for one run and reverted: 1 s hints agreed with 16 s on 77%
-    # (84% without), since the 16 s search moved too (docs/ai.md, "Hints")
+    # (84% without), since the 16 s search moved too (docs/ai.md, "Hints"). With the
+    # seat's takes and build steps below the root played by the value (own_takes,
+    # own_builds), its nodes in the root's round have one move each: this then acts only
+    # on the first takes of its later turns (rollout_rounds > 0)
     c_own: float | None = None
     pw_c: float = 1.5  # progressive widening: children allowed = ceil(pw_c * n ** pw_alpha)
     pw_alpha: float = 0.5
