@@ -226,15 +226,22 @@ def part_hints(cfg, args, cards) -> dict:
 
 def _empty_caches() -> None:
     """Empty every ``functools.lru_cache`` of the process (the payment searches, the
-    heuristic's tables and their memos, scores): each speed measurement then starts as a
-    new game does, not warmed by the one before (a second 10 s search of one position
-    runs about 15% faster; 2 workers fork from this process and inherit its caches)."""
+    heuristic's tables and their memos, scores) and the memos kept in dicts (cheapest
+    payments, the seat's own build steps and takes): each speed measurement then starts
+    as a new game does, not warmed by the one before (a second 10 s search of one
+    position runs about 15% faster; 2 workers fork from this process and inherit its
+    caches)."""
     import functools
     import gc
+
+    from solver.rules.payment import api as payment_api
+    from solver.search.ismcts import clear_memos
 
     for obj in gc.get_objects():
         if isinstance(obj, functools._lru_cache_wrapper):
             obj.cache_clear()
+    payment_api.clear_caches()
+    clear_memos()
 
 
 # the code whose speed the goal doubles: main when issue 10 was filed (its benchmark gave

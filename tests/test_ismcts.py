@@ -406,14 +406,16 @@ def test_auto_rollouts_build_by_the_model_only_in_a_long_search(cards):
 
 def test_own_exploration_constant_applies_at_the_seats_own_nodes_only(cards):
     """``c_own``: None and ``c_uct``'s value search alike; another value changes the
-    search only through the seat's own nodes below the root, so with ``c_uct`` also
-    changed at the opponents' nodes the statistics differ again."""
+    search only through the seat's own nodes below the root (its second takes, with
+    own_takes="tree"), so with ``c_uct`` also changed at the opponents' nodes the
+    statistics differ again. With the second take played by the value, the seat's nodes
+    in the root's round have one move each, and ``c_own`` changes nothing."""
     state = play_greedy_to(cards, 6, Phase.TAKE)
     view = view_of(state, state.current)
 
-    def stats(**knobs) -> list:
+    def stats(own_takes="tree", **knobs) -> list:
         searcher = Searcher(view, 4, replace(DEFAULT_PARAMS, rollout_builds="greedy",
-                                             **knobs))
+                                             own_takes=own_takes, **knobs))
         searcher.run(iterations=300)
         return searcher.root_stats()
 
@@ -421,6 +423,7 @@ def test_own_exploration_constant_applies_at_the_seats_own_nodes_only(cards):
     own_low = stats(c_own=0.05)
     assert own_low != stats(c_own=None)
     assert stats(c_own=0.05, c_uct=1.5) != own_low  # the opponents' nodes keep c_uct
+    assert stats("value", c_own=0.05) == stats("value", c_own=None)
 
 
 def test_search_params_name_a_choice_that_does_not_exist():
@@ -440,12 +443,12 @@ def test_own_builds_by_value_play_the_models_best_step_below_the_root(cards, mon
 
     model = _model_or_skip(cards)
     seen = []
-    real = ismcts._valued_steps
-    monkeypatch.setattr(ismcts, "_valued_steps",
+    real = ismcts._step_values
+    monkeypatch.setattr(ismcts, "_step_values",
                         lambda state, *a: seen.append(state.copy()) or real(state, *a))
     state = play_greedy_to(cards, 6, Phase.TAKE)
     seat = state.current
-    ismcts._OWN_STEPS.clear()
+    ismcts.clear_memos()
     params = replace(DEFAULT_PARAMS, own_builds="value")
     first = Searcher(view_of(state, seat), 2, params)
     first.run(iterations=150)

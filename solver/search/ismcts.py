@@ -282,13 +282,22 @@ def _valued_steps(state: GameState, params: SearchParams, evaluator, limit: int 
                   ) -> list[tuple]:
     """All the build steps (the ``limit`` best) by the seat's value after the turn: the
     evaluator's (the heuristic's when None; exact when the game ends)."""
+    steps, values = _step_values(state, params, evaluator)
+    order = sorted(range(len(steps)), key=lambda i: -values[i])
+    return [steps[i] for i in order[:limit]]
+
+
+def _step_values(state: GameState, params: SearchParams, evaluator
+                 ) -> tuple[list[tuple], list[float]]:
+    """All the build steps of the player to act and the value of each: its expected
+    final score once the turn ends there, by the evaluator (the heuristic's when None;
+    exact when the game ends)."""
     steps, index, outcomes = step_outcomes(state, 3_000)
     if evaluator is None:
         values = [turn_end_value(state, o, params.weights) for o in outcomes]
     else:
         values = evaluator.turn_end_scores(state, outcomes)
-    order = sorted(range(len(steps)), key=lambda i: -values[index[i]])
-    return [steps[i] for i in order[:limit]]
+    return steps, [values[k] for k in index]
 
 
 def evaluator_for(params: SearchParams, cards):
@@ -705,13 +714,9 @@ def _own_step(state: GameState, params: SearchParams, evaluator) -> tuple[tuple,
         if exact is not None:
             found = (exact.move, float(exact.score))
         else:
-            steps, index, outcomes = step_outcomes(state, 3_000)
-            if evaluator is None:
-                values = [turn_end_value(state, o, params.weights) for o in outcomes]
-            else:
-                values = evaluator.turn_end_scores(state, outcomes)
-            best = max(range(len(steps)), key=lambda i: (values[index[i]], -i))
-            found = (steps[best], values[index[best]])
+            steps, values = _step_values(state, params, evaluator)
+            best = max(range(len(steps)), key=lambda i: (values[i], -i))
+            found = (steps[best], values[best])
         if len(_OWN_STEPS) >= _OWN_STEPS_MAX:  # pop: threads of one process share it
             _OWN_STEPS.pop(next(iter(_OWN_STEPS)), None)
         _OWN_STEPS[key] = found
@@ -759,6 +764,13 @@ def own_take(state: GameState, params: SearchParams, evaluator, unseen: tuple[in
         _OWN_TAKES.pop(next(iter(_OWN_TAKES)), None)
     _OWN_TAKES[key] = take
     return take
+
+
+def clear_memos() -> None:
+    """Forget the answers :func:`own_build_step` and :func:`own_take` keep for the
+    process: for benchmarks that measure a cold start, and tests."""
+    _OWN_STEPS.clear()
+    _OWN_TAKES.clear()
 
 
 def _own_key(state: GameState) -> tuple:
@@ -933,4 +945,4 @@ def _sequential(state: GameState, move: tuple[Action, ...]) -> list[Build]:
 
 
 __all__ = ["DEFAULT_PARAMS", "MoveStats", "SearchOutput", "SearchParams", "Searcher",
-           "concrete_move", "own_build_step", "root_moves", "search"]
+           "clear_memos", "concrete_move", "own_build_step", "own_take", "root_moves", "search"]
