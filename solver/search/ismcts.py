@@ -759,7 +759,8 @@ def own_take(state: GameState, params: SearchParams, evaluator, unseen: tuple[in
             picked = pool[::step][:params.own_take_samples]
             deck = tab.take_deck
             options.append((sum(worth(deck, c) for c in picked) / len(picked), deck))
-    take = max(options, key=lambda vt: vt[0])[1]
+    # (no option valued: an empty Depot and no unseen card to value the deck by)
+    take = max(options, key=lambda vt: vt[0])[1] if options else tab.take_deck
     if len(_OWN_TAKES) >= _OWN_STEPS_MAX:
         _OWN_TAKES.pop(next(iter(_OWN_TAKES)), None)
     _OWN_TAKES[key] = take
