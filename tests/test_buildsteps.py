@@ -190,7 +190,8 @@ def test_ended_outcome_reads_what_ending_the_turn_in_place_leaves(last):
     """ended_outcome (how value rollouts value stopping after each build) holds what the
     state ended in place with the heuristic's claim holds for the player, the claim's
     gap refilled from the Landmark deck as the engine does; the learned model values it
-    exactly as that state."""
+    exactly as that state. Given a build, it holds what building it first would (the
+    engine's payment: the same hand order and discard)."""
     from solver.search.policies import (
         DEFAULT_WEIGHTS,
         _claim_and_end,
@@ -200,7 +201,7 @@ def test_ended_outcome_reads_what_ending_the_turn_in_place_leaves(last):
     from solver.search.value import current_model, seat_features_row, turn_end_row
 
     model = current_model(new_game(2, 0).cards)
-    checked = claimed = 0
+    checked = claimed = spent = 0
     for state in _build_positions(range(14, 22), last):
         seat = state.current
         s = state
@@ -220,6 +221,11 @@ def test_ended_outcome_reads_what_ending_the_turn_in_place_leaves(last):
             options = build_options(s, DEFAULT_WEIGHTS, exact=False)
             if not options:
                 break
+            for _v, build in options:  # a build's outcome without making its state
+                after = s.copy()
+                apply_inplace(after, build)
+                assert ended_outcome(s, DEFAULT_WEIGHTS, build) == ended_outcome(after)
+                spent += len(after.player.discard) > len(s.player.discard)
             s = s.copy()
             apply_inplace(s, options[0][1])
-    assert checked >= 20 and claimed >= 2
+    assert checked >= 20 and claimed >= 2 and spent >= 10

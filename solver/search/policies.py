@@ -58,6 +58,7 @@ from ..rules.constants import SCENERIES, STRETCH_MIN_ICONS
 from ..rules.effects import REGISTRY
 from ..rules.engine import DEPOT_SIZE, apply_inplace, claim_possible, claimable, turns_per_player
 from ..rules.payment import (
+    PaymentError,
     Sources,
     affordable_cards,
     card_keep_value,
@@ -773,25 +774,43 @@ def _claim_and_end(state: GameState, w: Weights, actions: list[Action]) -> list[
     return actions
 
 
-def ended_outcome(state: GameState, w: Weights = DEFAULT_WEIGHTS) -> StepOutcome:
+def ended_outcome(state: GameState, w: Weights = DEFAULT_WEIGHTS,
+                  build: Build | None = None) -> StepOutcome:
     """What ending the build step now with the heuristic's best claim (or ``end``) leaves
     the player to act, without making that state: the row refilled from ``state``'s
     Landmark deck as the engine would, so the evaluations read exactly the numbers of
-    the state ended in place (:func:`valued_build_step_inplace` values its options so)."""
+    the state ended in place (:func:`valued_build_step_inplace` values its options so).
+    ``build`` (a Build without a payment, as ``build_options(exact=False)`` gives): the
+    step ended after that build too, paid as the engine pays it (the cheapest way)."""
+    cards = state.cards
     p = state.player
     hw = tuple(p.highway)
+    hand = p.hand
+    has_discard = bool(p.discard)
+    if build is not None:
+        c = cards.highway_index[build.card]
+        payment = cheapest_payment(state, c)
+        if payment is None:
+            raise PaymentError(f"{build.notation()!r}: {build.card} cannot be paid for")
+        hand = hand[:]
+        hand.remove(c)  # the engine's order: the card, then the spent cards in turn
+        spent = _spent(cards, payment)
+        for x in spent:
+            hand.remove(x)
+        has_discard = has_discard or bool(spent)
+        hw = (c,) + hw if build.side == "L" else hw + (c,)
     lms = tuple(p.landmarks)
     row = tuple(state.landmark_row)
-    claims = claim_options(state, w)
-    if claims:
-        claim = claims[0][1]
-        cards = state.cards
+    pairs = claimable_pairs(cards, hw, lms, row)
+    if pairs:
+        claim = _valued_claims(tables(cards), pairs, hw, lms, hand, has_discard,
+                               future_steps(state, state.current), row, w)[0][1]
         lm = cards.landmark_index[claim.landmark]
         lms += ((lm, cards.highway_index[claim.card]),)
         row = tuple(x for x in row if x != lm)
         if state.landmark_deck:
             row += (state.landmark_deck[-1],)
-    return StepOutcome(hw, lms, tuple(p.hand), bool(p.discard), row, turn_ends_game(state))
+    return StepOutcome(hw, lms, tuple(hand), has_discard, row, turn_ends_game(state))
 
 
 def turn_ends_game(state: GameState) -> bool:
@@ -965,10 +984,8 @@ def valued_build_step_inplace(state: GameState, turn_end_scores, w: Weights = DE
         moves: list[Action | None] = [None]
         outcomes = [ended_outcome(state, w)]
         for _v, action in options:
-            after = state.copy_for_builds()
-            apply_inplace(after, action)
             moves.append(action)
-            outcomes.append(ended_outcome(after, w))
+            outcomes.append(ended_outcome(state, w, action))
         values = turn_end_scores(state, outcomes)
         if noise and rng is not None:
             values = [v + noise * _gumbel(rng) for v in values]
