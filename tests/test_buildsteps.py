@@ -229,3 +229,32 @@ def test_ended_outcome_reads_what_ending_the_turn_in_place_leaves(last):
             s = s.copy()
             apply_inplace(s, options[0][1])
     assert checked >= 20 and claimed >= 2 and spent >= 10
+
+
+def test_valued_build_step_value_is_what_the_greedy_step_ends_with():
+    """valued_build_step_value: the model's value of the turn that
+    valued_build_step_inplace (no noise) ends, without changing the state; never less
+    than ending the step at once."""
+    from solver.search.policies import (
+        DEFAULT_WEIGHTS,
+        ended_outcome,
+        valued_build_step_inplace,
+        valued_build_step_value,
+    )
+    from solver.search.value import current_model
+
+    model = current_model(new_game(2, 0).cards)
+    built = 0
+    for state in _build_positions(range(14, 22), False):
+        seat = state.current
+        before = state.copy()
+        value = valued_build_step_value(state, model.turn_end_scores)
+        assert (state.player.hand, state.player.highway) == (before.player.hand,
+                                                             before.player.highway)
+        done = state.copy()
+        actions = valued_build_step_inplace(done, model.turn_end_scores)
+        built += len(actions) > 1
+        assert value == pytest.approx(model.seat_scores([done], seat)[0])
+        stop = model.turn_end_scores(state, [ended_outcome(state, DEFAULT_WEIGHTS)])[0]
+        assert value >= stop - 1e-9
+    assert built >= 3

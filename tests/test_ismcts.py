@@ -501,6 +501,38 @@ def test_own_take_by_value_is_the_take_whose_best_build_step_is_worth_most(cards
     assert values[chosen] == pytest.approx(max(values.values()))
 
 
+def test_own_take_valued_greedily_is_the_take_whose_greedy_build_step_is_worth_most(cards):
+    """own_take_value="greedy": each take is valued by the value's greedy build step
+    (played in place on the hand with the card, the claim's gap left open) instead of
+    the best of all build steps; the deck still by the mean over the cards it may show."""
+    from solver.rules.actions import Take
+    from solver.search import ismcts
+    from solver.search.policies import tables, valued_build_step_inplace
+
+    model = _model_or_skip(cards)
+    for turn in (4, 6):
+        state = play_greedy_to(cards, turn, Phase.TAKE)
+        apply_inplace(state, Take(None))
+        seat = state.current
+        unseen = tuple(sorted(view_of(state, seat).unseen_cards()))
+        pool = [c for c in unseen if c not in state.players[seat].hand]
+        params = replace(DEFAULT_PARAMS, own_take_samples=len(pool), own_take_value="greedy")
+
+        def worth(card: int, state=state, seat=seat) -> float:
+            after = state.copy()
+            after.players[seat].hand.append(card)
+            after.phase, after.picks = Phase.BUILD, 2
+            after.landmark_deck = []
+            valued_build_step_inplace(after, model.turn_end_scores)
+            return model.scores(after)[seat]
+
+        takes = tables(cards).takes
+        values = {takes[c]: worth(c) for c in set(state.depot)}
+        values[Take(None)] = sum(map(worth, pool)) / len(pool)
+        chosen = ismcts.own_take(state, params, model, unseen)
+        assert values[chosen] == pytest.approx(max(values.values()))
+
+
 def test_own_takes_by_value_play_the_second_take_below_the_root(cards):
     """Below a Depot take at the root (which reveals nothing) the seat's second take is
     always the same one, own_take's; below the deck it may differ with the card shown."""

@@ -64,6 +64,7 @@ from .policies import (
     tables,
     take_values,
     turn_end_value,
+    valued_build_step_value,
 )
 from .value import ValueModel, default_evaluator, one_blas_thread, win_shares
 
@@ -145,6 +146,11 @@ class SearchParams:
     # ``own_take_samples`` of the cards it may show, :func:`own_take`)
     own_takes: str = "value"
     own_take_samples: int = 6
+    # how own_take values the build step after each take: "full" (the best of all build
+    # steps, :func:`own_build_step`) or "greedy" (the value's greedy step,
+    # :func:`~solver.search.policies.valued_build_step_value`: a few builds valued, not
+    # every build set in every order; the last build step stays exact)
+    own_take_value: str = "full"
 
     def __post_init__(self):
         for name, allowed in _CHOICES.items():
@@ -155,7 +161,8 @@ class SearchParams:
 
 _CHOICES = {"root": ("race", "uct"), "root_step_order": ("heuristic", "value"),
             "rollout_builds": ("greedy", "value", "auto"), "own_builds": ("tree", "value"),
-            "root_takes": ("single", "pairs"), "own_takes": ("tree", "value")}
+            "root_takes": ("single", "pairs"), "own_takes": ("tree", "value"),
+            "own_take_value": ("full", "greedy")}
 DEFAULT_PARAMS = SearchParams()
 
 
@@ -723,6 +730,25 @@ def _own_step(state: GameState, params: SearchParams, evaluator) -> tuple[tuple,
     return found
 
 
+_GREEDY_VALUES: dict[tuple, float] = {}
+
+
+def _greedy_step_value(state: GameState, params: SearchParams, evaluator) -> float:
+    """The value's greedy build step's worth to the player to act
+    (:func:`~solver.search.policies.valued_build_step_value`), memoised like
+    :func:`_own_step`."""
+    key = (state.cards, evaluator, params.weights.memo_id, len(state.deck), _own_key(state))
+    found = _GREEDY_VALUES.get(key)
+    if found is None:
+        probe = state.copy_for_builds()
+        probe.landmark_deck = []  # a claim's gap left open: what refills it is hidden
+        found = valued_build_step_value(probe, evaluator.turn_end_scores, params.weights)
+        if len(_GREEDY_VALUES) >= _OWN_STEPS_MAX:
+            _GREEDY_VALUES.pop(next(iter(_GREEDY_VALUES)), None)
+        _GREEDY_VALUES[key] = found
+    return found
+
+
 # own_take's answers: (cards, evaluator, weights, exact, samples, unseen, own key) -> take
 _OWN_TAKES: dict[tuple, Take] = {}
 
@@ -737,18 +763,23 @@ def own_take(state: GameState, params: SearchParams, evaluator, unseen: tuple[in
     choice knows which card a deck take showed before, where a tree node below a deck
     take is shared by all of them. Memoised for the process like the build step."""
     key = (state.cards, evaluator, params.weights.memo_id, params.exact_last,
-           params.own_take_samples, unseen, len(state.deck), _own_key(state))
+           params.own_take_samples, params.own_take_value, unseen, len(state.deck),
+           _own_key(state))
     take = _OWN_TAKES.get(key)
     if take is not None:
         return take
     tab = tables(state.cards)
     hand = state.player.hand
 
+    greedy = params.own_take_value == "greedy" and evaluator is not None
+
     def worth(take: Take, card: int | None = None) -> float:
         after = state.copy()
         if card is not None:
             after.deck[-1] = card  # (the deck shows it: only the seat's hand is read)
         apply_inplace(after, take)  # the state the tree meets, so the memo serves both
+        if greedy and not (params.exact_last and is_last_build_step(after)):
+            return _greedy_step_value(after, params, evaluator)
         return _own_step(after, params, evaluator)[1]
 
     options = [(worth(tab.takes[c]), tab.takes[c]) for c in sorted(set(state.depot))]
@@ -772,6 +803,7 @@ def clear_memos() -> None:
     process: for benchmarks that measure a cold start, and tests."""
     _OWN_STEPS.clear()
     _OWN_TAKES.clear()
+    _GREEDY_VALUES.clear()
 
 
 def _own_key(state: GameState) -> tuple:
