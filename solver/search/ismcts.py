@@ -149,7 +149,8 @@ class SearchParams:
     # how own_take values the build step after each take: "full" (the best of all build
     # steps, :func:`own_build_step`) or "greedy" (the value's greedy step,
     # :func:`~solver.search.policies.valued_build_step_value`: a few builds valued, not
-    # every build set in every order; the last build step stays exact)
+    # every build set in every order; the last build step stays exact). About 10x
+    # cheaper cold; level in play at 1 s (51.5%, docs/ai.md), so not the default
     own_take_value: str = "full"
 
     def __post_init__(self):
