@@ -701,6 +701,14 @@ _OWN_STEPS: dict[tuple, tuple] = {}
 _OWN_STEPS_MAX = 20_000  # about 0.9 kB each (18 MB); the oldest go first
 
 
+def _remember(memo: dict, key: tuple, value) -> None:
+    """Keep ``value`` in one of the process's own-decision memos, the oldest entry
+    dropped once it holds ``_OWN_STEPS_MAX`` (pop: threads of one process share it)."""
+    if len(memo) >= _OWN_STEPS_MAX:
+        memo.pop(next(iter(memo)), None)
+    memo[key] = value
+
+
 def own_build_step(state: GameState, params: SearchParams = DEFAULT_PARAMS,
                    evaluator=None) -> tuple:
     """The build step of the player to act that ``evaluator`` (the heuristic's
@@ -725,9 +733,7 @@ def _own_step(state: GameState, params: SearchParams, evaluator) -> tuple[tuple,
             steps, values = _step_values(state, params, evaluator)
             best = max(range(len(steps)), key=lambda i: (values[i], -i))
             found = (steps[best], values[best])
-        if len(_OWN_STEPS) >= _OWN_STEPS_MAX:  # pop: threads of one process share it
-            _OWN_STEPS.pop(next(iter(_OWN_STEPS)), None)
-        _OWN_STEPS[key] = found
+        _remember(_OWN_STEPS, key, found)
     return found
 
 
@@ -744,9 +750,7 @@ def _greedy_step_value(state: GameState, params: SearchParams, evaluator) -> flo
         probe = state.copy_for_builds()
         probe.landmark_deck = []  # a claim's gap left open: what refills it is hidden
         found = valued_build_step_value(probe, evaluator.turn_end_scores, params.weights)
-        if len(_GREEDY_VALUES) >= _OWN_STEPS_MAX:
-            _GREEDY_VALUES.pop(next(iter(_GREEDY_VALUES)), None)
-        _GREEDY_VALUES[key] = found
+        _remember(_GREEDY_VALUES, key, found)
     return found
 
 
@@ -793,9 +797,7 @@ def own_take(state: GameState, params: SearchParams, evaluator, unseen: tuple[in
             options.append((sum(worth(deck, c) for c in picked) / len(picked), deck))
     # (no option valued: an empty Depot and no unseen card to value the deck by)
     take = max(options, key=lambda vt: vt[0])[1] if options else tab.take_deck
-    if len(_OWN_TAKES) >= _OWN_STEPS_MAX:
-        _OWN_TAKES.pop(next(iter(_OWN_TAKES)), None)
-    _OWN_TAKES[key] = take
+    _remember(_OWN_TAKES, key, take)
     return take
 
 
