@@ -152,12 +152,25 @@ class SearchParams:
     # every build set in every order; the last build step stays exact). About 10x
     # cheaper cold; level in play at 1 s (51.5%, docs/ai.md), so not the default
     own_take_value: str = "full"
+    # the deck's top cards over the iterations (a race's rounds): that many places from
+    # the top each see every unseen card in turn (a fixed shuffled order per place, each
+    # round's state drawn given them), so that a deck take's mean is not swayed by which
+    # cards chance put on top in few rounds; 0: as the samples drew them
+    stratify_top: int = 1
 
     def __post_init__(self):
         for name, allowed in _CHOICES.items():
             if getattr(self, name) not in allowed:
                 raise ValueError(f"SearchParams.{name}: {getattr(self, name)!r} is not one "
                                  f"of {', '.join(allowed)}")
+        for name in ("exact_last",):
+            if not isinstance(getattr(self, name), bool):
+                raise ValueError(f"SearchParams.{name}: {getattr(self, name)!r} is not true "
+                                 f"or false")
+        if isinstance(self.stratify_top, bool) or not isinstance(self.stratify_top, int) \
+                or self.stratify_top < 0:
+            raise ValueError(f"SearchParams.stratify_top: {self.stratify_top!r} is not a "
+                             f"whole number of places, 0 or more")
 
 
 _CHOICES = {"root": ("race", "uct"), "root_step_order": ("heuristic", "value"),
@@ -357,6 +370,11 @@ class Searcher:
         self._own_takes = self._own_value and params.own_takes == "value"
         self._unseen = tuple(sorted(view.unseen_cards()))
         self._seed = seed
+        self._tops = []  # per stratified place of the deck, its order of the unseen cards
+        for depth in range(params.stratify_top):
+            order = list(self.det.unseen)
+            random.Random(_worker_seed(seed, 2_000_003 + depth)).shuffle(order)
+            self._tops.append(order)
         self._race_reset()
 
     def _cutoff(self, turn: int) -> int:
@@ -477,6 +495,10 @@ class Searcher:
             self.rng.seed(_worker_seed(self._seed, 1_000_003 + k))
         rng = self.rng
         state = self.det.sample(rng)
+        if self._tops and self._tops[0]:
+            r = k if root_move is not None else self.iterations
+            for depth, order in enumerate(self._tops):
+                _put_on_top(state, self.seat, order[r % len(order)], depth)
         flat = params.tree_turns < 0  # the root's candidates only, then the rollout
         last_turn = self.view.turn + params.tree_turns if params.tree_turns > 0 else 1 << 30
         if root_move is not None:
@@ -819,6 +841,29 @@ def _own_key(state: GameState) -> tuple:
             tuple(tuple(o.highway) for o in state.players),
             tuple(state.cards.material[o.discard[-1]] if o.discard else -1
                   for o in state.players))
+
+
+def _put_on_top(state: GameState, seat: int, card: int, depth: int = 0) -> None:
+    """Make ``card`` the deck's card ``depth`` places below the top (0: the top) in a
+    determinization, by swapping it with the card there, when it lies lower in the deck
+    or in an opponent's hidden hand (a hidden discard keeps it, the pile's materials are
+    public; so do the places above, already set). Each such state is as likely as the one
+    it came from, so cycling ``card`` over the unseen cards stratifies that place: the
+    iterations see each card there about equally often, as the seat's uncertainty says
+    they should."""
+    deck = state.deck
+    at = len(deck) - 1 - depth
+    if at < 0 or deck[at] == card:
+        return
+    for i in range(at):
+        if deck[i] == card:
+            deck[i], deck[at] = deck[at], card
+            return
+    for j, p in enumerate(state.players):
+        if j != seat and card in p.hand and card not in p.known_hand:
+            p.hand[p.hand.index(card)] = deck[at]
+            deck[at] = card
+            return
 
 
 def _paired_gap(lead: list[float], other: list[float]) -> float | None:
