@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import random
 from dataclasses import replace
 
 import pytest
@@ -13,7 +14,7 @@ from solver.rules.state import Phase
 from solver.rules.views import view_of
 from solver.search.api import Budget, analyse
 from solver.search.bots import MCTSBot, make_bot
-from solver.search.determinize import determinize
+from solver.search.determinize import Determinizer, determinize
 from solver.search.ismcts import DEFAULT_PARAMS, Searcher, concrete_move, root_moves
 
 
@@ -629,3 +630,35 @@ def test_full_gc_passes_wait_while_searches_run_and_come_back_after(cards, monke
         thread.join()
         assert inner_done.is_set() and gc.get_threshold()[2] > 10**6  # still deferred
     assert gc.get_threshold() == before
+
+
+@pytest.mark.parametrize("players", [2, 3])
+def test_a_stratified_deck_place_takes_each_unseen_card_and_keeps_the_seats_view(cards,
+                                                                                players):
+    """_put_on_top (SearchParams.stratify_top): every unseen card can be put on the asked
+    place of the deck, from lower in the deck or an opponent's hidden hand, except a hidden
+    discard (its pile's materials are public); the state stays a legal one behind the same
+    view, and places above the asked one keep their cards."""
+    from solver.rules.position import check_state
+    from solver.search.ismcts import _put_on_top
+
+    state = play_greedy_to(cards, 6, Phase.TAKE, players=players)
+    seat = state.current
+    view = view_of(state, seat)
+    det = Determinizer(view)
+    placed = {0: 0, 1: 0}
+    for k, card in enumerate(det.unseen):
+        for depth in (0, 1):
+            sample = det.sample(random.Random(k))
+            top = sample.deck[-1]
+            _put_on_top(sample, seat, card, depth)
+            check_state(sample)
+            assert view_of(sample, seat) == view
+            hidden_discard = any(card in p.discard for p in sample.players)
+            at_place = sample.deck[-1 - depth] == card
+            assert at_place != hidden_discard or (depth == 1 and card == top)
+            if depth == 1:
+                assert sample.deck[-1] == top
+            placed[depth] += at_place
+    in_discards = sum(len(p.discard) for i, p in enumerate(state.players) if i != seat)
+    assert placed[0] >= len(det.unseen) - in_discards > 0
