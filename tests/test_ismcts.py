@@ -433,6 +433,14 @@ def test_search_params_name_a_choice_that_does_not_exist():
         replace(DEFAULT_PARAMS, rollout_builds="valeu")
 
 
+@pytest.mark.parametrize("field,value", [("exact_last", "False"), ("stratify_top", "1"),
+                                         ("stratify_top", -1), ("stratify_top", True)])
+def test_search_params_refuse_a_value_of_the_wrong_kind(field, value):
+    """A flag given as the text "False" would be true: refused, naming the field."""
+    with pytest.raises(ValueError, match=f"SearchParams.{field}: {value!r} is not"):
+        replace(DEFAULT_PARAMS, **{field: value})
+
+
 # ------------------------------------------------------------------ the seat's own turn
 
 def test_own_builds_by_value_play_the_models_best_step_below_the_root(cards, monkeypatch):

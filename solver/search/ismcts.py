@@ -163,10 +163,9 @@ class SearchParams:
             if getattr(self, name) not in allowed:
                 raise ValueError(f"SearchParams.{name}: {getattr(self, name)!r} is not one "
                                  f"of {', '.join(allowed)}")
-        for name in ("exact_last",):
-            if not isinstance(getattr(self, name), bool):
-                raise ValueError(f"SearchParams.{name}: {getattr(self, name)!r} is not true "
-                                 f"or false")
+        if not isinstance(self.exact_last, bool):
+            raise ValueError(f"SearchParams.exact_last: {self.exact_last!r} is not true or "
+                             f"false")
         if isinstance(self.stratify_top, bool) or not isinstance(self.stratify_top, int) \
                 or self.stratify_top < 0:
             raise ValueError(f"SearchParams.stratify_top: {self.stratify_top!r} is not a "
