@@ -155,7 +155,9 @@ class SearchParams:
     # the deck's top cards over the iterations (a race's rounds): that many places from
     # the top each see every unseen card in turn (a fixed shuffled order per place, each
     # round's state drawn given them), so that a deck take's mean is not swayed by which
-    # cards chance put on top in few rounds; 0: as the samples drew them
+    # cards chance put on top in few rounds; 0: as the samples drew them. Level in play
+    # at 1 s (51.0%); two 16 s searches agree on 96.4% of the hint take positions with
+    # it, 89.3% without (docs/ai.md)
     stratify_top: int = 1
 
     def __post_init__(self):
@@ -370,7 +372,7 @@ class Searcher:
         self._unseen = tuple(sorted(view.unseen_cards()))
         self._seed = seed
         self._tops = []  # per stratified place of the deck, its order of the unseen cards
-        for depth in range(params.stratify_top):
+        for depth in range(params.stratify_top if self.det.unseen else 0):
             order = list(self.det.unseen)
             random.Random(_worker_seed(seed, 2_000_003 + depth)).shuffle(order)
             self._tops.append(order)
@@ -494,7 +496,7 @@ class Searcher:
             self.rng.seed(_worker_seed(self._seed, 1_000_003 + k))
         rng = self.rng
         state = self.det.sample(rng)
-        if self._tops and self._tops[0]:
+        if self._tops:
             r = k if root_move is not None else self.iterations
             for depth, order in enumerate(self._tops):
                 _put_on_top(state, self.seat, order[r % len(order)], depth)
