@@ -856,10 +856,11 @@ def _put_on_top(state: GameState, seat: int, card: int, depth: int = 0) -> None:
     at = len(deck) - 1 - depth
     if at < 0 or deck[at] == card:
         return
-    for i in range(at):
-        if deck[i] == card:
+    if card in deck:
+        i = deck.index(card)
+        if i < at:
             deck[i], deck[at] = deck[at], card
-            return
+        return
     for j, p in enumerate(state.players):
         if j != seat and card in p.hand and card not in p.known_hand:
             p.hand[p.hand.index(card)] = deck[at]
