@@ -640,6 +640,33 @@ def test_full_gc_passes_wait_while_searches_run_and_come_back_after(cards, monke
     assert gc.get_threshold() == before
 
 
+def test_a_search_freezes_what_it_leaves_alive_and_makes_no_cyclic_garbage(cards):
+    """After a search the objects alive are frozen (the full passes that resume do not
+    walk the memos again), which is only safe if a search makes no cyclic garbage: a
+    frozen cycle would never be freed. Payments are searched afresh (caches emptied) so
+    that their recursive enumerations run."""
+    import gc
+
+    from solver.rules.payment.api import clear_caches
+
+    positions = [play_greedy_to(cards, 8, Phase.TAKE, seed=3),
+                 play_greedy_to(cards, 12, Phase.TAKE, seed=4),
+                 play_greedy_to(cards, 12, Phase.BUILD, seed=5)]
+    Searcher(view_of(positions[0], positions[0].current), 0).run(iterations=20)  # warm
+    gc.unfreeze()
+    gc.collect()
+    gc.disable()
+    try:
+        for k, state in enumerate(positions):
+            clear_caches()
+            Searcher(view_of(state, state.current), k).run(iterations=150)
+            assert gc.get_freeze_count() > 0
+            gc.unfreeze()
+        assert gc.collect() == 0  # (unfrozen first: a frozen cycle would hide here)
+    finally:
+        gc.enable()
+
+
 @pytest.mark.parametrize("players", [2, 3])
 def test_a_stratified_deck_place_takes_each_unseen_card_and_keeps_the_seats_view(cards,
                                                                                 players):

@@ -698,7 +698,11 @@ def full_gc_deferred():
     that hold no cycles, and every full pass walks them all: over a 16 s search at a
     mid-game position such passes took 4 to 5 s, a quarter of the time (a probe). The
     thresholds come back when the last search of the process leaves the context, and
-    the full passes resume with them.
+    what is alive then is frozen (``gc.freeze``): the full passes that resume walk only
+    objects made after it, where walking the memos again after each search took up to
+    2 s a pass once a worker had played a few games (a probe), charged to whichever
+    decision it fell in. Frozen objects are still freed when their last reference goes;
+    only cyclic garbage alive at the freeze would stay, and a search makes none (a test).
 
     >>> with full_gc_deferred():
     ...     gc.get_threshold()[2] > 1_000_000
@@ -717,6 +721,7 @@ def full_gc_deferred():
             _GC_SEARCHES -= 1
             if _GC_SEARCHES == 0:
                 gc.set_threshold(*_GC_SAVED)
+                gc.freeze()
 
 
 # own_build_step's answers: (cards, evaluator, weights, exact, deck size, own key) -> step

@@ -333,6 +333,19 @@ def _pick_recycled(singles_w, subs_w, m, material, Y):
     return None, False
 
 
+def _splits(caps: list[int], i: int, left: int, acc: list[int],
+            out: list[tuple[int, ...]]) -> None:
+    """Every way to split ``left`` single discards over the builds from ``i`` on, at
+    most ``caps[j]`` to build ``j``, added to ``out`` (a module function, not a closure:
+    a closure that calls itself is a reference cycle)."""
+    if i == len(caps):
+        if not left:
+            out.append(tuple(acc))
+        return
+    for k in range(min(caps[i], left), -1, -1):
+        _splits(caps, i + 1, left - k, acc + [k], out)
+
+
 def _allocations(path, singles_by_m):
     """Ways to give each build its single discards (per Material, among the builds with
     that Material uncovered); the other uncovered slots are paid by substitutions."""
@@ -343,16 +356,7 @@ def _allocations(path, singles_by_m):
             continue
         caps = [next((rec[6] for rec in recs if rec[0] == m), 0) for recs in path]
         splits: list[tuple[int, ...]] = []
-
-        def go(i, left, acc, caps=caps, splits=splits):
-            if i == nb:
-                if not left:
-                    splits.append(tuple(acc))
-                return
-            for k in range(min(caps[i], left), -1, -1):
-                go(i + 1, left - k, acc + [k])
-
-        go(0, len(singles_by_m[m]), [])
+        _splits(caps, 0, len(singles_by_m[m]), [], splits)
         per_m.append((m, splits))
     combos: list[dict[int, tuple[int, ...]]] = [{}]
     for m, splits in per_m:

@@ -47,35 +47,41 @@ def _build_options(mats, bav, umask, e_left, h_left, d_left, rec_open, h_mask, d
     """Every split of one build's cost: per Material (m, base, extra, borrowed from a
     Highway, borrowed from a discard pile, recycled, uncovered)."""
     out = []
-    n = len(mats)
-    recs: list = [None] * n
+    recs: list = [None] * len(mats)
     if not (e_left or h_left or d_left):
         _simple_options(mats, bav, rec_open, hand, recycle, recs, 0, -1, out)
         return out
-
-    def go(j, e_left, h_left, d_left, r_used):
-        if j == n:
-            out.append((tuple(recs), e_left, h_left, d_left, r_used))
-            return
-        m, cnt = mats[j]
-        bit = 1 << m
-        for b in range(min(cnt, bav[m]), -1, -1):
-            rb = cnt - b
-            e_max = min(rb, e_left) if e_left and (umask & bit or b) else 0
-            for e in range(e_max, -1, -1):
-                re = rb - e
-                for hh in range(min(re, h_left) if h_mask & bit else 0, -1, -1):
-                    rh = re - hh
-                    for dd in range(min(rh, d_left) if d_mask & bit else 0, -1, -1):
-                        rd = rh - dd
-                        r_max = 1 if (rec_open and r_used < 0 and rd
-                                      and (m == recycle or hand[m])) else 0
-                        for r in range(r_max, -1, -1):
-                            recs[j] = (m, b, e, hh, dd, r, rd - r)
-                            go(j + 1, e_left - e, h_left - hh, d_left - dd, m if r else r_used)
-
-    go(0, e_left, h_left, d_left, -1)
+    _split_options(mats, bav, umask, h_mask, d_mask, rec_open, hand, recycle, recs, out,
+                   0, e_left, h_left, d_left, -1)
     return out
+
+
+def _split_options(mats, bav, umask, h_mask, d_mask, rec_open, hand, recycle, recs, out,
+                   j, e_left, h_left, d_left, r_used) -> None:
+    """:func:`_build_options` from Material ``j`` on, with what is left of the extra
+    uses and borrows (a module function, not a closure: a closure that calls itself is
+    a reference cycle, garbage only a full collection frees)."""
+    if j == len(mats):
+        out.append((tuple(recs), e_left, h_left, d_left, r_used))
+        return
+    m, cnt = mats[j]
+    bit = 1 << m
+    for b in range(min(cnt, bav[m]), -1, -1):
+        rb = cnt - b
+        e_max = min(rb, e_left) if e_left and (umask & bit or b) else 0
+        for e in range(e_max, -1, -1):
+            re = rb - e
+            for hh in range(min(re, h_left) if h_mask & bit else 0, -1, -1):
+                rh = re - hh
+                for dd in range(min(rh, d_left) if d_mask & bit else 0, -1, -1):
+                    rd = rh - dd
+                    r_max = 1 if (rec_open and r_used < 0 and rd
+                                  and (m == recycle or hand[m])) else 0
+                    for r in range(r_max, -1, -1):
+                        recs[j] = (m, b, e, hh, dd, r, rd - r)
+                        _split_options(mats, bav, umask, h_mask, d_mask, rec_open, hand,
+                                       recycle, recs, out, j + 1, e_left - e, h_left - hh,
+                                       d_left - dd, m if r else r_used)
 
 
 def _simple_options(mats, bav, rec_open, hand, recycle, recs, j, r_used, out) -> None:
