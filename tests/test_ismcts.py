@@ -644,26 +644,36 @@ def test_a_search_freezes_what_it_leaves_alive_and_makes_no_cyclic_garbage(cards
     """After a search the objects alive are frozen (the full passes that resume do not
     walk the memos again), which is only safe if a search makes no cyclic garbage: a
     frozen cycle would never be freed. Payments are searched afresh (caches emptied) so
-    that their recursive enumerations run."""
+    that their recursive enumerations run, and the best build step is paid jointly (as a
+    bot does) at a position where it holds several builds."""
     import gc
+    from collections import Counter
 
     from solver.rules.payment.api import clear_caches
 
     positions = [play_greedy_to(cards, 8, Phase.TAKE, seed=3),
                  play_greedy_to(cards, 12, Phase.TAKE, seed=4),
-                 play_greedy_to(cards, 12, Phase.BUILD, seed=5)]
+                 play_greedy_to(cards, 12, Phase.BUILD, seed=4)]
     Searcher(view_of(positions[0], positions[0].current), 0).run(iterations=20)  # warm
     gc.unfreeze()
     gc.collect()
     gc.disable()
+    gc.set_debug(gc.DEBUG_SAVEALL)  # keep what a collection finds, to name it
     try:
         for k, state in enumerate(positions):
             clear_caches()
-            Searcher(view_of(state, state.current), k).run(iterations=150)
+            searcher = Searcher(view_of(state, state.current), k)
+            searcher.run(iterations=150)
             assert gc.get_freeze_count() > 0
+            if state.phase == Phase.BUILD:
+                assert len(concrete_move(state, searcher.best())) > 2  # two builds or more
             gc.unfreeze()
-        assert gc.collect() == 0  # (unfrozen first: a frozen cycle would hide here)
+        gc.collect()  # (unfrozen first: a frozen cycle would hide from it)
+        found = Counter(getattr(x, "__qualname__", type(x).__name__) for x in gc.garbage)
+        assert not found, f"cyclic garbage after searches: {found.most_common(5)}"
     finally:
+        gc.set_debug(0)
+        gc.garbage.clear()
         gc.enable()
 
 
