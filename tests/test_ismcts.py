@@ -640,41 +640,81 @@ def test_full_gc_passes_wait_while_searches_run_and_come_back_after(cards, monke
     assert gc.get_threshold() == before
 
 
-def test_a_search_freezes_what_it_leaves_alive_and_makes_no_cyclic_garbage(cards):
+_NO_CYCLES_SCRIPT = """
+import gc, json
+from collections import Counter
+from rules_testkit import play_greedy_to
+from solver.rules.cards import load_card_set
+from solver.rules.payment.api import clear_caches
+from solver.rules.state import Phase
+from solver.rules.views import view_of
+from solver.search.ismcts import Searcher, concrete_move
+
+cards = load_card_set()
+positions = [play_greedy_to(cards, 8, Phase.TAKE, seed=3),
+             play_greedy_to(cards, 12, Phase.TAKE, seed=4),
+             play_greedy_to(cards, 12, Phase.BUILD, seed=4)]
+Searcher(view_of(positions[0], positions[0].current), 0).run(iterations=20)  # warm
+gc.unfreeze()
+gc.collect()
+gc.disable()
+gc.set_debug(gc.DEBUG_SAVEALL)  # keep what a collection finds, to name it
+frozen, builds = [], 0
+for k, state in enumerate(positions):
+    clear_caches()
+    searcher = Searcher(view_of(state, state.current), k)
+    searcher.run(iterations=150)
+    frozen.append(gc.get_freeze_count())
+    if state.phase == Phase.BUILD:
+        builds = len(concrete_move(state, searcher.best())) - 1
+    gc.unfreeze()
+gc.collect()  # (unfrozen first: a frozen cycle would hide from it)
+found = Counter(getattr(x, "__qualname__", type(x).__name__) for x in gc.garbage)
+print(json.dumps({"frozen": frozen, "builds": builds, "found": found.most_common(5)}))
+"""
+
+
+def test_a_search_freezes_what_it_leaves_alive_and_makes_no_cyclic_garbage():
     """After a search the objects alive are frozen (the full passes that resume do not
     walk the memos again), which is only safe if a search makes no cyclic garbage: a
     frozen cycle would never be freed. Payments are searched afresh (caches emptied) so
     that their recursive enumerations run, and the best build step is paid jointly (as a
-    bot does) at a position where it holds several builds."""
+    bot does) at a position where it holds several builds. In a fresh process: other
+    tests' threads make garbage of their own."""
+    import json
+    import os
+    import subprocess
+    import sys
+    from pathlib import Path
+
+    tests = Path(__file__).parent
+    env = dict(os.environ, PYTHONPATH=os.pathsep.join(
+        [str(tests), str(tests.parent), os.environ.get("PYTHONPATH", "")]))
+    run = subprocess.run([sys.executable, "-c", _NO_CYCLES_SCRIPT], env=env,
+                         capture_output=True, text=True, timeout=300)
+    assert run.returncode == 0, run.stderr[-2000:]
+    got = json.loads(run.stdout.strip().splitlines()[-1])
+    assert all(n > 0 for n in got["frozen"]) and got["builds"] >= 2
+    assert got["found"] == [], f"cyclic garbage after searches: {got['found']}"
+
+
+def test_every_so_many_freezes_a_full_pass_sweeps_what_a_server_thread_left(monkeypatch):
+    """A process whose other threads make cyclic garbage would keep what it froze: every
+    ``_GC_SWEEP_EVERY``-th time its searches all end, one full pass runs first."""
     import gc
-    from collections import Counter
 
-    from solver.rules.payment.api import clear_caches
+    from solver.search import ismcts
 
-    positions = [play_greedy_to(cards, 8, Phase.TAKE, seed=3),
-                 play_greedy_to(cards, 12, Phase.TAKE, seed=4),
-                 play_greedy_to(cards, 12, Phase.BUILD, seed=4)]
-    Searcher(view_of(positions[0], positions[0].current), 0).run(iterations=20)  # warm
-    gc.unfreeze()
-    gc.collect()
-    gc.disable()
-    gc.set_debug(gc.DEBUG_SAVEALL)  # keep what a collection finds, to name it
-    try:
-        for k, state in enumerate(positions):
-            clear_caches()
-            searcher = Searcher(view_of(state, state.current), k)
-            searcher.run(iterations=150)
-            assert gc.get_freeze_count() > 0
-            if state.phase == Phase.BUILD:
-                assert len(concrete_move(state, searcher.best())) > 2  # two builds or more
-            gc.unfreeze()
-        gc.collect()  # (unfrozen first: a frozen cycle would hide from it)
-        found = Counter(getattr(x, "__qualname__", type(x).__name__) for x in gc.garbage)
-        assert not found, f"cyclic garbage after searches: {found.most_common(5)}"
-    finally:
-        gc.set_debug(0)
-        gc.garbage.clear()
-        gc.enable()
+    calls = []
+    monkeypatch.setattr(ismcts, "_GC_SWEEP_EVERY", 3)
+    monkeypatch.setattr(ismcts, "_GC_FREEZES", 0)
+    monkeypatch.setattr(gc, "unfreeze", lambda: calls.append("unfreeze"))
+    monkeypatch.setattr(gc, "collect", lambda *a: calls.append("collect") or 0)
+    monkeypatch.setattr(gc, "freeze", lambda: calls.append("freeze"))
+    for _ in range(6):
+        with ismcts.full_gc_deferred():
+            pass
+    assert calls == ["freeze", "freeze", "unfreeze", "collect", "freeze"] * 2
 
 
 @pytest.mark.parametrize("players", [2, 3])

@@ -689,6 +689,8 @@ class Searcher:
 _GC_LOCK = threading.Lock()
 _GC_SEARCHES = 0  # searches running in this process (threads of a server share it)
 _GC_SAVED: tuple[int, int, int] = gc.get_threshold()
+_GC_FREEZES = 0  # times the process's searches have all ended
+_GC_SWEEP_EVERY = 1000  # a full pass before every that many-th freeze
 
 
 @contextmanager
@@ -702,13 +704,16 @@ def full_gc_deferred():
     objects made after it, where walking the memos again after each search took up to
     2 s a pass once a worker had played a few games (a probe), charged to whichever
     decision it fell in. Frozen objects are still freed when their last reference goes;
-    only cyclic garbage alive at the freeze would stay, and a search makes none (a test).
+    only cyclic garbage alive at the freeze would stay. A search makes none (a test), but
+    a process that also serves requests in threads (``BIGSUR_POOL=thread``) does, so
+    every ``_GC_SWEEP_EVERY``-th freeze is preceded by one full pass over everything
+    (``gc.unfreeze``, ``gc.collect``): what such a process can hold back stays bounded.
 
     >>> with full_gc_deferred():
     ...     gc.get_threshold()[2] > 1_000_000
     True
     """
-    global _GC_SEARCHES, _GC_SAVED
+    global _GC_SEARCHES, _GC_SAVED, _GC_FREEZES
     with _GC_LOCK:
         if _GC_SEARCHES == 0:
             _GC_SAVED = gc.get_threshold()
@@ -721,6 +726,10 @@ def full_gc_deferred():
             _GC_SEARCHES -= 1
             if _GC_SEARCHES == 0:
                 gc.set_threshold(*_GC_SAVED)
+                _GC_FREEZES += 1
+                if _GC_FREEZES % _GC_SWEEP_EVERY == 0:
+                    gc.unfreeze()
+                    gc.collect()
                 gc.freeze()
 
 
