@@ -100,6 +100,10 @@ class SearchParams:
     sigma1: float = 6.0
     tree_turns: int = 0  # turns the tree spans from the root's (0: no limit; -1: none
     # below the root's candidates: each is played out by the rollout policy)
+    # how deep the tree may grow: "open" (past the rollouts' cut-off, the evaluation then
+    # coming after the leaf's turn) or "cutoff" (not past it: every iteration is
+    # evaluated at the same point, the end of the root's round, or the game's end)
+    tree_horizon: str = "open"
     line_min_visits: int = 2
     line_max: int = 9
     weights: Weights = DEFAULT_WEIGHTS  # rollout and move-ranking heuristic
@@ -177,7 +181,7 @@ class SearchParams:
 _CHOICES = {"root": ("race", "uct"), "root_step_order": ("heuristic", "value"),
             "rollout_builds": ("greedy", "value", "auto"), "own_builds": ("tree", "value"),
             "root_takes": ("single", "pairs"), "own_takes": ("tree", "value"),
-            "own_take_value": ("full", "greedy")}
+            "own_take_value": ("full", "greedy"), "tree_horizon": ("open", "cutoff")}
 DEFAULT_PARAMS = SearchParams()
 
 
@@ -502,6 +506,8 @@ class Searcher:
                 _put_on_top(state, self.seat, order[r % len(order)], depth)
         flat = params.tree_turns < 0  # the root's candidates only, then the rollout
         last_turn = self.view.turn + params.tree_turns if params.tree_turns > 0 else 1 << 30
+        if params.tree_horizon == "cutoff" and params.rollout_rounds >= 0:
+            last_turn = min(last_turn, self.cutoff_turn)
         if root_move is not None:
             child = node.children.get(root_move)
             fresh = child is None
