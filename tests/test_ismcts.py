@@ -329,6 +329,35 @@ def test_flat_search_has_no_tree_below_the_root_candidates(cards, root):
     assert all(not c.children for c in children)
 
 
+@pytest.mark.parametrize("horizon", ["open", "cutoff"])
+def test_a_tree_held_to_the_cutoff_evaluates_every_iteration_at_the_roots_round_end(
+        cards, monkeypatch, horizon):
+    """tree_horizon="cutoff": the tree stops at the end of the root's round, so every
+    rollout starts at or before it and every iteration is evaluated there; "open" lets
+    the tree grow past it (the check could fail). The second seat to act in a round: its
+    own turn ends the round."""
+    state = play_greedy_to(cards, 7, Phase.TAKE)
+    searcher = Searcher(view_of(state, state.current), 3,
+                        replace(DEFAULT_PARAMS, tree_horizon=horizon, root="uct"))
+    starts = []
+    rollout = Searcher._rollout
+
+    def recording(self, s):
+        starts.append((s.turn, s.phase == Phase.TAKE and s.picks == 0))
+        return rollout(self, s)
+
+    monkeypatch.setattr(Searcher, "_rollout", recording)
+    searcher.run(iterations=400)
+    cut = searcher.cutoff_turn
+    past = [(turn, at_start) for turn, at_start in starts
+            if turn > cut or (turn == cut and not at_start)]
+    if horizon == "cutoff":
+        assert not past
+        assert any(turn == cut for turn, _ in starts)  # the tree does reach it
+    else:
+        assert past
+
+
 # ------------------------------------------------------------------ build steps by value
 
 def _model_or_skip(cards):
