@@ -198,11 +198,11 @@ def _mcts(arg: str):
 
 
 # the landed search of issue 4: hand-written cut-off evaluation, heuristic macros only,
-# UCB at the root, no exact last build step, the deck's top as sampled (the baseline
-# of the learned evaluation)
+# UCB at the root, no exact last build step, the deck's top as sampled, a tree open past
+# the cut-off (the baseline of the learned evaluation)
 HEURISTIC_PARAMS = replace(DEFAULT_PARAMS, value="heuristic", exact_last=False,
                            root_widening=0, root="uct", own_builds="tree",
-                           rollout_builds="greedy", stratify_top=0)
+                           rollout_builds="greedy", stratify_top=0, tree_horizon="open")
 
 
 def _mcts_heuristic(arg: str):
