@@ -370,6 +370,7 @@ class Searcher:
                                              self.evaluator)
         self.n = view.num_players
         self.cutoff_turn = self._cutoff(view.turn)
+        self.tree_end = self._tree_end(view.turn)
         self._move_cache: dict[tuple, list[tuple]] = {}
         self._hits: dict[tuple, int] = {}  # visits of the seat's own cached build steps
         self._upgrade = params.tree_step_upgrade if self.evaluator is not None else 0
@@ -390,6 +391,14 @@ class Searcher:
         n = self.n
         target = turn + 1 + self.params.rollout_rounds * n
         return target + (-target % n)  # a round boundary: every seat has had its turns
+
+    def _tree_end(self, turn: int) -> int:
+        """The turn at which the tree stops growing (``tree_turns``, ``tree_horizon``)."""
+        p = self.params
+        end = turn + p.tree_turns if p.tree_turns > 0 else 1 << 30
+        if p.tree_horizon == "cutoff" and p.rollout_rounds >= 0:
+            end = min(end, self.cutoff_turn)
+        return end
 
     # -------------------------------------------------------------- one iteration
 
@@ -509,9 +518,7 @@ class Searcher:
             for depth, order in enumerate(self._tops):
                 _put_on_top(state, self.seat, order[r % len(order)], depth)
         flat = params.tree_turns < 0  # the root's candidates only, then the rollout
-        last_turn = self.view.turn + params.tree_turns if params.tree_turns > 0 else 1 << 30
-        if params.tree_horizon == "cutoff" and params.rollout_rounds >= 0:
-            last_turn = min(last_turn, self.cutoff_turn)
+        last_turn = self.tree_end
         if root_move is not None:
             child = node.children.get(root_move)
             fresh = child is None
