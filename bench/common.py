@@ -7,6 +7,7 @@ from __future__ import annotations
 import json
 import os
 import platform
+import subprocess
 import time
 from collections.abc import Callable
 from pathlib import Path
@@ -26,6 +27,21 @@ def machine() -> dict:
         pass
     return {"cores": os.cpu_count(), "cpu": model or platform.processor(),
             "platform": platform.platform(), "python": platform.python_version()}
+
+
+def code_version() -> str | None:
+    """The git commit of the code a figure was measured with ("+dirty" when the checkout
+    has uncommitted changes), so a re-run on a changed search is kept next to the run
+    before it rather than replacing it; None outside a git checkout."""
+    def git(*args: str) -> str:
+        return subprocess.run(["git", *args], cwd=Path(__file__).parent, check=True,
+                              capture_output=True, text=True).stdout.strip()
+    try:
+        commit = git("rev-parse", "--short=7", "HEAD")
+        dirty = git("status", "--porcelain", "--untracked-files=no")
+    except (OSError, subprocess.CalledProcessError):
+        return None
+    return commit + ("+dirty" if dirty else "")
 
 
 def value_model(cards) -> dict | None:

@@ -22,7 +22,7 @@ iterations, which the machine's load does not change). "first" is the agreement 
 move's first action, the one played now (a pair of takes agrees when its first take
 does). Positions are the hints part's (``mid_game_positions`` with its seed), so the
 saved rows must come from the same code's benchmark run. Each run is added to
-``bench/results/hint-agreement.json`` (newest kept per setting).
+``bench/results/hint-agreement.json`` (newest kept per setting and commit of the code).
 """
 
 from __future__ import annotations
@@ -34,7 +34,7 @@ import time
 from concurrent.futures import ProcessPoolExecutor
 from pathlib import Path
 
-from bench.common import RESULTS, keep_run, machine
+from bench.common import RESULTS, code_version, keep_run, machine
 from bench.strength import mid_game_positions
 from bench.variants import parse_overrides
 from solver.rules.cards import load_card_set
@@ -156,8 +156,10 @@ def main(argv=None) -> int:
              "agreement": {k: {"agree": sum(v), "first": sum(first[k]), "of": len(v)}
                            for k, v in by_phase.items()},
              "wall_seconds": round(time.time() - start, 1),
-             "finished": time.strftime("%Y-%m-%d %H:%M"), "machine": machine()}
-    setting_keys = ("params", "budget", "again", "phase", "positions", "repeats", "against")
+             "finished": time.strftime("%Y-%m-%d %H:%M"), "machine": machine(),
+             "commit": code_version()}
+    setting_keys = ("params", "budget", "again", "phase", "positions", "repeats", "against",
+                    "commit")
     print(f"wrote {keep_run(args.out, entry, setting_keys)}")
     return 0
 

@@ -1,6 +1,6 @@
 """Search variants against today's search at equal time: the tool behind "try it, keep
 what measures better". Prints the tournament table and adds the result to
-``bench/results/variants.json`` (one entry per variant and budget, newest kept).
+``bench/results/variants.json`` (one entry per variant, budget and commit of the code, newest kept).
 
     python -m bench.variants c_uct=0.3 --budget 0.4 --games 200
     python -m bench.variants tree_turns=-1 --budget 0.25 --games 200 --seed 5
@@ -26,7 +26,7 @@ import json
 import os
 import time
 
-from bench.common import RESULTS, keep_run, machine, value_model
+from bench.common import RESULTS, code_version, keep_run, machine, value_model
 from solver.rules.cards import load_card_set
 from solver.search.bots import BotSpecError, MCTSBot
 from solver.search.ismcts import DEFAULT_PARAMS, SearchParams
@@ -133,8 +133,10 @@ def main(argv=None) -> int:
              "seconds_per_turn": {st.bot: st.seconds_per_turn for st in summary.bots},
              "wall_seconds": round(time.time() - start, 1),
              "finished": time.strftime("%Y-%m-%d %H:%M"), "machine": machine(),
-             "value_model": value_model(load_card_set())}  # today's search's, the baseline
-    key = ("params", "base", "budget_seconds", "budget_iterations", "base_budget_seconds")
+             "value_model": value_model(load_card_set()),  # today's search's, the baseline
+             "commit": code_version()}
+    key = ("params", "base", "budget_seconds", "budget_iterations", "base_budget_seconds",
+           "commit")
     print(f"wrote {keep_run(args.out, entry, key)}")
     return 0
 

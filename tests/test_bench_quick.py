@@ -56,9 +56,26 @@ def test_variant_benchmark_plays_the_variant_and_keeps_one_entry_per_variant(tmp
     assert [(r["params"], r["base_budget_seconds"]) for r in runs] == [
         ({"c_uct": 0.3}, None), ({"c_uct": 0.3}, 0.01)]
     assert runs[0]["games"] == 2 and 0.0 <= runs[0]["win_rate"] <= 1.0
+    from bench.common import code_version
+    assert runs[0]["commit"] == code_version()
     assert "mcts:0.01s" in runs[1]["seconds_per_turn"]
     assert runs[1]["sign_test"]["wins"] + runs[1]["sign_test"]["losses"] + \
         runs[1]["sign_test"]["ties"] == 1
+
+
+def test_kept_runs_of_another_commit_stay_next_to_the_new_one(tmp_path):
+    """A result file keeps one entry per setting and code version: re-running a setting
+    on the same commit replaces its entry, on another commit adds one."""
+    from bench.common import keep_run
+
+    out = tmp_path / "runs.json"
+    key = ("params", "commit")
+    for win_rate, commit in ((0.5, "aaaaaaa"), (0.6, "aaaaaaa"), (0.7, "bbbbbbb")):
+        keep_run(out, {"params": {"c_uct": 0.3}, "commit": commit, "win_rate": win_rate}, key)
+    keep_run(out, {"params": {"c_uct": 0.4}, "commit": "bbbbbbb", "win_rate": 0.4}, key)
+    runs = json.loads(out.read_text())["runs"]
+    assert [(r["commit"], r["win_rate"]) for r in runs] == [
+        ("aaaaaaa", 0.6), ("bbbbbbb", 0.7), ("bbbbbbb", 0.4)]
 
 
 def test_variant_benchmark_names_a_bad_budget_before_any_game():
