@@ -33,8 +33,10 @@ def test_quick_benchmark_runs_and_writes_json(name, tmp_path):
     data = json.loads(out.read_text())
     assert data, f"bench.{name} wrote an empty result"
     assert proc.stdout.strip(), f"bench.{name} printed no table"
-    # every part says which learned evaluation its figures were measured with
-    assert all("value_model" in part for part in data.get("parts", {}).values())
+    # every part says which learned evaluation and which code its figures came from
+    from bench.common import code_version
+    assert all("value_model" in part and part["commit"] == code_version()
+               for part in data.get("parts", {}).values())
 
 
 @pytest.mark.slow
