@@ -22,6 +22,9 @@ hints       100 mid-game positions: 1 s vs 16 s search              top-1 >= 90%
 learned     MCTS 1 s/turn vs the same search with the hand-written (reported)
             evaluation and candidates of the first version
             (``mcts-heuristic``), 2 players, 200 games
+vs-flat     MCTS 1 s/turn vs flat Monte Carlo (``flat:1s``, the     (reported: issue 10
+            simple player of :mod:`solver.search.flat`), 2        expects the tree
+            players, 200 games; and flat vs GreedyBot, 100 games   search far ahead)
 speed       iterations/s at a mid-game 2-player position, 1 and 2 >= 2x the landed
             root-parallel workers, today's search and the first   code on one process
             version's (``mcts-heuristic``), and the code landed   (same run)
@@ -53,7 +56,7 @@ from solver.rules.views import view_of
 from solver.search.bots import make_bot
 from solver.search.tournament import Progress, bot_seed, run_tournament, sign_test
 
-PARTS = ("vs-greedy", "vs-random", "4p", "ladder", "hints", "learned", "speed")
+PARTS = ("vs-greedy", "vs-random", "4p", "ladder", "hints", "learned", "vs-flat", "speed")
 
 FULL = {
     "vs-greedy": {"budget": 1.0, "games": 400},
@@ -62,6 +65,7 @@ FULL = {
     "ladder": {"budgets": [0.1, 0.4, 1.6], "games": 200},
     "hints": {"positions": 100, "budgets": [1.0, 16.0]},
     "learned": {"budget": 1.0, "games": 200},
+    "vs-flat": {"budget": 1.0, "flat_budget": 1.0, "games": 200, "yardstick_games": 100},
     "speed": {"seconds": 10.0},
 }
 QUICK = {
@@ -71,6 +75,7 @@ QUICK = {
     "ladder": {"budgets": [0.01, 0.04, 0.16], "games": 4},
     "hints": {"positions": 4, "budgets": [0.1, 0.4]},
     "learned": {"budget": 0.05, "games": 4},
+    "vs-flat": {"budget": 0.05, "flat_budget": 0.05, "games": 4, "yardstick_games": 2},
     "speed": {"seconds": 1.0},
 }
 
@@ -118,6 +123,24 @@ def part_learned(cfg, args, cards) -> dict:
     base = "mcts-heuristic:" + bot.partition(":")[2]
     out = _pairing([bot, base], 2, cfg["games"], args.seed, cards, args.workers, bot, 0.5)
     out["goal"] = {"reported": True, **out["goal"]}
+    return out
+
+
+def part_vs_flat(cfg, args, cards) -> dict:
+    """Today's search against flat Monte Carlo (every legal action played out to the end
+    of the game by the heuristic, the best mean margin kept): the player issue 10 found
+    as strong as the first tree search."""
+    bot = mcts(cfg["budget"])
+    flat = f"flat:{cfg['flat_budget']:g}s"
+    out = _pairing([bot, flat], 2, cfg["games"], args.seed, cards, args.workers, bot, 0.5)
+    out["goal"] = {"reported": True, **out["goal"]}
+    # the yardstick's own strength, on other deals: how far ahead of GreedyBot it is
+    print(f"-- {flat} vs greedy")
+    yardstick = _pairing([flat, "greedy"], 2, cfg["yardstick_games"], args.seed + 500_000,
+                         cards, args.workers, flat, 0.5)
+    out["flat_vs_greedy"] = {k: v for k, v in yardstick.items() if k != "goal"}
+    out["flat_vs_greedy"]["win_rate"] = yardstick["goal"]["win_rate"]
+    out["flat_vs_greedy"]["win_ci"] = yardstick["goal"]["win_ci"]
     return out
 
 
@@ -341,7 +364,7 @@ def part_speed(cfg, args, cards) -> dict:
 
 RUNNERS = {"vs-greedy": part_vs_greedy, "vs-random": part_vs_random, "4p": part_4p,
            "ladder": part_ladder, "hints": part_hints, "learned": part_learned,
-           "speed": part_speed}
+           "vs-flat": part_vs_flat, "speed": part_speed}
 
 
 # ------------------------------------------------------------------ main
@@ -354,7 +377,10 @@ def parse_args(argv=None) -> argparse.Namespace:
                    help="run only this part (repeatable; default: all)")
     p.add_argument("--games", type=int, help="games per pairing / ladder step")
     p.add_argument("--budget", type=float,
-                   help="MCTS seconds per turn for vs-greedy, vs-random and 4p")
+                   help="MCTS seconds per turn for vs-greedy, vs-random, 4p, learned and "
+                        "vs-flat")
+    p.add_argument("--flat-budget", type=float,
+                   help="flat Monte Carlo's seconds per turn in vs-flat (default 1)")
     p.add_argument("--ladder", help="comma-separated seconds per turn, e.g. 0.1,0.4,1.6")
     p.add_argument("--positions", type=int, help="hint positions")
     p.add_argument("--hint-budgets", help="fast,slow seconds, e.g. 1,16")
@@ -370,12 +396,14 @@ def parse_args(argv=None) -> argparse.Namespace:
 
 def configure(args) -> dict:
     cfg = json.loads(json.dumps(QUICK if args.quick else FULL))
-    for part in ("vs-greedy", "vs-random", "4p", "ladder", "learned"):
+    for part in ("vs-greedy", "vs-random", "4p", "ladder", "learned", "vs-flat"):
         if args.games:
             cfg[part]["games"] = args.games
-    for part in ("vs-greedy", "vs-random", "4p", "learned"):
+    for part in ("vs-greedy", "vs-random", "4p", "learned", "vs-flat"):
         if args.budget:
             cfg[part]["budget"] = args.budget
+    if args.flat_budget:
+        cfg["vs-flat"]["flat_budget"] = args.flat_budget
     if args.ladder:
         cfg["ladder"]["budgets"] = [float(x) for x in args.ladder.split(",")]
     if args.positions:
@@ -400,11 +428,13 @@ def summary_table(saved: dict) -> str:
         r = saved.get("parts", {}).get(part)
         if r is None:
             continue
-        if part in ("vs-greedy", "vs-random", "4p", "learned"):
+        if part in ("vs-greedy", "vs-random", "4p", "learned", "vs-flat"):
             g = r["goal"]
             text = (f"{g['bot']} {100 * g['win_rate']:.1f}% "
                     f"[{100 * g['win_ci'][0]:.1f}, {100 * g['win_ci'][1]:.1f}] "
                     f"over {r['games']} games")
+            if part == "vs-flat" and "flat_vs_greedy" in r:
+                text += f"; flat vs greedy {100 * r['flat_vs_greedy']['win_rate']:.0f}%"
         elif part == "ladder":
             text = "; ".join(f"{s['strong']} vs {s['weak']}: {100 * s['win_rate']:.0f}% "
                              f"p={s['sign_test']['p_value']:.2g}" for s in r["steps"])

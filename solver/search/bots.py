@@ -7,7 +7,8 @@ Bot specs (used by the CLI, tournaments and the server): ``random``, ``greedy``,
 ``mcts:<seconds>s`` (time per turn) or ``mcts:<iterations>i`` (iterations per turn,
 reproducible with a seed), and ``mcts-heuristic:<budget>``, the same search with the
 hand-written evaluation and candidates of the first version (the baseline the learned
-evaluation is measured against).
+evaluation is measured against), and ``flat:<budget>``, flat Monte Carlo
+(:mod:`solver.search.flat`: the simple player the tree search must be far ahead of).
 """
 
 from __future__ import annotations
@@ -23,6 +24,7 @@ from ..rules.state import Phase
 from ..rules.views import PlayerView
 from .api import Budget, BudgetError
 from .determinize import Determinizer, determinize
+from .flat import FlatMCBot
 from .ismcts import DEFAULT_PARAMS, Searcher, concrete_move, root_moves, search
 from .policies import DEFAULT_WEIGHTS, greedy_action
 
@@ -205,6 +207,13 @@ HEURISTIC_PARAMS = replace(DEFAULT_PARAMS, value="heuristic", exact_last=False,
                            rollout_builds="greedy", stratify_top=0, tree_horizon="open")
 
 
+def _flat(arg: str):
+    try:
+        return FlatMCBot(Budget.parse(arg))
+    except BudgetError as err:
+        raise BotSpecError(f"bot spec 'flat:{arg}': {err}") from None
+
+
 def _mcts_heuristic(arg: str):
     bot = MCTSBot.from_spec(arg)
     bot.params = HEURISTIC_PARAMS
@@ -217,6 +226,7 @@ BOT_FACTORIES: dict[str, object] = {
     "greedy": _no_arg("greedy", GreedyBot),
     "mcts": _mcts,
     "mcts-heuristic": _mcts_heuristic,
+    "flat": _flat,
 }
 
 
