@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import json
+import math
 import random
 import warnings
 
@@ -17,8 +18,10 @@ from solver.search.policies import estimate_scores, play_turn
 from solver.search.train import (
     ROW_FIELDS,
     Dataset,
+    batch_win_shares,
     evaluate,
     fit,
+    fit_sigma,
     generate,
     lambda_returns,
 )
@@ -57,6 +60,80 @@ def test_win_shares_sum_to_one_and_order_by_score():
     assert sum(shares) == pytest.approx(1.0)
     assert shares[0] > shares[2] > shares[1]
     assert win_shares([10.0, 10.0], 3.0) == pytest.approx([0.5, 0.5])
+
+
+def test_batch_win_shares_are_the_win_shares_of_each_state():
+    rng = np.random.default_rng(5)
+    for seats in (2, 3, 4):
+        scores = rng.normal(40, 15, (6, seats))
+        sigma = rng.uniform(2, 30, 6)
+        batch = batch_win_shares(scores, sigma)
+        for row, s, expected in zip(scores, sigma, batch, strict=True):
+            assert win_shares(list(row), float(s)) == pytest.approx(list(expected))
+
+
+def _outcomes_drawn_with_spread(sigma0: float, sigma1: float, states: int, seed: int):
+    """States of 2 and 3 seats whose winners are drawn from the win shares of their
+    predicted scores with the spread sigma0 + sigma1 * sqrt(turns left)."""
+    rng = np.random.default_rng(seed)
+    rows = []
+    for k in range(states):
+        seats = 2 + k % 2
+        left = int(rng.integers(0, 26))
+        predicted = rng.normal(50, 12, seats)
+        shares = win_shares(list(predicted), sigma0 + sigma1 * math.sqrt(left))
+        winner = rng.choice(seats, p=shares)
+        for i in range(seats):
+            rows.append((predicted[i], k, left, 1.0 if i == winner else 0.0))
+    pred, sid, left, won = (np.array(c) for c in zip(*rows, strict=True))
+    n = len(rows)
+    data = Dataset(np.zeros((n, len(FEATURE_NAMES))), np.zeros(n), np.zeros(n),
+                   sid.astype(np.int64), sid.astype(np.int64), left.astype(np.int64), won)
+    return data, pred
+
+
+def test_the_spread_is_fitted_to_who_won():
+    """The fit recovers the spread that drew the winners (at the start, the middle and
+    the end of a game), not the spread of a single score."""
+    data, predicted = _outcomes_drawn_with_spread(3.0, 5.0, 6000, seed=1)
+    s0, s1 = fit_sigma(data, predicted)
+    for left in (0, 4, 16, 25):
+        truth = 3.0 + 5.0 * math.sqrt(left)
+        assert s0 + s1 * math.sqrt(left) == pytest.approx(truth, rel=0.25, abs=1.5)
+    wide, wide_pred = _outcomes_drawn_with_spread(3.0, 10.0, 6000, seed=2)
+    w0, w1 = fit_sigma(wide, wide_pred)
+    assert w0 + w1 * 4 > s0 + s1 * 4 + 8  # twice the spread 16 turns from the end
+
+
+def test_train_cli_calibrates_a_model_without_changing_its_weights(small_data, tmp_path,
+                                                                   capsys):
+    from solver.cli import main
+
+    cards = load_card_set()
+    small_data.save(tmp_path / "held-out.npz", meta={"games": 24, "policy": "rollout"})
+    start = ValueModel.random(4, hidden=(8,), fingerprint=cards.fingerprint)
+    start.sigma0, start.sigma1 = 40.0, 0.0  # far too wide: every game a coin toss
+    start.save(tmp_path / "start.npz")
+    out = tmp_path / "cal.npz"
+    assert main(["train", "--data", str(tmp_path / "held-out.npz"), "--calibrate",
+                 str(tmp_path / "start.npz"), "--out", str(out)]) == 0
+    assert "40.00 + 0.00" in capsys.readouterr().out
+    cal = ValueModel.load(out)
+    x = small_data.x[:20]
+    assert np.array_equal(cal.predict_rows(x), start.predict_rows(x))
+    assert (cal.sigma0, cal.sigma1) != (40.0, 0.0)
+    assert cal.meta["calibrated"]["sigma_before"] == [40.0, 0.0]
+    done = cal.meta["calibrated"]
+    assert done["rows_fitted"] + done["rows_held_out"] == small_data.rows
+    assert done["rows_fitted"] and done["rows_held_out"]
+    for bad in (tmp_path / "junk.npz", tmp_path / "other.npz"):
+        if bad.name == "junk.npz":
+            bad.write_bytes(b"not a model")
+        else:
+            ValueModel.random(0, fingerprint="0" * 16).save(bad)
+        assert main(["train", "--games", "2", "--calibrate", str(bad), "--out",
+                     str(tmp_path / "n.npz")]) == 2
+        assert "--calibrate" in capsys.readouterr().err and not (tmp_path / "n.npz").exists()
 
 
 def test_generate_is_deterministic_and_grouped(small_data):

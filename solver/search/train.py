@@ -15,7 +15,8 @@
 2. **Fit**: an MLP (numpy, Adam, mean squared error of the points still to come),
    games split 85/15 into training and held-out sets, early stopping on the held-out
    loss; then the spread of final scores (``sigma0 + sigma1 * sqrt(turns left)``) is
-   fitted on the held-out residuals.
+   fitted to who won the held-out games (:func:`fit_sigma`), so that the win
+   probabilities it implies are calibrated.
 3. **Report**: held-out error of the model and of the heuristic by game phase (mean
    absolute error of the final score and of the final margin), and the Brier score
    and calibration of the win probabilities both imply.
@@ -261,6 +262,16 @@ def generate(cards: CardSet | None = None, players: tuple[int, ...] = (2, 3, 4),
 
 # ------------------------------------------------------------------ fitting
 
+def split_games(data: Dataset, holdout: float, rng: np.random.Generator
+                ) -> tuple[Dataset, Dataset]:
+    """``data`` split by game at random: the rest, and ``holdout`` of the games (at least
+    one) held out."""
+    games = np.unique(data.game_id)
+    held = set(rng.choice(games, size=max(1, int(len(games) * holdout)), replace=False))
+    test_mask = np.array([g in held for g in data.game_id])
+    return data.subset(~test_mask), data.subset(test_mask)
+
+
 def fit(data: Dataset, seed: int = 0, hidden: tuple[int, ...] = (64, 64),
         epochs: int = 60, batch: int = 256, lr: float = 1e-3, holdout: float = 0.15,
         fingerprint: str = "", progress: Callable[[int, float, float], None] | None = None,
@@ -278,10 +289,7 @@ def fit(data: Dataset, seed: int = 0, hidden: tuple[int, ...] = (64, 64),
     from ``init``) instead of the final scores; held-out loss and report still compare
     with the final scores."""
     rng = np.random.default_rng(seed)
-    games = np.unique(data.game_id)
-    held = set(rng.choice(games, size=max(1, int(len(games) * holdout)), replace=False))
-    test_mask = np.array([g in held for g in data.game_id])
-    train, test = data.subset(~test_mask), data.subset(test_mask)
+    train, test = split_games(data, holdout, rng)
     if td_lambda < 1.0:
         if init is None:
             raise ValueError("td_lambda < 1 bootstraps from a model: give init")
@@ -338,7 +346,7 @@ def fit(data: Dataset, seed: int = 0, hidden: tuple[int, ...] = (64, 64),
                              "train_rows": int(train.rows), "test_rows": int(test.rows)})
     if init is not None:
         model.meta["init"] = {k: init.meta.get(k) for k in ("generation", "games", "policy")}
-    model.sigma0, model.sigma1 = _fit_sigma(test, test.x[:, 0] + model.predict_rows(test.x))
+    model.sigma0, model.sigma1 = fit_sigma(test, test.x[:, 0] + model.predict_rows(test.x))
     report = evaluate(model, test, current=current)
     return model, report
 
@@ -395,13 +403,55 @@ def _gradients(params, layers, x, y):
     return gw + gb
 
 
-def _fit_sigma(data: Dataset, predicted: np.ndarray) -> tuple[float, float]:
-    """Least squares of |residual| * sqrt(pi/2) on sqrt(turns left): the spread of final
-    scores around the prediction as a function of the game left."""
-    resid = np.abs(data.final - predicted) * math.sqrt(math.pi / 2)
-    a = np.stack([np.ones_like(data.turns_left), np.sqrt(data.turns_left)], axis=1)
-    (s0, s1), *_ = np.linalg.lstsq(a, resid, rcond=None)
-    return max(1.0, float(s0)), max(0.0, float(s1))
+def fit_sigma(data: Dataset, predicted: np.ndarray) -> tuple[float, float]:
+    """The spread ``sigma0 + sigma1 * sqrt(turns left)`` whose win shares
+    (:func:`~solver.search.value.win_shares` of ``predicted`` final scores) best predict
+    who won the games of ``data`` (held-out rows: least cross-entropy, on a grid of half
+    points). Fitted on the outcomes themselves rather than on each score's residuals: a
+    margin spreads more than either score (both seats' luck), and a spread fitted on one
+    score made the early game's win probabilities overconfident."""
+    batches = _win_share_batches(data, predicted)
+    if not batches:
+        return 4.0, 6.0  # no state with two seats: keep the hand-written evaluation's
+    best = (math.inf, 4.0, 6.0)
+    for s0 in np.arange(0.5, 16.01, 0.5):
+        for s1 in np.arange(0.0, 16.01, 0.5):
+            loss = sum(_cross_entropy(scores, shares, s0 + s1 * root)
+                       for scores, shares, root in batches)
+            if loss < best[0]:
+                best = (loss, float(s0), float(s1))
+    return best[1], best[2]
+
+
+def _win_share_batches(data: Dataset, predicted: np.ndarray) -> list[tuple]:
+    """Per number of seats: (predicted scores, actual win shares, sqrt(turns left)) of
+    every state of ``data``, one row per state, seats in columns."""
+    by_seats: dict[int, list[np.ndarray]] = {}
+    for g in data.state_groups():
+        if len(g) >= 2:
+            by_seats.setdefault(len(g), []).append(g)
+    batches = []
+    for groups in by_seats.values():
+        idx = np.stack(groups)
+        batches.append((predicted[idx], data.winner_share[idx],
+                        np.sqrt(data.turns_left[idx[:, 0]].astype(float))))
+    return batches
+
+
+def batch_win_shares(scores: np.ndarray, sigma: np.ndarray) -> np.ndarray:
+    """:func:`~solver.search.value.win_shares` of many states at once: ``scores``
+    (states, seats), ``sigma`` (states,)."""
+    d = scores[:, :, None] - scores[:, None, :]
+    pair = 1.0 / (1.0 + np.exp(-d * 1.7 / sigma[:, None, None]))
+    n = scores.shape[1]
+    pair[:, np.arange(n), np.arange(n)] = 1.0
+    raw = pair.prod(axis=2)
+    return raw / raw.sum(axis=1, keepdims=True)
+
+
+def _cross_entropy(scores: np.ndarray, shares: np.ndarray, sigma: np.ndarray) -> float:
+    p = np.clip(batch_win_shares(scores, sigma), 1e-9, 1.0)
+    return float(-(shares * np.log(p)).sum())
 
 
 # ------------------------------------------------------------------ report
@@ -497,5 +547,6 @@ def _margins_and_brier(sub: Dataset, pred: np.ndarray, ev) -> tuple[float, float
     return float(np.mean(errors)), float(np.mean(briers)), cal
 
 
-__all__ = ["Dataset", "TrainReport", "evaluate", "fit", "generate", "lambda_returns",
+__all__ = ["Dataset", "TrainReport", "batch_win_shares", "evaluate", "fit", "fit_sigma",
+           "generate", "lambda_returns", "split_games",
            "game_phase", "policy_bots", "policy_turn"]

@@ -5,6 +5,7 @@
     bigsur train --data gen0-data.npz --out value.npz     # refit saved data
     bigsur train --data g1.npz g2.npz --policy mcts:60i --init value.npz --out gen2.npz  # both
     bigsur train --data gen1-data.npz --init value.npz --lr 5e-4 --out gen1.npz   # fine-tune
+    bigsur train --games 400 --policy mcts:60i --calibrate value.npz --out cal.npz  # recalibrate
 
 The model predicts, from one seat's features, the points that seat still scores
 (:mod:`solver.search.value`); the report compares it, on held-out games, with the
@@ -44,20 +45,12 @@ def cmd_train(args) -> int:
         print("bigsur: error: --td-lambda: a value in [0, 1], below 1 only with --init (the "
               "model the targets bootstrap from)", file=sys.stderr)
         return 2
-    init = None
-    if args.init:
-        from .value import ValueModel, ValueModelError
-
-        try:
-            init = ValueModel.load(args.init)
-        except ValueModelError as err:
-            print(f"bigsur: error: --init: {err}", file=sys.stderr)
-            return 2
-        if init.fingerprint != cards.fingerprint:
-            print(f"bigsur: error: --init: {args.init} was trained on another card set "
-                  f"(fingerprint {init.fingerprint[:12]}, these cards "
-                  f"{cards.fingerprint[:12]})", file=sys.stderr)
-            return 2
+    try:
+        init = _model_arg(args.init, "--init", cards)
+        calibrating = _model_arg(args.calibrate, "--calibrate", cards)
+    except ValueError as err:
+        print(f"bigsur: error: {err}", file=sys.stderr)
+        return 2
     current = current_model(cards)
     current_generation = int((current.meta if current else {}).get("generation") or 0)
     t0 = time.perf_counter()
@@ -92,6 +85,8 @@ def cmd_train(args) -> int:
                     else current_generation}]
         if args.save_data:
             data.save(args.save_data, meta=sources[0])
+    if calibrating is not None:
+        return _calibrate(args, calibrating, data, sources, t0)
     t1 = time.perf_counter()
     model, report = fit(
         data, args.seed, hidden=tuple(int(x) for x in args.hidden.split(",")),
@@ -116,6 +111,56 @@ def cmd_train(args) -> int:
           f"left); data {t1 - t0:.0f} s, fit {t2 - t1:.0f} s; wrote {args.out}")
     if args.report:
         Path(args.report).write_text(json.dumps({"meta": model.meta, **report.to_json()},
+                                                indent=1) + "\n", encoding="utf-8")
+    return 0
+
+
+def _model_arg(path: str | None, flag: str, cards):
+    """The model file a flag names (None when not given); ValueError naming the flag when
+    it is not a model or was trained on another card set."""
+    if not path:
+        return None
+    from .value import ValueModel, ValueModelError
+
+    try:
+        model = ValueModel.load(path)
+    except ValueModelError as err:
+        raise ValueError(f"{flag}: {err}") from None
+    if model.fingerprint != cards.fingerprint:
+        raise ValueError(f"{flag}: {path} was trained on another card set (fingerprint "
+                         f"{model.fingerprint[:12]}, these cards {cards.fingerprint[:12]})")
+    return model
+
+
+def _calibrate(args, before, data, sources: list[dict], t0: float) -> int:
+    """``--calibrate MODEL``: refit only MODEL's spread of final scores, on half of the
+    games (by game, ``--seed``), so that its win probabilities are calibrated; its
+    weights are kept. The report, on the other half, compares it before ("current") and
+    after ("model"). The games must be ones MODEL was not trained on."""
+    import numpy as np
+
+    from .train import evaluate, fit_sigma, split_games
+    from .value import HeuristicEvaluator, ValueModel
+
+    fitted_on, held_out = split_games(data, 0.5, np.random.default_rng(args.seed))
+    predicted = fitted_on.x[:, 0] + before.predict_rows(fitted_on.x)
+    sigma0, sigma1 = fit_sigma(fitted_on, predicted)
+    after = ValueModel(before.weights, before.biases, before.mean, before.std,
+                       before.fingerprint, sigma0, sigma1, dict(before.meta))
+    after.meta["calibrated"] = {
+        "sigma_before": [before.sigma0, before.sigma1], "sigma_after": [sigma0, sigma1],
+        "games": sum(m["games"] for m in sources), "policy": args.policy,
+        "seed": args.seed, "rows_fitted": int(fitted_on.rows),
+        "rows_held_out": int(held_out.rows)}
+    report = evaluate(after, held_out, HeuristicEvaluator(), current=before)
+    after.save(args.out)
+    print(report.table())
+    print(f"\nsigma of final scores: {before.sigma0:.2f} + {before.sigma1:.2f} * sqrt(turns "
+          f"left) before ('current'), {sigma0:.2f} + {sigma1:.2f} after ('model'), fitted "
+          f"on {fitted_on.rows:,} rows, reported on {held_out.rows:,} others, in "
+          f"{time.perf_counter() - t0:.0f} s; wrote {args.out}")
+    if args.report:
+        Path(args.report).write_text(json.dumps({"meta": after.meta, **report.to_json()},
                                                 indent=1) + "\n", encoding="utf-8")
     return 0
 
@@ -164,6 +209,10 @@ def add_cli(sub) -> None:
                         "final scores (default 1: final scores)")
     p.add_argument("--save-data", help="also save the self-play data to this .npz file, with every "
                    "turn start's position (for feature experiments: bench.value_features)")
+    p.add_argument("--calibrate", metavar="MODEL",
+                   help="refit only MODEL's win-probability spread on half of the games "
+                        "(played, or --data: games MODEL never saw), keeping its weights; "
+                        "report on the other half and write it to --out")
     p.add_argument("--report", help="write the held-out report as JSON")
     p.add_argument("--cards", help="card-set file (default: the shipped reconstruction)")
     p.set_defaults(func=cmd_train)
