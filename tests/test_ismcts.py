@@ -358,6 +358,28 @@ def test_a_tree_held_to_the_cutoff_evaluates_every_iteration_at_the_roots_round_
         assert past
 
 
+@pytest.mark.parametrize("cutoff, answered", [("round", False), ("replies", True)])
+def test_the_replies_cutoff_evaluates_after_every_opponent_has_answered(
+        cards, monkeypatch, cutoff, answered):
+    """cutoff="replies": the last seat of a round (turn 7 of a 2-player game) is evaluated
+    after its opponent's next turn, not at the end of its own; "round" stops at the
+    round's end. Every iteration of a search is evaluated at the same turn."""
+    state = play_greedy_to(cards, 7, Phase.TAKE)
+    searcher = Searcher(view_of(state, state.current), 3,
+                        replace(DEFAULT_PARAMS, cutoff=cutoff))
+    ends = []
+    rollout = Searcher._rollout
+
+    def recording(self, s):
+        out = rollout(self, s)
+        ends.append(s.turn)
+        return out
+
+    monkeypatch.setattr(Searcher, "_rollout", recording)
+    searcher.run(iterations=120)
+    assert set(ends) == {state.turn + (2 if answered else 1)}
+
+
 # ------------------------------------------------------------------ build steps by value
 
 def _model_or_skip(cards):

@@ -10,7 +10,8 @@ One tree per search, rooted at the searching seat's information set. Every itera
    moves by the heuristic (:mod:`~solver.search.policies`) after ``n`` visits;
 3. *expand* the best-ranked untried move;
 4. *roll out* with the greedy heuristic plus Gumbel noise to the end of the root's round
-   (``rollout_rounds`` more rounds if asked; a turn in progress is always finished),
+   (``rollout_rounds`` more rounds if asked; ``cutoff="replies"``: until every other
+   seat has answered the root's turn; a turn in progress is always finished),
    then *cut off* with :func:`~solver.search.policies.estimate_scores` and its
    calibrated weights (exact scores when the game ends first): short rollouts won
    against long ones at equal time;
@@ -90,6 +91,11 @@ class SearchParams:
     # full rounds simulated past the root before the cut-off (0: to the end of the
     # root's round; -1: only finish the turn in progress at the leaf)
     rollout_rounds: int = 0
+    # where that cut-off falls: "round" (at a round's end, every seat having had the same
+    # turns: the last seat of a round then searches its own turn only) or "replies" (once
+    # every other seat has moved after the root's turn, so that each seat's search sees
+    # its opponents answer; mid-round for all but the first seat)
+    cutoff: str = "round"
     rollout_noise: float = 0.3  # Gumbel noise (points) on rollout choices
     rollout_lookahead: int = 0  # >0: rollout takes try the build step (deck: that many cards)
     margin_weight: float = 0.25  # reward = (1 - w) * win share + w * squashed margin
@@ -185,7 +191,8 @@ class SearchParams:
 _CHOICES = {"root": ("race", "uct"), "root_step_order": ("heuristic", "value"),
             "rollout_builds": ("greedy", "value", "auto"), "own_builds": ("tree", "value"),
             "root_takes": ("single", "pairs"), "own_takes": ("tree", "value"),
-            "own_take_value": ("full", "greedy"), "tree_horizon": ("open", "cutoff")}
+            "own_take_value": ("full", "greedy"), "tree_horizon": ("open", "cutoff"),
+            "cutoff": ("round", "replies")}
 DEFAULT_PARAMS = SearchParams()
 
 
@@ -389,6 +396,8 @@ class Searcher:
 
     def _cutoff(self, turn: int) -> int:
         n = self.n
+        if self.params.cutoff == "replies":
+            return turn + n + self.params.rollout_rounds * n
         target = turn + 1 + self.params.rollout_rounds * n
         return target + (-target % n)  # a round boundary: every seat has had its turns
 
