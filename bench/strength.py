@@ -59,6 +59,7 @@ from solver.search.bots import make_bot
 from solver.search.tournament import Progress, bot_seed, run_tournament, sign_test
 
 PARTS = ("vs-greedy", "vs-random", "4p", "3p", "ladder", "hints", "learned", "vs-flat", "speed")
+PAIRING_PARTS = ("vs-greedy", "vs-random", "4p", "3p", "learned", "vs-flat")  # a bot's win rate
 
 FULL = {
     "vs-greedy": {"budget": 1.0, "games": 400},
@@ -411,10 +412,10 @@ def parse_args(argv=None) -> argparse.Namespace:
 
 def configure(args) -> dict:
     cfg = json.loads(json.dumps(QUICK if args.quick else FULL))
-    for part in ("vs-greedy", "vs-random", "4p", "3p", "ladder", "learned", "vs-flat"):
+    for part in (*PAIRING_PARTS, "ladder"):
         if args.games:
             cfg[part]["games"] = args.games
-    for part in ("vs-greedy", "vs-random", "4p", "3p", "learned", "vs-flat"):
+    for part in PAIRING_PARTS:
         if args.budget:
             cfg[part]["budget"] = args.budget
     if args.flat_budget:
@@ -443,7 +444,7 @@ def summary_table(saved: dict) -> str:
         r = saved.get("parts", {}).get(part)
         if r is None:
             continue
-        if part in ("vs-greedy", "vs-random", "4p", "3p", "learned", "vs-flat"):
+        if part in PAIRING_PARTS:
             g = r["goal"]
             text = (f"{g['bot']} {100 * g['win_rate']:.1f}% "
                     f"[{100 * g['win_ci'][0]:.1f}, {100 * g['win_ci'][1]:.1f}] "
