@@ -96,7 +96,8 @@ class SearchParams:
     # every other seat has moved after the root's turn, so that each seat's search sees
     # its opponents answer; mid-round for all but the first seat). "replies": level at
     # 1 s (51.0%, margin +2.5), 1.6 s against itself at 0.4 s 57.5% (the default's step:
-    # 55.0%), but hints 87.0% (94.0% with "round"); not the default (docs/ai.md)
+    # 55.0%), but hints 87.0% (94.0% with "round"); at 1.6 s against "round" at 0.4 s
+    # (a switch for long searches only) 57.0%: not the default (docs/ai.md)
     cutoff: str = "round"
     rollout_noise: float = 0.3  # Gumbel noise (points) on rollout choices
     rollout_lookahead: int = 0  # >0: rollout takes try the build step (deck: that many cards)
