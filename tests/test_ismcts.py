@@ -380,6 +380,33 @@ def test_the_replies_cutoff_evaluates_after_every_opponent_has_answered(
     assert set(ends) == {state.turn + (2 if answered else 1)}
 
 
+@pytest.mark.parametrize("opp_tree", ["all", "takes", "none"])
+def test_opp_tree_keeps_the_opponents_played_decisions_out_of_the_tree(cards, opp_tree):
+    """opp_tree="takes": no tree node is an opponent's build step (the rollout plays it on
+    the opponent's sampled hand); "none": no node is an opponent's at all; "all" has
+    both (the check could fail). The first seat of a 2-player round: its opponent's turn
+    is inside the root's round."""
+    from solver.rules.actions import Take
+
+    state = play_greedy_to(cards, 6, Phase.TAKE)
+    seat = state.current
+    searcher = Searcher(view_of(state, seat), 3,
+                        replace(DEFAULT_PARAMS, opp_tree=opp_tree, root="uct"))
+    searcher.run(iterations=150)
+    theirs, stack = [], list(searcher.root.children.values())
+    while stack:
+        node = stack.pop()
+        stack.extend(node.children.values())
+        if node.mover != seat:
+            theirs.append(all(isinstance(a, Take) for a in node.move))
+    if opp_tree == "all":
+        assert True in theirs and False in theirs
+    elif opp_tree == "takes":
+        assert theirs and all(theirs)
+    else:
+        assert not theirs
+
+
 # ------------------------------------------------------------------ build steps by value
 
 def _model_or_skip(cards):

@@ -176,6 +176,12 @@ class SearchParams:
     # at 1 s (51.0%); two 16 s searches agree on 96.4% of the hint take positions with
     # it, 89.3% without (docs/ai.md)
     stratify_top: int = 1
+    # which of the opponents' decisions below the root are tree nodes: "all" (takes and
+    # build steps), "takes" (their build steps played by the rollout policy on their
+    # sampled hands) or "none" (their whole turns played so). A tree node of an
+    # opponent's is shared by every hand the samples give it, so it learns the move best
+    # on average over hands (strategy fusion); the policy answers each hand
+    opp_tree: str = "all"
 
     def __post_init__(self):
         for name, allowed in _CHOICES.items():
@@ -195,7 +201,7 @@ _CHOICES = {"root": ("race", "uct"), "root_step_order": ("heuristic", "value"),
             "rollout_builds": ("greedy", "value", "auto"), "own_builds": ("tree", "value"),
             "root_takes": ("single", "pairs"), "own_takes": ("tree", "value"),
             "own_take_value": ("full", "greedy"), "tree_horizon": ("open", "cutoff"),
-            "cutoff": ("round", "replies")}
+            "cutoff": ("round", "replies"), "opp_tree": ("all", "takes", "none")}
 DEFAULT_PARAMS = SearchParams()
 
 
@@ -544,7 +550,11 @@ class Searcher:
             if fresh or flat:
                 last_turn = -1  # expanded (or no tree below the root): roll out from here
         c_own = params.c_uct if params.c_own is None else params.c_own
+        opp_tree = params.opp_tree
         while state.phase != Phase.OVER and state.turn < last_turn:
+            if opp_tree != "all" and state.current != self.seat and (
+                    opp_tree == "none" or state.phase == Phase.BUILD):
+                break  # the rollout plays the opponent's move on its sampled hand
             allowed = max(1, math.ceil(params.pw_c * (node.visits + 1) ** params.pw_alpha))
             moves = self._moves(state, node, allowed)[:allowed]
             children = node.children
