@@ -392,7 +392,7 @@ def test_opp_tree_keeps_the_opponents_played_decisions_out_of_the_tree(cards, op
     seat = state.current
     searcher = Searcher(view_of(state, seat), 3,
                         replace(DEFAULT_PARAMS, opp_tree=opp_tree, root="uct"))
-    searcher.run(iterations=150)
+    searcher.run(iterations=600)
     theirs, stack = [], list(searcher.root.children.values())
     while stack:
         node = stack.pop()
@@ -495,7 +495,7 @@ def test_own_exploration_constant_applies_at_the_seats_own_nodes_only(cards):
     def stats(own_takes="tree", **knobs) -> list:
         searcher = Searcher(view, 4, replace(DEFAULT_PARAMS, rollout_builds="greedy",
                                              own_takes=own_takes, **knobs))
-        searcher.run(iterations=300)
+        searcher.run(iterations=600)
         return searcher.root_stats()
 
     assert stats(c_own=None) == stats(c_own=DEFAULT_PARAMS.c_uct)
