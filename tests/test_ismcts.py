@@ -495,7 +495,7 @@ def test_own_exploration_constant_applies_at_the_seats_own_nodes_only(cards):
     def stats(own_takes="tree", **knobs) -> list:
         searcher = Searcher(view, 4, replace(DEFAULT_PARAMS, rollout_builds="greedy",
                                              own_takes=own_takes, **knobs))
-        searcher.run(iterations=600)
+        searcher.run(iterations=300)
         return searcher.root_stats()
 
     assert stats(c_own=None) == stats(c_own=DEFAULT_PARAMS.c_uct)
