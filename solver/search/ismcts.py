@@ -182,8 +182,9 @@ class SearchParams:
     # opponent's is shared by every hand the samples give it, so it learns the move best
     # on average over hands (strategy fusion); the policy answers each hand. "takes":
     # level at 1 s (47.8%) and 0.4 s (51.0%); against itself 1.6 s vs 0.4 s 60.2%, p =
-    # 0.001 (the default's step 55.0%); hints 97.0% (94.0%): the next default's candidate,
-    # once every strength part is measured with it (docs/ai.md)
+    # 0.001 (the default's step 55.0%), 0.4 s vs 0.1 s 59.8% (60.5%); hints 97.0%
+    # (94.0%): the next default's candidate, once every strength part is measured with
+    # it (docs/ai.md)
     opp_tree: str = "all"
 
     def __post_init__(self):
