@@ -181,10 +181,9 @@ class SearchParams:
     # sampled hands) or "none" (their whole turns played so). A tree node of an
     # opponent's is shared by every hand the samples give it, so it learns the move best
     # on average over hands (strategy fusion); the policy answers each hand. "takes":
-    # level at 1 s (47.8%) and 0.4 s (51.0%); against itself 1.6 s vs 0.4 s 60.2%, p =
-    # 0.001 (the default's step 55.0%), 0.4 s vs 0.1 s 59.8% (60.5%); hints 97.0%
-    # (94.0%): the next default's candidate, once every strength part is measured with
-    # it (docs/ai.md)
+    # level at 1 s (47.8%) and 0.4 s (51.0%); hints 97.0% (94.0%); as the default the
+    # ladder read 58.5% and 57.8% (60.5% and 55.0%), both steps p = 0.001, neither at
+    # the 60% goal, the other parts level: one goal fewer, so opt-in (docs/ai.md)
     opp_tree: str = "all"
 
     def __post_init__(self):
