@@ -20,7 +20,10 @@ compares with them instead, so a variant that changes what the slow search plays
 measured against its own slow search (``--again --iterations N``: a slow search of N
 iterations, which the machine's load does not change). "first" is the agreement on the
 move's first action, the one played now (a pair of takes agrees when its first take
-does). Positions are the hints part's (``mid_game_positions`` with its seed), so the
+does). Agreement is also split by the searching seat's place in its round
+(:func:`round_place`): a search held to the round (``cutoff="round"``) sees no other seat
+move after the round's last turn, so there it is a fixed one-turn lookahead whatever its
+budget. Positions are the hints part's (``mid_game_positions`` with its seed), so the
 saved rows must come from the same code's benchmark run. Each run is added to
 ``bench/results/hint-agreement.json`` (newest kept per setting and commit of the code).
 """
@@ -52,6 +55,12 @@ def _top(job: tuple) -> tuple[int, str]:
     params = dataclasses.replace(DEFAULT_PARAMS, **overrides)
     result = analyse(state, budget, seed, params=params)
     return index, " ; ".join(result.best.actions)
+
+
+def round_place(state) -> str:
+    """Where the seat to act sits in its round: "last" (the round ends with its turn, so a
+    search held to the round sees no other seat move after it) or "earlier"."""
+    return "last" if (state.turn + 1) % state.num_players == 0 else "earlier"
 
 
 def _kept_tops(path: str, positions) -> dict[int, str]:
@@ -136,12 +145,14 @@ def main(argv=None) -> int:
         Path(args.keep_tops).write_text(json.dumps({str(k): v for k, v in tops[0].items()}))
     by_phase: dict[str, list[bool]] = {}
     first: dict[str, list[bool]] = {}
+    by_place: dict[str, list[bool]] = {}
     for run in tops:
         for r in rows:
             top, ref = run[r["position"]], reference[r["position"]]
             by_phase.setdefault(r["phase"], []).append(top == ref)
             first.setdefault(r["phase"], []).append(
                 top.split(" ; ")[0] == ref.split(" ; ")[0])
+            by_place.setdefault(round_place(states[r["position"]]), []).append(top == ref)
     for table in (by_phase, first):
         table["all"] = [a for phase in list(table) for a in table[phase]]
     print(f"{'phase':<7}{'searches':>10}{'agree':>8}{'first':>8}   ({setting}"
@@ -149,12 +160,16 @@ def main(argv=None) -> int:
     for phase, agree in by_phase.items():
         print(f"{phase:<7}{len(agree):>10}{sum(agree) / len(agree):>8.1%}"
               f"{sum(first[phase]) / len(agree):>8.1%}")
+    for place, agree in sorted(by_place.items()):
+        print(f"{place:<7}{len(agree):>10}{sum(agree) / len(agree):>8.1%}   (the searching "
+              f"seat's place in its round)")
     entry = {"params": overrides, "budget": budget.to_json(), "again": args.again,
              "phase": args.phase, "positions": len(rows),
              "repeats": repeats if repeats > 1 else None,  # (None: as runs before it)
              "against": args.against,
              "agreement": {k: {"agree": sum(v), "first": sum(first[k]), "of": len(v)}
                            for k, v in by_phase.items()},
+             "by_place": {k: {"agree": sum(v), "of": len(v)} for k, v in by_place.items()},
              "wall_seconds": round(time.time() - start, 1),
              "finished": time.strftime("%Y-%m-%d %H:%M"), "machine": machine(),
              "commit": code_version()}

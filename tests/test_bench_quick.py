@@ -121,7 +121,27 @@ def test_hint_agreement_compares_with_the_saved_slow_tops(tmp_path):
     assert sum(v["of"] for k, v in counts.items() if k != "all") == 3
     assert 0 <= counts["all"]["agree"] <= counts["all"]["first"] <= 3
     assert own["agreement"]["all"] == {"agree": 3, "first": 3, "of": 3}
+    assert sum(v["of"] for v in saved["by_place"].values()) == 3
+    assert set(saved["by_place"]) <= {"earlier", "last"}
     assert len(json.loads(tops.read_text())) == 3
+
+
+@pytest.mark.parametrize("players, turns, places", [
+    (2, (0, 1, 2, 3), ("earlier", "last", "earlier", "last")),
+    (3, (0, 1, 2, 5), ("earlier", "earlier", "last", "last")),
+    (4, (2, 3, 4, 7), ("earlier", "last", "earlier", "last"))])
+def test_round_place_marks_the_turn_that_ends_a_round(players, turns, places):
+    """A round ends once every seat has had a turn (turn counts completed turns): the
+    last of each n turns is the one a search held to the round sees no reply after."""
+    from bench.hint_agreement import round_place
+    from solver.rules.engine import new_game
+
+    state = new_game(players, 3)
+    found = []
+    for turn in turns:
+        state.turn = turn
+        found.append(round_place(state))
+    assert tuple(found) == places
 
 
 def test_hint_agreement_names_unreadable_or_incomplete_kept_tops(tmp_path):
