@@ -41,6 +41,7 @@ from bench.common import RESULTS, code_version, keep_run, machine
 from bench.strength import mid_game_positions
 from bench.variants import parse_overrides
 from solver.rules.cards import load_card_set
+from solver.rules.state import GameState
 from solver.search.api import Budget, analyse
 from solver.search.ismcts import DEFAULT_PARAMS
 from solver.search.tournament import Progress
@@ -57,7 +58,7 @@ def _top(job: tuple) -> tuple[int, str]:
     return index, " ; ".join(result.best.actions)
 
 
-def round_place(state) -> str:
+def round_place(state: GameState) -> str:
     """Where the seat to act sits in its round: "last" (the round ends with its turn, so a
     search held to the round sees no other seat move after it) or "earlier"."""
     return "last" if (state.turn + 1) % state.num_players == 0 else "earlier"
