@@ -74,7 +74,7 @@ def keep_run(path: str | Path, entry: dict, key: tuple[str, ...]) -> Path:
         saved = json.loads(path.read_text(encoding="utf-8"))
     except FileNotFoundError:
         saved = {"runs": []}
-    same = tuple(entry[k] for k in key)
+    same = tuple(entry.get(k) for k in key)
     saved["runs"] = [r for r in saved["runs"] if tuple(r.get(k) for k in key) != same]
     saved["runs"].append(entry)
     return write_json(path, saved)

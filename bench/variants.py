@@ -7,6 +7,8 @@ what measures better". Prints the tournament table and adds the result to
     python -m bench.variants root_step_order=value --iterations 300 --workers 1
     python -m bench.variants own_draws=split --base own_builds=value --iterations 600
     python -m bench.variants rollout_builds=value --budget 1.6 --base-budget 0.4
+    python -m bench.variants value=solver/search/models/value.npz --budget 1 \
+        --cards shuffled-1.json       # on another card set (``python -m bench.cardsets``)
 
 ``--iterations N`` gives both sides N iterations a turn instead of a time: the result
 does not depend on the machine's load (two matches can share the cores), but a variant
@@ -98,8 +100,10 @@ def main(argv=None) -> int:
     p.add_argument("--games", type=int, default=200)
     p.add_argument("--seed", type=int, default=0)
     p.add_argument("--workers", type=int, default=os.cpu_count() or 1)
+    p.add_argument("--cards", help="card-set file (default: the shipped reconstruction)")
     p.add_argument("--out", default=str(RESULTS / "variants.json"))
     args = p.parse_args(argv)
+    cards = load_card_set(args.cards) if args.cards else load_card_set()
     overrides = parse_overrides(args.overrides)
     base = parse_overrides(args.base) if args.base else None  # None: today's search
     budget = f"{args.iterations}i" if args.iterations else f"{args.budget:g}s"
@@ -117,7 +121,7 @@ def main(argv=None) -> int:
     variant = "bench.variants:VariantBot"
     today = "bench.variants:BaseBot" if base else f"mcts:{base_budget}"
     start = time.time()
-    summary = run_tournament([variant, today], 2, args.games, args.seed, load_card_set(),
+    summary = run_tournament([variant, today], 2, args.games, args.seed, cards,
                              workers=args.workers, code=True)
     print(summary.table())
     s = summary.stats(variant)
@@ -133,10 +137,12 @@ def main(argv=None) -> int:
              "seconds_per_turn": {st.bot: st.seconds_per_turn for st in summary.bots},
              "wall_seconds": round(time.time() - start, 1),
              "finished": time.strftime("%Y-%m-%d %H:%M"), "machine": machine(),
-             "value_model": value_model(load_card_set()),  # today's search's, the baseline
+             "value_model": value_model(cards),  # today's search's, the baseline
              "commit": code_version()}
+    if args.cards:
+        entry["cards"] = cards.identity()
     key = ("params", "base", "budget_seconds", "budget_iterations", "base_budget_seconds",
-           "commit")
+           "commit", "cards")
     print(f"wrote {keep_run(args.out, entry, key)}")
     return 0
 
