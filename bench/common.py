@@ -45,17 +45,18 @@ def code_version() -> str | None:
 
 
 def value_model(cards) -> dict | None:
-    """The learned evaluation today's search uses on ``cards`` (its generation and where
-    its games came from), recorded with every strength figure; None: the hand-written
-    evaluation (no model for these cards)."""
-    from solver.search.value import current_model
+    """The learned evaluation today's search uses on ``cards`` (its generation, where its
+    games came from, and whether it was trained on these cards), recorded with every
+    strength figure; None: the hand-written evaluation (no model file)."""
+    from solver.search.value import SHIPPED_MODEL, model_in_use
 
-    model = current_model(cards)
+    model = model_in_use(cards)
     if model is None:
         return None
     return {"generation": model.meta.get("generation"), "games": model.meta.get("games"),
             "policy": model.meta.get("policy"),
-            "file": os.environ.get("BIGSUR_VALUE_MODEL") or "shipped"}
+            "file": "shipped" if model.source == str(SHIPPED_MODEL) else model.source,
+            "trained_on_these_cards": model.fingerprint == cards.fingerprint}
 
 
 def write_json(path: str | Path, data: dict) -> Path:

@@ -230,10 +230,69 @@ def test_figures_record_the_value_model_in_use(tmp_path, monkeypatch):
     value_mod._shipped.cache_clear()
     try:
         assert value_model(cards) == {"generation": 5, "games": 10, "policy": "mcts:60i",
-                                      "file": str(tmp_path / "g5.npz")}
+                                      "file": str(tmp_path / "g5.npz"),
+                                      "trained_on_these_cards": True}
         other = ValueModel.random(0, fingerprint="0" * 16)
         other.save(tmp_path / "other.npz")
         monkeypatch.setenv("BIGSUR_VALUE_MODEL", str(tmp_path / "other.npz"))
-        assert value_model(cards) is None  # another card set's model is not used
+        # the shipped model, trained on these cards, comes before another set's
+        assert value_model(cards)["file"] == "shipped"
+        assert value_model(cards)["trained_on_these_cards"]
+        monkeypatch.setattr(value_mod, "SHIPPED_MODEL", tmp_path / "absent.npz")
+        assert value_model(cards)["file"] == str(tmp_path / "other.npz")
+        assert not value_model(cards)["trained_on_these_cards"]  # used as is
     finally:
         value_mod._shipped.cache_clear()
+
+
+def test_reshuffled_card_sets_keep_the_stated_facts_and_the_totals():
+    """bench.cardsets deals the set's attributes out anew: the same seed gives the same
+    set, another seed another; decks, Mile values, Persistent Materials on 1-Mile cards,
+    conditions on 2-Mile cards and every total stay; most cards change."""
+    from collections import Counter
+
+    from bench.cardsets import reshuffled
+    from solver.rules.cards import load_card_set
+
+    cards = load_card_set()
+    one, again, two = reshuffled(cards, 1), reshuffled(cards, 1), reshuffled(cards, 2)
+    assert one.fingerprint == again.fingerprint != two.fingerprint != cards.fingerprint
+    assert one.reconstruction and "shuffled-1" in one.name
+    for players in (2, 3, 4):
+        assert len(one.deck_for(players)) == len(cards.deck_for(players))
+
+    def totals(cs):
+        hw = cs.highway
+        return (Counter(c.miles for c in hw), Counter(s for c in hw for s in c.scenery),
+                Counter(m for c in hw for m in c.cost), Counter(len(c.cost) for c in hw),
+                Counter(c.material for c in hw), Counter(c.persistent for c in hw),
+                Counter(lm.scenery for lm in cs.landmarks))
+
+    assert totals(one) == totals(cards)
+    assert all((c.miles == 1) == (c.persistent is not None) for c in one.highway)
+    assert all((c.miles == 2) == (c.bonus is not None) for c in one.highway)
+    moved = sum(a.scenery != b.scenery or a.cost != b.cost
+                for a, b in zip(one.highway, cards.highway))
+    assert moved > len(cards.highway) // 2
+
+
+def test_variant_benchmark_plays_on_another_card_set_and_records_it(tmp_path):
+    """``--cards`` plays the variant on that set and the
+    entry records the set; the same variant on the default set stays a separate entry."""
+    from bench.cardsets import reshuffled
+    from solver.rules.cards import load_card_set
+
+    other = reshuffled(load_card_set(), 3)
+    path = tmp_path / "other.json"
+    path.write_text(json.dumps(other.to_json()))
+    out = tmp_path / "variants.json"
+    env = {**os.environ, "PYTHONPATH": str(ROOT)}
+    for extra in (["--cards", str(path)], []):
+        proc = subprocess.run([sys.executable, "-m", "bench.variants", "c_uct=0.3",
+                               "--iterations", "5", "--games", "2", "--workers", "1",
+                               "--out", str(out), *extra],
+                              cwd=tmp_path, env=env, capture_output=True, text=True,
+                              timeout=300)
+        assert proc.returncode == 0, proc.stdout[-2000:] + proc.stderr[-3000:]
+    runs = json.loads(out.read_text())["runs"]
+    assert [r.get("cards", {}).get("fingerprint") for r in runs] == [other.fingerprint, None]

@@ -203,29 +203,65 @@ def test_bad_model_files_are_refused(tmp_path):
         ValueModel.load(path)
 
 
-def test_other_card_sets_fall_back_to_the_heuristic(tmp_path, monkeypatch):
-    cards = load_card_set()
-    model = ValueModel.random(0, fingerprint=cards.fingerprint)
-    path = tmp_path / "m.npz"
-    model.save(path)
-    monkeypatch.setenv("BIGSUR_VALUE_MODEL", str(path))
-    value_mod._shipped.cache_clear()
-    value_mod._warn_fallback.cache_clear()
-    assert isinstance(default_evaluator(cards), ValueModel)
-    raw = cards.to_json() if hasattr(cards, "to_json") else None
-    if raw is None:
-        pytest.skip("card sets cannot be written back")  # pragma: no cover
+def _other_cards(cards):
+    raw = cards.to_json()
     raw["highway"][0]["scenery"] = list(reversed(raw["highway"][0]["scenery"])) \
         if len(set(raw["highway"][0]["scenery"])) == 2 else ["ocean", "forest"]
     raw["highway"][0]["cost"] = ["steel", "steel"]
     other = parse_card_set(raw, require_full=False)
     assert other.fingerprint != cards.fingerprint
-    with warnings.catch_warnings(record=True) as caught:
-        warnings.simplefilter("always")
-        ev = default_evaluator(other)
-    assert isinstance(ev, HeuristicEvaluator)
-    assert any("another card set" in str(w.message) for w in caught)
+    return other
+
+
+def test_other_card_sets_use_the_model_as_is_with_a_warning(tmp_path, monkeypatch):
+    """A model trained on other cards evaluates these as is (it measured far stronger
+    than the heuristic on reshuffled sets), and says so once per card set."""
+    cards = load_card_set()
+    model = ValueModel.random(0, fingerprint=cards.fingerprint)
+    path = tmp_path / "m.npz"
+    model.save(path)
+    monkeypatch.setenv("BIGSUR_VALUE_MODEL", str(path))
+    monkeypatch.setattr(value_mod, "SHIPPED_MODEL", tmp_path / "absent.npz")
     value_mod._shipped.cache_clear()
+    value_mod._warn_other_cards.cache_clear()
+    try:
+        with warnings.catch_warnings(record=True) as caught:
+            warnings.simplefilter("always")
+            assert isinstance(default_evaluator(cards), ValueModel)
+        assert not caught  # trained on these cards: nothing to say
+        other = _other_cards(cards)
+        with warnings.catch_warnings(record=True) as caught:
+            warnings.simplefilter("always")
+            ev = default_evaluator(other)
+            default_evaluator(other)
+        assert isinstance(ev, ValueModel) and ev.fingerprint == cards.fingerprint
+        assert value_mod.current_model(other) is None
+        said = [str(w.message) for w in caught]
+        assert len(said) == 1 and "no value model was trained on card set" in said[0]
+        assert "bigsur train --cards" in said[0]
+    finally:
+        value_mod._shipped.cache_clear()
+
+
+def test_a_model_trained_on_the_cards_in_play_comes_first(tmp_path, monkeypatch):
+    """``BIGSUR_VALUE_MODEL`` trained on other cards does not hide a shipped model
+    trained on the cards in play; with no model file at all the heuristic evaluates."""
+    cards = load_card_set()
+    mine, theirs = tmp_path / "mine.npz", tmp_path / "theirs.npz"
+    ValueModel.random(0, fingerprint=cards.fingerprint).save(mine)
+    ValueModel.random(1, fingerprint="0" * 16).save(theirs)
+    monkeypatch.setattr(value_mod, "SHIPPED_MODEL", mine)
+    monkeypatch.setenv("BIGSUR_VALUE_MODEL", str(theirs))
+    value_mod._shipped.cache_clear()
+    try:
+        assert value_mod.model_in_use(cards).source == str(mine)
+        assert value_mod.model_in_use(_other_cards(cards)).source == str(theirs)
+        monkeypatch.setattr(value_mod, "SHIPPED_MODEL", tmp_path / "absent.npz")
+        monkeypatch.delenv("BIGSUR_VALUE_MODEL")
+        assert value_mod.model_in_use(cards) is None
+        assert isinstance(default_evaluator(cards), HeuristicEvaluator)
+    finally:
+        value_mod._shipped.cache_clear()
 
 
 def test_dataset_round_trip(small_data, tmp_path):

@@ -9,8 +9,9 @@
 
 The model predicts, from one seat's features, the points that seat still scores
 (:mod:`solver.search.value`); the report compares it, on held-out games, with the
-hand-written evaluation and with the current model (``BIGSUR_VALUE_MODEL`` or the shipped
-one, when trained on the same cards): the model it would replace. Use the file with
+hand-written evaluation and with the current model (the one the search uses on these cards:
+``BIGSUR_VALUE_MODEL``'s or the shipped one, trained on them if either was, else used as
+is from other cards): the model it would replace. Use the file with
 ``BIGSUR_VALUE_MODEL=FILE`` or ship it as ``solver/search/models/value.npz``.
 """
 
@@ -25,7 +26,7 @@ from pathlib import Path
 def cmd_train(args) -> int:
     from ..rules.cards import load_card_set
     from .train import Dataset, fit, generate
-    from .value import current_model
+    from .value import model_in_use
 
     cards = load_card_set(args.cards) if args.cards else load_card_set()
     players = tuple(int(x) for x in args.players.split(","))
@@ -51,7 +52,7 @@ def cmd_train(args) -> int:
     except ValueError as err:
         print(f"bigsur: error: {err}", file=sys.stderr)
         return 2
-    current = current_model(cards)
+    current = model_in_use(cards)
     current_generation = int((current.meta if current else {}).get("generation") or 0)
     t0 = time.perf_counter()
     if args.data:

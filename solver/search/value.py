@@ -19,9 +19,13 @@ prediction, fitted on held-out games for the model).
 
 The model file (``.npz``) carries its format version, the feature names, the
 fingerprint of the card set it was trained on and its sigma fit. :func:`default_evaluator`
-loads the shipped model (``solver/search/models/value.npz``) for the card set it was
-trained on; any other card set falls back to the heuristic with a warning, since a
-model trained on one set's cards says little about another's.
+uses a model trained on the cards in play (``BIGSUR_VALUE_MODEL``, else the shipped
+``solver/search/models/value.npz``); on other cards, such as the printed list an owner
+loads, it uses the model as is, with a warning. Its features describe Highways, hands
+and Materials rather than particular cards, and on card sets reshuffled from the
+reconstruction (``python -m bench.cardsets``) the shipped model beat the hand-written
+evaluation as clearly as on its own cards (docs/ai.md); a model trained on the cards
+in play (``bigsur train --cards FILE``) is still the better choice.
 """
 
 from __future__ import annotations
@@ -233,6 +237,7 @@ class ValueModel:
         self.fingerprint = fingerprint
         self.sigma0, self.sigma1 = float(sigma0), float(sigma1)
         self.meta = dict(meta or {})
+        self.source: str | None = None  # the file it was loaded from
         # fold the input scaling into the first layer: one matmul less per call
         self._w0 = self.weights[0] / self.std[:, None]
         self._b0 = self.biases[0] - (self.mean / self.std) @ self.weights[0]
@@ -356,8 +361,10 @@ class ValueModel:
         if tuple(header.get("features", ())) != FEATURE_NAMES:
             raise ValueModelError(f"value model {path}: trained on other features; "
                                   "retrain it with `bigsur train`")
-        return cls(weights, biases, mean, std, header["fingerprint"], header["sigma0"],
-                   header["sigma1"], header.get("meta"))
+        model = cls(weights, biases, mean, std, header["fingerprint"], header["sigma0"],
+                    header["sigma1"], header.get("meta"))
+        model.source = str(path)
+        return model
 
 
 class ValueModelError(ValueError):
@@ -374,34 +381,46 @@ def _shipped(path: str) -> ValueModel | None:
     return ValueModel.load(path)
 
 
+def _model_files() -> list[ValueModel]:
+    """The models on offer, first choice first: ``BIGSUR_VALUE_MODEL``, then the shipped."""
+    paths = [os.environ.get("BIGSUR_VALUE_MODEL"), str(SHIPPED_MODEL)]
+    return [m for m in (_shipped(p) for p in dict.fromkeys(filter(None, paths)))
+            if m is not None]
+
+
 def current_model(cards: CardSet) -> ValueModel | None:
-    """The learned model in use for ``cards`` (``BIGSUR_VALUE_MODEL`` if set, else the
-    shipped one) when it was trained on them, else None."""
-    model = _shipped(os.environ.get("BIGSUR_VALUE_MODEL") or str(SHIPPED_MODEL))
-    return model if model is not None and model.fingerprint == cards.fingerprint else None
+    """The learned model trained on ``cards`` (``BIGSUR_VALUE_MODEL``'s, else the
+    shipped one), or None when neither was."""
+    return next((m for m in _model_files() if m.fingerprint == cards.fingerprint), None)
+
+
+def model_in_use(cards: CardSet) -> ValueModel | None:
+    """The learned model the search evaluates ``cards`` with: :func:`current_model`,
+    else the first model on offer, trained on other cards and used as is; None when
+    there is no model file at all."""
+    return current_model(cards) or next(iter(_model_files()), None)
 
 
 def default_evaluator(cards: CardSet) -> Evaluator:
-    """The learned model (:func:`current_model`) when there is one for ``cards``, else
-    the heuristic (with a warning, once per card set, when a model was trained on other
-    cards)."""
-    model = current_model(cards)
-    if model is not None:
-        return model
-    shipped = _shipped(os.environ.get("BIGSUR_VALUE_MODEL") or str(SHIPPED_MODEL))
-    _warn_fallback(cards.fingerprint, shipped is not None)
-    return HeuristicEvaluator()
+    """:func:`model_in_use` (with a warning, once per card set, when it was trained on
+    other cards), else the hand-written heuristic."""
+    model = model_in_use(cards)
+    if model is None:
+        return HeuristicEvaluator()
+    if model.fingerprint != cards.fingerprint:
+        _warn_other_cards(cards.fingerprint, cards.name, model.fingerprint)
+    return model
 
 
 @lru_cache(maxsize=32)
-def _warn_fallback(fingerprint: str, shipped: bool) -> None:
-    if shipped:
-        warnings.warn(f"the shipped value model was trained on another card set; card set "
-                      f"{fingerprint[:12]} is evaluated with the hand-written heuristic "
-                      "(train one with `bigsur train --cards FILE`)", stacklevel=3)
+def _warn_other_cards(fingerprint: str, name: str, trained_on: str) -> None:
+    warnings.warn(f"no value model was trained on card set {name!r} ({fingerprint[:12]}); "
+                  f"the one trained on {trained_on[:12]} is used as is (on reshuffled card "
+                  "sets it played as well as on its own); for the best play train one for "
+                  "these cards with `bigsur train --cards FILE`", stacklevel=3)
 
 
 __all__ = ["FEATURE_NAMES", "HeuristicEvaluator", "SHIPPED_MODEL", "ValueModel",
-           "ValueModelError", "current_model", "default_evaluator", "one_blas_thread",
-           "seat_features_row", "turn_end_row", "turn_end_rows", "turns_left",
-           "win_shares"]
+           "ValueModelError", "current_model", "default_evaluator", "model_in_use",
+           "one_blas_thread", "seat_features_row", "turn_end_row", "turn_end_rows",
+           "turns_left", "win_shares"]
