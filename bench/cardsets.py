@@ -32,8 +32,8 @@ def _deal(cards: list[dict], fields: tuple[str, ...], rng: random.Random) -> Non
     """Permute the values of ``fields`` (kept together) among ``cards``, in place."""
     values = [tuple(c[f] for f in fields) for c in cards]
     rng.shuffle(values)
-    for card, value in zip(cards, values):
-        card.update(zip(fields, value))
+    for card, value in zip(cards, values, strict=True):
+        card.update(zip(fields, value, strict=True))
 
 
 def reshuffled(cards: CardSet, seed: int) -> CardSet:

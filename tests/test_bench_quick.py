@@ -272,7 +272,7 @@ def test_reshuffled_card_sets_keep_the_stated_facts_and_the_totals():
     assert all((c.miles == 1) == (c.persistent is not None) for c in one.highway)
     assert all((c.miles == 2) == (c.bonus is not None) for c in one.highway)
     moved = sum(a.scenery != b.scenery or a.cost != b.cost
-                for a, b in zip(one.highway, cards.highway))
+                for a, b in zip(one.highway, cards.highway, strict=True))
     assert moved > len(cards.highway) // 2
 
 
