@@ -102,7 +102,8 @@ def run_parts(name: str, args, cfg: dict, runners: dict[str, Callable], cards,
         result.update(config=cfg[part], quick=args.quick, seed=args.seed,
                       wall_seconds=round(time.monotonic() - t0, 2),
                       finished=time.strftime("%Y-%m-%dT%H:%M:%S"), machine=machine(),
-                      value_model=value_model(cards), commit=code_version())
+                      value_model=value_model(cards), card_set=cards.identity(),
+                      commit=code_version())
         saved["parts"][part] = result
         print(f"({part}: {result['wall_seconds']:.1f} s)")
         write_json(out, saved)
