@@ -3,6 +3,7 @@ attributes reshuffled. The printed list is not public (``card-facts.md``), so wh
 AI does on the cards an owner loads is measured on stand-ins for them.
 
     python -m bench.cardsets --seed 1 --out /tmp/shuffled-1.json
+    python -m bench.cardsets --seed 3 --redraw --out /tmp/redrawn-3.json
     python -m bench.variants value=solver/search/models/value.npz --budget 1 \\
         --cards /tmp/shuffled-1.json          # the shipped model against the fallback
 
@@ -14,8 +15,10 @@ deals them out anew: which Sceneries a card shows, what it costs, its back, whic
 card gives which Persistent Material, which 2-Mile card scores which condition, and
 each Landmark's Scenery and ability. What a model learned about *this* card (its
 fingerprint) no longer holds; what it learned about Highways, hands and Materials
-does. The printed list may differ from the reconstruction in its totals too, which a
-reshuffle does not try.
+does. The printed list may differ from the reconstruction in its totals too: with
+``--redraw`` every Scenery icon, cost Material, back Material, Persistent Material and
+Landmark Scenery is drawn anew, uniformly, so the totals move as well (the conditions,
+abilities, cost sizes, Mile values and marks are still dealt out from the set's own).
 """
 
 from __future__ import annotations
@@ -26,6 +29,7 @@ import random
 from pathlib import Path
 
 from solver.rules.cards import CardSet, default_card_set, parse_card_set
+from solver.rules.constants import MATERIALS, SCENERIES
 
 
 def _deal(cards: list[dict], fields: tuple[str, ...], rng: random.Random) -> None:
@@ -36,9 +40,10 @@ def _deal(cards: list[dict], fields: tuple[str, ...], rng: random.Random) -> Non
         card.update(zip(fields, value, strict=True))
 
 
-def reshuffled(cards: CardSet, seed: int) -> CardSet:
+def reshuffled(cards: CardSet, seed: int, redraw: bool = False) -> CardSet:
     """``cards`` with its attributes dealt out anew among its cards (see the module
-    doc), named ``<name>-shuffled-<seed>``; the same ``seed`` gives the same set."""
+    doc), named ``<name>-shuffled-<seed>`` (``-redrawn-`` with ``redraw``: Sceneries and
+    Materials drawn uniformly instead); the same arguments give the same set."""
     raw = json.loads(json.dumps(cards.to_json()))
     rng = random.Random(seed)
     highway = raw["highway"]
@@ -48,11 +53,22 @@ def reshuffled(cards: CardSet, seed: int) -> CardSet:
     _deal([c for c in highway if "bonus" in c], ("bonus", "text"), rng)
     _deal(raw["landmarks"], ("scenery",), rng)
     _deal(raw["landmarks"], ("ability", "text"), rng)
-    raw["name"] = f"{raw['name']}-shuffled-{seed}"
+    if redraw:
+        for card in highway:
+            card["scenery"] = [rng.choice(SCENERIES) for _ in card["scenery"]]
+            card["cost"] = [rng.choice(MATERIALS) for _ in card["cost"]]
+            card["material"] = rng.choice(MATERIALS)
+            if "persistent" in card:
+                card["persistent"] = rng.choice(MATERIALS)
+        for landmark in raw["landmarks"]:
+            landmark["scenery"] = rng.choice(SCENERIES)
+    how = "redrawn" if redraw else "shuffled"
+    raw["name"] = f"{raw['name']}-{how}-{seed}"
     raw["reconstruction"] = True
-    raw["description"] = (f"The card set {cards.name!r} with its cards' attributes "
-                          f"reshuffled (python -m bench.cardsets --seed {seed}): a stand-in "
-                          "for another list of the cards, not the printed one.")
+    raw["description"] = (f"The card set {cards.name!r} with its cards' attributes {how} "
+                          f"(python -m bench.cardsets --seed {seed}"
+                          f"{' --redraw' if redraw else ''}): a stand-in for another list "
+                          "of the cards, not the printed one.")
     return parse_card_set(raw, raw["name"])
 
 
@@ -60,9 +76,11 @@ def main(argv=None) -> int:
     p = argparse.ArgumentParser(prog="python -m bench.cardsets", description=__doc__,
                                 formatter_class=argparse.RawDescriptionHelpFormatter)
     p.add_argument("--seed", type=int, default=1)
+    p.add_argument("--redraw", action="store_true",
+                   help="draw Sceneries and Materials anew, so the totals move too")
     p.add_argument("--out", required=True, help="the card-set JSON file to write")
     args = p.parse_args(argv)
-    cards = reshuffled(default_card_set(), args.seed)
+    cards = reshuffled(default_card_set(), args.seed, args.redraw)
     Path(args.out).write_text(json.dumps(cards.to_json(), indent=1) + "\n", encoding="utf-8")
     print(f"wrote {args.out}: {cards.label}, fingerprint {cards.fingerprint}")
     return 0

@@ -274,6 +274,12 @@ def test_reshuffled_card_sets_keep_the_stated_facts_and_the_totals():
     moved = sum(a.scenery != b.scenery or a.cost != b.cost
                 for a, b in zip(one.highway, cards.highway, strict=True))
     assert moved > len(cards.highway) // 2
+    redrawn = reshuffled(cards, 1, redraw=True)
+    assert "redrawn-1" in redrawn.name and redrawn.fingerprint != one.fingerprint
+    assert totals(redrawn)[0] == totals(cards)[0]  # Mile values stay; the rest may move
+    assert totals(redrawn)[1:3] != totals(cards)[1:3]
+    assert [len(c.deck_for(n)) for c in (redrawn, cards) for n in (2, 3, 4)] == \
+        [len(cards.deck_for(n)) for n in (2, 3, 4)] * 2
 
 
 def test_variant_benchmark_plays_on_another_card_set_and_records_it(tmp_path):
