@@ -381,7 +381,7 @@ def _shipped(path: str) -> ValueModel | None:
     return ValueModel.load(path)
 
 
-def _model_files() -> list[ValueModel]:
+def _models_on_offer() -> list[ValueModel]:
     """The models on offer, first choice first: ``BIGSUR_VALUE_MODEL``, then the shipped."""
     paths = [os.environ.get("BIGSUR_VALUE_MODEL"), str(SHIPPED_MODEL)]
     return [m for m in (_shipped(p) for p in dict.fromkeys(filter(None, paths)))
@@ -391,14 +391,14 @@ def _model_files() -> list[ValueModel]:
 def current_model(cards: CardSet) -> ValueModel | None:
     """The learned model trained on ``cards`` (``BIGSUR_VALUE_MODEL``'s, else the
     shipped one), or None when neither was."""
-    return next((m for m in _model_files() if m.fingerprint == cards.fingerprint), None)
+    return next((m for m in _models_on_offer() if m.fingerprint == cards.fingerprint), None)
 
 
 def model_in_use(cards: CardSet) -> ValueModel | None:
     """The learned model the search evaluates ``cards`` with: :func:`current_model`,
     else the first model on offer, trained on other cards and used as is; None when
     there is no model file at all."""
-    return current_model(cards) or next(iter(_model_files()), None)
+    return current_model(cards) or next(iter(_models_on_offer()), None)
 
 
 def default_evaluator(cards: CardSet) -> Evaluator:
