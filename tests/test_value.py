@@ -485,9 +485,28 @@ def test_train_cli_refuses_a_bad_start_model(tmp_path, capsys):
     assert "--init" in capsys.readouterr().err and not (tmp_path / "m.npz").exists()
     other = ValueModel.random(0, fingerprint="0" * 16)
     other.save(tmp_path / "other.npz")
-    assert main(["train", "--games", "2", "--init", str(tmp_path / "other.npz"), "--out",
-                 str(tmp_path / "m.npz")]) == 2
-    assert "another card set" in capsys.readouterr().err
+    assert main(["train", "--games", "2", "--calibrate", str(tmp_path / "other.npz"),
+                 "--out", str(tmp_path / "m.npz")]) == 2
+    err = capsys.readouterr().err
+    assert "--calibrate" in err and "another card set" in err
+    assert not (tmp_path / "m.npz").exists()
+
+
+def test_train_cli_fine_tunes_a_model_of_other_cards_into_one_of_these(tmp_path, capsys):
+    """``--init`` may start from a model trained on other cards (the shipped one, for an
+    owner's printed list): it says so, and the model it writes is for the cards in play."""
+    from solver.cli import main
+
+    cards = load_card_set()
+    other = ValueModel.random(0, fingerprint="0" * 16)
+    other.meta["generation"] = 1
+    other.save(tmp_path / "other.npz")
+    assert main(["train", "--games", "4", "--epochs", "1", "--workers", "1", "--init",
+                 str(tmp_path / "other.npz"), "--out", str(tmp_path / "m.npz")]) == 0
+    assert "trained on another card set" in capsys.readouterr().err
+    model = ValueModel.load(tmp_path / "m.npz")
+    assert model.fingerprint == cards.fingerprint
+    assert model.meta["init"]["generation"] == 1
 
 
 def test_train_cli_td_lambda_needs_a_model_to_bootstrap_from(tmp_path, capsys):

@@ -345,7 +345,8 @@ def fit(data: Dataset, seed: int = 0, hidden: tuple[int, ...] = (64, 64),
                        meta={"hidden": list(hidden), "epochs": epoch + 1, "seed": seed,
                              "train_rows": int(train.rows), "test_rows": int(test.rows)})
     if init is not None:
-        model.meta["init"] = {k: init.meta.get(k) for k in ("generation", "games", "policy")}
+        model.meta["init"] = {k: init.meta.get(k)
+                              for k in ("generation", "games", "policy", "card_set")}
     model.sigma0, model.sigma1 = fit_sigma(test, test.x[:, 0] + model.predict_rows(test.x))
     report = evaluate(model, test, current=current)
     return model, report

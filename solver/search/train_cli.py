@@ -6,6 +6,8 @@
     bigsur train --data g1.npz g2.npz --policy mcts:60i --init value.npz --out gen2.npz  # both
     bigsur train --data gen1-data.npz --init value.npz --lr 5e-4 --out gen1.npz   # fine-tune
     bigsur train --games 400 --policy mcts:60i --calibrate value.npz --out cal.npz  # recalibrate
+    bigsur train --cards mine.json --games 3200 --policy mcts:60i --lr 5e-4 --epochs 40 \
+        --init solver/search/models/value.npz --out mine.npz   # the shipped model, your cards
 
 The model predicts, from one seat's features, the points that seat still scores
 (:mod:`solver.search.value`); the report compares it, on held-out games, with the
@@ -47,7 +49,7 @@ def cmd_train(args) -> int:
               "model the targets bootstrap from)", file=sys.stderr)
         return 2
     try:
-        init = _model_arg(args.init, "--init", cards)
+        init = _model_arg(args.init, "--init", cards, other_cards=True)
         calibrating = _model_arg(args.calibrate, "--calibrate", cards)
     except ValueError as err:
         print(f"bigsur: error: {err}", file=sys.stderr)
@@ -116,9 +118,11 @@ def cmd_train(args) -> int:
     return 0
 
 
-def _model_arg(path: str | None, flag: str, cards):
+def _model_arg(path: str | None, flag: str, cards, other_cards: bool = False):
     """The model file a flag names (None when not given); ValueError naming the flag when
-    it is not a model or was trained on another card set."""
+    it is not a model, or was trained on another card set and ``other_cards`` is False.
+    (A start model for ``--init`` may come from other cards: the model trained from it is
+    these cards' own, and the shipped one fine-tuned on an owner's cards is where to start.)"""
     if not path:
         return None
     from .value import ValueModel, ValueModelError
@@ -128,8 +132,12 @@ def _model_arg(path: str | None, flag: str, cards):
     except ValueModelError as err:
         raise ValueError(f"{flag}: {err}") from None
     if model.fingerprint != cards.fingerprint:
-        raise ValueError(f"{flag}: {path} was trained on another card set (fingerprint "
-                         f"{model.fingerprint[:12]}, these cards {cards.fingerprint[:12]})")
+        if not other_cards:
+            raise ValueError(f"{flag}: {path} was trained on another card set (fingerprint "
+                             f"{model.fingerprint[:12]}, these cards {cards.fingerprint[:12]})")
+        print(f"{flag}: {path} was trained on another card set ({model.fingerprint[:12]}); "
+              f"the model trained from it is for these cards ({cards.fingerprint[:12]})",
+              file=sys.stderr)
     return model
 
 

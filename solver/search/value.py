@@ -24,8 +24,10 @@ uses a model trained on the cards in play (``BIGSUR_VALUE_MODEL``, else the ship
 loads, it uses the model as is, with a warning. Its features describe Highways, hands
 and Materials rather than particular cards, and on card sets reshuffled from the
 reconstruction (``python -m bench.cardsets``) the shipped model beat the hand-written
-evaluation as clearly as on its own cards (docs/ai.md); a model trained on the cards
-in play (``bigsur train --cards FILE``) is still the better choice.
+evaluation as clearly as on its own cards, and beat a model trained on such a set's own
+rollout games (docs/ai.md): what a model learns from searched play weighs more than
+which cards it saw. To fit it to other cards, fine-tune it on their searched games
+(``bigsur train --cards FILE --policy mcts:60i --init`` the shipped model).
 """
 
 from __future__ import annotations
@@ -416,8 +418,9 @@ def default_evaluator(cards: CardSet) -> Evaluator:
 def _warn_other_cards(fingerprint: str, name: str, trained_on: str) -> None:
     warnings.warn(f"no value model was trained on card set {name!r} ({fingerprint[:12]}); "
                   f"the one trained on {trained_on[:12]} is used as is (on reshuffled card "
-                  "sets it played as well as on its own); for the best play train one for "
-                  "these cards with `bigsur train --cards FILE`", stacklevel=3)
+                  "sets it played as well as on its own); to fit it to these cards, "
+                  "fine-tune it on their searched games: `bigsur train --cards FILE "
+                  "--policy mcts:60i --init MODEL` (docs/ai.md)", stacklevel=3)
 
 
 __all__ = ["FEATURE_NAMES", "HeuristicEvaluator", "SHIPPED_MODEL", "ValueModel",
