@@ -29,7 +29,7 @@ import os
 import time
 
 from bench.common import RESULTS, code_version, keep_run, machine, value_model
-from solver.rules.cards import load_card_set
+from solver.rules.cards import CardSetError, load_card_set
 from solver.search.bots import BotSpecError, MCTSBot
 from solver.search.ismcts import DEFAULT_PARAMS, SearchParams
 from solver.search.tournament import run_tournament, sign_test
@@ -103,7 +103,10 @@ def main(argv=None) -> int:
     p.add_argument("--cards", help="card-set file (default: the shipped reconstruction)")
     p.add_argument("--out", default=str(RESULTS / "variants.json"))
     args = p.parse_args(argv)
-    cards = load_card_set(args.cards) if args.cards else load_card_set()
+    try:
+        cards = load_card_set(args.cards) if args.cards else load_card_set()
+    except CardSetError as err:
+        raise SystemExit(f"bench.variants: --cards: {err}") from None
     overrides = parse_overrides(args.overrides)
     base = parse_overrides(args.base) if args.base else None  # None: today's search
     budget = f"{args.iterations}i" if args.iterations else f"{args.budget:g}s"

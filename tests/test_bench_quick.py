@@ -89,6 +89,15 @@ def test_variant_benchmark_names_a_bad_budget_before_any_game():
         main(["c_uct=0.3", "--iterations", "5", "--base-budget", "0.1", "--games", "2"])
 
 
+def test_variant_benchmark_names_a_bad_card_set_before_any_game(tmp_path):
+    env = {**os.environ, "PYTHONPATH": str(ROOT)}
+    proc = subprocess.run([sys.executable, "-m", "bench.variants", "c_uct=0.3", "--cards",
+                           str(tmp_path / "absent.json")], cwd=tmp_path, env=env,
+                          capture_output=True, text=True, timeout=120)
+    assert proc.returncode != 0 and "--cards" in proc.stderr and "file not found" in proc.stderr
+    assert "Traceback" not in proc.stderr
+
+
 def test_variant_benchmark_names_an_unknown_field():
     from bench.variants import parse_overrides
 
