@@ -39,19 +39,22 @@ def test_quick_benchmark_runs_and_writes_json(name, tmp_path):
                for part in data.get("parts", {}).values())
 
 
+def _variants(cwd, *args: str) -> subprocess.CompletedProcess:
+    """``python -m bench.variants ARGS`` in ``cwd``, as a user runs it."""
+    env = {**os.environ, "PYTHONPATH": str(ROOT)}
+    return subprocess.run([sys.executable, "-m", "bench.variants", *args], cwd=cwd, env=env,
+                          capture_output=True, text=True, timeout=300)
+
+
 @pytest.mark.slow
 def test_variant_benchmark_plays_the_variant_and_keeps_one_entry_per_variant(tmp_path):
     """bench.variants plays today's search with an override against itself and records
     the override; running the same variant again replaces its entry; ``--base-budget``
     (a ladder step) is an entry of its own, its opponent searching for that time."""
     out = tmp_path / "variants.json"
-    env = {**os.environ, "PYTHONPATH": str(ROOT)}
     for extra in ([], [], ["--base-budget", "0.01"]):
-        proc = subprocess.run([sys.executable, "-m", "bench.variants", "c_uct=0.3",
-                               "--budget", "0.02", "--games", "2", "--workers", "1",
-                               "--out", str(out), *extra],
-                              cwd=tmp_path, env=env, capture_output=True, text=True,
-                              timeout=300)
+        proc = _variants(tmp_path, "c_uct=0.3", "--budget", "0.02", "--games", "2",
+                         "--workers", "1", "--out", str(out), *extra)
         assert proc.returncode == 0, proc.stdout[-2000:] + proc.stderr[-3000:]
         assert "sign test p =" in proc.stdout
     runs = json.loads(out.read_text())["runs"]
@@ -90,10 +93,7 @@ def test_variant_benchmark_names_a_bad_budget_before_any_game():
 
 
 def test_variant_benchmark_names_a_bad_card_set_before_any_game(tmp_path):
-    env = {**os.environ, "PYTHONPATH": str(ROOT)}
-    proc = subprocess.run([sys.executable, "-m", "bench.variants", "c_uct=0.3", "--cards",
-                           str(tmp_path / "absent.json")], cwd=tmp_path, env=env,
-                          capture_output=True, text=True, timeout=120)
+    proc = _variants(tmp_path, "c_uct=0.3", "--cards", str(tmp_path / "absent.json"))
     assert proc.returncode != 0 and "--cards" in proc.stderr and "file not found" in proc.stderr
     assert "Traceback" not in proc.stderr
 
@@ -292,8 +292,8 @@ def test_reshuffled_card_sets_keep_the_stated_facts_and_the_totals():
 
 
 def test_variant_benchmark_plays_on_another_card_set_and_records_it(tmp_path):
-    """``--cards`` plays the variant on that set and the
-    entry records the set; the same variant on the default set stays a separate entry."""
+    """``--cards`` plays the variant on that set and the entry records the set; the same
+    variant on the default set stays a separate entry."""
     from bench.cardsets import reshuffled
     from solver.rules.cards import load_card_set
 
@@ -301,13 +301,9 @@ def test_variant_benchmark_plays_on_another_card_set_and_records_it(tmp_path):
     path = tmp_path / "other.json"
     path.write_text(json.dumps(other.to_json()))
     out = tmp_path / "variants.json"
-    env = {**os.environ, "PYTHONPATH": str(ROOT)}
     for extra in (["--cards", str(path)], []):
-        proc = subprocess.run([sys.executable, "-m", "bench.variants", "c_uct=0.3",
-                               "--iterations", "5", "--games", "2", "--workers", "1",
-                               "--out", str(out), *extra],
-                              cwd=tmp_path, env=env, capture_output=True, text=True,
-                              timeout=300)
+        proc = _variants(tmp_path, "c_uct=0.3", "--iterations", "5", "--games", "2",
+                         "--workers", "1", "--out", str(out), *extra)
         assert proc.returncode == 0, proc.stdout[-2000:] + proc.stderr[-3000:]
     runs = json.loads(out.read_text())["runs"]
     assert [r.get("cards", {}).get("fingerprint") for r in runs] == [other.fingerprint, None]
