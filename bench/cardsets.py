@@ -65,7 +65,8 @@ def reshuffled(cards: CardSet, seed: int, redraw: bool = False) -> CardSet:
     how = "redrawn" if redraw else "shuffled"
     raw["name"] = f"{raw['name']}-{how}-{seed}"
     raw["reconstruction"] = True
-    raw["description"] = (f"The card set {cards.name!r} with its cards' attributes {how} "
+    raw["description"] = (f"The card set {cards.name!r} with its cards' attributes "
+                          f"{'redrawn' if redraw else 'reshuffled'} "
                           f"(python -m bench.cardsets --seed {seed}"
                           f"{' --redraw' if redraw else ''}): a stand-in for another list "
                           "of the cards, not the printed one.")

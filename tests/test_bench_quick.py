@@ -307,3 +307,19 @@ def test_variant_benchmark_plays_on_another_card_set_and_records_it(tmp_path):
         assert proc.returncode == 0, proc.stdout[-2000:] + proc.stderr[-3000:]
     runs = json.loads(out.read_text())["runs"]
     assert [r.get("cards", {}).get("fingerprint") for r in runs] == [other.fingerprint, None]
+
+
+def test_reshuffled_sets_are_the_ones_the_results_name():
+    """The card sets recorded in bench/results/variants.json come back, fingerprint and
+    all, from ``python -m bench.cardsets`` with the seeds the docs give."""
+    from bench.cardsets import reshuffled
+    from solver.rules.cards import load_card_set
+
+    cards = load_card_set()
+    recorded = {r["cards"]["name"]: r["cards"]["fingerprint"]
+                for r in json.loads((ROOT / "bench/results/variants.json").read_text())["runs"]
+                if r.get("cards") and r["cards"]["name"].startswith(f"{cards.name}-")}
+    assert recorded  # the transfer runs are kept
+    for name, fingerprint in recorded.items():
+        how, seed = name.rsplit("-", 2)[1:]
+        assert reshuffled(cards, int(seed), redraw=how == "redrawn").fingerprint == fingerprint
