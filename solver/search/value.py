@@ -390,17 +390,20 @@ def _models_on_offer() -> list[ValueModel]:
             if m is not None]
 
 
+def model_in_use(cards: CardSet) -> ValueModel | None:
+    """The learned model the search evaluates ``cards`` with: the first model on offer
+    trained on them, else the first model on offer, trained on other cards and used as
+    is; None when there is no model file at all."""
+    offered = _models_on_offer()
+    return next((m for m in offered if m.fingerprint == cards.fingerprint),
+                offered[0] if offered else None)
+
+
 def current_model(cards: CardSet) -> ValueModel | None:
     """The learned model trained on ``cards`` (``BIGSUR_VALUE_MODEL``'s, else the
     shipped one), or None when neither was."""
-    return next((m for m in _models_on_offer() if m.fingerprint == cards.fingerprint), None)
-
-
-def model_in_use(cards: CardSet) -> ValueModel | None:
-    """The learned model the search evaluates ``cards`` with: :func:`current_model`,
-    else the first model on offer, trained on other cards and used as is; None when
-    there is no model file at all."""
-    return current_model(cards) or next(iter(_models_on_offer()), None)
+    model = model_in_use(cards)
+    return model if model is not None and model.fingerprint == cards.fingerprint else None
 
 
 def default_evaluator(cards: CardSet) -> Evaluator:
