@@ -31,7 +31,7 @@ import time
 from bench.common import RESULTS, code_version, keep_run, machine, value_model
 from solver.rules.cards import CardSetError, load_card_set
 from solver.search.bots import BotSpecError, MCTSBot
-from solver.search.ismcts import DEFAULT_PARAMS, SearchParams
+from solver.search.ismcts import DEFAULT_PARAMS, parse_param_overrides
 from solver.search.tournament import run_tournament, sign_test
 
 _ENV = "BIGSUR_BENCH_VARIANT"  # the variant, for the tournament's worker processes
@@ -64,24 +64,12 @@ class BaseBot(VariantBot):
 
 
 def parse_overrides(pairs: list[str]) -> dict:
-    """``["c_uct=0.3", "root=uct"]`` -> ``{"c_uct": 0.3, "root": "uct"}``, checked against
-    the fields of SearchParams."""
-    fields = {f.name for f in dataclasses.fields(SearchParams)}
-    out = {}
-    for pair in pairs:
-        name, sep, text = pair.partition("=")
-        if not sep or name not in fields:
-            raise SystemExit(f"bench.variants: {pair!r} is not NAME=VALUE with NAME one of "
-                             f"{', '.join(sorted(fields))}")
-        try:
-            out[name] = json.loads(text)
-        except json.JSONDecodeError:
-            out[name] = text
-    try:  # a bad value fails here, not in a worker
-        dataclasses.replace(DEFAULT_PARAMS, **out)
-    except (TypeError, ValueError) as err:
+    """``["c_uct=0.3", "root=uct"]`` -> ``{"c_uct": 0.3, "root": "uct"}``
+    (:func:`~solver.search.ismcts.parse_param_overrides`); a bad pair exits naming it."""
+    try:
+        return parse_param_overrides(pairs)
+    except ValueError as err:
         raise SystemExit(f"bench.variants: {err}") from None
-    return out
 
 
 def main(argv=None) -> int:

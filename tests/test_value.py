@@ -642,3 +642,52 @@ def test_a_build_step_chosen_by_an_evaluator_follows_it():
                 checked += 1
             build_step_inplace(state)
     assert checked == 8
+
+
+def test_self_play_searches_with_the_given_overrides(monkeypatch):
+    """``generate(search=...)`` plays every game's searching bots with those
+    SearchParams overrides (a cheaper searcher for self-play data)."""
+    from concurrent.futures import ThreadPoolExecutor
+
+    from solver.search import train
+
+    calls = []
+    real = train.policy_bots
+
+    def spy(policy, players, search=None):
+        bots = real(policy, players, search)
+        calls.append({b.params.own_take_value for b in bots})
+        return bots
+
+    monkeypatch.setattr(train, "policy_bots", spy)
+    with ThreadPoolExecutor(1) as in_process:
+        data = train.generate(players=(2,), games=2, seed=3, policy="mcts:3i",
+                              executor=in_process, search={"own_take_value": "greedy"})
+    assert data.rows > 0
+    assert calls == [{"greedy"}] * 3  # the check before the games, then one per game
+    with pytest.raises(ValueError, match="searching policy"):
+        real("rollout", 2, {"c_uct": 0.3})
+
+
+def test_train_cli_records_search_overrides_and_names_a_bad_one(tmp_path, capsys):
+    """``bigsur train --search NAME=VALUE`` is recorded in the data and the model; a bad
+    override, or one without a searching policy, is refused by name before any game."""
+    from solver.cli import main
+
+    data_file, out = tmp_path / "d.npz", tmp_path / "m.npz"
+    assert main(["train", "--games", "2", "--players", "2", "--workers", "1", "--policy",
+                 "mcts:3i", "--search", "own_take_value=greedy", "--epochs", "1", "--hidden",
+                 "8", "--save-data", str(data_file), "--out", str(out)]) == 0
+    assert Dataset.load_meta(data_file)["search"] == {"own_take_value": "greedy"}
+    assert ValueModel.load(out).meta["search"] == {"own_take_value": "greedy"}
+    capsys.readouterr()
+    for bad, named in ((["own_take_value=cheap"], "own_take_value"),
+                       (["own_take_vale=greedy"], "'own_take_vale=greedy'")):
+        assert main(["train", "--games", "2", "--policy", "mcts:3i", "--search", *bad,
+                     "--out", str(tmp_path / "bad.npz")]) == 2
+        err = capsys.readouterr().err
+        assert "--search" in err and named in err and "Traceback" not in err
+    assert main(["train", "--games", "2", "--search", "c_uct=0.3",
+                 "--out", str(tmp_path / "bad.npz")]) == 2
+    assert "searching policy" in capsys.readouterr().err
+    assert not (tmp_path / "bad.npz").exists()

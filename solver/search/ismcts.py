@@ -37,6 +37,7 @@ take), as :class:`~solver.search.bots.MCTSBot` does.
 from __future__ import annotations
 
 import gc
+import json
 import math
 import random
 import threading
@@ -44,7 +45,7 @@ import time
 from concurrent.futures import ProcessPoolExecutor
 from concurrent.futures.process import BrokenProcessPool
 from contextlib import contextmanager
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, fields, replace
 from functools import lru_cache
 
 from ..rules.actions import Action, Build, Take
@@ -207,6 +208,31 @@ _CHOICES = {"root": ("race", "uct"), "root_step_order": ("heuristic", "value"),
             "own_take_value": ("full", "greedy"), "tree_horizon": ("open", "cutoff"),
             "cutoff": ("round", "replies"), "opp_tree": ("all", "takes", "none")}
 DEFAULT_PARAMS = SearchParams()
+
+
+def parse_param_overrides(pairs: list[str]) -> dict:
+    """``NAME=VALUE`` texts as :class:`SearchParams` overrides, each value read as JSON
+    (else kept as text); ValueError naming the pair or the value that is wrong.
+
+    >>> parse_param_overrides(["root=uct", "race_z=2.5"])
+    {'root': 'uct', 'race_z': 2.5}
+    """
+    names = {f.name for f in fields(SearchParams)}
+    out = {}
+    for pair in pairs:
+        name, sep, text = pair.partition("=")
+        if not sep or name not in names:
+            raise ValueError(f"{pair!r} is not NAME=VALUE with NAME one of "
+                             f"{', '.join(sorted(names))}")
+        try:
+            out[name] = json.loads(text)
+        except json.JSONDecodeError:
+            out[name] = text
+    try:
+        replace(DEFAULT_PARAMS, **out)
+    except TypeError as err:
+        raise ValueError(str(err)) from None
+    return out
 
 
 class Node:
@@ -1085,4 +1111,5 @@ def _sequential(state: GameState, move: tuple[Action, ...]) -> list[Build]:
 
 
 __all__ = ["DEFAULT_PARAMS", "MoveStats", "SearchOutput", "SearchParams", "Searcher",
-           "clear_memos", "concrete_move", "own_build_step", "own_take", "root_moves", "search"]
+           "clear_memos", "concrete_move", "own_build_step", "own_take", "parse_param_overrides",
+           "root_moves", "search"]

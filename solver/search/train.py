@@ -150,13 +150,14 @@ ROW_FIELDS = ("x", "final", "heuristic", "state_id", "game_id", "turns_left", "w
 # ------------------------------------------------------------------ self-play data
 
 def _play_game(cards: CardSet, players: int, seed: int, policy: str,
-               positions: list | None = None) -> tuple[list, list]:
+               positions: list | None = None, search: dict | None = None
+               ) -> tuple[list, list]:
     """One self-play game: (rows, final scores). A row is (state index, seat,
     features, heuristic score, turns left). ``positions``: a list that gets each
     turn start's position (:func:`compact_position`), in state order."""
     rng = random.Random(seed)
     state = new_game(players, rng.randrange(2**62), cards)
-    bots = policy_bots(policy, players)
+    bots = policy_bots(policy, players, search)
     rows = []
     k = 0
     while state.phase != Phase.OVER:
@@ -182,14 +183,24 @@ def compact_position(state: GameState) -> str:
     return json.dumps(raw, separators=(",", ":"))
 
 
-def policy_bots(policy: str, players: int) -> list | None:
+def policy_bots(policy: str, players: int, search: dict | None = None) -> list | None:
     """The bots of a self-play ``policy`` (a bot spec), one per seat; None for
-    ``"rollout"`` (the search's rollout policy, played by :func:`policy_turn`)."""
-    if policy == "rollout":
-        return None
+    ``"rollout"`` (the search's rollout policy, played by :func:`policy_turn`).
+    ``search``: :class:`~solver.search.ismcts.SearchParams` overrides for a searching
+    policy (``{"own_take_value": "greedy"}``: a cheaper searcher); ValueError for any
+    other policy."""
     from .bots import make_bot
+    from .ismcts import SearchParams
 
-    return [make_bot(policy) for _ in range(players)]
+    bots = None if policy == "rollout" else [make_bot(policy) for _ in range(players)]
+    if search:
+        if bots is None or not all(isinstance(getattr(b, "params", None), SearchParams)
+                                   for b in bots):
+            raise ValueError(f"search overrides need a searching policy (mcts:...), not "
+                             f"{policy!r}")
+        for b in bots:
+            b.params = replace(b.params, **search)
+    return bots
 
 
 def policy_turn(state: GameState, bots: list | None, rng: random.Random) -> None:
@@ -207,14 +218,15 @@ def policy_turn(state: GameState, bots: list | None, rng: random.Random) -> None
 
 
 def _chunk(cards: CardSet, players: tuple[int, ...], games: int, seed: int,
-           policy: str, first_game: int, positions: bool = False) -> Dataset:
+           policy: str, first_game: int, positions: bool = False,
+           search: dict | None = None) -> Dataset:
     xs, final, heur, sid, gid, left, share = [], [], [], [], [], [], []
     saved: dict[int, str] = {}
     rng = random.Random(seed)
     for g in range(games):
         n = players[(first_game + g) % len(players)]
         texts: list[str] | None = [] if positions else None
-        rows, end = _play_game(cards, n, rng.randrange(2**62), policy, texts)
+        rows, end = _play_game(cards, n, rng.randrange(2**62), policy, texts, search)
         for k, text in enumerate(texts or ()):
             saved[(first_game + g) * STATE_IDS_PER_GAME + k] = text
         scores, shares = end[:n], end[n:]
@@ -236,18 +248,21 @@ def generate(cards: CardSet | None = None, players: tuple[int, ...] = (2, 3, 4),
              games: int = 3000, seed: int = 0, workers: int = 2, policy: str = "rollout",
              executor: Executor | None = None,
              progress: Callable[[int, int], None] | None = None,
-             chunk: int = 50, positions: bool = False) -> Dataset:
+             chunk: int = 50, positions: bool = False,
+             search: dict | None = None) -> Dataset:
     """Self-play data (see the module doc); deterministic in ``seed``. ``positions``:
     keep every turn start's position too (:attr:`Dataset.positions`; about 1 KB of JSON
-    each, one per turn of the game)."""
+    each, one per turn of the game). ``search``: the searching policy's
+    :class:`~solver.search.ismcts.SearchParams` overrides (:func:`policy_bots`)."""
     cards = cards or load_card_set()
+    policy_bots(policy, 2, search)  # a bad policy or override fails here, not in a worker
     starts = list(range(0, games, chunk))
     own = executor is None
     if own:
         executor = ProcessPoolExecutor(max_workers=max(1, workers))
     try:
         futures = [executor.submit(_chunk, cards, tuple(players), min(chunk, games - s),
-                                   seed * 1_000_003 + s, policy, s, positions)
+                                   seed * 1_000_003 + s, policy, s, positions, search)
                    for s in starts]
         parts = []
         for i, f in enumerate(futures):

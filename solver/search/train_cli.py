@@ -6,6 +6,7 @@
     bigsur train --data g1.npz g2.npz --policy mcts:60i --init value.npz --out gen2.npz  # both
     bigsur train --data gen1-data.npz --init value.npz --lr 5e-4 --out gen1.npz   # fine-tune
     bigsur train --games 400 --policy mcts:60i --calibrate value.npz --out cal.npz  # recalibrate
+    bigsur train --games 3200 --policy mcts:60i --search own_take_value=greedy ...  # cheaper
     bigsur train --cards mine.json --games 3200 --policy mcts:60i --lr 5e-4 --epochs 40 \
         --init solver/search/models/value.npz --out mine.npz   # the shipped model, your cards
 
@@ -44,6 +45,17 @@ def cmd_train(args) -> int:
         except BotSpecError as err:
             print(f"bigsur: error: --policy: {err}", file=sys.stderr)
             return 2
+    search = None
+    if args.search:
+        from .ismcts import parse_param_overrides
+        from .train import policy_bots
+
+        try:
+            search = parse_param_overrides(args.search)
+            policy_bots(args.policy, 2, search)
+        except ValueError as err:
+            print(f"bigsur: error: --search: {err}", file=sys.stderr)
+            return 2
     if not 0.0 <= args.td_lambda <= 1.0 or (args.td_lambda < 1.0 and not args.init):
         print("bigsur: error: --td-lambda: a value in [0, 1], below 1 only with --init (the "
               "model the targets bootstrap from)", file=sys.stderr)
@@ -79,9 +91,11 @@ def cmd_train(args) -> int:
 
             executor = cluster_executor(args.cluster)
         data = generate(cards, players, args.games, args.seed, args.workers, args.policy,
-                        executor, progress=progress, positions=bool(args.save_data))
+                        executor, progress=progress, positions=bool(args.save_data),
+                        search=search)
         print(file=sys.stderr)
         sources = [{"games": args.games, "players": list(players), "policy": args.policy,
+                    **({"search": search} if search else {}),
                     "seed": args.seed, "data_seconds": round(time.perf_counter() - t0, 1),
                     # the model the searching players evaluated with
                     "searcher_generation": None if args.policy == "rollout"
@@ -105,6 +119,8 @@ def cmd_train(args) -> int:
                        "fit_seconds": round(t2 - t1, 1), "td_lambda": args.td_lambda,
                        "card_set": cards.identity(),
                        "generation": _generation(args.policy, sources, current_generation)})
+    if search:
+        model.meta["search"] = search
     if args.data:
         model.meta["data"] = [{"file": Path(f).name, **m}
                               for f, m in zip(args.data, sources, strict=True)]
@@ -203,6 +219,9 @@ def add_cli(sub) -> None:
     p.add_argument("--out", required=True, help="model file to write (.npz)")
     p.add_argument("--seed", type=int, default=0)
     p.add_argument("--workers", type=int, default=2, help="self-play processes")
+    p.add_argument("--search", nargs="+", metavar="NAME=VALUE",
+                   help="SearchParams overrides of the searching --policy (e.g. "
+                        "own_take_value=greedy: a cheaper searcher for self-play data)")
     p.add_argument("--cluster", help="Dask scheduler address for the self-play games")
     p.add_argument("--epochs", type=int, default=14)
     p.add_argument("--batch", type=int, default=1024)
