@@ -1,13 +1,13 @@
 """``bigsur train``: self-play data, a value model, and its held-out report.
 
-    bigsur train --games 24000 --out value.npz            # about 25 minutes on 2 cores
+    bigsur train --games 24000 --out value.npz            # about 9 minutes on 2 cores
     bigsur train --games 400 --policy mcts:100i --out gen1.npz   # expert iteration
     bigsur train --data gen0-data.npz --out value.npz     # refit saved data
     bigsur train --data g1.npz g2.npz --policy mcts:60i --init value.npz --out gen2.npz  # both
     bigsur train --data gen1-data.npz --init value.npz --lr 5e-4 --out gen1.npz   # fine-tune
     bigsur train --games 400 --policy mcts:60i --calibrate value.npz --out cal.npz  # recalibrate
     bigsur train --games 3200 --policy mcts:60i --search own_take_value=greedy ...  # cheaper
-    bigsur train --cards mine.json --games 3200 --policy mcts:60i --lr 5e-4 --epochs 40 \
+    bigsur train --cards mine.json --games 1600 --policy mcts:60i --lr 5e-4 --epochs 40 \
         --init solver/search/models/value.npz --out mine.npz   # the shipped model, your cards
 
 The model predicts, from one seat's features, the points that seat still scores
