@@ -6,7 +6,7 @@
     bigsur train --data g1.npz g2.npz --policy mcts:60i --init value.npz --out gen2.npz  # both
     bigsur train --data gen1-data.npz --init value.npz --lr 5e-4 --out gen1.npz   # fine-tune
     bigsur train --games 400 --policy mcts:60i --calibrate value.npz --out cal.npz  # recalibrate
-    bigsur train --games 3200 --policy mcts:60i --search own_take_value=greedy ...  # cheaper
+    bigsur train --games 3200 --policy mcts:60i --search own_take_value=greedy ...  # searcher knobs
     bigsur train --cards mine.json --games 1600 --policy mcts:60i --lr 5e-4 --epochs 40 \
         --init solver/search/models/value.npz --out mine.npz   # the shipped model, your cards
 
