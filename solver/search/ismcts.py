@@ -118,6 +118,10 @@ class SearchParams:
     # point than its rivals, so a short and a long search ranked the same moves by
     # different measures. Level in play at 1 s (50.2%, margin -1.1, docs/ai.md)
     tree_horizon: str = "cutoff"
+    # the game's last rounds searched to its end: when the game ends within this many
+    # rounds after the root's cut-off, the cut-off (and the tree's horizon with it) is
+    # the game's end, scored exactly rather than valued (0: never)
+    endgame_rounds: int = 0
     line_min_visits: int = 2
     line_max: int = 9
     weights: Weights = DEFAULT_WEIGHTS  # rollout and move-ranking heuristic
@@ -196,10 +200,11 @@ class SearchParams:
         if not isinstance(self.exact_last, bool):
             raise ValueError(f"SearchParams.exact_last: {self.exact_last!r} is not true or "
                              f"false")
-        if isinstance(self.stratify_top, bool) or not isinstance(self.stratify_top, int) \
-                or self.stratify_top < 0:
-            raise ValueError(f"SearchParams.stratify_top: {self.stratify_top!r} is not a "
-                             f"whole number of places, 0 or more")
+        for name, unit in (("stratify_top", "places"), ("endgame_rounds", "rounds")):
+            value = getattr(self, name)
+            if isinstance(value, bool) or not isinstance(value, int) or value < 0:
+                raise ValueError(f"SearchParams.{name}: {value!r} is not a whole number "
+                                 f"of {unit}, 0 or more")
 
 
 _CHOICES = {"root": ("race", "uct"), "root_step_order": ("heuristic", "value"),
@@ -415,7 +420,7 @@ class Searcher:
                 self.root_order = root_moves(sample, params, view.unseen_cards(),
                                              self.evaluator)
         self.n = view.num_players
-        self.cutoff_turn = self._cutoff(view.turn)
+        self.cutoff_turn = self._cutoff(view.turn, sample)
         self.tree_end = self._tree_end(view.turn)
         self._move_cache: dict[tuple, list[tuple]] = {}
         self._hits: dict[tuple, int] = {}  # visits of the seat's own cached build steps
@@ -433,12 +438,18 @@ class Searcher:
             self._tops.append(order)
         self._race_reset()
 
-    def _cutoff(self, turn: int) -> int:
-        n = self.n
-        if self.params.cutoff == "replies":
-            return turn + n + self.params.rollout_rounds * n
-        target = turn + 1 + self.params.rollout_rounds * n
-        return target + (-target % n)  # a round boundary: every seat has had its turns
+    def _cutoff(self, turn: int, sample: GameState) -> int:
+        n, p = self.n, self.params
+        if p.cutoff == "replies":
+            target = turn + n + p.rollout_rounds * n
+        else:
+            target = turn + 1 + p.rollout_rounds * n
+            target += -target % n  # a round boundary: every seat has had its turns
+        if p.endgame_rounds and p.rollout_rounds >= 0:
+            end = turn + sum(_turns_left(sample, seat) for seat in range(n))
+            if end - target <= p.endgame_rounds * n:
+                return max(target, end)
+        return target
 
     def _tree_end(self, turn: int) -> int:
         """The turn at which the tree stops growing (``tree_turns``, ``tree_horizon``)."""
