@@ -380,6 +380,30 @@ def test_the_replies_cutoff_evaluates_after_every_opponent_has_answered(
     assert set(ends) == {state.turn + (2 if answered else 1)}
 
 
+@pytest.mark.parametrize("turn, endgame_rounds, scored_at_the_end", [
+    (16, 0, False), (16, 1, True), (14, 1, False), (14, 2, True)])
+def test_endgame_rounds_search_the_games_last_rounds_to_its_end(
+        cards, monkeypatch, turn, endgame_rounds, scored_at_the_end):
+    """endgame_rounds=k: when the game (10 rounds of a 2-player game) ends within k rounds
+    after the root's round, every iteration is played to the game's end and scored
+    there; otherwise it stops at the root's round's end, as by default."""
+    state = play_greedy_to(cards, turn, Phase.TAKE)
+    searcher = Searcher(view_of(state, state.current), 3,
+                        replace(DEFAULT_PARAMS, endgame_rounds=endgame_rounds))
+    ends = []
+    rollout = Searcher._rollout
+
+    def recording(self, s):
+        out = rollout(self, s)
+        ends.append((s.turn, s.phase == Phase.OVER))
+        return out
+
+    monkeypatch.setattr(Searcher, "_rollout", recording)
+    searcher.run(iterations=40)
+    assert set(ends) == ({(20, True)} if scored_at_the_end else {(turn + 2, False)})
+    assert searcher.tree_end == searcher.cutoff_turn
+
+
 @pytest.mark.parametrize("opp_tree", ["all", "takes", "none"])
 def test_opp_tree_keeps_the_opponents_played_decisions_out_of_the_tree(cards, opp_tree):
     """opp_tree="takes": no tree node is an opponent's build step (the rollout plays it on
@@ -512,7 +536,8 @@ def test_search_params_name_a_choice_that_does_not_exist():
 
 
 @pytest.mark.parametrize("field,value", [("exact_last", "False"), ("stratify_top", "1"),
-                                         ("stratify_top", -1), ("stratify_top", True)])
+                                         ("stratify_top", -1), ("stratify_top", True),
+                                         ("endgame_rounds", -1), ("endgame_rounds", 1.5)])
 def test_search_params_refuse_a_value_of_the_wrong_kind(field, value):
     """A flag given as the text "False" would be true: refused, naming the field."""
     with pytest.raises(ValueError, match=f"SearchParams.{field}: {value!r} is not"):
