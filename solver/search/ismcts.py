@@ -120,7 +120,8 @@ class SearchParams:
     tree_horizon: str = "cutoff"
     # the game's last rounds searched to its end: when the game ends within this many
     # rounds after the root's cut-off, the cut-off (and the tree's horizon with it) is
-    # the game's end, scored exactly rather than valued (0: never)
+    # the game's end, scored exactly rather than valued (0: never). 1: the ladder step
+    # 1.6 s against itself at 0.4 s 57.0% (the default's 55.0%), not 60%: opt-in
     endgame_rounds: int = 0
     line_min_visits: int = 2
     line_max: int = 9
