@@ -19,6 +19,7 @@ cards are not spent for nothing).
 
 from __future__ import annotations
 
+from collections import deque
 from collections.abc import Iterator
 from dataclasses import dataclass
 from types import SimpleNamespace
@@ -63,23 +64,28 @@ def build_state_key(state: GameState) -> tuple:
             tuple(sorted(state.resource_uses.items())), state.recycle_used)
 
 
-def payable_sequences(state: GameState, limit: int = 20_000
+def payable_sequences(state: GameState, limit: int = 20_000, breadth_first: bool = False
                       ) -> Iterator[tuple[tuple[tuple[int, str], ...], GameState]]:
     """Every payable sequence of builds ``((card, side), ...)`` of the player to act,
     each build paid the cheapest way when it is made (the engine's auto-pay), with the
-    state it leaves; sequences that reach the same state are given once. Depth first,
-    the empty sequence first; stops after ``limit`` sequences."""
+    state it leaves; sequences that reach the same state are given once. Depth first
+    (or ``breadth_first``: the shorter sequences first, so that a ``limit`` cuts the
+    longest ones rather than every sequence but the first card's), the empty sequence
+    first, cards in id order; stops after ``limit`` sequences."""
     tab = tables(state.cards)
     seen = {build_state_key(state)}
-    stack: list[tuple[tuple, GameState]] = [((), state)]
+    frontier: deque[tuple[tuple, GameState]] = deque([((), state)])
     count = 0
-    while stack:
-        seq, s = stack.pop()
+    while frontier:
+        seq, s = frontier.popleft() if breadth_first else frontier.pop()
         yield seq, s
         count += 1
         if count >= limit:
             return
+        if breadth_first and count + len(frontier) >= limit:
+            continue  # (the frontier already holds every sequence still to be given)
         sides = ("L", "R") if s.player.highway else ("L",)
+        children = []  # the last one is met first depth first
         for c in reversed(sorted(set(affordable_cards(s)))):
             for side in reversed(sides):
                 after = s.copy_for_builds()  # (only builds are applied to it)
@@ -88,7 +94,8 @@ def payable_sequences(state: GameState, limit: int = 20_000
                 if key in seen:
                     continue
                 seen.add(key)
-                stack.append((seq + ((c, side),), after))
+                children.append((seq + ((c, side),), after))
+        frontier.extend(reversed(children) if breadth_first else children)
 
 
 def _claims(state: GameState, highway: tuple[int, ...]) -> list[tuple[int, int]]:
@@ -156,12 +163,13 @@ def all_build_steps(state: GameState, limit: int = 2_000, with_states: bool = Fa
     return out
 
 
-def step_outcomes(state: GameState, limit: int = 2_000
+def step_outcomes(state: GameState, limit: int = 2_000, breadth_first: bool = False
                   ) -> tuple[list[tuple[Action, ...]], list[int], list[StepOutcome]]:
-    """The build steps of :func:`all_build_steps` (same order, same ``limit``) and what
-    each leaves: ``(steps, index, outcomes)``, step ``k`` leading to
-    ``outcomes[index[k]]``; steps that leave the same outcome share it (orders of the
-    same builds, which differ only in the discard pile's top), so each is valued once."""
+    """The build steps of :func:`all_build_steps` (same order, same ``limit``; or the
+    sequences ``breadth_first``, :func:`payable_sequences`) and what each leaves:
+    ``(steps, index, outcomes)``, step ``k`` leading to ``outcomes[index[k]]``; steps
+    that leave the same outcome share it (orders of the same builds, which differ only in
+    the discard pile's top), so each is valued once."""
     tab = tables(state.cards)
     cards = state.cards
     row = tuple(state.landmark_row)
@@ -179,7 +187,7 @@ def step_outcomes(state: GameState, limit: int = 2_000
         steps.append(move)
         index.append(k)
 
-    for seq, after in payable_sequences(state, limit):
+    for seq, after in payable_sequences(state, limit, breadth_first):
         p = after.player
         builds = tuple(Build(tab.ids[c], side) for c, side in seq)
         hw = tuple(p.highway)

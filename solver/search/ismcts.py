@@ -48,7 +48,7 @@ from contextlib import contextmanager
 from dataclasses import dataclass, field, fields, replace
 from functools import lru_cache
 
-from ..rules.actions import Action, Build, Take
+from ..rules.actions import Action, Build, End, Take
 from ..rules.engine import apply_inplace, outcome
 from ..rules.payment import PaymentError, cheapest_payment, joint_payment
 from ..rules.state import GameState, Phase
@@ -175,6 +175,12 @@ class SearchParams:
     # every build set in every order; the last build step stays exact). About 10x
     # cheaper cold; level in play at 1 s (51.5%, docs/ai.md), so not the default
     own_take_value: str = "full"
+    # build sequences tried at most for one of the seat's own build steps below the root
+    # (its take lookahead tries one per take: 11 at a turn's second take): past it the
+    # exact last step is not tried and the step is chosen among the shortest sequences
+    # (breadth first). Hoarded hands allow tens of thousands: at 3,000 (2,000 for the
+    # exact step) one iteration took up to 8 s, and a 1 s hint overran its deadline
+    own_step_limit: int = 400
     # the deck's top cards over the iterations (a race's rounds): that many places from
     # the top each see every unseen card in turn (a fixed shuffled order per place, each
     # round's state drawn given them), so that a deck take's mean is not swayed by which
@@ -201,11 +207,13 @@ class SearchParams:
         if not isinstance(self.exact_last, bool):
             raise ValueError(f"SearchParams.exact_last: {self.exact_last!r} is not true or "
                              f"false")
-        for name, unit in (("stratify_top", "places"), ("endgame_rounds", "rounds")):
+        for name, unit, least in (("stratify_top", "places", 0),
+                                  ("endgame_rounds", "rounds", 0),
+                                  ("own_step_limit", "sequences", 1)):
             value = getattr(self, name)
-            if isinstance(value, bool) or not isinstance(value, int) or value < 0:
+            if isinstance(value, bool) or not isinstance(value, int) or value < least:
                 raise ValueError(f"SearchParams.{name}: {value!r} is not a whole number "
-                                 f"of {unit}, 0 or more")
+                                 f"of {unit}, {least} or more")
 
 
 _CHOICES = {"root": ("race", "uct"), "root_step_order": ("heuristic", "value"),
@@ -315,7 +323,7 @@ def root_moves(state: GameState, params: SearchParams = DEFAULT_PARAMS,
         return [(a,) for _v, a in take_values(state, None, params.weights)]
     if state.phase == Phase.BUILD:
         if params.exact_last:
-            exact = _exact_last(state, pool is not None)
+            exact = _exact_last(state, pool is not None, params.own_step_limit)
             if exact is not None:
                 return [exact.move]
         macros = [seq for _v, seq in build_macros(state, params.macro_limit, params.macro_beam,
@@ -346,12 +354,12 @@ def _take_pairs(singles: list[tuple[float, Take]]) -> list[tuple]:
     return [move for _v, move in pairs]
 
 
-def _exact_last(state: GameState, root: bool):
+def _exact_last(state: GameState, root: bool, inside: int):
     """The exact best last build step, or None (not the last step, or too many build
-    sequences to be exact: 20,000 at the root, 2,000 inside the tree)."""
+    sequences to be exact: 20,000 at the root, ``inside`` inside the tree)."""
     if not is_last_build_step(state):
         return None
-    return best_last_step(state, 20_000 if root else 2_000)
+    return best_last_step(state, 20_000 if root else inside)
 
 
 def _wider_steps(state: GameState, have: set, params: SearchParams, evaluator) -> list[tuple]:
@@ -364,17 +372,19 @@ def _valued_steps(state: GameState, params: SearchParams, evaluator, limit: int 
                   ) -> list[tuple]:
     """All the build steps (the ``limit`` best) by the seat's value after the turn: the
     evaluator's (the heuristic's when None; exact when the game ends)."""
-    steps, values = _step_values(state, params, evaluator)
+    steps, values = _step_values(state, params, evaluator, 3_000)
     order = sorted(range(len(steps)), key=lambda i: -values[i])
     return [steps[i] for i in order[:limit]]
 
 
-def _step_values(state: GameState, params: SearchParams, evaluator
+def _step_values(state: GameState, params: SearchParams, evaluator, limit: int
                  ) -> tuple[list[tuple], list[float]]:
-    """All the build steps of the player to act and the value of each: its expected
-    final score once the turn ends there, by the evaluator (the heuristic's when None;
-    exact when the game ends)."""
-    steps, index, outcomes = step_outcomes(state, 3_000)
+    """The build steps of the player to act (``limit`` sequences; when there are more,
+    the shortest ones) and the value of each: its expected final score once the turn
+    ends there, by the evaluator (the heuristic's when None; exact when the game ends)."""
+    steps, index, outcomes = step_outcomes(state, limit)
+    if sum(1 for step in steps if isinstance(step[-1], End)) >= limit:  # cut: shortest first
+        steps, index, outcomes = step_outcomes(state, limit, breadth_first=True)
     if evaluator is None:
         values = [turn_end_value(state, o, params.weights) for o in outcomes]
     else:
@@ -413,7 +423,7 @@ class Searcher:
         sample = self.det.sample(random.Random(seed))
         self.evaluator = evaluator_for(params, view.cards)
         # the last build step: solved exactly (own hand and public facts only)
-        self.exact = _exact_last(sample, True) if params.exact_last else None
+        self.exact = _exact_last(sample, True, 0) if params.exact_last else None
         if self.exact is not None:
             self.root_order = [self.exact.move]
         else:
@@ -841,14 +851,15 @@ def own_build_step(state: GameState, params: SearchParams = DEFAULT_PARAMS,
 def _own_step(state: GameState, params: SearchParams, evaluator) -> tuple[tuple, float]:
     """:func:`own_build_step` and the player's expected final score after it."""
     key = (state.cards, evaluator, params.weights.memo_id, params.exact_last,
-           len(state.deck), _own_key(state))
+           params.own_step_limit, len(state.deck), _own_key(state))
     found = _OWN_STEPS.get(key)
     if found is None:
-        exact = _exact_last(state, False) if params.exact_last else None
+        exact = _exact_last(state, False, params.own_step_limit) if params.exact_last \
+            else None
         if exact is not None:
             found = (exact.move, float(exact.score))
         else:
-            steps, values = _step_values(state, params, evaluator)
+            steps, values = _step_values(state, params, evaluator, params.own_step_limit)
             best = max(range(len(steps)), key=lambda i: (values[i], -i))
             found = (steps[best], values[best])
         _remember(_OWN_STEPS, key, found)
@@ -886,8 +897,8 @@ def own_take(state: GameState, params: SearchParams, evaluator, unseen: tuple[in
     choice knows which card a deck take showed before, where a tree node below a deck
     take is shared by all of them. Memoised for the process like the build step."""
     key = (state.cards, evaluator, params.weights.memo_id, params.exact_last,
-           params.own_take_samples, params.own_take_value, unseen, len(state.deck),
-           _own_key(state))
+           params.own_step_limit, params.own_take_samples, params.own_take_value, unseen,
+           len(state.deck), _own_key(state))
     take = _OWN_TAKES.get(key)
     if take is not None:
         return take
