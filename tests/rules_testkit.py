@@ -173,3 +173,37 @@ def random_mid_game(players: int = 3, seed: int = 8, actions: int = 25) -> GameS
     while state.phase != Phase.TAKE or state.picks != 0:
         state = play(state, rng.choice(legal_actions(state)))
     return state
+
+
+def noisy_build_steps(seeds: Iterable[int], last: bool, turns: Iterable[int] = (6, 9)
+                      ) -> Iterable[GameState]:
+    """Build steps of noisy greedy 2-player games (one per seed): each player's last one
+    (``last``), or the others of ``turns``. Noisy greedy players hoard: their hands reach
+    sizes a searching player's never do, as a person's may."""
+    import random
+
+    from solver.rules.engine import apply_inplace, new_game
+    from solver.search.buildsteps import is_last_build_step
+    from solver.search.policies import build_step_inplace, greedy_take
+
+    turns = set(turns)
+    for seed in seeds:
+        rng = random.Random(seed)
+        state = new_game(2, seed)
+        while state.phase != Phase.OVER:
+            while state.phase == Phase.TAKE:
+                apply_inplace(state, greedy_take(state, None, rng=rng, noise=0.3))
+            if is_last_build_step(state) == last and (last or state.turn in turns):
+                yield state.copy()
+            build_step_inplace(state, rng=rng, noise=0.15, exact=False)
+
+
+def hoarded_build_step(min_sequences: int) -> GameState:
+    """A build step before the player's last (:func:`noisy_build_steps`) whose player has
+    at least ``min_sequences`` payable build sequences: where enumerating them is dear."""
+    from solver.search.buildsteps import payable_sequences
+
+    for state in noisy_build_steps(range(40), False, range(100)):
+        if sum(1 for _ in payable_sequences(state, min_sequences)) >= min_sequences:
+            return state
+    raise AssertionError(f"no build step with {min_sequences} sequences in 40 games")

@@ -6,6 +6,7 @@ from __future__ import annotations
 import random
 
 import pytest
+from rules_testkit import hoarded_build_step, noisy_build_steps
 
 from solver.rules.actions import Build, Claim, End
 from solver.rules.engine import apply_inplace, legal_actions, new_game, play
@@ -17,20 +18,7 @@ from solver.search.buildsteps import (
     payable_sequences,
 )
 from solver.search.ismcts import concrete_move
-from solver.search.policies import build_step_inplace, greedy_take, highway_score, play_turn
-
-
-def _build_positions(seeds, last: bool):
-    """Build steps of noisy greedy games: each player's last one, or mid-game ones."""
-    for seed in seeds:
-        rng = random.Random(seed)
-        state = new_game(2, seed)
-        while state.phase != Phase.OVER:
-            while state.phase == Phase.TAKE:
-                apply_inplace(state, greedy_take(state, None, rng=rng, noise=0.3))
-            if is_last_build_step(state) == last and (last or state.turn in (6, 9)):
-                yield state.copy()
-            build_step_inplace(state, rng=rng, noise=0.15, exact=False)
+from solver.search.policies import build_step_inplace, highway_score, play_turn
 
 
 def _brute_force_best(state) -> int:
@@ -59,7 +47,7 @@ def _brute_force_best(state) -> int:
 @pytest.mark.parametrize("seed", range(6))
 def test_exact_last_step_matches_brute_force(seed):
     checked = 0
-    for state in _build_positions([seed, seed + 100], last=True):
+    for state in noisy_build_steps([seed, seed + 100], last=True):
         if len(state.player.hand) > 7:  # brute force grows as hand! * 2^builds
             continue
         exact = best_last_step(state)
@@ -77,7 +65,7 @@ def test_exact_last_step_matches_brute_force(seed):
 
 def test_exact_last_step_is_at_least_the_greedy_one():
     gains = []
-    for state in _build_positions(range(20, 30), last=True):
+    for state in noisy_build_steps(range(20, 30), last=True):
         if len(state.player.hand) > 8:  # keeps the test fast; the bound is the same
             continue
         exact = best_last_step(state)
@@ -92,13 +80,13 @@ def test_exact_last_step_is_at_least_the_greedy_one():
 
 
 def test_not_exact_outside_the_last_build_step():
-    state = next(_build_positions([3], last=False))
+    state = next(noisy_build_steps([3], last=False))
     assert not is_last_build_step(state)
     assert best_last_step(state) is None
 
 
 def test_exact_gives_up_past_its_limit():
-    for state in _build_positions(range(40, 60), last=True):
+    for state in noisy_build_steps(range(40, 60), last=True):
         n = sum(1 for _ in payable_sequences(state))
         if n > 3:
             assert best_last_step(state, limit=2) is None
@@ -108,7 +96,7 @@ def test_exact_gives_up_past_its_limit():
 
 
 def test_all_build_steps_are_legal_and_distinct():
-    for state in _build_positions(range(5), last=False):
+    for state in noisy_build_steps(range(5), last=False):
         steps = all_build_steps(state)
         assert len(steps) == len(set(steps))
         assert (End(),) in steps
@@ -121,7 +109,7 @@ def test_all_build_steps_are_legal_and_distinct():
 
 
 def test_all_build_steps_cover_every_single_build():
-    state = next(_build_positions([7], last=False))
+    state = next(noisy_build_steps([7], last=False))
     steps = set(all_build_steps(state))
     for action in legal_actions(state):
         if type(action) is Build:
@@ -131,7 +119,7 @@ def test_all_build_steps_cover_every_single_build():
 def test_payable_sequences_reach_distinct_states():
     from solver.search.buildsteps import build_state_key
 
-    state = next(_build_positions([11], last=False))
+    state = next(noisy_build_steps([11], last=False))
     keys = [build_state_key(s) for _seq, s in payable_sequences(state)]
     assert len(keys) == len(set(keys))
 
@@ -158,7 +146,7 @@ def test_step_outcomes_say_what_each_build_step_leaves_without_making_the_state(
 
     model = current_model(new_game(2, 0).cards)
     checked = 0
-    for state in _build_positions(range(14, 20), last):
+    for state in noisy_build_steps(range(14, 20), last):
         seat = state.current
         hidden = state.copy()
         random.Random(seat).shuffle(hidden.landmark_deck)
@@ -202,7 +190,7 @@ def test_ended_outcome_reads_what_ending_the_turn_in_place_leaves(last):
 
     model = current_model(new_game(2, 0).cards)
     checked = claimed = spent = 0
-    for state in _build_positions(range(14, 22), last):
+    for state in noisy_build_steps(range(14, 22), last):
         seat = state.current
         s = state
         while True:  # the step after each of the heuristic's builds
@@ -245,7 +233,7 @@ def test_valued_build_step_value_is_what_the_greedy_step_ends_with():
 
     model = current_model(new_game(2, 0).cards)
     built = 0
-    for state in _build_positions(range(14, 22), False):
+    for state in noisy_build_steps(range(14, 22), False):
         seat = state.current
         before = state.copy()
         value = valued_build_step_value(state, model.turn_end_scores)
@@ -258,3 +246,20 @@ def test_valued_build_step_value_is_what_the_greedy_step_ends_with():
         stop = model.turn_end_scores(state, [ended_outcome(state, DEFAULT_WEIGHTS)])[0]
         assert value >= stop - 1e-9
     assert built >= 3
+
+
+def test_breadth_first_gives_the_same_sequences_shortest_first():
+    """payable_sequences(breadth_first=True): the same sequences as depth first when
+    none is cut, never a longer one before a shorter; cut by a limit, the first
+    ``limit`` of the whole breadth-first list (so every single build is there), where
+    depth first spends the limit on the first cards' long sequences."""
+    state = hoarded_build_step(1_500)
+    whole = [seq for seq, _after in payable_sequences(state, 10**9, breadth_first=True)]
+    depth = [seq for seq, _after in payable_sequences(state, 10**9)]
+    assert sorted(whole) == sorted(depth)
+    assert [len(s) for s in whole] == sorted(len(s) for s in whole)
+    cut = [seq for seq, _after in payable_sequences(state, 300, breadth_first=True)]
+    assert cut == whole[:300]
+    singles = {s for s in whole if len(s) == 1}
+    assert singles <= set(cut)
+    assert not singles <= {s for s, _a in payable_sequences(state, 300)}  # (could fail)

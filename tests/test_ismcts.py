@@ -6,7 +6,7 @@ import random
 from dataclasses import replace
 
 import pytest
-from rules_testkit import play_greedy_to
+from rules_testkit import hoarded_build_step, play_greedy_to
 
 from solver.rules.cards import load_card_set
 from solver.rules.engine import apply_inplace, new_game, outcome, play
@@ -537,7 +537,8 @@ def test_search_params_name_a_choice_that_does_not_exist():
 
 @pytest.mark.parametrize("field,value", [("exact_last", "False"), ("stratify_top", "1"),
                                          ("stratify_top", -1), ("stratify_top", True),
-                                         ("endgame_rounds", -1), ("endgame_rounds", 1.5)])
+                                         ("endgame_rounds", -1), ("endgame_rounds", 1.5),
+                                         ("own_step_limit", 0)])
 def test_search_params_refuse_a_value_of_the_wrong_kind(field, value):
     """A flag given as the text "False" would be true: refused, naming the field."""
     with pytest.raises(ValueError, match=f"SearchParams.{field}: {value!r} is not"):
@@ -611,6 +612,37 @@ def test_own_take_by_value_is_the_take_whose_best_build_step_is_worth_most(cards
     values[Take(None)] = sum(map(worth, pool)) / len(pool)
     chosen = ismcts.own_take(state, params, model, unseen)
     assert values[chosen] == pytest.approx(max(values.values()))
+
+
+def test_own_step_limit_bounds_the_seats_step_to_the_shortest_sequences(cards, monkeypatch):
+    """own_step_limit: where a hoarded hand allows thousands of build sequences, the
+    seat's own build step below the root is chosen among the first ``own_step_limit`` of
+    them breadth first (every single build among them), and no enumeration behind it
+    goes further; a 1 s hint used to spend seconds in one such valuation."""
+    from solver.search import buildsteps, ismcts
+    from solver.search.policies import tables
+
+    model = _model_or_skip(cards)
+    state = hoarded_build_step(2_000)
+    state.landmark_deck = []
+    shortest = {seq for seq, _a in buildsteps.payable_sequences(state, 150, True)}
+    given = []
+    real = buildsteps.payable_sequences
+
+    def counting(*args, **kwargs):
+        given.append(0)
+        for item in real(*args, **kwargs):
+            given[-1] += 1
+            yield item
+
+    monkeypatch.setattr(buildsteps, "payable_sequences", counting)
+    ismcts.clear_memos()
+    params = replace(DEFAULT_PARAMS, own_step_limit=150)
+    step = ismcts.own_build_step(state, params, model)
+    assert given and max(given) <= 151  # (the exact step's try stops one past)
+    ids = tables(cards).ids
+    builds = tuple((b.card, b.side) for b in step[:-1])
+    assert builds in {tuple((ids[c], side) for c, side in seq) for seq in shortest}
 
 
 def test_own_take_valued_greedily_is_the_take_whose_greedy_build_step_is_worth_most(cards):
