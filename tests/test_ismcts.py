@@ -367,17 +367,23 @@ def test_the_replies_cutoff_evaluates_after_every_opponent_has_answered(
     state = play_greedy_to(cards, 7, Phase.TAKE)
     searcher = Searcher(view_of(state, state.current), 3,
                         replace(DEFAULT_PARAMS, cutoff=cutoff))
+    ends = _rollout_ends(monkeypatch, searcher, 120)
+    assert {turn for turn, _over in ends} == {state.turn + (2 if answered else 1)}
+
+
+def _rollout_ends(monkeypatch, searcher: Searcher, iterations: int) -> list[tuple]:
+    """Where each rollout of ``iterations`` of ``searcher`` stopped: (turn, game over)."""
     ends = []
     rollout = Searcher._rollout
 
     def recording(self, s):
         out = rollout(self, s)
-        ends.append(s.turn)
+        ends.append((s.turn, s.phase == Phase.OVER))
         return out
 
     monkeypatch.setattr(Searcher, "_rollout", recording)
-    searcher.run(iterations=120)
-    assert set(ends) == {state.turn + (2 if answered else 1)}
+    searcher.run(iterations=iterations)
+    return ends
 
 
 @pytest.mark.parametrize("turn, endgame_rounds, scored_at_the_end", [
@@ -390,16 +396,7 @@ def test_endgame_rounds_search_the_games_last_rounds_to_its_end(
     state = play_greedy_to(cards, turn, Phase.TAKE)
     searcher = Searcher(view_of(state, state.current), 3,
                         replace(DEFAULT_PARAMS, endgame_rounds=endgame_rounds))
-    ends = []
-    rollout = Searcher._rollout
-
-    def recording(self, s):
-        out = rollout(self, s)
-        ends.append((s.turn, s.phase == Phase.OVER))
-        return out
-
-    monkeypatch.setattr(Searcher, "_rollout", recording)
-    searcher.run(iterations=40)
+    ends = _rollout_ends(monkeypatch, searcher, 40)
     assert set(ends) == ({(20, True)} if scored_at_the_end else {(turn + 2, False)})
     assert searcher.tree_end == searcher.cutoff_turn
 
