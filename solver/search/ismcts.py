@@ -175,11 +175,12 @@ class SearchParams:
     # every build set in every order; the last build step stays exact). About 10x
     # cheaper cold; level in play at 1 s (51.5%, docs/ai.md), so not the default
     own_take_value: str = "full"
-    # build sequences tried at most for one of the seat's own build steps below the root
-    # (its take lookahead tries one per take: 11 at a turn's second take): past it the
-    # exact last step is not tried and the step is chosen among the shortest sequences
-    # (breadth first). Hoarded hands allow tens of thousands: at 3,000 (2,000 for the
-    # exact step) one iteration took up to 8 s, and a 1 s hint overran its deadline
+    # build sequences tried at most for a build step below the root (the seat's own, its
+    # take lookahead's one per take, 11 at a turn's second take; and every seat's exact
+    # last step): past it no last step is exact, and the seat's step is chosen among the
+    # shortest sequences (breadth first). Hoarded hands allow tens of thousands: at 3,000
+    # (2,000 for exact steps) one iteration took up to 8 s and a 1 s hint overran its
+    # deadline; 3,000 against it at 1 s 53.0%, p = 0.072 (docs/ai.md)
     own_step_limit: int = 400
     # the deck's top cards over the iterations (a race's rounds): that many places from
     # the top each see every unseen card in turn (a fixed shuffled order per place, each
@@ -323,7 +324,8 @@ def root_moves(state: GameState, params: SearchParams = DEFAULT_PARAMS,
         return [(a,) for _v, a in take_values(state, None, params.weights)]
     if state.phase == Phase.BUILD:
         if params.exact_last:
-            exact = _exact_last(state, pool is not None, params.own_step_limit)
+            exact = _exact_last(state, ROOT_EXACT_LIMIT if pool is not None
+                                else params.own_step_limit)
             if exact is not None:
                 return [exact.move]
         macros = [seq for _v, seq in build_macros(state, params.macro_limit, params.macro_beam,
@@ -354,12 +356,16 @@ def _take_pairs(singles: list[tuple[float, Take]]) -> list[tuple]:
     return [move for _v, move in pairs]
 
 
-def _exact_last(state: GameState, root: bool, inside: int):
-    """The exact best last build step, or None (not the last step, or too many build
-    sequences to be exact: 20,000 at the root, ``inside`` inside the tree)."""
+# build sequences the root's exact last step may try (inside the tree: own_step_limit)
+ROOT_EXACT_LIMIT = 20_000
+
+
+def _exact_last(state: GameState, limit: int):
+    """The exact best last build step, or None (not the last step, or more than
+    ``limit`` build sequences to try: then it would not be exact)."""
     if not is_last_build_step(state):
         return None
-    return best_last_step(state, 20_000 if root else inside)
+    return best_last_step(state, limit)
 
 
 def _wider_steps(state: GameState, have: set, params: SearchParams, evaluator) -> list[tuple]:
@@ -423,7 +429,7 @@ class Searcher:
         sample = self.det.sample(random.Random(seed))
         self.evaluator = evaluator_for(params, view.cards)
         # the last build step: solved exactly (own hand and public facts only)
-        self.exact = _exact_last(sample, True, 0) if params.exact_last else None
+        self.exact = _exact_last(sample, ROOT_EXACT_LIMIT) if params.exact_last else None
         if self.exact is not None:
             self.root_order = [self.exact.move]
         else:
@@ -854,8 +860,7 @@ def _own_step(state: GameState, params: SearchParams, evaluator) -> tuple[tuple,
            params.own_step_limit, len(state.deck), _own_key(state))
     found = _OWN_STEPS.get(key)
     if found is None:
-        exact = _exact_last(state, False, params.own_step_limit) if params.exact_last \
-            else None
+        exact = _exact_last(state, params.own_step_limit) if params.exact_last else None
         if exact is not None:
             found = (exact.move, float(exact.score))
         else:
