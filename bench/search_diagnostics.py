@@ -27,6 +27,13 @@ luck        How much of the evaluation's error is the luck of the game: position
             margins is error no evaluation with the seat's information can remove;
             the learned and the hand-written evaluations' error over the same replays
             is set against it, by phase.
+latency     How long a hint takes against its time budget, cold (the memos a search
+            keeps for the process emptied first, as in a fresh server worker), at
+            positions where a hand was hoarded: turn starts from turn 12 of noisy
+            greedy games whose player to act can pay for at least ``min_sequences``
+            build sequences (people may keep such hands; searching players do not).
+            Reported per budget: median, 90th percentile and largest seconds, and how
+            many ran past the server's deadline (budget + 2 s grace).
 ==========  ==========================================================================
 """
 
@@ -52,15 +59,17 @@ from solver.search.ismcts import DEFAULT_PARAMS, Searcher, root_moves
 from solver.search.policies import build_macros, play_turn
 from solver.search.value import HeuristicEvaluator, default_evaluator, win_shares
 
-PARTS = ("coverage", "evaluation", "time", "luck")
+PARTS = ("coverage", "evaluation", "time", "luck", "latency")
 FULL = {"coverage": {"positions": 40, "rounds": 48},
         "evaluation": {"games": 600},
         "time": {"iterations": 1500},
-        "luck": {"positions": 150, "replays": 8, "policy": "mcts:60i"}}
+        "luck": {"positions": 150, "replays": 8, "policy": "mcts:60i"},
+        "latency": {"positions": 30, "budgets": [0.2, 1.0], "min_sequences": 300}}
 QUICK = {"coverage": {"positions": 2, "rounds": 4},
          "evaluation": {"games": 12},
          "time": {"iterations": 40},
-         "luck": {"positions": 3, "replays": 3, "policy": "rollout"}}
+         "luck": {"positions": 3, "replays": 3, "policy": "rollout"},
+         "latency": {"positions": 2, "budgets": [0.05], "min_sequences": 20}}
 
 
 # ------------------------------------------------------------------ coverage
@@ -367,8 +376,64 @@ def part_luck(cfg, args, cards) -> dict:
     return {"by_phase": rows}
 
 
+# ------------------------------------------------------------------ latency
+
+DEADLINE_GRACE = 2.0  # seconds past its budget the server waits for a search
+
+
+def hoarded_positions(n: int, seed: int, cards, min_sequences: int) -> list:
+    """``n`` turn starts (turn 12 on) of noisy greedy 2-player games whose player to act
+    can pay for at least ``min_sequences`` build sequences, at most one per game."""
+    from solver.rules.engine import new_game
+    from solver.search.buildsteps import payable_sequences
+
+    out = []
+    game = 0
+    while len(out) < n:
+        if game >= 50 * n:
+            raise SystemExit(f"latency: only {len(out)} of {n} positions with "
+                             f"{min_sequences} build sequences in {game} games")
+        rng = random.Random(seed * 7919 + game)
+        state = new_game(2, seed * 1_000_003 + game, cards)
+        game += 1
+        while state.phase != Phase.OVER:
+            if state.turn >= 12 and sum(1 for _ in payable_sequences(
+                    state, min_sequences)) >= min_sequences:
+                out.append(state.copy())
+                break
+            play_turn(state, rng, noise=0.3)
+    return out
+
+
+def part_latency(cfg, args, cards) -> dict:
+    from solver.search.api import search
+    from solver.search.ismcts import clear_memos
+
+    positions = hoarded_positions(cfg["positions"], args.seed, cards, cfg["min_sequences"])
+    rows = []
+    for budget in cfg["budgets"]:
+        took = []
+        for k, state in enumerate(positions):
+            clear_memos()
+            start = time.perf_counter()
+            search(view_of(state, state.current), None, budget, args.seed + k)
+            took.append(time.perf_counter() - start)
+        took.sort()
+        row = {"budget": budget, "positions": len(took),
+               "median": round(statistics.median(took), 3),
+               "p90": round(took[min(len(took) - 1, int(0.9 * len(took)))], 3),
+               "max": round(took[-1], 3),
+               "past_deadline": sum(t > budget + DEADLINE_GRACE for t in took)}
+        rows.append(row)
+        print(f"  {budget:g} s budget: median {row['median']:.2f} s, 90th percentile "
+              f"{row['p90']:.2f} s, largest {row['max']:.2f} s; past budget + "
+              f"{DEADLINE_GRACE:g} s: {row['past_deadline']} of {len(took)}")
+    return {"positions": len(positions), "by_budget": rows,
+            "hands": sorted(len(s.players[s.current].hand) for s in positions)}
+
+
 RUNNERS = {"coverage": part_coverage, "evaluation": part_evaluation, "time": part_time,
-           "luck": part_luck}
+           "luck": part_luck, "latency": part_latency}
 
 
 def summary_table(saved: dict) -> str:
@@ -393,6 +458,11 @@ def summary_table(saved: dict) -> str:
         lines.append(f"{'luck':11} 2p final margin: luck {row['luck_margin_rms']:.1f} points "
                      f"(rms), learned evaluation's error {row['model_margin_rms']:.1f}: luck "
                      f"is {100 * row['luck_share_model_margin']:.0f}% of its squared error")
+    if "latency" in parts:
+        lines.append(f"{'latency':11} cold hints at hoarded hands: " + "; ".join(
+            f"{r['budget']:g} s budget: median {r['median']:.2f} s, largest {r['max']:.2f} s, "
+            f"{r['past_deadline']} of {r['positions']} past the deadline"
+            for r in parts["latency"]["by_budget"]))
     return "\n".join(lines)
 
 
