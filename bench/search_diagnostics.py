@@ -33,7 +33,7 @@ latency     How long a hint takes against its time budget, cold (the memos a sea
             greedy games whose player to act can pay for at least ``min_sequences``
             build sequences (people may keep such hands; searching players do not).
             Reported per budget: median, 90th percentile and largest seconds, and how
-            many ran past the server's deadline (budget + 2 s grace).
+            many ran past the server's deadline (budget + its default grace, 2 s).
 ==========  ==========================================================================
 """
 
@@ -378,7 +378,12 @@ def part_luck(cfg, args, cards) -> dict:
 
 # ------------------------------------------------------------------ latency
 
-DEADLINE_GRACE = 2.0  # seconds past its budget the server waits for a search
+def _deadline_grace() -> float:
+    """Seconds past its budget the server waits for a search, by default
+    (``BIGSUR_DEADLINE_GRACE_MS``)."""
+    from server.settings import Settings
+
+    return Settings.model_fields["deadline_grace_ms"].default / 1000
 
 
 def hoarded_positions(n: int, seed: int, cards, min_sequences: int) -> list:
@@ -410,6 +415,7 @@ def part_latency(cfg, args, cards) -> dict:
     from solver.search.ismcts import clear_memos
 
     positions = hoarded_positions(cfg["positions"], args.seed, cards, cfg["min_sequences"])
+    grace = _deadline_grace()
     rows = []
     for budget in cfg["budgets"]:
         took = []
@@ -423,11 +429,11 @@ def part_latency(cfg, args, cards) -> dict:
                "median": round(statistics.median(took), 3),
                "p90": round(took[min(len(took) - 1, int(0.9 * len(took)))], 3),
                "max": round(took[-1], 3),
-               "past_deadline": sum(t > budget + DEADLINE_GRACE for t in took)}
+               "past_deadline": sum(t > budget + grace for t in took)}
         rows.append(row)
         print(f"  {budget:g} s budget: median {row['median']:.2f} s, 90th percentile "
               f"{row['p90']:.2f} s, largest {row['max']:.2f} s; past budget + "
-              f"{DEADLINE_GRACE:g} s: {row['past_deadline']} of {len(took)}")
+              f"{grace:g} s: {row['past_deadline']} of {len(took)}")
     return {"positions": len(positions), "by_budget": rows,
             "hands": sorted(len(s.players[s.current].hand) for s in positions)}
 
