@@ -170,3 +170,37 @@ def test_ties_are_shared_wins():
     assert final_scores(alone).winners == (0,)
     nobody = make_state(cards, [{}, {}], phase=Phase.OVER, picks=0)
     assert final_scores(nobody).winners == (0, 1)  # 0 - 0: shared
+
+
+def test_claim_totals_score_each_claim_as_the_final_scoring_does():
+    """scoring.claim_totals shares a Highway's facts between claims: the totals must be
+    score_player's, with every Landmark of the shipped set (mile bonuses among them,
+    which change the Stretches) below every card of Highways from real games."""
+    import random
+
+    from solver.rules.cards import load_card_set
+    from solver.rules.engine import new_game
+    from solver.rules.scoring import claim_totals
+    from solver.search.policies import play_turn
+
+    cards = load_card_set()
+    kinds = set()
+    for seed in range(3):
+        state = new_game(2, seed, cards)
+        rng = random.Random(seed)
+        while state.phase != Phase.OVER:
+            play_turn(state, rng, noise=0.3)
+            for p in state.players:
+                if not p.highway:
+                    continue
+                claims = [(k, c) for k in range(len(cards.landmarks)) for c in p.highway[::3]
+                          if all(k != held for held, _c in p.landmarks)]
+                highway, held = tuple(p.highway), tuple(p.landmarks)
+                want = [score_player(cards, PlayerState(highway=list(highway),
+                                                        landmarks=list(held)), False).total]
+                want += [score_player(cards, PlayerState(highway=list(highway),
+                                                         landmarks=[*held, claim]), False).total
+                         for claim in claims]
+                assert claim_totals(cards, highway, held, claims) == want
+                kinds |= {cards.landmarks[k].ability.kind for k, _c in claims}
+    assert "mile_bonus" in kinds and "landmark_collection" in kinds

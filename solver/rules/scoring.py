@@ -14,10 +14,11 @@ from typing import TYPE_CHECKING
 from .cards import CardSet
 from .constants import SCENERIES, landmark_count_points
 from .effects import REGISTRY
+from .state import PlayerState
 from .stretches import Stretch, highway_runs, stretches
 
 if TYPE_CHECKING:
-    from .state import GameState, PlayerState
+    from .state import GameState
 
 
 @dataclass
@@ -47,19 +48,26 @@ def _effects(cards: CardSet) -> tuple[tuple, tuple]:
 def effective_miles(cards: CardSet, player: PlayerState) -> dict[int, int]:
     """Miles of each card in the Highway, Landmark mile bonuses included."""
     miles = {c: cards.miles[c] for c in player.highway}
-    abilities = _effects(cards)[1]
-    for lm, card in player.landmarks:
-        category, fn, params = abilities[lm]
-        if category == "miles":
-            miles[card] += fn(params)
+    for card, extra in _mile_bonuses(cards, player):
+        miles[card] += extra
     return miles
+
+
+def _mile_bonuses(cards: CardSet, player: PlayerState) -> list[tuple[int, int]]:
+    """(card below, extra miles) of each claimed Landmark that changes a card's miles."""
+    abilities = _effects(cards)[1]
+    return [(card, abilities[lm][1](abilities[lm][2])) for lm, card in player.landmarks
+            if abilities[lm][0] == "miles"]
 
 
 def highway_facts(cards: CardSet, player: PlayerState) -> HighwayFacts:
     highway = tuple(player.highway)
     miles = effective_miles(cards, player)
+    # at printed miles the Stretches are cached whole; recounted only when a Landmark
+    # changed a card's miles (search scores many Highways without one)
+    changed = miles if _mile_bonuses(cards, player) else None
     return HighwayFacts(cards, highway, miles, list(highway_runs(cards, highway).icons),
-                        stretches(cards, highway, miles), list(player.landmarks))
+                        stretches(cards, highway, changed), list(player.landmarks))
 
 
 @dataclass
@@ -80,10 +88,13 @@ class ScoreBreakdown:
                 "landmark_abilities": self.landmark_abilities, "details": self.details}
 
 
-def score_player(cards: CardSet, player: PlayerState, details: bool = True) -> ScoreBreakdown:
+def score_player(cards: CardSet, player: PlayerState, details: bool = True,
+                 facts: HighwayFacts | None = None) -> ScoreBreakdown:
     """Score one Highway as the rules' Final Scoring does. ``details``: False leaves the
-    per-item lines out (the same totals, for search, which rescores often)."""
-    facts = highway_facts(cards, player)
+    per-item lines out (the same totals, for search, which rescores often). ``facts``:
+    the player's :func:`highway_facts` when the caller has them."""
+    if facts is None:
+        facts = highway_facts(cards, player)
     out = ScoreBreakdown()
     lines = out.details if details else None
     for s in facts.stretches:
@@ -115,6 +126,27 @@ def score_player(cards: CardSet, player: PlayerState, details: bool = True) -> S
                 lines.append({"category": "landmark_abilities", "points": points,
                               "what": f"{cards.landmarks[lm].id}: {ability.kind}"})
     return out
+
+
+def claim_totals(cards: CardSet, highway: tuple[int, ...],
+                 landmarks: tuple[tuple[int, int], ...],
+                 claims: list[tuple[int, int]]) -> list[int]:
+    """The total score of ``highway`` with ``landmarks``, then with each of ``claims``
+    ((Landmark, card below) added): ``[without, claim 1, ...]``. The Highway's facts are
+    found once and shared by every claim whose Landmark leaves the miles alone (an exact
+    last build step weighs every claim of thousands of Highways)."""
+    player = PlayerState(highway=list(highway), landmarks=list(landmarks))
+    facts = highway_facts(cards, player)
+    totals = [score_player(cards, player, False, facts).total]
+    abilities = _effects(cards)[1]
+    for claim in claims:
+        with_claim = PlayerState(highway=list(highway), landmarks=[*landmarks, claim])
+        shared = None
+        if abilities[claim[0]][0] != "miles":
+            shared = HighwayFacts(cards, facts.highway, facts.miles, facts.icon_counts,
+                                  facts.stretches, with_claim.landmarks)
+        totals.append(score_player(cards, with_claim, False, shared).total)
+    return totals
 
 
 @dataclass(frozen=True)
