@@ -13,7 +13,9 @@ from solver.rules.engine import apply_inplace, legal_actions, new_game, play
 from solver.rules.state import Phase
 from solver.search.buildsteps import (
     all_build_steps,
+    best_found_last_step,
     best_last_step,
+    build_state_key,
     is_last_build_step,
     payable_sequences,
 )
@@ -263,3 +265,53 @@ def test_breadth_first_gives_the_same_sequences_shortest_first():
     singles = {s for s in whole if len(s) == 1}
     assert singles <= set(cut)
     assert not singles <= {s for s, _a in payable_sequences(state, 300)}  # (could fail)
+
+
+def test_by_score_reaches_the_same_states_best_scoring_builds_first():
+    """payable_sequences(by_score=True): the same states as in card order when none is
+    cut, each state's builds tried the one whose Highway scores most first; so the first
+    sequence after the empty one is the best scoring single build."""
+    state = hoarded_build_step(1_500)
+    ranked = list(payable_sequences(state, 10**9, by_score=True))
+    assert ({build_state_key(a) for _s, a in ranked}
+            == {build_state_key(a) for _s, a in payable_sequences(state, 10**9)})
+    lms = tuple(state.player.landmarks)
+
+    def score(after):
+        return highway_score(state.cards, tuple(after.player.highway), lms)
+
+    singles = [score(a) for seq, a in ranked if len(seq) == 1]
+    assert len(ranked[1][0]) == 1 and score(ranked[1][1]) == max(singles) > min(singles)
+
+
+@pytest.mark.parametrize("seed", range(4))
+def test_best_found_last_step_is_the_exact_one_when_it_sees_every_sequence(seed):
+    checked = 0
+    for state in noisy_build_steps([seed, seed + 50], last=True):
+        exact = best_last_step(state, 3_000)  # (larger ones only cost test time)
+        if exact is None or exact.sequences < 3:
+            continue
+        move, score = best_found_last_step(state, exact.sequences)
+        assert score == exact.score
+        s = state
+        for action in concrete_move(state, move):
+            s = play(s, action)  # checked: raises on anything illegal
+        p = s.players[state.current]
+        assert highway_score(s.cards, tuple(p.highway), tuple(p.landmarks)) == score
+        checked += 1
+    assert checked
+
+
+def test_best_found_last_step_cut_short_plays_what_it_scores():
+    for state in noisy_build_steps(range(60, 80), last=True):
+        if sum(1 for _ in payable_sequences(state, 400)) < 400:
+            continue
+        move, score = best_found_last_step(state, 100)
+        s = state
+        for action in concrete_move(state, move):
+            s = play(s, action)
+        p = s.players[state.current]
+        assert highway_score(s.cards, tuple(p.highway), tuple(p.landmarks)) == score
+        assert best_found_last_step(next(noisy_build_steps([3], last=False)), 100) is None
+        return
+    pytest.fail("no last build step with 400 build sequences")
