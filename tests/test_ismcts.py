@@ -146,6 +146,46 @@ def test_finds_the_winning_build_in_the_last_turn(cards):
     assert found >= 1, "no decisive last build step found in the sampled games"
 
 
+def _last_step_with(sequences: int):
+    from rules_testkit import noisy_build_steps
+
+    from solver.search.buildsteps import payable_sequences
+
+    for state in noisy_build_steps(range(60, 90), last=True):
+        if sum(1 for _ in payable_sequences(state, sequences)) >= sequences:
+            return state
+    pytest.fail(f"no last build step with {sequences} build sequences")
+
+
+def test_past_the_exact_limit_the_root_tries_it_once_then_leads_with_the_best_found(
+        cards, monkeypatch):
+    """A last build step with more sequences than the root's exact limit: the exact
+    step is tried once (it used to be tried twice, seconds each at a hoarded hand), and
+    the best found among the best scoring sequences leads the root's candidates, ahead
+    of the heuristic's macros; the answer is not called exact."""
+    from solver.search import buildsteps, ismcts
+
+    state = _last_step_with(200)
+    tries = []
+    real = buildsteps.best_last_step
+
+    def counting(*args, **kwargs):
+        tries.append(1)
+        return real(*args, **kwargs)
+
+    monkeypatch.setattr(ismcts, "best_last_step", counting)
+    monkeypatch.setattr(ismcts, "ROOT_EXACT_LIMIT", 100)
+    monkeypatch.setattr(ismcts, "ROOT_FOUND_LIMIT", 150)
+    searcher = Searcher(view_of(state, state.current), 1)
+    assert tries == [1] and searcher.exact is None
+    found, _score = buildsteps.best_found_last_step(state, 150)
+    assert searcher.root_order[0] == found and len(searcher.root_order) > 1
+    macros = root_moves(state, replace(DEFAULT_PARAMS, exact_last=False))
+    assert set(searcher.root_order[1:]) <= set(macros)
+    out = ismcts.search(view_of(state, state.current), iterations=20, seed=1)
+    assert out.exact_score is None
+
+
 def test_mcts_bot_plays_its_build_plan_over_several_calls(cards, monkeypatch):
     """The build step is one macro-action: searched once, then played out."""
     state = play_greedy_to(cards, 6, Phase.BUILD)

@@ -53,7 +53,7 @@ from ..rules.engine import apply_inplace, outcome
 from ..rules.payment import PaymentError, cheapest_payment, joint_payment
 from ..rules.state import GameState, Phase
 from ..rules.views import PlayerView
-from .buildsteps import best_last_step, is_last_build_step, step_outcomes
+from .buildsteps import best_found_last_step, best_last_step, is_last_build_step, step_outcomes
 from .determinize import Determinizer
 from .policies import (
     DEFAULT_WEIGHTS,
@@ -304,7 +304,7 @@ class SearchOutput:
 
 def root_moves(state: GameState, params: SearchParams = DEFAULT_PARAMS,
                pool: list[int] | None = None, evaluator=None,
-               needed: int | None = None) -> list[tuple]:
+               needed: int | None = None, try_exact: bool = True) -> list[tuple]:
     """The candidate moves at a decision, best first. With ``pool`` (the cards the seat
     has not seen: a root decision) takes are ranked by trying the turn's build step
     (:func:`~solver.search.policies.lookahead_take_values`) and the build step widens:
@@ -312,9 +312,12 @@ def root_moves(state: GameState, params: SearchParams = DEFAULT_PARAMS,
     build steps (:func:`~solver.search.buildsteps.all_build_steps`), ordered by
     ``evaluator`` (the learned value when there is one), for progressive widening to
     reach. In a player's last build step the exact best one
-    (:func:`~solver.search.buildsteps.best_last_step`) is the only candidate.
+    (:func:`~solver.search.buildsteps.best_last_step`) is the only candidate; where there
+    are too many sequences for it, the best found among the best scoring ones
+    (:func:`~solver.search.buildsteps.best_found_last_step`) leads the macros.
     ``needed``: only the first ``needed`` moves are wanted (a list of build macros may
-    stop there, :func:`~solver.search.policies.build_macros`)."""
+    stop there, :func:`~solver.search.policies.build_macros`). ``try_exact``: False when
+    the caller has tried the exact step already (it costs seconds at a hoarded hand)."""
     if state.phase == Phase.TAKE:
         if pool is not None:
             singles = lookahead_take_values(state, pool, params.weights)
@@ -323,13 +326,19 @@ def root_moves(state: GameState, params: SearchParams = DEFAULT_PARAMS,
             return [(a,) for _v, a in singles]
         return [(a,) for _v, a in take_values(state, None, params.weights)]
     if state.phase == Phase.BUILD:
-        if params.exact_last:
+        if params.exact_last and try_exact:
             exact = _exact_last(state, ROOT_EXACT_LIMIT if pool is not None
                                 else params.own_step_limit)
             if exact is not None:
                 return [exact.move]
         macros = [seq for _v, seq in build_macros(state, params.macro_limit, params.macro_beam,
                                                   params.weights, needed)]
+        if pool is not None and params.exact_last and is_last_build_step(state):
+            # too many sequences to be exact: the best of the most promising ones leads,
+            # then the macros (the widening's cut keeps the shortest sequences, which
+            # score least in a last build step)
+            found, _score = best_found_last_step(state, ROOT_FOUND_LIMIT)
+            return [found] + [m for m in macros if m != found]
         if pool is not None and params.root_step_order == "value" and evaluator is not None:
             return _valued_steps(state, params, evaluator, params.macro_limit
                                  + params.root_widening)
@@ -358,6 +367,8 @@ def _take_pairs(singles: list[tuple[float, Take]]) -> list[tuple]:
 
 # build sequences the root's exact last step may try (inside the tree: own_step_limit)
 ROOT_EXACT_LIMIT = 20_000
+# past it, the root's best found last step tries this many, the best scoring first
+ROOT_FOUND_LIMIT = 5_000
 
 
 def _exact_last(state: GameState, limit: int):
@@ -435,7 +446,7 @@ class Searcher:
         else:
             with one_blas_thread(), full_gc_deferred():
                 self.root_order = root_moves(sample, params, view.unseen_cards(),
-                                             self.evaluator)
+                                             self.evaluator, try_exact=False)
         self.n = view.num_players
         self.cutoff_turn = self._cutoff(view.turn, sample)
         self.tree_end = self._tree_end(view.turn)
