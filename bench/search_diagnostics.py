@@ -31,9 +31,14 @@ latency     How long a hint takes against its time budget, cold (the memos a sea
             keeps for the process emptied first, as in a fresh server worker), at
             positions where a hand was hoarded: turn starts from turn 12 of noisy
             greedy games whose player to act can pay for at least ``min_sequences``
-            build sequences (people may keep such hands; searching players do not).
-            Reported per budget: median, 90th percentile and largest seconds, and how
-            many ran past the server's deadline (budget + its default grace, 2 s).
+            build sequences (people may keep such hands; searching players do not),
+            and players' last build steps with more sequences than the root's exact
+            step tries (``last_min_sequences``, 20,000). Reported per budget and kind:
+            median, 90th percentile and largest seconds, and how many ran past the
+            server's deadline (budget + its default grace, 2 s); at the last build
+            steps also the final score the hint's move reaches, against the best known
+            (the best of ``reference_sequences`` sequences tried best scoring first,
+            or of any hint's move).
 ==========  ==========================================================================
 """
 
@@ -64,12 +69,16 @@ FULL = {"coverage": {"positions": 40, "rounds": 48},
         "evaluation": {"games": 600},
         "time": {"iterations": 1500},
         "luck": {"positions": 150, "replays": 8, "policy": "mcts:60i"},
-        "latency": {"positions": 30, "budgets": [0.2, 1.0], "min_sequences": 300}}
+        "latency": {"positions": 30, "budgets": [0.2, 1.0], "min_sequences": 300,
+                    "last_positions": 12, "last_min_sequences": 20_000,
+                    "reference_sequences": 50_000}}
 QUICK = {"coverage": {"positions": 2, "rounds": 4},
          "evaluation": {"games": 12},
          "time": {"iterations": 40},
          "luck": {"positions": 3, "replays": 3, "policy": "rollout"},
-         "latency": {"positions": 2, "budgets": [0.05], "min_sequences": 20}}
+         "latency": {"positions": 2, "budgets": [0.05], "min_sequences": 20,
+                     "last_positions": 1, "last_min_sequences": 30,
+                     "reference_sequences": 100}}
 
 
 # ------------------------------------------------------------------ coverage
@@ -410,20 +419,61 @@ def hoarded_positions(n: int, seed: int, cards, min_sequences: int) -> list:
     return out
 
 
-def part_latency(cfg, args, cards) -> dict:
+def hoarded_last_steps(n: int, seed: int, cards, min_sequences: int) -> list:
+    """``n`` last build steps of noisy greedy 2-player games whose player can pay for at
+    least ``min_sequences`` build sequences, at most one per game."""
+    from solver.rules.engine import new_game
+    from solver.search.buildsteps import is_last_build_step, payable_sequences
+    from solver.search.policies import build_step_inplace, greedy_take
+
+    out = []
+    game = 0
+    while len(out) < n:
+        if game >= 100 * n:
+            raise SystemExit(f"latency: only {len(out)} of {n} last build steps with "
+                             f"{min_sequences} build sequences in {game} games")
+        rng = random.Random(seed * 7919 + 500_009 + game)
+        state = new_game(2, seed * 1_000_003 + 500_009 + game, cards)
+        game += 1
+        while state.phase != Phase.OVER:
+            while state.phase == Phase.TAKE:
+                apply_inplace(state, greedy_take(state, None, rng=rng, noise=0.3))
+            if is_last_build_step(state) and len(state.player.hand) >= 8 and sum(
+                    1 for _ in payable_sequences(state, min_sequences)) >= min_sequences:
+                out.append(state.copy())
+                break
+            build_step_inplace(state, rng=rng, noise=0.15, exact=False)
+    return out
+
+
+def _final_score(state, move) -> int:
+    """The final score of the player to act once ``move`` (its last build step) is made."""
+    from solver.search.ismcts import concrete_move
+    from solver.search.policies import highway_score
+
+    after = state.copy()
+    for action in concrete_move(state, move):
+        apply_inplace(after, action)
+    p = after.players[state.current]
+    return highway_score(state.cards, tuple(p.highway), tuple(p.landmarks))
+
+
+def _timed_hints(positions: list, budgets, seed: int, grace: float, label: str
+                 ) -> tuple[list[dict], list[list]]:
+    """Cold hints at every position and budget: the rows of seconds, and each hint's
+    move per budget."""
     from solver.search.api import search
     from solver.search.ismcts import clear_memos
 
-    positions = hoarded_positions(cfg["positions"], args.seed, cards, cfg["min_sequences"])
-    grace = _deadline_grace()
-    rows = []
-    for budget in cfg["budgets"]:
-        took = []
+    rows, moves = [], []
+    for budget in budgets:
+        took, chosen = [], []
         for k, state in enumerate(positions):
             clear_memos()
             start = time.perf_counter()
-            search(view_of(state, state.current), None, budget, args.seed + k)
+            out = search(view_of(state, state.current), None, budget, seed + k)
             took.append(time.perf_counter() - start)
+            chosen.append(out.moves[0].move)
         took.sort()
         row = {"budget": budget, "positions": len(took),
                "median": round(statistics.median(took), 3),
@@ -431,11 +481,42 @@ def part_latency(cfg, args, cards) -> dict:
                "max": round(took[-1], 3),
                "past_deadline": sum(t > budget + grace for t in took)}
         rows.append(row)
-        print(f"  {budget:g} s budget: median {row['median']:.2f} s, 90th percentile "
-              f"{row['p90']:.2f} s, largest {row['max']:.2f} s; past budget + "
+        moves.append(chosen)
+        print(f"  {label}, {budget:g} s budget: median {row['median']:.2f} s, 90th "
+              f"percentile {row['p90']:.2f} s, largest {row['max']:.2f} s; past budget + "
               f"{grace:g} s: {row['past_deadline']} of {len(took)}")
-    return {"positions": len(positions), "by_budget": rows,
-            "hands": sorted(len(s.players[s.current].hand) for s in positions)}
+    return rows, moves
+
+
+def part_latency(cfg, args, cards) -> dict:
+    from solver.search import buildsteps
+
+    grace = _deadline_grace()
+    positions = hoarded_positions(cfg["positions"], args.seed, cards, cfg["min_sequences"])
+    rows, _moves = _timed_hints(positions, cfg["budgets"], args.seed, grace, "turn starts")
+    out = {"positions": len(positions), "by_budget": rows,
+           "hands": sorted(len(s.players[s.current].hand) for s in positions)}
+    last = hoarded_last_steps(cfg["last_positions"], args.seed, cards,
+                              cfg["last_min_sequences"])
+    last_rows, last_moves = _timed_hints(last, cfg["budgets"], args.seed, grace,
+                                         "last build steps")
+    scores = [[_final_score(state, moves[k]) for k, state in enumerate(last)]
+              for moves in last_moves]
+    # (a reference where the code has one: the part also runs on older code)
+    found = getattr(buildsteps, "best_found_last_step", None)
+    best = [max([row[k] for row in scores]
+                + ([found(state, cfg["reference_sequences"])[1]] if found else []))
+            for k, state in enumerate(last)]
+    for row, got in zip(last_rows, scores, strict=True):
+        short = [b - g for b, g in zip(best, got, strict=True)]
+        row.update(final_scores=got, points_short_mean=round(statistics.fmean(short), 2),
+                   points_short_max=max(short))
+        print(f"  last build steps, {row['budget']:g} s budget: the hint's move "
+              f"{row['points_short_mean']:.2f} points short of the best known on average, "
+              f"{row['points_short_max']} at most")
+    out["last_steps"] = {"positions": len(last), "by_budget": last_rows, "best_known": best,
+                         "hands": sorted(len(s.player.hand) for s in last)}
+    return out
 
 
 RUNNERS = {"coverage": part_coverage, "evaluation": part_evaluation, "time": part_time,
@@ -469,6 +550,12 @@ def summary_table(saved: dict) -> str:
             f"{r['budget']:g} s budget: median {r['median']:.2f} s, largest {r['max']:.2f} s, "
             f"{r['past_deadline']} of {r['positions']} past the deadline"
             for r in parts["latency"]["by_budget"]))
+        if "last_steps" in parts["latency"]:
+            lines.append(f"{'':11} at hoarded last build steps: " + "; ".join(
+                f"{r['budget']:g} s budget: median {r['median']:.2f} s, largest "
+                f"{r['max']:.2f} s, {r['past_deadline']} of {r['positions']} past the "
+                f"deadline, {r['points_short_mean']:.2f} points short of the best known"
+                for r in parts["latency"]["last_steps"]["by_budget"]))
     return "\n".join(lines)
 
 
