@@ -36,6 +36,7 @@ import json
 import os
 import random
 import resource
+import shutil
 import socket
 import statistics
 import tempfile
@@ -308,6 +309,7 @@ def run_scale_out(quick: bool, pool: list[dict]) -> dict:
             out["overhead"].append(row)
             print(f"{backend}: GET a game p50 {row['get_p50_ms']} ms, POST an action p50 "
                   f"{row['post_p50_ms']} ms ({requests} each)", flush=True)
+    shutil.rmtree(tmp, ignore_errors=True)  # (kept, with the servers' logs, on a failure)
     sqlite_row, pg_row = out["overhead"]
     out["postgres_minus_sqlite_ms"] = {
         what: _r(pg_row[f"{what}_p50_ms"] - sqlite_row[f"{what}_p50_ms"])
@@ -460,6 +462,10 @@ def main(argv: list[str] | None = None) -> int:
     out.parent.mkdir(parents=True, exist_ok=True)
     out.write_text(json.dumps(result, indent=1) + "\n")
     print(f"wrote {out}")
+    if all(g["ok"] for g in goals):
+        shutil.rmtree(tmp, ignore_errors=True)
+    else:
+        print(f"the server's log and database are kept in {tmp}")
     return 0
 
 

@@ -10,8 +10,10 @@ happens to be valid is searched for real).
 from __future__ import annotations
 
 import os
+import shutil
 import tempfile
 
+import pytest
 import schemathesis
 from hypothesis import HealthCheck, settings
 from schemathesis import GenerationMode
@@ -28,13 +30,20 @@ COUNT = {"requests": 0, "5xx": 0}
 BY_STATUS: dict[int, int] = {}
 
 # budgets and job caps out of reach: a 503 (saturation, by design) would hide nothing here
-_app = create_app(Settings(db=os.path.join(tempfile.mkdtemp(prefix="bigsur-schema-"), "s.db"),
+_DB_DIR = tempfile.mkdtemp(prefix="bigsur-schema-")
+_app = create_app(Settings(db=os.path.join(_DB_DIR, "s.db"),
                            workers=2, pool="thread", warm=False, max_budget_ms=50,
                            max_iterations=50, default_budget_ms=20, analysis_budget_ms=5,
                            analysis_max_decisions=10, ai_wait_seconds=5, max_jobs=100_000,
                            max_jobs_per_client=100_000, max_games_per_client=100_000,
                            queue_wait_seconds=600, deadline_grace_ms=600_000))
 schema = schemathesis.openapi.from_asgi("/openapi.json", _app)
+
+
+@pytest.fixture(scope="module", autouse=True)
+def _remove_the_database():
+    yield
+    shutil.rmtree(_DB_DIR, ignore_errors=True)
 schema.config.generation.update(modes=list(GenerationMode))  # valid and invalid inputs
 
 
