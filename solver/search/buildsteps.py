@@ -112,7 +112,7 @@ def best_last_step(state: GameState, limit: int = 20_000) -> ExactStep | None:
     if not is_last_build_step(state):
         return None
     # every distinct Highway first, scored only when there are not too many: a hoarded
-    # hand's 20,000 sequences cost about a second to make and two more to score
+    # hand's 20,000 sequences cost about half a second to make and two more to score
     highways: dict[tuple[int, ...], tuple] = {}  # the first sequence to reach each
     n = 0
     for seq, after in payable_sequences(state, limit + 1):
@@ -124,14 +124,15 @@ def best_last_step(state: GameState, limit: int = 20_000) -> ExactStep | None:
     return ExactStep(move, score, n)
 
 
-def best_found_last_step(state: GameState, limit: int = 2_000
+def best_found_last_step(state: GameState, limit: int
                          ) -> tuple[tuple[Action, ...], int] | None:
     """``(move, final score)``: the best of the first ``limit`` build sequences of a last
     build step, each build's Highways that score most tried first
     (:func:`payable_sequences` ``by_score``). Not exact where :func:`best_last_step`
-    finds too many sequences, but close: at eight hoarded last steps (11 to 17 cards)
-    2,000 such sequences came within 0 to 6 points of the best known, where 2,000 in card
-    order fell 4 to 10 short. None when it is not the last build step."""
+    finds too many sequences, but close: at 12 hoarded last steps (13 to 18 cards) hints
+    led by it (5,000 sequences) fell 2.00 points short of the best known on average, 7.92
+    before it (``python -m bench.search_diagnostics --part latency``). None when it is
+    not the last build step."""
     if not is_last_build_step(state):
         return None
     highways: dict[tuple[int, ...], tuple] = {}
