@@ -180,7 +180,7 @@ class SearchParams:
     # last step): past it no last step is exact, and the seat's step is chosen among the
     # shortest sequences (breadth first). Hoarded hands allow tens of thousands: at 3,000
     # (2,000 for exact steps) one iteration took up to 8 s and a 1 s hint overran its
-    # deadline; 3,000 against it at 1 s 53.0%, p = 0.072 (docs/ai.md)
+    # deadline; against it at 1 s, 3,000 53.0% (p = 0.072), 1,000 51.2% (docs/ai.md)
     own_step_limit: int = 400
     # the deck's top cards over the iterations (a race's rounds): that many places from
     # the top each see every unseen card in turn (a fixed shuffled order per place, each
