@@ -49,7 +49,7 @@ import sys
 import time
 from concurrent.futures import ProcessPoolExecutor
 
-from bench.common import run_parts
+from bench.common import empty_caches, run_parts
 from solver.rules.cards import CardSet, load_card_set
 from solver.rules.engine import new_game, play, turns_per_player
 from solver.rules.position import state_to_json
@@ -262,26 +262,6 @@ def part_hints(cfg, args, cards) -> dict:
                      and mean_regret <= 0.2}}
 
 
-def _empty_caches() -> None:
-    """Empty every ``functools.lru_cache`` of the process (the payment searches, the
-    heuristic's tables and their memos, scores) and the memos kept in dicts (cheapest
-    payments, the seat's own build steps and takes): each speed measurement then starts
-    as a new game does, not warmed by the one before (a second 10 s search of one
-    position runs about 15% faster; 2 workers fork from this process and inherit its
-    caches)."""
-    import functools
-    import gc
-
-    from solver.rules.payment import api as payment_api
-    from solver.search.ismcts import clear_memos
-
-    for obj in gc.get_objects():
-        if isinstance(obj, functools._lru_cache_wrapper):
-            obj.cache_clear()
-    payment_api.clear_caches()
-    clear_memos()
-
-
 # the code whose speed the goal doubles: main when issue 10 was filed (its benchmark gave
 # 458 it/s with 3 s searches of this position)
 LANDED = "a2696dd"
@@ -355,7 +335,7 @@ def part_speed(cfg, args, cards) -> dict:
                 ("first version", HEURISTIC_PARAMS))
     for search, params in searches:
         for workers in (1, 2):
-            _empty_caches()
+            empty_caches()
             start = time.perf_counter()
             result = _analyse(state, cfg["seconds"], args.seed, workers=workers,
                               params=params)
