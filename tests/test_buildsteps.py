@@ -315,3 +315,42 @@ def test_best_found_last_step_cut_short_plays_what_it_scores():
         assert best_found_last_step(next(noisy_build_steps([3], last=False)), 100) is None
         return
     pytest.fail("no last build step with 400 build sequences")
+
+
+def _first_written_best_last_step(state):
+    """The exact last step as first written: sequences in card order, each Highway once
+    (its first sequence), ``end`` then each claim the engine lists scored alone; ties to
+    the fewest cards built, then the first found."""
+    from solver.rules.engine import claimable
+    from solver.search.policies import tables
+
+    tab = tables(state.cards)
+    lms = tuple(state.player.landmarks)
+    best, seen = None, set()
+    for seq, after in payable_sequences(state, 10**9):
+        hw = tuple(after.player.highway)
+        if hw in seen:
+            continue
+        seen.add(hw)
+        builds = tuple(Build(tab.ids[c], side) for c, side in seq)
+        options = [(highway_score(state.cards, hw, lms), End())]
+        options += [(highway_score(state.cards, hw, lms + ((lm, c),)),
+                     Claim(tab.lm_ids[lm], tab.ids[c])) for lm, c in claimable(after)]
+        for score, last in options:
+            cand = (score, -len(seq), builds + (last,))
+            if best is None or cand[:2] > best[:2]:
+                best = cand
+    return best[2], best[0]
+
+
+def test_exact_last_step_is_the_first_written_one_move_for_move():
+    """Counting before scoring, sharing a Highway's facts between its claims: the same
+    move as the first version's loop, ties included, not only the same score."""
+    checked = 0
+    for state in noisy_build_steps(range(100, 112), last=True):
+        exact = best_last_step(state, 3_000)
+        if exact is None:
+            continue
+        assert (exact.move, exact.score) == _first_written_best_last_step(state)
+        checked += 1
+    assert checked >= 5

@@ -38,13 +38,13 @@ _app = create_app(Settings(db=os.path.join(_DB_DIR, "s.db"),
                            max_jobs_per_client=100_000, max_games_per_client=100_000,
                            queue_wait_seconds=600, deadline_grace_ms=600_000))
 schema = schemathesis.openapi.from_asgi("/openapi.json", _app)
+schema.config.generation.update(modes=list(GenerationMode))  # valid and invalid inputs
 
 
 @pytest.fixture(scope="module", autouse=True)
 def _remove_the_database():
     yield
     shutil.rmtree(_DB_DIR, ignore_errors=True)
-schema.config.generation.update(modes=list(GenerationMode))  # valid and invalid inputs
 
 
 @schema.parametrize()
