@@ -47,27 +47,30 @@ def _effects(cards: CardSet) -> tuple[tuple, tuple]:
 
 def effective_miles(cards: CardSet, player: PlayerState) -> dict[int, int]:
     """Miles of each card in the Highway, Landmark mile bonuses included."""
+    return _miles(cards, player)[0]
+
+
+def _miles(cards: CardSet, player: PlayerState) -> tuple[dict[int, int], bool]:
+    """:func:`effective_miles`, and whether a Landmark changed any."""
     miles = {c: cards.miles[c] for c in player.highway}
-    for card, extra in _mile_bonuses(cards, player):
-        miles[card] += extra
-    return miles
-
-
-def _mile_bonuses(cards: CardSet, player: PlayerState) -> list[tuple[int, int]]:
-    """(card below, extra miles) of each claimed Landmark that changes a card's miles."""
     abilities = _effects(cards)[1]
-    return [(card, abilities[lm][1](abilities[lm][2])) for lm, card in player.landmarks
-            if abilities[lm][0] == "miles"]
+    changed = False
+    for lm, card in player.landmarks:
+        category, fn, params = abilities[lm]
+        if category == "miles":
+            miles[card] += fn(params)
+            changed = True
+    return miles, changed
 
 
 def highway_facts(cards: CardSet, player: PlayerState) -> HighwayFacts:
     highway = tuple(player.highway)
-    miles = effective_miles(cards, player)
+    miles, changed = _miles(cards, player)
     # at printed miles the Stretches are cached whole; recounted only when a Landmark
     # changed a card's miles (search scores many Highways without one)
-    changed = miles if _mile_bonuses(cards, player) else None
     return HighwayFacts(cards, highway, miles, list(highway_runs(cards, highway).icons),
-                        stretches(cards, highway, changed), list(player.landmarks))
+                        stretches(cards, highway, miles if changed else None),
+                        list(player.landmarks))
 
 
 @dataclass
