@@ -76,7 +76,7 @@ def payable_sequences(state: GameState, limit: int = 20_000, breadth_first: bool
     scores most first, so that a ``limit`` keeps a last build step's good sequences);
     stops after ``limit`` sequences."""
     tab = tables(state.cards)
-    lms = tuple(state.player.landmarks)
+    lms = tuple(state.player.landmarks) if by_score else ()
     seen = {build_state_key(state)}
     frontier: deque[tuple[tuple, GameState]] = deque([((), state)])
     count = 0
