@@ -236,6 +236,23 @@ def test_a_timed_bot_repays_time_spent_over_its_budget_in_the_next_turns(cards,
     assert abs(bot._debt - 0.3) < 1e-9
 
 
+def test_a_bot_gives_its_first_take_the_share_its_params_name(cards, monkeypatch):
+    """The first take of a turn gets ``first_take_share`` of the turn's budget, in
+    iterations as in seconds; a share outside (0, 1) is refused by name."""
+    asked = []
+    monkeypatch.setattr(Searcher, "run", lambda self, its=None, secs=None: asked.append(
+        (its, secs)))
+    state = play_greedy_to(cards, 6, Phase.TAKE)
+    for share in (0.4, 0.7):
+        params = replace(DEFAULT_PARAMS, first_take_share=share)
+        MCTSBot(Budget(iterations=100), params=params).act(view_of(state, state.current), 1)
+        assert asked[-1] == (round(100 * share), None)
+        MCTSBot(Budget(seconds=1.0), params=params).act(view_of(state, state.current), 1)
+        assert share - 0.05 < asked[-1][1] <= share
+    with pytest.raises(ValueError, match="first_take_share"):
+        replace(DEFAULT_PARAMS, first_take_share=1.5)
+
+
 def test_mcts_bot_reuses_its_tree_after_a_depot_take(cards):
     """With UCB at the root (a race restarts: its rounds must be paired)."""
     branches = set()

@@ -77,11 +77,11 @@ class GreedyBot:
 
 class MCTSBot:
     """SO-ISMCTS (:mod:`solver.search.ismcts`) with a budget per TURN: all of the bot's
-    decisions in one turn share it (first take 40%, second take half of the rest, the
-    build step the remainder), and time spent over it is taken from the next turns. A
-    move of several actions (a build step; both takes with ``root_takes="pairs"``) is
-    searched once and its actions are then played one per call. Iteration budgets are
-    reproducible with the seeds passed to :meth:`act`."""
+    decisions in one turn share it (first take ``params.first_take_share``, 40%; second
+    take half of the rest; the build step the remainder), and time spent over it is
+    taken from the next turns. A move of several actions (a build step; both takes with
+    ``root_takes="pairs"``) is searched once and its actions are then played one per
+    call. Iteration budgets are reproducible with the seeds passed to :meth:`act`."""
 
     def __init__(self, budget, workers: int = 1, params=None):
         if not isinstance(budget, Budget):
@@ -130,7 +130,8 @@ class MCTSBot:
             return action
         start = time.perf_counter()  # the clock counts this decision's set-up too
         sample = Determinizer(view).sample(random.Random(seed))
-        share = (0.4 if view.picks == 0 else 0.5) if view.phase == Phase.TAKE else 1.0
+        share = (self.params.first_take_share if view.picks == 0 else 0.5) \
+            if view.phase == Phase.TAKE else 1.0
         total = self.budget.iterations if self.budget.iterations is not None \
             else max(self.budget.seconds - self._debt, 0.5 * self.budget.seconds)
         amount = max(total - self._spent, 0.0) * share

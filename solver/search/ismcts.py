@@ -199,6 +199,10 @@ class SearchParams:
     # the 60% goal, the other parts level: one goal fewer, so opt-in (docs/ai.md).
     # "none": level at 1 s (53.2%, margin +0.8), the ladder step 53.2% against itself
     opp_tree: str = "all"
+    # a time budget per turn (:class:`~solver.search.bots.MCTSBot`): the share of it the
+    # turn's first take may use (the second take then half of what is left, the build
+    # step the rest)
+    first_take_share: float = 0.4
 
     def __post_init__(self):
         for name, allowed in _CHOICES.items():
@@ -215,6 +219,11 @@ class SearchParams:
             if isinstance(value, bool) or not isinstance(value, int) or value < least:
                 raise ValueError(f"SearchParams.{name}: {value!r} is not a whole number "
                                  f"of {unit}, {least} or more")
+        share = self.first_take_share
+        if isinstance(share, bool) or not isinstance(share, (int, float)) \
+                or not 0.0 < share < 1.0:
+            raise ValueError(f"SearchParams.first_take_share: {share!r} is not a number "
+                             f"between 0 and 1")
 
 
 _CHOICES = {"root": ("race", "uct"), "root_step_order": ("heuristic", "value"),
