@@ -1,7 +1,7 @@
 """Why the search plays as it does (issue 10): prints a table per part and writes
 ``bench/results/diagnostics.json``.
 
-    python -m bench.search_diagnostics                 # all parts (about 35 minutes)
+    python -m bench.search_diagnostics                 # all parts (about 45 minutes)
     python -m bench.search_diagnostics --part coverage --positions 60
     python -m bench.search_diagnostics --quick         # seconds: proves it works (CI)
 
@@ -42,6 +42,14 @@ latency     How long a hint takes against its time budget, cold (as in a fresh s
             the root's own try uses, with ten times its sequences) or of any hint's
             move. The best known is a lower bound on the best there is, so the points
             short are a lower bound too.
+takes       What the first take of a turn gets of the ladder's budgets: at the hints
+            part's first-take positions (``bench.strength``'s mid-game positions, the
+            same seed), a cold search for the first take's share of each budget a turn
+            (``first_take_share``), against a 16 s search of the whole position (the
+            hints part's slow search). Reported per budget, and by the hand's size:
+            iterations, how many searches end before the root's race could drop a
+            candidate (``race_start`` x ``race_min_rounds`` iterations: "starved", their
+            move mostly the root's order), and agreement with the 16 s move.
 ==========  ==========================================================================
 """
 
@@ -67,21 +75,23 @@ from solver.search.ismcts import DEFAULT_PARAMS, ROOT_EXACT_LIMIT, Searcher, roo
 from solver.search.policies import build_macros, play_turn
 from solver.search.value import HeuristicEvaluator, default_evaluator, win_shares
 
-PARTS = ("coverage", "evaluation", "time", "luck", "latency")
+PARTS = ("coverage", "evaluation", "time", "luck", "latency", "takes")
 FULL = {"coverage": {"positions": 40, "rounds": 48},
         "evaluation": {"games": 600},
         "time": {"iterations": 1500},
         "luck": {"positions": 150, "replays": 8, "policy": "mcts:60i"},
         "latency": {"positions": 30, "budgets": [0.2, 1.0], "min_sequences": 300,
                     "last_positions": 12, "last_min_sequences": None,
-                    "reference_sequences": 50_000}}
+                    "reference_sequences": 50_000},
+        "takes": {"positions": 100, "budgets": [0.1, 0.4, 1.6], "reference": 16.0}}
 QUICK = {"coverage": {"positions": 2, "rounds": 4},
          "evaluation": {"games": 12},
          "time": {"iterations": 40},
          "luck": {"positions": 3, "replays": 3, "policy": "rollout"},
          "latency": {"positions": 2, "budgets": [0.05], "min_sequences": 20,
                      "last_positions": 1, "last_min_sequences": 30,
-                     "reference_sequences": 100}}
+                     "reference_sequences": 100},
+         "takes": {"positions": 8, "budgets": [0.05], "reference": 0.2}}
 
 
 # ------------------------------------------------------------------ coverage
@@ -522,8 +532,64 @@ def part_latency(cfg, args, cards) -> dict:
     return out
 
 
+# ------------------------------------------------------------------ takes
+
+def _hand_band(size: int) -> str:
+    return "up to 3" if size <= 3 else "4 or 5" if size <= 5 else "6 or more"
+
+
+def part_takes(cfg, args, cards) -> dict:
+    from bench.strength import _analyse, mid_game_positions
+
+    params = DEFAULT_PARAMS
+    race = params.race_start * params.race_min_rounds
+    positions = [s for s in mid_game_positions(cfg["positions"], args.seed, cards)
+                 if s.phase == Phase.TAKE and s.picks == 0]
+    slow = []
+    for k, state in enumerate(positions):
+        empty_caches()
+        slow.append(" ; ".join(_analyse(state, cfg["reference"], args.seed + k).best.actions))
+    rows = []
+    for budget in cfg["budgets"]:
+        seconds = params.first_take_share * budget
+        found = []
+        for k, state in enumerate(positions):
+            empty_caches()  # cold, as at a game's first search of a process
+            searcher = Searcher(view_of(state, state.current), args.seed + k, params)
+            searcher.run(seconds=seconds)
+            move = " ; ".join(a.notation() for a in searcher.best())
+            found.append({"hand": len(state.player.hand), "iterations": searcher.iterations,
+                          "starved": searcher.iterations < race,
+                          "first_in_order": searcher.best() == searcher.root_order[0],
+                          "agree": move == slow[k]})
+        row = {"budget": budget, "seconds": round(seconds, 3), "positions": len(found),
+               "median_iterations": statistics.median(f["iterations"] for f in found),
+               "starved": sum(f["starved"] for f in found),
+               "starved_playing_first_in_order": sum(f["starved"] and f["first_in_order"]
+                                                     for f in found),
+               "agree": sum(f["agree"] for f in found),
+               "agree_starved": sum(f["agree"] for f in found if f["starved"]),
+               "by_hand": [{"hand": band,
+                            "positions": sum(_hand_band(f["hand"]) == band for f in found),
+                            "median_iterations": statistics.median(
+                                [f["iterations"] for f in found
+                                 if _hand_band(f["hand"]) == band] or [0]),
+                            "starved": sum(f["starved"] for f in found
+                                           if _hand_band(f["hand"]) == band)}
+                           for band in ("up to 3", "4 or 5", "6 or more")]}
+        rows.append(row)
+        print(f"  {budget:g} s a turn ({seconds:.2f} s for the first take): median "
+              f"{row['median_iterations']:g} iterations; {row['starved']} of {len(found)} "
+              f"under {race} ({row['starved_playing_first_in_order']} of them play the "
+              f"root's first candidate); agrees with {cfg['reference']:g} s at "
+              f"{row['agree']} ({row['agree_starved']} of the starved)")
+    return {"positions": len(positions), "race_iterations": race,
+            "first_take_share": params.first_take_share, "reference_seconds": cfg["reference"],
+            "by_budget": rows}
+
+
 RUNNERS = {"coverage": part_coverage, "evaluation": part_evaluation, "time": part_time,
-           "luck": part_luck, "latency": part_latency}
+           "luck": part_luck, "latency": part_latency, "takes": part_takes}
 
 
 def summary_table(saved: dict) -> str:
@@ -559,6 +625,13 @@ def summary_table(saved: dict) -> str:
                 f"{r['max']:.2f} s, {r['past_deadline']} of {r['positions']} past the "
                 f"deadline, {r['points_short_mean']:.2f} points short of the best known"
                 for r in parts["latency"]["last_steps"]["by_budget"]))
+    if "takes" in parts:
+        t = parts["takes"]
+        lines.append(f"{'takes':11} first takes ({t['positions']} positions) starved of "
+                     f"the race's {t['race_iterations']} iterations: " + "; ".join(
+                         f"{r['budget']:g} s a turn {r['starved']}, agreeing with "
+                         f"{t['reference_seconds']:g} s at {r['agree']}"
+                         for r in t["by_budget"]))
     return "\n".join(lines)
 
 
