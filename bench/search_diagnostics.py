@@ -558,17 +558,20 @@ def part_takes(cfg, args, cards) -> dict:
             searcher = Searcher(view_of(state, state.current), args.seed + k, params)
             searcher.run(seconds=seconds)
             move = " ; ".join(a.notation() for a in searcher.best())
+            first = " ; ".join(a.notation() for a in searcher.root_order[0])
             found.append({"hand": len(state.player.hand), "iterations": searcher.iterations,
-                          "starved": searcher.iterations < race,
-                          "first_in_order": searcher.best() == searcher.root_order[0],
-                          "agree": move == slow[k]})
+                          "move": move, "first_in_order": first,
+                          "starved": searcher.iterations < race, "agree": move == slow[k],
+                          "first_in_order_agrees": first == slow[k]})
         row = {"budget": budget, "seconds": round(seconds, 3), "positions": len(found),
                "median_iterations": statistics.median(f["iterations"] for f in found),
                "starved": sum(f["starved"] for f in found),
-               "starved_playing_first_in_order": sum(f["starved"] and f["first_in_order"]
-                                                     for f in found),
+               "starved_playing_first_in_order": sum(
+                   f["starved"] and f["move"] == f["first_in_order"] for f in found),
                "agree": sum(f["agree"] for f in found),
                "agree_starved": sum(f["agree"] for f in found if f["starved"]),
+               "first_in_order_agrees_starved": sum(
+                   f["first_in_order_agrees"] for f in found if f["starved"]),
                "by_hand": [{"hand": band,
                             "positions": sum(_hand_band(f["hand"]) == band for f in found),
                             "median_iterations": statistics.median(
@@ -576,14 +579,16 @@ def part_takes(cfg, args, cards) -> dict:
                                  if _hand_band(f["hand"]) == band] or [0]),
                             "starved": sum(f["starved"] for f in found
                                            if _hand_band(f["hand"]) == band)}
-                           for band in ("up to 3", "4 or 5", "6 or more")]}
+                           for band in ("up to 3", "4 or 5", "6 or more")],
+               "rows": found}
         rows.append(row)
         print(f"  {budget:g} s a turn ({seconds:.2f} s for the first take): median "
               f"{row['median_iterations']:g} iterations; {row['starved']} of {len(found)} "
               f"under {race} ({row['starved_playing_first_in_order']} of them play the "
               f"root's first candidate); agrees with {cfg['reference']:g} s at "
-              f"{row['agree']} ({row['agree_starved']} of the starved)")
-    return {"positions": len(positions), "race_iterations": race,
+              f"{row['agree']} ({row['agree_starved']} of the starved, whose root's first "
+              f"candidate would at {row['first_in_order_agrees_starved']})")
+    return {"positions": len(positions), "race_iterations": race, "reference_moves": slow,
             "first_take_share": params.first_take_share, "reference_seconds": cfg["reference"],
             "by_budget": rows}
 
