@@ -201,7 +201,8 @@ class SearchParams:
     opp_tree: str = "all"
     # a time budget per turn (:class:`~solver.search.bots.MCTSBot`): the share of it the
     # turn's first take may use (the second take then half of what is left, the build
-    # step the rest). 0.6 against 0.4 at 1 s: 48.2%, level (docs/ai.md)
+    # step the rest). Against 0.4 at 1 s: 0.6 48.2%, level; 0.25 45.5%, margin -3.9,
+    # worse (docs/ai.md)
     first_take_share: float = 0.4
 
     def __post_init__(self):
