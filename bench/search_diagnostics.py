@@ -538,6 +538,12 @@ def _hand_band(size: int) -> str:
     return "up to 3" if size <= 3 else "4 or 5" if size <= 5 else "6 or more"
 
 
+def _band_row(band: str, found: list[dict]) -> dict:
+    return {"hand": band, "positions": len(found),
+            "median_iterations": statistics.median([f["iterations"] for f in found] or [0]),
+            "starved": sum(f["starved"] for f in found)}
+
+
 def part_takes(cfg, args, cards) -> dict:
     from bench.strength import _analyse, mid_game_positions
 
@@ -572,13 +578,8 @@ def part_takes(cfg, args, cards) -> dict:
                "agree_starved": sum(f["agree"] for f in found if f["starved"]),
                "first_in_order_agrees_starved": sum(
                    f["first_in_order_agrees"] for f in found if f["starved"]),
-               "by_hand": [{"hand": band,
-                            "positions": sum(_hand_band(f["hand"]) == band for f in found),
-                            "median_iterations": statistics.median(
-                                [f["iterations"] for f in found
-                                 if _hand_band(f["hand"]) == band] or [0]),
-                            "starved": sum(f["starved"] for f in found
-                                           if _hand_band(f["hand"]) == band)}
+               "by_hand": [_band_row(band, [f for f in found
+                                            if _hand_band(f["hand"]) == band])
                            for band in ("up to 3", "4 or 5", "6 or more")],
                "rows": found}
         rows.append(row)
