@@ -20,7 +20,7 @@ vs-random   MCTS 0.25 s/turn vs RandomBot, 2 players, 200 games     win rate >= 
 ladder      MCTS 0.1 < 0.4 < 1.6 s/turn, 200 games per step         each step >= 60%,
                                                                    p < 0.05
 hints       100 mid-game positions: 1 s vs 16 s search              top-1 >= 90%, regret
-                                                                   <= 0.2 points
+            (2 players; ``--hint-players 3`` or 4 for others)      <= 0.2 points
 learned     MCTS 1 s/turn vs the same search with the hand-written (reported)
             evaluation and candidates of the first version
             (``mcts-heuristic``), 2 players, 200 games
@@ -67,7 +67,7 @@ FULL = {
     "4p": {"budget": 1.0, "games": 200},
     "3p": {"budget": 1.0, "games": 210},
     "ladder": {"budgets": [0.1, 0.4, 1.6], "games": 200},
-    "hints": {"positions": 100, "budgets": [1.0, 16.0]},
+    "hints": {"positions": 100, "budgets": [1.0, 16.0], "players": 2},
     "learned": {"budget": 1.0, "games": 200},
     "vs-flat": {"budget": 1.0, "flat_budget": 1.0, "games": 200, "yardstick_games": 100},
     "speed": {"seconds": 10.0},
@@ -78,7 +78,7 @@ QUICK = {
     "4p": {"budget": 0.05, "games": 4},
     "3p": {"budget": 0.05, "games": 3},
     "ladder": {"budgets": [0.01, 0.04, 0.16], "games": 4},
-    "hints": {"positions": 4, "budgets": [0.1, 0.4]},
+    "hints": {"positions": 4, "budgets": [0.1, 0.4], "players": 2},
     "learned": {"budget": 0.05, "games": 4},
     "vs-flat": {"budget": 0.05, "flat_budget": 0.05, "games": 4, "yardstick_games": 2},
     "speed": {"seconds": 1.0},
@@ -231,7 +231,8 @@ def _hint_pair(job: tuple) -> dict:
     top_slow = tuple(b.best.actions)
     ranked = {tuple(m.actions): m.expected_margin for m in b.moves}
     regret = b.best.expected_margin - ranked[top_fast] if top_fast in ranked else None
-    return {"position": index, "turn": state.turn, "phase": state.phase.name.lower(),
+    return {"position": index, "players": len(state.players), "turn": state.turn,
+            "phase": state.phase.name.lower(),
             "fast_top": " ; ".join(top_fast), "slow_top": " ; ".join(top_slow),
             "agree": top_fast == top_slow, "regret": regret, "moves": len(b.moves),
             "fast_iterations": a.stats["iterations"], "slow_iterations": b.stats["iterations"]}
@@ -239,7 +240,8 @@ def _hint_pair(job: tuple) -> dict:
 
 def part_hints(cfg, args, cards) -> dict:
     fast, slow = cfg["budgets"]
-    states = mid_game_positions(cfg["positions"], args.seed, cards)
+    players = cfg.get("players", 2)
+    states = mid_game_positions(cfg["positions"], args.seed, cards, players)
     jobs = [(i, s, fast, slow, args.seed + 7919 * i) for i, s in enumerate(states)]
     bar = Progress(len(jobs), "positions")
     rows = []
@@ -252,10 +254,11 @@ def part_hints(cfg, args, cards) -> dict:
     regrets = [r["regret"] for r in rows if r["regret"] is not None]
     mean_regret = sum(regrets) / len(regrets) if regrets else None
     shown = "n/a" if mean_regret is None else f"{mean_regret:.3f}"
-    print(f"{len(rows)} positions: top-1 agreement of {fast:g} s with {slow:g} s: "
+    print(f"{len(rows)} positions of {players} players: top-1 agreement of {fast:g} s "
+          f"with {slow:g} s: "
           f"{100 * agree:.1f}%; mean regret {shown} points "
           f"(fast top move missing from the slow ranking: {len(rows) - len(regrets)})")
-    return {"positions": len(rows), "fast_seconds": fast, "slow_seconds": slow,
+    return {"positions": len(rows), "players": players, "fast_seconds": fast, "slow_seconds": slow,
             "top1_agreement": agree, "mean_regret": mean_regret, "rows": rows,
             "goal": {"top1_at_least": 0.9, "regret_at_most": 0.2,
                      "reached": agree >= 0.9 and mean_regret is not None
@@ -380,6 +383,8 @@ def parse_args(argv=None) -> argparse.Namespace:
     p.add_argument("--ladder", help="comma-separated seconds per turn, e.g. 0.1,0.4,1.6")
     p.add_argument("--positions", type=int, help="hint positions")
     p.add_argument("--hint-budgets", help="fast,slow seconds, e.g. 1,16")
+    p.add_argument("--hint-players", type=int, choices=(2, 3, 4),
+                   help="players at the hint positions (default 2, the goal's)")
     p.add_argument("--speed-seconds", type=float, help="search time per speed measurement")
     p.add_argument("--workers", type=int, default=None,
                    help="parallel games / positions (default: all cores)")
@@ -406,6 +411,8 @@ def configure(args) -> dict:
         cfg["hints"]["positions"] = args.positions
     if args.hint_budgets:
         cfg["hints"]["budgets"] = [float(x) for x in args.hint_budgets.split(",")][:2]
+    if args.hint_players:
+        cfg["hints"]["players"] = args.hint_players
     if args.speed_seconds:
         cfg["speed"]["seconds"] = args.speed_seconds
     return cfg
@@ -437,7 +444,7 @@ def summary_table(saved: dict) -> str:
         elif part == "hints":
             regret = "n/a" if r["mean_regret"] is None else f"{r['mean_regret']:.3f}"
             text = (f"top-1 {100 * r['top1_agreement']:.0f}%, regret {regret} over "
-                    f"{r['positions']} positions")
+                    f"{r['positions']} positions of {r.get('players', 2)} players")
         else:
             text = ", ".join(f"{x.get('search', 'today')} {x['workers']}w "
                              f"{x['iterations_per_second']:,.0f} it/s" for x in r["rows"])

@@ -323,3 +323,17 @@ def test_reshuffled_sets_are_the_ones_the_results_name():
     for name, fingerprint in recorded.items():
         how, seed = name.rsplit("-", 2)[1:]
         assert reshuffled(cards, int(seed), redraw=how == "redrawn").fingerprint == fingerprint
+
+
+def test_hints_part_searches_positions_of_the_players_asked_for():
+    """``--hint-players 3`` takes its hint positions from 3-player games, and records it."""
+    from bench.strength import configure, parse_args, part_hints
+    from solver.rules.cards import load_card_set
+
+    args = parse_args(["--quick", "--part", "hints", "--hint-players", "3", "--positions",
+                       "2", "--hint-budgets", "0.02,0.05", "--workers", "1"])
+    cfg = configure(args)
+    result = part_hints(cfg["hints"], args, load_card_set())
+    assert result["players"] == 3 and result["positions"] == 2
+    assert [row["players"] for row in result["rows"]] == [3, 3]
+    assert configure(parse_args(["--quick"]))["hints"]["players"] == 2
