@@ -9,6 +9,12 @@ what measures better". Prints the tournament table and adds the result to
     python -m bench.variants rollout_builds=value --budget 1.6 --base-budget 0.4
     python -m bench.variants value=solver/search/models/value.npz --budget 1 \
         --cards shuffled-1.json       # on another card set (``python -m bench.cardsets``)
+    python -m bench.variants opp_tree=none --players 4 --games 200   # a 4-player table
+
+``--players 3`` or ``4`` seats the variant and today's search alternately (variant,
+today, variant[, today]), every seating of each deal played; the sign test compares
+their summed win shares per deal, and the table's win rates are per seat (parity 1/3 or
+1/4).
 
 ``--iterations N`` gives both sides N iterations a turn instead of a time: the result
 does not depend on the machine's load (two matches can share the cores), but a variant
@@ -86,6 +92,8 @@ def main(argv=None) -> int:
                    help="the opponent's seconds per turn (default: --budget): does the variant "
                         "with more time beat the search with less, a step of the budget ladder")
     p.add_argument("--games", type=int, default=200)
+    p.add_argument("--players", type=int, default=2, choices=(2, 3, 4),
+                   help="seats, the variant and today's search alternating (2)")
     p.add_argument("--seed", type=int, default=0)
     p.add_argument("--workers", type=int, default=os.cpu_count() or 1)
     p.add_argument("--cards", help="card-set file (default: the shipped reconstruction)")
@@ -112,7 +120,7 @@ def main(argv=None) -> int:
     variant = "bench.variants:VariantBot"
     today = "bench.variants:BaseBot" if base else f"mcts:{base_budget}"
     start = time.time()
-    summary = run_tournament([variant, today], 2, args.games, args.seed, cards,
+    summary = run_tournament([variant, today], args.players, args.games, args.seed, cards,
                              workers=args.workers, code=True)
     print(summary.table())
     s = summary.stats(variant)
@@ -132,8 +140,10 @@ def main(argv=None) -> int:
              "commit": code_version()}
     if args.cards:
         entry["cards"] = cards.identity()
+    if args.players != 2:  # (2-player entries predate the field)
+        entry["players"] = args.players
     key = ("params", "base", "budget_seconds", "budget_iterations", "base_budget_seconds",
-           "commit", "cards")
+           "commit", "cards", "players")
     print(f"wrote {keep_run(args.out, entry, key)}")
     return 0
 

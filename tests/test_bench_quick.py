@@ -68,6 +68,20 @@ def test_variant_benchmark_plays_the_variant_and_keeps_one_entry_per_variant(tmp
         runs[1]["sign_test"]["ties"] == 1
 
 
+@pytest.mark.slow
+def test_variant_benchmark_plays_a_table_of_more_players(tmp_path):
+    """``--players 3`` seats variant, today, variant and every seating of a deal, and
+    records the players (a 2-player entry of the same variant is kept beside it)."""
+    out = tmp_path / "variants.json"
+    for players in ("3", "2"):
+        proc = _variants(tmp_path, "c_uct=0.3", "--budget", "0.02", "--games", "3",
+                         "--workers", "1", "--players", players, "--out", str(out))
+        assert proc.returncode == 0, proc.stdout[-2000:] + proc.stderr[-3000:]
+    three, two = json.loads(out.read_text())["runs"]
+    assert three["players"] == 3 and "players" not in two
+    assert three["sign_test"]["deals"] == 1  # 3 games: one deal, each of its 3 seatings
+
+
 def test_kept_runs_of_another_commit_stay_next_to_the_new_one(tmp_path):
     """A result file keeps one entry per setting and code version: re-running a setting
     on the same commit replaces its entry, on another commit adds one."""

@@ -365,3 +365,18 @@ def test_summary_json_is_strict_when_a_bot_never_finished(small, test_bots):
     text = json.dumps(s.to_json(), allow_nan=False)  # raises on NaN / Infinity
     bots = {b["bot"]: b for b in json.loads(text)["bots"]}
     assert bots["illegal"]["seats"] == 0 and bots["illegal"]["win_rate"] is None
+
+
+def test_sign_test_compares_win_share_per_seat_when_seats_differ():
+    """With seats a, b, a (3 players) "a" sits twice as often as "b": a deal is won by
+    the larger share per seat, not the larger total."""
+    lineups = (["a", "b", "a"], ["b", "a", "a"], ["a", "a", "b"])
+    results = []
+    for d in range(2):
+        for r, lineup in enumerate(lineups):
+            # deal 0: "b" wins every game (per seat: b 1, a 0); deal 1: "a" wins 2 of 3
+            # games (a total 2, per seat 1/3; b total 1, per seat 1/3): a tie
+            winner = lineup.index("b") if d == 0 or r == 0 else lineup.index("a")
+            results.append(_result(d, r, lineup, [9 if s == winner else 1 for s in range(3)]))
+    t = sign_test(results, "a", "b")
+    assert (t["wins"], t["losses"], t["ties"]) == (0, 1, 1)

@@ -509,23 +509,26 @@ def summarize(results: Iterable[GameResult], bootstrap: int = 1000, seed: int = 
 
 def sign_test(results: Iterable[GameResult], better: str, worse: str) -> dict:
     """Paired test over deals that ``better`` beats ``worse``: per deal, the bot with the
-    larger total win share (over all its seats and seatings) wins the deal; equal deals
-    are dropped. ``p_value``: one-sided exact binomial P(at least this many deal wins |
-    both equal)."""
+    larger mean win share per seat (over all its seats and seatings; with as many seats
+    each, the larger total) wins the deal; equal deals are dropped. ``p_value``: one-sided
+    exact binomial P(at least this many deal wins | both equal)."""
     if better == worse:
         raise TournamentError(f"sign test: compare two different bots, got {better!r} twice")
-    totals: dict[int, list[float]] = {}
+    totals: dict[int, list[float]] = {}  # deal -> [better's shares, seats, worse's, seats]
     for g in results:
         if g.error is not None:
             continue
-        t = totals.setdefault(g.deal, [0.0, 0.0])
+        t = totals.setdefault(g.deal, [0.0, 0, 0.0, 0])
         for spec, share in zip(g.lineup, win_shares(g.scores), strict=True):
             if spec == better:
                 t[0] += share
+                t[1] += 1
             elif spec == worse:
-                t[1] += share
-    wins = sum(1 for a, b in totals.values() if a > b)
-    losses = sum(1 for a, b in totals.values() if a < b)
+                t[2] += share
+                t[3] += 1
+    means = [(a * seats_b, b * seats_a) for a, seats_a, b, seats_b in totals.values()]
+    wins = sum(1 for a, b in means if a > b)
+    losses = sum(1 for a, b in means if a < b)
     n = wins + losses
     p = sum(math.comb(n, i) for i in range(wins, n + 1)) / 2**n if n else 1.0
     return {"deals": len(totals), "wins": wins, "losses": losses,
