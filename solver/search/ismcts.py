@@ -197,7 +197,8 @@ class SearchParams:
     # level at 1 s (47.8%) and 0.4 s (51.0%); hints 97.0% (94.0%); as the default the
     # ladder read 58.5% and 57.8% (60.5% and 55.0%), both steps p = 0.001, neither at
     # the 60% goal, the other parts level: one goal fewer, so opt-in (docs/ai.md).
-    # "none": level at 1 s (53.2%, margin +0.8), the ladder step 53.2% against itself
+    # "none": level at 1 s (53.2%, margin +0.8), the ladder step 53.2% against itself;
+    # at a 4-player table level too (25.5% a seat against 24.5%, p = 0.43)
     opp_tree: str = "all"
     # a time budget per turn (:class:`~solver.search.bots.MCTSBot`): the share of it the
     # turn's first take may use (the second take then half of what is left, the build
