@@ -113,7 +113,8 @@ def main(argv=None) -> int:
     if args.against:
         reference = _kept_tops(args.against, reference)
         against = f"the tops in {args.against}"
-    states = mid_game_positions(len(hints["rows"]), hints["seed"], load_card_set())
+    states = mid_game_positions(len(hints["rows"]), hints["seed"], load_card_set(),
+                                hints.get("players", 2))
     if args.seconds is not None and args.iterations is not None:
         p.error("give --iterations or --seconds, not both")
     if args.seconds is not None:

@@ -49,7 +49,7 @@ import sys
 import time
 from concurrent.futures import ProcessPoolExecutor
 
-from bench.common import empty_caches, run_parts
+from bench.common import RESULTS, empty_caches, run_parts
 from solver.rules.cards import CardSet, load_card_set
 from solver.rules.engine import new_game, play, turns_per_player
 from solver.rules.position import state_to_json
@@ -384,7 +384,8 @@ def parse_args(argv=None) -> argparse.Namespace:
     p.add_argument("--positions", type=int, help="hint positions")
     p.add_argument("--hint-budgets", help="fast,slow seconds, e.g. 1,16")
     p.add_argument("--hint-players", type=int, choices=(2, 3, 4),
-                   help="players at the hint positions (default 2, the goal's)")
+                   help="players at the hint positions (default 2, the goal's; 3 or 4 write "
+                        "bench/results/hints-3p.json or hints-4p.json unless --out)")
     p.add_argument("--speed-seconds", type=float, help="search time per speed measurement")
     p.add_argument("--workers", type=int, default=None,
                    help="parallel games / positions (default: all cores)")
@@ -420,6 +421,10 @@ def configure(args) -> dict:
 
 def main(argv=None) -> int:
     args = parse_args(argv)
+    if args.hint_players not in (None, 2) and not args.out:
+        # another table's hints are a file of their own, not the 2-player goal's part
+        args.out = str(RESULTS / f"hints-{args.hint_players}p{'-quick' if args.quick else ''}"
+                                 f".json")
     cards = load_card_set(args.cards) if args.cards else load_card_set()
     return run_parts("strength", args, configure(args), RUNNERS, cards, summary_table)
 

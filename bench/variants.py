@@ -13,8 +13,8 @@ what measures better". Prints the tournament table and adds the result to
 
 ``--players 3`` or ``4`` seats the variant and today's search alternately (variant,
 today, variant[, today]), every seating of each deal played; the sign test compares
-their summed win shares per deal, and the table's win rates are per seat (parity 1/3 or
-1/4).
+their mean win share per seat in each deal, and the table's win rates are per seat
+(parity 1/3 or 1/4).
 
 ``--iterations N`` gives both sides N iterations a turn instead of a time: the result
 does not depend on the machine's load (two matches can share the cores), but a variant
@@ -140,8 +140,11 @@ def main(argv=None) -> int:
              "commit": code_version()}
     if args.cards:
         entry["cards"] = cards.identity()
-    if args.players != 2:  # (2-player entries predate the field)
-        entry["players"] = args.players
+    if args.players != 2:  # (2-player entries predate these fields)
+        o = summary.stats(today)  # per seat, beside the variant's: both have their parity
+        entry.update(players=args.players, games_played=summary.games,
+                     today={"win_rate": o.win_rate, "win_ci": list(o.win_ci),
+                            "margin": o.margin, "margin_ci": list(o.margin_ci)})
     key = ("params", "base", "budget_seconds", "budget_iterations", "base_budget_seconds",
            "commit", "cards", "players")
     print(f"wrote {keep_run(args.out, entry, key)}")

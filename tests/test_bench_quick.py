@@ -79,6 +79,7 @@ def test_variant_benchmark_plays_a_table_of_more_players(tmp_path):
         assert proc.returncode == 0, proc.stdout[-2000:] + proc.stderr[-3000:]
     three, two = json.loads(out.read_text())["runs"]
     assert three["players"] == 3 and "players" not in two
+    assert three["games_played"] == 3 and 0 <= three["today"]["win_rate"] <= 1
     assert three["sign_test"]["deals"] == 1  # 3 games: one deal, each of its 3 seatings
 
 
@@ -351,3 +352,14 @@ def test_hints_part_searches_positions_of_the_players_asked_for():
     assert result["players"] == 3 and result["positions"] == 2
     assert [row["players"] for row in result["rows"]] == [3, 3]
     assert configure(parse_args(["--quick"]))["hints"]["players"] == 2
+
+
+def test_hints_of_another_table_go_to_a_file_of_their_own(tmp_path, monkeypatch):
+    """``--hint-players 3`` without ``--out`` leaves the 2-player goal's part alone."""
+    import bench.strength as strength
+
+    monkeypatch.setattr(strength, "RESULTS", tmp_path)
+    strength.main(["--quick", "--part", "hints", "--hint-players", "3", "--positions", "1",
+                   "--hint-budgets", "0.02,0.05", "--workers", "1"])
+    saved = json.loads((tmp_path / "hints-3p-quick.json").read_text())
+    assert saved["parts"]["hints"]["players"] == 3

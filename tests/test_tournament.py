@@ -380,3 +380,14 @@ def test_sign_test_compares_win_share_per_seat_when_seats_differ():
             results.append(_result(d, r, lineup, [9 if s == winner else 1 for s in range(3)]))
     t = sign_test(results, "a", "b")
     assert (t["wins"], t["losses"], t["ties"]) == (0, 1, 1)
+
+
+def test_sign_test_counts_shared_wins_exactly_and_names_a_bot_that_never_sat():
+    """A deal of three-way ties in every seating of a, b, a is a tie (1/3 shares summed
+    without rounding error); a bot absent from every game is named, not a p of 1."""
+    lineups = (["a", "b", "a"], ["b", "a", "a"], ["a", "a", "b"])
+    results = [_result(0, r, lineup, [5, 5, 5]) for r, lineup in enumerate(lineups)]
+    t = sign_test(results, "a", "b")
+    assert (t["deals"], t["wins"], t["losses"], t["ties"]) == (1, 0, 0, 1)
+    with pytest.raises(TournamentError, match="'mcts:1.0s' sat at no table"):
+        sign_test(results, "a", "mcts:1.0s")

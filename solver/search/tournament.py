@@ -510,29 +510,35 @@ def summarize(results: Iterable[GameResult], bootstrap: int = 1000, seed: int = 
 def sign_test(results: Iterable[GameResult], better: str, worse: str) -> dict:
     """Paired test over deals that ``better`` beats ``worse``: per deal, the bot with the
     larger mean win share per seat (over all its seats and seatings; with as many seats
-    each, the larger total) wins the deal; equal deals are dropped. ``p_value``: one-sided
-    exact binomial P(at least this many deal wins | both equal)."""
+    each, the larger total) wins the deal; equal deals are dropped, as are deals where one
+    of them did not sit, and a bot that sat nowhere is an error (a misspelt spec).
+    ``p_value``: one-sided exact binomial P(at least this many deal wins | both equal)."""
     if better == worse:
         raise TournamentError(f"sign test: compare two different bots, got {better!r} twice")
-    totals: dict[int, list[float]] = {}  # deal -> [better's shares, seats, worse's, seats]
+    totals: dict[int, list[int]] = {}  # deal -> [better's shares, seats, worse's, seats]
     for g in results:
         if g.error is not None:
             continue
-        t = totals.setdefault(g.deal, [0.0, 0, 0.0, 0])
+        t = totals.setdefault(g.deal, [0, 0, 0, 0])
         for spec, share in zip(g.lineup, win_shares(g.scores), strict=True):
+            # (a share is 1/k of k <= 4 tied winners: counted in twelfths, exactly)
             if spec == better:
-                t[0] += share
+                t[0] += round(12 * share)
                 t[1] += 1
             elif spec == worse:
-                t[2] += share
+                t[2] += round(12 * share)
                 t[3] += 1
-    means = [(a * seats_b, b * seats_a) for a, seats_a, b, seats_b in totals.values()]
+    for bot, seat in ((better, 1), (worse, 3)):
+        if totals and not any(t[seat] for t in totals.values()):
+            raise TournamentError(f"sign test: {bot!r} sat at no table of these games")
+    means = [(a * seats_b, b * seats_a) for a, seats_a, b, seats_b in totals.values()
+             if seats_a and seats_b]
     wins = sum(1 for a, b in means if a > b)
     losses = sum(1 for a, b in means if a < b)
     n = wins + losses
     p = sum(math.comb(n, i) for i in range(wins, n + 1)) / 2**n if n else 1.0
-    return {"deals": len(totals), "wins": wins, "losses": losses,
-            "ties": len(totals) - n, "p_value": p}
+    return {"deals": len(means), "wins": wins, "losses": losses,
+            "ties": len(means) - n, "p_value": p}
 
 
 # ------------------------------------------------------------------ running
