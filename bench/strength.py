@@ -240,7 +240,7 @@ def _hint_pair(job: tuple) -> dict:
 
 def part_hints(cfg, args, cards) -> dict:
     fast, slow = cfg["budgets"]
-    players = cfg.get("players", 2)
+    players = cfg["players"]
     states = mid_game_positions(cfg["positions"], args.seed, cards, players)
     jobs = [(i, s, fast, slow, args.seed + 7919 * i) for i, s in enumerate(states)]
     bar = Progress(len(jobs), "positions")
@@ -255,8 +255,7 @@ def part_hints(cfg, args, cards) -> dict:
     mean_regret = sum(regrets) / len(regrets) if regrets else None
     shown = "n/a" if mean_regret is None else f"{mean_regret:.3f}"
     print(f"{len(rows)} positions of {players} players: top-1 agreement of {fast:g} s "
-          f"with {slow:g} s: "
-          f"{100 * agree:.1f}%; mean regret {shown} points "
+          f"with {slow:g} s: {100 * agree:.1f}%; mean regret {shown} points "
           f"(fast top move missing from the slow ranking: {len(rows) - len(regrets)})")
     return {"positions": len(rows), "players": players, "fast_seconds": fast, "slow_seconds": slow,
             "top1_agreement": agree, "mean_regret": mean_regret, "rows": rows,
@@ -423,8 +422,8 @@ def main(argv=None) -> int:
     args = parse_args(argv)
     if args.hint_players not in (None, 2) and not args.out:
         # another table's hints are a file of their own, not the 2-player goal's part
-        args.out = str(RESULTS / f"hints-{args.hint_players}p{'-quick' if args.quick else ''}"
-                                 f".json")
+        quick = "-quick" if args.quick else ""
+        args.out = str(RESULTS / f"hints-{args.hint_players}p{quick}.json")
     cards = load_card_set(args.cards) if args.cards else load_card_set()
     return run_parts("strength", args, configure(args), RUNNERS, cards, summary_table)
 
