@@ -141,10 +141,10 @@ def main(argv=None) -> int:
     if args.cards:
         entry["cards"] = cards.identity()
     if args.players != 2:  # (2-player entries predate these fields)
-        o = summary.stats(today)  # per seat, beside the variant's: both have their parity
+        theirs = summary.stats(today)  # per seat, as the variant's: parity 1/players
         entry.update(players=args.players, games_played=summary.games,
-                     today={"win_rate": o.win_rate, "win_ci": list(o.win_ci),
-                            "margin": o.margin, "margin_ci": list(o.margin_ci)})
+                     today={"win_rate": theirs.win_rate, "win_ci": list(theirs.win_ci),
+                            "margin": theirs.margin, "margin_ci": list(theirs.margin_ci)})
     key = ("params", "base", "budget_seconds", "budget_iterations", "base_budget_seconds",
            "commit", "cards", "players")
     print(f"wrote {keep_run(args.out, entry, key)}")

@@ -515,24 +515,22 @@ def sign_test(results: Iterable[GameResult], better: str, worse: str) -> dict:
     ``p_value``: one-sided exact binomial P(at least this many deal wins | both equal)."""
     if better == worse:
         raise TournamentError(f"sign test: compare two different bots, got {better!r} twice")
-    totals: dict[int, list[int]] = {}  # deal -> [better's shares, seats, worse's, seats]
+    side = {better: 0, worse: 1}
+    totals: dict[int, list[list[int]]] = {}  # deal -> per side [twelfths won, seats]
     for g in results:
         if g.error is not None:
             continue
-        t = totals.setdefault(g.deal, [0, 0, 0, 0])
+        t = totals.setdefault(g.deal, [[0, 0], [0, 0]])
         for spec, share in zip(g.lineup, win_shares(g.scores), strict=True):
-            # (a share is 1/k of k <= 4 tied winners: counted in twelfths, exactly)
-            if spec == better:
-                t[0] += round(12 * share)
-                t[1] += 1
-            elif spec == worse:
-                t[2] += round(12 * share)
-                t[3] += 1
-    for bot, seat in ((better, 1), (worse, 3)):
-        if totals and not any(t[seat] for t in totals.values()):
+            i = side.get(spec)
+            if i is not None:  # (a share is 1/k of k <= 4 tied winners: whole twelfths)
+                t[i][0] += round(12 * share)
+                t[i][1] += 1
+    for bot, i in side.items():
+        if totals and not any(t[i][1] for t in totals.values()):
             raise TournamentError(f"sign test: {bot!r} sat at no table of these games")
-    means = [(a * seats_b, b * seats_a) for a, seats_a, b, seats_b in totals.values()
-             if seats_a and seats_b]
+    means = [(won_a * seats_b, won_b * seats_a)
+             for (won_a, seats_a), (won_b, seats_b) in totals.values() if seats_a and seats_b]
     wins = sum(1 for a, b in means if a > b)
     losses = sum(1 for a, b in means if a < b)
     n = wins + losses
