@@ -102,7 +102,9 @@ class SearchParams:
     cutoff: str = "round"
     rollout_noise: float = 0.3  # Gumbel noise (points) on rollout choices
     rollout_lookahead: int = 0  # >0: rollout takes try the build step (deck: that many cards)
-    margin_weight: float = 0.25  # reward = (1 - w) * win share + w * squashed margin
+    # reward = (1 - w) * win share + w * squashed margin; at 0.4 s 0.0 and 0.5 measured
+    # no better, at 1 s 0.1 level (49.5%, docs/ai.md)
+    margin_weight: float = 0.25
     margin_scale: float = 15.0
     # win probability at a cut-off: Phi(margin / sigma), sigma = sigma0 + sigma1 *
     # sqrt(turns left), fitted to the spread of final margins around the estimate
