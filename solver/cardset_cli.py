@@ -37,7 +37,11 @@ def cmd_cards_new(args) -> int:
     if out.exists() and not args.force:
         print(f"bigsur: error: {out} exists (use --force to overwrite)", file=sys.stderr)
         return 2
-    out.write_text(template_csv(), encoding="utf-8")
+    try:
+        out.write_text(template_csv(), encoding="utf-8")
+    except OSError as err:
+        print(f"bigsur: error: {out}: {err.strerror}", file=sys.stderr)
+        return 2
     print(f"Wrote {out}: the template, one row per card (the shipped reconstruction's "
           f"69 Highway cards and 20 Landmarks).\nOverwrite each row with your cards, then:\n"
           f"  bigsur cards import {out} --name {name}")
@@ -62,7 +66,11 @@ def cmd_cards_import(args) -> int:
         print(str(err), file=sys.stderr)
         return 1
     out = Path(args.out or path.with_suffix(".json"))
-    out.write_text(json.dumps(cards.to_json(), indent=1) + "\n", encoding="utf-8")
+    try:
+        out.write_text(json.dumps(cards.to_json(), indent=1) + "\n", encoding="utf-8")
+    except OSError as err:
+        print(f"bigsur: error: --out {out}: {err.strerror}", file=sys.stderr)
+        return 2
     decks = ", ".join(f"{p} players: {len(cards.deck_for(p))} cards" for p in (2, 3, 4))
     print(f"OK: {cards.label}: {len(cards.highway)} Highway cards, {len(cards.landmarks)} "
           f"Landmarks ({decks}); wrote {out} (fingerprint {cards.fingerprint})")

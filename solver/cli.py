@@ -17,6 +17,7 @@ from __future__ import annotations
 import argparse
 import importlib
 import json
+import os
 import random
 import sys
 from pathlib import Path
@@ -30,6 +31,7 @@ from .rules.position import PositionError, state_from_json
 from .rules.record import GameRecord, RecordError
 from .rules.scoring import final_scores
 from .rules.state import Phase
+from .rules.userfiles import JsonFileError, read_json_file
 
 # Commands that other modules register through ``add_cli(subparsers)``: command ->
 # (module, one-line help). A module is imported only when its command is run (or its own
@@ -52,11 +54,9 @@ class UserError(Exception):
 
 def _read_json(path: str):
     try:
-        return json.loads(Path(path).read_text(encoding="utf-8"))
-    except OSError as err:
-        raise UserError(f"{path}: {err.strerror}") from None
-    except json.JSONDecodeError as err:
-        raise UserError(f"{path}: not valid JSON ({err})") from None
+        return read_json_file(path)
+    except JsonFileError as err:
+        raise UserError(str(err)) from None
 
 
 def _cards(args):
@@ -153,14 +153,22 @@ def _random_game(players: int, seed: int, cards=None):
 
 
 def cmd_selfplay(args) -> int:
+    if args.games < 1:
+        raise UserError(f"--games: must be at least 1, got {args.games}")
     out = Path(args.out)
-    out.mkdir(parents=True, exist_ok=True)
+    try:
+        out.mkdir(parents=True, exist_ok=True)
+    except OSError as err:
+        raise UserError(f"--out {out}: cannot make the directory ({err.strerror})") from None
     cards = _cards(args)
     for k in range(args.games):
         seed = args.seed + k
         record, state = _random_game(args.players, seed, cards)
         record.meta["result"] = final_scores(state).to_json()
-        record.save(out / f"game-{seed}.json")
+        try:
+            record.save(out / f"game-{seed}.json")
+        except OSError as err:
+            raise UserError(f"{out / f'game-{seed}.json'}: {err.strerror}") from None
         totals = [s["total"] for s in record.meta["result"]["scores"]]
         print(f"game {k + 1}/{args.games} seed {seed}: scores {totals}", file=sys.stderr)
     print(f"wrote {args.games} record(s) to {out}")
@@ -173,7 +181,8 @@ def cmd_verify(args) -> int:
     import hashlib
 
     raw = _read_json(args.record)
-    fair = (raw.get("meta") or {}).get("fairness") if isinstance(raw, dict) else None
+    meta = raw.get("meta") if isinstance(raw, dict) else None
+    fair = meta.get("fairness") if isinstance(meta, dict) else None
     if isinstance(raw, dict) and raw.get("start") is not None and fair is None:
         raise UserError(f"{args.record}: a game continued from a position has no seeded deal "
                         "to commit to (its hidden cards were drawn by the server from the "
@@ -181,7 +190,8 @@ def cmd_verify(args) -> int:
     if not isinstance(fair, dict) or not all(k in fair for k in ("commitment", "seed", "salt")):
         raise UserError(f"{args.record}: no meta.fairness with commitment, seed and salt "
                         "(only records of finished server games carry one)")
-    digest = hashlib.sha256(f"{fair['seed']}:{fair['salt']}".encode("ascii")).hexdigest()
+    # the server's salt is hex (ASCII); any other text cannot match, but is no crash
+    digest = hashlib.sha256(f"{fair['seed']}:{fair['salt']}".encode()).hexdigest()
     problems = []
     if digest != fair["commitment"]:
         problems.append(f"sha256(seed:salt) is {digest}, not the commitment "
@@ -265,6 +275,12 @@ def main(argv: list[str] | None = None) -> int:
     except (UserError, PositionError, RecordError, SetupError, ActionError) as err:
         print(f"bigsur: error: {err}", file=sys.stderr)
         return 2
+    except BrokenPipeError:  # `bigsur cards show | head`: the reader left; no traceback
+        try:  # what is still buffered goes nowhere (the recipe of Python's signal docs)
+            os.dup2(os.open(os.devnull, os.O_WRONLY), sys.stdout.fileno())
+        except (OSError, ValueError):  # stdout is not a file (tests)
+            pass
+        return 1
 
 
 if __name__ == "__main__":

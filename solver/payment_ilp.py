@@ -29,7 +29,6 @@ from __future__ import annotations
 import json
 import sys
 import time
-from pathlib import Path
 
 from ortools.sat.python import cp_model
 
@@ -437,14 +436,12 @@ def cmd_pay(args) -> int:
     from .rules.cards import load_card_set
     from .rules.payment import joint_payment
     from .rules.position import state_from_json
+    from .rules.userfiles import JsonFileError, read_json_file
 
     try:
-        raw = json.loads(Path(args.position).read_text(encoding="utf-8"))
-    except OSError as err:
-        print(f"bigsur: error: {args.position}: {err.strerror}", file=sys.stderr)
-        return 2
-    except json.JSONDecodeError as err:
-        print(f"bigsur: error: {args.position}: not valid JSON ({err})", file=sys.stderr)
+        raw = read_json_file(args.position)
+    except JsonFileError as err:
+        print(f"bigsur: error: {err}", file=sys.stderr)
         return 2
     state = state_from_json(raw, load_card_set(args.cards) if args.cards else None)
     builds = [parse_build(text) for text in args.build]

@@ -29,6 +29,7 @@ from .analysis import (
     format_review,
 )
 from .rules.record import GameRecord, RecordError
+from .rules.userfiles import output_problem
 
 SEAT_COLORS = ("#1f6fb2", "#c2185b", "#2e7d32", "#e07b00")
 LABEL_COLORS = {"inaccuracy": "#d4a000", "mistake": "#e06000", "blunder": "#c62828"}
@@ -267,6 +268,10 @@ def summary_text(review: Review, record: GameRecord) -> str:
 def cmd_analyze(args) -> int:
     try:
         budget = budget_from_args(args.budget_ms, args.iterations)
+        for option, path in (("--html", args.html), ("--png", args.png), ("--json", args.json)):
+            problem = path and output_problem(path)  # found before the review, not after
+            if problem:
+                raise ReportError(f"{option} {path}: {problem}")
         review = run(args.record, args.html, args.png, budget, args.seed, args.json,
                      progress=not args.no_progress)
         if not (args.html or args.png or args.json):

@@ -414,8 +414,13 @@ def play_game(seats: Sequence[str], seed: int | None, cards: CardSet | None = No
         undo()
         if save:
             record.meta["result"] = final_scores(state).to_json() if state.is_over else None
-            Path(save).parent.mkdir(parents=True, exist_ok=True)
-            record.save(save)
+            try:
+                Path(save).parent.mkdir(parents=True, exist_ok=True)
+                record.save(save)
+            except OSError as err:  # the game is played: say so, with its moves
+                write(f"! cannot save the record to {save} ({err.strerror}); its actions: "
+                      + "; ".join(record.actions))
+                return status or 1
             write(f"record saved to {save} ({len(record.actions)} actions)")
         return status
 
@@ -559,8 +564,21 @@ def cmd_play(args) -> int:
     except PlayError as err:
         print(f"bigsur: error: {err}", file=sys.stderr)
         return 2
+    from .search.api import Budget
+
+    try:
+        Budget.parse(args.hint_budget)
+    except ValueError as err:
+        print(f"bigsur: error: --hint-budget: {str(err).removeprefix('budget: ')}",
+              file=sys.stderr)
+        return 2
+    if args.save and Path(args.save).is_dir():
+        print(f"bigsur: error: --save {args.save}: is a directory (name the record file)",
+              file=sys.stderr)
+        return 2
     cards = load_card_set(args.cards) if args.cards else None
-    save = None if args.no_save else (args.save or f"records/play-{args.seed or 'random'}"
+    seed = "random" if args.seed is None else args.seed
+    save = None if args.no_save else (args.save or f"records/play-{seed}"
                                       f"-{int(time.time())}.json")
     return play_game(seats, args.seed, cards, save, hint_budget=args.hint_budget)
 

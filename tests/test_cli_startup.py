@@ -47,3 +47,15 @@ def test_selfplay_records_replay_to_their_stored_result(tmp_path, capsys):
         assert raw["actions"] == record.actions
         expected = final_scores(record.replay()).to_json()
         assert raw["meta"]["result"] == expected
+
+
+def test_a_closed_output_pipe_is_no_traceback(monkeypatch, capsys):
+    """`bigsur cards show | head -1`: the reader leaves; exit 1 without a traceback."""
+    import io
+
+    class ClosedPipe(io.StringIO):
+        def write(self, _text):
+            raise BrokenPipeError(32, "Broken pipe")
+
+    monkeypatch.setattr(sys, "stdout", ClosedPipe())
+    assert main(["cards", "show"]) == 1

@@ -36,3 +36,24 @@ def test_rules_docstring_examples(name):
     module = importlib.import_module(f"solver.rules.{name}")
     result = doctest.testmod(module, optionflags=FLAGS)
     assert result.failed == 0
+
+
+def test_the_pay_example_of_the_format_page_is_real_output(tmp_path, capsys):
+    """docs/format.md shows `bigsur pay` of the tutorial's position (its card ids were of
+    another card set before)."""
+    import json
+
+    from solver.cli import main
+    from solver.rules.engine import new_game, play
+    from solver.rules.position import state_to_json
+
+    text = (ROOT / "docs" / "format.md").read_text(encoding="utf-8")
+    shown = re.search(r"### `bigsur pay`.*?```json\n(.*?)```", text, re.S).group(1)
+    state = new_game(2, seed=8)
+    for move in ["take H06", "take H22", "end", "take H18", "take H19", "end",
+                 "take H02", "take H37"]:
+        state = play(state, move)
+    position = tmp_path / "position.json"
+    position.write_text(json.dumps(state_to_json(state)))
+    assert main(["pay", str(position), "--build", "H11:left"]) == 0
+    assert json.loads(capsys.readouterr().out) == json.loads(shown)

@@ -501,3 +501,13 @@ def test_a_borrowed_discard_top_is_named_only_to_those_who_saw_it(cs):
     assert borrowed(1)[0]["cards"] == ["S2"]  # its own pile
     state.players[1].known_discard.add(cs.card("S2"))
     assert borrowed(0)[0]["cards"] == ["S2"]  # a front known to all
+
+
+def test_a_payment_request_on_a_finished_game_says_the_game_is_over():
+    from solver.cli import play_random_game  # ("at the over step" before)
+
+    over = play_random_game(2, 5).replay()
+    card = over.players[over.current].hand[0]
+    for solve in SOLVERS.values():
+        with pytest.raises(PaymentRequestError, match="builds: the game is over; payments"):
+            solve(over, [card])

@@ -188,7 +188,11 @@ def test_base_position_is_valid():
     (lambda r, s: r["per_turn"].update(persistent_used={r["deck"][0]: 1}),
      f"per_turn.persistent_used.{base_position()[1]['deck'][0]}", "not in the Highway"),
     (lambda r, s: r["per_turn"].update(persistent_used={"H99": 1}),
-     "per_turn.persistent_used[0]", "unknown Highway"),
+     "per_turn.persistent_used.H99", "unknown Highway"),  # the key, not "[0]"
+    (lambda r, s: r["seats"][0].update(landmarks=[{"landmark": "L99", "card": "H01"}]),
+     "seats[0].landmarks[0].landmark", "unknown Landmark 'L99'"),
+    (lambda r, s: r["seats"][0].update(landmarks=[{"landmark": "L01", "card": "H99"}]),
+     "seats[0].landmarks[0].card", "unknown Highway card 'H99'"),
 ])
 def test_malformed_positions_name_the_field(change, field, words):
     expect_error(mutated(change), field, words)

@@ -237,3 +237,25 @@ def test_a_record_played_with_other_cards_is_refused():
     raw["card_set"]["fingerprint"] = "0" * 16
     with pytest.raises(RecordError, match="card_set"):
         GameRecord.from_json(raw)
+
+
+def test_cli_verify_checks_the_commitment_and_never_crashes(tmp_path, capsys):
+    import hashlib
+
+    record = play_random_game(2, 4).to_json()
+    salt = "0123456789abcdef0123456789abcdef"
+    record["meta"] = {"fairness": {"seed": 4, "salt": salt, "commitment": hashlib.sha256(
+        f"4:{salt}".encode("ascii")).hexdigest()}}
+    path = tmp_path / "served.json"
+    path.write_text(json.dumps(record))
+    assert main(["verify", str(path)]) == 0
+    assert capsys.readouterr().out.startswith("OK: the deal of seed 4 matches")
+    record["meta"]["fairness"]["salt"] = "sél"  # was a UnicodeEncodeError traceback
+    path.write_text(json.dumps(record))
+    assert main(["verify", str(path)]) == 1
+    assert capsys.readouterr().out.startswith("FAILED: sha256(seed:salt) is ")
+    record["meta"] = "fairness"  # was an AttributeError traceback
+    path.write_text(json.dumps(record))
+    assert main(["verify", str(path)]) == 2
+    err = capsys.readouterr().err
+    assert err.count("\n") == 1 and "no meta.fairness" in err

@@ -103,3 +103,21 @@ def test_without_output_files_the_review_is_printed(tmp_path, capsys):
     assert args.func(args) == 0
     out = capsys.readouterr().out
     assert "played" in out and "accuracy" in out
+
+
+@pytest.mark.parametrize("option, where, words", [
+    ("--html", "missing/r.html", "--html {path}: no such directory"),
+    ("--png", ".", "--png {path}: is a directory"),
+    ("--json", "missing/r.json", "--json {path}: no such directory"),
+])
+def test_an_output_that_cannot_be_written_is_refused_before_the_review(
+        record_file, tmp_path, capsys, monkeypatch, option, where, words):
+    def no_review(*_args, **_kwargs):
+        raise AssertionError("the review ran before the output path was checked")
+
+    monkeypatch.setattr("solver.report.analyse_record", no_review)
+    path = tmp_path / where
+    args = parse(record_file, option, path, "--iterations", ITERATIONS, "--no-progress")
+    assert args.func(args) == 2
+    err = capsys.readouterr().err
+    assert err.count("\n") == 1 and words.format(path=path) in err, err

@@ -37,6 +37,13 @@ def test_grammar_accepts_the_documented_forms():
     assert Budget.parse("1.5s") == Budget(seconds=1.5)
 
 
+def test_a_zero_budget_says_what_is_wrong():
+    with pytest.raises(SpecError, match="iterations must be at least 1, got '0i'"):
+        parse_budget("0i")  # it said only that the budget must be <iterations>i
+    with pytest.raises(SpecError, match="seconds must be more than 0"):
+        parse_budget("0s")
+
+
 def test_caps_apply_to_the_parsed_numbers():
     check_caps(parse_bot_spec("mcts:10s"), 10, 100, "seats[1]")
     for text in ("mcts:10.001s", "mcts:101i"):

@@ -195,3 +195,133 @@ def test_the_cli_reports_a_bad_card_set_in_one_line(tmp_path, capsys):
     assert main(["score", str(position)]) == 2
     err = capsys.readouterr().err
     assert err.count("\n") == 1 and err.startswith("bigsur: error: cards: ")
+
+
+def _one_line_error(capsys, words: str) -> None:
+    captured = capsys.readouterr()
+    assert captured.err.count("\n") == 1 and "Traceback" not in captured.err, captured.err
+    assert words in captured.err, captured.err
+
+
+@pytest.mark.parametrize("argv", [
+    ["score", "{file}"], ["replay", "{file}"], ["verify", "{file}"],
+    ["score", "{pos}", "--cards", "{file}"], ["cards", "show", "{file}"],
+    ["hint", "{file}"], ["pay", "{file}", "--build", "H11:left"],
+])
+@pytest.mark.parametrize("kind, words", [
+    ("binary", "not UTF-8 text"), ("directory", "directory"),
+])
+def test_unreadable_files_are_one_line_errors(argv, kind, words, tmp_path, capsys):
+    """A binary file or a directory where a JSON file belongs: one line naming it, exit 2
+    (a UnicodeDecodeError or IsADirectoryError traceback before)."""
+    bad = tmp_path / "bad.json"
+    if kind == "binary":
+        bad.write_bytes(b"\xff\xfe\x00{")
+    else:
+        bad.mkdir()
+    position = tmp_path / "pos.json"
+    position.write_text(json.dumps(state_to_json(new_game(2, seed=1))))
+    assert main([a.format(file=bad, pos=position) for a in argv]) == 2
+    _one_line_error(capsys, str(bad))
+    with pytest.raises(CardSetError, match=words):
+        load_card_set(bad)
+    with pytest.raises(RecordError, match=words.split()[0]):
+        GameRecord.load(bad)
+
+
+def test_cards_validate_names_an_unreadable_file(tmp_path, capsys):
+    assert main(["cards", "validate", str(tmp_path)]) == 1
+    out = capsys.readouterr()
+    assert "cannot read the file" in out.err and "Traceback" not in out.err
+
+
+def test_selfplay_refuses_a_bad_out_or_game_count(tmp_path, capsys):
+    taken = tmp_path / "file"
+    taken.write_text("")
+    assert main(["selfplay", "--out", str(taken)]) == 2
+    _one_line_error(capsys, f"--out {taken}: cannot make the directory")
+    assert main(["selfplay", "--games", "-1", "--out", str(tmp_path / "r")]) == 2
+    _one_line_error(capsys, "--games: must be at least 1, got -1")
+
+
+def test_cards_new_and_import_report_an_unwritable_output(tmp_path, capsys):
+    assert main(["cards", "new", str(tmp_path / "no" / "dir" / "t.csv"), "--name", "t"]) == 2
+    _one_line_error(capsys, "No such file or directory")
+    template = tmp_path / "t.csv"
+    assert main(["cards", "new", str(template), "--name", "t"]) == 0
+    capsys.readouterr()
+    assert main(["cards", "import", str(template), "--out", str(tmp_path)]) == 2
+    _one_line_error(capsys, f"--out {tmp_path}")
+
+
+def test_view_of_refuses_a_seat_not_in_the_game():
+    state = new_game(2, seed=1)
+    for seat in (-1, 2):  # -1 gave the last seat's view, labelled seat -1
+        with pytest.raises(PositionError, match=f"seat: must be a seat 0 to 1, got {seat}"):
+            view_of(state, seat)
+
+
+@pytest.mark.parametrize("argv, words", [
+    (["--players", "abc"], "--players: each count must be 2, 3 or 4, got 'abc'"),
+    (["--players", "2.5"], "--players: each count must be 2, 3 or 4, got '2.5'"),
+    (["--games", "1"], "--games: at least 2 (whole games are held out"),
+    (["--hidden", "64,x"], "--hidden: layer sizes such as 64,64, got '64,x'"),
+    (["--out", "{tmp}"], "--out {tmp}: is a directory"),
+    (["--out", "{tmp}/no/model.npz"], "--out {tmp}/no/model.npz: no such directory"),
+    (["--save-data", "{tmp}/no/data.npz"], "--save-data {tmp}/no/data.npz: no such directory"),
+])
+def test_train_refuses_bad_arguments_before_any_game(argv, words, tmp_path, capsys,
+                                                     monkeypatch):
+    """Each was a traceback (a ValueError, a fit of no games) or, for an output that
+    cannot be written, one only after the self-play and the fit had run."""
+    def no_games(*_args, **_kwargs):
+        raise AssertionError("self-play started before the arguments were checked")
+
+    monkeypatch.setattr("solver.search.train.generate", no_games)
+    argv = [a.format(tmp=tmp_path) for a in argv]
+    out = [] if "--out" in argv else ["--out", str(tmp_path / "m.npz")]
+    assert main(["train", "--games", "40", *out, *argv]) == 2
+    _one_line_error(capsys, words.format(tmp=tmp_path))
+
+
+def test_a_fit_of_one_game_says_why_it_cannot_hold_one_out():
+    from solver.search.train import fit, generate
+
+    data = generate(DEFAULT, (2,), games=1, seed=3, workers=1)
+    with pytest.raises(ValueError, match="at least 2 are needed"):
+        fit(data, epochs=1)
+
+
+def test_tournament_refuses_empty_specs_odd_classes_and_an_out_that_is_a_file(
+        tmp_path, capsys, monkeypatch):
+    monkeypatch.chdir(tmp_path)
+    (tmp_path / "oddbots.py").write_text(
+        "NOT_A_CLASS = 3\n\nclass NeedsArgs:\n    def __init__(self, depth):\n"
+        "        self.depth = depth\n")
+    taken = tmp_path / "taken"
+    taken.write_text("")
+    cases = [
+        (["--bots", "greedy,,random"], "--bots 'greedy,,random': an empty bot spec"),
+        (["--bots", "oddbots:NOT_A_CLASS,random"], "NOT_A_CLASS is a int, not a class"),
+        (["--bots", "oddbots:NeedsArgs,random"], "NeedsArgs() cannot be made without"),
+        (["--bots", "random", "--out", str(taken)], f"--out {taken}: cannot make the folder"),
+    ]
+    for argv, words in cases:
+        assert main(["tournament", "--games", "2", "--workers", "1", "--quiet", *argv]) == 2
+        _one_line_error(capsys, words)
+
+
+def test_tournament_help_shows_each_default_once(capsys):
+    with pytest.raises(SystemExit):
+        main(["tournament", "--help"])
+    text = " ".join(capsys.readouterr().out.split())
+    assert "95% intervals" in text and "%%" not in text
+    assert "(default: None)" not in text and "(default: all cores)" in text
+
+
+def test_hint_refuses_a_top_below_one(tmp_path, capsys):
+    position = tmp_path / "pos.json"
+    position.write_text(json.dumps(state_to_json(new_game(2, seed=1))))
+    for top in ("0", "-1"):  # both showed every move
+        assert main(["hint", str(position), "--top", top, "--iterations", "5"]) == 2
+        _one_line_error(capsys, f"--top: at least 1, got {top}")

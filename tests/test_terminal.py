@@ -174,3 +174,37 @@ def test_play_subcommand_with_piped_input(tmp_path, monkeypatch, capsys):
     bad = parser.parse_args(["play", "--ai", "mcts:xyz"])
     assert bad.func(bad) == 2
     assert "seat 1" in capsys.readouterr().err
+
+
+def test_play_refuses_a_bad_hint_budget_or_save_path_up_front(tmp_path, capsys):
+    parser = argparse.ArgumentParser(prog="bigsur")
+    add_cli(parser.add_subparsers(dest="command", required=True))
+    for argv, words in [(["--hint-budget", "abc"], "--hint-budget: budget must be"),
+                        (["--save", str(tmp_path)], "is a directory")]:
+        args = parser.parse_args(["play", "--ai", "random", *argv])
+        assert args.func(args) == 2  # a BudgetError traceback / an error after the game
+        err = capsys.readouterr().err
+        assert err.count("\n") == 1 and words in err, err
+
+
+def test_a_record_that_cannot_be_saved_is_reported_not_a_traceback(tmp_path):
+    out: list[str] = []
+    blocker = tmp_path / "file"
+    blocker.write_text("")
+    save = blocker / "rec.json"  # its parent is a file: the save fails
+    rc = play_game([HUMAN, "random"], seed=3, save=str(save), read=Script(["take deck",
+                   "quit"]), write=out.append)
+    assert rc == 1
+    assert any(line.startswith(f"! cannot save the record to {save}") and "take deck" in line
+               for line in out), out
+
+
+def test_the_default_record_name_keeps_seed_zero(tmp_path, monkeypatch, capsys):
+    parser = argparse.ArgumentParser(prog="bigsur")
+    add_cli(parser.add_subparsers(dest="command", required=True))
+    monkeypatch.chdir(tmp_path)
+    monkeypatch.setattr(sys, "stdin", io.StringIO("quit\n"))
+    args = parser.parse_args(["play", "--ai", "random", "--seed", "0"])
+    assert args.func(args) == 0
+    capsys.readouterr()
+    assert [p.name.startswith("play-0-") for p in (tmp_path / "records").iterdir()] == [True]

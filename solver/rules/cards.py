@@ -33,6 +33,7 @@ from .constants import (
     SCENERIES,
 )
 from .effects import Effect, EffectError, parse_effect
+from .userfiles import JsonFileError, read_json_file
 
 FORMAT = "bigsur-cards/1"
 
@@ -386,13 +387,10 @@ def _parse_landmark(item: dict, where: str, lm_id: Any, errors: list[str]) -> La
 
 def read_card_set(path: str | Path, require_full: bool = True) -> CardSet:
     """Load and validate a card-set JSON file."""
-    path = Path(path)
     try:
-        raw = json.loads(path.read_text(encoding="utf-8"))
-    except FileNotFoundError:
-        raise CardSetError(str(path), ["file not found"]) from None
-    except json.JSONDecodeError as err:
-        raise CardSetError(str(path), [f"not valid JSON: {err}"]) from None
+        raw = read_json_file(path)
+    except JsonFileError as err:
+        raise CardSetError(err.path, [err.reason]) from None
     return parse_card_set(raw, str(path), require_full)
 
 

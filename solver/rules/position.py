@@ -172,6 +172,15 @@ class _Reader:
                 raise PositionError(f"{field}[{i}]", str(err)) from None
         return out
 
+    @staticmethod
+    def _one(read_list, raw: Any, field: str) -> int:
+        """One id read by ``card_list`` / ``landmark_list``, an error naming ``field``
+        itself (not ``field[0]``)."""
+        try:
+            return read_list([raw], field)[0]
+        except PositionError as err:
+            raise PositionError(field, err.reason) from None
+
     def landmarks(self, raw: Any, field: str) -> list[tuple[int, int]]:
         """``[{"landmark": id, "card": id}, ...]`` -> [(landmark, card)]."""
         if not isinstance(raw, list):
@@ -179,8 +188,8 @@ class _Reader:
         out = []
         for j, item in enumerate(raw):
             item = self.obj(item, f"{field}[{j}]", LANDMARK_FIELDS)
-            lm = self.landmark_list([item.get("landmark")], f"{field}[{j}].landmark")[0]
-            c = self.card_list([item.get("card")], f"{field}[{j}].card")[0]
+            lm = self._one(self.landmark_list, item.get("landmark"), f"{field}[{j}].landmark")
+            c = self._one(self.card_list, item.get("card"), f"{field}[{j}].card")
             out.append((lm, c))
         return out
 
@@ -198,7 +207,7 @@ class _Reader:
             turns=self.int(s.get("turns", 0), f"{field}.turns", 0, 10_000))
 
     def phase(self, raw: Any) -> Phase:
-        if raw not in PHASES:
+        if not isinstance(raw, str) or raw not in PHASES:
             raise PositionError("phase", f"must be one of {', '.join(PHASES)}, got {raw!r}")
         return PHASES[raw]
 
@@ -212,7 +221,7 @@ class _Reader:
         persistent_uses = {}
         for card_id, uses in self.obj(per_turn.get("persistent_used", {}),
                                       "per_turn.persistent_used").items():
-            c = self.card_list([card_id], "per_turn.persistent_used")[0]
+            c = self._one(self.card_list, card_id, f"per_turn.persistent_used.{card_id}")
             persistent_uses[c] = self.int(uses, f"per_turn.persistent_used.{card_id}", 0, 100)
         resource_uses = {}
         for k, v in self.obj(per_turn.get("resources_used", {}),

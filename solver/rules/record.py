@@ -21,6 +21,7 @@ from .engine import apply_inplace, new_game, play
 from .position import PositionError, cards_to_json, resolve_cards, state_from_json, state_to_json
 from .scoring import final_scores
 from .state import GameState, Phase
+from .userfiles import JsonFileError, read_json_file
 
 FORMAT = "bigsur-record/1"
 RECORD_FIELDS = frozenset({"format", "cards", "card_set", "players", "seed", "start", "names",
@@ -130,9 +131,9 @@ class GameRecord:
     @classmethod
     def load(cls, path: str | Path, cards: CardSet | None = None) -> GameRecord:
         try:
-            raw = json.loads(Path(path).read_text(encoding="utf-8"))
-        except (OSError, json.JSONDecodeError) as err:
-            raise RecordError(f"{path}: {err}") from None
+            raw = read_json_file(path)
+        except JsonFileError as err:
+            raise RecordError(str(err)) from None
         return cls.from_json(raw, cards)
 
 

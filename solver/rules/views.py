@@ -108,7 +108,10 @@ class PlayerView:
 
 
 def view_of(state: GameState, seat: int) -> PlayerView:
-    """The view of ``seat`` of the full state."""
+    """The view of ``seat`` of the full state (PositionError for a seat not in the game)."""
+    if not 0 <= seat < len(state.players):  # -1 would silently be the last seat's hand
+        raise PositionError("seat", f"must be a seat 0 to {len(state.players) - 1}, "
+                            f"got {seat!r}")
     material = state.cards.material
     others = {}
     for i, p in enumerate(state.players):

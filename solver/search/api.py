@@ -22,7 +22,6 @@ import json
 import random
 import sys
 from dataclasses import dataclass, field
-from pathlib import Path
 from typing import Any
 
 from ..rules.actions import Action, Build, Claim, Discard, End, Substitute, Take
@@ -238,15 +237,14 @@ def _load_position(path: str, cards_path: str | None):
     from ..rules.cards import load_card_set
     from ..rules.position import FORMAT as POSITION_FORMAT
     from ..rules.position import PositionError, state_from_json
+    from ..rules.userfiles import JsonFileError, read_json_file
     from ..rules.views import FORMAT as VIEW_FORMAT
     from ..rules.views import view_from_json
 
     try:
-        raw = json.loads(Path(path).read_text(encoding="utf-8"))
-    except OSError as err:
-        raise PositionError("position", f"{path}: {err.strerror}") from None
-    except json.JSONDecodeError as err:
-        raise PositionError("position", f"{path}: not valid JSON ({err})") from None
+        raw = read_json_file(path)
+    except JsonFileError as err:
+        raise PositionError("position", str(err)) from None
     cards = load_card_set(cards_path) if cards_path else None
     fmt = raw.get("format") if isinstance(raw, dict) else None
     if fmt == VIEW_FORMAT:
@@ -275,6 +273,9 @@ def format_table(result: SearchResult, top: int | None = None) -> str:
 
 
 def cmd_hint(args) -> int:
+    if args.top is not None and args.top < 1:  # 0 would have shown every move
+        print(f"bigsur: error: --top: at least 1, got {args.top}", file=sys.stderr)
+        return 2
     position = _load_position(args.position, args.cards)
     try:
         budget = Budget(seconds=args.seconds) if args.seconds is not None else \
@@ -283,7 +284,7 @@ def cmd_hint(args) -> int:
     except (BudgetError, GameOverError, NotToActError, InconsistentViewError) as err:
         print(f"bigsur: error: {err}", file=sys.stderr)
         return 2
-    if args.top:
+    if args.top is not None:
         result.moves = result.moves[:args.top]
     if args.json:
         print(json.dumps(result.to_json(), indent=1))

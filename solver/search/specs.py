@@ -85,6 +85,8 @@ def parse_budget(text: object, field: str = "budget") -> BudgetSpec:
         raise SpecError(field, f"must be a string such as 500i or 1.5s, got "
                         f"{type(text).__name__}")
     m = _BUDGET.match(text) if len(text) <= _MAX_LEN else None
+    if m is None and re.fullmatch(r"0+i", text):
+        raise SpecError(field, f"iterations must be at least 1, got {text!r}")
     if m is None:
         raise SpecError(field, f"budget must be <iterations>i or <seconds>s (e.g. 500i, "
                         f"1.5s), got {text[:_MAX_LEN]!r}")

@@ -206,7 +206,13 @@ def seat_bot(spec: str, code: bool = False):
     cls = getattr(module, name, None)
     if cls is None:
         raise BotSpecError(f"bot {spec!r}: module {kind!r} has no {name!r}")
-    bot = cls()
+    if not callable(cls):
+        raise BotSpecError(f"bot {spec!r}: {name} is a {type(cls).__name__}, not a class")
+    try:
+        bot = cls()
+    except TypeError as err:  # a class whose constructor needs arguments
+        raise BotSpecError(f"bot {spec!r}: {name}() cannot be made without arguments "
+                           f"({err})") from None
     if not callable(getattr(bot, "act", None)):
         raise BotSpecError(f"bot {spec!r}: {name} has no act(view, seed) method")
     if not isinstance(getattr(bot, "name", None), str):
@@ -621,7 +627,11 @@ def run_tournament(bots: Sequence[str], players: int = 2, games: int = 100, seed
     records_dir = None
     if out is not None:
         records_dir = Path(out) / "records"
-        records_dir.mkdir(parents=True, exist_ok=True)
+        try:
+            records_dir.mkdir(parents=True, exist_ok=True)
+        except OSError as err:  # a file where the folder should be, no permission...
+            raise TournamentError(f"--out {out}: cannot make the folder {records_dir} "
+                                  f"({err.strerror})") from None
     bar = Progress(len(tasks), enabled=progress)
 
     def done(result: GameResult) -> None:
@@ -676,7 +686,10 @@ def cmd_tournament(args) -> int:
     client = None
     try:
         cards = load_card_set(args.cards) if args.cards else None
-        bots = [s.strip() for s in args.bots.split(",") if s.strip()]
+        bots = [s.strip() for s in args.bots.split(",")]
+        if not all(bots):
+            raise TournamentError(f"--bots {args.bots!r}: an empty bot spec (two commas, or "
+                                  "one at an end)")
         executor = None
         if args.cluster:
             client, executor = cluster_executor(args.cluster)
@@ -697,18 +710,26 @@ def cmd_tournament(args) -> int:
     return 1 if summary.failed else 0
 
 
+class _DefaultsShown(argparse.ArgumentDefaultsHelpFormatter):
+    """Each option's default in its help, except where there is none to show (None: the
+    help says what happens then)."""
+
+    def _get_help_string(self, action):
+        return action.help if action.default is None else super()._get_help_string(action)
+
+
 def add_cli(sub) -> None:
     """Register ``bigsur tournament`` on an argparse subparsers object."""
     p = sub.add_parser(
         "tournament", help="play bots against each other (paired deals, Elo, intervals)",
         description="Play bots against each other on paired deals (seats rotated) and "
-                    "print win rates, score margins and Elo with 95%% intervals.",
-        formatter_class=argparse.ArgumentDefaultsHelpFormatter)
+                    "print win rates, score margins and Elo with 95% intervals.",
+        formatter_class=_DefaultsShown)
     p.add_argument("--bots", required=True,
                    help="comma-separated bot specs, one per seat or repeated to fill them: "
                         "random, greedy, mcts:<seconds>s, mcts:<iterations>i, or "
                         "module:Class (your own bot, docs/tutorial.md)")
-    p.add_argument("--players", type=int, default=2)
+    p.add_argument("--players", type=int, default=2, help="seats in each game: 2, 3 or 4")
     p.add_argument("--games", type=int, default=100, help="games (rounded up to whole deals)")
     p.add_argument("--workers", type=int, default=None,
                    help="local worker processes (default: all cores)")

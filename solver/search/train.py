@@ -282,6 +282,9 @@ def split_games(data: Dataset, holdout: float, rng: np.random.Generator
     """``data`` split by game at random: the rest, and ``holdout`` of the games (at least
     one) held out."""
     games = np.unique(data.game_id)
+    if len(games) < 2:
+        raise ValueError(f"{len(games)} game(s): at least 2 are needed, since whole games "
+                         "are held out to test the fit")
     held = set(rng.choice(games, size=max(1, int(len(games) * holdout)), replace=False))
     test_mask = np.array([g in held for g in data.game_id])
     return data.subset(~test_mask), data.subset(test_mask)

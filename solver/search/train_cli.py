@@ -28,15 +28,35 @@ from pathlib import Path
 
 def cmd_train(args) -> int:
     from ..rules.cards import load_card_set
+    from ..rules.userfiles import output_problem
     from .train import Dataset, fit, generate
     from .value import model_in_use
 
     cards = load_card_set(args.cards) if args.cards else load_card_set()
-    players = tuple(int(x) for x in args.players.split(","))
-    if any(n not in (2, 3, 4) for n in players):
+    counts = args.players.split(",")
+    if any(n.strip() not in ("2", "3", "4") for n in counts):
         print(f"bigsur: error: --players: each count must be 2, 3 or 4, got {args.players!r}",
               file=sys.stderr)
         return 2
+    players = tuple(int(n) for n in counts)
+    if not args.data and args.games < 2:
+        print(f"bigsur: error: --games: at least 2 (whole games are held out to test the "
+              f"fit), got {args.games}", file=sys.stderr)
+        return 2
+    try:
+        hidden = tuple(int(n) for n in args.hidden.split(","))
+    except ValueError:
+        hidden = ()
+    if not hidden or min(hidden) < 1:
+        print(f"bigsur: error: --hidden: layer sizes such as 64,64, got {args.hidden!r}",
+              file=sys.stderr)
+        return 2
+    for option, path in (("--out", args.out), ("--save-data", args.save_data),
+                         ("--report", args.report)):
+        problem = path and output_problem(path)  # found before the games, not after them
+        if problem:
+            print(f"bigsur: error: {option} {path}: {problem}", file=sys.stderr)
+            return 2
     if args.policy != "rollout":
         from .bots import BotSpecError, make_bot
 
@@ -102,15 +122,19 @@ def cmd_train(args) -> int:
                     else current_generation}]
         if args.save_data:
             data.save(args.save_data, meta=sources[0])
-    if calibrating is not None:
-        return _calibrate(args, calibrating, data, sources, t0)
     t1 = time.perf_counter()
-    model, report = fit(
-        data, args.seed, hidden=tuple(int(x) for x in args.hidden.split(",")),
-        epochs=args.epochs, batch=args.batch, lr=args.lr, fingerprint=cards.fingerprint,
-        progress=lambda e, a, b: print(f"epoch {e}: train MSE {a:.2f}, held-out MSE {b:.2f}",
-                                       file=sys.stderr, flush=True),
-        current=current, init=init, td_lambda=args.td_lambda)
+    try:
+        if calibrating is not None:
+            return _calibrate(args, calibrating, data, sources, t0)
+        model, report = fit(
+            data, args.seed, hidden=hidden, epochs=args.epochs, batch=args.batch, lr=args.lr,
+            fingerprint=cards.fingerprint,
+            progress=lambda e, a, b: print(f"epoch {e}: train MSE {a:.2f}, held-out MSE "
+                                           f"{b:.2f}", file=sys.stderr, flush=True),
+            current=current, init=init, td_lambda=args.td_lambda)
+    except ValueError as err:  # too few games to hold some out
+        print(f"bigsur: error: {err}", file=sys.stderr)
+        return 2
     t2 = time.perf_counter()
     model.meta.update({"games": sum(m["games"] for m in sources),
                        "players": sources[0].get("players") if len(sources) == 1 else None,

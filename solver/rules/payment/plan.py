@@ -75,8 +75,9 @@ def _normalise_builds(state: GameState, builds) -> tuple[list[int], list[str]]:
     """Card indices and sides of a request given as card indices, ids or (card, side)."""
     cards = state.cards
     if state.phase != Phase.BUILD:
-        raise PaymentRequestError(f"builds: the position is at the {state.phase.name.lower()} "
-                                  "step; payments are made at the build step")
+        where = ("the game is over" if state.phase == Phase.OVER else
+                 f"the position is at the {state.phase.name.lower()} step")
+        raise PaymentRequestError(f"builds: {where}; payments are made at the build step")
     out, sides = [], []
     hand = state.player.hand
     for pos, item in enumerate(builds):

@@ -1,0 +1,55 @@
+"""A user's files: reading a JSON file (a position, a view, a record, a card set) and
+checking where an output will go, in one place, so that every command says the same thing
+about a file it cannot use.
+
+>>> read_json_file("no/such/file.json")
+Traceback (most recent call last):
+...
+solver.rules.userfiles.JsonFileError: no/such/file.json: file not found
+"""
+
+from __future__ import annotations
+
+import json
+from pathlib import Path
+from typing import Any
+
+
+class JsonFileError(ValueError):
+    """A file that is missing, unreadable, not UTF-8 text or not JSON; ``reason`` says
+    which, and the message starts with the path."""
+
+    def __init__(self, path: str | Path, reason: str):
+        self.path, self.reason = str(path), reason
+        super().__init__(f"{path}: {reason}")
+
+
+def read_json_file(path: str | Path) -> Any:
+    """The JSON value in the file at ``path`` (JsonFileError instead of OSError,
+    UnicodeDecodeError or JSONDecodeError)."""
+    try:
+        return json.loads(Path(path).read_text(encoding="utf-8"))
+    except FileNotFoundError:
+        raise JsonFileError(path, "file not found") from None
+    except OSError as err:  # a directory, no permission...
+        raise JsonFileError(path, f"cannot read the file ({err.strerror})") from None
+    except UnicodeDecodeError as err:
+        raise JsonFileError(path, f"not UTF-8 text ({err.reason} at byte "
+                                  f"{err.start})") from None
+    except json.JSONDecodeError as err:
+        raise JsonFileError(path, f"not valid JSON ({err})") from None
+
+
+def output_problem(path: str | Path) -> str | None:
+    """Why a file could not be written at ``path`` (a directory is there, or its folder
+    does not exist), else None: checked before long work, so that its result is not lost.
+
+    >>> output_problem("no/such/folder/out.json")
+    'no such directory: no/such/folder'
+    """
+    path = Path(path)
+    if path.is_dir():
+        return "is a directory"
+    if not path.resolve().parent.is_dir():
+        return f"no such directory: {path.parent}"
+    return None
