@@ -150,6 +150,7 @@ def test_base_position_is_valid():
     (lambda r, s: move(r, "deck", "seats.0.hand"), "deck", "deck + Depot must hold"),
     (lambda r, s: move(r, "deck", "depot", 3), "depot", "must hold"),
     (lambda r, s: r.update(phase="lunch"), "phase", "must be one of"),
+    (lambda r, s: r.update(phase=[]), "phase", "must be one of"),  # was a TypeError
     (lambda r, s: r.update(phase="take"), "picks", "0 or 1"),
     (lambda r, s: r.update(picks=1), "picks", "must be 2"),
     (lambda r, s: r.update(picks=3), "picks", "0 to 2"),
