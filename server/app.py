@@ -14,6 +14,7 @@ import argparse
 import asyncio
 import logging
 import os
+import re
 import sys
 import time
 from collections import defaultdict
@@ -23,6 +24,7 @@ from pathlib import Path
 from fastapi import FastAPI
 from fastapi.responses import JSONResponse, Response
 from fastapi.staticfiles import StaticFiles
+from starlette.routing import compile_path
 
 from . import cardsets, errors
 from .cardsets import CardRegistry
@@ -96,7 +98,8 @@ class Guard:
     """ASGI middleware: caps the request body (413 naming the limit; bodies without a
     Content-Length are counted as they arrive) and records metrics per route."""
 
-    def __init__(self, app, max_bytes: int, metrics: Metrics, routes: list | None = None):
+    def __init__(self, app, max_bytes: int, metrics: Metrics,
+                 routes: list[tuple[re.Pattern, set[str]]] | None = None):
         self.app = app
         self.max_bytes = max_bytes
         self.metrics = metrics
@@ -104,12 +107,10 @@ class Guard:
 
     def allowed(self, path: str) -> set[str]:
         """The methods of the API routes at ``path`` (empty: not an API path)."""
-        from fastapi.routing import APIRoute
-
         methods: set[str] = set()
-        for route in self.routes:
-            if isinstance(route, APIRoute) and route.path_regex.match(path):
-                methods |= route.methods or set()
+        for regex, route_methods in self.routes:
+            if regex.match(path):
+                methods |= route_methods
         if "GET" in methods:
             methods.add("HEAD")
         return methods
@@ -209,6 +210,14 @@ class Guard:
                                  time.perf_counter() - started)
 
 
+def api_routes(app: FastAPI) -> list[tuple[re.Pattern, set[str]]]:
+    """(path regex, methods) of every API route, read from the OpenAPI paths: routers
+    included in routers (the review and undo routes, the stored card sets) count too,
+    whichever way the FastAPI version nests them in ``app.routes``."""
+    return [(compile_path(path)[0], {method.upper() for method in operations})
+            for path, operations in app.openapi()["paths"].items()]
+
+
 async def _housekeeping(app: FastAPI) -> None:
     """Every so often: delete abandoned games and expired analysis jobs."""
     settings = app.state.settings
@@ -273,9 +282,7 @@ def create_app(settings: Settings | None = None,
     cardsets.attach(app, registry, settings)  # stored card sets (server/cardsets.py)
     app.mount("/", StaticFiles(directory=STATIC, html=True), name="static")
     app.add_middleware(Guard, max_bytes=settings.max_body_bytes, metrics=app.state.metrics,
-                       routes=[r for router in (hints.router, analysis.router, games.router,
-                                                cards.router, score.router, health.router)
-                               for r in router.routes])
+                       routes=api_routes(app))
     return app
 
 

@@ -30,7 +30,7 @@ from fastapi.responses import JSONResponse, PlainTextResponse
 
 from solver.rules.cards import CardSet, CardSetError, load_card_set, parse_card_set, read_card_set
 from solver.rules.cardset_csv import csv_to_card_set_json, template_csv
-from solver.rules.position import cards_to_json
+from solver.rules.position import PositionError, cards_to_json
 
 from .errors import ApiError
 from .store import Conflict, LimitReached, Store
@@ -58,7 +58,7 @@ def structured(errors: list[str]) -> list[dict[str, Any]]:
     for text in errors:
         m = _WHERE.match(text)
         if m:
-            card = m["hid"] or m["lid"]
+            card = m["hid"] if m["hid"] is not None else m["lid"]
             if card is None:
                 card = f"{m['list']}[{m['pos']}]"
             out.append({"card": card, "field": m["field"], "message": m["msg"], "text": text})
@@ -97,7 +97,8 @@ def check_caps(raw: Any) -> None:
         raise ApiError(413, "description", f"{len(desc)} characters, at most "
                        f"{MAX_DESCRIPTION}", "limit")
     for key in ("highway", "landmarks"):
-        for i, item in enumerate(raw.get(key) or []):
+        items = raw.get(key)
+        for i, item in enumerate(items if isinstance(items, list) else []):
             if not isinstance(item, dict):
                 continue
             for field in ("text", "name"):
@@ -148,9 +149,14 @@ class CardRegistry:
 
     def for_position(self, raw: Any) -> CardSet | None:
         """A registered set when the position names one other than "default"; None lets
-        the engine resolve "default" or an inline set."""
+        the engine resolve "default" or an inline set. A name the server does not know is
+        a PositionError naming ``cards`` and the known names."""
         if isinstance(raw, str) and raw != "default":
-            return self.find(raw)
+            found = self.find(raw)
+            if found is None:
+                raise PositionError("cards", f"no card set named {raw[:100]!r} (known: "
+                                    f"{', '.join(sorted(self.sets))}; or a set inline)")
+            return found
         return None
 
     def canonical(self, raw: dict[str, Any]) -> dict[str, Any]:

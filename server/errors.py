@@ -166,7 +166,8 @@ def http_error_response(request: Request, err: StarletteHTTPException) -> JSONRe
     return JSONResponse(body, status_code=status, headers=getattr(err, "headers", None))
 
 
-def validation_response(err: RequestValidationError) -> JSONResponse:
+def validation_response(err: RequestValidationError,
+                        content_type: str = "application/json") -> JSONResponse:
     errors = []
     for item in err.errors():
         field = _field_of(item.get("loc", ()))
@@ -175,6 +176,12 @@ def validation_response(err: RequestValidationError) -> JSONResponse:
         errors.append({"field": field, "reason": item.get("msg", "invalid"),
                        "type": item.get("type")})
     first = errors[0] if errors else {"field": "body", "reason": "invalid request"}
+    if first["field"] == "body" and first.get("type") != "missing" and \
+            "json" not in content_type.lower():
+        # e.g. curl -d '{...}' sends a form: the body is read as no JSON object at all
+        first = {**first, "reason": "the body must be a JSON object sent with "
+                 f"'Content-Type: application/json' (got {content_type or 'none'!r})"}
+        errors[0] = first
     body = {"error": "validation", "field": first["field"], "reason": first["reason"],
             "message": f"{first['field']}: {first['reason']}", "errors": errors}
     return JSONResponse(body, status_code=422)
@@ -186,8 +193,8 @@ def install(app: FastAPI) -> None:
     async def handle(_request: Request, err: Exception) -> JSONResponse:
         return error_response(err)
 
-    async def handle_validation(_request: Request, err: RequestValidationError) -> JSONResponse:
-        return validation_response(err)
+    async def handle_validation(request: Request, err: RequestValidationError) -> JSONResponse:
+        return validation_response(err, request.headers.get("content-type", ""))
 
     async def handle_http(request: Request, err: StarletteHTTPException) -> JSONResponse:
         return http_error_response(request, err)

@@ -7,7 +7,8 @@ from typing import Any
 
 from fastapi import APIRouter, Request
 
-from solver.rules.record import GameRecord
+from solver.rules.position import PositionError
+from solver.rules.record import GameRecord, RecordError
 
 from ..deps import CardsDep, JobsDep, SearchDep, SettingsDep
 from ..schemas import AnalyzeRequest, ErrorBody, JobResponse
@@ -26,7 +27,11 @@ async def analyze(req: AnalyzeRequest, request: Request, settings: SettingsDep,
     values, losses, labels and accuracy)."""
     budget = budget_dict(req.budget, settings.analysis_budget_ms, settings)
     raw = req.record
-    record = GameRecord.from_json(raw, cards.for_position(raw.get("cards")))
+    try:
+        named = cards.for_position(raw.get("cards"))
+    except PositionError as err:  # an unknown set name: the record's error
+        raise RecordError(str(err)) from None
+    record = GameRecord.from_json(raw, named)
     return jobs.submit(record, budget, req.seed, req.seats, client_key(request), search)
 
 

@@ -12,7 +12,7 @@ unchanged.
 
 from __future__ import annotations
 
-from typing import Any
+from typing import Annotated, Any
 
 from fastapi import APIRouter, Request
 from pydantic import BaseModel, ConfigDict, Field
@@ -32,11 +32,11 @@ class GameAnalysisRequest(BaseModel):
 
     budget: Budget | None = Field(None, description="per decision; default: "
                                                      "BIGSUR_ANALYSIS_BUDGET_MS")
-    seed: int = Field(0, ge=0, le=2**40)
-    seats: list[int] | None = Field(None, max_length=4,
-                                    description="review only these seats' decisions")
-    again: bool = Field(False, description="start a new job even if one with the same "
-                                           "budget exists")
+    seed: int = Field(0, ge=0, le=2**40, strict=True)
+    seats: list[Annotated[int, Field(strict=True)]] | None = Field(
+        None, max_length=4, description="review only these seats' decisions")
+    again: bool = Field(False, strict=True, description="start a new job even if one with "
+                                                        "the same budget exists")
 
 
 def _jobs_of(request: Request) -> dict[str, list[str]]:
@@ -50,12 +50,13 @@ def _jobs_of(request: Request) -> dict[str, list[str]]:
 @router.post("/{game_id}/analysis", status_code=202, response_model=JobResponse,
              responses={**SEAT_ERRORS, 503: {"description": "too many analysis jobs"}},
              summary="Review a finished hosted game (starts or returns its job)")
-async def analyse_game(game_id: str, req: GameAnalysisRequest, request: Request,
-                       settings: SettingsDep, games: GamesDep, jobs: JobsDep,
-                       search: SearchDep) -> dict[str, Any]:
+async def analyse_game(game_id: str, request: Request, settings: SettingsDep,
+                       games: GamesDep, jobs: JobsDep, search: SearchDep,
+                       req: GameAnalysisRequest | None = None) -> dict[str, Any]:
     """The review of this game (any seat's token, once it is over). A job for the same
     budget, seed and seats that is running or done is returned rather than started
-    again (unless ``again``)."""
+    again (unless ``again``). Every field is optional, the body too."""
+    req = req or GameAnalysisRequest()
     live = games.get(game_id)
     games.seat_of(live, _bearer(request))
     if not live.over:

@@ -99,11 +99,12 @@ async def post_action(game_id: str, req: ActionRequest, token: TokenDep,
 @router.post("/{game_id}/hint", response_model=HintResponse,
              responses={**SEAT_ERRORS, 503: {"description": "search workers busy"}},
              summary="A hint for the seat to act, from its own view")
-async def session_hint(game_id: str, req: SessionHintRequest, request: Request,
-                       token: TokenDep, settings: SettingsDep,
-                       games: GamesDep,
-                       search: SearchDep) -> dict[str, Any]:
-    """Ranked moves for the token's seat, computed from that seat's view only."""
+async def session_hint(game_id: str, request: Request, token: TokenDep,
+                       settings: SettingsDep, games: GamesDep, search: SearchDep,
+                       req: SessionHintRequest | None = None) -> dict[str, Any]:
+    """Ranked moves for the token's seat, computed from that seat's view only (the body
+    is optional: the default budget, no seed)."""
+    req = req or SessionHintRequest()
     live = games.get(game_id)
     seat = games.seat_of(live, token)
     if live.over or live.state.current != seat:

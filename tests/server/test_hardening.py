@@ -462,3 +462,91 @@ def test_a_job_longer_than_the_job_limit_is_refused_at_submit(make_client):
     assert "BIGSUR_MAX_JOB_SECONDS" in r.json()["reason"]
     r = client.post("/v1/analyze", json={"record": short_record(), "budget": {"ms": 100}})
     assert r.status_code == 202, r.text
+
+
+# ------------------------------------------------------------------ a robustness QA pass
+
+def default_set_json(client) -> dict:
+    cards = client.get("/v1/cards/default").json()
+    return {k: v for k, v in cards.items() if k not in ("label", "fingerprint")}
+
+
+@pytest.mark.parametrize("value", [-1, 1.5, True])
+def test_card_lists_that_are_not_lists_are_named_not_a_500(client, value):
+    """Old code: check_caps iterated ``raw.get("highway") or []``, a TypeError (500)."""
+    cards = default_set_json(client)
+    r = client.post("/v1/cardsets/check", json={**cards, "highway": value})
+    assert r.status_code == 200 and not r.json()["ok"], r.text
+    assert r.json()["errors"][0]["field"] == "highway"
+    r = client.post("/v1/cardsets", json={**cards, "name": "mine", "landmarks": value})
+    assert r.status_code == 422 and r.json()["field"] == "landmarks", r.text
+
+
+def test_an_empty_card_id_is_reported_as_that_card(client):
+    cards = default_set_json(client)
+    cards["highway"][3]["id"] = ""
+    first = client.post("/v1/cardsets/check", json=cards).json()["errors"][0]
+    assert (first["card"], first["field"]) == ("", "id"), first  # old code: "None[None]"
+
+
+def test_included_routes_answer_405_options_and_head(client):
+    """Old code: the method guard knew only the top routers' own routes, so the stored
+    card sets, undo and the review of a game fell through to the static files (404 to
+    HEAD and GET, an Allow without POST)."""
+    r = client.options("/v1/cardsets")
+    assert r.status_code == 204 and "POST" in r.headers["Allow"]
+    r = client.put("/v1/cardsets")
+    assert r.status_code == 405 and SHAPE <= set(r.json()) and "POST" in r.headers["Allow"]
+    r = client.get("/v1/games/x/undo")
+    assert r.status_code == 405 and r.headers["Allow"] == "OPTIONS, POST", r.text
+    r = client.head("/v1/cardsets")
+    assert r.status_code == 200 and r.content == b""
+    r = client.put("/v1/games/x/analysis")
+    assert r.status_code == 405 and {"GET", "POST"} <= set(r.headers["Allow"].split(", "))
+
+
+@pytest.mark.parametrize("body,field", [({"seed": "5"}, "seed"), ({"seed": True}, "seed"),
+                                        ({"seed": 1.0}, "seed"), ({"seats": [True]}, "seats[0]"),
+                                        ({"again": "yes"}, "again")])
+def test_the_review_of_a_hosted_game_is_strictly_typed(client, body, field):
+    """As POST /v1/analyze: old code took "5" and true as seed 5 and seat 1."""
+    r = client.post("/v1/games", json={"players": 2, "seats": ["human", "random"]})
+    game_id, token = r.json()["game_id"], r.json()["tokens"][0]["token"]
+    r = client.post(f"/v1/games/{game_id}/analysis", headers=auth(token), json=body)
+    assert r.status_code == 422 and r.json()["field"] == field, r.text
+
+
+def test_the_session_hint_and_review_bodies_are_optional(client):
+    r = client.post("/v1/games", json={"players": 2, "seats": ["human", "random"], "seed": 3})
+    game_id, token = r.json()["game_id"], r.json()["tokens"][0]["token"]
+    client.get(f"/v1/games/{game_id}", headers=auth(token))
+    r = client.post(f"/v1/games/{game_id}/hint", headers=auth(token))
+    assert r.status_code in (200, 409), r.text  # old code: 422 "body: Field required"
+    r = client.post(f"/v1/games/{game_id}/analysis", headers=auth(token))
+    assert r.status_code == 409 and r.json()["error"] == "not_over", r.text
+
+
+@pytest.mark.parametrize("url", ["/v1/score", "/v1/hint", "/v1/games", "/v1/analyze"])
+def test_an_unknown_card_set_name_is_named(client, url):
+    """Old code: 'must be "default" or a card set object', as if names were refused."""
+    if url == "/v1/analyze":
+        body = {"record": {**short_record(), "cards": "nope"}}
+    else:
+        body = {"position": {**hint_body()["position"], "cards": "nope"}}
+    r = client.post(url, json=body)
+    assert r.status_code == 422 and r.json()["field"].endswith("cards"), r.text
+    assert "no card set named 'nope' (known: default" in r.json()["reason"]
+    assert r.json()["error"] == ("record" if url == "/v1/analyze" else "position")
+
+
+@pytest.mark.parametrize("content_type", ["application/x-www-form-urlencoded", "text/plain", None])
+def test_a_json_body_without_the_json_content_type_says_so(client, content_type):
+    """Old code: `curl -d '{...}'` (a form) got "Input should be a valid dictionary"
+    about a body that is one."""
+    headers = {"Content-Type": content_type} if content_type else {}
+    r = client.post("/v1/score", content=json.dumps(hint_body()).encode(), headers=headers)
+    assert r.status_code == 422 and r.json()["field"] == "body", r.text
+    assert "Content-Type: application/json" in r.json()["reason"], r.text
+    assert SHAPE <= set(r.json())
+    r = raw_post(client, "/v1/score", b"[1]")  # JSON, just not an object: as before
+    assert "Content-Type" not in r.json()["reason"], r.text
