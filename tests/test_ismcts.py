@@ -485,6 +485,33 @@ def test_opp_tree_keeps_the_opponents_played_decisions_out_of_the_tree(cards, op
         assert not theirs
 
 
+@pytest.mark.parametrize("opp_builds", ["rollout", "value"])
+def test_opp_builds_value_plays_the_opponents_steps_by_the_value(cards, monkeypatch,
+                                                                opp_builds):
+    """opp_builds="value": the rollouts play an opponent's build step as the seat's own,
+    the value's best (:func:`own_build_step`) on the opponent's sampled hand; "rollout"
+    never asks it for an opponent's (the check could fail)."""
+    import solver.search.ismcts as ismcts
+
+    state = play_greedy_to(cards, 6, Phase.TAKE)
+    seat = state.current
+    movers = []
+    real = ismcts.own_build_step
+
+    def recording(st, params, evaluator):
+        movers.append(st.current)
+        step = real(st, params, evaluator)
+        play(st, step[0])  # legal on that hand (IllegalActionError otherwise)
+        return step
+
+    monkeypatch.setattr(ismcts, "own_build_step", recording)
+    searcher = Searcher(view_of(state, seat), 3, replace(
+        DEFAULT_PARAMS, opp_tree="takes", opp_builds=opp_builds, root="uct"))
+    searcher.run(iterations=200)
+    assert seat in movers
+    assert (any(m != seat for m in movers)) == (opp_builds == "value")
+
+
 # ------------------------------------------------------------------ build steps by value
 
 def _model_or_skip(cards):

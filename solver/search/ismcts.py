@@ -202,6 +202,12 @@ class SearchParams:
     # "none": level at 1 s (53.2%, margin +0.8), the ladder step 53.2% against itself;
     # at a 4-player table level too (25.5% a seat against 24.5%, p = 0.43)
     opp_tree: str = "all"
+    # how the rollouts play the opponents' build steps: "rollout" (the rollout policy:
+    # the heuristic's, or the value among its 4 best with ``rollout_builds``) or "value"
+    # (as the seat's own: the best of all their build steps on their sampled hand by the
+    # evaluator, :func:`own_build_step`); with opp_tree="takes" every opponent build step
+    # below the root is played so
+    opp_builds: str = "rollout"
     # a time budget per turn (:class:`~solver.search.bots.MCTSBot`): the share of it the
     # turn's first take may use (the second take then half of what is left, the build
     # step the rest). Against 0.4 at 1 s: 0.6 48.2%, level; 0.25 45.5%, margin -3.9,
@@ -234,7 +240,8 @@ _CHOICES = {"root": ("race", "uct"), "root_step_order": ("heuristic", "value"),
             "rollout_builds": ("greedy", "value", "auto"), "own_builds": ("tree", "value"),
             "root_takes": ("single", "pairs"), "own_takes": ("tree", "value"),
             "own_take_value": ("full", "greedy"), "tree_horizon": ("open", "cutoff"),
-            "cutoff": ("round", "replies"), "opp_tree": ("all", "takes", "none")}
+            "cutoff": ("round", "replies"), "opp_tree": ("all", "takes", "none"),
+            "opp_builds": ("rollout", "value")}
 DEFAULT_PARAMS = SearchParams()
 
 
@@ -470,6 +477,7 @@ class Searcher:
                                 and params.rollout_builds == "value" else None)
         self._own_value = params.own_builds == "value" and self.evaluator is not None
         self._own_takes = self._own_value and params.own_takes == "value"
+        self._opp_value = params.opp_builds == "value" and self.evaluator is not None
         self._unseen = tuple(sorted(view.unseen_cards()))
         self._seed = seed
         self._tops = []  # per stratified place of the deck, its order of the unseen cards
@@ -703,6 +711,13 @@ class Searcher:
                 if self._own_takes and state.phase == Phase.TAKE and state.picks == 1:
                     apply_inplace(state, own_take(state, params, self.evaluator,
                                                   self._unseen))
+                play_takes(state, rng, params.weights, params.rollout_noise,
+                           params.rollout_lookahead)
+                if state.phase == Phase.BUILD:
+                    for action in own_build_step(state, params, self.evaluator):
+                        apply_inplace(state, action)
+                continue
+            if self._opp_value and state.current != self.seat:  # the value plays its step
                 play_takes(state, rng, params.weights, params.rollout_noise,
                            params.rollout_lookahead)
                 if state.phase == Phase.BUILD:
