@@ -26,6 +26,9 @@ The game
   ``3H + 1 + jH + c``; end = ``3H + 1 + LH``. Action strings are our notation
   (``take H12``, ``take deck``, ``build H12 L``, ``claim L03 H12``, ``end``); chance
   strings are the card ids (``draw H12``, ``draw L03``, ``first player 1``).
+  ``apply_action`` checks its id: an action that is not legal now, or a chance outcome
+  that is not among ``chance_outcomes()``, raises ``IllegalActionError`` (an id that
+  codes no action at all: :class:`ActionCodeError`) and leaves the state unchanged.
 - **Rewards** (terminal, zero-sum): with ``n`` players and win share ``w`` (1 for a sole
   winner, ``1/k`` to each of ``k`` tied winners, 0 for a loser), a seat gets
   ``(n w - 1) / (n - 1)``. Two players: +1 win, -1 loss, 0 tie. Four players: a sole
@@ -41,6 +44,11 @@ The game
   (:class:`~solver.search.determinize.Determinizer`): a uniform draw over the full states
   matching the view, seeded from the ``probability_sampler``. Python callers (OpenSpiel's
   Python ``ISMCTSBot``) use it; C++ algorithms cannot see a Python game's resampler.
+- **OpenSpiel's own tools**: ``pyspiel.random_sim_test`` and the Python ``MCTSBot`` /
+  ``ISMCTSBot`` work. With open-spiel 2.0.2, C++ bots such as ``pyspiel.MCTSBot``
+  crash (segmentation fault) on Python games, OpenSpiel's ``python_kuhn_poker`` too,
+  and ``evaluate_bots.evaluate_bots`` stops on the Python bots (no ``restart_at``):
+  play the Python bots in your own loop (``bot.step(state)``).
 - Clones share the card set; ``serialize`` pickles the state's fields plus the name of
   the card set (so it round-trips any state). A resampled state or one made by
   :func:`state_from_engine` starts with an empty ``history()``.
@@ -70,7 +78,7 @@ except ImportError as _err:  # pragma: no cover - exercised only without the ext
     raise ImportError("solver.openspiel needs OpenSpiel: pip install "
                       "'bigsur-solver[openspiel]' (the open-spiel package)") from _err
 
-from .rules.actions import Action, Build, Claim, End, Take
+from .rules.actions import Action, Build, Claim, End, IllegalActionError, Take
 from .rules.cards import CardSet, load_card_set
 from .rules.constants import DEPOT_SIZE, HAND_SIZE, LANDMARK_ROW_SIZE, MATERIALS, MAX_PLAYERS
 from .rules.engine import apply_inplace, legal_actions, new_game, turns_per_player
@@ -403,7 +411,13 @@ class BigSurState(pyspiel.State):
 
     def _apply_action(self, action: int) -> None:
         b = self._b
-        move = None if b.setup or b.pending is not None else self._action_of(action)
+        if b.setup or b.pending is not None:
+            self._check_chance(action)
+            move = None
+        else:
+            move = self._legal()[1].get(action)
+            if move is None:
+                raise self._illegal(action)
         b._legal = None
         b._dets = None
         gs = b.gs
@@ -447,11 +461,36 @@ class BigSurState(pyspiel.State):
         else:
             apply_inplace(gs, move)
 
-    def _action_of(self, code: int) -> Action:
+    def _illegal(self, code: int) -> IllegalActionError:
+        """The error for a player action id that is not legal here (the state is unchanged)."""
+        gs = self._b.gs
+        what = self._codec().decode(code).notation()  # ActionCodeError if no action at all
+        legal = ", ".join(a.notation() for a in self._legal()[1].values())
+        return IllegalActionError(f"action id {code} ({what!r}) is not legal for seat "
+                                  f"{gs.current} (turn {gs.turn + 1}, {gs.phase.name.lower()} "
+                                  f"step); legal: {legal}")
+
+    def _check_chance(self, code: int) -> None:
+        """Raise IllegalActionError unless ``code`` is one of the current chance outcomes
+        (checked before anything changes, so a bad id leaves the state as it was)."""
         b = self._b
-        if b._legal is not None and code in b._legal[1]:
-            return b._legal[1][code]
-        return self._codec().decode(code)
+        gs = b.gs
+        codec = self._codec()
+        kind = b.setup[0][0] if b.setup else None
+        if kind == _ROW or (kind is None and b.landmark_due):
+            ok = (codec.landmark0 <= code < codec.first0
+                  and code - codec.landmark0 in gs.landmark_deck)
+        elif kind == _FIRST:
+            ok = codec.first0 <= code < codec.first0 + gs.num_players
+        else:
+            ok = 0 <= code < codec.h and code in gs.deck
+        if not ok:
+            try:
+                what = f" ({codec.chance_string(code)!r})"
+            except ActionCodeError:
+                what = ""
+            raise IllegalActionError(f"chance outcome {code}{what} is not possible here: "
+                                     "see chance_outcomes()")
 
     def _resolve(self) -> None:
         """Apply a pending ``end`` / claim once its chance outcomes are all drawn (the
@@ -537,6 +576,9 @@ def game_for(cards: CardSet | None = None, players: int = 2) -> BigSurGame:
 
 # ------------------------------------------------------------------ observations
 
+_BORROWS = ("borrow_highway", "borrow_discard")  # Landmark abilities counted per turn
+
+
 class BigSurObserver:
     """Strings and tensors of a seat's view (information state = observation; see the
     module doc). ``private_info`` NONE leaves out the seat's own hand and discard fronts
@@ -562,11 +604,13 @@ class BigSurObserver:
                   ("stage", (5,)), ("picks", (1,)),
                   ("progress", (3,)), ("depot", (h,)), ("landmark_row", (lm,)),
                   ("next_landmark", (lm,)), ("recycle_used", (1,)),
-                  ("persistent_uses", (h,))]
+                  ("persistent_uses", (h,)), ("borrow_uses", (len(_BORROWS),))]
         if self.private:
             pieces += [("hand", (h,)), ("discard", (h,)), ("discard_top", (h,))]
-        pieces += [("highway", (n, h)), ("highway_ends", (n, 2, h)), ("landmarks", (n, lm)),
-                   ("landmark_cards", (n, h)), ("hand_count", (n,)), ("known_hand", (n, h)),
+        pieces += [("highway", (n, h)), ("highway_ends", (n, 2, h)),
+                   ("highway_position", (n, h)), ("landmarks", (n, lm)),
+                   ("landmark_cards", (n, h)), ("landmark_position", (n, lm)),
+                   ("hand_count", (n,)), ("known_hand", (n, h)),
                    ("discard_materials", (n, m)), ("discard_top_material", (n, m)),
                    ("known_discard", (n, h)), ("turns", (n,))]
         total = sum(int(np.prod(shape)) for _name, shape in pieces)
@@ -606,6 +650,8 @@ class BigSurObserver:
         d["recycle_used"][0] = gs.recycle_used
         for c, uses in gs.persistent_uses.items():
             d["persistent_uses"][c] = uses
+        for i, kind in enumerate(_BORROWS):
+            d["borrow_uses"][i] = gs.resource_uses.get(kind, 0)
         if self.private:
             me = view_of(gs, player).me
             d["hand"][me.hand] = 1
@@ -619,9 +665,12 @@ class BigSurObserver:
             if o.highway:
                 d["highway_ends"][s, 0, o.highway[0]] = 1
                 d["highway_ends"][s, 1, o.highway[-1]] = 1
+            for i, c in enumerate(o.highway):  # the order decides the Stretches
+                d["highway_position"][s, c] = (i + 1) / 10.0
             for lm_i, c in o.landmarks:
                 d["landmarks"][s, lm_i] = 1
                 d["landmark_cards"][s, c] = 1
+                d["landmark_position"][s, lm_i] = (o.highway.index(c) + 1) / 10.0
             d["hand_count"][s] = o.hand_count / 10.0
             d["known_hand"][s, o.known_hand] = 1
             d["known_discard"][s, o.known_discard] = 1

@@ -207,3 +207,13 @@ def test_impossible_views_raise_named_errors(cards):
         o.known_discard.append(next(c for c in v.unseen_cards() if cards.material[c] != 0))
 
     assert "discard.known" in broken(known_wrong_material)
+
+
+def test_sampling_a_full_state_instead_of_a_view_is_a_named_type_error():
+    from solver.rules.determinize import sample_states
+
+    state = new_game(2, seed=1)
+    with pytest.raises(TypeError, match="expected a PlayerView .*got GameState"):
+        sample_states(state, 1)
+    with pytest.raises(TypeError, match="view_of"):
+        determinize(state)

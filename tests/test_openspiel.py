@@ -417,3 +417,59 @@ def test_openspiel_bots_play_a_checked_game_through_our_protocol(monkeypatch):
     es = new_game(2, 5)
     action = bot.act(view_of(es, es.current), seed=1)
     assert action in legal_actions(es)
+
+
+# ------------------------------------------------------------------ misuse and tensors
+
+def test_illegal_action_ids_raise_and_leave_the_state_unchanged():
+    """An id that is not legal now (or a chance outcome not offered) raises a named
+    error before anything changes (it used to be applied: "end" in the take step ended
+    the turn, a bad deal step was half applied)."""
+    from solver.rules.actions import IllegalActionError
+
+    game = load(2)
+    state = game.new_initial_state()
+    before = str(state)
+    with pytest.raises(IllegalActionError, match="chance outcome .*draw L03"):
+        state.apply_action(game.codec.landmark0 + 2)  # a Landmark while hands are dealt
+    assert str(state) == before and state.history() == []
+    state = walk_to(game, 3, 40)
+    while state.is_chance_node():
+        state.apply_action(state.chance_outcomes()[0][0])
+    before, history = str(state), state.history()
+    legal = state.legal_actions()
+    for code in (game.codec.end, next(c for c in range(game.codec.h) if c not in legal)):
+        if code in legal:
+            continue
+        with pytest.raises(IllegalActionError, match=f"action id {code} .*legal: "):
+            state.apply_action(code)
+        assert str(state) == before and state.history() == history
+    with pytest.raises(so.ActionCodeError, match="action id"):
+        state.apply_action(game.num_distinct_actions())
+    state.apply_action(legal[0])  # still playable
+    assert state.history() == history + [legal[0]]
+
+
+def test_information_tensor_tells_highway_order_landmark_places_and_borrow_uses():
+    """Views that differ only in the order of a Highway, in which card a Landmark sits
+    above, or in the per-turn Landmark borrowing used have different tensors (the
+    strings always differed; the order decides the Stretches)."""
+    game = load(2)
+    gs = new_game(2, seed=4)
+    p = gs.players[1]
+    p.highway = p.hand[:] + [gs.deck.pop() for _ in range(3)]  # 5 cards, order known
+    p.hand = []
+    variants = [gs.copy() for _ in range(4)]
+    hw = variants[1].players[1].highway
+    hw[1], hw[2] = hw[2], hw[1]  # same cards, same ends, another order
+    variants[2].players[1].landmarks = [(0, p.highway[1]), (1, p.highway[3])]
+    variants[3].players[1].landmarks = [(0, p.highway[3]), (1, p.highway[1])]
+    bh = gs.copy()
+    bh.resource_uses = {"borrow_highway": 1}
+    variants.append(bh)
+    for viewer in (0, 1):
+        strings = {so.state_from_engine(game, v).information_state_string(viewer)
+                   for v in variants}
+        tensors = {np.asarray(so.state_from_engine(game, v).information_state_tensor(viewer),
+                              np.float32).tobytes() for v in variants}
+        assert len(strings) == len(tensors) == len(variants), viewer

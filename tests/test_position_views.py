@@ -382,3 +382,17 @@ def test_repr_pastes_back(custom):
 
     for state in (new_game(2, seed=3), game_states(custom, 3, 1)[7]):
         assert eval(repr(state), {"GameState": GameState}) == state  # noqa: S307
+
+
+@pytest.mark.parametrize("seat", ["0", 1.0, True, None])
+def test_view_of_a_seat_that_is_not_an_integer_is_named(seat):
+    """Not a TypeError from a comparison, nor ``True`` read as seat 1."""
+    state = new_game(2, seed=1)
+    with pytest.raises(PositionError, match="seat: must be a seat 0 to 1"):
+        view_of(state, seat)
+
+
+def test_view_of_takes_numpy_integers():
+    np = pytest.importorskip("numpy")
+    state = new_game(2, seed=1)
+    assert view_of(state, np.int64(1)) == view_of(state, 1)

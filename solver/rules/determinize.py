@@ -57,6 +57,9 @@ class Determinizer:
     Raises :class:`InconsistentViewError` when no state matches the view."""
 
     def __init__(self, view: PlayerView):
+        if not isinstance(view, PlayerView):
+            raise TypeError(f"expected a PlayerView (solver.rules.views.view_of(state, seat)), "
+                            f"got {type(view).__name__}")
         self.view = view
         cards = view.cards
         n = view.num_players

@@ -37,6 +37,7 @@ consistency and samples full states consistent with it.
 from __future__ import annotations
 
 from dataclasses import dataclass, field
+from numbers import Integral
 from typing import Any
 
 from .cards import CardSet
@@ -109,7 +110,9 @@ class PlayerView:
 
 def view_of(state: GameState, seat: int) -> PlayerView:
     """The view of ``seat`` of the full state (PositionError for a seat not in the game)."""
-    if not 0 <= seat < len(state.players):  # -1 would silently be the last seat's hand
+    # -1 would silently be the last seat's hand, True seat 1's, "0" a TypeError
+    if isinstance(seat, bool) or not isinstance(seat, Integral) \
+            or not 0 <= seat < len(state.players):
         raise PositionError("seat", f"must be a seat 0 to {len(state.players) - 1}, "
                             f"got {seat!r}")
     material = state.cards.material
