@@ -369,6 +369,10 @@ def test_view_from_json_errors_name_the_field():
         (lambda r: r.update(depot=["H99"]), "depot[0]"),
         (lambda r: r.update(phase="x"), "phase"),
         (lambda r: r.update(deck=3), "deck"),
+        # the turn counters, as a full state's (a meaningless hint before: 99% to win)
+        (lambda r: r["seats"][1].update(turns=5), "seats[1].turns"),
+        (lambda r: r.update(current=1 - r["current"]), "current"),
+        (lambda r: r.update(picks=2), "picks"),
     ]:
         bad = copy.deepcopy(raw)
         change(bad)

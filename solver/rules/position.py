@@ -352,24 +352,40 @@ def check_state(state: GameState) -> None:
     _check_turns(state)
 
 
-def _check_turns(state: GameState) -> None:
-    n = state.num_players
-    t = state.turn
-    phase = state.phase
-    picks = state.picks
+def check_turn_counters(first_player: int, turn: int, phase: Phase, picks: int,
+                        current: int, seat_turns: list[int], seat_landmarks: list[int]) -> None:
+    """The checks of the turn counters that a full state and a seat's view can both make:
+    picks by step, the seat to act, each seat's turns and Landmarks (at most one claim a
+    turn). PositionError naming the field."""
+    n = len(seat_turns)
+    t = turn
     if phase == Phase.TAKE and picks >= CARDS_TAKEN_PER_TURN:
         raise PositionError("picks", f"must be 0 or 1 in the take step, got {picks}")
     if phase == Phase.BUILD and picks != CARDS_TAKEN_PER_TURN:
         raise PositionError("picks", f"must be {CARDS_TAKEN_PER_TURN} in the build step")
     if phase == Phase.OVER and picks:
         raise PositionError("picks", "must be 0 once the game is over")
-    if phase != Phase.OVER and state.current != (state.first_player + t) % n:
+    if phase != Phase.OVER and current != (first_player + t) % n:
         raise PositionError("current", f"after {t} turns from first player "
-                            f"{state.first_player}, seat {(state.first_player + t) % n} acts")
-    for i, p in enumerate(state.players):
-        expected = t // n + (1 if (i - state.first_player) % n < t % n else 0)
-        if p.turns != expected:
+                            f"{first_player}, seat {(first_player + t) % n} acts")
+    for i, turns in enumerate(seat_turns):
+        expected = t // n + (1 if (i - first_player) % n < t % n else 0)
+        if turns != expected:
             raise PositionError(f"seats[{i}].turns", f"must be {expected} after {t} turns")
+    for i, (turns, landmarks) in enumerate(zip(seat_turns, seat_landmarks, strict=True)):
+        if landmarks > turns:  # a claim ends the claiming turn
+            raise PositionError(f"seats[{i}].landmarks", f"{landmarks} Landmark(s) "
+                                f"after {turns} turn(s): at most one claim per turn")
+
+
+def _check_turns(state: GameState) -> None:
+    n = state.num_players
+    t = state.turn
+    phase = state.phase
+    picks = state.picks
+    check_turn_counters(state.first_player, t, phase, picks, state.current,
+                        [p.turns for p in state.players],
+                        [len(p.landmarks) for p in state.players])
     total = len(state.cards.deck_for(n))
     expected_supply = total - HAND_SIZE * n - CARDS_TAKEN_PER_TURN * t - picks
     supply = len(state.deck) + len(state.depot)
@@ -389,10 +405,6 @@ def _check_turns(state: GameState) -> None:
     if (phase == Phase.OVER) != (not state.deck and picks == 0 and t > 0):
         raise PositionError("phase", "the game is over exactly when the deck is empty at the "
                             "end of a turn")
-    for i, p in enumerate(state.players):
-        if len(p.landmarks) > p.turns:  # a claim ends the claiming turn
-            raise PositionError(f"seats[{i}].landmarks", f"{len(p.landmarks)} Landmark(s) "
-                                f"after {p.turns} turn(s): at most one claim per turn")
     _check_usage(state)
     if phase == Phase.TAKE and (state.recycle_used or state.persistent_uses
                                 or any(state.resource_uses.values())):

@@ -45,6 +45,7 @@ from .constants import MATERIALS
 from .position import (
     PositionError,
     cards_to_json,
+    check_turn_counters,
     open_document,
     per_turn_to_json,
     seat_to_json,
@@ -202,7 +203,7 @@ def view_from_json(raw: Any, cards: CardSet | None = None) -> PlayerView:
     deck = r.obj(raw.get("deck"), "deck", frozenset({"count"}))
     lm_deck = r.obj(raw.get("landmark_deck", {"count": 0}), "landmark_deck",
                     frozenset({"count"}))
-    return PlayerView(
+    view = PlayerView(
         r.cards, seat, me, others,
         deck_count=r.int(deck.get("count"), "deck.count", 0, 200),
         depot=r.card_list(raw.get("depot"), "depot"),
@@ -215,3 +216,7 @@ def view_from_json(raw: Any, cards: CardSet | None = None) -> PlayerView:
         recycle_used=recycle_used, persistent_uses=persistent_uses,
         resource_uses=resource_uses,
     )
+    seats = [me if i == seat else others[i] for i in range(n)]
+    check_turn_counters(view.first_player, view.turn, view.phase, view.picks, view.current,
+                        [s.turns for s in seats], [len(s.landmarks) for s in seats])
+    return view
