@@ -16,7 +16,7 @@ import io
 import json
 import urllib.request
 
-from test_web_page import browser, page, server, shot  # noqa: F401 - fixtures
+from test_web_page import browser, no_overflow, page, server, shot  # noqa: F401 - fixtures
 
 from solver.rules.cards import load_card_set
 from solver.rules.cardset_csv import card_set_to_csv
@@ -188,9 +188,31 @@ def test_position_editor_three_players(server, page):  # noqa: F811
     pg.wait_for_selector("#pe-problems:has-text('you hold 6')")
     pg.select_option("#pe-target", "hand")
     pg.fill("#pe-ids", f"{deck[13]} {deck[14]}")
-    pg.press("#pe-ids", "Enter")
+    pg.click("[data-pe='type']")  # the Place button, not only Enter in the box
     pg.wait_for_selector("#pe-problems:has-text('No problem found')")
+    pg.click("#pe-pay")  # nothing typed: says what to type, in words (not the API's list rule)
+    pg.wait_for_selector("#pe-error:has-text('Type the cards to build')")
     pg.fill("#pe-builds", f"{hand[0]}:R")
     pg.click("#pe-pay")
     pg.wait_for_selector("#pe-payment")
     assert not [e for e in pg.js_errors if "status of" not in e], pg.js_errors
+
+
+def test_editors_on_a_phone(server, browser):  # noqa: F811
+    """390x844: neither editor is wider than the phone (the card-set choice carries the
+    set's long label; the page hides sideways overflow, so it would be cut off)."""
+    context = browser.new_context(viewport={"width": 390, "height": 844}, has_touch=True,
+                                  is_mobile=True)
+    pg = context.new_page()
+    pg.set_default_timeout(30_000)
+    try:
+        pg.goto(server + "/")
+        pg.wait_for_selector("body[data-ready='1']")
+        pg.click("#nav-editor")
+        pg.wait_for_selector("#editor:not([hidden]) #pe-problems")
+        no_overflow(pg)
+        pg.click("#nav-cards")
+        pg.wait_for_selector("#cards:not([hidden]) #ce-save")
+        no_overflow(pg)
+    finally:
+        context.close()

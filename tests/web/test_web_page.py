@@ -141,7 +141,10 @@ def api_get(base: str, path: str, token: str) -> dict:
 
 
 def no_overflow(pg) -> None:
-    width = pg.evaluate("document.documentElement.scrollWidth")
+    # the body too: on a phone the page hides sideways overflow of <html>, which would
+    # cut a wide element off instead of scrolling it
+    width = pg.evaluate("Math.max(document.documentElement.scrollWidth, "
+                        "document.body.scrollWidth)")
     assert width <= pg.viewport_size["width"], f"horizontal overflow: {width}px"
 
 
@@ -535,6 +538,10 @@ def test_pure_modules_in_the_page(server, page):
                              {visits: 38, win_probability: 0.495, expected_margin: 0.8}]).cue,
         clear: w.confidence([{visits: 90, win_probability: 0.60, expected_margin: 4},
                              {visits: 20, win_probability: 0.50, expected_margin: 1}]).cue,
+        likely: w.confidence([{visits: 96, win_probability: 0.002, expected_margin: -19},
+                              {visits: 96, win_probability: 0.000, expected_margin: -22}]).why,
+        mixed: w.confidence([{visits: 90, win_probability: 0.50, expected_margin: 4},
+                             {visits: 20, win_probability: 0.51, expected_margin: 1}]).why,
         error: w.plainError("payment step 'sub:C+D+E=steel': the 3 cards must differ", ctx),
       };
     }""")
@@ -546,4 +553,172 @@ def test_pure_modules_in_the_page(server, page):
                            {"seat": 1, "actions": ["take Z"]}]
     assert out["hidden"] == "AI 2 takes a deck card from the Depot"
     assert out["close"] == "close call" and out["clear"] == "clearly best"
+    # the cue says how far ahead on both scales, and "behind" rather than "-1.0 ahead"
+    assert out["likely"] == "96 vs 96 visits, 0.2 win-% and 3.0 points ahead of the next move"
+    assert out["mixed"].endswith("3.0 points ahead of the next move but 1.0 win-% behind")
     assert "sub:" not in out["error"] and "3-for-1" in out["error"]
+
+
+def test_recycle_offered_on_an_empty_discard_pile(server, page):
+    """A hand card discarded earlier in the payment is on top of the pile by the time
+    Recycling is used: the Recycle source is offered even when the pile was empty (the
+    cheapest payment may say "discard X, recycle"; click-to-pay must be able to say it)."""
+    pg = page
+    pg.goto(server + "/?speed=0")
+    pg.wait_for_selector("body[data-ready='1']")
+    pg.evaluate("localStorage.clear()")
+    pg.reload()
+    pg.wait_for_selector("body[data-ready='1']")
+    pg.select_option("#seat-1", "greedy")
+    pg.click("#setup-start")
+    pg.wait_for_selector("#game:not([hidden])")
+    for _ in range(2):
+        settle(pg)
+        pg.locator("#deck .cardbtn").click()
+    settle(pg)
+    view = pg.evaluate("window.bigsur.state.data.view")
+    assert view["phase"] == "build" and not view["seats"][view["view_of"]]["discard"]
+    pg.locator("#hand .cardbtn").first.click()
+    pg.wait_for_selector("#paybox:not([hidden])")
+    assert pg.locator("#paybox [data-paystep='rec']").count() == 0  # nothing to recycle yet
+    source = pg.locator("#paybox .paysrc [data-paystep]").first
+    card = source.get_attribute("data-paystep")
+    source.click()
+    rec = pg.locator("#paybox [data-paystep='rec']")
+    rec.wait_for()
+    material = pg.evaluate(f"window.bigsur.state.cards.highway['{card}'].material")
+    rec.click()
+    assert f"recycle the top of your discard pile ({material})" in \
+        pg.locator("#paybox .paysteps").inner_text()
+    assert not pg.js_errors, pg.js_errors
+
+
+def play_out_by_api(base: str, pg) -> None:
+    """The page's game to its end through the API, the quickest way: take from the deck,
+    end the turn (the page is reloaded afterwards)."""
+    saved = json.loads(pg.evaluate("localStorage.getItem('bigsur.game')"))
+    token = next(iter(saved["tokens"].values()))
+    for i in range(200):
+        view = api_get(base, f"/v1/games/{saved['id']}", token)
+        if view["over"]:
+            return
+        action = next((a for a in view["legal_actions"] if a.startswith("take")), "end")
+        req = urllib.request.Request(
+            f"{base}/v1/games/{saved['id']}/actions", method="POST",
+            data=json.dumps({"action": action, "action_id": f"q{i}"}).encode(),
+            headers={"Authorization": f"Bearer {token}", "Content-Type": "application/json"})
+        urllib.request.urlopen(req, timeout=60).close()
+    raise AssertionError("the game did not end")
+
+
+def test_review_analysed_again_keeps_the_decision(server, page):
+    """"Analyse again" replaces the analysis: the decision shown is shown again from the
+    new one, and its "Open in the position editor" still opens it (it did nothing)."""
+    pg = page
+    pg.goto(server + "/?speed=0&review=iterations:5")
+    pg.wait_for_selector("body[data-ready='1']")
+    pg.evaluate("localStorage.clear()")
+    pg.reload()
+    pg.wait_for_selector("body[data-ready='1']")
+    pg.select_option("#seat-1", "greedy")
+    pg.click("#setup-start")
+    pg.wait_for_selector("#game:not([hidden])")
+    settle(pg)
+    play_out_by_api(server, pg)
+    pg.reload()
+    pg.wait_for_selector("#final-review-summary:has-text('Review ready')", timeout=120_000)
+    pg.goto(server + "/?speed=0")  # without ?review=: the budget chosen on the page counts
+    pg.wait_for_selector("body[data-ready='1']")
+    pg.click("#nav-review")
+    pg.wait_for_selector("#review:not([hidden]) #review-graph svg polyline")
+    pg.keyboard.press("ArrowRight")
+    pg.keyboard.press("ArrowRight")
+    pg.wait_for_selector("#review-detail #review-open-editor")
+    assert "Move 2:" in pg.locator("#review-detail").inner_text()
+    pg.select_option("#review-budget", "iterations:30")
+    pg.click("#review-run")
+    pg.wait_for_selector("#review-summary:has-text('search 30 iterations each')",
+                         timeout=120_000)  # the new analysis is shown
+    pg.wait_for_selector("#review-list .decision.selected")
+    pg.wait_for_selector("#review-detail #review-open-editor")
+    assert "Move 2:" in pg.locator("#review-detail").inner_text()
+    pg.click("#review-open-editor")
+    pg.wait_for_selector("#editor:not([hidden]) #pe-problems")
+    assert not pg.js_errors, pg.js_errors
+
+
+def test_phone_review_not_cut_off(server, browser):
+    """390x844: a finished game's review (its summary table is wider than the phone)
+    scrolls the table in its own box; nothing of the page is cut off at the right."""
+    context = browser.new_context(viewport={"width": 390, "height": 844}, has_touch=True,
+                                  is_mobile=True)
+    pg = context.new_page()
+    pg.set_default_timeout(30_000)
+    errors: list[str] = []
+    pg.on("pageerror", lambda e: errors.append(str(e)))
+    try:
+        pg.goto(server + "/?speed=0&review=iterations:5")
+        pg.wait_for_selector("body[data-ready='1']")
+        pg.evaluate("localStorage.clear()")
+        pg.reload()
+        pg.wait_for_selector("body[data-ready='1']")
+        pg.select_option("#seat-1", "greedy")
+        pg.click("#setup-start")
+        pg.wait_for_selector("#game:not([hidden])")
+        settle(pg)
+        play_out_by_api(server, pg)
+        pg.reload()
+        pg.wait_for_selector("#final-review-summary:has-text('Review ready')", timeout=120_000)
+        no_overflow(pg)
+        # the Landmark row of the scores holds points for how many are held, not a count
+        assert "Landmarks held (1\u20132: 3" in pg.locator("#final table.scores").inner_text()
+        pg.click("#final-review")
+        pg.wait_for_selector("#review:not([hidden]) #review-graph svg polyline")
+        no_overflow(pg)
+        box = pg.locator("#review-summary").bounding_box()
+        assert box["x"] + box["width"] <= 390 + 1, box
+        # the table's last column can be scrolled to
+        pg.locator("#review-summary th:has-text('Score')").scroll_into_view_if_needed()
+        shot(pg, "14-phone-review", full=True)
+        assert not errors, errors
+    finally:
+        context.close()
+
+
+def test_hot_seat_says_whose_turn(server, page):
+    """Two people at one screen: the status names the player to act (not "You" for
+    player 1 and "Your turn" for both), and a game of AIs only is refused in words
+    before it is sent."""
+    pg = page
+    pg.goto(server + "/?speed=0")
+    pg.wait_for_selector("body[data-ready='1']")
+    pg.evaluate("localStorage.clear()")
+    pg.reload()
+    pg.wait_for_selector("body[data-ready='1']")
+    pg.select_option("#seat-0", "greedy")
+    pg.select_option("#seat-1", "greedy")
+    pg.click("#setup-start")
+    alert = pg.locator("#alert")
+    alert.wait_for(state="visible")
+    assert "At least one player must be a person" in alert.inner_text(), alert.inner_text()
+    pg.click("#alert-close")
+
+    pg.select_option("#seat-0", "human")
+    pg.select_option("#seat-1", "human")
+    pg.fill("#name-1", "Bob")
+    pg.click("#setup-start")
+    pg.wait_for_selector("#game:not([hidden])")
+    seen = set()
+    for _ in range(6):
+        settle(pg)
+        status = pg.locator("#status").inner_text()
+        m = re.search(r"(Player 1|Bob), your turn:", status)
+        assert m, status
+        seen.add(m.group(1))
+        if pg.evaluate("window.bigsur.state.data.view.phase") == "take":
+            pg.locator("#deck .cardbtn").click()
+        else:
+            pg.locator("#actionbar .endbtn").click()
+    assert seen == {"Player 1", "Bob"}, seen
+    assert "You" not in pg.locator("#log .who").all_inner_texts()
+    assert not pg.js_errors, pg.js_errors

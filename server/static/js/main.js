@@ -166,9 +166,12 @@ function renderTable(t, opts = {}) {
   } else if (opts.static) {
     status = `<b>${esc(opts.staticTitle || "Position")}</b>`;
   } else if (myTurn) {
+    // hot seat: say whose turn it is (the same screen serves every human seat)
+    const who = S.game && Object.keys(S.game.tokens).length > 1
+      ? `${esc(seatName(t.current))}, your turn:` : "Your turn:";
     status = t.phase === "take"
-      ? `<b>Your turn:</b> take ${t.picks === 0 ? "2 cards" : "1 more card"} from the Depot or the deck.`
-      : "<b>Your turn:</b> build cards from your hand (select one, then Left or Right), " +
+      ? `<b>${who}</b> take ${t.picks === 0 ? "2 cards" : "1 more card"} from the Depot or the deck.`
+      : `<b>${who}</b> build cards from your hand (select one, then Left or Right), ` +
         "claim a Landmark, or end the turn.";
   } else {
     status = `<b>${esc(seatName(t.current))}</b> is playing\u2026`;
@@ -420,7 +423,7 @@ function renderFinal() {
   const sc = d.result.scores;
   const winners = new Set(d.result.winners);
   const rows = [["Stretches", "stretches"], ["2-Mile bonuses", "bonuses"],
-    ["Landmarks (count)", "landmark_count"], ["Landmark abilities", "landmark_abilities"]];
+    [`Landmarks held <span class="muted small">(1\u20132: 3, 3\u20134: 5, 5+: 8)</span>`, "landmark_count"], ["Landmark abilities", "landmark_abilities"]];
   let html = `<table class="scores"><thead><tr><th scope="col">Category</th>` +
     sc.map((_, i) => `<th scope="col" style="color:${SEAT_COLOR[i % 4]}">${esc(seatName(i))}${winners.has(i) ? " \u2605" : ""}</th>`).join("") +
     `</tr></thead><tbody>`;
@@ -740,7 +743,8 @@ function renderPay() {
     html += `<button type="button" class="srcbtn" data-paysub="1" ${others.length - used.size < 3 ? "aria-disabled=\"true\"" : ""} ` +
       `title="discard any 3 hand cards for one Material of your choice">3-for-1\u2026</button>`;
     const top = ctx.discardTop;
-    if (top) {
+    // a card discarded earlier in this payment is on top by then, even on an empty pile
+    if (top || used.size || P.steps.includes("rec")) {
       const recUsed = v.per_turn.recycle_used || P.steps.includes("rec");
       html += `<button type="button" class="srcbtn${P.steps.includes("rec") ? " on" : ""}" data-paystep="rec" ` +
         `${v.per_turn.recycle_used ? "aria-disabled=\"true\"" : ""} title="the Material on top of your discard pile, once a turn">` +
@@ -868,8 +872,8 @@ function renderSeatChoices() {
   box.innerHTML = html;
 }
 
-function defaultName(i, spec) {
-  if (spec === "human") return i === 0 ? "You" : `Player ${i + 1}`;
+function defaultName(i, spec, hotSeat = false) {
+  if (spec === "human") return i === 0 && !hotSeat ? "You" : `Player ${i + 1}`;
   return `AI ${i + 1} (${levelOf(spec)})`;
 }
 
@@ -941,7 +945,12 @@ async function startGame(ev) {
   clearError();
   const players = Number($("setup-players").value);
   const seats = [...$("setup-seats").querySelectorAll("select")].map((x) => x.value);
-  const names = seats.map((spec, i) => $("name-" + i).value.trim() || defaultName(i, spec));
+  const hotSeat = seats.filter((x) => x === "human").length > 1;
+  const names = seats.map((spec, i) => $("name-" + i).value.trim() || defaultName(i, spec, hotSeat));
+  if (!seats.includes("human")) {
+    showError("At least one player must be a person: \"you\" for player 1, or \"a person (hot seat)\".");
+    return;
+  }
   const seedText = $("setup-seed").value.trim();
   if (seedText !== "" && !/^\d{1,19}$/.test(seedText)) {
     showError("The seed must be a whole number (digits only), or empty for a random one.");
@@ -1143,6 +1152,11 @@ async function runReview(again) {
     showProgress(null);
     renderFinalReview();
     if (S.view === "review") renderReview();
+    if (S.reviewSource !== "upload") {
+      // the decision shown came from the old analysis: show it again from the new one
+      if (rv.selected !== null && rv.selected !== undefined) selectDecision(rv.selected);
+      else $("review-detail").innerHTML = `<p class="muted">Choose a decision to see the position and the better move.</p>`;
+    }
   } catch (e) {
     showProgress(null);
     showError(e);
@@ -1401,6 +1415,10 @@ function stepDecision(delta) {
 
 let decisionSeq = 0;
 
+/* Why a decision has no loss, in words (the analysis's ``how``). */
+const HOW_UNRATED = {forced: "the only legal move",
+  unrated: "the search found no value for the move played"};
+
 async function selectDecision(index) {
   const rv = shownReview();
   const res = rv && rv.result;
@@ -1420,7 +1438,7 @@ async function selectDecision(index) {
     (dc.label ? ` <span class="lab ${dc.label}">${dc.label}</span>` : "") + `</dd>` +
     `<dt>Better</dt><dd>${esc(best)} \u2014 ${v(dc.value_best)}</dd>` +
     `<dt>Before</dt><dd>${v(dc.value_before)}</dd>` +
-    `<dt>Loss</dt><dd>${dc.loss_win_pct === null ? "not rated (" + esc(dc.how) + ")" : dc.loss_win_pct.toFixed(1) + " win-% points, " + dc.loss_points.toFixed(1) + " expected points"}</dd></dl>`;
+    `<dt>Loss</dt><dd>${dc.loss_win_pct === null ? "not rated (" + esc(HOW_UNRATED[dc.how] || dc.how) + ")" : dc.loss_win_pct.toFixed(1) + " win-% points, " + dc.loss_points.toFixed(1) + " expected points"}</dd></dl>`;
   html += `<p class="small muted">In the position below: <span class="key played">the move played</span> ` +
     `<span class="key better">the better move</span> (Depot, deck, Landmark or hand card).</p>`;
   html += `<div class="review-table" data-part="wrap"><p class="muted">Loading the position\u2026</p></div>`;

@@ -144,14 +144,22 @@ export function confidence(moves) {
   const dm = a.expected_margin - b.expected_margin;
   const ratio = b.visits ? a.visits / b.visits : 99;
   if (ratio >= 2 && (dw >= 3 || dm >= 2)) {
-    return {cue: "clearly best", why: `${a.visits} vs ${b.visits} visits, ` +
-      `${dw.toFixed(1)} win-% and ${dm.toFixed(1)} points ahead of the next move`};
+    return {cue: "clearly best", why: `${a.visits} vs ${b.visits} visits, ${gaps(dw, dm)}`};
   }
   if (dw < 2 && Math.abs(dm) < 1.5) {
     return {cue: "close call", why: `the top moves are within ${Math.abs(dw).toFixed(1)} win-% ` +
       `and ${Math.abs(dm).toFixed(1)} points (${a.visits} vs ${b.visits} visits): either is fine`};
   }
-  return {cue: "likely best", why: `${a.visits} vs ${b.visits} visits, ${dw.toFixed(1)} win-% ahead`};
+  return {cue: "likely best", why: `${a.visits} vs ${b.visits} visits, ${gaps(dw, dm)}`};
+}
+
+/* The first move against the next one, in win-% and points: "behind" rather than a
+ * negative "ahead" (the most visited move can trail on one of the two). */
+function gaps(dw, dm) {
+  const w = `${Math.abs(dw).toFixed(1)} win-%`, p = `${Math.abs(dm).toFixed(1)} points`;
+  if ((dw >= 0) === (dm >= 0)) return `${w} and ${p} ${dw >= 0 ? "ahead of" : "behind"} the next move`;
+  return dw >= 0 ? `${w} ahead of the next move but ${p} behind`
+    : `${p} ahead of the next move but ${w} behind`;
 }
 
 /** A server error message with its notation turned into words. */

@@ -540,6 +540,10 @@ async function ask(kind) {
         `<tr><th>total</th>${res.scores.map((s) => `<th>${s.total}</th>`).join("")}</tr></table>`;
     } else if (kind === "pay") {
       const builds = $("pe-builds").value.split(/[\s,]+/).filter(Boolean);
+      if (!builds.length) {
+        throw new Error("Type the cards to build in the box next to Pay first, each with " +
+          "its end of the Highway: H12:L H40:R.");
+      }
       const res = await P.ctx.api("POST", "/v1/payment", {position: v, builds});
       P.result = res.feasible
         ? `<h3 class="small">Cheapest payment</h3><ul id="pe-payment">${res.builds.map((b) => `<li><code>${esc(b.action)}</code></li>`).join("")}</ul>` +
@@ -670,5 +674,6 @@ export function onClick(el) {
   else if (ds.pe === "link") copy(location.href.split("#")[0] + "#position=" + encode(p), "Link");
   else if (ds.pe === "json") copy(JSON.stringify(view(), null, 1), "The view (bigsur-view/1)");
   else if (ds.pe === "load") loadJSON();
+  else if (ds.pe === "type") placeTyped();
   return true;
 }
