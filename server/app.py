@@ -24,7 +24,10 @@ from pathlib import Path
 from fastapi import FastAPI
 from fastapi.responses import JSONResponse, Response
 from fastapi.staticfiles import StaticFiles
+from pydantic import ValidationError
 from starlette.routing import compile_path
+
+from solver.rules.cards import CardSetError
 
 from . import cardsets, errors
 from .cardsets import CardRegistry
@@ -33,7 +36,7 @@ from .pool import SearchService
 from .routes import analysis, cards, games, health, hints, score
 from .sessions import GameService
 from .settings import Settings
-from .store import Store
+from .store import Store, StoreError
 
 log = logging.getLogger("bigsur.server")
 STATIC = Path(__file__).parent / "static"
@@ -288,16 +291,47 @@ def create_app(settings: Settings | None = None,
 
 # ------------------------------------------------------------------ bigsur serve
 
+def setting_errors(err: ValidationError) -> list[str]:
+    """One line per refused setting, naming its ``BIGSUR_*`` variable."""
+    lines = []
+    for e in err.errors():
+        reason = e["msg"].removeprefix("Value error, ")
+        if e["loc"]:
+            lines.append(f"BIGSUR_{str(e['loc'][0]).upper()}: {reason} (got {e['input']!r})")
+        else:  # a check of several settings: its message names them
+            lines.append(reason)
+    return lines
+
+
 def cmd_serve(args) -> int:
     import uvicorn
 
     from .netguard import GuardedH11Protocol, install_log_limits, raise_fd_limit
 
-    if args.db:
+    if args.db:  # given on the command line: it wins over both variables
         os.environ["BIGSUR_DB"] = args.db
+        os.environ.pop("BIGSUR_DATABASE_URL", None)
     if args.workers:
         os.environ["BIGSUR_WORKERS"] = str(args.workers)
-    settings = Settings()  # fail early, with the setting named, before uvicorn starts
+    try:  # fail early, with the setting named, before uvicorn starts
+        settings = Settings()
+    except ValidationError as err:
+        for line in setting_errors(err):
+            print(f"bigsur: error: {line}", file=sys.stderr)
+        return 2
+    try:  # BIGSUR_CARDS is a full set under a free name
+        CardRegistry(settings.cards)
+    except CardSetError as err:
+        print(f"bigsur: error: {err.summary()}", file=sys.stderr)
+        return 2
+    except ValueError as err:
+        print(f"bigsur: error: {err}", file=sys.stderr)
+        return 2
+    try:  # the database answers (and is migrated), or one line says why
+        Store(settings.database, settings.db_pool_size).close()
+    except StoreError as err:
+        print(f"bigsur: error: {err}", file=sys.stderr)
+        return 2
     raise_fd_limit(settings.max_connections + 512)  # + overflow, workers, database
     protocol = GuardedH11Protocol.configure(settings.request_timeout_seconds,
                                             settings.max_connections,
@@ -306,7 +340,8 @@ def cmd_serve(args) -> int:
                             port=args.port, log_level=args.log_level, http=protocol,
                             timeout_keep_alive=settings.keep_alive_seconds,
                             timeout_graceful_shutdown=settings.graceful_shutdown_seconds,
-                            h11_max_incomplete_event_size=16 * 1024)
+                            h11_max_incomplete_event_size=16 * 1024,
+                            forwarded_allow_ips=args.forwarded_allow_ips)
     server = uvicorn.Server(config)
     config.load()  # configures logging; the rate limit goes on top
     install_log_limits()
@@ -321,8 +356,12 @@ def add_cli(sub) -> None:
                        "environment variables.")
     p.add_argument("--host", default="127.0.0.1")
     p.add_argument("--port", type=int, default=8000)
-    p.add_argument("--db", help="SQLite file of the play sessions (BIGSUR_DB)")
+    p.add_argument("--db", help="SQLite file or postgresql:// URL of the games and jobs "
+                   "(BIGSUR_DB; wins over BIGSUR_DATABASE_URL)")
     p.add_argument("--workers", type=int, help="search processes (BIGSUR_WORKERS)")
+    p.add_argument("--forwarded-allow-ips", help="addresses whose X-Forwarded-For is "
+                   "trusted: the reverse proxy's (uvicorn's option; default: "
+                   "$FORWARDED_ALLOW_IPS, else 127.0.0.1,::1)")
     p.add_argument("--log-level", default="info")
     p.set_defaults(func=cmd_serve)
 

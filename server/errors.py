@@ -201,5 +201,5 @@ def install(app: FastAPI) -> None:
 
     app.add_exception_handler(RequestValidationError, handle_validation)
     app.add_exception_handler(StarletteHTTPException, handle_http)
-    for etype in {ApiError, *(etype for etype, *_ in ERROR_MAP)}:
+    for etype in {ApiError, StoreUnavailable, *(etype for etype, *_ in ERROR_MAP)}:
         app.add_exception_handler(etype, handle)

@@ -48,6 +48,7 @@ from solver.search.specs import SpecError, check_caps, parse_bot_spec
 from .errors import ApiError, describe
 from .pool import parse_position
 from .scheduler import cancel_and_wait
+from .settings import SERVER_BOTS
 from .store import Conflict, GameRow, LimitReached, Store, token_hash, token_matches
 
 if TYPE_CHECKING:
@@ -59,7 +60,6 @@ log = logging.getLogger("bigsur.server")
 HUMAN = "human"
 TOKEN_BYTES = 24  # 192 bits
 FAIRNESS_SCHEME = 'sha256("SEED:SALT") hex, SEED in decimal, SALT 32 hex digits'
-SERVER_BOTS = frozenset({"random", "greedy", "mcts"})  # never module:Class, never plugins
 COMMIT_ATTEMPTS = 5  # an action that loses this many races to other processes gets 409
 
 
@@ -570,19 +570,35 @@ class GameService:
             raise ApiError(409, "action_id", "concurrent requests kept changing the game; "
                            "fetch it and retry", "conflict")
 
-    def start_ai(self, live: LiveGame, search: SearchService) -> asyncio.Task | None:
-        """Start (or return) the task playing this game's AI seats, if one must act."""
+    def ai_turn_seconds(self) -> float:
+        """The longest an AI turn takes once it has a worker: its deadline (the budget
+        cap plus the grace), plus a queue wait."""
+        s = self.settings
+        return (s.max_budget_ms + s.deadline_grace_ms) / 1000 + s.queue_wait_seconds
+
+    def start_ai(self, live: LiveGame, search: SearchService,
+                 now: bool = False) -> asyncio.Task | None:
+        """Start (or return) the task playing this game's AI seats, if one must act.
+        Unless ``now`` (this process just made it the AI's turn, or just started), on a
+        database shared with other processes only once the game has not changed for
+        :meth:`ai_turn_seconds` (the process that saw the AI's turn plays it; one that
+        died is replaced) or this process's own AI of the game failed: clients polling
+        through every process do not make each of them search the same turn."""
         task = self.ai_tasks.get(live.id)
         if task is not None and not task.done():
             return task
         if live.status() != "ai":
             return None
+        failed = task is not None and not task.cancelled() and task.exception() is not None
+        if not now and not self.store.exclusive and not failed and \
+                time.time() - live.row.updated < self.ai_turn_seconds():
+            return None  # another process is playing this turn
         task = asyncio.get_running_loop().create_task(self._run_ai(live, search))
         self.ai_tasks[live.id] = task
         return task
 
     async def wait_ai(self, live: LiveGame, search: SearchService, timeout: float) -> None:
-        task = self.start_ai(live, search)
+        task = self.start_ai(live, search, now=True)
         if task is None:
             return
         try:
@@ -652,7 +668,7 @@ class GameService:
             except Exception:  # noqa: BLE001 - one bad game must not stop the server
                 log.exception("game %s cannot be replayed", game_id)
                 continue
-            if self.start_ai(live, search) is not None:
+            if self.start_ai(live, search, now=True) is not None:
                 started += 1
         return started
 

@@ -13,6 +13,10 @@ from typing import Literal
 from pydantic import Field, model_validator
 from pydantic_settings import BaseSettings, SettingsConfigDict
 
+from solver.search.specs import SpecError, check_caps, parse_bot_spec
+
+SERVER_BOTS = frozenset({"random", "greedy", "mcts"})  # never module:Class, never plugins
+
 
 class Settings(BaseSettings):
     """Server settings; each field is read from ``BIGSUR_<NAME>`` (e.g. ``BIGSUR_DB``)."""
@@ -101,6 +105,13 @@ class Settings(BaseSettings):
     @model_validator(mode="after")
     def _consistent(self) -> Settings:
         self.database  # noqa: B018 - a clear error for an unknown URL scheme, at start-up
+        try:  # the AI of every seat a new game leaves unspecified: refused at start-up
+            check_caps(parse_bot_spec(self.default_ai, "BIGSUR_DEFAULT_AI", known=SERVER_BOTS),
+                       self.max_budget_ms / 1000, self.max_iterations, "BIGSUR_DEFAULT_AI")
+        except SpecError as err:
+            limit = " (BIGSUR_MAX_BUDGET_MS / BIGSUR_MAX_ITERATIONS)" \
+                if err.kind == "limit" else ""
+            raise ValueError(f"{err}{limit}") from None
         if self.cluster is not None and not self.cluster.startswith(("tcp://", "tls://")):
             raise ValueError(f"BIGSUR_CLUSTER: must be tcp://HOST:PORT or tls://HOST:PORT of "
                              f"a Dask scheduler, got {self.cluster!r}")
@@ -111,6 +122,10 @@ class Settings(BaseSettings):
         """Where games and jobs live: a ``postgresql://`` URL or a SQLite file path
         (``BIGSUR_DATABASE_URL`` wins over ``BIGSUR_DB``)."""
         target = self.database_url or self.db
+        if not target.strip():  # sqlite3 would open a private temporary database
+            setting = "BIGSUR_DATABASE_URL" if self.database_url is not None else "BIGSUR_DB"
+            raise ValueError(f"{setting}: empty; give a SQLite file path or a "
+                             "postgresql:// URL")
         if target.startswith(("postgresql://", "postgres://")):
             return target
         if target.startswith("sqlite:///"):

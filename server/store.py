@@ -342,16 +342,16 @@ class SQLiteBackend:
 
     def __init__(self, path: str):
         self.path = path
-        if path != ":memory:":
-            Path(path).parent.mkdir(parents=True, exist_ok=True)
         self.lock = threading.Lock()
         try:
+            if path != ":memory:":
+                Path(path).parent.mkdir(parents=True, exist_ok=True)
             self.db = sqlite3.connect(path, isolation_level=None, check_same_thread=False,
                                       timeout=30)
             self.db.execute("PRAGMA journal_mode=WAL")
             self.db.execute("PRAGMA synchronous=FULL")
             self.db.execute("PRAGMA foreign_keys=ON")
-        except sqlite3.DatabaseError as err:
+        except (sqlite3.DatabaseError, OSError) as err:
             raise StoreError(f"BIGSUR_DB: cannot open {path!r} as a session database "
                              f"({err})") from None
 
@@ -423,6 +423,15 @@ class PostgresBackend:
                              "psycopg_pool (pip install 'psycopg[binary]' psycopg_pool)"
                              ) from None
         self.url = url
+        try:  # one connection first: a refusal is said at once, with its reason
+            psycopg.connect(url, connect_timeout=15).close()
+        except psycopg.Error as err:
+            reason = " ".join(str(err).split()) or type(err).__name__
+            secret = re.search(r"://[^:/@]*:([^@/]+)@", url)
+            if secret:  # a malformed URL is quoted whole in some messages
+                reason = reason.replace(secret[1], "***")
+            raise StoreError(f"BIGSUR_DB: cannot connect to PostgreSQL at {redact(url)} "
+                             f"({reason})") from None
         self._errors = psycopg.errors
         self._unavailable = (psycopg.OperationalError, PoolTimeout)
         self.pool = ConnectionPool(url, min_size=1, max_size=pool_size, open=False,

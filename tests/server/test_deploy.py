@@ -1,0 +1,173 @@
+"""What an operator following docs/deploy.md meets: ``bigsur serve`` refusing a bad
+setting or an unusable database in one line naming it (no traceback, exit status 2),
+a database outage answered 503 over HTTP, and several processes on one database not
+all searching the same AI turn because clients poll through each of them."""
+
+from __future__ import annotations
+
+import asyncio
+import threading
+import time
+
+import pydantic
+import pytest
+import uvicorn
+from session_testkit import BOTH_BACKENDS, auth
+
+from server.app import main
+from server.settings import Settings
+from server.store import Store, StoreError, StoreUnavailable
+
+
+def serve(monkeypatch, capsys, env: dict[str, str], *argv: str) -> tuple[int, str]:
+    """``python -m server`` with ``env``; (exit status, stderr). Every case here fails
+    before uvicorn starts."""
+    for name in ("BIGSUR_DB", "BIGSUR_DATABASE_URL", "BIGSUR_CARDS"):
+        monkeypatch.delenv(name, raising=False)
+    for name, value in env.items():
+        monkeypatch.setenv(name, value)
+    monkeypatch.setattr(uvicorn.Server, "run", lambda *_a, **_k: pytest.fail(
+        "bigsur serve started with a setting it should have refused"))
+    code = main(["--port", "1", *argv])
+    return code, capsys.readouterr().err
+
+
+@pytest.mark.parametrize("name, value, says", [
+    ("BIGSUR_WORKERS", "-1", "BIGSUR_WORKERS: Input should be greater than or equal to 1"),
+    ("BIGSUR_WORKERS", "four", "BIGSUR_WORKERS: Input should be a valid integer"),
+    ("BIGSUR_JOB_LEASE_SECONDS", "0", "BIGSUR_JOB_LEASE_SECONDS: Input should be greater"),
+    ("BIGSUR_POOL", "fork", "BIGSUR_POOL: Input should be 'process' or 'thread'"),
+    ("BIGSUR_CLUSTER", "scheduler:8786", "BIGSUR_CLUSTER: must be tcp://HOST:PORT"),
+    ("BIGSUR_DB", "", "BIGSUR_DB: empty"),
+    ("BIGSUR_DEFAULT_AI", "alphazero", "BIGSUR_DEFAULT_AI: unknown bot 'alphazero'"),
+    ("BIGSUR_DEFAULT_AI", "mcts:60s", "BIGSUR_DEFAULT_AI: 60s per move exceeds the limit"),
+    ("BIGSUR_CARDS", "/nonexistent/cards.json", "/nonexistent/cards.json (BIGSUR_CARDS)"),
+])
+def test_a_bad_setting_stops_serve_with_one_line_naming_it(monkeypatch, capsys, tmp_path,
+                                                           name, value, says):
+    env = {"BIGSUR_DB": str(tmp_path / "games.db"), name: value}
+    code, err = serve(monkeypatch, capsys, env)
+    assert code == 2, err
+    assert err.startswith("bigsur: error: ") and says in err, err
+    assert "Traceback" not in err and "pydantic" not in err
+
+
+def test_an_empty_database_setting_is_not_a_temporary_database():
+    """sqlite3 opens "" as a private temporary database: every game would be lost at
+    the next restart (an unset variable in a unit file: BIGSUR_DB=$DB)."""
+    with pytest.raises(pydantic.ValidationError, match="BIGSUR_DB: empty"):
+        Settings(db="")
+    with pytest.raises(pydantic.ValidationError, match="BIGSUR_DATABASE_URL: empty"):
+        Settings(database_url=" ")
+
+
+def test_an_unusable_database_stops_serve_with_one_line(monkeypatch, capsys, tmp_path):
+    blocker = tmp_path / "a-file"
+    blocker.write_text("")
+    code, err = serve(monkeypatch, capsys, {"BIGSUR_DB": str(blocker / "games.db")})
+    assert code == 2 and err.startswith("bigsur: error: BIGSUR_DB: cannot open"), err
+    assert "Traceback" not in err
+    started = time.monotonic()
+    code, err = serve(monkeypatch, capsys,
+                      {"BIGSUR_DB": "postgresql://bigsur:s3cret@127.0.0.1:1/bigsur"})
+    assert code == 2 and "cannot connect to PostgreSQL" in err, err
+    assert "Connection refused" in err and "s3cret" not in err and "Traceback" not in err
+    assert time.monotonic() - started < 10  # said at once, not after the pool's 15 s
+
+
+def test_the_db_option_wins_over_the_database_url_variable(monkeypatch, capsys, tmp_path):
+    blocker = tmp_path / "a-file"
+    blocker.write_text("")
+    code, err = serve(monkeypatch, capsys,
+                      {"BIGSUR_DATABASE_URL": f"sqlite:///{tmp_path}/fine.db"},
+                      "--db", str(blocker / "games.db"))
+    assert code == 2 and str(blocker) in err, err  # the --db given, not the variable
+
+
+def test_a_malformed_postgres_url_does_not_echo_its_password():
+    with pytest.raises(StoreError) as err:
+        Store("postgresql://bigsur:s3cret@[::1/bigsur")
+    assert "s3cret" not in str(err.value) and "cannot connect to PostgreSQL" in str(err.value)
+
+
+def test_a_database_outage_is_a_503_over_http(client, monkeypatch):
+    """describe() maps StoreUnavailable to 503; the app must route it there too (it
+    answered a plain-text 500 while PostgreSQL was down)."""
+    def down(*_args, **_kwargs):
+        raise StoreUnavailable("PostgreSQL at postgresql://bigsur@db/bigsur did not answer")
+
+    monkeypatch.setattr(client.app.state.store, "counts", down)
+    monkeypatch.setattr(client.app.state.store, "game", down)
+    for path in ("/healthz", "/v1/games/some-game"):
+        r = client.get(path, headers=auth("t"))
+        assert r.status_code == 503, (path, r.status_code, r.text)
+        assert r.json()["error"] == "unavailable" and r.headers["Retry-After"]
+        assert "bigsur@" not in r.text
+
+
+@BOTH_BACKENDS
+def test_polling_another_process_does_not_search_the_same_ai_turn_again(make_client):
+    """Two apps on one database (as two server processes behind a proxy): the AI turn
+    runs where the game became the AI's turn; a GET through the other process does not
+    start a second search of it, unless the turn has stalled (its process died)."""
+    playing = make_client(ai_wait_seconds=0.1)
+    other = make_client()
+    other.app.state.store.exclusive = False  # SQLite: as if shared (PostgreSQL: it is)
+    gate = threading.Event()
+    search = playing.app.state.search
+    real_turn = search.bot_turn
+
+    async def slow_turn(*args, **kwargs):
+        await asyncio.to_thread(gate.wait, 30)
+        return await real_turn(*args, **kwargs)
+
+    search.bot_turn = slow_turn
+    try:
+        r = playing.post("/v1/games", json={"players": 2, "seats": ["random", "human"],
+                                            "seed": 1})  # seat 0 (the AI) starts
+        assert r.status_code == 201, r.text
+        game_id, token = r.json()["game_id"], r.json()["tokens"][0]["token"]
+        view = other.get(f"/v1/games/{game_id}", headers=auth(token)).json()
+        assert view["ai_thinking"] and view["to_act"] == 0
+        assert game_id not in other.app.state.games.ai_tasks  # not searched twice
+        other.app.state.games.ai_turn_seconds = lambda: 0.0  # the turn has stalled
+        other.get(f"/v1/games/{game_id}", headers=auth(token))
+        assert game_id in other.app.state.games.ai_tasks  # taken over
+        deadline = time.monotonic() + 30
+        while other.get(f"/v1/games/{game_id}", headers=auth(token)).json()["ai_thinking"]:
+            assert time.monotonic() < deadline, "the stalled AI turn was never played"
+            time.sleep(0.05)
+    finally:
+        gate.set()
+    deadline = time.monotonic() + 30
+    while not playing.app.state.games.ai_tasks[game_id].done():  # drops its late copy
+        assert time.monotonic() < deadline
+        time.sleep(0.05)
+    view = playing.get(f"/v1/games/{game_id}", headers=auth(token)).json()
+    assert view["your_turn"] and [e["seat"] for e in view["log"]] == \
+        [0] * len(view["log"])  # the AI's one turn, stored once
+
+
+def test_serve_passes_the_trusted_proxy_addresses_to_uvicorn(monkeypatch, tmp_path):
+    """deploy.md: behind a proxy on another host, its address must be trusted for
+    X-Forwarded-For, else every client counts as the proxy (one client's limits)."""
+    import server.netguard as netguard
+
+    seen = []
+
+    class FakeServer:
+        def __init__(self, config):
+            seen.append(config)
+
+        def run(self):
+            pass
+
+    monkeypatch.setattr(uvicorn, "Server", FakeServer)
+    monkeypatch.setattr(uvicorn.Config, "load", lambda self: None)
+    monkeypatch.setattr(netguard, "install_log_limits", lambda: None)
+    monkeypatch.setattr(netguard.GuardedH11Protocol, "configure",
+                        classmethod(lambda cls, *_args: cls))
+    monkeypatch.setenv("BIGSUR_WARM", "false")
+    assert main(["--db", str(tmp_path / "games.db"), "--forwarded-allow-ips",
+                 "10.0.0.5"]) == 0
+    assert seen[0].forwarded_allow_ips == "10.0.0.5"
