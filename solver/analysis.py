@@ -16,7 +16,9 @@ the moves; from it:
   visited carry no value and do not match. When no ranked move starts with the played
   action: if the game ended with it, its exact value (win share,
   margin); if the same player still acts after it, a second search of the position
-  after it (the player's view then) gives the value; otherwise it is *unrated*;
+  after it (the player's view then) gives the value; if it ended the player's turn (an
+  end or a claim the search had not tried), a second search of the same position with
+  the played move as its only candidate (*played*); otherwise it is *unrated*;
 - **loss**: best minus played, in win-% points and in expected points (never below 0);
 - **label** (lichess-style; lichess judges drops of 0.1 / 0.2 / 0.3 in winning chances on
   a -1..1 scale, i.e. 5 / 10 / 15 win-% points; plus an expected-points scale in the
@@ -94,7 +96,7 @@ class DecisionReview:
     phase: str  # "take" or "build"
     played: str
     legal: int  # number of legal actions
-    how: str  # "ranked" | "continuation" | "terminal" | "forced" | "unrated"
+    how: str  # "ranked" | "continuation" | "played" | "terminal" | "forced" | "unrated"
     best: list[str] | None = None
     value_before: Value | None = None
     value_best: Value | None = None
@@ -277,6 +279,11 @@ def review_decision(view: PlayerView, played: str | Action, after_view: PlayerVi
         again = _result_json(search(after_view, budget, seed=seed + 1))
         if again.get("moves"):
             out.how = "continuation"
+            out.value_played = _value(again["moves"][0])
+    else:  # it ended the turn (an end, a claim) where the search had not tried it
+        again = _result_json(search(view, budget, seed=seed + 1, moves=[(action,)]))
+        if again.get("moves") and again["moves"][0].get("visits", 1) > 0:
+            out.how = "played"
             out.value_played = _value(again["moves"][0])
     if out.value_played is not None:
         out.loss_win_pct = round(max(0.0, 100.0 * (out.value_best.win_probability

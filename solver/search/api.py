@@ -156,8 +156,11 @@ def to_view(position: GameState | PlayerView) -> PlayerView:
 
 
 def analyse(position: GameState | PlayerView, budget: Budget, seed: int | None = None,
-            workers: int = 1, params: SearchParams = DEFAULT_PARAMS) -> SearchResult:
-    """Rank every candidate move of the seat to act (see the module doc)."""
+            workers: int = 1, params: SearchParams = DEFAULT_PARAMS,
+            moves: list[tuple[Action, ...]] | None = None) -> SearchResult:
+    """Rank every candidate move of the seat to act (see the module doc); ``moves``: rank
+    these instead (each a whole decision, e.g. ``[(End(),)]``), so that a move the
+    search would not have tried gets a value too (a review's move played)."""
     if not isinstance(budget, Budget):
         raise BudgetError(f"budget: must be a Budget, got {type(budget).__name__}")
     if isinstance(workers, bool) or not isinstance(workers, int) or not 1 <= workers <= 64:
@@ -166,7 +169,7 @@ def analyse(position: GameState | PlayerView, budget: Budget, seed: int | None =
         raise BudgetError(f"seed: must be an integer or None, got {seed!r}")
     view = to_view(position)
     out = search(view, budget.iterations, budget.seconds, 0 if seed is None else seed,
-                 workers, params)
+                 workers, params, moves)
     sample = Determinizer(view).sample(random.Random(0))
     moves = []
     for m in out.moves:

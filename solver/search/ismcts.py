@@ -448,7 +448,11 @@ def _load_model(path: str) -> ValueModel:
 class Searcher:
     """One SO-ISMCTS tree for the seat of ``view`` (which must be to act)."""
 
-    def __init__(self, view: PlayerView, seed: int, params: SearchParams = DEFAULT_PARAMS):
+    def __init__(self, view: PlayerView, seed: int, params: SearchParams = DEFAULT_PARAMS,
+                 moves: list[tuple[Action, ...]] | None = None):
+        """``moves``: the root's candidates, instead of the search's own (each a whole
+        decision as the search plays it, e.g. ``(End(),)``): to value a move it would
+        not have tried, such as a review's move played."""
         self.created = time.perf_counter()  # a time budget counts the root's set-up too
         self.view = view
         self.seat = view.seat
@@ -460,8 +464,11 @@ class Searcher:
         sample = self.det.sample(random.Random(seed))
         self.evaluator = evaluator_for(params, view.cards)
         # the last build step: solved exactly (own hand and public facts only)
-        self.exact = _exact_last(sample, ROOT_EXACT_LIMIT) if params.exact_last else None
-        if self.exact is not None:
+        self.exact = _exact_last(sample, ROOT_EXACT_LIMIT) \
+            if params.exact_last and moves is None else None
+        if moves is not None:
+            self.root_order = [tuple(m) for m in moves]
+        elif self.exact is not None:
             self.root_order = [self.exact.move]
         else:
             with one_blas_thread(), full_gc_deferred():
@@ -1077,8 +1084,9 @@ def _worker_seed(seed: int, k: int) -> int:
 
 
 def _run_one(view: PlayerView, iterations: int | None, seconds: float | None, seed: int,
-             params: SearchParams) -> tuple[list[MoveStats], int, int | None]:
-    searcher = Searcher(_canonical(view), seed, params)
+             params: SearchParams, moves: list[tuple[Action, ...]] | None = None
+             ) -> tuple[list[MoveStats], int, int | None]:
+    searcher = Searcher(_canonical(view), seed, params, moves)
     searcher.run(iterations, seconds)
     exact = searcher.exact.score if searcher.exact is not None else None
     return searcher.root_stats(), searcher.iterations, exact
@@ -1099,15 +1107,16 @@ def _canonical(view: PlayerView) -> PlayerView:
 
 
 def search(view: PlayerView, iterations: int | None = None, seconds: float | None = None,
-           seed: int = 0, workers: int = 1,
-           params: SearchParams = DEFAULT_PARAMS) -> SearchOutput:
+           seed: int = 0, workers: int = 1, params: SearchParams = DEFAULT_PARAMS,
+           moves: list[tuple[Action, ...]] | None = None) -> SearchOutput:
     """Run SO-ISMCTS for the seat of ``view`` with an iteration budget (split over the
     workers, reproducible with ``seed``) or a time budget (every worker searches for
-    ``seconds``); return the merged root statistics, best (most visited) first."""
+    ``seconds``); return the merged root statistics, best (most visited) first.
+    ``moves``: the root's candidates instead of its own (:class:`Searcher`)."""
     start = time.perf_counter()
     workers = max(1, int(workers))
     if workers == 1:
-        runs = [_run_one(view, iterations, seconds, _worker_seed(seed, 0), params)]
+        runs = [_run_one(view, iterations, seconds, _worker_seed(seed, 0), params, moves)]
     else:
         shares = [None] * workers
         if iterations is not None:
@@ -1115,7 +1124,7 @@ def search(view: PlayerView, iterations: int | None = None, seconds: float | Non
         pool = _pool(workers)
         try:
             futures = [pool.submit(_run_one, view, shares[k], seconds, _worker_seed(seed, k),
-                                   params) for k in range(workers)]
+                                   params, moves) for k in range(workers)]
             runs = [f.result() for f in futures]
         except BrokenProcessPool:
             _POOLS.pop(workers, None)  # a worker died: the next search starts a new pool

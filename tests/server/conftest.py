@@ -43,14 +43,18 @@ class FakeSearch:
         self.gate: threading.Event | None = None
         self.started = threading.Semaphore(0)
 
-    def __call__(self, position, budget, seed=None) -> dict[str, Any]:
+    def __call__(self, position, budget, seed=None, moves=None) -> dict[str, Any]:
+        """As ``analyse``: ``moves`` (whole decisions) ranks only those."""
         assert isinstance(position, PlayerView), "search must only ever get a view"
         self.calls.append((position, budget, seed))
         self.started.release()
         if self.gate is not None:
             assert self.gate.wait(30), "the test never opened the gate"
         moves = []
+        firsts = None if moves is None else {m[0] for m in moves}
         for action in legal_from_view(position):
+            if firsts is not None and action not in firsts:
+                continue
             text = action.notation()
             h = hashlib.blake2b(f"{text}:{seed}".encode(), digest_size=8).digest()
             p = int.from_bytes(h, "big") / 2**64

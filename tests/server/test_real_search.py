@@ -12,6 +12,7 @@ from session_testkit import poll_job
 from solver.analysis import (
     AnalysisError,
     DecisionReview,
+    Value,
     analyse_record,
     decision_points,
     decision_seed,
@@ -82,7 +83,7 @@ def test_review_of_a_short_record_is_reproducible_and_consistent():
     assert [d.index for d in review.decisions] == list(range(8))
     for d in review.decisions:
         assert d.played == record.actions[d.index]
-        assert d.how in ("ranked", "continuation", "terminal", "forced", "unrated")
+        assert d.how in ("ranked", "continuation", "played", "terminal", "forced", "unrated")
         if d.rated:
             best, played = d.value_best, d.value_played
             assert d.loss_win_pct == round(max(0.0, 100 * (best.win_probability
@@ -170,6 +171,43 @@ def test_a_move_the_search_did_not_rank_uses_the_exact_end_or_a_second_search():
     assert d.how == "continuation" and len(calls) == 2
     assert calls[1].turn == take.after.turn  # the second search saw the position after
     assert isinstance(DecisionReview.from_json(d.to_json()), DecisionReview)
+
+
+def test_a_turn_ending_move_the_search_did_not_try_is_searched_alone():
+    """An end (or a claim) the search never tried, with another seat to act after it, was
+    *unrated* (a review marked a 54-point drop in winning chances on one with no loss);
+    a second search of the same position with the move as its only candidate values it."""
+    record = play_random_game(2, seed=40)
+    point = next(p for p in decision_points(record)
+                 if p.action.notation() == "end" and p.after_view is None
+                 and p.terminal is None and p.legal > 1)
+    calls = []
+
+    def stub(view, budget, seed=None, moves=None):
+        calls.append(moves)
+        if moves is None:  # the first search ranks only a build, never the end played
+            return {"seat": view.seat, "stats": {}, "moves": [
+                {"actions": ["build H01 L"], "visits": 10, "win_probability": 0.8,
+                 "expected_margin": 5.0}]}
+        return {"seat": view.seat, "stats": {}, "moves": [
+            {"actions": [a.notation() for a in moves[0]], "visits": 7,
+             "win_probability": 0.25, "expected_margin": -3.0}]}
+
+    d = review_decision(point.view, point.action, None, None, None, 0, stub)
+    assert calls == [None, [(point.action,)]]
+    assert d.how == "played" and d.value_played == Value(0.25, -3.0)
+    assert d.loss_win_pct == 55.0 and d.loss_points == 8.0 and d.label == "blunder"
+
+
+def test_analyse_ranks_only_the_moves_it_is_given():
+    from solver.rules.actions import End
+
+    record = play_random_game(2, seed=40)
+    point = next(p for p in decision_points(record)
+                 if p.action.notation() == "end" and p.legal > 1)
+    result = analyse(point.view, Budget(iterations=30), seed=1, moves=[(End(),)])
+    assert [m.actions for m in result.moves] == [["end"]]
+    assert result.moves[0].visits == 30
 
 
 def test_review_errors_name_the_field():
