@@ -715,17 +715,11 @@ class Searcher:
         if params.rollout_rounds >= 0:
             cutoff = max(cutoff, self.cutoff_turn)
         while state.phase != Phase.OVER and state.turn < cutoff:
-            if self._own_value and state.current == self.seat:
-                if self._own_takes and state.phase == Phase.TAKE and state.picks == 1:
+            own = state.current == self.seat
+            if self._own_value if own else self._opp_value:  # the value plays the step
+                if own and self._own_takes and state.phase == Phase.TAKE and state.picks == 1:
                     apply_inplace(state, own_take(state, params, self.evaluator,
                                                   self._unseen))
-                play_takes(state, rng, params.weights, params.rollout_noise,
-                           params.rollout_lookahead)
-                if state.phase == Phase.BUILD:
-                    for action in own_build_step(state, params, self.evaluator):
-                        apply_inplace(state, action)
-                continue
-            if self._opp_value and state.current != self.seat:  # the value plays its step
                 play_takes(state, rng, params.weights, params.rollout_noise,
                            params.rollout_lookahead)
                 if state.phase == Phase.BUILD:

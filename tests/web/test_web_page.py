@@ -417,11 +417,7 @@ def test_play_a_full_game_hint_review(server, page, tmp_path):
 
 def test_keyboard_help_and_focusable_controls(server, page):
     pg = page
-    pg.goto(server + "/")
-    pg.wait_for_selector("body[data-ready='1']")
-    pg.evaluate("localStorage.clear()")
-    pg.reload()
-    pg.wait_for_selector("body[data-ready='1']")
+    fresh_page(pg, server + "/")
     pg.keyboard.press("?")
     keys = pg.locator("#keys")
     assert keys.is_visible()
@@ -481,11 +477,7 @@ def test_phone(server, browser):
     errors: list[str] = []
     pg.on("pageerror", lambda e: errors.append(str(e)))
     try:
-        pg.goto(server + "/")
-        pg.wait_for_selector("body[data-ready='1']")
-        pg.evaluate("localStorage.clear()")
-        pg.reload()
-        pg.wait_for_selector("body[data-ready='1']")
+        fresh_page(pg, server + "/")
         no_overflow(pg)
         shot(pg, "11-phone-setup")
         pg.select_option("#seat-1", "greedy")
@@ -564,14 +556,7 @@ def test_recycle_offered_on_an_empty_discard_pile(server, page):
     Recycling is used: the Recycle source is offered even when the pile was empty (the
     cheapest payment may say "discard X, recycle"; click-to-pay must be able to say it)."""
     pg = page
-    pg.goto(server + "/?speed=0")
-    pg.wait_for_selector("body[data-ready='1']")
-    pg.evaluate("localStorage.clear()")
-    pg.reload()
-    pg.wait_for_selector("body[data-ready='1']")
-    pg.select_option("#seat-1", "greedy")
-    pg.click("#setup-start")
-    pg.wait_for_selector("#game:not([hidden])")
+    start_a_game_against_greedy(pg, server + "/?speed=0")
     for _ in range(2):
         settle(pg)
         pg.locator("#deck .cardbtn").click()
@@ -611,22 +596,39 @@ def play_out_by_api(base: str, pg) -> None:
     raise AssertionError("the game did not end")
 
 
-def test_review_analysed_again_keeps_the_decision(server, page):
-    """"Analyse again" replaces the analysis: the decision shown is shown again from the
-    new one, and its "Open in the position editor" still opens it (it did nothing)."""
-    pg = page
-    pg.goto(server + "/?speed=0&review=iterations:5")
+def fresh_page(pg, url: str) -> None:
+    """The page at ``url`` with nothing remembered from an earlier test (no saved game,
+    no settings)."""
+    pg.goto(url)
     pg.wait_for_selector("body[data-ready='1']")
     pg.evaluate("localStorage.clear()")
     pg.reload()
     pg.wait_for_selector("body[data-ready='1']")
+
+
+def start_a_game_against_greedy(pg, url: str) -> None:
+    """A fresh page (nothing remembered) at ``url``, a game against GreedyBot started."""
+    fresh_page(pg, url)
     pg.select_option("#seat-1", "greedy")
     pg.click("#setup-start")
     pg.wait_for_selector("#game:not([hidden])")
+
+
+def finish_a_game_against_greedy(server: str, pg) -> None:
+    """A fresh page's game against GreedyBot, played to its end through the API, and its
+    review (5 iterations a decision) ready on the final screen."""
+    start_a_game_against_greedy(pg, server + "/?speed=0&review=iterations:5")
     settle(pg)
     play_out_by_api(server, pg)
     pg.reload()
     pg.wait_for_selector("#final-review-summary:has-text('Review ready')", timeout=120_000)
+
+
+def test_review_analysed_again_keeps_the_decision(server, page):
+    """"Analyse again" replaces the analysis: the decision shown is shown again from the
+    new one, and its "Open in the position editor" still opens it (it did nothing)."""
+    pg = page
+    finish_a_game_against_greedy(server, pg)
     pg.goto(server + "/?speed=0")  # without ?review=: the budget chosen on the page counts
     pg.wait_for_selector("body[data-ready='1']")
     pg.click("#nav-review")
@@ -657,18 +659,7 @@ def test_phone_review_not_cut_off(server, browser):
     errors: list[str] = []
     pg.on("pageerror", lambda e: errors.append(str(e)))
     try:
-        pg.goto(server + "/?speed=0&review=iterations:5")
-        pg.wait_for_selector("body[data-ready='1']")
-        pg.evaluate("localStorage.clear()")
-        pg.reload()
-        pg.wait_for_selector("body[data-ready='1']")
-        pg.select_option("#seat-1", "greedy")
-        pg.click("#setup-start")
-        pg.wait_for_selector("#game:not([hidden])")
-        settle(pg)
-        play_out_by_api(server, pg)
-        pg.reload()
-        pg.wait_for_selector("#final-review-summary:has-text('Review ready')", timeout=120_000)
+        finish_a_game_against_greedy(server, pg)
         no_overflow(pg)
         # the Landmark row of the scores holds points for how many are held, not a count
         assert "Landmarks held (1\u20132: 3" in pg.locator("#final table.scores").inner_text()
@@ -690,11 +681,7 @@ def test_hot_seat_says_whose_turn(server, page):
     player 1 and "Your turn" for both), and a game of AIs only is refused in words
     before it is sent."""
     pg = page
-    pg.goto(server + "/?speed=0")
-    pg.wait_for_selector("body[data-ready='1']")
-    pg.evaluate("localStorage.clear()")
-    pg.reload()
-    pg.wait_for_selector("body[data-ready='1']")
+    fresh_page(pg, server + "/?speed=0")
     pg.select_option("#seat-0", "greedy")
     pg.select_option("#seat-1", "greedy")
     pg.click("#setup-start")
