@@ -50,8 +50,8 @@ class FakeSearch:
         self.started.release()
         if self.gate is not None:
             assert self.gate.wait(30), "the test never opened the gate"
-        moves = []
         firsts = None if moves is None else {m[0] for m in moves}
+        moves = []
         for action in legal_from_view(position):
             if firsts is not None and action not in firsts:
                 continue
