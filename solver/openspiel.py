@@ -391,23 +391,21 @@ class BigSurState(pyspiel.State):
         return list(self._legal()[0])
 
     def chance_outcomes(self) -> list[tuple[int, float]]:
+        codes = self._chance_codes()
+        p = 1.0 / len(codes)
+        return [(c, p) for c in codes]
+
+    def _chance_codes(self) -> list[int]:
+        """The ids of the chance node's outcomes, all equally likely, in order."""
         b = self._b
         gs = b.gs
         codec = self._codec()
-        if b.setup:
-            kind = b.setup[0][0]
-            if kind == _ROW:
-                codes = [codec.landmark0 + j for j in sorted(gs.landmark_deck)]
-            elif kind == _FIRST:
-                codes = [codec.first0 + s for s in range(gs.num_players)]
-            else:
-                codes = sorted(gs.deck)
-        elif b.landmark_due:
-            codes = [codec.landmark0 + j for j in sorted(gs.landmark_deck)]
-        else:
-            codes = sorted(gs.deck)
-        p = 1.0 / len(codes)
-        return [(c, p) for c in codes]
+        kind = b.setup[0][0] if b.setup else None
+        if kind == _ROW or (kind is None and b.landmark_due):
+            return [codec.landmark0 + j for j in sorted(gs.landmark_deck)]
+        if kind == _FIRST:
+            return [codec.first0 + s for s in range(gs.num_players)]
+        return sorted(gs.deck)
 
     def _apply_action(self, action: int) -> None:
         b = self._b
@@ -473,18 +471,8 @@ class BigSurState(pyspiel.State):
     def _check_chance(self, code: int) -> None:
         """Raise IllegalActionError unless ``code`` is one of the current chance outcomes
         (checked before anything changes, so a bad id leaves the state as it was)."""
-        b = self._b
-        gs = b.gs
-        codec = self._codec()
-        kind = b.setup[0][0] if b.setup else None
-        if kind == _ROW or (kind is None and b.landmark_due):
-            ok = (codec.landmark0 <= code < codec.first0
-                  and code - codec.landmark0 in gs.landmark_deck)
-        elif kind == _FIRST:
-            ok = codec.first0 <= code < codec.first0 + gs.num_players
-        else:
-            ok = 0 <= code < codec.h and code in gs.deck
-        if not ok:
+        if code not in self._chance_codes():
+            codec = self._codec()
             try:
                 what = f" ({codec.chance_string(code)!r})"
             except ActionCodeError:
