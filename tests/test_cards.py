@@ -211,6 +211,31 @@ def test_bad_top_level(raw, field):
     assert any(e.startswith(field) for e in info.value.errors), info.value.errors
 
 
+def test_a_set_stating_its_own_label_and_fingerprint_reads_as_the_same_set():
+    """The server's GET /v1/cards/NAME adds both; sent back as they came, they were
+    refused as unknown fields."""
+    cards = load_card_set()
+    saved = {**cards.to_json(), "label": cards.label, "fingerprint": cards.fingerprint}
+    assert parse_card_set(saved).fingerprint == cards.fingerprint
+
+
+def test_a_stated_fingerprint_that_an_edit_changed_is_named():
+    cards = load_card_set()
+    saved = {**cards.to_json(), "label": cards.label, "fingerprint": cards.fingerprint,
+             "description": "edited after it was saved"}
+    errors = errors_of(saved, require_full=True)
+    assert len(errors) == 1 and errors[0].startswith("fingerprint: "), errors
+    assert cards.fingerprint in errors[0] and "drops them" in errors[0]
+
+
+def test_a_stated_label_that_a_rename_changed_is_named():
+    cards = load_card_set()
+    saved = {**cards.to_json(), "label": cards.label, "name": "mine"}
+    errors = errors_of(saved, require_full=True)
+    assert len(errors) == 1 and errors[0].startswith("label: "), errors
+    assert "'mine v1 (reconstruction" in errors[0]
+
+
 def test_full_set_arithmetic_accepts_49_59_69():
     cards = parse_card_set(full_raw(), "full")
     assert [len(cards.deck_for(p)) for p in (2, 3, 4)] == [49, 59, 69]

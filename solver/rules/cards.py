@@ -228,12 +228,24 @@ def parse_card_set(raw: Any, source: str = "<data>", require_full: bool = True) 
         _check_equal_turns(counts, errors)
     if errors:
         raise CardSetError(source, errors)
-    return CardSet(name, version, reconstruction, description, tuple(highway),
-                   tuple(landmarks))
+    card_set = CardSet(name, version, reconstruction, description, tuple(highway),
+                       tuple(landmarks))
+    for field in sorted(DERIVED_FIELDS & set(raw)):
+        stated, derived = raw[field], getattr(card_set, field)
+        if stated != derived:
+            errors.append(f"{field}: the set's {field} is {derived!r}, not {stated!r} "
+                          f"('label' and 'fingerprint' are worked out from the set: a set "
+                          f"saved from GET /v1/cards/NAME and then edited drops them)")
+    if errors:
+        raise CardSetError(source, errors)
+    return card_set
 
 
+# what a card set says of itself; ``label`` and ``fingerprint`` are worked out from them
+# and, when a set states them (a set saved as GET /v1/cards/NAME gives it), checked
+DERIVED_FIELDS = frozenset({"label", "fingerprint"})
 TOP_LEVEL_FIELDS = frozenset({"format", "name", "version", "reconstruction", "description",
-                              "highway", "landmarks"})
+                              "highway", "landmarks"}) | DERIVED_FIELDS
 
 
 def _text(item: dict, where: str, errors: list[str]) -> None:

@@ -471,6 +471,16 @@ def default_set_json(client) -> dict:
     return {k: v for k, v in cards.items() if k not in ("label", "fingerprint")}
 
 
+def test_a_card_set_as_the_server_gives_it_is_taken_back_as_it_came(client):
+    """GET /v1/cards/NAME adds 'label' and 'fingerprint'; sent back inline they were
+    'unknown field's."""
+    cards = client.get("/v1/cards/default").json()
+    r = client.post("/v1/cardsets/check", json=cards)
+    assert r.status_code == 200 and r.json()["ok"], r.text
+    r = client.post("/v1/cardsets/check", json={**cards, "description": "edited"})
+    assert not r.json()["ok"] and r.json()["errors"][0]["field"] == "fingerprint", r.text
+
+
 @pytest.mark.parametrize("value", [-1, 1.5, True])
 def test_card_lists_that_are_not_lists_are_named_not_a_500(client, value):
     """Old code: check_caps iterated ``raw.get("highway") or []``, a TypeError (500)."""
