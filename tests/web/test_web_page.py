@@ -578,6 +578,39 @@ def test_recycle_offered_on_an_empty_discard_pile(server, page):
     assert not pg.js_errors, pg.js_errors
 
 
+def test_a_build_step_with_nothing_payable_says_so_once(server, page):
+    """The hand's line and the action bar both said that no card could be paid for, and
+    the bar kept Build buttons that could only refuse. The server's answer is edited on
+    its way to the page (every build taken out of the legal actions)."""
+    pg = page
+    start_a_game_against_greedy(pg, server + "/?speed=0")
+    for _ in range(2):
+        settle(pg)
+        pg.locator("#deck .cardbtn").click()
+    settle(pg)
+
+    def without_builds(route):
+        response = route.fetch()
+        body = response.json()
+        if isinstance(body, dict) and "legal_actions" in body:
+            body["legal_actions"] = [a for a in body["legal_actions"]
+                                     if not a.startswith("build ")]
+        route.fulfill(response=response, json=body)
+
+    pg.route("**/v1/games/*", without_builds)
+    pg.reload()
+    pg.wait_for_selector("body[data-ready='1']")
+    settle(pg)
+    assert pg.evaluate("window.bigsur.state.data.view.phase") == "build"
+    bar = pg.locator("#actionbar").inner_text()
+    hand = pg.locator("#handinfo").inner_text()
+    assert hand == "You cannot pay for any card now.", hand
+    assert "pay" not in bar and "Nothing to build" in bar and "end your turn" in bar, bar
+    assert pg.locator("#actionbar [data-build]").count() == 0
+    assert pg.locator("#actionbar [data-act='end']").count() == 1
+    assert not pg.js_errors, pg.js_errors
+
+
 def play_out_by_api(base: str, pg) -> None:
     """The page's game to its end through the API, the quickest way: take from the deck,
     end the turn (the page is reloaded afterwards)."""

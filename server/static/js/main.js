@@ -255,10 +255,9 @@ function renderTable(t, opts = {}) {
       `${S.selected === id ? "Selected: " : "Select "}${cardWords(id)}${buildable.has(id) ? " (you can build it)" : ""}`,
       {select: id})).join("") || "<p class=\"muted\">Empty.</p>";
   if (!opts.target) {
-    const pay = d && d.payments;
     $("handinfo").textContent = myTurn && t.phase === "build"
-      ? (buildable.size ? `You can pay for: ${[...buildable].join(", ")}` +
-        (pay ? "" : "") : "You cannot pay for any card now.")
+      ? (buildable.size ? `You can pay for: ${[...buildable].join(", ")}`
+        : "You cannot pay for any card now.")
       : "";
     root.dispatchEvent(new Event("bigsur:rendered"));
   }
@@ -275,17 +274,22 @@ function renderActions() {
   if (t.phase === "build" && myTurn) {
     const sel = S.selected;
     const buildable = legal.some((a) => a.startsWith(`build ${sel} `));
+    const anyBuild = legal.some((a) => a.startsWith("build "));
     const noRoad = t.seats[t.view_of].highway.length === 0;
-    parts.push(`<span class="sel">${sel ? `Selected <b>${esc(sel)}</b>${buildable ? "" : " (you cannot pay for it now)"}`
-      : (legal.some((a) => a.startsWith("build ")) ? "Select a card of your hand to build it." : "No card of your hand can be paid for now.")}</span>`);
-    const dis = sel ? "" : "aria-disabled=\"true\"";
-    if (noRoad) {
-      parts.push(`<button type="button" data-build="L" ${dis} title="paying the cheapest way">Build (starts your road)<span class="keyhint"> <kbd>L</kbd>/<kbd>R</kbd></span></button>`);
-    } else {
-      parts.push(`<button type="button" data-build="L" ${dis} title="paying the cheapest way">Build left <kbd>L</kbd></button>`);
-      parts.push(`<button type="button" data-build="R" ${dis} title="paying the cheapest way">Build right <kbd>R</kbd></button>`);
-    }
     const claims = legal.filter((a) => a.startsWith("claim "));
+    // (the hand's own line already says that no card can be paid for)
+    parts.push(`<span class="sel">${sel ? `Selected <b>${esc(sel)}</b>${buildable ? "" : " (you cannot pay for it now)"}`
+      : (anyBuild ? "Select a card of your hand to build it."
+        : `Nothing to build: ${claims.length ? "claim a Landmark or end" : "end"} your turn.`)}</span>`);
+    const dis = sel ? "" : "aria-disabled=\"true\"";
+    if (anyBuild || sel) {  // (no Build buttons that could only refuse)
+      if (noRoad) {
+        parts.push(`<button type="button" data-build="L" ${dis} title="paying the cheapest way">Build (starts your road)<span class="keyhint"> <kbd>L</kbd>/<kbd>R</kbd></span></button>`);
+      } else {
+        parts.push(`<button type="button" data-build="L" ${dis} title="paying the cheapest way">Build left <kbd>L</kbd></button>`);
+        parts.push(`<button type="button" data-build="R" ${dis} title="paying the cheapest way">Build right <kbd>R</kbd></button>`);
+      }
+    }
     if (claims.length) {
       parts.push(`<span class="claims" role="group" aria-label="Landmark claims">Claim: ` + claims.map((a) => {
         const [, lm, card] = a.split(" ");
