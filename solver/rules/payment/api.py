@@ -247,8 +247,10 @@ def affordable_sets(state: GameState, max_size: int = 3) -> dict[frozenset[int],
 def auto_payment_cards(state: GameState | Any, card: int,
                        values=None) -> list[int] | None:
     """The hand cards the engine's automatic payment of building ``card`` spends (what
-    ``Build(card)`` without a payment discards), or None when it cannot be paid. ``state``
-    may be the view of the seat to act (what it pays reads only what it sees).
+    ``Build(card)`` without a payment discards), or None when it cannot be paid.
+    ``card`` need not be in hand: a Depot card is priced as if it were (what building it
+    would cost once taken, the card itself paying nothing). ``state`` may be the view of
+    the seat to act (what it pays reads only what it sees).
     ``values`` as for :func:`cheapest_payment` (None, a function of a card index, or a
     sequence / mapping by card index: what a card is worth keeping)."""
     state = _as_state(state)
