@@ -5,6 +5,7 @@ and OpenSpiel's Python bots can play it. Skipped only when OpenSpiel is not inst
 
 from __future__ import annotations
 
+import json
 import random
 
 import pytest
@@ -473,3 +474,22 @@ def test_information_tensor_tells_highway_order_landmark_places_and_borrow_uses(
         tensors = {np.asarray(so.state_from_engine(game, v).information_state_tensor(viewer),
                               np.float32).tobytes() for v in variants}
         assert len(strings) == len(tensors) == len(variants), viewer
+
+
+def test_bigsur_tournament_knows_the_openspiel_bots(tmp_path, capsys, monkeypatch):
+    """``os-ismcts`` / ``os-mcts`` were library specs only (``register_bots()``): the
+    command line said "unknown bot". Its worker processes register them too."""
+    from solver.cli import main
+    from solver.search import bots
+
+    monkeypatch.setattr(bots, "BOT_FACTORIES", dict(bots.BOT_FACTORIES))  # undone after
+
+    code = main(["tournament", "--bots", "os-mcts:3i,random", "--games", "2", "--workers",
+                 "1", "--quiet", "--out", str(tmp_path / "t")])
+    out = capsys.readouterr()
+    assert code == 0, out.err
+    summary = json.loads((tmp_path / "t" / "summary.json").read_text())
+    assert summary["config"]["bots"] == ["os-mcts:3i", "random"]
+    assert len(list((tmp_path / "t" / "records").glob("*.json"))) == 2
+    code = main(["tournament", "--bots", "os-mcts:fast,random", "--games", "2", "--quiet"])
+    assert code == 2 and "os-mcts" in capsys.readouterr().err

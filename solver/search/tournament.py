@@ -187,11 +187,19 @@ def play_game(task: GameTask) -> GameResult:
 
 def seat_bot(spec: str, code: bool = False):
     """The bot of a spec: :func:`~solver.search.bots.make_bot`'s grammar, and with
-    ``code`` also ``module:Class``: ``Class()`` of the importable ``module`` (the current
+    ``code`` also OpenSpiel's searchers (``os-ismcts:200i``, ``os-mcts:0.5s``, when it is
+    installed) and ``module:Class``: ``Class()`` of the importable ``module`` (the current
     directory first), any object with ``name`` and ``act(view, seed) -> Action``. Only the
     command line allows ``code``: a spec that names code runs it, so a server never
     accepts one."""
     kind, _, name = spec.partition(":") if isinstance(spec, str) else ("", "", "")
+    if code and kind in ("os-ismcts", "os-mcts") and kind not in BOT_FACTORIES:
+        try:  # OpenSpiel's searchers behind our bot interface (solver.openspiel)
+            from ..openspiel import register_bots
+        except ImportError as err:
+            raise BotSpecError(f"bot {spec!r} needs OpenSpiel: pip install "
+                               f"'bigsur-solver[openspiel]' ({err})") from None
+        register_bots()
     if not (code and kind not in BOT_FACTORIES and name.isidentifier()
             and all(part.isidentifier() for part in kind.split("."))):
         return make_bot(spec)
