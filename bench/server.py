@@ -17,7 +17,10 @@ real process pool) and drives it from this process with client threads:
   log's growth;
 - ``--scale-out`` (alone; issue 15): hint throughput with 1, 2 and 3 server processes on
   one throwaway PostgreSQL, and the per-request cost of PostgreSQL against SQLite
-  (reading a game, storing an action), added to the JSON under ``scale_out``.
+  (reading a game, storing an action), added to the JSON under ``scale_out``;
+- ``--outage SECONDS`` (alone): a PostgreSQL outage under a live server, the latency of
+  a request that reads the database and of one that does not, and the recovery, added
+  under ``outage``.
 
 Goals (issue 5): p95 <= budget + 100 ms at concurrency up to the core count; at 4x
 capacity only 503s as errors and admitted p95 <= budget + 150 ms (with the queue of
@@ -273,6 +276,69 @@ def run_slow_connections(url: str, port: int, connections: int, trickle_s: float
             "log_growth_kb": round((log_after - log_before) / 1024, 1), **stats}
 
 
+def run_outage(down_s: float) -> dict:
+    """A PostgreSQL outage under a live server: one client polls ``/healthz`` (which
+    reads the database) and one ``/v1/cards`` (which does not) every 0.2 s, timeout
+    30 s; the database is stopped (``ThrowawayPostgres.pause``) for ``down_s`` seconds,
+    then started again. Reported: both endpoints' latency during the outage (the cards
+    one shows what a database wait costs the process's other requests) and how long
+    after the restart ``/healthz`` answered 200 again."""
+    from server.launch import ThrowawayPostgres
+
+    tmp = Path(tempfile.mkdtemp(prefix="bigsur-bench-outage-"))
+    calls: dict[str, list[tuple[float, float, int]]] = {"healthz": [], "cards": []}
+    stop = threading.Event()
+
+    def poll(base: str, name: str, path: str) -> None:
+        with httpx.Client(base_url=base, timeout=30) as http:
+            while not stop.is_set():
+                t = time.monotonic()
+                try:
+                    status = http.get(path).status_code
+                except httpx.HTTPError:
+                    status = 0
+                calls[name].append((t, time.monotonic() - t, status))
+                time.sleep(0.2)
+
+    with ThrowawayPostgres() as pg, \
+            ServerProcess(pg.create_database("outage"), {"BIGSUR_WORKERS": "1"},
+                          log=tmp / "server.log") as srv:
+        threads = [threading.Thread(target=poll, args=(srv.url, name, path), daemon=True)
+                   for name, path in (("healthz", "/healthz"), ("cards", "/v1/cards"))]
+        for th in threads:
+            th.start()
+        time.sleep(3.0)
+        pg.pause()
+        down_at = time.monotonic()
+        time.sleep(down_s)
+        pg.resume()
+        up_at = time.monotonic()
+        deadline = up_at + 300
+        while time.monotonic() < deadline and not any(
+                t >= up_at and status == 200 for t, _, status in calls["healthz"][-5:]):
+            time.sleep(0.2)
+        time.sleep(2.0)
+        stop.set()
+        for th in threads:
+            th.join(35)
+    out: dict = {"down_seconds": down_s}
+    for name, rows in calls.items():
+        during = [1000 * d for t, d, _ in rows if down_at <= t < up_at]
+        statuses: dict[str, int] = {}
+        for t, _, status in rows:
+            if down_at <= t < up_at:
+                statuses[str(status)] = statuses.get(str(status), 0) + 1
+        out[name] = {"requests_during": len(during), "statuses_during": statuses,
+                     "p50_ms": _r(percentile(during, 0.5)),
+                     "p95_ms": _r(percentile(during, 0.95)),
+                     "max_ms": _r(max(during, default=None)),
+                     "seconds_waited_during": round(sum(during) / 1000, 1)}
+    back = [t + d for t, d, status in calls["healthz"] if t >= up_at and status == 200]
+    out["healthz_back_after_s"] = round(back[0] - up_at, 1) if back else None
+    shutil.rmtree(tmp, ignore_errors=True)
+    return out
+
+
 def run_scale_out(quick: bool, pool: list[dict]) -> dict:
     """Issue 15: hint throughput (100 ms hints, two clients per process) with 1, 2 and 3
     server processes of one search worker each on one throwaway PostgreSQL, and the
@@ -363,8 +429,28 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument("--scale-out", action="store_true",
                         help="only the scale-out rows (needs PostgreSQL's binaries), "
                              "added to the JSON at --out under 'scale_out'")
+    parser.add_argument("--outage", type=float, metavar="SECONDS",
+                        help="only a PostgreSQL outage of SECONDS under a live server "
+                             "(needs PostgreSQL's binaries), added to the JSON at --out "
+                             "under 'outage'")
     args = parser.parse_args(argv)
     quick = args.quick
+    if args.outage is not None:
+        out = Path(args.out)
+        result = json.loads(out.read_text()) if out.exists() else {}
+        result["outage"] = run_outage(args.outage)
+        for name in ("healthz", "cards"):
+            row = result["outage"][name]
+            print(f"during the outage, /{name if name == 'healthz' else 'v1/cards'}: "
+                  f"{row['requests_during']} requests, p50 {row['p50_ms']} p95 "
+                  f"{row['p95_ms']} max {row['max_ms']} ms, statuses "
+                  f"{row['statuses_during']}")
+        print(f"/healthz 200 again {result['outage']['healthz_back_after_s']} s after the "
+              f"database came back")
+        out.parent.mkdir(parents=True, exist_ok=True)
+        out.write_text(json.dumps(result, indent=1) + "\n")
+        print(f"wrote {out}")
+        return 0
     if args.scale_out:
         out = Path(args.out)
         result = json.loads(out.read_text()) if out.exists() else {}

@@ -170,11 +170,7 @@ class ThrowawayPostgres:
         try:
             self._run(str(self.bindir / "initdb"), "-D", str(data), "-U", "bigsur",
                       "--auth=trust", "-E", "UTF8", "--no-sync", "--no-instructions")
-            options = (f"-p {self.port} -k {self.root} -c listen_addresses=127.0.0.1 "
-                       "-c fsync=off -c synchronous_commit=off -c full_page_writes=off "
-                       "-c max_connections=200")
-            self._run(str(self.bindir / "pg_ctl"), "-D", str(data), "-o", options,
-                      "-l", str(self.root / "postgres.log"), "-w", "-t", "60", "start")
+            self.resume()
         except BaseException:
             log = self.root / "postgres.log"
             tail = log.read_text(errors="replace")[-2000:] if log.exists() else ""
@@ -184,6 +180,19 @@ class ThrowawayPostgres:
                     from None
             raise
         return self
+
+    def resume(self) -> None:
+        """Start the cluster's server (again, after :meth:`pause`)."""
+        options = (f"-p {self.port} -k {self.root} -c listen_addresses=127.0.0.1 "
+                   "-c fsync=off -c synchronous_commit=off -c full_page_writes=off "
+                   "-c max_connections=200")
+        self._run(str(self.bindir / "pg_ctl"), "-D", str(self.root / "data"), "-o", options,
+                  "-l", str(self.root / "postgres.log"), "-w", "-t", "60", "start")
+
+    def pause(self) -> None:
+        """Stop the server at once, its data kept: a database outage, for tests."""
+        self._run(str(self.bindir / "pg_ctl"), "-D", str(self.root / "data"), "-m",
+                  "immediate", "-w", "stop", timeout=60)
 
     def url(self, database: str = "postgres") -> str:
         return f"postgresql://bigsur@127.0.0.1:{self.port}/{database}"

@@ -413,6 +413,16 @@ class PostgresBackend:
 
     dialect = "postgres"
     exclusive = False  # other processes share the database: jobs are taken over by lease
+    # Once a call found the database down, calls for this long are refused at once and
+    # the next one waits at most PROBE_WAIT for a connection: the calls run on the
+    # server's event loop, and waiting the pool's full ``wait`` on each held up every
+    # other request of the process (three health checks took 10, 20 and 50 s).
+    RETRY_INTERVAL = 5.0
+    PROBE_WAIT = 1.0
+    # the pool retries a lost connection with doubling delays for this long, then gives
+    # up until a request asks again: with psycopg_pool's 300 s a database back after a
+    # 200 s outage was still refused 32 s later, the pool waiting out its backoff
+    RECONNECT_GIVE_UP = 10.0
 
     def __init__(self, url: str, pool_size: int = 10, wait: float = 10.0):
         try:
@@ -434,8 +444,11 @@ class PostgresBackend:
                              f"({reason})") from None
         self._errors = psycopg.errors
         self._unavailable = (psycopg.OperationalError, PoolTimeout)
+        self._down_since: float | None = None  # (time.monotonic) while known down
+        self._next_try = 0.0
         self.pool = ConnectionPool(url, min_size=1, max_size=pool_size, open=False,
                                    kwargs={"autocommit": True}, timeout=wait,
+                                   reconnect_timeout=self.RECONNECT_GIVE_UP,
                                    check=ConnectionPool.check_connection,
                                    name="bigsur")
         try:
@@ -456,10 +469,15 @@ class PostgresBackend:
             return conn.execute(sql)
         return conn.execute(sql.replace("%", "%%").replace("?", "%s"), args)
 
+    def _connection(self):
+        """A pooled connection, waited for the pool's ``wait``, or only PROBE_WAIT while
+        the database is known down."""
+        return self.pool.connection(None if self._down_since is None else self.PROBE_WAIT)
+
     @contextmanager
     def transaction(self) -> Iterator[Tx]:
         errors = self._errors
-        with self.pool.connection() as conn:
+        with self._connection() as conn:
             try:
                 with conn.transaction():
                     yield Tx(lambda sql, args=(): self._run(conn, sql, args),
@@ -471,16 +489,26 @@ class PostgresBackend:
 
     @contextmanager
     def session(self) -> Iterator[None]:
-        """No connection within the pool's wait, or one lost: unavailable."""
+        """No connection within the pool's wait, or one lost: unavailable; and at once,
+        without asking, for RETRY_INTERVAL after that."""
+        now = time.monotonic()
+        if now < self._next_try:
+            raise StoreUnavailable(
+                f"PostgreSQL at {redact(self.url)} has not answered for "
+                f"{now - (self._down_since or now):.0f} s; asked again in "
+                f"{self._next_try - now:.1f} s")
         try:
             yield
         except self._unavailable as err:
+            self._down_since = self._down_since or now
+            self._next_try = time.monotonic() + self.RETRY_INTERVAL
             raise StoreUnavailable(f"PostgreSQL at {redact(self.url)} did not answer "
                                    f"({type(err).__name__}: "
                                    f"{str(err).splitlines()[0] if str(err) else ''})") from None
+        self._down_since, self._next_try = None, 0.0
 
     def query(self, sql: str, args: tuple = ()) -> list[tuple]:
-        with self.pool.connection() as conn:
+        with self._connection() as conn:
             return self._run(conn, sql, args).fetchall()
 
     def run_script(self, tx: Tx, script: str) -> None:

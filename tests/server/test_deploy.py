@@ -6,6 +6,7 @@ all searching the same AI turn because clients poll through each of them."""
 from __future__ import annotations
 
 import asyncio
+import os
 import threading
 import time
 
@@ -171,3 +172,59 @@ def test_serve_passes_the_trusted_proxy_addresses_to_uvicorn(monkeypatch, tmp_pa
     assert main(["--db", str(tmp_path / "games.db"), "--forwarded-allow-ips",
                  "10.0.0.5"]) == 0
     assert seen[0].forwarded_allow_ips == "10.0.0.5"
+
+
+def test_a_postgres_outage_is_refused_at_once_after_the_first_wait_and_recovers(
+        monkeypatch):
+    """A real outage (the server stopped, its data kept): the first call waits for the
+    pool and fails; the next ones are refused without asking the pool until the retry
+    interval, after which one call asks with the short probe wait; once the database is
+    back the store answers again. Before, every call waited the pool's full ``wait`` on
+    the event loop."""
+    from server.launch import ThrowawayPostgres
+    from server.store import PostgresBackend
+
+    cluster = ThrowawayPostgres()
+    try:
+        cluster.start()
+    except Exception as err:  # noqa: BLE001 - as the postgres_cluster fixture
+        if os.environ.get("BIGSUR_REQUIRE_POSTGRES") == "1":
+            pytest.fail(f"PostgreSQL did not start: {err}", pytrace=False)
+        pytest.skip(f"no PostgreSQL on this machine ({err})")
+    store = Store(cluster.create_database(), wait=2.0)
+    try:
+        assert store.backend.pool.reconnect_timeout == PostgresBackend.RECONNECT_GIVE_UP
+        asked = []  # the pool's connection() calls: their timeout
+        pool_connection = store.backend.pool.connection
+        monkeypatch.setattr(store.backend.pool, "connection",
+                            lambda timeout=None: asked.append(timeout)
+                            or pool_connection(timeout))
+        assert store.counts() == {} and asked == [None]
+        cluster.pause()
+        with pytest.raises(StoreUnavailable, match="did not answer"):
+            store.counts()
+        for _ in range(3):
+            with pytest.raises(StoreUnavailable, match="has not answered for"):
+                store.counts()
+            with pytest.raises(StoreUnavailable, match="has not answered for"):
+                store.game("g")
+        assert asked == [None, None]  # the three refusals asked nothing
+        monkeypatch.setattr(store.backend, "_next_try", 0.0)  # the interval is over
+        with pytest.raises(StoreUnavailable, match="did not answer"):
+            store.counts()
+        assert asked[-1] == PostgresBackend.PROBE_WAIT
+        cluster.resume()
+        deadline = time.monotonic() + 60
+        while True:
+            monkeypatch.setattr(store.backend, "_next_try", 0.0)
+            try:
+                assert store.counts() == {}
+                break
+            except StoreUnavailable:
+                assert time.monotonic() < deadline, "the store did not recover"
+                time.sleep(0.2)
+        store.counts()
+        assert asked[-1] is None  # known up again: the pool's full wait
+    finally:
+        store.close()
+        cluster.stop()
