@@ -477,7 +477,10 @@ def play_game(seats: Sequence[str], seed: int | None, cards: CardSet | None = No
                     last_hint = (len(record.actions),
                                  analyse(view_of(state, seat), b, seed=len(record.actions)))
                 except ValueError as err:
-                    write(f"! {err}")
+                    write(f"! hint: {str(err).removeprefix('budget: ')}")
+                    continue
+                except KeyboardInterrupt:  # Ctrl-C stops the search, not the game
+                    write("\n! hint interrupted")
                     continue
                 screen.show(_hint_table(last_hint[1]))
                 write("type 'h N' to play hint N")

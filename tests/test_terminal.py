@@ -208,3 +208,25 @@ def test_the_default_record_name_keeps_seed_zero(tmp_path, monkeypatch, capsys):
     assert args.func(args) == 0
     capsys.readouterr()
     assert [p.name.startswith("play-0-") for p in (tmp_path / "records").iterdir()] == [True]
+
+
+def test_ctrl_c_during_a_hint_stops_the_search_not_the_game(tmp_path, monkeypatch):
+    def interrupted(*_args, **_kwargs):
+        raise KeyboardInterrupt
+
+    monkeypatch.setattr("solver.search.api.analyse", interrupted)
+    out: list[str] = []
+    save = tmp_path / "g.json"
+    script = Script(["hint 30s", "take deck", "quit"])
+    rc = play_game([HUMAN, HUMAN], seed=1, save=str(save), read=script, write=out.append)
+    assert rc == 0 and "\ninterrupted" not in out  # not the game's Ctrl-C exit (130)
+    assert "! hint interrupted" in "\n".join(out)
+    assert GameRecord.load(save).actions == ["take deck"]  # the game went on
+
+
+def test_a_bad_hint_budget_is_named_once():
+    out: list[str] = []
+    play_game([HUMAN, HUMAN], seed=1, read=Script(["hint abc", "quit"]), write=out.append)
+    errors = [ln for ln in out if ln.startswith("! ")]
+    assert errors == ["! hint: budget must be <iterations>i or <seconds>s (e.g. 500i, 1.5s), "
+                      "got 'abc'"], errors
