@@ -146,12 +146,12 @@ def card_cell(cards: CardSet, c: int, marker: str = ""):
     return t
 
 
-def _card_row(cards: CardSet, ids: Sequence[int], numbered: bool = False):
+def _card_row(cards: CardSet, ids: Sequence[int]):
     rich = _rich()
-    table = rich.table.Table(box=rich.box.ROUNDED, show_header=numbered, padding=(0, 1),
+    table = rich.table.Table(box=rich.box.ROUNDED, show_header=False, padding=(0, 1),
                              pad_edge=False, expand=False)
-    for i, _c in enumerate(ids):
-        table.add_column(f"{i + 1}" if numbered else "", no_wrap=True)
+    for _c in ids:
+        table.add_column(no_wrap=True)
     if ids:
         table.add_row(*(card_cell(cards, c) for c in ids))
     return table
@@ -187,7 +187,7 @@ def render_rich(state: GameState, seat: int | None, seats: Sequence[str] | None 
     parts.append(head)
     parts.append(Text.assemble(("Depot", "bold"), ("   a card: id miles / Scenery / cost ▸back"
                                                    " / ∞Persistent or ★2-Mile bonus", "dim")))
-    parts.append(_card_row(cards, state.depot, numbered=True))
+    parts.append(_card_row(cards, state.depot))  # unnumbered: numbers are 'moves'
     lm_table = Table(box=rich.box.SIMPLE, show_header=True, header_style="bold",
                      title="Landmarks", title_justify="left", title_style="bold", pad_edge=False,
                      expand=False)

@@ -230,3 +230,13 @@ def test_a_bad_hint_budget_is_named_once():
     errors = [ln for ln in out if ln.startswith("! ")]
     assert errors == ["! hint: budget must be <iterations>i or <seconds>s (e.g. 500i, 1.5s), "
                       "got 'abc'"], errors
+
+
+def test_the_depot_is_not_numbered_since_numbers_play_moves():
+    # typing N plays move N of 'moves' (in another order, from 0): numbered Depot
+    # columns read as 'type 1 to take the first card' and took another one
+    out: list[str] = []
+    play_game([HUMAN, HUMAN], seed=1, read=Script(["quit"]), write=out.append)
+    lines = "\n".join(out).splitlines()
+    depot = next(i for i, ln in enumerate(lines) if ln.startswith("Depot"))
+    assert re.match(r"│H\d\d ", lines[depot + 2]), lines[depot:depot + 4]
