@@ -347,6 +347,7 @@ def _hint_table(result, top: int = 5):
                              f"iterations, {result.stats.get('seconds', 0):.1f} s)",
                              title_justify="left")
     table.add_column("h", justify="right")
+    table.add_column("visits", justify="right")  # the ranking (as 'bigsur hint')
     table.add_column("win", justify="right")
     table.add_column("pts", justify="right")
     table.add_column("move", overflow="fold")
@@ -355,7 +356,7 @@ def _hint_table(result, top: int = 5):
         move.append(" ; ".join(m.actions), style="cyan")
         if m.line:
             move.append("\nthen: " + " ; ".join(m.line), style="dim")
-        table.add_row(str(i), f"{100 * m.win_probability:.1f}%",
+        table.add_row(str(i), str(m.visits), f"{100 * m.win_probability:.1f}%",
                       f"{m.expected_margin:+.1f}", move)
     return table
 

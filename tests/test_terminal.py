@@ -240,3 +240,17 @@ def test_the_depot_is_not_numbered_since_numbers_play_moves():
     lines = "\n".join(out).splitlines()
     depot = next(i for i, ln in enumerate(lines) if ln.startswith("Depot"))
     assert re.match(r"│H\d\d ", lines[depot + 2]), lines[depot:depot + 4]
+
+
+def test_the_hint_shows_the_visits_that_rank_its_moves():
+    # the moves are ranked by visits, not by win %: without the count, a move 3 with a
+    # higher win % than move 1 read as a wrong hint
+    out: list[str] = []
+    play_game([HUMAN, HUMAN], seed=1, read=Script(["hint 40i", "quit"]), write=out.append)
+    text = "\n".join(out)
+    result = analyse(view_of(new_game(2, seed=1), new_game(2, seed=1).current),
+                     Budget(iterations=40), seed=0)
+    assert re.search(r"\bvisits\b", text)
+    for i, m in enumerate(result.moves[:5], 1):
+        assert re.search(rf"^ *{i} +{m.visits} +{100 * m.win_probability:.1f}%", text,
+                         re.M), text
