@@ -389,16 +389,16 @@ def _budget_json(budget: Any) -> dict[str, Any]:
 # ------------------------------------------------------------------ CLI: bigsur analyze
 
 def format_review(review: Review) -> str:
-    """The labelled decisions and each player's accuracy as a readable table."""
+    """The rated decisions as a readable table, numbered from 1 as the HTML report's
+    moves (the accuracy lines are :func:`accuracy_line`)."""
     lines = [f"{'#':>4}  {'seat':>4}  {'played':28} {'best':28} {'loss%':>6} {'pts':>5}  label"]
     for d in review.decisions:
         if not d.rated:
             continue
         best = " ; ".join(d.best or [])
-        lines.append(f"{d.index:>4}  {d.seat:>4}  {d.played[:28]:28} {best[:28]:28} "
+        lines.append(f"{d.index + 1:>4}  {d.seat:>4}  {d.played[:28]:28} {best[:28]:28} "
                      f"{d.loss_win_pct:>6.1f} {d.loss_points:>5.1f}  {d.label or ''}")
     lines.append("")
-    lines.extend(accuracy_line(p, f"seat {p.seat} ({p.name or '?'})") for p in review.players)
     return "\n".join(lines)
 
 

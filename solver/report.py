@@ -214,8 +214,9 @@ def budget_from_args(budget_ms: int | None, iterations: int | None):
 
 def run(record_path: str, html_path: str | None, png_path: str | None,
         budget, seed: int = 0, json_path: str | None = None, progress: bool = True,
-        out=None) -> Review:
-    """Analyse a record file and write the requested outputs; returns the review."""
+        out=None, table: bool = False) -> Review:
+    """Analyse a record file and write the requested outputs; returns the review.
+    ``table``: print the rated decisions (:func:`format_review`) before the summary."""
     out = out or sys.stdout
     record = GameRecord.load(record_path)
     list(record.states())  # every action checked before the long part starts
@@ -251,6 +252,8 @@ def run(record_path: str, html_path: str | None, png_path: str | None,
         Path(json_path).write_text(json.dumps(review.to_json(), indent=1) + "\n",
                                    encoding="utf-8")
         print(f"review written to {json_path}", file=out)
+    if table:
+        print(format_review(review), file=out)
     print(summary_text(review, record), file=out)
     return review
 
@@ -272,10 +275,8 @@ def cmd_analyze(args) -> int:
             problem = path and output_problem(path)  # found before the review, not after
             if problem:
                 raise ReportError(f"{option} {path}: {problem}")
-        review = run(args.record, args.html, args.png, budget, args.seed, args.json,
-                     progress=not args.no_progress)
-        if not (args.html or args.png or args.json):
-            print(format_review(review))
+        run(args.record, args.html, args.png, budget, args.seed, args.json,
+            progress=not args.no_progress, table=not (args.html or args.png or args.json))
     except (ReportError, RecordError, AnalysisError) as err:
         print(f"bigsur: error: {err}", file=sys.stderr)
         return 2

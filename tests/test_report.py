@@ -121,3 +121,18 @@ def test_an_output_that_cannot_be_written_is_refused_before_the_review(
     assert args.func(args) == 2
     err = capsys.readouterr().err
     assert err.count("\n") == 1 and words.format(path=path) in err, err
+
+
+def test_the_printed_table_numbers_moves_as_the_report_and_the_summary_comes_once(
+        tmp_path, capsys):
+    record = play_random_game(2, seed=2)
+    record.actions = record.actions[:12]
+    path = tmp_path / "short.json"
+    record.save(path)
+    args = parse(path, "--iterations", 5, "--seed", 1, "--no-progress")
+    assert args.func(args) == 0
+    out = capsys.readouterr().out
+    review = analyse_record(GameRecord.load(path), Budget(iterations=5), seed=1)
+    rows = [ln.split()[0] for ln in out.splitlines() if re.match(r"\s+\d+\s", ln)]
+    assert rows == [str(d.index + 1) for d in review.decisions if d.rated]  # as "#" in HTML
+    assert out.count(": accuracy") == 2, out  # one line per seat, not the summary twice
