@@ -6,8 +6,8 @@ The review is :func:`solver.analysis.analyse_record`, the same as the service's
 ``POST /v1/analyze`` (each decision judged from the acting player's view, labels
 inaccuracy / mistake / blunder, per-player accuracy). A progress bar runs on stderr.
 The graph (matplotlib) shows each seat's win probability, from its own decisions, over
-the game, with the labelled moves marked; the HTML report embeds it as SVG, so the one
-file holds everything (no outside links).
+the game (ending, when the game is over, at its result), with the labelled moves marked;
+the HTML report embeds it as SVG, so the one file holds everything (no outside links).
 """
 
 from __future__ import annotations
@@ -56,14 +56,22 @@ def win_graph(review: Review, record: GameRecord):
     fig = Figure(figsize=(10, 4), dpi=100)
     ax = fig.add_subplot()
     n = max(1, len(record.actions))
+    shares = None  # a finished game: each line ends at the result (its win share)
+    if review.final_scores is not None:
+        from .search.tournament import win_shares
+
+        shares = win_shares(review.final_scores)
     for seat in range(record.players):
         mine = [d for d in review.decisions if d.seat == seat and d.value_before is not None]
         if not mine:
             continue
         color = SEAT_COLORS[seat % len(SEAT_COLORS)]
-        ax.plot([d.index + 1 for d in mine], [100 * d.value_before.win_probability
-                                             for d in mine],
-                color=color, linewidth=1.8, label=seat_name(record, seat))
+        xs = [d.index + 1 for d in mine]
+        ys = [100 * d.value_before.win_probability for d in mine]
+        if shares is not None:
+            xs.append(len(record.actions) + 1)
+            ys.append(100 * shares[seat])
+        ax.plot(xs, ys, color=color, linewidth=1.8, label=seat_name(record, seat))
         for label in LABELS:
             marked = [d for d in mine if d.label == label]
             if marked:

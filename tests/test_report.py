@@ -136,3 +136,25 @@ def test_the_printed_table_numbers_moves_as_the_report_and_the_summary_comes_onc
     rows = [ln.split()[0] for ln in out.splitlines() if re.match(r"\s+\d+\s", ln)]
     assert rows == [str(d.index + 1) for d in review.decisions if d.rated]  # as "#" in HTML
     assert out.count(": accuracy") == 2, out  # one line per seat, not the summary twice
+
+
+def test_the_graph_ends_at_the_result_of_a_finished_game():
+    from solver.analysis import DecisionReview, Value, summarise
+    from solver.report import seat_name, win_graph
+
+    record = play_random_game(2, seed=21)
+    final = record.replay()
+    # every decision valued at 100% for its player: the loser's line must still end at 0
+    decisions = [DecisionReview(index=i, seat=st.current, turn=st.turn, phase="take",
+                                played=a.notation(), legal=2, how="ranked",
+                                value_before=Value(1.0, 0.0))
+                 for i, (st, a) in enumerate(list(record.states())[:-1])]
+    review = summarise(record, decisions, {"iterations": 1}, 0, final)
+    scores = review.final_scores
+    lines = {ln.get_label(): ln for ln in win_graph(review, record).axes[0].get_lines()}
+    for seat in range(2):
+        line = lines[seat_name(record, seat)]
+        expected = 100.0 if scores[seat] > scores[1 - seat] else \
+            50.0 if scores[0] == scores[1] else 0.0
+        assert line.get_xdata()[-1] == len(record.actions) + 1
+        assert line.get_ydata()[-1] == expected
