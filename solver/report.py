@@ -159,7 +159,10 @@ def render_html(review: Review, record: GameRecord, graph_svg: str, source: str)
         names = ", ".join(seat_name(record, i) for i, s in enumerate(review.final_scores)
                           if s == best)
         winners = f"<p>Winner(s): {e(names)} with {best} points.</p>"
+    else:
+        winners = "<p>The game is not over: no final scores.</p>"
     every = "".join(decision_row(d) for d in review.decisions)
+    start = "from a set-up position" if record.seed is None else f"seed {record.seed}"
     return f"""<!doctype html>
 <html lang="en"><head><meta charset="utf-8">
 <title>Big Sur review: {e(Path(source).name)}</title>
@@ -179,8 +182,8 @@ code {{ font-family: ui-monospace, "DejaVu Sans Mono", monospace; font-size: 0.8
 .graph svg {{ width: 100%; height: auto; }}
 </style></head><body>
 <h1>Big Sur review</h1>
-<p>Record <code>{e(Path(source).name)}</code>: {record.players} players, seed
-{e(str(record.seed))}, {len(record.actions)} actions. Cards:
+<p>Record <code>{e(Path(source).name)}</code>: {record.players} players, {start},
+{len(record.actions)} actions. Cards:
 <span class="{'recon' if cards.reconstruction else ''}">{e(cards.label)}</span>.</p>
 <p class="muted">Each decision is judged from the acting player's view at the time, with a
 search of {e(budget_text)} per decision (seed {review.seed}). Labels: {thresholds}.

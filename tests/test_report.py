@@ -158,3 +158,29 @@ def test_the_graph_ends_at_the_result_of_a_finished_game():
             50.0 if scores[0] == scores[1] else 0.0
         assert line.get_xdata()[-1] == len(record.actions) + 1
         assert line.get_ydata()[-1] == expected
+
+
+def test_the_report_of_an_unfinished_game_says_so():
+    from solver.analysis import summarise
+    from solver.report import render_html
+
+    record = play_random_game(2, seed=21)
+    record.actions = record.actions[:10]
+    review = summarise(record, [], {"iterations": 1}, 0, record.replay())
+    page = render_html(review, record, "<svg></svg>", "part.json")
+    assert "The game is not over" in page and "Winner" not in page
+
+
+def test_the_report_of_a_record_from_a_position_names_no_seed():
+    from solver.analysis import summarise
+    from solver.report import render_html
+    from solver.rules.position import state_to_json
+
+    game = play_random_game(2, seed=21)
+    state = list(game.states())[10][0]
+    record = GameRecord(game.cards, 2, start_position=state_to_json(state),
+                        actions=game.actions[10:])
+    review = summarise(record, [], {"iterations": 1}, 0, record.replay())
+    page = render_html(review, record, "<svg></svg>", "from-position.json")
+    assert "seed\nNone" not in page and "seed None" not in page
+    assert "from a set-up position" in page
