@@ -291,6 +291,8 @@ def cmd_analyze(args) -> int:
     except (ReportError, RecordError, AnalysisError) as err:
         print(f"bigsur: error: {err}", file=sys.stderr)
         return 2
+    except BrokenPipeError:  # `bigsur analyze ... | head`: main() leaves quietly
+        raise
     except OSError as err:
         print(f"bigsur: error: {err.filename}: {err.strerror}", file=sys.stderr)
         return 2

@@ -171,6 +171,24 @@ def test_the_report_of_an_unfinished_game_says_so():
     assert "The game is not over" in page and "Winner" not in page
 
 
+def test_a_closed_pipe_is_not_reported_as_a_file_error(tmp_path, monkeypatch, capsys):
+    import io
+
+    from solver.cli import main
+
+    class ClosedPipe(io.StringIO):
+        def write(self, _text):
+            raise BrokenPipeError(32, "Broken pipe")
+
+    record = play_random_game(2, seed=2)
+    record.actions = record.actions[:4]
+    path = tmp_path / "short.json"
+    record.save(path)
+    monkeypatch.setattr("sys.stdout", ClosedPipe())
+    main(["analyze", str(path), "--iterations", "3", "--no-progress"])
+    assert "None" not in capsys.readouterr().err  # was "bigsur: error: None: Broken pipe"
+
+
 def test_the_report_of_a_record_from_a_position_names_no_seed():
     from solver.analysis import summarise
     from solver.report import render_html
