@@ -216,3 +216,56 @@ def test_editors_on_a_phone(server, browser):  # noqa: F811
         no_overflow(pg)
     finally:
         context.close()
+
+
+def test_card_set_draft_survives_a_reload(server, page):  # noqa: F811
+    """The set being edited is kept in the browser (a reload had dropped every unsaved
+    edit); a card added after a deletion gets an id not taken (it had got the count + 1,
+    the id of the last card); a name the server refuses is flagged next to 'Valid'."""
+    pg = page
+    pg.goto(server + "/")
+    pg.wait_for_selector("body[data-ready='1']")
+    pg.click("#nav-cards")
+    pg.wait_for_selector("#ce-ok")
+    pg.fill("#ce-setname", "my draft")  # a space: refused when saving
+    pg.wait_for_selector("#ce-name-note.bad:has-text('Cannot be saved under this name')")
+    pg.fill("#ce-setname", "my-draft")
+    pg.click("[data-ce-pick='highway:4']")
+    pg.click("[data-ce='delete']")
+    pg.click("[data-ce='add-highway']")
+    assert pg.locator("#ce-id").input_value() == "H70"
+    pg.fill("#ce-text", "not saved yet")
+    pg.wait_for_selector("#ce-ok")  # checked: valid (with the count + 1, H69 twice)
+    pg.reload()
+    pg.wait_for_selector("body[data-ready='1']")
+    pg.click("#nav-cards")
+    pg.wait_for_selector("#ce-restored")
+    assert pg.locator("#ce-setname").input_value() == "my-draft"
+    assert pg.locator("#ce-id").input_value() == "H70"
+    assert pg.locator("#ce-text").input_value() == "not saved yet"
+    pg.click("[data-ce='load']")  # starting over is still one click
+    pg.wait_for_selector("#ce-restored", state="detached")
+    assert pg.locator("#ce-setname").input_value() == "my-cards"
+    assert not [e for e in pg.js_errors if "status of" not in e], pg.js_errors
+
+
+
+def test_card_set_import_of_no_cards_keeps_the_set(server, page):  # noqa: F811
+    """A CSV that holds no card (an empty file, another file) is refused, naming why: it
+    had replaced the set being edited by an empty one (every edit lost)."""
+    pg = page
+    pg.goto(server + "/")
+    pg.wait_for_selector("body[data-ready='1']")
+    pg.click("#nav-cards")
+    pg.wait_for_selector("#ce-ok")
+    pg.click("[data-ce-pick='highway:2']")
+    pg.fill("#ce-text", "an edit")
+    for name, data in [("empty.csv", b""), ("photo.csv", b"\x89PNG\r\n\x1a\n")]:
+        pg.set_input_files("#ce-csv", files=[{"name": name, "mimeType": "text/csv",
+                                              "buffer": data}])
+        pg.wait_for_selector(f"#alert:has-text('{name} holds no card')")
+        pg.click("#alert-close")
+    assert pg.locator("[data-ce-pick^='highway:']").count() == 69
+    assert pg.locator("#ce-text").input_value() == "an edit"
+    assert not [e for e in pg.js_errors if "status of" not in e], pg.js_errors
+

@@ -10,7 +10,8 @@ import {MATERIALS} from "../words.js";
 import {SCENERY, esc, cardSVG, landmarkSVG} from "../svg.js";
 
 const E = {set: null, sel: null, check: null, seq: 0, timer: null, storedName: null,
-  convertErrors: [], ctx: null, root: null};
+  convertErrors: [], ctx: null, root: null, restored: false};
+const DRAFT_KEY = "bigsur.cardset-draft"; // the set being edited survives a reload
 const $ = (id) => document.getElementById(id);
 const KINDS_BONUS = ["distinct_scenery", "scenery_points", "mile_cards", "stretch_count",
   "landmark_collection", "material_cards", "highway_end", "longest_stretch"];
@@ -38,8 +39,29 @@ export function effectFromText(text) {
 export async function open(ctx, root) {
   E.ctx = ctx;
   E.root = root;
-  if (!E.set) await startFrom("default");
+  if (!E.set && !restoreDraft()) await startFrom("default");
   render();
+}
+
+function saveDraft() {
+  try {
+    localStorage.setItem(DRAFT_KEY, JSON.stringify({set: E.set, storedName: E.storedName, sel: E.sel,
+      convertErrors: E.convertErrors}));
+  } catch (e) { /* storage full or refused: the draft lives in the page only */ }
+}
+
+function restoreDraft() {
+  let d = null;
+  try { d = JSON.parse(localStorage.getItem(DRAFT_KEY) || "null"); } catch (e) { d = null; }
+  if (!d || !d.set || !Array.isArray(d.set.highway) || !Array.isArray(d.set.landmarks)) return false;
+  E.set = d.set;
+  E.storedName = d.storedName || null;
+  E.sel = d.sel || {kind: "highway", index: 0};
+  E.convertErrors = d.convertErrors || [];
+  E.check = null;
+  E.restored = true;
+  scheduleCheck(0);
+  return true;
 }
 
 async function startFrom(name) {
@@ -52,6 +74,7 @@ async function startFrom(name) {
   E.sel = {kind: "highway", index: 0};
   E.convertErrors = [];
   E.check = null;
+  E.restored = false;
   scheduleCheck(0);
 }
 
@@ -168,8 +191,13 @@ function statusHTML() {
   const more = problems.length > 12 ? `<li class="muted">\u2026 and ${problems.length - 12} more</li>` : "";
   const derived = problems.some((e) => e.card) && problems.some((e) => !e.card)
     ? `<p class="muted small">A card with a problem is left out of the counts, so the set-level problems may go once the cards are fixed.</p>` : "";
-  const note = ch && ch.name ? `<p class="muted small" id="ce-name-note">${esc(ch.name)}</p>` : "";
-  return `<div id="ce-status" aria-live="polite">${head}<ul class="ce-problems">${items}${more}</ul>${derived}${note}</div>`;
+  // a name the server will refuse: said so next to "Valid" (the cards are; saving is not)
+  const badName = !/^[A-Za-z0-9][A-Za-z0-9_-]{0,39}$/.test(E.set.name || "");
+  const note = ch && ch.name ? `<p class="${badName ? "bad" : "muted"} small" id="ce-name-note">` +
+    `${badName ? "Cannot be saved under this name: " : ""}${esc(ch.name)}</p>` : "";
+  const restored = E.restored ? `<p class="muted small" id="ce-restored">The set you were editing, ` +
+    `kept in this browser. Load starts from a stored set instead.</p>` : "";
+  return `<div id="ce-status" aria-live="polite">${head}<ul class="ce-problems">${items}${more}</ul>${derived}${note}${restored}</div>`;
 }
 
 export function render() {
@@ -264,6 +292,7 @@ function onForm(ev) {
 }
 
 function scheduleCheck(delay = 250) {
+  saveDraft(); // every change passes here
   clearTimeout(E.timer);
   E.timer = setTimeout(runCheck, delay);
 }
@@ -292,6 +321,13 @@ async function importCSV(ev) {
       method: "POST", headers: {"Content-Type": "text/csv"}, body: text});
     const data = await r.json();
     if (!r.ok) throw new E.ctx.ApiError(r.status, data.field, data.message || "refused", data);
+    if (!data.cards.highway.length && !data.cards.landmarks.length) {
+      // not a card list (an empty file, another file): the set being edited is kept
+      ev.target.value = ""; // the same file may be chosen again once fixed
+      const why = data.errors.map((x) => x.message).join("; ");
+      E.ctx.showError(`${file.name} holds no card${why ? " (" + why + ")" : ""}: the set being edited is kept.`);
+      return;
+    }
     E.set = {...data.cards, description: E.set.description, reconstruction: E.set.reconstruction};
     E.convertErrors = data.errors;
     E.sel = {kind: "highway", index: 0};
@@ -318,6 +354,14 @@ function jumpTo(id, draw = true) {
   }
 }
 
+/* The next id not taken (after a deletion, the count + 1 may be). */
+function freeId(prefix, list) {
+  const taken = new Set(list.map((c) => c.id));
+  let n = list.length + 1;
+  while (taken.has(prefix + String(n).padStart(2, "0")) || taken.has(prefix + n)) n += 1;
+  return prefix + String(n).padStart(2, "0");
+}
+
 const sameStored = () => !!E.storedName && E.storedName.toLowerCase() === (E.set.name || "").toLowerCase();
 
 async function save() {
@@ -327,6 +371,7 @@ async function save() {
       ? `/v1/cardsets/${encodeURIComponent(E.storedName)}/versions` : "/v1/cardsets";
     const res = await E.ctx.api("POST", path, E.set);
     E.storedName = res.name;
+    saveDraft();
     await E.ctx.refreshCardSets();
     render();
     $("ce-status").insertAdjacentHTML("beforeend", `<p class="ok" id="ce-saved">Saved on the server: ` +
@@ -354,12 +399,12 @@ export function onClick(el) {
   if (ds.ce === "load") {
     startFrom($("ce-start").value).then(render).catch(E.ctx.showError);
   } else if (ds.ce === "add-highway") {
-    E.set.highway.push({id: "H" + (E.set.highway.length + 1), miles: 3, scenery: ["ocean", "forest"],
+    E.set.highway.push({id: freeId("H", E.set.highway), miles: 3, scenery: ["ocean", "forest"],
       cost: ["stone", "water"], material: "timber", players: [2, 3, 4]});
     E.sel = {kind: "highway", index: E.set.highway.length - 1};
     render(); scheduleCheck();
   } else if (ds.ce === "add-landmark") {
-    E.set.landmarks.push({id: "L" + (E.set.landmarks.length + 1), name: "New Landmark",
+    E.set.landmarks.push({id: freeId("L", E.set.landmarks), name: "New Landmark",
       scenery: "ocean", ability: {kind: "mile_bonus", miles: 1}});
     E.sel = {kind: "landmark", index: E.set.landmarks.length - 1};
     render(); scheduleCheck();
