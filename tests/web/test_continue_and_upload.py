@@ -2,8 +2,8 @@
 
 - a 3-player mid-game position loaded into the position editor through its
   ``#position=`` link, refused while the seat asking is not to act (the reason shown,
-  naming the field), then continued as a game against the AI: a move is made and the AI
-  answers;
+  naming the seat to act), then continued as a game against the AI: a move is made and
+  the AI answers;
 - a record file uploaded in the review (first bad files: not JSON, a wrong field, an
   illegal action, each named), reviewed, stepped through by keyboard, and a decision's
   position opened in the editor. The record's seed is above 2**53: the page sends the
@@ -51,13 +51,15 @@ def test_continue_an_edited_position_as_a_game_against_the_ai(server, page):  # 
     # the editor keeps the whole view (my discard fronts the others saw included)
     assert json.loads(pg.locator("#pe-jsonbox").input_value()) == expected
 
-    # asking as a seat that is not to act: refused, the reason names the field
+    # asking as a seat that is not to act: refused, the reason in the page's words (its
+    # Player numbers, not the server's seat indices)
     other = (me + 1) % 3
     pg.select_option("#pe-me", str(other))
     pg.click("#pe-continue")
     pg.wait_for_selector("#pe-error")
     refusal = pg.locator("#pe-error").inner_text()
-    assert "Cannot continue as a game" in refusal and "position." in refusal, refusal
+    assert "Cannot continue as a game" in refusal, refusal
+    assert f"Player {me + 1} is to act, not you (Player {other + 1})" in refusal, refusal
     assert not pg.locator("#game").is_visible()
     pg.select_option("#pe-me", str(me))
     pg.wait_for_selector("#pe-problems:has-text('No problem found')")

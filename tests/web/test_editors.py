@@ -249,6 +249,38 @@ def test_card_set_draft_survives_a_reload(server, page):  # noqa: F811
     assert not [e for e in pg.js_errors if "status of" not in e], pg.js_errors
 
 
+def test_position_editor_mistakes(server, page):  # noqa: F811
+    """A fractional turn count is a whole one (it had made 'Player 3.5 to act'); changing
+    the player count keeps what was placed (it had emptied the table); a hint when
+    another seat is to act says so in the page's words (not the server's seat 1);
+    an incomplete JSON names what it lacks (not a script's TypeError)."""
+    pg = page
+    pg.goto(server + "/")
+    pg.wait_for_selector("body[data-ready='1']")
+    pg.click("#nav-editor")
+    pg.wait_for_selector("#pe-problems")
+    pg.select_option("#pe-players", "3")
+    pg.fill("#pe-turn", "2.5")
+    pg.press("#pe-turn", "Enter")
+    pg.locator("#pe-turn").evaluate("e => e.dispatchEvent(new Event('change'))")
+    pg.wait_for_selector("#pe-summary:has-text('Player 3 to act')")
+    assert pg.locator("#pe-turn").input_value() == "2"
+    pg.select_option("#pe-target", "hand")
+    pg.click(".pe-palette [data-pe-place='H01']")
+    pg.select_option("#pe-players", "4")
+    pg.wait_for_selector("#pe-me option[value='3']", state="attached")
+    assert pg.locator("#pe-hand [data-card='H01']").count() == 1
+    pg.click("#pe-hint")
+    pg.wait_for_selector("#pe-error:has-text('Player 3 is to act, not you (Player 1)')")
+    pg.click("#pe-continue")
+    pg.wait_for_selector("#pe-error:has-text('Player 3 is to act')")
+    assert pg.locator("#editor").is_visible()
+    pg.fill("#pe-jsonbox", '{"format": "bigsur-view/1", "cards": "default"}')
+    pg.click("#pe-loadjson")
+    pg.wait_for_selector("#alert:has-text('has no seats, depot, landmark_row, view_of')")
+    assert pg.locator("#pe-hand [data-card='H01']").count() == 1  # the table is kept
+    assert not [e for e in pg.js_errors if "status of" not in e], pg.js_errors
+
 
 def test_card_set_import_of_no_cards_keeps_the_set(server, page):  # noqa: F811
     """A CSV that holds no card (an empty file, another file) is refused, naming why: it
@@ -269,3 +301,25 @@ def test_card_set_import_of_no_cards_keeps_the_set(server, page):  # noqa: F811
     assert pg.locator("#ce-text").input_value() == "an edit"
     assert not [e for e in pg.js_errors if "status of" not in e], pg.js_errors
 
+
+def test_position_editor_by_keyboard(server, page):  # noqa: F811
+    """A card placed or removed by the keyboard (Enter on it) leaves the focus on the one
+    now in its place: the editor is redrawn on each change, and the focus had gone back
+    to the top of the page (each of the 59 cards was a walk from there)."""
+    pg = page
+    pg.goto(server + "/")
+    pg.wait_for_selector("body[data-ready='1']")
+    pg.click("#nav-editor")
+    pg.wait_for_selector("#pe-problems")
+    pg.focus(".pe-palette [data-pe-place='H01']")
+    pg.keyboard.press("Enter")
+    pg.wait_for_selector("#pe-hand [data-card='H01']")
+    assert pg.evaluate("document.activeElement.dataset.pePlace") == "H02"
+    pg.keyboard.press("Enter")
+    pg.wait_for_selector("#pe-hand [data-card='H02']")
+    pg.focus("#pe-hand [data-card='H01']")
+    pg.keyboard.press("Enter")
+    pg.wait_for_selector("#pe-hand [data-card='H01']", state="detached")
+    assert pg.evaluate("document.activeElement.dataset.card") == "H02"
+    pg.click("[data-pe-mat='1:stone']")
+    assert pg.evaluate("document.activeElement.dataset.peMat") == "1:stone"

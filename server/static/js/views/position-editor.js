@@ -32,6 +32,17 @@ export function emptyPosition(cardsName, players, me = 0) {
     perTurn: {recycle: false, persistent: [], resources: {}}};
 }
 
+/* ``p`` with another card set or player count: what was placed stays (the seats beyond
+ * the count are dropped); a card the new deck lacks is flagged by ``problems``. */
+export function reshaped(p, cardsName, players) {
+  const q = emptyPosition(cardsName, players, Math.min(p.me, players - 1));
+  for (const k of ["turn", "phase", "picks", "depot", "row", "hand", "discard", "perTurn",
+    "myKnown", "myKnownDiscard"]) if (p[k] !== undefined) q[k] = p[k];
+  q.first = Math.min(p.first, players - 1);
+  q.seats = q.seats.map((s, i) => p.seats[i] || s);
+  return q;
+}
+
 export const seatTurns = (p, i) => {
   let n = 0;
   for (let k = 0; k < p.turn; k++) if ((p.first + k) % p.players === i) n += 1;
@@ -328,6 +339,23 @@ function perTurnHTML() {
     `</fieldset>`;
 }
 
+/* A clicked card or button has no id: the focus goes back to it, or (it was placed or
+ * removed) to the one now in its place, so that the keyboard carries on from there. */
+const CHIP_ATTRS = ["data-pe-place", "data-pe-lm", "data-pe-remove", "data-pe-hwcard",
+  "data-pe-unclaim", "data-pe-mat", "data-pe-unmat"];
+function chipKey(el) {
+  const attr = CHIP_ATTRS.find((a) => el.hasAttribute(a));
+  if (!attr) return null;
+  return {attr, value: el.getAttribute(attr), card: el.dataset.card,
+    index: [...P.root.querySelectorAll(`[${attr}]`)].indexOf(el)};
+}
+function refocusChip(k) {
+  const all = [...P.root.querySelectorAll(`[${k.attr}]`)];
+  const el = all.find((e) => e.getAttribute(k.attr) === k.value && e.dataset.card === k.card) ||
+    all[Math.min(k.index, all.length - 1)];
+  if (el) el.focus();
+}
+
 const KEEP = ["pe-ids", "pe-builds", "pe-jsonbox", "pe-budget"];
 const AI_LEVELS = [["greedy", "AI \u2014 easy"], ["mcts:1s", "AI \u2014 normal"], ["mcts:3s", "AI \u2014 strong"]];
 
@@ -338,6 +366,7 @@ export function render() {
   const kept = Object.fromEntries(KEEP.map((id) => [id, $(id) ? $(id).value : null]));
   const focused = document.activeElement && P.root.contains(document.activeElement)
     ? document.activeElement.id : null;
+  const chipFocus = focused === "" ? chipKey(document.activeElement) : null;
   const used = placed();
   const deck = Object.values(P.cards.highway).filter((c) => c.players.includes(p.players)).map((c) => c.id);
   const lmUsed = new Set([...p.row, ...p.seats.flatMap((s) => s.landmarks.map((l) => l.landmark))]);
@@ -409,6 +438,7 @@ export function render() {
   </div>`;
   for (const [id, value] of Object.entries(kept)) if (value !== null && $(id)) $(id).value = value;
   if (focused && $(focused)) $(focused).focus();
+  else if (chipFocus) refocusChip(chipFocus);
   bind();
 }
 
@@ -416,17 +446,16 @@ function bind() {
   const p = P.pos;
   $("pe-cards").addEventListener("change", async (ev) => {
     P.cards = await P.ctx.loadCards(ev.target.value);
-    P.pos = emptyPosition(ev.target.value, p.players, 0);
+    P.pos = reshaped(p, ev.target.value, p.players);
     changed();
   });
   $("pe-players").addEventListener("change", (ev) => {
-    const n = Number(ev.target.value);
-    P.pos = emptyPosition(p.cards, n, Math.min(p.me, n - 1));
+    P.pos = reshaped(p, p.cards, Number(ev.target.value));
     changed();
   });
   $("pe-me").addEventListener("change", (ev) => { p.me = Number(ev.target.value); changed(); });
   $("pe-first").addEventListener("change", (ev) => { p.first = Number(ev.target.value); changed(); });
-  $("pe-turn").addEventListener("change", (ev) => { p.turn = Math.max(0, Number(ev.target.value) || 0); changed(); });
+  $("pe-turn").addEventListener("change", (ev) => { p.turn = Math.max(0, Math.floor(Number(ev.target.value)) || 0); changed(); });
   $("pe-step").addEventListener("change", (ev) => {
     const v = ev.target.value;
     p.phase = v === "build" ? "build" : "take";
@@ -519,12 +548,22 @@ async function refresh() {
 
 function pct(x) { return (100 * x).toFixed(1) + "%"; }
 
+/* A hint, a payment and a game start from the turn of the seat asking: said in the
+ * page's words (the server counts seats from 0). */
+function notYourTurn() {
+  const p = P.pos, t = toAct(p);
+  if (t === p.me) return null;
+  return `Player ${t + 1} is to act, not you (Player ${p.me + 1}): a hint, a payment and a game ` +
+    `start from your turn. Set "I am" to Player ${t + 1}, or change the first player or the turns done.`;
+}
+
 async function ask(kind) {
   P.ctx.clearError();
   const v = view();
   const btn = $("pe-" + kind);
   if (btn) btn.setAttribute("aria-busy", "true");
   try {
+    if (kind !== "score" && notYourTurn()) throw new Error(notYourTurn());
     if (kind === "hint") {
       const [unit, n] = $("pe-budget").value.split(":");
       const res = await P.ctx.api("POST", "/v1/hint", {position: v, budget: {[unit]: Number(n)}, seed: 1});
@@ -564,6 +603,7 @@ async function continueAsGame() {
   btn.disabled = true;
   btn.setAttribute("aria-busy", "true");
   try {
+    if (notYourTurn()) throw new Error(notYourTurn());
     await P.ctx.continueFromView(view(), P.ai);
   } catch (e) {
     P.result = `<p class="bad" id="pe-error">Cannot continue as a game: ${esc(e.message)}</p>`;
@@ -591,19 +631,45 @@ async function copy(text, label) {
 }
 
 async function loadJSON() {
+  let raw;
+  try { raw = JSON.parse($("pe-jsonbox").value); } catch (e) {
+    P.ctx.showError(`The box does not hold JSON: ${e.message}`);
+    return;
+  }
+  const format = raw && typeof raw === "object" ? raw.format : null;
+  if (format !== "bigsur-view/1" && format !== "bigsur-position/1") {
+    P.ctx.showError("format: expected bigsur-view/1 or bigsur-position/1");
+    return;
+  }
+  // what the editor reads: named when missing (not a script error)
+  const missing = ["seats", "depot", "landmark_row"].filter((k) => !Array.isArray(raw[k]));
+  if (format === "bigsur-view/1" && !Number.isInteger(raw.view_of)) missing.push("view_of");
+  if (!missing.length) {
+    raw.seats.forEach((s, i) => {
+      if (!s || typeof s !== "object" || !Array.isArray(s.highway)) missing.push(`seats[${i}].highway`);
+      else if (format === "bigsur-position/1" && !Array.isArray(s.discard)) missing.push(`seats[${i}].discard`);
+    });
+  }
+  if (missing.length) {
+    P.ctx.showError(`The ${format} in the box has no ${missing.join(", ")}: copy it whole.`);
+    return;
+  }
+  const name = typeof raw.cards === "string" ? raw.cards : (raw.cards && raw.cards.name) || "default";
   try {
-    const raw = JSON.parse($("pe-jsonbox").value);
-    if (raw.format === "bigsur-position/1") {
+    P.cards = await P.ctx.loadCards(name);
+    if (format === "bigsur-position/1") {
       const seat = raw.current || 0;
-      P.cards = await P.ctx.loadCards(typeof raw.cards === "string" ? raw.cards : raw.cards.name);
-      P.pos = viewOfState(raw, seat, (id) => P.cards.highway[id].material);
-    } else if (raw.format === "bigsur-view/1") {
-      P.cards = await P.ctx.loadCards(typeof raw.cards === "string" ? raw.cards : raw.cards.name);
-      P.pos = fromView(raw);
-    } else throw new Error("format: expected bigsur-view/1 or bigsur-position/1");
-    P.result = "";
-    changed();
-  } catch (e) { P.ctx.showError(e); }
+      P.pos = viewOfState(raw, seat, (id) => {
+        if (!P.cards.highway[id]) throw new Error(`${id} is not a Highway card of ${name}`);
+        return P.cards.highway[id].material;
+      });
+    } else P.pos = fromView(raw);
+  } catch (e) {
+    P.ctx.showError(e instanceof P.ctx.ApiError ? e : `The ${format} in the box cannot be read: ${e.message}`);
+    return;
+  }
+  P.result = "";
+  changed();
 }
 
 /* Clicks inside the editor (main.js forwards them); true when handled. */
