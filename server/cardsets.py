@@ -338,14 +338,14 @@ def build_router(registry, store_of) -> APIRouter:
         except CardSetError as err:
             errors = err.errors
         name = raw.get("name")
-        name_note = None
+        name_note, refused = None, False
         if isinstance(name, str) and name:
             if not NAME_RE.match(name):
-                name_note = "name: must be 1 to 40 letters, digits, '-' or '_'"
+                name_note, refused = "name: must be 1 to 40 letters, digits, '-' or '_'", True
             elif name.lower() in RESERVED or taken(name) or store_of().get(name):
                 name_note = f"name: {name!r} is taken (saving adds a new version if it is yours)"
         return {"ok": not errors, "errors": structured(errors), "summary": summary,
-                "name": name_note}
+                "name": name_note, "name_refused": refused}
 
     @router.post("/cardsets/convert", summary="CSV text -> the card set's JSON (not stored)")
     async def convert(request: Request, name: str = "my-cards", description: str = "",

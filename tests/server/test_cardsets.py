@@ -164,7 +164,9 @@ def test_csv_upload_convert_check_and_template(client):
     assert client.get("/v1/cardsets/sheet").json()["highway"][0]["text"] == "my first card"
     # the live check: 200 with the problems, or ok with a summary
     checked = client.post("/v1/cardsets/check", json=my_set("sheet")).json()
-    assert checked["ok"] and "taken" in checked["name"]
+    assert checked["ok"] and "taken" in checked["name"] and not checked["name_refused"]
+    checked = client.post("/v1/cardsets/check", json=my_set("qa set")).json()
+    assert checked["ok"] and checked["name_refused"] and "letters" in checked["name"]
     raw = my_set("fresh")
     raw["highway"][0]["persistent"] = None
     checked = client.post("/v1/cardsets/check", json=raw).json()

@@ -192,7 +192,7 @@ function statusHTML() {
   const derived = problems.some((e) => e.card) && problems.some((e) => !e.card)
     ? `<p class="muted small">A card with a problem is left out of the counts, so the set-level problems may go once the cards are fixed.</p>` : "";
   // a name the server will refuse: said so next to "Valid" (the cards are; saving is not)
-  const badName = !/^[A-Za-z0-9][A-Za-z0-9_-]{0,39}$/.test(E.set.name || "");
+  const badName = !!(ch && ch.name_refused);
   const note = ch && ch.name ? `<p class="${badName ? "bad" : "muted"} small" id="ce-name-note">` +
     `${badName ? "Cannot be saved under this name: " : ""}${esc(ch.name)}</p>` : "";
   const restored = E.restored ? `<p class="muted small" id="ce-restored">The set you were editing, ` +
