@@ -281,6 +281,9 @@ def main(argv: list[str] | None = None) -> int:
         except (OSError, ValueError):  # stdout is not a file (tests)
             pass
         return 1
+    except KeyboardInterrupt:  # Ctrl-C in a long review or tournament: no traceback
+        print("\nbigsur: interrupted", file=sys.stderr)
+        return 130
 
 
 if __name__ == "__main__":

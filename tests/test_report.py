@@ -202,3 +202,19 @@ def test_the_report_of_a_record_from_a_position_names_no_seed():
     page = render_html(review, record, "<svg></svg>", "from-position.json")
     assert "seed\nNone" not in page and "seed None" not in page
     assert "from a set-up position" in page
+
+
+def test_ctrl_c_during_the_review_stops_it_without_a_traceback(tmp_path, monkeypatch,
+                                                                 capsys):
+    from solver.cli import main
+
+    def interrupted(*_args, **_kwargs):
+        raise KeyboardInterrupt
+
+    monkeypatch.setattr("solver.report.analyse_record", interrupted)
+    record = play_random_game(2, seed=2)
+    record.actions = record.actions[:4]
+    path = tmp_path / "short.json"
+    record.save(path)
+    assert main(["analyze", str(path), "--iterations", "3", "--no-progress"]) == 130
+    assert capsys.readouterr().err.strip() == "bigsur: interrupted"
