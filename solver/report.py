@@ -244,7 +244,7 @@ def run(record_path: str, html_path: str | None, png_path: str | None,
         with Progress(TextColumn("analysing"), BarColumn(), MofNCompleteColumn(),
                       TimeElapsedColumn(), TimeRemainingColumn(),
                       console=_stderr_console()) as bar:
-            task = bar.add_task("decisions", total=None)
+            task = bar.add_task("decisions", total=len(record.actions))  # one per action
             review = analyse_record(record, budget, seed,
                                     progress=lambda done, total: bar.update(
                                         task, completed=done, total=total))

@@ -218,3 +218,20 @@ def test_ctrl_c_during_the_review_stops_it_without_a_traceback(tmp_path, monkeyp
     record.save(path)
     assert main(["analyze", str(path), "--iterations", "3", "--no-progress"]) == 130
     assert capsys.readouterr().err.strip() == "bigsur: interrupted"
+
+
+def test_the_progress_bar_knows_its_total_before_the_first_decision(tmp_path, monkeypatch,
+                                                                      capsys):
+    from solver.cli import main
+
+    def interrupted(*_args, **_kwargs):  # stopped during the first (long) search
+        raise KeyboardInterrupt
+
+    monkeypatch.setattr("solver.report.analyse_record", interrupted)
+    record = play_random_game(2, seed=2)
+    record.actions = record.actions[:4]
+    path = tmp_path / "short.json"
+    record.save(path)
+    assert main(["analyze", str(path), "--iterations", "3"]) == 130
+    err = capsys.readouterr().err
+    assert "0/4" in err and "0/?" not in err, err
