@@ -551,12 +551,14 @@ def seats_from_args(players: int, ai: str | None, seats: str | None) -> list[str
         if not 2 <= players <= 4:
             raise PlayError(f"--players: must be 2 to 4, got {players}")
         out = [HUMAN] + [ai or HUMAN] * (players - 1)
+    out = [HUMAN if spec.strip().lower() == HUMAN else spec for spec in out]  # 'Human' too
     for i, spec in enumerate(out):
         if spec != HUMAN:
             try:
                 make_bot(spec)
             except BotSpecError as err:
-                raise PlayError(f"seat {i}: {err}") from None
+                raise PlayError(f"seat {i}: {err}; or '{HUMAN}' for a player at the "
+                                "keyboard") from None
     if HUMAN not in out:
         raise PlayError("--seats: at least one seat must be human")
     return out

@@ -254,3 +254,11 @@ def test_the_hint_shows_the_visits_that_rank_its_moves():
     for i, m in enumerate(result.moves[:5], 1):
         assert re.search(rf"^ *{i} +{m.visits} +{100 * m.win_probability:.1f}%", text,
                          re.M), text
+
+
+def test_a_seat_spelled_human_in_capitals_is_a_player_and_errors_name_human():
+    # '--seats Human,greedy' was refused as an unknown bot, whose list has no 'human'
+    assert seats_from_args(2, None, "Human, greedy") == [HUMAN, "greedy"]
+    assert seats_from_args(2, "HUMAN", None) == [HUMAN, HUMAN]
+    with pytest.raises(PlayError, match="seat 1: .*'human' for a player"):
+        seats_from_args(2, None, "human,nobot")
