@@ -12,7 +12,8 @@ The record is saved at the end (``--save``), also when the game is left early.
 
 Hidden information is respected: the table is drawn from the side of the human to act
 (in a game against the AI, always the human's seat), and the hint searches only that
-seat's view.
+seat's view. In hot-seat, when the turn passes to another human, the game waits for Enter
+(and clears a colour terminal) before it draws that player's hand.
 """
 
 from __future__ import annotations
@@ -428,6 +429,7 @@ def play_game(seats: Sequence[str], seed: int | None, cards: CardSet | None = No
     write(f"Big Sur: {', '.join(_seat_label(seats, i, viewer()) for i in range(len(seats)))};"
           f" seed {seed}. Type 'help' for the notation, Tab completes.")
     shown_at = -1
+    seen_by = None  # hot-seat: the human whose hand was last drawn
     try:
         while state.phase != Phase.OVER:
             seat = state.current
@@ -445,6 +447,16 @@ def play_game(seats: Sequence[str], seed: int | None, cards: CardSet | None = No
                 write(f"  {_seat_label(seats, seat, viewer())}: {shown}")
                 record.actions.append(action.notation())
                 continue
+            if not single and seat != seen_by:  # hot-seat: no hand shown to another player
+                if seen_by is not None:
+                    try:
+                        read(f"seat {seat} to play: pass the keyboard, then press Enter ")
+                    except EOFError:
+                        write("bye")
+                        return finish(0)
+                    if color:  # the last player's hand off the screen and its scrollback
+                        write("\x1b[H\x1b[2J\x1b[3J")
+                seen_by, shown_at = seat, -1
             if shown_at != len(record.actions):
                 screen.show(render_rich(state, viewer(), seats))
                 shown_at = len(record.actions)

@@ -121,7 +121,11 @@ def test_hot_seat_all_humans_still_works(tmp_path):
     assert rc == 0
     record = GameRecord.load(save)
     assert record.players == 3 and record.names == [HUMAN] * 3 and record.replay().is_over
-    assert set(script.prompts) == {"seat 0> ", "seat 1> ", "seat 2> "}  # each seat asked
+    # each seat asked, and asked to take the keyboard when the turn passes to it
+    assert {p for p in script.prompts if p.endswith("> ")} == {"seat 0> ", "seat 1> ",
+                                                                 "seat 2> "}
+    assert {p for p in script.prompts if "pass the keyboard" in p} == {
+        f"seat {i} to play: pass the keyboard, then press Enter " for i in range(3)}
 
 
 def test_eof_leaves_and_still_saves(tmp_path):
@@ -262,3 +266,23 @@ def test_a_seat_spelled_human_in_capitals_is_a_player_and_errors_name_human():
     assert seats_from_args(2, "HUMAN", None) == [HUMAN, HUMAN]
     with pytest.raises(PlayError, match="seat 1: .*'human' for a player"):
         seats_from_args(2, None, "human,nobot")
+
+
+def test_hot_seat_waits_for_the_next_player_before_showing_its_hand():
+    # the table of the next seat (its hand) was drawn at once, under the eyes of the
+    # player who had just ended the turn
+    out: list[str] = []
+    script = Script(["take deck", "take deck", "end", "", "quit"])
+
+    def read(prompt):
+        out.append(f"PROMPT {prompt}")
+        return script(prompt)
+
+    play_game([HUMAN, HUMAN], seed=1, read=read, write=out.append)
+    first = script.prompts[0][5]  # "seat N> "
+    prompts = [i for i, line in enumerate(out) if line.startswith("PROMPT ")]
+    assert out[prompts[3]] == f"PROMPT seat {1 - int(first)} to play: pass the keyboard, " \
+        "then press Enter "
+    assert "Hand:" not in "\n".join(out[prompts[2]:prompts[3]])  # nothing after 'end'
+    after = "\n".join(out[prompts[3]:prompts[4]])
+    assert "Hand:" in after and f"Seat {1 - int(first)} — " in after
