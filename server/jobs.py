@@ -51,21 +51,6 @@ log = logging.getLogger("bigsur.server")
 ACTIVE = ("queued", "running")
 
 
-def check_names(record: GameRecord) -> None:
-    """``names``: absent, or one string per seat (the review prints them)."""
-    names = record.names
-    if names is None:
-        return
-    if not isinstance(names, list) or len(names) != record.players:
-        raise ApiError(422, "record.names", f"must be a list of {record.players} strings "
-                       f"(one per seat), got {type(names).__name__}"
-                       + (f" of {len(names)}" if isinstance(names, list) else ""), "record")
-    for i, name in enumerate(names):
-        if not isinstance(name, str) or len(name) > 200:
-            raise ApiError(422, f"record.names[{i}]", "must be a string of at most 200 "
-                           f"characters, got {type(name).__name__}", "record")
-
-
 class JobService:
     def __init__(self, settings: Settings, store: Store):
         self.settings = settings
@@ -87,7 +72,6 @@ class JobService:
                seats: list[int] | None, client: str, search: SearchService) -> dict[str, Any]:
         """Check the record and queue its review (409-free: a new id every time)."""
         self.prune()
-        check_names(record)
         points = decision_points(record, seats, self.settings.analysis_max_decisions)
         searched = sum(1 for p in points if p.legal > 1)
         if budget.get("ms") is not None and \

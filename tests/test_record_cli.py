@@ -84,6 +84,10 @@ def test_record_replay_checks_every_action():
     (lambda r: r.pop("seed"), "exactly one of 'seed' and 'start'"),
     (lambda r: r.update(actions=[1]), "actions: must be a list of action strings"),
     (lambda r: r.update(cards=5), "cards: must be"),
+    # a short list of names was read, and a report named the missing seat by index
+    (lambda r: r.update(names=["only one"]), r"names: must be a list of 2 strings .* of 1"),
+    (lambda r: r.update(names=["a", 5]), r"names\[1\]: must be a string"),
+    (lambda r: r.update(names=["a", "b" * 201]), r"names\[1\]: .* at most 200"),
 ])
 def test_record_format_errors(change, words):
     raw = GameRecord.start(2, 3).to_json()

@@ -24,6 +24,7 @@ from .state import GameState, Phase
 from .userfiles import JsonFileError, read_json_file
 
 FORMAT = "bigsur-record/1"
+MAX_NAME = 200  # characters of a seat's name (reports print them)
 RECORD_FIELDS = frozenset({"format", "cards", "card_set", "players", "seed", "start", "names",
                            "actions", "meta"})
 
@@ -122,8 +123,17 @@ class GameRecord:
         actions = raw.get("actions", [])
         if not isinstance(actions, list) or not all(isinstance(a, str) for a in actions):
             raise RecordError("actions: must be a list of action strings")
-        return cls(cards, players, seed, start, list(actions), raw.get("names"),
-                   raw.get("meta", {}))
+        names = raw.get("names")
+        if names is not None:
+            if not isinstance(names, list) or len(names) != players:
+                raise RecordError(f"names: must be a list of {players} strings (one per seat), "
+                                  f"got {type(names).__name__}"
+                                  + (f" of {len(names)}" if isinstance(names, list) else ""))
+            for i, name in enumerate(names):
+                if not isinstance(name, str) or len(name) > MAX_NAME:
+                    raise RecordError(f"names[{i}]: must be a string of at most {MAX_NAME} "
+                                      f"characters, got {type(name).__name__}")
+        return cls(cards, players, seed, start, list(actions), names, raw.get("meta", {}))
 
     def save(self, path: str | Path) -> None:
         Path(path).write_text(json.dumps(self.to_json(), indent=1) + "\n", encoding="utf-8")
