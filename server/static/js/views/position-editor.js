@@ -357,7 +357,7 @@ function refocusChip(k) {
 }
 
 const KEEP = ["pe-ids", "pe-builds", "pe-jsonbox", "pe-budget"];
-const AI_LEVELS = [["greedy", "AI \u2014 easy"], ["mcts:1s", "AI \u2014 normal"], ["mcts:3s", "AI \u2014 strong"]];
+const AI_LEVELS = [["greedy", "AI \u2014 easy"], ["mcts:0.1s", "AI \u2014 normal"], ["mcts:1s", "AI \u2014 strong"]];
 
 export function render() {
   const p = P.pos;
