@@ -204,10 +204,8 @@ def test_the_report_of_a_record_from_a_position_names_no_seed():
     assert "from a set-up position" in page
 
 
-def test_ctrl_c_during_the_review_stops_it_without_a_traceback(tmp_path, monkeypatch,
-                                                                 capsys):
-    from solver.cli import main
-
+def interrupted_review(tmp_path, monkeypatch) -> str:
+    """A record of 4 actions whose review is stopped by Ctrl-C during its first search."""
     def interrupted(*_args, **_kwargs):
         raise KeyboardInterrupt
 
@@ -216,7 +214,15 @@ def test_ctrl_c_during_the_review_stops_it_without_a_traceback(tmp_path, monkeyp
     record.actions = record.actions[:4]
     path = tmp_path / "short.json"
     record.save(path)
-    assert main(["analyze", str(path), "--iterations", "3", "--no-progress"]) == 130
+    return str(path)
+
+
+def test_ctrl_c_during_the_review_stops_it_without_a_traceback(tmp_path, monkeypatch,
+                                                                 capsys):
+    from solver.cli import main
+
+    path = interrupted_review(tmp_path, monkeypatch)
+    assert main(["analyze", path, "--iterations", "3", "--no-progress"]) == 130
     assert capsys.readouterr().err.strip() == "bigsur: interrupted"
 
 
@@ -224,14 +230,7 @@ def test_the_progress_bar_knows_its_total_before_the_first_decision(tmp_path, mo
                                                                       capsys):
     from solver.cli import main
 
-    def interrupted(*_args, **_kwargs):  # stopped during the first (long) search
-        raise KeyboardInterrupt
-
-    monkeypatch.setattr("solver.report.analyse_record", interrupted)
-    record = play_random_game(2, seed=2)
-    record.actions = record.actions[:4]
-    path = tmp_path / "short.json"
-    record.save(path)
-    assert main(["analyze", str(path), "--iterations", "3"]) == 130
+    path = interrupted_review(tmp_path, monkeypatch)
+    assert main(["analyze", path, "--iterations", "3"]) == 130
     err = capsys.readouterr().err
     assert "0/4" in err and "0/?" not in err, err

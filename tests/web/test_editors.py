@@ -24,6 +24,15 @@ from solver.rules.cardset_csv import card_set_to_csv
 CARDS = load_card_set()
 
 
+def open_editor(pg, base: str, nav: str, ready: str) -> None:
+    """The page at ``base``, one of its editors opened by its ``nav`` button and drawn
+    (``ready``: a selector of the editor)."""
+    pg.goto(base + "/")
+    pg.wait_for_selector("body[data-ready='1']")
+    pg.click(nav)
+    pg.wait_for_selector(ready)
+
+
 def get(base: str, path: str):
     with urllib.request.urlopen(base + path, timeout=10) as r:
         return json.loads(r.read())
@@ -98,10 +107,7 @@ def test_position_editor_three_players(server, page):  # noqa: F811
     stray = next(lm.id for lm in CARDS.landmarks if lm.scenery not in icons)
     row = [lm.id for lm in CARDS.landmarks if lm.id != stray][:5]
 
-    pg.goto(server + "/")
-    pg.wait_for_selector("body[data-ready='1']")
-    pg.click("#nav-editor")
-    pg.wait_for_selector("#pe-problems")
+    open_editor(pg, server, "#nav-editor", "#pe-problems")
     # the pure parts, in the page: turns per seat, the link's encoding, effects as text
     pure = pg.evaluate("""async () => {
       const m = await import('/js/views/position-editor.js');
@@ -223,10 +229,7 @@ def test_card_set_draft_survives_a_reload(server, page):  # noqa: F811
     edit); a card added after a deletion gets an id not taken (it had got the count + 1,
     the id of the last card); a name the server refuses is flagged next to 'Valid'."""
     pg = page
-    pg.goto(server + "/")
-    pg.wait_for_selector("body[data-ready='1']")
-    pg.click("#nav-cards")
-    pg.wait_for_selector("#ce-ok")
+    open_editor(pg, server, "#nav-cards", "#ce-ok")
     pg.fill("#ce-setname", "my draft")  # a space: refused when saving
     pg.wait_for_selector("#ce-name-note.bad:has-text('Cannot be saved under this name')")
     pg.fill("#ce-setname", "my-draft")
@@ -255,10 +258,7 @@ def test_position_editor_mistakes(server, page):  # noqa: F811
     another seat is to act says so in the page's words (not the server's seat 1);
     an incomplete JSON names what it lacks (not a script's TypeError)."""
     pg = page
-    pg.goto(server + "/")
-    pg.wait_for_selector("body[data-ready='1']")
-    pg.click("#nav-editor")
-    pg.wait_for_selector("#pe-problems")
+    open_editor(pg, server, "#nav-editor", "#pe-problems")
     pg.select_option("#pe-players", "3")
     pg.fill("#pe-turn", "2.5")
     pg.press("#pe-turn", "Enter")
@@ -286,10 +286,7 @@ def test_card_set_import_of_no_cards_keeps_the_set(server, page):  # noqa: F811
     """A CSV that holds no card (an empty file, another file) is refused, naming why: it
     had replaced the set being edited by an empty one (every edit lost)."""
     pg = page
-    pg.goto(server + "/")
-    pg.wait_for_selector("body[data-ready='1']")
-    pg.click("#nav-cards")
-    pg.wait_for_selector("#ce-ok")
+    open_editor(pg, server, "#nav-cards", "#ce-ok")
     pg.click("[data-ce-pick='highway:2']")
     pg.fill("#ce-text", "an edit")
     for name, data in [("empty.csv", b""), ("photo.csv", b"\x89PNG\r\n\x1a\n")]:
@@ -307,10 +304,7 @@ def test_position_editor_by_keyboard(server, page):  # noqa: F811
     now in its place: the editor is redrawn on each change, and the focus had gone back
     to the top of the page (each of the 59 cards was a walk from there)."""
     pg = page
-    pg.goto(server + "/")
-    pg.wait_for_selector("body[data-ready='1']")
-    pg.click("#nav-editor")
-    pg.wait_for_selector("#pe-problems")
+    open_editor(pg, server, "#nav-editor", "#pe-problems")
     pg.focus(".pe-palette [data-pe-place='H01']")
     pg.keyboard.press("Enter")
     pg.wait_for_selector("#pe-hand [data-card='H01']")

@@ -556,11 +556,7 @@ def test_recycle_offered_on_an_empty_discard_pile(server, page):
     Recycling is used: the Recycle source is offered even when the pile was empty (the
     cheapest payment may say "discard X, recycle"; click-to-pay must be able to say it)."""
     pg = page
-    start_a_game_against_greedy(pg, server + "/?speed=0")
-    for _ in range(2):
-        settle(pg)
-        pg.locator("#deck .cardbtn").click()
-    settle(pg)
+    to_the_first_build_step(pg, server + "/?speed=0")
     view = pg.evaluate("window.bigsur.state.data.view")
     assert view["phase"] == "build" and not view["seats"][view["view_of"]]["discard"]
     pg.locator("#hand .cardbtn").first.click()
@@ -583,11 +579,7 @@ def test_a_build_step_with_nothing_payable_says_so_once(server, page):
     the bar kept Build buttons that could only refuse. The server's answer is edited on
     its way to the page (every build taken out of the legal actions)."""
     pg = page
-    start_a_game_against_greedy(pg, server + "/?speed=0")
-    for _ in range(2):
-        settle(pg)
-        pg.locator("#deck .cardbtn").click()
-    settle(pg)
+    to_the_first_build_step(pg, server + "/?speed=0")
 
     def without_builds(route):
         response = route.fetch()
@@ -645,6 +637,16 @@ def start_a_game_against_greedy(pg, url: str) -> None:
     pg.select_option("#seat-1", "greedy")
     pg.click("#setup-start")
     pg.wait_for_selector("#game:not([hidden])")
+
+
+def to_the_first_build_step(pg, url: str) -> None:
+    """A fresh game against GreedyBot at ``url``, the player's first two takes from the
+    deck: its first build step on the screen."""
+    start_a_game_against_greedy(pg, url)
+    for _ in range(2):
+        settle(pg)
+        pg.locator("#deck .cardbtn").click()
+    settle(pg)
 
 
 def finish_a_game_against_greedy(server: str, pg) -> None:
