@@ -45,6 +45,7 @@ import statistics
 import tempfile
 import threading
 import time
+from collections import Counter
 from pathlib import Path
 
 import httpx
@@ -323,11 +324,9 @@ def run_outage(down_s: float) -> dict:
             th.join(35)
     out: dict = {"down_seconds": down_s}
     for name, rows in calls.items():
-        during = [1000 * d for t, d, _ in rows if down_at <= t < up_at]
-        statuses: dict[str, int] = {}
-        for t, _, status in rows:
-            if down_at <= t < up_at:
-                statuses[str(status)] = statuses.get(str(status), 0) + 1
+        inside = [(1000 * d, str(status)) for t, d, status in rows if down_at <= t < up_at]
+        during = [ms for ms, _ in inside]
+        statuses = dict(Counter(status for _, status in inside))
         out[name] = {"requests_during": len(during), "statuses_during": statuses,
                      "p50_ms": _r(percentile(during, 0.5)),
                      "p95_ms": _r(percentile(during, 0.95)),

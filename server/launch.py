@@ -214,8 +214,7 @@ class ThrowawayPostgres:
         data = self.root / "data"
         if self.bindir is not None and (data / "postmaster.pid").exists():
             try:
-                self._run(str(self.bindir / "pg_ctl"), "-D", str(data), "-m", "immediate",
-                          "-w", "stop", timeout=60)
+                self.pause()
             except RuntimeError:
                 pass
         shutil.rmtree(self.root, ignore_errors=True)
