@@ -229,6 +229,11 @@ def move_accuracy(loss_win_pct: float) -> float:
     return max(0.0, min(100.0, raw))
 
 
+def plural(count: int, word: str, many: str | None = None) -> str:
+    """``count`` and the word in the right number: ``1 mistake``, ``2 inaccuracies``."""
+    return f"{count} {word if count == 1 else many or word + 's'}"
+
+
 def decision_seed(seed: int, index: int) -> int:
     return (seed * SEED_STRIDE + index) % (1 << 63)
 

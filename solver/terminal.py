@@ -6,8 +6,10 @@
 
 At the prompt: an action in the notation (``take H12``, ``take deck``, ``build H12 R``,
 ``build H12 L pay H03 rec``, ``claim L04 H12``, ``end``), a number from ``moves``,
-``hint [BUDGET]`` (the search's ranked moves; ``h N`` then plays the N-th), ``help``,
-``quit``. Tab completes legal actions when the terminal is interactive (readline).
+``hint [BUDGET]`` (the search's ranked moves; ``h N`` then plays the N-th), ``undo``
+(takes back your last move and the AI's moves after it; at a hot-seat table, the last
+move whoever made it), ``help``, ``quit``. Tab completes legal actions when the terminal
+is interactive (readline).
 The record is saved at the end (``--save``), also when the game is left early.
 
 Hidden information is respected: the table is drawn from the side of the human to act
@@ -24,7 +26,8 @@ import time
 from collections.abc import Callable, Sequence
 from pathlib import Path
 
-from .rules.actions import ActionError, Build, parse_action
+from .analysis import plural
+from .rules.actions import Action, ActionError, Build, parse_action
 from .rules.cards import CardSet, load_card_set
 from .rules.constants import MATERIALS, SCENERIES
 from .rules.engine import legal_actions, new_game, play, turns_per_player
@@ -60,6 +63,7 @@ Commands:
   moves          list the legal actions (type a number to play one)
   hint [BUDGET]  the search's best moves, e.g. 'hint', 'hint 2s', 'hint 500i'
   h N            play the N-th move of the last hint
+  undo           take back your last move (and the AI's moves after it); again for more
   table          draw the table again      score   the scores so far
   help           this text                 quit    leave (the record is still saved)
 Tab completes legal actions."""
@@ -280,7 +284,7 @@ class Screen:
 
 # ------------------------------------------------------------------ completion
 
-COMMANDS = ("help", "moves", "hint", "table", "score", "quit")
+COMMANDS = ("help", "moves", "hint", "undo", "table", "score", "quit")
 
 
 def completions(buffer: str, begidx: int, candidates: Sequence[str]) -> list[str]:
@@ -360,6 +364,21 @@ def _hint_table(result, top: int = 5):
         table.add_row(str(i), str(m.visits), f"{100 * m.win_probability:.1f}%",
                       f"{m.expected_margin:+.1f}", move)
     return table
+
+
+def take_back(record: GameRecord, humans: Sequence[int]
+              ) -> tuple[GameState, list[tuple[int, Action]]] | None:
+    """Undo: cut the record's actions before the last one a human seat played (so also
+    every AI action after it) and replay the rest. Returns the state then and the (seat,
+    action) pairs taken back, or None when no human seat has played."""
+    steps = list(record.states())[:-1]  # (state before, action), every action checked
+    last = next((i for i in reversed(range(len(steps))) if steps[i][0].current in humans),
+                None)
+    if last is None:
+        return None
+    taken = [(before.current, action) for before, action in steps[last:]]
+    del record.actions[last:]
+    return steps[last][0], taken
 
 
 def _scores_text(state: GameState, seats) -> str:
@@ -497,6 +516,27 @@ def play_game(seats: Sequence[str], seed: int | None, cards: CardSet | None = No
                     continue
                 screen.show(_hint_table(last_hint[1]))
                 write("type 'h N' to play hint N")
+                continue
+            if word == "undo":
+                extra = text.split()[1:]
+                if extra:
+                    write(f"! undo: unexpected '{extra[0]}' (type 'undo' alone: it takes "
+                          "back one move)")
+                    continue
+                undone = take_back(record, humans)
+                if undone is None:
+                    write("! undo: nothing to take back ("
+                          + ("no move of yours in this game)" if single
+                             else "no move yet in this game)"))
+                    continue
+                state, taken = undone
+                (mover, move), replies = taken[0], len(taken) - 1
+                if isinstance(move, Build) and mover != seat:  # its payment names hidden fronts
+                    move = Build(move.card, move.side)
+                write(f"taken back: {move.notation()}"
+                      + ("" if single else f" (seat {mover})")
+                      + (f" and the AI's {plural(replies, 'move')} after it" if replies else ""))
+                last_hint, shown_at = None, -1
                 continue
             if word == "h":
                 args = text.split()[1:]

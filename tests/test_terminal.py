@@ -286,3 +286,60 @@ def test_hot_seat_waits_for_the_next_player_before_showing_its_hand():
     assert "Hand:" not in "\n".join(out[prompts[2]:prompts[3]])  # nothing after 'end'
     after = "\n".join(out[prompts[3]:prompts[4]])
     assert "Hand:" in after and f"Seat {1 - int(first)} — " in after
+
+
+# ------------------------------------------------------------------ undo
+
+def saved_actions(tmp_path, seats, seed, lines, name="g.json"):
+    """The actions of the record a scripted game saves, and what it wrote."""
+    out: list[str] = []
+    save = tmp_path / name
+    play_game(seats, seed=seed, save=str(save), read=Script(lines), write=out.append)
+    return GameRecord.load(save).actions, out
+
+
+def test_undo_takes_back_the_human_move_and_the_ai_moves_after_it(tmp_path):
+    # a misclicked 'end' could not be taken back; undo returns to the human's decision
+    undone, out = saved_actions(tmp_path, [HUMAN, "greedy"], 2,
+                                ["take deck", "take deck", "end", "undo", "quit"], "a.json")
+    direct, _ = saved_actions(tmp_path, [HUMAN, "greedy"], 2,
+                              ["take deck", "take deck", "quit"], "b.json")
+    assert undone == direct  # the saved record holds no undone move
+    assert any(line.startswith("taken back: end") for line in out), out
+    # the game goes on from there: playing 'end' again is the game without the undo
+    again, _ = saved_actions(tmp_path, [HUMAN, "greedy"], 2,
+                             ["take deck", "take deck", "end", "undo", "end", "quit"], "c.json")
+    plain, _ = saved_actions(tmp_path, [HUMAN, "greedy"], 2,
+                             ["take deck", "take deck", "end", "quit"], "d.json")
+    assert again == plain and len(plain) > len(direct) + 1  # the AI played after 'end'
+
+
+def test_undo_with_nothing_to_take_back_is_refused(tmp_path):
+    actions, out = saved_actions(tmp_path, [HUMAN, "greedy"], 2,
+                                 ["undo", "take deck", "undo", "undo", "quit"])
+    errors = [ln for ln in out if ln.startswith("! ")]
+    assert errors == ["! undo: nothing to take back (no move of yours in this game)"] * 2
+    first, _ = saved_actions(tmp_path, [HUMAN, "greedy"], 2, ["quit"], "first.json")
+    assert actions == first  # the AI's opening moves (if it started) are kept
+
+
+def test_undo_refuses_an_extra_word(tmp_path):
+    actions, out = saved_actions(tmp_path, [HUMAN, HUMAN], 1,
+                                 ["take deck", "undo 2", "quit"])
+    assert "! undo: unexpected '2' (type 'undo' alone: it takes back one move)" in out
+    assert actions == ["take deck"]
+
+
+def test_hot_seat_undo_takes_back_the_last_move_whoever_made_it(tmp_path):
+    first = new_game(2, seed=1).current
+    other = 1 - first
+    script = Script(["take deck", "take deck", "end", "", "undo", "", "undo", "quit"])
+    out: list[str] = []
+    save = tmp_path / "hs.json"
+    play_game([HUMAN, HUMAN], seed=1, save=str(save), read=script, write=out.append)
+    # the next player took back the 'end' of the one before: the keyboard goes back
+    assert f"taken back: end (seat {first})" in out, out
+    assert script.prompts[5] == f"seat {first} to play: pass the keyboard, then press Enter "
+    assert script.prompts[6] == f"seat {first}> "
+    assert GameRecord.load(save).actions == ["take deck"]
+    assert other != first
