@@ -3,6 +3,7 @@
     bigsur play --players 2 --ai mcts:1s          # you (seat 0) against the AI
     bigsur play --players 3                       # hot-seat, every seat human
     bigsur play --seats human,greedy,mcts:200i    # any mix
+    bigsur play --resume records/play-7-1700000000.json   # go on with a saved game
 
 At the prompt: an action in the notation (``take H12``, ``take deck``, ``build H12 R``,
 ``build H12 L pay H03 rec``, ``claim L04 H12``, ``end``), a number from ``moves``,
@@ -394,11 +395,14 @@ def _scores_text(state: GameState, seats) -> str:
 def play_game(seats: Sequence[str], seed: int | None, cards: CardSet | None = None,
               save: str | None = None, read: Callable[[str], str] = input,
               write: Callable[[str], None] = print, color: bool | None = None,
-              hint_budget: str = "1s", width: int | None = None) -> int:
+              hint_budget: str = "1s", width: int | None = None,
+              resume: GameRecord | None = None) -> int:
     """Play one game in the terminal; ``seats`` holds "human" or a bot spec per seat.
 
     AI seats act on their own view with seeds derived from the game seed (the same as
-    the server's, :func:`solver.search.tournament.bot_seed`). Returns the exit status.
+    the server's, :func:`solver.search.tournament.bot_seed`). ``resume``: a record of an
+    unfinished game, played on from its last position (its seed and cards are used;
+    ``seed`` and ``cards`` are ignored). Returns the exit status.
     """
     from .search.api import Budget, analyse
     from .search.bots import make_bot
@@ -410,10 +414,16 @@ def play_game(seats: Sequence[str], seed: int | None, cards: CardSet | None = No
         raise PlayError("seats: at least one seat must be human")
     bots = {i: make_bot(spec) for i, spec in enumerate(seats) if spec != HUMAN}
     budget = Budget.parse(hint_budget)
-    if seed is None:
-        seed = int(time.time() * 1000) % (1 << 31)
-    state = new_game(len(seats), seed, cards)
-    record = GameRecord(cards, len(seats), seed=seed, names=seats)
+    if resume is not None:
+        record = resume
+        record.names = seats
+        state = record.replay()
+        seed = record.seed if record.seed is not None else 0  # 0: from a set-up position
+    else:
+        if seed is None:
+            seed = int(time.time() * 1000) % (1 << 31)
+        state = new_game(len(seats), seed, cards)
+        record = GameRecord(cards, len(seats), seed=seed, names=seats)
     interactive = read is input and sys.stdin.isatty()
     if color is None:
         color = write is print and sys.stdout.isatty()
@@ -593,8 +603,6 @@ def hot_seat(players: int, seed: int | None, cards: CardSet, save: str | None,
 def seats_from_args(players: int, ai: str | None, seats: str | None) -> list[str]:
     """The seat list of ``bigsur play``: ``--seats`` as given, else seat 0 human and the
     others ``--ai`` (every seat human without ``--ai``)."""
-    from .search.bots import BotSpecError, make_bot
-
     if seats:
         out = [s.strip() for s in seats.split(",")]
         if not 2 <= len(out) <= 4:
@@ -603,7 +611,15 @@ def seats_from_args(players: int, ai: str | None, seats: str | None) -> list[str
         if not 2 <= players <= 4:
             raise PlayError(f"--players: must be 2 to 4, got {players}")
         out = [HUMAN] + [ai or HUMAN] * (players - 1)
-    out = [HUMAN if spec.strip().lower() == HUMAN else spec for spec in out]  # 'Human' too
+    return checked_seats(out)
+
+
+def checked_seats(specs: Sequence[str]) -> list[str]:
+    """Each seat "human" (in any case) or a bot spec that makes a bot, at least one
+    human; PlayError names the first bad seat."""
+    from .search.bots import BotSpecError, make_bot
+
+    out = [HUMAN if spec.strip().lower() == HUMAN else spec for spec in specs]  # 'Human' too
     for i, spec in enumerate(out):
         if spec != HUMAN:
             try:
@@ -616,9 +632,48 @@ def seats_from_args(players: int, ai: str | None, seats: str | None) -> list[str
     return out
 
 
-def cmd_play(args) -> int:
+def resume_from_args(path: str, ai: str | None, seats: str | None
+                     ) -> tuple[GameRecord, list[str]]:
+    """The record of ``--resume`` (read and replayed by the record reader) and its seats:
+    the record's names, or ``--seats`` / ``--ai`` when given. PlayError names the record
+    and what is wrong: unreadable, illegal action, the game over, a name not a seat."""
+    from .rules.record import RecordError
+
     try:
-        seats = seats_from_args(args.players, args.ai, args.seats)
+        record = GameRecord.load(path)
+        state = record.replay()
+    except RecordError as err:
+        raise PlayError(f"--resume {path}: {str(err).removeprefix(f'{path}: ')}") from None
+    if state.is_over:
+        played = plural(len(record.actions), "action")
+        raise PlayError(f"--resume {path}: the game is over ({played} played), nothing is "
+                        f"left to play; 'bigsur analyze {path}' reviews it")
+    if seats or ai:
+        found = seats_from_args(record.players, ai, seats)
+        if len(found) != record.players:
+            raise PlayError(f"--seats: the record of --resume is a {record.players}-player "
+                            f"game, got {len(found)} seats")
+        return record, found
+    try:
+        if not record.names:
+            raise PlayError("the record names no seats")
+        return record, checked_seats(record.names)
+    except PlayError as err:
+        raise PlayError(f"--resume {path}: {err} (the record's seats; give others with "
+                        "--seats)") from None
+
+
+def cmd_play(args) -> int:
+    resume = None
+    try:
+        if args.resume:
+            for option, given in (("--players", args.players), ("--seed", args.seed),
+                                  ("--cards", args.cards)):
+                if given is not None:
+                    raise PlayError(f"{option}: not with --resume (the record has its own)")
+            resume, seats = resume_from_args(args.resume, args.ai, args.seats)
+        else:
+            seats = seats_from_args(args.players or 2, args.ai, args.seats)
     except PlayError as err:
         print(f"bigsur: error: {err}", file=sys.stderr)
         return 2
@@ -636,9 +691,12 @@ def cmd_play(args) -> int:
         return 2
     cards = load_card_set(args.cards) if args.cards else None
     seed = "random" if args.seed is None else args.seed
-    save = None if args.no_save else (args.save or f"records/play-{seed}"
+    save = None if args.no_save else (args.save or args.resume or f"records/play-{seed}"
                                       f"-{int(time.time())}.json")
-    return play_game(seats, args.seed, cards, save, hint_budget=args.hint_budget)
+    if resume is not None:
+        print(f"resumed {args.resume} at action {len(resume.actions)}")
+    return play_game(seats, args.seed, cards, save, hint_budget=args.hint_budget,
+                     resume=resume)
 
 
 def add_cli(sub) -> None:
@@ -646,7 +704,7 @@ def add_cli(sub) -> None:
     p = sub.add_parser("play", help="play in the terminal (against the AI or hot-seat)",
                        description="Play Big Sur in the terminal. Moves are typed in the "
                        "action notation ('help' at the prompt); Tab completes legal moves.")
-    p.add_argument("--players", type=int, default=2, help="2 to 4 (default 2)")
+    p.add_argument("--players", type=int, default=None, help="2 to 4 (default 2)")
     p.add_argument("--ai", help="the AI of seats 1.. (random, greedy, mcts:1s, mcts:500i); "
                    "without it every seat is human (hot-seat)")
     p.add_argument("--seats", help="every seat, comma-separated, e.g. human,greedy,mcts:1s "
@@ -655,6 +713,8 @@ def add_cli(sub) -> None:
     p.add_argument("--cards", help="card-set file (default: the shipped reconstruction)")
     p.add_argument("--save", help="record file (default records/play-SEED-TIME.json)")
     p.add_argument("--no-save", action="store_true", help="do not save the record")
+    p.add_argument("--resume", metavar="RECORD", help="go on with a saved, unfinished game "
+                   "(its seats, seed and cards; saved back to RECORD unless --save)")
     p.add_argument("--hint-budget", default="1s", help="search budget of 'hint' "
                    "(e.g. 1s, 500i; default 1s)")
     p.set_defaults(func=cmd_play)

@@ -343,3 +343,83 @@ def test_hot_seat_undo_takes_back_the_last_move_whoever_made_it(tmp_path):
     assert script.prompts[6] == f"seat {first}> "
     assert GameRecord.load(save).actions == ["take deck"]
     assert other != first
+# ------------------------------------------------------------------ resume
+
+def play_cli(argv, stdin, monkeypatch, capsys):
+    """``bigsur play ARGV`` with ``stdin`` as the keyboard: (status, stdout, stderr)."""
+    parser = argparse.ArgumentParser(prog="bigsur")
+    add_cli(parser.add_subparsers(dest="command", required=True))
+    args = parser.parse_args(["play", *map(str, argv)])
+    monkeypatch.setattr(sys, "stdin", io.StringIO(stdin))
+    status = args.func(args)
+    captured = capsys.readouterr()
+    return status, captured.out, captured.err
+
+
+def test_resume_continues_a_saved_game_with_its_seats_seed_and_cards(tmp_path, monkeypatch,
+                                                                     capsys):
+    part, _ = saved_actions(tmp_path, [HUMAN, "greedy"], 2, ["take deck", "quit"], "p.json")
+    status, out, err = play_cli(["--resume", tmp_path / "p.json"], "take deck\nend\nquit\n",
+                                monkeypatch, capsys)
+    assert status == 0, err
+    assert f"resumed {tmp_path / 'p.json'} at action {len(part)}" in out
+    resumed = GameRecord.load(tmp_path / "p.json")  # saved back where it came from
+    assert resumed.names == [HUMAN, "greedy"] and resumed.seed == 2
+    whole, _ = saved_actions(tmp_path, [HUMAN, "greedy"], 2,
+                             ["take deck", "take deck", "end", "quit"], "w.json")
+    assert resumed.actions == whole
+
+
+def test_resume_refuses_a_finished_game(tmp_path, monkeypatch, capsys):
+    done = tmp_path / "done.json"
+    play_game([HUMAN, "random"], seed=4, save=str(done), read=Script(), write=lambda s: None)
+    status, _out, err = play_cli(["--resume", done], "", monkeypatch, capsys)
+    assert status == 2
+    assert err.count("\n") == 1 and f"--resume {done}: the game is over" in err, err
+
+
+@pytest.mark.parametrize("change, words", [
+    (lambda raw: "{not json", "not valid JSON"),
+    (lambda raw: {**raw, "actions": raw["actions"][:1] + ["build H99 L"]}, "actions[1]"),
+    (lambda raw: {**raw, "players": 7}, "players: must be 2, 3 or 4"),
+    (lambda raw: {**raw, "names": ["Alice", "greedy"]}, "seat 0: unknown bot 'Alice'"),
+    (lambda raw: {**raw, "names": ["greedy", "random"]}, "at least one seat must be human"),
+])
+def test_resume_names_what_is_wrong_with_a_record(tmp_path, monkeypatch, capsys, change,
+                                                  words):
+    import json
+
+    saved_actions(tmp_path, [HUMAN, "greedy"], 2, ["take deck", "quit"], "p.json")
+    raw = change(json.loads((tmp_path / "p.json").read_text()))
+    bad = tmp_path / "bad.json"
+    bad.write_text(raw if isinstance(raw, str) else json.dumps(raw))
+    status, _out, err = play_cli(["--resume", bad], "quit\n", monkeypatch, capsys)
+    assert status == 2
+    assert err.count("\n") == 1 and err.startswith(f"bigsur: error: --resume {bad}: ") \
+        and words in err, err
+
+
+def test_resume_takes_no_seed_or_cards_of_its_own(tmp_path, monkeypatch, capsys):
+    saved_actions(tmp_path, [HUMAN, "greedy"], 2, ["take deck", "quit"], "p.json")
+    for extra in (["--seed", "3"], ["--cards", "x.json"], ["--players", "3"]):
+        status, _out, err = play_cli(["--resume", tmp_path / "p.json", *extra], "quit\n",
+                                     monkeypatch, capsys)
+        assert status == 2 and f"{extra[0]}: not with --resume" in err, err
+
+
+
+
+def test_resume_with_seats_given_replaces_the_record_names(tmp_path, monkeypatch, capsys):
+    import json
+
+    saved_actions(tmp_path, [HUMAN, "greedy"], 2, ["take deck", "quit"], "p.json")
+    raw = json.loads((tmp_path / "p.json").read_text())
+    raw["names"] = ["Alice", "Bob"]  # names, not seats: --seats says who plays
+    (tmp_path / "p.json").write_text(json.dumps(raw))
+    status, _out, err = play_cli(["--resume", tmp_path / "p.json", "--seats", "human,greedy"],
+                                 "quit\n", monkeypatch, capsys)
+    assert status == 0, err
+    assert GameRecord.load(tmp_path / "p.json").names == [HUMAN, "greedy"]
+    status, _out, err = play_cli(["--resume", tmp_path / "p.json", "--seats",
+                                  "human,greedy,greedy"], "quit\n", monkeypatch, capsys)
+    assert status == 2 and "a 2-player game, got 3 seats" in err, err
