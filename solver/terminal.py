@@ -514,6 +514,9 @@ def play_game(seats: Sequence[str], seed: int | None, cards: CardSet | None = No
                 continue
             if word == "hint":
                 args = text.split()[1:]
+                if len(args) > 1:
+                    write(f"! hint: unexpected '{args[1]}' (hint [BUDGET], e.g. 'hint 2s')")
+                    continue
                 try:
                     b = Budget.parse(args[0]) if args else budget
                     last_hint = (len(record.actions),

@@ -423,3 +423,14 @@ def test_resume_with_seats_given_replaces_the_record_names(tmp_path, monkeypatch
     status, _out, err = play_cli(["--resume", tmp_path / "p.json", "--seats",
                                   "human,greedy,greedy"], "quit\n", monkeypatch, capsys)
     assert status == 2 and "a 2-player game, got 3 seats" in err, err
+
+
+# ------------------------------------------------------------------ small things
+
+def test_hint_refuses_an_extra_word():
+    # 'hint 5i extra' searched as 'hint 5i' and said nothing of 'extra'
+    out: list[str] = []
+    play_game([HUMAN, HUMAN], seed=1, read=Script(["hint 5i extra", "quit"]), write=out.append)
+    errors = [ln for ln in out if ln.startswith("! ")]
+    assert errors == ["! hint: unexpected 'extra' (hint [BUDGET], e.g. 'hint 2s')"], errors
+    assert "Hint (" not in "\n".join(out)
