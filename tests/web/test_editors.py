@@ -317,3 +317,33 @@ def test_position_editor_by_keyboard(server, page):  # noqa: F811
     assert pg.evaluate("document.activeElement.dataset.card") == "H02"
     pg.click("[data-pe-mat='1:stone']")
     assert pg.evaluate("document.activeElement.dataset.peMat") == "1:stone"
+
+
+def test_position_editor_says_a_problem_once(server, page):  # noqa: F811
+    """An empty position said its Depot problem twice: in the page's words and in the
+    server's (its count of unseen cards); the page's own problems are said once."""
+    pg = page
+    open_editor(pg, server, "#nav-editor", "#pe-problems")
+    pg.click("[data-pe='clear']")
+    pg.wait_for_selector("#pe-problems:has-text('the Depot holds 0 cards')")
+    pg.wait_for_timeout(600)  # a live check would have answered
+    problems = pg.locator("#pe-problems li").all_inner_texts()
+    # the page's two (your cards, the Depot), not the server's count of unseen cards too
+    assert len(problems) == 2 and not [p for p in problems if "unseen" in p], problems
+
+
+def test_position_editor_incomplete_position_logs_no_error(server, page):  # noqa: F811
+    """Each live check of an incomplete position had logged a 422 in the browser's
+    console: the page sends no check of a position it knows is incomplete."""
+    pg = page
+    open_editor(pg, server, "#nav-editor", "#pe-problems")
+    pg.click("[data-pe='clear']")
+    pg.select_option("#pe-target", "depot")
+    for cid in ["H01", "H02", "H03"]:
+        pg.click(f".pe-palette [data-pe-place='{cid}']")
+        pg.wait_for_timeout(300)  # each change checked (200 ms after it)
+    pg.select_option("#pe-target", "hand")
+    pg.click(".pe-palette [data-pe-place='H10']")
+    pg.wait_for_selector("#pe-problems:has-text('the Depot holds 3 cards')")
+    pg.wait_for_timeout(600)
+    assert not pg.js_errors, pg.js_errors

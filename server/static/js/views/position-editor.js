@@ -373,7 +373,8 @@ export function render() {
   const sets = P.ctx.cardSets() || [];
   const v = view();
   const probs = problems(p, P.cards, P.score ? P.score.scores.map((_, i) => stretchesOf(i)) : null);
-  const serverProblem = P.scoreErr ? `<li>${esc(P.scoreErr)}</li>` : "";
+  // the server's word only on what the page did not find itself (one message a problem)
+  const serverProblem = P.scoreErr && !probs.length ? `<li>${esc(P.scoreErr)}</li>` : "";
   const opt = (vals, cur) => vals.map(([val, label]) => `<option value="${esc(val)}"${String(val) === String(cur) ? " selected" : ""}>${esc(label)}</option>`).join("");
   const step = p.phase === "build" ? "build" : `take${p.picks}`;
   P.root.innerHTML = `<div class="panel pe-head">
@@ -527,12 +528,22 @@ function changed() {
   P.timer = setTimeout(refresh, 200);
 }
 
+/* What the page finds wrong without the server (the Stretch checks need its score). */
+const knownIncomplete = () => problems(P.pos, P.cards, null).length > 0;
+
 /* Ask the server for the score of the view as entered: it checks the view (naming the
- * field) and gives the Stretches the Landmark checks need. */
+ * field) and gives the Stretches the Landmark checks need. A position the page already
+ * finds wrong is not sent: the server would refuse it (a 422 in the console each time)
+ * and say the same problem again in its words. */
 async function refresh() {
   const seq = ++P.seq;
   const v = view();
   history.replaceState(null, "", "#position=" + encode(P.pos));
+  if (knownIncomplete()) {
+    if (P.scoreErr) { P.scoreErr = null; render(); }
+    document.body.dataset.peChecked = String(seq);
+    return;
+  }
   try {
     const res = await P.ctx.api("POST", "/v1/score", {position: v});
     if (seq !== P.seq) return;
