@@ -318,8 +318,8 @@ def decision_points(record: GameRecord, seats: Iterable[int] | None = None,
         points.append(DecisionPoint(i, state.current, state, action, steps[i + 1][0],
                                     len(legal_actions(state))))
     if max_decisions is not None and len(points) > max_decisions:
-        raise AnalysisError("record", f"{len(points)} decisions to review, more than the "
-                            f"limit of {max_decisions}")
+        raise AnalysisError("record", f"{plural(len(points), 'decision')} to review, more "
+                            f"than the limit of {max_decisions}")
     return points
 
 
@@ -410,6 +410,6 @@ def format_review(review: Review) -> str:
 def accuracy_line(player, name: str) -> str:
     """One player's accuracy and labelled-move counts, as the CLI and report print them."""
     acc = "-" if player.accuracy is None else f"{player.accuracy:.1f}"
-    return (f"{name}: accuracy {acc}, {player.inaccuracies} inaccuracies, "
-            f"{player.mistakes} mistakes, {player.blunders} blunders "
-            f"({player.decisions} rated decisions)")
+    return (f"{name}: accuracy {acc}, {plural(player.inaccuracies, 'inaccuracy', 'inaccuracies')}"
+            f", {plural(player.mistakes, 'mistake')}, {plural(player.blunders, 'blunder')} "
+            f"({plural(player.decisions, 'rated decision')})")

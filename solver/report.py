@@ -27,6 +27,7 @@ from .analysis import (
     accuracy_line,
     analyse_record,
     format_review,
+    plural,
 )
 from .rules.record import GameRecord, RecordError
 from .rules.userfiles import output_problem
@@ -119,7 +120,7 @@ def render_html(review: Review, record: GameRecord, graph_svg: str, source: str)
     """The report as one HTML page (inline CSS and SVG; nothing fetched)."""
     e = html.escape
     budget = review.budget
-    budget_text = (f"{budget['iterations']} iterations" if budget.get("iterations")
+    budget_text = (plural(budget["iterations"], "iteration") if budget.get("iterations")
                    else f"{budget.get('seconds', 0) * 1000:.0f} ms")
     rows = []
     for p in review.players:
@@ -158,7 +159,7 @@ def render_html(review: Review, record: GameRecord, graph_svg: str, source: str)
         best = max(review.final_scores)
         names = ", ".join(seat_name(record, i) for i, s in enumerate(review.final_scores)
                           if s == best)
-        winners = f"<p>Winner(s): {e(names)} with {best} points.</p>"
+        winners = f"<p>Winner(s): {e(names)} with {plural(best, 'point')}.</p>"
     else:
         winners = "<p>The game is not over: no final scores.</p>"
     every = "".join(decision_row(d) for d in review.decisions)
@@ -183,7 +184,7 @@ code {{ font-family: ui-monospace, "DejaVu Sans Mono", monospace; font-size: 0.8
 </style></head><body>
 <h1>Big Sur review</h1>
 <p>Record <code>{e(Path(source).name)}</code>: {record.players} players, {start},
-{len(record.actions)} actions. Cards:
+{plural(len(record.actions), "action")}. Cards:
 <span class="{'recon' if cards.reconstruction else ''}">{e(cards.label)}</span>.</p>
 <p class="muted">Each decision is judged from the acting player's view at the time, with a
 search of {e(budget_text)} per decision (seed {review.seed}). Labels: {thresholds}.

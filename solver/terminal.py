@@ -92,14 +92,14 @@ def render(state: GameState, seat: int | None = None) -> str:
     cards = state.cards
     lines = [f"Card set: {cards.label}",
              f"Turn {state.turn + 1}, seat {state.current} to act ({state.phase.name.lower()}"
-             f" step), deck {len(state.deck)} cards"]
+             f" step), deck {plural(len(state.deck), 'card')}"]
     lines.append("Depot: " + "  ".join(card_text(cards, c) for c in state.depot))
     lines.append("Landmarks: " + "  ".join(
         f"{cards.landmarks[lm].id} {cards.landmarks[lm].name} "
         f"({SCENERIES[cards.landmark_scenery[lm]]})" for lm in state.landmark_row))
     for i, p in enumerate(state.players):
         score = score_player(cards, p).total
-        lines.append(f"-- seat {i}: {score} points, hand {len(p.hand)}, discard top "
+        lines.append(f"-- seat {i}: {plural(score, 'point')}, hand {len(p.hand)}, discard top "
                      f"{MATERIALS[cards.material[p.discard[-1]]] if p.discard else '-'}")
         lines.append("   Highway: " + (" | ".join(card_text(cards, c) for c in p.highway)
                                        or "-"))
@@ -242,7 +242,7 @@ def render_rich(state: GameState, seat: int | None, seats: Sequence[str] | None 
         for s in stretches(cards, p.highway):
             name = SCENERIES[s.scenery]
             line = Text("  ")
-            line.append(f" {SCENERY_GLYPH[name]} {name} Stretch {s.miles} pts ",
+            line.append(f" {SCENERY_GLYPH[name]} {name} Stretch {plural(s.miles, 'pt')} ",
                         style=SCENERY_STYLE[name])
             line.append(" " + " ".join(cards.highway[c].id for c in s.cards))
             body.append(line)
@@ -252,7 +252,7 @@ def render_rich(state: GameState, seat: int | None, seats: Sequence[str] | None 
         if seat is None or seat == i:
             body.append(Text("Hand:", style="bold"))
             body.append(_card_row(cards, p.hand) if p.hand else Text("  (empty)"))
-        title = Text(f"{_seat_label(seats, i, seat)} — {score.total} pts",
+        title = Text(f"{_seat_label(seats, i, seat)} — {plural(score.total, 'pt')}",
                      style=SEAT_STYLE[i % 4])
         sub = (f"stretches {score.stretches} · bonuses {score.bonuses} · "
                f"landmarks {score.landmark_count}+{score.landmark_abilities}")
@@ -348,9 +348,10 @@ def _moves_table(state: GameState, moves):
 
 def _hint_table(result, top: int = 5):
     rich = _rich()
+    iterations = result.stats.get("iterations") or 0
     table = rich.table.Table(box=rich.box.SIMPLE, show_header=True, header_style="bold",
-                             pad_edge=False, title=f"Hint ({result.stats.get('iterations')} "
-                             f"iterations, {result.stats.get('seconds', 0):.1f} s)",
+                             pad_edge=False, title=f"Hint ({plural(iterations, 'iteration')}"
+                             f", {result.stats.get('seconds', 0):.1f} s)",
                              title_justify="left")
     table.add_column("h", justify="right")
     table.add_column("visits", justify="right")  # the ranking (as 'bigsur hint')
@@ -452,7 +453,7 @@ def play_game(seats: Sequence[str], seed: int | None, cards: CardSet | None = No
                 write(f"! cannot save the record to {save} ({err.strerror}); its actions: "
                       + "; ".join(record.actions))
                 return status or 1
-            write(f"record saved to {save} ({len(record.actions)} actions)")
+            write(f"record saved to {save} ({plural(len(record.actions), 'action')})")
         return status
 
     write(f"Big Sur: {', '.join(_seat_label(seats, i, viewer()) for i in range(len(seats)))};"
@@ -563,7 +564,8 @@ def play_game(seats: Sequence[str], seed: int | None, cards: CardSet | None = No
                 queue = list(last_hint[1].moves[int(args[0]) - 1].actions)
             elif text.isdigit():
                 if int(text) >= len(moves):
-                    write(f"! no move number {text}; 'moves' lists {len(moves)}")
+                    write(f"! no move number {text}; 'moves' lists "
+                          f"{plural(len(moves), 'move')}, from 0")
                     continue
                 queue = [moves[int(text)].notation()]
             else:

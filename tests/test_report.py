@@ -8,7 +8,7 @@ import re
 
 import pytest
 
-from solver.analysis import analyse_record
+from solver.analysis import analyse_record, plural
 from solver.cli import play_random_game
 from solver.report import ReportError, add_cli, budget_from_args
 from solver.rules.record import GameRecord
@@ -45,8 +45,10 @@ def test_report_files_match_the_analysis(record_file, tmp_path, capsys):
     assert written == json.loads(json.dumps(expected))
     for p in expected["players"]:
         acc = "-" if p["accuracy"] is None else f"{p['accuracy']:.1f}"
-        assert f"Seat {p['seat']} (random): accuracy {acc}, {p['inaccuracies']} " \
-               f"inaccuracies, {p['mistakes']} mistakes, {p['blunders']} blunders" in out.out
+        assert f"Seat {p['seat']} (random): accuracy {acc}, " \
+               f"{plural(p['inaccuracies'], 'inaccuracy', 'inaccuracies')}, " \
+               f"{plural(p['mistakes'], 'mistake')}, {plural(p['blunders'], 'blunder')}" \
+               in out.out
 
     # the PNG is a real image of the configured size (10 x 4 in at 100 dpi)
     data = png_path.read_bytes()
@@ -234,3 +236,50 @@ def test_the_progress_bar_knows_its_total_before_the_first_decision(tmp_path, mo
     assert main(["analyze", path, "--iterations", "3"]) == 130
     err = capsys.readouterr().err
     assert "0/4" in err and "0/?" not in err, err
+
+
+# ------------------------------------------------------------------ what the review prints
+
+def one_decision_review(**fields):
+    """A record of its first 2 actions and a review of its first one, with ``fields``."""
+    from solver.analysis import DecisionReview, Value, summarise
+
+    record = play_random_game(2, seed=21)
+    record.actions = record.actions[:2]
+    first, _ = next(record.states())
+    decision = dict(index=0, seat=first.current, turn=0, phase="take",
+                    played=record.actions[0], legal=5, how="ranked", best=["take deck"],
+                    value_before=Value(0.5, 0.0), value_best=Value(0.5, 0.0),
+                    value_played=Value(0.5, 0.0), loss_win_pct=0.0, loss_points=0.0)
+    decision.update(fields)
+    review = summarise(record, [DecisionReview(**decision)], {"iterations": 1}, 0,
+                       record.replay())
+    return review, record
+
+
+def report_page(review, record) -> str:
+    from solver.report import render_html
+
+    return render_html(review, record, "<svg></svg>", "game.json")
+
+
+def test_counts_are_printed_in_the_right_number():
+    # "1 inaccuracies" and "(1 rated decisions)"
+    from solver.analysis import PlayerSummary, accuracy_line
+
+    one = PlayerSummary(seat=0, name=None, decisions=1, forced=0, unrated=0, accuracy=90.0,
+                        mean_loss_win_pct=6.0, mean_loss_points=1.0, inaccuracies=1,
+                        mistakes=1, blunders=1)
+    assert accuracy_line(one, "Seat 0") == ("Seat 0: accuracy 90.0, 1 inaccuracy, 1 mistake, "
+                                            "1 blunder (1 rated decision)")
+    two = PlayerSummary(seat=0, name=None, decisions=2, forced=0, unrated=0, accuracy=None,
+                        mean_loss_win_pct=None, mean_loss_points=None, inaccuracies=0,
+                        mistakes=2, blunders=2)
+    assert accuracy_line(two, "Seat 0") == ("Seat 0: accuracy -, 0 inaccuracies, 2 mistakes, "
+                                            "2 blunders (2 rated decisions)")
+    review, record = one_decision_review()
+    record.actions = record.actions[:1]
+    page = report_page(review, record)
+    assert "1 action." in page and "1 actions" not in page
+    review.budget = {"iterations": 1}
+    assert "1 iteration per decision" in report_page(review, record)

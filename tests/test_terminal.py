@@ -434,3 +434,21 @@ def test_hint_refuses_an_extra_word():
     errors = [ln for ln in out if ln.startswith("! ")]
     assert errors == ["! hint: unexpected 'extra' (hint [BUDGET], e.g. 'hint 2s')"], errors
     assert "Hint (" not in "\n".join(out)
+
+
+def test_a_record_of_one_action_is_not_one_actions(tmp_path):
+    _actions, out = saved_actions(tmp_path, [HUMAN, HUMAN], 1, ["take deck", "quit"])
+    assert out[-1].endswith("(1 action)"), out[-1]
+
+
+def test_a_hint_of_one_iteration_and_one_point_read_in_the_singular():
+    from types import SimpleNamespace
+
+    from solver.terminal import Screen, _hint_table
+
+    move = SimpleNamespace(label="take deck", actions=["take deck"], line=[], visits=1,
+                           win_probability=0.5, expected_margin=1.0)
+    result = SimpleNamespace(stats={"iterations": 1, "seconds": 0.01}, moves=[move])
+    out: list[str] = []
+    Screen(out.append, color=False).show(_hint_table(result))
+    assert "Hint (1 iteration," in out[0], out[0]
