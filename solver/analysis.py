@@ -234,6 +234,14 @@ def plural(count: int, word: str, many: str | None = None) -> str:
     return f"{count} {word if count == 1 else many or word + 's'}"
 
 
+def number(value: float, sign: bool = False, digits: int = 1) -> str:
+    """``value`` rounded to ``digits`` for print, never "-0.0": a value that rounds to
+    zero prints 0.0 (+0.0 with ``sign``, as the other signed values)."""
+    spec = f"{'+' if sign else ''}.{digits}f"
+    text = format(value, spec)
+    return format(0.0, spec) if float(text) == 0 else text
+
+
 def decision_seed(seed: int, index: int) -> int:
     return (seed * SEED_STRIDE + index) % (1 << 63)
 
@@ -402,7 +410,8 @@ def format_review(review: Review) -> str:
             continue
         best = " ; ".join(d.best or [])
         lines.append(f"{d.index + 1:>4}  {d.seat:>4}  {d.played[:28]:28} {best[:28]:28} "
-                     f"{d.loss_win_pct:>6.1f} {d.loss_points:>5.1f}  {d.label or ''}")
+                     f"{number(d.loss_win_pct):>6} {number(d.loss_points):>5}  "
+                     f"{d.label or ''}")
     lines.append("")
     return "\n".join(lines)
 

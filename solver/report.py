@@ -27,6 +27,7 @@ from .analysis import (
     accuracy_line,
     analyse_record,
     format_review,
+    number,
     plural,
 )
 from .rules.record import GameRecord, RecordError
@@ -113,7 +114,13 @@ def figure_svg(fig) -> str:
 def _value(v) -> str:
     if v is None:
         return "&mdash;"
-    return f"{100 * v.win_probability:.1f}% / {v.expected_margin:+.1f}"
+    return f"{number(100 * v.win_probability)}% / {number(v.expected_margin, sign=True)}"
+
+
+def _loss(loss: float) -> str:
+    """A loss (never below 0) as a drop: "&minus;2.5", a zero as "0.0"."""
+    text = number(loss)
+    return text if text == number(0.0) else f"&minus;{text}"
 
 
 def render_html(review: Review, record: GameRecord, graph_svg: str, source: str) -> str:
@@ -126,7 +133,7 @@ def render_html(review: Review, record: GameRecord, graph_svg: str, source: str)
     for p in review.players:
         acc = "&mdash;" if p.accuracy is None else f"{p.accuracy:.1f}"
         loss = "&mdash;" if p.mean_loss_win_pct is None else \
-            f"{p.mean_loss_win_pct:.1f} win-% / {p.mean_loss_points:.1f} pts"
+            f"{number(p.mean_loss_win_pct)} win-% / {number(p.mean_loss_points)} pts"
         score = "" if review.final_scores is None else str(review.final_scores[p.seat])
         color = SEAT_COLORS[p.seat % len(SEAT_COLORS)]
         rows.append(f"<tr><th style='color:{color}'>{e(seat_name(record, p.seat))}</th>"
@@ -138,7 +145,7 @@ def render_html(review: Review, record: GameRecord, graph_svg: str, source: str)
         label = f"<span class='lab {d.label}'>{d.label}</span>" if d.label else \
             f"<span class='muted'>{e(d.how)}</span>"
         loss = "" if d.loss_win_pct is None else \
-            f"&minus;{d.loss_win_pct:.1f} / &minus;{d.loss_points:.1f}"
+            f"{_loss(d.loss_win_pct)} / {_loss(d.loss_points)}"
         best = e(" ; ".join(d.best)) if d.best else "&mdash;"
         color = SEAT_COLORS[d.seat % len(SEAT_COLORS)]
         return (f"<tr id='move-{d.index + 1}'><td>{d.index + 1}</td><td>{d.turn + 1}</td>"

@@ -27,7 +27,7 @@ import time
 from collections.abc import Callable, Sequence
 from pathlib import Path
 
-from .analysis import plural
+from .analysis import number, plural
 from .rules.actions import Action, ActionError, Build, parse_action
 from .rules.cards import CardSet, load_card_set
 from .rules.constants import MATERIALS, SCENERIES
@@ -364,7 +364,7 @@ def _hint_table(result, top: int = 5):
         if m.line:
             move.append("\nthen: " + " ; ".join(m.line), style="dim")
         table.add_row(str(i), str(m.visits), f"{100 * m.win_probability:.1f}%",
-                      f"{m.expected_margin:+.1f}", move)
+                      number(m.expected_margin, sign=True), move)
     return table
 
 

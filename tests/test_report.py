@@ -283,3 +283,15 @@ def test_counts_are_printed_in_the_right_number():
     assert "1 action." in page and "1 actions" not in page
     review.budget = {"iterations": 1}
     assert "1 iteration per decision" in report_page(review, record)
+
+
+def test_a_zero_is_printed_without_a_minus_sign():
+    from solver.analysis import Value, format_review
+
+    review, record = one_decision_review(value_played=Value(0.5, -0.04),
+                                         value_best=Value(0.5, -0.04), loss_win_pct=-0.0,
+                                         loss_points=0.0)
+    page = report_page(review, record)
+    assert "-0.0" not in page and "&minus;0.0" not in page, page
+    assert "50.0% / +0.0" in page
+    assert "-0.0" not in format_review(review)

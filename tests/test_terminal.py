@@ -452,3 +452,16 @@ def test_a_hint_of_one_iteration_and_one_point_read_in_the_singular():
     out: list[str] = []
     Screen(out.append, color=False).show(_hint_table(result))
     assert "Hint (1 iteration," in out[0], out[0]
+
+
+def test_a_hint_margin_near_zero_is_not_printed_minus_zero():
+    from types import SimpleNamespace
+
+    from solver.terminal import Screen, _hint_table
+
+    move = SimpleNamespace(label="end", actions=["end"], line=[], visits=9,
+                           win_probability=0.5, expected_margin=-0.04)
+    result = SimpleNamespace(stats={"iterations": 9, "seconds": 0.01}, moves=[move])
+    out: list[str] = []
+    Screen(out.append, color=False).show(_hint_table(result))
+    assert "+0.0" in out[0] and "-0.0" not in out[0], out[0]
