@@ -62,6 +62,16 @@ WIN_PCT_THRESHOLDS = (5.0, 10.0, 15.0)  # inaccuracy, mistake, blunder (win-% po
 POINTS_THRESHOLDS = (3.0, 6.0, 10.0)  # same, in expected points of margin
 LABELS = ("inaccuracy", "mistake", "blunder")
 SEED_STRIDE = 1_000_003
+# how a decision was judged (``DecisionReview.how``), in a player's words
+HOW_WORDS = {
+    "ranked": "the search ranked the move among its own",
+    "continuation": "valued by a search of the position after it (the player still acted)",
+    "played": "searched again as the only candidate (an end or a claim the search had "
+              "not tried)",
+    "terminal": "it ended the game: its exact result",
+    "forced": "the only legal move, not rated",
+    "unrated": "the search found no value for it",
+}
 
 
 class AnalysisError(ValueError):

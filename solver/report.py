@@ -19,6 +19,7 @@ import sys
 from pathlib import Path
 
 from .analysis import (
+    HOW_WORDS,
     LABELS,
     POINTS_THRESHOLDS,
     WIN_PCT_THRESHOLDS,
@@ -170,6 +171,7 @@ def render_html(review: Review, record: GameRecord, graph_svg: str, source: str)
     else:
         winners = "<p>The game is not over: no final scores.</p>"
     every = "".join(decision_row(d) for d in review.decisions)
+    legend = "; ".join(f"<i>{how}</i>: {e(words)}" for how, words in HOW_WORDS.items())
     start = "from a set-up position" if record.seed is None else f"seed {record.seed}"
     return f"""<!doctype html>
 <html lang="en"><head><meta charset="utf-8">
@@ -182,6 +184,7 @@ table {{ border-collapse: collapse; font-size: 0.92rem; }}
 th, td {{ border-bottom: 1px solid #dde; padding: 0.25rem 0.6rem; text-align: left; }}
 code {{ font-family: ui-monospace, "DejaVu Sans Mono", monospace; font-size: 0.88em; }}
 .muted {{ color: #667; }}
+.legend {{ color: #667; font-size: 0.85rem; }}
 .lab {{ color: #fff; border-radius: 4px; padding: 0 0.35em; font-weight: 600; font-size: 0.85em; }}
 .lab.inaccuracy {{ background: {LABEL_COLORS['inaccuracy']}; }}
 .lab.mistake {{ background: {LABEL_COLORS['mistake']}; }}
@@ -209,6 +212,7 @@ estimates: single labels are hints, not verdicts.</p>
  f"<table><thead>{head}</thead><tbody>{''.join(decision_row(d) for d in labelled)}</tbody></table>"}
 <details><summary><h2 style="display:inline">Every decision ({len(review.decisions)})</h2></summary>
 <table><thead>{head}</thead><tbody>{every}</tbody></table>
+<p class='legend'>A move without a label says in grey how it was judged: {legend}.</p>
 </details>
 </body></html>
 """

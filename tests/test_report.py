@@ -295,3 +295,13 @@ def test_a_zero_is_printed_without_a_minus_sign():
     assert "-0.0" not in page and "&minus;0.0" not in page, page
     assert "50.0% / +0.0" in page
     assert "-0.0" not in format_review(review)
+
+
+def test_the_how_words_of_the_label_column_are_explained():
+    review, record = one_decision_review(how="continuation", best=["take deck"])
+    page = report_page(review, record)
+    assert "<span class='muted'>continuation</span>" in page
+    legend = re.search(r"<p class='legend'>(.*?)</p>", page, re.S)
+    assert legend, page[-1500:]
+    for how in ("ranked", "continuation", "played", "terminal", "forced", "unrated"):
+        assert f"<i>{how}</i>" in legend.group(1)
