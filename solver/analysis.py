@@ -239,6 +239,19 @@ def move_accuracy(loss_win_pct: float) -> float:
     return max(0.0, min(100.0, raw))
 
 
+def better_move(decision: DecisionReview) -> str | None:
+    """The search's best move as printed (" ; " between its actions) when it was better
+    than the move played; None when the move played was the best, or lost nothing."""
+    if not decision.best:
+        return None
+    if decision.rated and number(decision.loss_win_pct) == number(decision.loss_points) \
+            == number(0.0):
+        return None
+    if same_decision(parse_action(decision.played), parse_action(decision.best[0])):
+        return None
+    return " ; ".join(decision.best)
+
+
 def plural(count: int, word: str, many: str | None = None) -> str:
     """``count`` and the word in the right number: ``1 mistake``, ``2 inaccuracies``."""
     return f"{count} {word if count == 1 else many or word + 's'}"
@@ -414,11 +427,12 @@ def _budget_json(budget: Any) -> dict[str, Any]:
 def format_review(review: Review) -> str:
     """The rated decisions as a readable table, numbered from 1 as the HTML report's
     moves (the accuracy lines are :func:`accuracy_line`)."""
-    lines = [f"{'#':>4}  {'seat':>4}  {'played':28} {'best':28} {'loss%':>6} {'pts':>5}  label"]
+    lines = [f"{'#':>4}  {'seat':>4}  {'played':28} {'better move':28} {'loss%':>6} "
+             f"{'pts':>5}  label"]
     for d in review.decisions:
         if not d.rated:
             continue
-        best = " ; ".join(d.best or [])
+        best = better_move(d) or "—"
         lines.append(f"{d.index + 1:>4}  {d.seat:>4}  {d.played[:28]:28} {best[:28]:28} "
                      f"{number(d.loss_win_pct):>6} {number(d.loss_points):>5}  "
                      f"{d.label or ''}")

@@ -27,6 +27,7 @@ from .analysis import (
     Review,
     accuracy_line,
     analyse_record,
+    better_move,
     format_review,
     number,
     plural,
@@ -147,13 +148,14 @@ def render_html(review: Review, record: GameRecord, graph_svg: str, source: str)
             f"<span class='muted'>{e(d.how)}</span>"
         loss = "" if d.loss_win_pct is None else \
             f"{_loss(d.loss_win_pct)} / {_loss(d.loss_points)}"
-        best = e(" ; ".join(d.best)) if d.best else "&mdash;"
+        better = better_move(d)
         color = SEAT_COLORS[d.seat % len(SEAT_COLORS)]
         return (f"<tr id='move-{d.index + 1}'><td>{d.index + 1}</td><td>{d.turn + 1}</td>"
                 f"<td style='color:{color}'>{e(seat_name(record, d.seat))}</td>"
                 f"<td><code>{e(d.played)}</code></td><td>{label}</td><td>{loss}</td>"
-                f"<td>{_value(d.value_played)}</td><td><code>{best}</code></td>"
-                f"<td>{_value(d.value_best)}</td></tr>")
+                f"<td>{_value(d.value_played)}</td>"
+                + (f"<td><code>{e(better)}</code></td><td>{_value(d.value_best)}</td>"
+                   if better else "<td>&mdash;</td><td>&mdash;</td>") + "</tr>")
 
     labelled = [d for d in review.decisions if d.label]
     head = ("<tr><th>#</th><th>turn</th><th>seat</th><th>played</th><th>label</th>"

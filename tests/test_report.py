@@ -305,3 +305,21 @@ def test_the_how_words_of_the_label_column_are_explained():
     assert legend, page[-1500:]
     for how in ("ranked", "continuation", "played", "terminal", "forced", "unrated"):
         assert f"<i>{how}</i>" in legend.group(1)
+
+
+def test_no_better_move_is_shown_when_none_was_better():
+    from solver.analysis import format_review
+
+    review, record = one_decision_review()
+    played = record.actions[0]
+    review.decisions[0].best = [played]  # the move played was the best
+    page = report_page(review, record)
+    row = re.search(r"<tr id='move-1'>.*?</tr>", page, re.S).group(0)
+    assert row.count(f"<code>{played}</code>") == 1 and "&mdash;" in row, row
+    line = next(ln for ln in format_review(review).splitlines() if ln.startswith("   1 "))
+    assert line.count(played) == 1 and "—" in line, line
+    review.decisions[0].best = ["take deck"]  # another move, no better (no loss)
+    assert "<code>take deck</code>" not in report_page(review, record)
+    review.decisions[0].loss_win_pct = 6.0  # a better move: shown
+    assert "<code>take deck</code>" in report_page(review, record)
+    assert "take deck" in format_review(review)
