@@ -319,6 +319,54 @@ def test_position_editor_by_keyboard(server, page):  # noqa: F811
     assert pg.evaluate("document.activeElement.dataset.peMat") == "1:stone"
 
 
+def test_card_set_save_with_no_change_says_so(server, page):  # noqa: F811
+    """Save with nothing changed since the last save had said 'Saved' again; it now says
+    there is nothing to save (and stores no version); after an edit it saves again."""
+    pg = page
+    open_editor(pg, server, "#nav-cards", "#ce-ok")
+    pg.fill("#ce-setname", "unchanged-cards")
+    pg.click("#ce-save")
+    pg.wait_for_selector("#ce-saved")
+    pg.click("#ce-save")
+    pg.wait_for_selector("#ce-nothing:has-text('Nothing to save')")
+    assert pg.locator("#ce-saved").count() == 0
+    assert len(get(server, "/v1/cardsets/unchanged-cards/versions")) == 1
+    pg.click("[data-ce-pick='highway:2']")
+    pg.fill("#ce-text", "an edit")
+    pg.wait_for_selector("#ce-nothing", state="detached")
+    pg.click("#ce-save")
+    pg.wait_for_selector("#ce-saved:has-text('unchanged-cards v2')")
+    assert len(get(server, "/v1/cardsets/unchanged-cards/versions")) == 2
+    assert not pg.js_errors, pg.js_errors
+
+
+def test_card_set_saved_line_outlives_an_older_check(server, page):  # noqa: F811
+    """A live check sent before a save and answered after it had wiped the 'Saved on
+    the server' line (the editor is redrawn on each check's answer)."""
+    pg = page
+    open_editor(pg, server, "#nav-cards", "#ce-ok")
+    pg.fill("#ce-setname", "slow-check-cards")
+    pg.wait_for_function("document.querySelector('#ce-setname').value === 'slow-check-cards'")
+    pg.wait_for_timeout(600)  # the check of the new name answered
+    before = int(pg.evaluate("document.body.dataset.ceChecked"))
+    # from here each check answers 2 s late
+    pg.evaluate("""() => {
+      const plain = window.fetch;
+      window.fetch = (url, opts) => String(url).includes('/v1/cardsets/check')
+        ? new Promise((r) => setTimeout(r, 2000)).then(() => plain(url, opts)) : plain(url, opts);
+    }""")
+    pg.click("[data-ce-pick='highway:2']")
+    pg.fill("#ce-text", "checked slowly")
+    pg.wait_for_timeout(400)  # the check is sent (250 ms after the edit), not answered
+    pg.click("#ce-save")
+    pg.wait_for_selector("#ce-saved")
+    pg.wait_for_function("(n) => Number(document.body.dataset.ceChecked) > n", arg=before,
+                         timeout=10_000)
+    assert pg.locator("#ce-saved").count() == 1
+    assert pg.locator("#ce-ok").count() == 1
+    assert not pg.js_errors, pg.js_errors
+
+
 def test_position_editor_says_a_problem_once(server, page):  # noqa: F811
     """An empty position said its Depot problem twice: in the page's words and in the
     server's (its count of unseen cards); the page's own problems are said once."""

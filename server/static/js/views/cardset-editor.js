@@ -9,7 +9,12 @@
 import {MATERIALS} from "../words.js";
 import {SCENERY, esc, cardSVG, landmarkSVG} from "../svg.js";
 
+/* storedName: the stored set the one edited is a version of (null: a new set);
+ * stored + savedText: that set's version on the server ({label, fingerprint}) and the
+ * set as it was loaded or saved (JSON text), to tell whether anything changed since;
+ * saveNote: what the last Save said ("saved" or "nothing"), shown while nothing changed. */
 const E = {set: null, sel: null, check: null, seq: 0, timer: null, storedName: null,
+  stored: null, savedText: null, saveNote: null,
   convertErrors: [], ctx: null, root: null, restored: false};
 const DRAFT_KEY = "bigsur.cardset-draft"; // the set being edited survives a reload
 const $ = (id) => document.getElementById(id);
@@ -46,7 +51,7 @@ export async function open(ctx, root) {
 function saveDraft() {
   try {
     localStorage.setItem(DRAFT_KEY, JSON.stringify({set: E.set, storedName: E.storedName, sel: E.sel,
-      convertErrors: E.convertErrors}));
+      convertErrors: E.convertErrors, stored: E.stored, savedText: E.savedText}));
   } catch (e) { /* storage full or refused: the draft lives in the page only */ }
 }
 
@@ -58,11 +63,17 @@ function restoreDraft() {
   E.storedName = d.storedName || null;
   E.sel = d.sel || {kind: "highway", index: 0};
   E.convertErrors = d.convertErrors || [];
+  E.stored = d.stored || null;
+  E.savedText = d.savedText || null;
+  E.saveNote = null;
   E.check = null;
   E.restored = true;
   scheduleCheck(0);
   return true;
 }
+
+/* Nothing changed since the set was loaded from the server or saved. */
+const unchanged = () => E.savedText !== null && JSON.stringify(E.set) === E.savedText;
 
 async function startFrom(name) {
   const raw = await E.ctx.api("GET", "/v1/cards/" + encodeURIComponent(name));
@@ -71,6 +82,9 @@ async function startFrom(name) {
     description: name === "default" ? "" : raw.description || "", highway: raw.highway, landmarks: raw.landmarks};
   E.storedName = name === "default" ? null : raw.name;
   E.set = JSON.parse(JSON.stringify(copy));
+  E.stored = E.storedName ? {label: raw.label, fingerprint: raw.fingerprint} : null;
+  E.savedText = E.storedName ? JSON.stringify(E.set) : null;
+  E.saveNote = null;
   E.sel = {kind: "highway", index: 0};
   E.convertErrors = [];
   E.check = null;
@@ -197,7 +211,20 @@ function statusHTML() {
     `${badName ? "Cannot be saved under this name: " : ""}${esc(ch.name)}</p>` : "";
   const restored = E.restored ? `<p class="muted small" id="ce-restored">The set you were editing, ` +
     `kept in this browser. Load starts from a stored set instead.</p>` : "";
-  return `<div id="ce-status" aria-live="polite">${head}<ul class="ce-problems">${items}${more}</ul>${derived}${note}${restored}</div>`;
+  return `<div id="ce-status" aria-live="polite">${head}<ul class="ce-problems">${items}${more}</ul>` +
+    `${derived}${note}${restored}${saveNoteHTML()}</div>`;
+}
+
+/* What the last Save said, while the set is as saved (a check answering later, or any
+ * redraw, keeps it; an edit ends it). */
+function saveNoteHTML() {
+  if (!E.saveNote || !E.stored || !unchanged()) return "";
+  if (E.saveNote === "nothing") {
+    return `<p class="muted" id="ce-nothing">Nothing to save: no change since ` +
+      `<b>${esc(E.stored.label)}</b> on the server.</p>`;
+  }
+  return `<p class="ok" id="ce-saved">Saved on the server: <b>${esc(E.stored.label)}</b> ` +
+    `(fingerprint <code>${esc(E.stored.fingerprint)}</code>). It is now offered wherever a card set is chosen.</p>`;
 }
 
 export function render() {
@@ -366,17 +393,26 @@ const sameStored = () => !!E.storedName && E.storedName.toLowerCase() === (E.set
 
 async function save() {
   E.ctx.clearError();
+  if (unchanged()) { // no new version of the same set: said so
+    E.saveNote = "nothing";
+    rerender();
+    return;
+  }
+  const asVersion = sameStored();
+  const sent = JSON.stringify(E.set); // what is saved, even if edited while it is sent
   try {
-    const path = sameStored()
+    const path = asVersion
       ? `/v1/cardsets/${encodeURIComponent(E.storedName)}/versions` : "/v1/cardsets";
     const res = await E.ctx.api("POST", path, E.set);
+    // the same cards as the stored version: the server stores nothing and answers with it
+    const same = !!E.stored && asVersion && res.fingerprint === E.stored.fingerprint;
     E.storedName = res.name;
+    E.stored = {label: res.label, fingerprint: res.fingerprint};
+    E.savedText = sent;
+    E.saveNote = same ? "nothing" : "saved";
     saveDraft();
     await E.ctx.refreshCardSets();
-    render();
-    $("ce-status").insertAdjacentHTML("beforeend", `<p class="ok" id="ce-saved">Saved on the server: ` +
-      `<b>${esc(res.label)}</b> (fingerprint <code>${esc(res.fingerprint)}</code>). ` +
-      `It is now offered wherever a card set is chosen.</p>`);
+    rerender();
   } catch (e) {
     if (e.body && e.body.errors) { E.check = {ok: false, errors: e.body.errors, summary: null}; render(); }
     E.ctx.showError(e);
