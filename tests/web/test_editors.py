@@ -319,6 +319,40 @@ def test_position_editor_by_keyboard(server, page):  # noqa: F811
     assert pg.evaluate("document.activeElement.dataset.peMat") == "1:stone"
 
 
+def set_draft(pg, **changes) -> None:
+    """Change the card-set draft kept in this browser (as a reload would find it)."""
+    pg.evaluate("""(changes) => {
+      const key = 'bigsur.cardset-draft';
+      const d = JSON.parse(localStorage.getItem(key));
+      if (changes.name) d.set.name = changes.name;
+      if ('storedName' in changes) d.storedName = changes.storedName;
+      localStorage.setItem(key, JSON.stringify(d));
+    }""", changes)
+
+
+def test_card_set_draft_of_a_set_this_server_lacks(server, page):  # noqa: F811
+    """A draft restored from this browser that was based on a set this server does not
+    store (saved on another server, or the database was reset) had 'Save a new version'
+    answered by a raw 404; the editor now says the set is not on this server and saves
+    the draft as a new set."""
+    pg = page
+    open_editor(pg, server, "#nav-cards", "#ce-ok")
+    set_draft(pg, name="elsewhere-cards", storedName="elsewhere-cards")
+    pg.reload()
+    pg.wait_for_selector("body[data-ready='1']")
+    pg.click("#nav-cards")
+    pg.wait_for_selector("#ce-restored")
+    pg.wait_for_selector("#ce-base-missing:has-text('elsewhere-cards is not on this server')")
+    assert pg.locator("#ce-save").inner_text() == "Save to the server"
+    pg.click("#ce-save")
+    pg.wait_for_selector("#ce-saved")
+    assert get(server, "/v1/cardsets/elsewhere-cards")["stored_version"] == 1
+    assert not pg.locator("#alert").is_visible()
+    pg.wait_for_selector("#ce-base-missing", state="detached")  # it is on this server now
+    assert pg.locator("#ce-save").inner_text() == "Save a new version"
+    assert not pg.js_errors, pg.js_errors
+
+
 def test_card_set_save_with_no_change_says_so(server, page):  # noqa: F811
     """Save with nothing changed since the last save had said 'Saved' again; it now says
     there is nothing to save (and stores no version); after an edit it saves again."""

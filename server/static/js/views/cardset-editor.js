@@ -12,9 +12,10 @@ import {SCENERY, esc, cardSVG, landmarkSVG} from "../svg.js";
 /* storedName: the stored set the one edited is a version of (null: a new set);
  * stored + savedText: that set's version on the server ({label, fingerprint}) and the
  * set as it was loaded or saved (JSON text), to tell whether anything changed since;
- * saveNote: what the last Save said ("saved" or "nothing"), shown while nothing changed. */
+ * saveNote: what the last Save said ("saved" or "nothing"), shown while nothing changed;
+ * missingBase: the name of a set a restored draft was based on that this server lacks. */
 const E = {set: null, sel: null, check: null, seq: 0, timer: null, storedName: null,
-  stored: null, savedText: null, saveNote: null,
+  stored: null, savedText: null, saveNote: null, missingBase: null,
   convertErrors: [], ctx: null, root: null, restored: false};
 const DRAFT_KEY = "bigsur.cardset-draft"; // the set being edited survives a reload
 const $ = (id) => document.getElementById(id);
@@ -44,14 +45,18 @@ export function effectFromText(text) {
 export async function open(ctx, root) {
   E.ctx = ctx;
   E.root = root;
-  if (!E.set && !restoreDraft()) await startFrom("default");
+  if (!E.set) {
+    if (restoreDraft()) await confirmStored();
+    else await startFrom("default");
+  }
   render();
 }
 
 function saveDraft() {
   try {
     localStorage.setItem(DRAFT_KEY, JSON.stringify({set: E.set, storedName: E.storedName, sel: E.sel,
-      convertErrors: E.convertErrors, stored: E.stored, savedText: E.savedText}));
+      convertErrors: E.convertErrors, stored: E.stored, savedText: E.savedText,
+      missingBase: E.missingBase}));
   } catch (e) { /* storage full or refused: the draft lives in the page only */ }
 }
 
@@ -65,11 +70,32 @@ function restoreDraft() {
   E.convertErrors = d.convertErrors || [];
   E.stored = d.stored || null;
   E.savedText = d.savedText || null;
+  E.missingBase = d.missingBase || null;
   E.saveNote = null;
   E.check = null;
   E.restored = true;
   scheduleCheck(0);
   return true;
+}
+
+/* A draft kept in this browser may name a stored set this server does not have (it was
+ * saved on another server, or the server's database is a new one): then it is saved as
+ * a new set, and said so (a new version of it would be refused). */
+async function confirmStored() {
+  if (!E.storedName) return;
+  let sets;
+  try { sets = await E.ctx.api("GET", "/v1/cardsets"); } catch (e) { return; } // Save tells
+  const key = E.storedName.toLowerCase();
+  if (!sets.some((s) => s.name.toLowerCase() === key)) baseMissing();
+}
+
+function baseMissing() {
+  E.missingBase = E.storedName;
+  E.storedName = null;
+  E.stored = null;
+  E.savedText = null;
+  E.saveNote = null;
+  saveDraft();
 }
 
 /* Nothing changed since the set was loaded from the server or saved. */
@@ -85,6 +111,7 @@ async function startFrom(name) {
   E.stored = E.storedName ? {label: raw.label, fingerprint: raw.fingerprint} : null;
   E.savedText = E.storedName ? JSON.stringify(E.set) : null;
   E.saveNote = null;
+  E.missingBase = null;
   E.sel = {kind: "highway", index: 0};
   E.convertErrors = [];
   E.check = null;
@@ -211,8 +238,11 @@ function statusHTML() {
     `${badName ? "Cannot be saved under this name: " : ""}${esc(ch.name)}</p>` : "";
   const restored = E.restored ? `<p class="muted small" id="ce-restored">The set you were editing, ` +
     `kept in this browser. Load starts from a stored set instead.</p>` : "";
+  const missing = E.missingBase ? `<p class="small" id="ce-base-missing"><b>${esc(E.missingBase)}</b> ` +
+    `is not on this server (this draft was kept in your browser from another server, or the set ` +
+    `was removed), so it cannot get a new version here: Save to the server stores the draft as a new set.</p>` : "";
   return `<div id="ce-status" aria-live="polite">${head}<ul class="ce-problems">${items}${more}</ul>` +
-    `${derived}${note}${restored}${saveNoteHTML()}</div>`;
+    `${derived}${note}${restored}${missing}${saveNoteHTML()}</div>`;
 }
 
 /* What the last Save said, while the set is as saved (a check answering later, or any
@@ -410,10 +440,16 @@ async function save() {
     E.stored = {label: res.label, fingerprint: res.fingerprint};
     E.savedText = sent;
     E.saveNote = same ? "nothing" : "saved";
+    E.missingBase = null;
     saveDraft();
     await E.ctx.refreshCardSets();
     rerender();
   } catch (e) {
+    if (asVersion && e.status === 404) { // removed from the server since it was loaded
+      baseMissing();
+      rerender();
+      return;
+    }
     if (e.body && e.body.errors) { E.check = {ok: false, errors: e.body.errors, summary: null}; render(); }
     E.ctx.showError(e);
   }
