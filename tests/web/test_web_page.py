@@ -551,6 +551,47 @@ def test_pure_modules_in_the_page(server, page):
     assert "sub:" not in out["error"] and "3-for-1" in out["error"]
 
 
+def test_turning_points_compare_one_seat_view(server, page):
+    """A review's turning points compare two estimates made from the reviewed seat's own
+    view; a jump between two seats' estimates (each search knows only its own hand) is
+    never pinned on one move, and the other seat's turn in between is named."""
+    pg = page
+    pg.goto(server + "/")
+    pg.wait_for_selector("body[data-ready='1']")
+    out = pg.evaluate("""async () => {
+      const w = await import('/js/words.js');
+      const v = (p, m) => ({win_probability: p, expected_margin: m});
+      const dc = (index, seat, played, before, after) => ({index, seat, played,
+        value_before: before, value_played: after || before, label: null, loss_points: null});
+      const res = {players: [{seat: 0}, {seat: 1}], decisions: [
+        dc(0, 1, 'take H01', v(0.8, 6)),
+        dc(1, 0, 'take deck', v(0.3, -4)),
+        dc(2, 0, 'end', v(0.5, 0)),                    // the deck's card: 30% -> 50%
+        dc(3, 1, 'take H05', v(0.1, -9)),              // the other view: 90% for seat 0
+        dc(4, 1, 'claim L02 H05', v(0.2, -8)),
+        dc(5, 0, 'take H07', v(0.35, -2)),             // after the other's turn: 50% -> 35%
+        dc(6, 0, 'end', v(0.36, -2)),
+      ]};
+      const ctx = {me: 0, seatName: (i) => (i === 0 ? 'You' : 'AI 2'),
+        cards: {highway: {}, landmarks: {L02: {name: 'McWay Falls'}}}};
+      const three = {players: [{seat: 0}, {seat: 1}, {seat: 2}], decisions: [
+        dc(0, 0, 'end', v(0.3, -1)), dc(1, 1, 'take H01', v(0.9, 5)),
+        dc(2, 2, 'take H02', v(0.9, 5)), dc(3, 0, 'end', v(0.6, 3))]};
+      const names = (i) => (i === 0 ? 'You' : 'AI ' + (i + 1));
+      return {two: w.turningPoints(res, ctx),
+              three: w.turningPoints(three, {...ctx, seatName: names})};
+    }""")
+    assert [x["text"].split(" \u2014")[0] for x in out["three"]] == [
+        "Moves 2\u20133: the turns of AI 2 and AI 3"]
+    out = out["two"]
+    assert [x["index"] for x in out] == [1, 3]
+    assert out[0]["text"] == ("Move 2: You take the top card of the deck (with the card it "
+                              "showed) \u2014 your winning chances 30.0% \u2192 50.0% (+4.0 "
+                              "expected points).")
+    assert out[1]["text"] == ("Moves 4\u20135: AI 2 took H05 and claimed McWay Falls \u2014 your "
+                              "winning chances 50.0% \u2192 35.0% (\u22122.0 expected points).")
+
+
 def test_recycle_offered_on_an_empty_discard_pile(server, page):
     """A hand card discarded earlier in the payment is on top of the pile by the time
     Recycling is used: the Recycle source is offered even when the pile was empty (the

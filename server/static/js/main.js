@@ -10,7 +10,8 @@
 import {ApiError, api, recordText, seedOfRecordText, startReview, latestReview, job as getJob,
   analyseRecordText, jobPosition, continueGame} from "./api.js";
 import {MATERIALS, MAT_COLOR, matGlyph, matIcon, stepsInWords, paymentSentence, actionWords,
-lineBySeat, confidence, plainError, joinWords, plural} from "./words.js";
+lineBySeat, confidence, plainError, joinWords, plural, turningPoints as reviewTurningPoints}
+from "./words.js";
 import {payState, cardsUsed} from "./pay.js";
 import {SCENERY, SC_COLOR, esc, cap, wrap, setCards, sceneryIcon, cardWords, cardSVG,
   unknownCardSVG, landmarkWords, landmarkSVG, highwaySVG} from "./svg.js";
@@ -1226,38 +1227,11 @@ function decisionWords(dc, action) {
   return actionWords(action || dc.played, {cards: S.cards, seatName}, seatName(dc.seat));
 }
 
-/* Turning points in words: the biggest swings of the advantage line, the costliest
- * decisions, and the scoring category that decided the game. */
+/* Turning points in words (words.js): the biggest swings of the reviewed seat's own
+ * estimates, the costliest decisions, and the scoring category that decided the game. */
 function turningPoints(res) {
-  const out = [];
   const me = perspective();
-  const byIndex = new Map(res.decisions.map((dc) => [dc.index, dc]));
-  if (res.players.length === 2) {
-    const pts = advantage(res)[0].points;
-    const swings = [];
-    for (let k = 1; k < pts.length; k++) {
-      const prevDc = byIndex.get(pts[k - 1][0]);
-      swings.push({dc: prevDc, from: pts[k - 1][1], to: pts[k][1], d: pts[k][1] - pts[k - 1][1]});
-    }
-    swings.filter((x) => x.dc && Math.abs(x.d) >= 0.08).sort((x, y) => Math.abs(y.d) - Math.abs(x.d))
-      .slice(0, 3).sort((x, y) => x.dc.index - y.dc.index).forEach((x) => {
-        const next = res.decisions.find((dc) => dc.index > x.dc.index && dc.value_before);
-        const margin = (dc) => dc && dc.value_before
-          ? (dc.seat === me ? 1 : -1) * dc.value_before.expected_margin : null;
-        const dm = margin(next) !== null && margin(x.dc) !== null ? margin(next) - margin(x.dc) : null;
-        out.push({index: x.dc.index, text: `Move ${x.dc.index + 1}: ${decisionWords(x.dc)} \u2014 ` +
-          `${seatName(me) === "You" ? "your" : seatName(me) + "'s"} winning chances ${pct(x.from)} \u2192 ${pct(x.to)}` +
-          (dm !== null ? ` (${signed(dm)} expected points)` : "") + "."});
-      });
-  }
-  res.decisions.filter((dc) => dc.label && dc.loss_points !== null)
-    .sort((x, y) => (y.loss_win_pct + y.loss_points) - (x.loss_win_pct + x.loss_points)).slice(0, 2)
-    .forEach((dc) => {
-      if (out.some((x) => x.index === dc.index)) return;
-      out.push({index: dc.index, text: `Move ${dc.index + 1}: ${decisionWords(dc)} (a ${dc.label}: ` +
-        `\u2212${dc.loss_win_pct.toFixed(0)} win-%, \u2212${dc.loss_points.toFixed(1)} expected points; ` +
-        `better: ${dc.best ? dc.best.map((a) => decisionWords(dc, a).slice(seatName(dc.seat).length).trim()).join(", then ") : "?"}).`});
-    });
+  const out = reviewTurningPoints(res, {me, seatName, cards: S.cards});
   const fin = S.reviewSource === "game" && S.data && S.data.result;
   if (fin && fin.scores.length >= 2) {
     const win = fin.winners[0];
@@ -1321,11 +1295,12 @@ function renderGraph() {
 }
 
 function graphSVG(res, nActions, cursor) {
-  const W = 860, H = 250, L = 44, R = 12, T = 30, B = 34;
+  const two = res.players.length === 2;
+  // 3-4 players: the seats' legend fills the first row, the labels' the second
+  const W = 860, H = two ? 250 : 264, L = 44, R = 12, T = two ? 30 : 44, B = 34;
   const n = Math.max(1, nActions || (res.decisions.length ? res.decisions[res.decisions.length - 1].index + 1 : 1));
   const x = (i) => L + (W - L - R) * (i / n);
   const y = (p) => T + (H - T - B) * (1 - p);
-  const two = res.players.length === 2;
   const me = perspective();
   let s = `<svg class="graphsvg" viewBox="0 0 ${W} ${H}" role="img" aria-label="${two ? "Your winning chances" : "Win probability of each player"} over the game">`;
   s += `<rect x="${L}" y="${T}" width="${W - L - R}" height="${H - T - B}" fill="#fff" stroke="#bbb"/>`;
@@ -1375,12 +1350,12 @@ function graphSVG(res, nActions, cursor) {
       `<text x="20" y="11" class="axis">${esc(seatName(me) === "You" ? "Your" : seatName(me) + "'s")} winning chances (above 50%: ahead of ${esc(seatName(1 - me))})</text></g>`;
   } else {
     lines.forEach((line, k) => {
-      s += `<g transform="translate(${L + k * 150} 4)"><rect width="14" height="4" y="4" fill="${SEAT_COLOR[line.seat % 4]}"/>` +
+      s += `<g transform="translate(${L + k * ((W - L - R) / lines.length)} 4)"><rect width="14" height="4" y="4" fill="${SEAT_COLOR[line.seat % 4]}"/>` +
         `<text x="20" y="11" class="axis">${esc(seatName(line.seat))}</text></g>`;
     });
   }
   Object.entries(LABEL_COLOR).forEach(([label, color], k) => {
-    s += `<g transform="translate(${W - R - 300 + k * 100} 4)"><circle cx="6" cy="6" r="5" fill="${color}"/>` +
+    s += `<g transform="translate(${W - R - 300 + k * 100} ${two ? 4 : 20})"><circle cx="6" cy="6" r="5" fill="${color}"/>` +
       `<text x="15" y="11" class="axis">${label}</text></g>`;
   });
   s += `</svg>`;

@@ -174,3 +174,84 @@ export function plainError(message, ctx) {
   m = m.replace(/\bseat (\d)\b/g, (_, s) => ctx.seatName(Number(s)));
   return m;
 }
+
+/** A turn in short words, past tense: "took H54 and a deck card, built H54 and claimed
+ * Salmon Creek Falls". ``actions`` are notation strings; "end" says nothing. */
+export function turnInShort(actions, ctx) {
+  const taken = [], built = [], claimed = [];
+  for (const text of actions) {
+    const w = text.trim().split(/\s+/);
+    if (w[0] === "take") taken.push(w[1] === "deck" ? "a deck card" : w[1]);
+    else if (w[0] === "build") built.push(w[1]);
+    else if (w[0] === "claim") {
+      const l = ctx.cards.landmarks[w[1]];
+      claimed.push(l ? l.name : w[1]);
+    }
+  }
+  const parts = [];
+  if (taken.length) parts.push("took " + joinWords(taken));
+  if (built.length) parts.push("built " + joinWords(built));
+  if (claimed.length) parts.push("claimed " + joinWords(claimed));
+  return parts.length ? joinWords(parts) : "ended the turn";
+}
+
+/** Turning points of a review, in words: the biggest swings of one seat's own estimates
+ * (in game order), then the costliest labelled decisions.
+ *
+ * A swing compares two estimates made from the same seat's view: after one of its moves
+ * (the search's value of the move played) and before its next decision. Between two
+ * seats' estimates the view changes (each search knows its own hand, not the other's),
+ * so a jump there is not something a move did; the other seats' turns in between are
+ * named as what happened (one turn in short words, several by their players).
+ * ``ctx``: {me, seatName, cards}; at most ``most`` swings, in game order, then at most
+ * two labelled decisions. -> [{index, text}] (the decision to open). */
+export function turningPoints(res, ctx, most = 3) {
+  const {me, seatName} = ctx;
+  const whose = seatName(me) === "You" ? "your" : seatName(me) + "'s";
+  const chance = (p) => (100 * p).toFixed(1) + "%";
+  const signed = (x) => (x >= 0 ? "+" : "\u2212") + Math.abs(x).toFixed(1);
+  const mine = res.decisions.filter((dc) => dc.seat === me && dc.value_before);
+  const swings = [];
+  for (let k = 0; k + 1 < mine.length; k++) {
+    const a = mine[k], b = mine[k + 1];
+    const after = a.value_played || a.value_before;
+    const between = res.decisions.filter((dc) => dc.index > a.index && dc.index < b.index);
+    swings.push({a, b, between, from: after.win_probability, to: b.value_before.win_probability,
+      points: b.value_before.expected_margin - after.expected_margin});
+  }
+  const out = swings.filter((x) => Math.abs(x.to - x.from) >= 0.08)
+    .sort((x, y) => Math.abs(y.to - y.from) - Math.abs(x.to - x.from)).slice(0, most)
+    .sort((x, y) => x.a.index - y.a.index)
+    .map((x) => {
+      const change = `${whose} winning chances ${chance(x.from)} \u2192 ${chance(x.to)} ` +
+        `(${signed(x.points)} expected points)`;
+      const others = [];  // the other seats' turns between, each as one entry
+      for (const dc of x.between.filter((d) => d.seat !== me)) {
+        const last = others[others.length - 1];
+        if (last && last.seat === dc.seat) last.dcs.push(dc); else others.push({seat: dc.seat, dcs: [dc]});
+      }
+      if (!others.length) {
+        const what = actionWords(x.a.played, ctx, seatName(me)).split(", paying:")[0];
+        const drew = x.a.played.trim() === "take deck" ? " (with the card it showed)" : "";
+        return {index: x.a.index, text: `Move ${x.a.index + 1}: ${what}${drew} \u2014 ${change}.`};
+      }
+      const first = others[0].dcs[0].index;
+      const last = others[others.length - 1].dcs[others[others.length - 1].dcs.length - 1].index;
+      const what = others.length === 1
+        ? `${seatName(others[0].seat)} ${turnInShort(others[0].dcs.map((dc) => dc.played), ctx)}`
+        : `the turns of ${joinWords(others.map((t) => seatName(t.seat)))}`;
+      return {index: first, text: `${first === last ? "Move " + (first + 1) : "Moves " + (first + 1) +
+        "\u2013" + (last + 1)}: ${what} \u2014 ${change}.`};
+    });
+  res.decisions.filter((dc) => dc.label && dc.loss_points !== null)
+    .sort((x, y) => (y.loss_win_pct + y.loss_points) - (x.loss_win_pct + x.loss_points)).slice(0, 2)
+    .forEach((dc) => {
+      if (out.some((x) => x.index === dc.index)) return;
+      const better = dc.best ? dc.best.map((a) => actionWords(a, ctx, seatName(dc.seat))
+        .slice(seatName(dc.seat).length).trim()).join(", then ") : "?";
+      out.push({index: dc.index, text: `Move ${dc.index + 1}: ${actionWords(dc.played, ctx, seatName(dc.seat))} ` +
+        `(a ${dc.label}: \u2212${dc.loss_win_pct.toFixed(0)} win-%, \u2212${dc.loss_points.toFixed(1)} ` +
+        `expected points; better: ${better}).`});
+    });
+  return out;
+}
