@@ -152,15 +152,53 @@ def card_cell(cards: CardSet, c: int, marker: str = ""):
     return t
 
 
+class CardRow:
+    """Cards side by side in one box, as a rich renderable: where the width left is too
+    small for all of them (a narrow terminal), the row wraps onto more boxes below, so
+    that no card is cut. ``marks``: a marker after a card's miles (a Landmark's ⚑)."""
+
+    def __init__(self, cards: CardSet, ids: Sequence[int], marks: dict[int, str] | None = None):
+        self.cards = cards
+        self.ids = list(ids)
+        self.marks = marks or {}
+
+    def table(self, ids: Sequence[int]):
+        rich = _rich()
+        table = rich.table.Table(box=rich.box.ROUNDED, show_header=False, padding=(0, 1),
+                                 pad_edge=False, expand=False)
+        for _c in ids:
+            table.add_column(no_wrap=True)
+        if ids:
+            table.add_row(*(card_cell(self.cards, c, self.marks.get(c, "")) for c in ids))
+        return table
+
+    def rows(self, console, options) -> list[list[int]]:
+        """The cards in rows, each as many as fit in ``options.max_width`` (at least one)."""
+        from rich.measure import Measurement
+
+        unbounded = options.update_width(10_000)
+        rows: list[list[int]] = [[]]
+        for c in self.ids:
+            wider = rows[-1] + [c]
+            if rows[-1] and Measurement.get(console, unbounded, self.table(wider)).maximum \
+                    > options.max_width:
+                rows.append([c])
+            else:
+                rows[-1] = wider
+        return rows
+
+    def __rich_console__(self, console, options):
+        for ids in self.rows(console, options):
+            yield self.table(ids)
+
+    def __rich_measure__(self, console, options):
+        from rich.measure import Measurement
+
+        return Measurement.get(console, options, self.table(self.ids))
+
+
 def _card_row(cards: CardSet, ids: Sequence[int]):
-    rich = _rich()
-    table = rich.table.Table(box=rich.box.ROUNDED, show_header=False, padding=(0, 1),
-                             pad_edge=False, expand=False)
-    for _c in ids:
-        table.add_column(no_wrap=True)
-    if ids:
-        table.add_row(*(card_cell(cards, c) for c in ids))
-    return table
+    return CardRow(cards, ids)
 
 
 def _seat_label(seats: Sequence[str] | None, i: int, viewer: int | None) -> str:
@@ -230,13 +268,8 @@ def render_rich(state: GameState, seat: int | None, seats: Sequence[str] | None 
         body.append(info)
         if p.highway:
             marks = {card: "⚑" for _lm, card in p.landmarks}
-            row = Table(box=rich.box.ROUNDED, show_header=False, padding=(0, 1),
-                        pad_edge=False)
-            for _c in p.highway:
-                row.add_column(no_wrap=True)
-            row.add_row(*(card_cell(cards, c, marks.get(c, "")) for c in p.highway))
             body.append(Text("Highway (left → right):", style="dim"))
-            body.append(row)
+            body.append(CardRow(cards, p.highway, marks))
         else:
             body.append(Text("Highway: none yet", style="dim"))
         for s in stretches(cards, p.highway):
@@ -265,9 +298,12 @@ def render_rich(state: GameState, seat: int | None, seats: Sequence[str] | None 
 
 class Screen:
     """Turns rich renderables into text for ``write``: colours on a real terminal, plain
-    text (box drawing kept) otherwise, so scripted games and tests read clean lines."""
+    text (box drawing kept) otherwise, so scripted games and tests read clean lines.
+    ``width``: a number of columns, or a function that reads it at each drawing (the
+    terminal's, which the player may resize); 120 without it."""
 
-    def __init__(self, write: Callable[[str], None], color: bool, width: int | None = None):
+    def __init__(self, write: Callable[[str], None], color: bool,
+                 width: int | Callable[[], int] | None = None):
         self.write = write
         self.color = color
         self.width = width
@@ -277,7 +313,8 @@ class Screen:
         buf = io.StringIO()
         console = rich.console.Console(file=buf, force_terminal=self.color,
                                        color_system="truecolor" if self.color else None,
-                                       width=self.width or 120, highlight=False,
+                                       width=(self.width() if callable(self.width)
+                                              else self.width) or 120, highlight=False,
                                        soft_wrap=False)
         console.print(renderable)
         self.write(buf.getvalue().rstrip("\n"))
@@ -431,8 +468,9 @@ def play_game(seats: Sequence[str], seed: int | None, cards: CardSet | None = No
     if width is None and write is print and sys.stdout.isatty():
         import shutil
 
-        width = shutil.get_terminal_size().columns
-    screen = Screen(write, color, width)
+        screen = Screen(write, color, lambda: shutil.get_terminal_size().columns)
+    else:
+        screen = Screen(write, color, width)
     humans = [i for i, s in enumerate(seats) if s == HUMAN]
     single = len(humans) == 1
     last_hint = None

@@ -465,3 +465,39 @@ def test_a_hint_margin_near_zero_is_not_printed_minus_zero():
     out: list[str] = []
     Screen(out.append, color=False).show(_hint_table(result))
     assert "+0.0" in out[0] and "-0.0" not in out[0], out[0]
+
+
+def test_the_depot_wraps_in_a_narrow_terminal_instead_of_cutting_cards():
+    # at 50 columns the Depot's cards were cut to 'H41 2…' / '♣for≈…'
+    state = new_game(2, seed=1)
+    out: list[str] = []
+    play_game([HUMAN, "greedy"], seed=1, read=Script(["quit"]), write=out.append, width=50)
+    lines = "\n".join(out).splitlines()
+    start = next(i for i, ln in enumerate(lines) if ln.startswith("Depot"))
+    end = next(i for i, ln in enumerate(lines) if ln.startswith("Landmarks"))
+    depot = "\n".join(lines[start + 2:end])  # below the legend, which may wrap itself
+    assert "…" not in depot, depot
+    assert all(len(ln) <= 50 for ln in lines[start:])  # the table; the greeting is a line
+    for c in state.depot:
+        card = state.cards.highway[c]
+        assert f"{card.id} {card.miles}mi" in depot, depot
+    # wide, the Depot stays one row of cards
+    wide: list[str] = []
+    play_game([HUMAN, "greedy"], seed=1, read=Script(["quit"]), write=wide.append, width=120)
+    row = next(ln for ln in "\n".join(wide).splitlines() if re.match(r"│H\d\d ", ln))
+    assert len(re.findall(r"H\d\d \dmi", row)) == len(state.depot), row
+
+
+def test_the_screen_reads_the_terminal_width_at_each_drawing():
+    # the width was read once when the game started: a terminal narrowed during the game
+    # cut the Depot's cards again
+    from solver.terminal import Screen, render_rich
+
+    state = new_game(2, seed=1)
+    widths = iter([120, 50])
+    out: list[str] = []
+    screen = Screen(out.append, color=False, width=lambda: next(widths))
+    screen.show(render_rich(state, 0))
+    screen.show(render_rich(state, 0))
+    assert max(map(len, out[0].splitlines())) > 50
+    assert max(map(len, out[1].splitlines())) <= 50 and "…" not in out[1].split("Landmarks")[0]
