@@ -6,6 +6,7 @@
     bigsur replay RECORD.json        replay a record (every action checked), print scores
     bigsur selfplay --players N --games K --seed S --out DIR
     bigsur play --players N --ai SPEC  play in the terminal (hot-seat or vs the AI)
+    bigsur play --resume RECORD.json   go on with a saved, unfinished game
     bigsur verify RECORD.json         check a served game's deal against its commitment
 
 Every command that uses cards takes ``--cards FILE`` (default: the shipped
