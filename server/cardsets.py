@@ -31,6 +31,7 @@ from fastapi.responses import JSONResponse, PlainTextResponse
 from solver.rules.cards import CardSet, CardSetError, load_card_set, parse_card_set, read_card_set
 from solver.rules.cardset_csv import csv_to_card_set_json, template_csv
 from solver.rules.position import PositionError, cards_to_json
+from solver.rules.wording import got
 
 from .errors import ApiError
 from .store import Conflict, LimitReached, Store
@@ -173,7 +174,7 @@ class CardRegistry:
 def check_name(name: Any) -> str:
     if not isinstance(name, str) or not NAME_RE.match(name):
         raise ApiError(422, "name", "must be 1 to 40 letters, digits, '-' or '_', starting "
-                       f"with a letter or digit, got {name!r}", "cards")
+                       f"with a letter or digit{got(name)}", "cards")
     if name.lower() in RESERVED:
         raise ApiError(409, "name", f"{name!r} is reserved; choose another name", "conflict")
     return name

@@ -25,6 +25,7 @@ from solver.rules.cards import CardSet
 from solver.rules.position import PositionError, resolve_cards, state_from_json
 from solver.rules.state import GameState, Phase
 from solver.rules.views import PlayerView, view_from_json
+from solver.rules.wording import got, got_type
 
 from .cluster import DaskWorkers
 from .errors import ApiError, WorkerError, describe
@@ -56,7 +57,7 @@ def parse_position(raw: Any, cards: CardSet | None = None) -> GameState | Player
     by the engine. Malformed shapes the engine's readers do not anticipate (a number where
     a list belongs...) become a PositionError too, never a 500."""
     if not isinstance(raw, dict):
-        raise PositionError("position", f"must be an object, got {type(raw).__name__}")
+        raise PositionError("position", f"must be an object{got_type(raw)}")
     fmt = raw.get("format")
     try:
         if cards is None:
@@ -70,7 +71,7 @@ def parse_position(raw: Any, cards: CardSet | None = None) -> GameState | Player
     except (TypeError, AttributeError, KeyError, IndexError) as err:
         raise PositionError("position", f"malformed ({type(err).__name__}: {err})") from None
     raise PositionError("format", f"must be {STATE_FORMAT!r} (a full state) or "
-                        f"{VIEW_FORMAT!r} (one seat's view), got {fmt!r}")
+                        f"{VIEW_FORMAT!r} (one seat's view){got(fmt)}")
 
 
 def _check_view(view: PlayerView) -> None:
@@ -87,11 +88,11 @@ def _check_view(view: PlayerView) -> None:
     for card, uses in view.persistent_uses.items():
         if isinstance(uses, bool) or not isinstance(uses, int) or not 0 <= uses <= 100:
             raise PositionError("per_turn.persistent_used", f"{view.cards.highway[card].id}: "
-                                f"uses must be an integer 0 to 100, got {uses!r}")
+                                f"uses must be an integer 0 to 100{got(uses)}")
     for key, uses in view.resource_uses.items():
         if isinstance(uses, bool) or not isinstance(uses, int) or not 0 <= uses <= 100:
             raise PositionError(f"per_turn.resources_used.{key}",
-                                f"must be an integer 0 to 100, got {uses!r}")
+                                f"must be an integer 0 to 100{got(uses)}")
     from solver.search.determinize import Determinizer
 
     Determinizer(view)  # InconsistentViewError naming what no deal can match

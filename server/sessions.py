@@ -43,6 +43,7 @@ from solver.rules.record import GameRecord
 from solver.rules.scoring import final_scores
 from solver.rules.state import GameState, Phase
 from solver.rules.views import PlayerView, view_of, view_to_json
+from solver.rules.wording import got_type
 from solver.search.specs import SpecError, check_caps, parse_bot_spec
 
 from .errors import ApiError, describe
@@ -297,7 +298,7 @@ class GameService:
         """The position (checked by the engine) and the registered card set it uses."""
         if not isinstance(raw, dict):
             raise ApiError(422, "position", f"must be an object (bigsur-view/1 or "
-                           f"bigsur-position/1), got {type(raw).__name__}", "position")
+                           f"bigsur-position/1){got_type(raw)}", "position")
         try:
             position = parse_position(raw, self.cards.for_position(raw.get("cards")))
         except (PositionError, InconsistentViewError) as err:

@@ -38,7 +38,7 @@ def card_errors(raw) -> list[str]:
     (lambda r: r.update(version=2), "version: must be a non-empty string, got 2"),
     (lambda r: r.update(description=["x"]), "description: must be a string"),
     (lambda r: r["highway"][3].update(text=42), ".text: must be a string, got 42"),
-    (lambda r: r["landmarks"][0].update(text=None), ".text: must be a string, got None"),
+    (lambda r: r["landmarks"][0].update(text=None), ".text: must be a string (missing)"),
     (lambda r: r["highway"][0].update(miles="one"), ".miles: must be an integer 1 to 4"),
     (lambda r: r["highway"][0].update(material="gold"), ".material: must be one of"),
     (lambda r: r["highway"][5].update(id=r["highway"][4]["id"]), "duplicate id"),
@@ -58,6 +58,46 @@ def test_two_bad_cards_are_two_errors_one_each():
     raw["highway"][1].update(players=[5])
     errors = card_errors(raw)
     assert len(errors) == 2 and ".miles:" in errors[0] and ".players:" in errors[1]
+
+
+@pytest.mark.parametrize("change, expected", [
+    (lambda r: r["highway"][1].update(miles=None), "'H02'.miles: must be an integer 1 to 4"),
+    (lambda r: r["highway"][1].pop("miles"), "'H02'.miles: must be an integer 1 to 4"),
+    (lambda r: r["highway"][2].update(material=""), ".material: must be one of stone, water, "
+     "timber, engineering, steel (missing)"),
+    (lambda r: r["highway"][2].update(scenery=[]), ".scenery: must be a list of two of"),
+    (lambda r: r["landmarks"][0].update(ability={"kind": "scenery_points", "scenery": "ocean",
+                                                 "points": None}),
+     ".ability: scenery_points.points must be a positive integer (missing)"),
+    (lambda r: r["landmarks"][0].update(ability=None), ".ability: must be an object with a "
+     "'kind' (missing)"),
+    (lambda r: r["highway"][2].update(material="gold"), "steel, got 'gold'"),  # a value: named
+])
+def test_a_missing_value_is_said_missing_not_got_none(change, expected):
+    """A field left blank (the editor sends null, '' or an empty list) reads 'missing',
+    not Python's "got None" / "got ''" (the message keeps its card and field)."""
+    raw = default_raw()
+    change(raw)
+    errors = card_errors(raw)
+    assert len(errors) == 1 and expected in errors[0], errors
+    assert "got None" not in errors[0] and "got ''" not in errors[0] and "got []" not in errors[0]
+    if "gold" not in expected:
+        assert errors[0].endswith(" (missing)"), errors
+
+
+def test_a_missing_position_field_is_said_missing():
+    raw = state_to_json(build_step(lambda s: True))
+    raw["turn"] = None
+    refused(raw, "turn", "must be an integer 0 to")
+    with pytest.raises(PositionError) as info:
+        state_from_json(raw)
+    assert info.value.reason.endswith("(missing)"), info.value.reason
+    raw = state_to_json(build_step(lambda s: True))
+    raw["seats"][0]["hand"] = None
+    with pytest.raises(PositionError) as info:
+        state_from_json(raw)
+    assert (info.value.field, info.value.reason) == ("seats[0].hand",
+                                                     "must be a list of card ids (missing)")
 
 
 def test_a_set_with_unequal_turns_is_refused_inline_and_from_a_file(tmp_path):

@@ -11,6 +11,7 @@ from solver.rules.position import state_to_json
 from solver.rules.scoring import score_player
 from solver.rules.state import GameState, Phase, PlayerState
 from solver.rules.views import PlayerView
+from solver.rules.wording import got
 from solver.search.determinize import determinize
 
 from ..deps import CardsDep, SearchDep
@@ -80,7 +81,7 @@ async def payment(req: PaymentRequest, request: Request, cards: CardsDep,
         card, sep, side = text.partition(":")
         side = {"": None, "l": "L", "left": "L", "r": "R", "right": "R"}.get(side.lower(), "?")
         if not card or side == "?" or (sep and side is None):
-            raise ApiError(422, f"builds[{i}]", f"expected CARD, CARD:L or CARD:R, got {text!r}",
+            raise ApiError(422, f"builds[{i}]", f"expected CARD, CARD:L or CARD:R{got(text)}",
                            "payment")
         builds.append([card, side or ("R" if position.player.highway else "L")])
     return await unless_disconnected(request, search.payment(raw, builds,

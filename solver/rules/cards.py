@@ -34,6 +34,7 @@ from .constants import (
 )
 from .effects import Effect, EffectError, parse_effect
 from .userfiles import JsonFileError, read_json_file
+from .wording import got, got_type
 
 FORMAT = "bigsur-cards/1"
 
@@ -192,9 +193,9 @@ def parse_card_set(raw: Any, source: str = "<data>", require_full: bool = True) 
     every problem. ``require_full`` asks for the 69 + 20 cards of a complete game."""
     errors: list[str] = []
     if not isinstance(raw, dict):
-        raise CardSetError(source, [f"top level must be an object, got {type(raw).__name__}"])
+        raise CardSetError(source, [f"top level must be an object{got_type(raw)}"])
     if raw.get("format") != FORMAT:
-        errors.append(f"format: must be {FORMAT!r}, got {raw.get('format')!r}")
+        errors.append(f"format: must be {FORMAT!r}{got(raw.get('format'))}")
     for extra in sorted(set(raw) - TOP_LEVEL_FIELDS, key=str):
         errors.append(f"{extra}: unknown field (known: {', '.join(sorted(TOP_LEVEL_FIELDS))})")
     name = raw.get("name")
@@ -203,10 +204,10 @@ def parse_card_set(raw: Any, source: str = "<data>", require_full: bool = True) 
         name = "?"
     version = raw.get("version", "1")
     if not isinstance(version, str) or not version.strip():
-        errors.append(f"version: must be a non-empty string, got {version!r}")
+        errors.append(f"version: must be a non-empty string{got(version)}")
     description = raw.get("description", "")
     if not isinstance(description, str):
-        errors.append(f"description: must be a string, got {description!r}")
+        errors.append(f"description: must be a string{got(description)}")
     reconstruction = raw.get("reconstruction", False)
     if not isinstance(reconstruction, bool):
         errors.append("reconstruction: must be true or false")
@@ -251,14 +252,14 @@ TOP_LEVEL_FIELDS = frozenset({"format", "name", "version", "reconstruction", "de
 def _text(item: dict, where: str, errors: list[str]) -> None:
     text = item.get("text", "")
     if not isinstance(text, str):
-        errors.append(f"{where}.text: must be a string, got {text!r}")
+        errors.append(f"{where}.text: must be a string{got(text)}")
 
 
 def _check_id(where: str, card_id: Any, seen: set[str], errors: list[str]) -> bool:
     if not isinstance(card_id, str) or not card_id or any(ch.isspace() for ch in card_id) \
             or any(ch in card_id for ch in ":+=,"):
         errors.append(f"{where}.id: must be a non-empty string without spaces or ':+=,'"
-                      f", got {card_id!r}")
+                      f"{got(card_id)}")
         return False
     if card_id in ("deck", "rec"):  # words of the action notation ('take deck', 'rec')
         errors.append(f"{where}.id: {card_id!r} is reserved by the action notation")
@@ -309,24 +310,24 @@ def _parse_highway_card(item: dict, where: str, seen: set[str],
         errors.append(f"{where}.{extra}: unknown field")
     miles = item.get("miles")
     if isinstance(miles, bool) or not isinstance(miles, int) or not 1 <= miles <= 4:
-        errors.append(f"{where}.miles: must be an integer 1 to 4, got {miles!r}")
+        errors.append(f"{where}.miles: must be an integer 1 to 4{got(miles)}")
         return None  # persistent and bonus depend on the miles
     scenery = _names(item.get("scenery"), SCENERIES)
     if scenery is None or len(scenery) != 2:
         errors.append(f"{where}.scenery: must be a list of two of "
-                      f"{', '.join(SCENERIES)}, got {item.get('scenery')!r}")
+                      f"{', '.join(SCENERIES)}{got(item.get('scenery'))}")
     cost = _names(item.get("cost"), MATERIALS)
     if cost is None or not 2 <= len(cost) <= 3:
         errors.append(f"{where}.cost: must be a list of 2 or 3 of "
-                      f"{', '.join(MATERIALS)}, got {item.get('cost')!r}")
+                      f"{', '.join(MATERIALS)}{got(item.get('cost'))}")
     material = item.get("material")
     if material not in MATERIALS:
-        errors.append(f"{where}.material: must be one of {', '.join(MATERIALS)}, "
-                      f"got {material!r}")
+        errors.append(f"{where}.material: must be one of {', '.join(MATERIALS)}"
+                      f"{got(material)}")
     persistent = item.get("persistent")
     if miles == 1 and persistent not in MATERIALS:
         errors.append(f"{where}.persistent: every 1-Mile card has a Persistent Material "
-                      f"(one of {', '.join(MATERIALS)}), got {persistent!r}")
+                      f"(one of {', '.join(MATERIALS)}){got(persistent)}")
     if miles != 1 and persistent is not None:
         errors.append(f"{where}.persistent: only 1-Mile cards have a Persistent Material")
     bonus = None
@@ -345,7 +346,7 @@ def _parse_highway_card(item: dict, where: str, seen: set[str],
             isinstance(p, int) and not isinstance(p, bool)
             and MIN_PLAYERS <= p <= MAX_PLAYERS for p in players):
         errors.append(f"{where}.players: must be a non-empty list of player counts "
-                      f"{MIN_PLAYERS}-{MAX_PLAYERS}, got {players!r}")
+                      f"{MIN_PLAYERS}-{MAX_PLAYERS}{got(players)}")
     _text(item, where, errors)
     if errors:
         return None
@@ -384,8 +385,8 @@ def _parse_landmark(item: dict, where: str, lm_id: Any, errors: list[str]) -> La
         errors.append(f"{where}.name: must be a non-empty string")
     scenery = item.get("scenery")
     if scenery not in SCENERIES:
-        errors.append(f"{where}.scenery: must be one of {', '.join(SCENERIES)}, "
-                      f"got {scenery!r}")
+        errors.append(f"{where}.scenery: must be one of {', '.join(SCENERIES)}"
+                      f"{got(scenery)}")
     ability = None
     try:
         ability = parse_effect(item.get("ability"), "landmark")

@@ -30,6 +30,7 @@ import io
 from typing import Any
 
 from .cards import FORMAT, CardSetError, load_card_set, parse_card_set  # noqa: F401
+from .wording import got
 
 COLUMNS = ("kind", "id", "miles", "scenery", "cost", "material", "persistent", "bonus",
            "players", "name", "ability", "text")
@@ -138,7 +139,7 @@ def csv_to_card_set_json(text: str, name: str, version: str = "1", description: 
         elif kind == "landmark":
             raw["landmarks"].append(_landmark_row(cells, where, errors))
         else:
-            errors.append(f"{where}.kind: must be highway or landmark, got {cells.get('kind')!r}")
+            errors.append(f"{where}.kind: must be highway or landmark{got(cells.get('kind'))}")
     return raw, errors
 
 
@@ -148,7 +149,7 @@ def _highway_row(cells: dict[str, str], where: str, errors: list[str]) -> dict[s
     try:
         card["miles"] = int(miles)
     except ValueError:
-        errors.append(f"{where}.miles: must be a whole number 1 to 4, got {miles!r}")
+        errors.append(f"{where}.miles: must be a whole number 1 to 4{got(miles)}")
         card["miles"] = None
     card["scenery"] = cells.get("scenery", "").lower().split()
     card["cost"] = cells.get("cost", "").lower().split()

@@ -24,6 +24,7 @@ from dataclasses import dataclass
 from typing import Any, Protocol
 
 from .constants import MATERIALS, SCENERIES
+from .wording import got
 
 
 class HighwayFacts(Protocol):
@@ -53,32 +54,32 @@ class Param:
 
 def _positive_int(raw: Any) -> int:
     if isinstance(raw, bool) or not isinstance(raw, int) or raw < 1:
-        raise ValueError(f"must be a positive integer, got {raw!r}")
+        raise ValueError(f"must be a positive integer{got(raw)}")
     return raw
 
 
 def _miles(raw: Any) -> int:
     value = _positive_int(raw)
     if value > 4:
-        raise ValueError(f"must be 1 to 4, got {raw!r}")
+        raise ValueError(f"must be 1 to 4{got(raw)}")
     return value
 
 
 def _scenery(raw: Any) -> int:
     if raw not in SCENERIES:
-        raise ValueError(f"must be one of {', '.join(SCENERIES)}, got {raw!r}")
+        raise ValueError(f"must be one of {', '.join(SCENERIES)}{got(raw)}")
     return SCENERIES.index(raw)
 
 
 def _material(raw: Any) -> int:
     if raw not in MATERIALS:
-        raise ValueError(f"must be one of {', '.join(MATERIALS)}, got {raw!r}")
+        raise ValueError(f"must be one of {', '.join(MATERIALS)}{got(raw)}")
     return MATERIALS.index(raw)
 
 
 def _scenery_list(raw: Any) -> frozenset[int]:
     if not isinstance(raw, list) or not raw:
-        raise ValueError(f"must be a non-empty list of sceneries, got {raw!r}")
+        raise ValueError(f"must be a non-empty list of sceneries{got(raw)}")
     return frozenset(_scenery(item) for item in raw)
 
 
@@ -129,7 +130,7 @@ class Effect:
 def parse_effect(raw: Any, where: str) -> Effect:
     """Parse ``{"kind": ..., params}`` printed on a ``where`` ("bonus"/"landmark")."""
     if not isinstance(raw, dict) or "kind" not in raw:
-        raise EffectError(f"must be an object with a 'kind', got {raw!r}")
+        raise EffectError(f"must be an object with a 'kind'{got(raw)}")
     kind = raw["kind"]
     spec = REGISTRY.get(kind) if isinstance(kind, str) else None
     if spec is None:

@@ -23,6 +23,7 @@ from .effects import PAYMENT_RESOURCES
 from .payment import allowances
 from .state import GameState, Phase, PlayerState, register_json_codec
 from .stretches import runs
+from .wording import got, got_type
 
 FORMAT = "bigsur-position/1"
 PHASES = {"take": Phase.TAKE, "build": Phase.BUILD, "over": Phase.OVER}
@@ -140,19 +141,19 @@ class _Reader:
     def obj(self, raw: Any, field: str, known: frozenset[str] | None = None) -> dict:
         """``raw`` as an object; with ``known``, any other field is refused."""
         if not isinstance(raw, dict):
-            raise PositionError(field, f"must be an object, got {type(raw).__name__}")
+            raise PositionError(field, f"must be an object{got_type(raw)}")
         if known is not None:
             refuse_unknown(raw, known, field)
         return raw
 
     def int(self, raw: Any, field: str, lo: int, hi: int) -> int:
         if isinstance(raw, bool) or not isinstance(raw, int) or not lo <= raw <= hi:
-            raise PositionError(field, f"must be an integer {lo} to {hi}, got {raw!r}")
+            raise PositionError(field, f"must be an integer {lo} to {hi}{got(raw)}")
         return raw
 
     def card_list(self, raw: Any, field: str) -> list[int]:
         if not isinstance(raw, list):
-            raise PositionError(field, f"must be a list of card ids, got {type(raw).__name__}")
+            raise PositionError(field, f"must be a list of card ids{got_type(raw)}")
         out = []
         for i, card_id in enumerate(raw):
             try:
@@ -163,7 +164,7 @@ class _Reader:
 
     def landmark_list(self, raw: Any, field: str) -> list[int]:
         if not isinstance(raw, list):
-            raise PositionError(field, f"must be a list of Landmark ids, got {type(raw).__name__}")
+            raise PositionError(field, f"must be a list of Landmark ids{got_type(raw)}")
         out = []
         for i, lm_id in enumerate(raw):
             try:
@@ -184,7 +185,7 @@ class _Reader:
     def landmarks(self, raw: Any, field: str) -> list[tuple[int, int]]:
         """``[{"landmark": id, "card": id}, ...]`` -> [(landmark, card)]."""
         if not isinstance(raw, list):
-            raise PositionError(field, f"must be a list, got {type(raw).__name__}")
+            raise PositionError(field, f"must be a list{got_type(raw)}")
         out = []
         for j, item in enumerate(raw):
             item = self.obj(item, f"{field}[{j}]", LANDMARK_FIELDS)
@@ -208,7 +209,7 @@ class _Reader:
 
     def phase(self, raw: Any) -> Phase:
         if not isinstance(raw, str) or raw not in PHASES:
-            raise PositionError("phase", f"must be one of {', '.join(PHASES)}, got {raw!r}")
+            raise PositionError("phase", f"must be one of {', '.join(PHASES)}{got(raw)}")
         return PHASES[raw]
 
     def per_turn(self, raw: Any) -> tuple[bool, dict[int, int], dict[str, int]]:
@@ -217,7 +218,7 @@ class _Reader:
         recycle_used = per_turn.get("recycle_used", False)
         if not isinstance(recycle_used, bool):
             raise PositionError("per_turn.recycle_used",
-                                f"must be true or false, got {recycle_used!r}")
+                                f"must be true or false{got(recycle_used)}")
         persistent_uses = {}
         for card_id, uses in self.obj(per_turn.get("persistent_used", {}),
                                       "per_turn.persistent_used").items():
@@ -239,9 +240,9 @@ def open_document(raw: Any, fmt: str, cards: CardSet | None,
     with 2-4 seats and no field outside ``known``) and resolve its card set; returns a
     reader and the raw seats."""
     if not isinstance(raw, dict):
-        raise PositionError("position", f"must be an object, got {type(raw).__name__}")
+        raise PositionError("position", f"must be an object{got_type(raw)}")
     if raw.get("format") != fmt:
-        raise PositionError("format", f"must be {fmt!r}, got {raw.get('format')!r}")
+        raise PositionError("format", f"must be {fmt!r}{got(raw.get('format'))}")
     refuse_unknown(raw, known, "")
     reader = _Reader(cards or resolve_cards(raw.get("cards")))
     seats_raw = raw.get("seats")

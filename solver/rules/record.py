@@ -22,6 +22,7 @@ from .position import PositionError, cards_to_json, resolve_cards, state_from_js
 from .scoring import final_scores
 from .state import GameState, Phase
 from .userfiles import JsonFileError, read_json_file
+from .wording import got, got_type
 
 FORMAT = "bigsur-record/1"
 MAX_NAME = 200  # characters of a seat's name (reports print them)
@@ -92,9 +93,9 @@ class GameRecord:
     @classmethod
     def from_json(cls, raw: Any, cards: CardSet | None = None) -> GameRecord:
         if not isinstance(raw, dict):
-            raise RecordError(f"record: must be an object, got {type(raw).__name__}")
+            raise RecordError(f"record: must be an object{got_type(raw)}")
         if raw.get("format") != FORMAT:
-            raise RecordError(f"format: must be {FORMAT!r}, got {raw.get('format')!r}")
+            raise RecordError(f"format: must be {FORMAT!r}{got(raw.get('format'))}")
         extra = sorted((k for k in raw if k not in RECORD_FIELDS), key=str)
         if extra:
             raise RecordError(f"{extra[0]}: unknown field (known: "
@@ -111,7 +112,7 @@ class GameRecord:
                               f"are {cards.name!r} fingerprint {cards.fingerprint}")
         players = raw.get("players")
         if players not in (2, 3, 4):
-            raise RecordError(f"players: must be 2, 3 or 4, got {players!r}")
+            raise RecordError(f"players: must be 2, 3 or 4{got(players)}")
         seed = raw.get("seed")
         start = raw.get("start")
         if (seed is None) == (start is None):
@@ -119,7 +120,7 @@ class GameRecord:
         if isinstance(seed, str) and seed.isascii() and seed.isdigit():
             seed = int(seed)  # a seed written as a decimal string (exact in JavaScript)
         if seed is not None and (isinstance(seed, bool) or not isinstance(seed, int)):
-            raise RecordError(f"seed: must be an integer, got {seed!r}")
+            raise RecordError(f"seed: must be an integer{got(seed)}")
         actions = raw.get("actions", [])
         if not isinstance(actions, list) or not all(isinstance(a, str) for a in actions):
             raise RecordError("actions: must be a list of action strings")
@@ -132,7 +133,7 @@ class GameRecord:
             for i, name in enumerate(names):
                 if not isinstance(name, str) or len(name) > MAX_NAME:
                     raise RecordError(f"names[{i}]: must be a string of at most {MAX_NAME} "
-                                      f"characters, got {type(name).__name__}")
+                                      f"characters{got_type(name)}")
         return cls(cards, players, seed, start, list(actions), names, raw.get("meta", {}))
 
     def save(self, path: str | Path) -> None:

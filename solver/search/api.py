@@ -28,6 +28,7 @@ from ..rules.actions import Action, Build, Claim, Discard, End, Substitute, Take
 from ..rules.constants import SCENERIES
 from ..rules.state import GameState, Phase
 from ..rules.views import PlayerView, view_of
+from ..rules.wording import got
 from .determinize import Determinizer, InconsistentViewError
 from .ismcts import DEFAULT_PARAMS, SearchParams, concrete_move, search
 
@@ -255,7 +256,7 @@ def _load_position(path: str, cards_path: str | None):
     if fmt == POSITION_FORMAT:
         return state_from_json(raw, cards)
     raise PositionError("format", f"must be {POSITION_FORMAT!r} (a full position) or "
-                        f"{VIEW_FORMAT!r} (one seat's view), got {fmt!r}")
+                        f"{VIEW_FORMAT!r} (one seat's view){got(fmt)}")
 
 
 def format_table(result: SearchResult, top: int | None = None) -> str:

@@ -31,6 +31,8 @@ import re
 from collections.abc import Collection
 from dataclasses import dataclass
 
+from ..rules.wording import got
+
 __all__ = ["BudgetSpec", "BotSpec", "SpecError", "parse_budget", "parse_bot_spec",
            "check_caps", "MAX_SECONDS"]
 
@@ -104,7 +106,7 @@ def parse_bot_spec(text: object, field: str = "bot", known: Collection[str] | No
     """Parse a bot spec. ``known``: the kinds accepted (default: any kind the grammar
     allows; the caller checks it exists). ``allow_import``: accept ``module:Class``."""
     if not isinstance(text, str) or not text:
-        raise SpecError(field, f"a bot spec must be a non-empty string, got {text!r}")
+        raise SpecError(field, f"a bot spec must be a non-empty string{got(text)}")
     if len(text) > _MAX_LEN:
         raise SpecError(field, f"a bot spec has at most {_MAX_LEN} characters")
     kind, sep, arg = text.partition(":")

@@ -401,6 +401,29 @@ def test_card_set_saved_line_outlives_an_older_check(server, page):  # noqa: F81
     assert not pg.js_errors, pg.js_errors
 
 
+
+def test_card_set_editor_says_a_blank_field_is_missing(server, page):  # noqa: F811
+    """A field left blank was reported in Python's words: 'got None' for the Miles set
+    to '?', "got '?'" for an effect parameter typed without a value; both now read
+    'missing' (the message still names the card and the field)."""
+    pg = page
+    open_editor(pg, server, "#nav-cards", "#ce-ok")
+    pg.click("[data-ce-pick='highway:1']")
+    pg.select_option("#ce-miles", "")
+    status_has(pg, "H02 \u00b7 miles")
+    status_has(pg, "must be an integer 1 to 4 (missing)")
+    pg.select_option("#ce-miles", "3")
+    pg.select_option("select[name='persistent']", "")
+    pg.wait_for_selector("#ce-ok")
+    pg.click("[data-ce-pick='landmark:0']")
+    pg.fill("#ce-ability", "scenery_points scenery=ocean points")
+    status_has(pg, "L01 \u00b7 ability")
+    status_has(pg, "scenery_points.points must be a positive integer (missing)")
+    assert pg.locator("#ce-ability").input_value() == "scenery_points scenery=ocean points"
+    text = pg.locator("#ce-status").inner_text()
+    assert "got None" not in text and "got '?'" not in text, text
+    assert not pg.js_errors, pg.js_errors
+
 def test_position_editor_says_a_problem_once(server, page):  # noqa: F811
     """An empty position said its Depot problem twice: in the page's words and in the
     server's (its count of unseen cards); the page's own problems are said once."""

@@ -28,7 +28,7 @@ const KINDS_LM = ["scenery_points", "landmark_collection", "mile_bonus",
 export function effectToText(e) {
   if (!e || typeof e !== "object") return "";
   return [e.kind, ...Object.entries(e).filter(([k]) => k !== "kind")
-    .map(([k, v]) => `${k}=${Array.isArray(v) ? v.join("|") : v}`)].join(" ");
+    .map(([k, v]) => (v === null ? k : `${k}=${Array.isArray(v) ? v.join("|") : v}`))].join(" ");
 }
 export function effectFromText(text) {
   const words = String(text || "").trim().split(/\s+/).filter(Boolean);
@@ -36,7 +36,8 @@ export function effectFromText(text) {
   const out = {kind: words[0]};
   for (const w of words.slice(1)) {
     const [k, v] = w.split("=");
-    if (!k || v === undefined || v === "") { out[w] = "?"; continue; } // the server names it
+    // a parameter with no value is sent as none: the server says it is missing
+    if (!k || v === undefined || v === "") { out[k || w] = null; continue; }
     out[k] = k === "sceneries" ? v.split("|").filter(Boolean) : (/^\d+$/.test(v) ? Number(v) : v);
   }
   return out;
