@@ -184,15 +184,16 @@ class CardSetStore:
     """The ``cardsets`` table of the server's database (:mod:`server.store`), opened per
     call: uploads and lookups are rare, and nothing stays open when the app stops."""
 
-    def __init__(self, target: str, pool_size: int = 2):
+    def __init__(self, target: str, pool_size: int = 2, wait: float = 2.0):
         self.target = target
         self.pool_size = pool_size
+        self.wait = wait
         with self._open():
             pass  # created or migrated now: a bad database fails at start-up
 
     @contextmanager
     def _open(self):
-        store = Store(self.target, self.pool_size)
+        store = Store(self.target, self.pool_size, self.wait)
         try:
             yield store
         finally:
@@ -428,7 +429,8 @@ def attach(app: FastAPI, registry, settings) -> None:
 
     def store_of() -> CardSetStore:
         if "store" not in box:
-            box["store"] = CardSetStore(settings.database, min(2, settings.db_pool_size))
+            box["store"] = CardSetStore(settings.database, min(2, settings.db_pool_size),
+                                        settings.db_wait_seconds)
         return box["store"]
 
     for row in store_of().latest_all():

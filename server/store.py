@@ -413,18 +413,20 @@ class PostgresBackend:
 
     dialect = "postgres"
     exclusive = False  # other processes share the database: jobs are taken over by lease
-    # Once a call found the database down, calls for this long are refused at once and
-    # the next one waits at most PROBE_WAIT for a connection: the calls run on the
-    # server's event loop, and waiting the pool's full ``wait`` on each held up every
-    # other request of the process (three health checks took 10, 20 and 50 s).
-    RETRY_INTERVAL = 5.0
+    # Once a call found the database down, every call is refused at once, without
+    # asking, until a background thread finds it answering again (it asks every
+    # PROBE_INTERVAL, waiting at most PROBE_WAIT): the calls run on the server's event
+    # loop, and a call that waited for the pool held up every other request of the
+    # process (three health checks once took 10, 20 and 50 s; a probe made by a request,
+    # 1 s in every 5 s of an outage).
+    PROBE_INTERVAL = 1.0
     PROBE_WAIT = 1.0
     # the pool retries a lost connection with doubling delays for this long, then gives
     # up until a request asks again: with psycopg_pool's 300 s a database back after a
     # 200 s outage was still refused 32 s later, the pool waiting out its backoff
     RECONNECT_GIVE_UP = 10.0
 
-    def __init__(self, url: str, pool_size: int = 10, wait: float = 10.0):
+    def __init__(self, url: str, pool_size: int = 10, wait: float = 2.0):
         try:
             import psycopg
             from psycopg_pool import ConnectionPool, PoolTimeout
@@ -445,7 +447,8 @@ class PostgresBackend:
         self._errors = psycopg.errors
         self._unavailable = (psycopg.OperationalError, PoolTimeout)
         self._down_since: float | None = None  # (time.monotonic) while known down
-        self._next_try = 0.0
+        self._probe: threading.Thread | None = None
+        self._closing = threading.Event()
         self.pool = ConnectionPool(url, min_size=1, max_size=pool_size, open=False,
                                    kwargs={"autocommit": True}, timeout=wait,
                                    reconnect_timeout=self.RECONNECT_GIVE_UP,
@@ -470,9 +473,8 @@ class PostgresBackend:
         return conn.execute(sql.replace("%", "%%").replace("?", "%s"), args)
 
     def _connection(self):
-        """A pooled connection, waited for the pool's ``wait``, or only PROBE_WAIT while
-        the database is known down."""
-        return self.pool.connection(None if self._down_since is None else self.PROBE_WAIT)
+        """A pooled connection, waited for at most the pool's ``wait``."""
+        return self.pool.connection()
 
     @contextmanager
     def transaction(self) -> Iterator[Tx]:
@@ -490,22 +492,41 @@ class PostgresBackend:
     @contextmanager
     def session(self) -> Iterator[None]:
         """No connection within the pool's wait, or one lost: unavailable; and at once,
-        without asking, for RETRY_INTERVAL after that."""
-        now = time.monotonic()
-        if now < self._next_try:
+        without asking, until the probe finds the database answering again."""
+        down = self._down_since
+        if down is not None:
             raise StoreUnavailable(
                 f"PostgreSQL at {redact(self.url)} has not answered for "
-                f"{now - (self._down_since or now):.0f} s; asked again in "
-                f"{self._next_try - now:.1f} s")
+                f"{time.monotonic() - down:.0f} s; asked again every "
+                f"{self.PROBE_INTERVAL:g} s")
         try:
             yield
         except self._unavailable as err:
-            self._down_since = self._down_since or now
-            self._next_try = time.monotonic() + self.RETRY_INTERVAL
+            self._went_down()
             raise StoreUnavailable(f"PostgreSQL at {redact(self.url)} did not answer "
                                    f"({type(err).__name__}: "
                                    f"{str(err).splitlines()[0] if str(err) else ''})") from None
-        self._down_since, self._next_try = None, 0.0
+
+    def _went_down(self) -> None:
+        """Refuse every call from now on, and ask in the background until it answers."""
+        if self._down_since is None:
+            self._down_since = time.monotonic()
+        if self._probe is None or not self._probe.is_alive():
+            self._probe = threading.Thread(target=self._ask_until_back, daemon=True,
+                                           name="bigsur-db-probe")
+            self._probe.start()
+
+    def _ask_until_back(self) -> None:
+        """The probe's thread: a connection every PROBE_INTERVAL, until one answers (the
+        calls are then let through again) or the store closes."""
+        while not self._closing.wait(self.PROBE_INTERVAL):
+            try:
+                with self.pool.connection(self.PROBE_WAIT) as conn:
+                    conn.execute("SELECT 1")
+            except Exception:  # noqa: BLE001 - still down, whatever the reason
+                continue
+            self._down_since = None
+            return
 
     def query(self, sql: str, args: tuple = ()) -> list[tuple]:
         with self._connection() as conn:
@@ -515,11 +536,14 @@ class PostgresBackend:
         tx.execute(script)  # without parameters, several statements go in one call
 
     def close(self) -> None:
+        self._closing.set()
+        if self._probe is not None:
+            self._probe.join()
         self.pool.close()
 
 
 def open_backend(target: str, pool_size: int = 10,
-                 wait: float = 10.0) -> SQLiteBackend | PostgresBackend:
+                 wait: float = 2.0) -> SQLiteBackend | PostgresBackend:
     """The backend of a ``postgresql://`` URL or a SQLite file path."""
     if target.startswith(("postgresql://", "postgres://")):
         return PostgresBackend(target, pool_size, wait)
@@ -531,9 +555,11 @@ def open_backend(target: str, pool_size: int = 10,
 class Store:
     """Every query of the server, the same on both backends."""
 
-    def __init__(self, target: str | Path, pool_size: int = 10, wait: float = 10.0):
+    def __init__(self, target: str | Path, pool_size: int = 10, wait: float = 2.0):
         """``wait``: seconds a request waits for a PostgreSQL connection before
-        :class:`StoreUnavailable`."""
+        :class:`StoreUnavailable` (``BIGSUR_DB_WAIT_SECONDS``). The calls are made one at
+        a time on the server's event loop, so none waits for a connection another holds:
+        the wait is for a (re)connection, and in an outage it holds up the process."""
         self.backend = open_backend(str(target), pool_size, wait)
         self.dialect = self.backend.dialect
         self.exclusive = self.backend.exclusive

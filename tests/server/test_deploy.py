@@ -173,14 +173,24 @@ def test_serve_passes_the_trusted_proxy_addresses_to_uvicorn(monkeypatch, tmp_pa
                  "10.0.0.5"]) == 0
     assert seen[0].forwarded_allow_ips == "10.0.0.5"
 
+@pytest.mark.parametrize("db_target", ["postgres"], indirect=True)
+def test_the_connection_wait_is_a_setting_short_by_default(make_client):
+    """BIGSUR_DB_WAIT_SECONDS reaches the pool: the first call to meet an outage holds up
+    its process that long (the calls are made one at a time, so the wait is only for a
+    reconnection). The default is short: 10 s stalled every request of the process."""
+    assert Settings().db_wait_seconds <= 2.0
+    client = make_client(db_wait_seconds=0.7)
+    assert client.app.state.store.backend.pool.timeout == 0.7
+
+
 
 def test_a_postgres_outage_is_refused_at_once_after_the_first_wait_and_recovers(
         monkeypatch):
     """A real outage (the server stopped, its data kept): the first call waits for the
-    pool and fails; the next ones are refused without asking the pool until the retry
-    interval, after which one call asks with the short probe wait; once the database is
-    back the store answers again. Before, every call waited the pool's full ``wait`` on
-    the event loop."""
+    pool and fails; the next ones are refused without asking the pool, while a thread
+    asks in the background; once the database is back the store answers again by
+    itself. Before, every call waited the pool's full ``wait`` on the event loop, then
+    one call in every 5 s asked, waiting up to 1 s there."""
     from server.launch import ThrowawayPostgres
     from server.store import PostgresBackend
 
@@ -194,12 +204,14 @@ def test_a_postgres_outage_is_refused_at_once_after_the_first_wait_and_recovers(
     store = Store(cluster.create_database(), wait=2.0)
     try:
         assert store.backend.pool.reconnect_timeout == PostgresBackend.RECONNECT_GIVE_UP
-        asked = []  # the pool's connection() calls: their timeout
+        asked = []  # the pool's connection() calls: (thread, timeout)
         pool_connection = store.backend.pool.connection
         monkeypatch.setattr(store.backend.pool, "connection",
-                            lambda timeout=None: asked.append(timeout)
+                            lambda timeout=None: asked.append(
+                                (threading.current_thread().name, timeout))
                             or pool_connection(timeout))
-        assert store.counts() == {} and asked == [None]
+        here = threading.current_thread().name
+        assert store.counts() == {} and asked == [(here, None)]
         cluster.pause()
         with pytest.raises(StoreUnavailable, match="did not answer"):
             store.counts()
@@ -208,23 +220,24 @@ def test_a_postgres_outage_is_refused_at_once_after_the_first_wait_and_recovers(
                 store.counts()
             with pytest.raises(StoreUnavailable, match="has not answered for"):
                 store.game("g")
-        assert asked == [None, None]  # the three refusals asked nothing
-        monkeypatch.setattr(store.backend, "_next_try", 0.0)  # the interval is over
-        with pytest.raises(StoreUnavailable, match="did not answer"):
+        time.sleep(2.5 * PostgresBackend.PROBE_INTERVAL)
+        with pytest.raises(StoreUnavailable, match="has not answered for"):
             store.counts()
-        assert asked[-1] == PostgresBackend.PROBE_WAIT
+        mine = [t for name, t in asked if name == here]
+        probes = [t for name, t in asked if name == "bigsur-db-probe"]
+        assert mine == [None, None]  # the refusals asked nothing
+        assert probes and set(probes) == {PostgresBackend.PROBE_WAIT}
         cluster.resume()
         deadline = time.monotonic() + 60
         while True:
-            monkeypatch.setattr(store.backend, "_next_try", 0.0)
             try:
                 assert store.counts() == {}
                 break
             except StoreUnavailable:
                 assert time.monotonic() < deadline, "the store did not recover"
                 time.sleep(0.2)
-        store.counts()
-        assert asked[-1] is None  # known up again: the pool's full wait
+        assert [t for name, t in asked if name == here][-1] is None  # the pool's full wait
+        assert not store.backend._probe.is_alive()  # the probe ended once it answered
     finally:
         store.close()
         cluster.stop()
