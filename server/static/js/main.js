@@ -12,7 +12,7 @@ import {ApiError, api, recordText, seedOfRecordText, startReview, latestReview, 
 import {MATERIALS, MAT_COLOR, matGlyph, matIcon, stepsInWords, paymentSentence, actionWords,
 lineBySeat, confidence, plainError, joinWords, plural, turningPoints as reviewTurningPoints}
 from "./words.js";
-import {payState, cardsUsed} from "./pay.js";
+import {payState, cardsUsed, persistentUseFits} from "./pay.js";
 import {SCENERY, SC_COLOR, esc, cap, wrap, setCards, sceneryIcon, cardWords, cardSVG,
   unknownCardSVG, landmarkWords, landmarkSVG, highwaySVG} from "./svg.js";
 import {tableFromView, tableFromState, matOf, applyPublic, setModelCards} from "./table-model.js";
@@ -699,6 +699,14 @@ function ownAbilities() {
   return kinds;
 }
 
+/* Extra uses of Persistent Materials a turn that the player's own Landmarks allow. */
+function extraPersistentUses() {
+  const v = S.data.view;
+  return v.seats[v.view_of].landmarks.map((l) => S.cards.landmarks[l.landmark])
+    .filter((lm) => lm && lm.ability.kind === "persistent_extra_use")
+    .reduce((n, lm) => n + (lm.ability.uses || 1), 0);
+}
+
 function renderPay() {
   const box = $("paybox");
   const d = S.data;
@@ -761,9 +769,10 @@ function renderPay() {
     for (const h of me.highway) {
       const hc = S.cards.highway[h];
       if (!hc || !hc.persistent) continue;
-      const on = P.steps.includes("per:" + h);
-      html += `<button type="button" class="srcbtn${on ? " on" : ""}" data-paystep="per:${esc(h)}" ` +
-        `title="the Persistent Material of ${esc(h)} in your Highway, once a turn">Persistent ${matIcon(hc.persistent, true)} ${esc(h)}${usedPer[h] ? " (used)" : ""}</button>`;
+      const uses = P.steps.filter((x) => x === "per:" + h).length;
+      html += `<button type="button" class="srcbtn${uses ? " on" : ""}" data-paystep="per:${esc(h)}" ` +
+        `title="the Persistent Material of ${esc(h)} in your Highway, once a turn${extraPersistentUses() ? " (your Landmarks allow extra uses: click again for another)" : ""}">` +
+        `Persistent ${matIcon(hc.persistent, true)} ${esc(h)}${uses > 1 ? ` (${uses} uses)` : usedPer[h] ? " (used)" : ""}</button>`;
     }
     const ab = ownAbilities();
     v.seats.forEach((x, i) => {
@@ -818,6 +827,15 @@ function payClick(ds) {
       else {
         const k2 = P.steps.findIndex((x) => x.startsWith("sub:") && x.includes(step));
         if (k2 >= 0) P.steps.splice(k2, 1); else P.steps.push(step);
+      }
+    } else if (step.startsWith("per:")) {
+      // once a turn, again while the Landmarks allow extra uses; then a click takes them away
+      const perTurn = S.data.view.per_turn.persistent_used || {};
+      if (persistentUseFits(step.slice(4), P.steps, perTurn, extraPersistentUses())) P.steps.push(step);
+      else if (P.steps.includes(step)) P.steps = P.steps.filter((x) => x !== step);
+      else {
+        showError(`The Persistent Material of ${step.slice(4)} is used once a turn, and you have used it this turn.`);
+        return true;
       }
     } else {
       const k = P.steps.indexOf(step);

@@ -24,3 +24,14 @@ export function cardsUsed(steps) {
   }
   return out;
 }
+
+/** Whether one more use of the Persistent Material of the 1-mile card ``card`` fits this
+ * turn: each is used once a turn, and Landmarks (persistent_extra_use) allow ``extra``
+ * more uses a turn in all. used: per_turn.persistent_used (uses so far, by card);
+ * steps: the payment being clicked. */
+export function persistentUseFits(card, steps, used, extra) {
+  const uses = {...used};
+  for (const s of steps) if (s.startsWith("per:")) uses[s.slice(4)] = (uses[s.slice(4)] || 0) + 1;
+  const extraSoFar = Object.values(uses).reduce((n, u) => n + Math.max(0, u - 1), 0);
+  return !uses[card] || extraSoFar < extra;
+}

@@ -1,0 +1,96 @@
+"""Problems found by using the page as a player would (QA pass), each proved here in a
+real browser against a real server (same setup as test_web_page.py: a real uvicorn,
+Debian's Chromium through Playwright). Screenshots go to ``test-artifacts/web/``.
+"""
+
+from __future__ import annotations
+
+from rules_testkit import random_mid_game
+from test_web_page import browser, log_count, page, server, settle, shot  # noqa: F401
+
+from solver.rules.position import state_to_json
+
+
+def editor_link(pg, state: dict, seat: int) -> str:
+    """The position editor's own ``#position=`` link for a seat's view of a full state."""
+    return pg.evaluate("""async ([st, seat]) => {
+      const m = await import('/js/views/position-editor.js');
+      const cards = await (await fetch('/v1/cards/default')).json();
+      const mat = Object.fromEntries(cards.highway.map((c) => [c.id, c.material]));
+      return m.encode(m.viewOfState(st, seat, (id) => mat[id]));
+    }""", [state, seat])
+
+
+def continue_position(pg, base: str, state: dict, seat: int) -> None:
+    """A full state continued as a game against GreedyBot through the position editor."""
+    pg.goto(base + "/?speed=0")
+    pg.wait_for_selector("body[data-ready='1']")
+    pg.evaluate("localStorage.clear()")
+    link = editor_link(pg, state, seat)
+    pg.goto("about:blank")
+    pg.goto(f"{base}/?speed=0#position={link}")
+    pg.wait_for_selector("#pe-problems:has-text('No problem found')")
+    pg.select_option("#pe-ai", "greedy")
+    pg.click("#pe-continue")
+    pg.wait_for_selector("#game:not([hidden])", timeout=60_000)
+    settle(pg)
+
+
+def rocky_creek_position() -> dict:
+    """Seat 0 to act (take step), its Highway H02 + H12 (a Mountain Stretch) with Rocky
+    Creek Bridge (L12: one extra use of a Persistent Material a turn) above H12, whose
+    Persistent Material is engineering; in hand H14, which costs engineering twice."""
+    st = state_to_json(random_mid_game(2, seed=8, actions=30))
+    me = st["seats"][0]
+    assert me["highway"] == ["H41", "H35", "H02"] and me["hand"] == ["H62"]
+    for wanted, given in (("H12", "H41"), ("H14", "H35")):
+        st["deck"][st["deck"].index(wanted)] = given
+    me["highway"] = ["H02", "H12"]
+    me["hand"] = ["H14", "H62"]
+    row = st["landmark_row"]
+    row[row.index("L12")] = st["landmark_deck"].pop(0)
+    me["landmarks"] = [{"landmark": "L12", "card": "H12"}]
+    st["current"] = st["first_player"] = 0
+    return st
+
+
+def test_persistent_extra_use_by_clicking(server, page):  # noqa: F811
+    """A Landmark that allows one extra use of a Persistent Material a turn (Limekiln,
+    Rocky Creek Bridge, Esalen): clicking the Persistent Material a second time adds the
+    second use (it took the first one away again, so the cheapest payment the server
+    suggests, per:H12 twice, could not be clicked)."""
+    pg = page
+    continue_position(pg, server, rocky_creek_position(), 0)
+    for _ in range(2):
+        pg.locator("#deck .cardbtn").click()
+        settle(pg)
+    pg.click("#hand .cardbtn[data-select='H14']")
+    pg.wait_for_selector("#paybox:not([hidden]) .paychip")
+    assert pg.evaluate("window.bigsur.state.data.payments.H14.steps") == ["per:H12", "per:H12"]
+    pg.click("#paybox [data-paystep='per:H12']")
+    pg.click("#paybox [data-paystep='per:H12']")
+    assert "Paid in full" in pg.locator("#pay-need").inner_text()
+    assert pg.locator("#paybox .paysteps li").count() == 2
+    assert "2 uses" in pg.locator("#paybox [data-paystep='per:H12']").inner_text()
+    shot(pg, "qa-01-persistent-extra-use")
+    # a third click: no third use is allowed, so the uses are taken away (a toggle)
+    pg.click("#paybox [data-paystep='per:H12']")
+    assert pg.locator("#paybox .paysteps li").count() == 0
+    pg.click("#paybox [data-paystep='per:H12']")
+    pg.click("#paybox [data-paystep='per:H12']")
+    n = log_count(pg)
+    pg.locator("#paybox [data-paybuild]").last.click()
+    settle(pg)
+    assert not pg.locator("#alert").is_visible(), pg.locator("#alert").inner_text()
+    assert log_count(pg) == n + 1
+    assert "H14" in pg.evaluate("window.bigsur.state.data.view.seats[0].highway")
+    # the rule as a pure function: one extra use in all, shared by the cards
+    fits = pg.evaluate("""async () => {
+      const p = await import('/js/pay.js');
+      return [p.persistentUseFits('A', [], {}, 0), p.persistentUseFits('A', ['per:A'], {}, 0),
+              p.persistentUseFits('A', ['per:A'], {}, 1), p.persistentUseFits('A', [], {A: 1}, 1),
+              p.persistentUseFits('B', ['per:A', 'per:A', 'per:B'], {}, 1)];
+    }""")
+    assert fits == [True, False, True, True, False]
+    assert not pg.js_errors, pg.js_errors
+
