@@ -94,3 +94,24 @@ def test_persistent_extra_use_by_clicking(server, page):  # noqa: F811
     assert fits == [True, False, True, True, False]
     assert not pg.js_errors, pg.js_errors
 
+
+def test_turning_point_says_an_inaccuracy(server, page):  # noqa: F811
+    """A labelled decision among the turning points read "(a inaccuracy: ...)"."""
+    pg = page
+    pg.goto(server + "/")
+    pg.wait_for_selector("body[data-ready='1']")
+    texts = pg.evaluate("""async () => {
+      const w = await import('/js/words.js');
+      const dc = (index, label) => ({index, seat: 0, played: 'take deck', best: ['take H01'],
+        value_before: {win_probability: 0.5, expected_margin: 0}, label,
+        loss_win_pct: 6, loss_points: 3.0});
+      const res = {players: [{seat: 0}, {seat: 1}],
+        decisions: [dc(0, 'inaccuracy'), dc(1, 'mistake')]};
+      const ctx = {me: 0, seatName: (i) => (i === 0 ? 'You' : 'AI 2'),
+        cards: {highway: {H01: {}}, landmarks: {}}};
+      return w.turningPoints(res, ctx).map((x) => x.text);
+    }""")
+    assert any("(an inaccuracy: " in t for t in texts), texts
+    assert any("(a mistake: " in t for t in texts), texts
+    assert not any("a inaccuracy" in t for t in texts), texts
+

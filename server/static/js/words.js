@@ -250,7 +250,7 @@ export function turningPoints(res, ctx, most = 3) {
       const better = dc.best ? dc.best.map((a) => actionWords(a, ctx, seatName(dc.seat))
         .slice(seatName(dc.seat).length).trim()).join(", then ") : "?";
       out.push({index: dc.index, text: `Move ${dc.index + 1}: ${actionWords(dc.played, ctx, seatName(dc.seat))} ` +
-        `(a ${dc.label}: \u2212${dc.loss_win_pct.toFixed(0)} win-%, \u2212${dc.loss_points.toFixed(1)} ` +
+        `(${/^[aeiou]/.test(dc.label) ? "an" : "a"} ${dc.label}: \u2212${dc.loss_win_pct.toFixed(0)} win-%, \u2212${dc.loss_points.toFixed(1)} ` +
         `expected points; better: ${better}).`});
     });
   return out;
