@@ -5,9 +5,12 @@ Debian's Chromium through Playwright). Screenshots go to ``test-artifacts/web/``
 
 from __future__ import annotations
 
+import json
+
 from rules_testkit import random_mid_game
 from test_web_page import browser, log_count, page, server, settle, shot  # noqa: F401
 
+from solver.cli import play_random_game
 from solver.rules.position import state_to_json
 
 
@@ -115,3 +118,28 @@ def test_turning_point_says_an_inaccuracy(server, page):  # noqa: F811
     assert any("(a mistake: " in t for t in texts), texts
     assert not any("a inaccuracy" in t for t in texts), texts
 
+
+def upload(pg, name: str, text: str) -> None:
+    pg.set_input_files("#review-file", files=[{"name": name, "mimeType": "application/json",
+                                               "buffer": text.encode()}])
+
+
+def test_uploaded_unfinished_record_says_it_has_no_scores(server, page):  # noqa: F811
+    """A record of an unfinished game is reviewed: its Score column was left blank with
+    no word why; the page says the record ends before the game does, and marks the
+    scores as missing."""
+    pg = page
+    record = play_random_game(3, seed=11).to_json()
+    record["actions"] = record["actions"][:12]
+    pg.goto(server + "/?review=iterations:5")
+    pg.wait_for_selector("body[data-ready='1']")
+    pg.click("#nav-review")
+    pg.wait_for_selector("#review:not([hidden]) #review-file")
+    upload(pg, "unfinished.json", json.dumps(record))
+    pg.wait_for_selector("#review-graph svg polyline", timeout=120_000)
+    summary = pg.locator("#review-summary").inner_text()
+    assert "ends before the end of the game" in summary, summary
+    scores = pg.locator("#review-summary tbody td:last-child").all_inner_texts()
+    assert scores == ["\u2014"] * 3, scores
+    shot(pg, "qa-03-unfinished-record", full=True)
+    assert not pg.js_errors, pg.js_errors

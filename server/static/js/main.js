@@ -1294,8 +1294,10 @@ function renderReview() {
     res.players.map((p) => `<tr><th scope="row" style="color:${SEAT_COLOR[p.seat % 4]}">${esc(seatName(p.seat))}</th>` +
       `<td>${p.accuracy === null ? "\u2014" : p.accuracy.toFixed(1)}</td><td>${p.inaccuracies}</td><td>${p.mistakes}</td>` +
       `<td>${p.blunders}</td><td>${p.mean_loss_win_pct === null ? "\u2014" : p.mean_loss_win_pct.toFixed(1) + " win-%, " + p.mean_loss_points.toFixed(1) + " pts"}</td>` +
-      `<td>${res.final_scores ? res.final_scores[p.seat] : ""}</td></tr>`).join("") +
-    `</tbody></table><p class="muted small">${res.decisions.length} decisions, search ${esc(budget)} each. ` +
+      `<td>${res.final_scores ? res.final_scores[p.seat] : "\u2014"}</td></tr>`).join("") +
+    `</tbody></table><p class="muted small">` +
+    (res.final_scores ? "" : "The record ends before the end of the game: no final scores. ") +
+    `${res.decisions.length} decisions, search ${esc(budget)} each. ` +
     `Accuracy judges each decision against the search; points can still be lost to luck and to abilities.</p>`;
   const tp = turningPoints(res);
   $("review-turning").innerHTML = tp.length ? `<h3 class="small">Turning points</h3><ul class="turning">` +
