@@ -143,3 +143,33 @@ def test_uploaded_unfinished_record_says_it_has_no_scores(server, page):  # noqa
     assert scores == ["\u2014"] * 3, scores
     shot(pg, "qa-03-unfinished-record", full=True)
     assert not pg.js_errors, pg.js_errors
+
+
+def test_review_does_not_offer_the_played_move_as_better(server, page):  # noqa: F811
+    """A decision where the search's best move is the move played said "Better: takes
+    H33 from the Depot" under "Played: takes H33 from the Depot" (and a legend for a
+    better move the table could not show apart); it says the move played was the best."""
+    pg = page
+    record = play_random_game(2, seed=5).to_json()
+    pg.goto(server + "/?review=iterations:5")
+    pg.wait_for_selector("body[data-ready='1']")
+    pg.click("#nav-review")
+    pg.wait_for_selector("#review:not([hidden]) #review-file")
+    upload(pg, "best.json", json.dumps(record))
+    pg.wait_for_selector("#review-graph svg polyline", timeout=120_000)
+    decisions = pg.evaluate("window.bigsur.state.upload.result.decisions")
+    same = next(d for d in decisions if d["best"] and d["best"][0] == d["played"])
+    worse = next(d for d in decisions if d["best"] and d["best"][0] != d["played"])
+    pg.click(f"#review-list [data-decision='{same['index']}']")
+    pg.wait_for_selector("#review-detail .minitable svg.card")
+    detail = pg.locator("#review-detail").inner_text()
+    assert f"Move {same['index'] + 1}:" in detail, detail
+    assert "Better" not in detail and "the better move" not in detail, detail
+    assert "the move played was the search's best" in detail, detail
+    shot(pg, "qa-04-played-was-best", full=True)
+    pg.click(f"#review-list [data-decision='{worse['index']}']")
+    pg.wait_for_function("(n) => document.querySelector('#review-detail').innerText"
+                         ".includes('Move ' + n + ':')", arg=worse["index"] + 1)
+    detail = pg.locator("#review-detail").inner_text()
+    assert "Better" in detail and "the better move" in detail, detail
+    assert not pg.js_errors, pg.js_errors

@@ -10,7 +10,8 @@
 import {ApiError, api, recordText, seedOfRecordText, startReview, latestReview, job as getJob,
   analyseRecordText, jobPosition, continueGame} from "./api.js";
 import {MATERIALS, MAT_COLOR, matGlyph, matIcon, stepsInWords, paymentSentence, actionWords,
-lineBySeat, confidence, plainError, joinWords, plural, turningPoints as reviewTurningPoints}
+lineBySeat, confidence, plainError, joinWords, plural, turningPoints as reviewTurningPoints,
+  playedWasBest}
 from "./words.js";
 import {payState, cardsUsed, persistentUseFits} from "./pay.js";
 import {SCENERY, SC_COLOR, esc, cap, wrap, setCards, sceneryIcon, cardWords, cardSVG,
@@ -1432,16 +1433,18 @@ async function selectDecision(index) {
   renderGraph();
   const box = $("review-detail");
   const v = (val) => val ? `win ${pct(val.win_probability)}, ${signed(val.expected_margin)} pts` : "\u2014";
+  const bestPlayed = playedWasBest(dc);
   const best = dc.best ? dc.best.map((a) => decisionWords(dc, a).slice(seatName(dc.seat).length).trim()).join(", then ") : "\u2014";
   let html = `<h2 class="small">Move ${dc.index + 1}: ${esc(seatName(dc.seat))}, turn ${dc.turn + 1}, ${esc(dc.phase)} step ` +
     `<span class="muted small">(\u2190 / \u2192 to step)</span></h2>` +
     `<dl class="cmp"><dt>Played</dt><dd>${esc(decisionWords(dc).slice(seatName(dc.seat).length).trim())} \u2014 ${v(dc.value_played)}` +
     (dc.label ? ` <span class="lab ${dc.label}">${dc.label}</span>` : "") + `</dd>` +
-    `<dt>Better</dt><dd>${esc(best)} \u2014 ${v(dc.value_best)}</dd>` +
+    (bestPlayed ? `<dt>Best</dt><dd>the move played was the search's best</dd>`
+      : `<dt>Better</dt><dd>${esc(best)} \u2014 ${v(dc.value_best)}</dd>`) +
     `<dt>Before</dt><dd>${v(dc.value_before)}</dd>` +
     `<dt>Loss</dt><dd>${dc.loss_win_pct === null ? "not rated (" + esc(HOW_UNRATED[dc.how] || dc.how) + ")" : dc.loss_win_pct.toFixed(1) + " win-% points, " + dc.loss_points.toFixed(1) + " expected points"}</dd></dl>`;
   html += `<p class="small muted">In the position below: <span class="key played">the move played</span> ` +
-    `<span class="key better">the better move</span> (Depot, deck, Landmark or hand card).</p>`;
+    (bestPlayed ? "" : `<span class="key better">the better move</span> `) + `(Depot, deck, Landmark or hand card).</p>`;
   html += `<div class="review-table" data-part="wrap"><p class="muted">Loading the position\u2026</p></div>`;
   box.innerHTML = html;
   const wrapEl = box.querySelector("[data-part=wrap]");
@@ -1474,7 +1477,7 @@ async function selectDecision(index) {
       }
     };
     mark([dc.played], "played");
-    mark(dc.best || [], "better");
+    if (!bestPlayed) mark(dc.best || [], "better");
   } catch (e) {
     if (seq !== decisionSeq) return;
     wrapEl.innerHTML = `<p class="muted">The position could not be loaded: ${esc(e.message)}</p>`;

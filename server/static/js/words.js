@@ -255,3 +255,9 @@ export function turningPoints(res, ctx, most = 3) {
     });
   return out;
 }
+
+/** Whether the search's best move at a reviewed decision begins with the move played
+ * (then there is no better move to show). */
+export function playedWasBest(dc) {
+  return !!(dc.best && dc.best.length && dc.best[0].trim() === dc.played.trim());
+}
