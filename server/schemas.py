@@ -9,7 +9,15 @@ from __future__ import annotations
 
 from typing import Annotated, Any, Literal
 
-from pydantic import BaseModel, BeforeValidator, ConfigDict, Field, model_validator
+from pydantic import (
+    AfterValidator,
+    BaseModel,
+    BeforeValidator,
+    ConfigDict,
+    Field,
+    model_validator,
+)
+from pydantic_core import PydanticCustomError
 
 MAX_SEED = 2**63 - 1
 
@@ -25,6 +33,17 @@ def _decimal_seed(value: Any) -> Any:
 
 # an integer seed, or the same as a string of decimal digits
 Seed = Annotated[int, BeforeValidator(_decimal_seed)]
+
+
+def _no_nul(value: str) -> str:
+    """Text that is stored (an action, an action id): PostgreSQL's text columns refuse
+    NUL, so it is refused here, naming the field, rather than failing in the database."""
+    if "\x00" in value:
+        raise PydanticCustomError("nul_character", "must not contain a NUL (\\x00) character")
+    return value
+
+
+StoredText = Annotated[str, AfterValidator(_no_nul)]
 
 
 def _examples() -> dict[str, Any]:
@@ -289,11 +308,11 @@ class ActionRequest(Strict):
     model_config = ConfigDict(extra="forbid", json_schema_extra={"examples": [
         {"action": "take deck", "action_id": "move-1"}, {"action": "build H12 L"}]})
 
-    action: str = Field(min_length=1, max_length=2000, description="one action in the "
-                                                                    "notation")
-    action_id: str | None = Field(None, min_length=1, max_length=100,
-                                  description="client-chosen id: a retry with the same "
-                                              "id is applied once")
+    action: StoredText = Field(min_length=1, max_length=2000,
+                               description="one action in the notation")
+    action_id: StoredText | None = Field(None, min_length=1, max_length=100,
+                                         description="client-chosen id: a retry with the "
+                                                     "same id is applied once")
 
 
 class Applied(Strict):
