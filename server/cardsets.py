@@ -204,11 +204,15 @@ class CardSetStore:
             return [self._row(r) for r in store.cardsets_latest()]
 
     def get(self, name: str, version: int | None = None) -> dict[str, Any] | None:
+        if not NAME_RE.match(name):  # never stored (a NUL would fail in PostgreSQL)
+            return None
         with self._open() as store:
             rows = store.cardset_versions(name.lower(), version)
         return self._row(rows[-1]) if rows else None
 
     def versions(self, name: str) -> list[dict[str, Any]]:
+        if not NAME_RE.match(name):
+            return []
         with self._open() as store:
             return [self._row(r) for r in store.cardset_versions(name.lower())]
 

@@ -39,7 +39,7 @@ from solver.rules.views import view_to_json
 
 from .errors import ApiError, describe
 from .scheduler import cancel_and_wait
-from .sessions import position_after
+from .sessions import plausible_id, position_after
 from .store import LimitReached
 
 if TYPE_CHECKING:
@@ -108,8 +108,7 @@ class JobService:
 
     def get(self, job_id: str) -> dict[str, Any]:
         self.prune()
-        job = self.store.job(job_id) if isinstance(job_id, str) and len(job_id) < 100 \
-            else None
+        job = self.store.job(job_id) if plausible_id(job_id) else None
         if job is None:
             raise ApiError(404, "job_id", f"no analysis job {job_id!r} (finished jobs are "
                            f"kept {self.settings.job_ttl_seconds:g} s)", "not_found")

@@ -155,6 +155,13 @@ def _in_position(err: Exception) -> ApiError:
     return ApiError(422, field, body["reason"], body["error"])
 
 
+def plausible_id(value: object) -> bool:
+    """Whether a game or job id from a path is worth a database lookup: ids are short
+    and never hold NUL (PostgreSQL refuses NUL in text: a lookup would fail with a 500
+    instead of the 404 it deserves)."""
+    return isinstance(value, str) and len(value) < 100 and "\x00" not in value
+
+
 def public_action(action_text: str) -> str:
     """An action as the other seats see it: a Build without its payment."""
     action = parse_action(action_text)
@@ -382,8 +389,7 @@ class GameService:
     def get(self, game_id: str) -> LiveGame:
         """The game, in step with the database (another server process, or an undo, may
         have changed it): replayed from the store when it is not in memory; 404 if none."""
-        row = self.store.game(game_id) if isinstance(game_id, str) and len(game_id) < 100 \
-            else None
+        row = self.store.game(game_id) if plausible_id(game_id) else None
         if row is None:
             self.live.pop(game_id, None)
             raise ApiError(404, "game_id", f"no game {game_id!r}", "not_found")

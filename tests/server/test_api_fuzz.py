@@ -482,3 +482,51 @@ def test_a_nul_in_an_action_or_its_id_is_422_naming_it_and_changes_nothing(make_
     assert out.status == 422 and out.body["field"] == field, out.text
     assert "NUL" in out.body["reason"] and not problems(out)
     assert snapshot(client, ctx.game_id, ctx.tokens) == before
+
+
+# ------------------------------------------------------------------ odd path parameters
+
+ODD_IDS = ["%00", "a%00b", "x" * 5000, "%ff", "%F0%9F%82%A1", "%E2%80%AE", "%20", "%27%3B--",
+           "-1", "%2e%2e", "a%5Cb", "%25", "é" * 300, "0" * 99]
+PATH_ROUTES = [("GET", "/v1/games/{}"), ("DELETE", "/v1/games/{}"),
+               ("POST", "/v1/games/{}/actions"), ("POST", "/v1/games/{}/hint"),
+               ("GET", "/v1/games/{}/record"), ("GET", "/v1/games/{}/positions/0"),
+               ("POST", "/v1/games/{}/analysis"), ("GET", "/v1/games/{}/analysis"),
+               ("POST", "/v1/games/{}/undo"), ("GET", "/v1/analyze/{}"),
+               ("DELETE", "/v1/analyze/{}"), ("GET", "/v1/analyze/{}/positions/0"),
+               ("GET", "/v1/cards/{}"), ("GET", "/v1/cardsets/{}"),
+               ("GET", "/v1/cardsets/{}/versions"), ("GET", "/v1/cardsets/{}/versions/1"),
+               ("POST", "/v1/cardsets/{}/versions")]
+
+
+@BOTH_BACKENDS
+def test_odd_path_parameters_are_a_documented_404(make_client):
+    """Old code on PostgreSQL: a NUL in a game id, job id or card-set name (``a%00b``)
+    reached the database, which refuses NUL in text: 500 DataError instead of a 404."""
+    client = make_client(**SETTINGS)
+    game_id, tokens = create_game(client, {"players": 2, "seats": ["human", "random"]})
+    body = {"/actions": {"action": "end"}, "/versions": {"name": "x"}}
+    failures = []
+    for method, template in PATH_ROUTES:
+        content = next((encode(b) for k, b in body.items() if template.endswith(k)), b"{}")
+        for odd in ODD_IDS:
+            url = template.format(odd)
+            out = send(client, method, url, content if method == "POST" else None,
+                       auth(tokens[0]))
+            found = problems(out)
+            if out.status not in (404, 422):
+                found.append(f"status {out.status}, expected 404")
+            if found:
+                failures.append(f"{method} {url[:80]}: {'; '.join(found)} -> {out.text[:200]}")
+    assert not failures, "\n".join(failures[:30])
+    assert snapshot(client, game_id, tokens)[0]["actions_applied"] >= 0  # still there
+
+
+def test_a_dot_dot_path_never_leaves_the_static_files(client):
+    """``/v1/games/..%2F..`` is decoded and normalised to ``/`` before routing (it serves the
+    page, see the report of the fuzzing pass); nothing outside server/static is served."""
+    for path in ["/v1/games/..%2F..%2Fapp.py", "/v1/games/..%2F..%2F..%2Fserver%2Fapp.py",
+                 "/v1/games/..%2F..%2F..%2F..%2F..%2F..%2F..%2Fetc%2Fpasswd", "/%2e%2e/app.py",
+                 "/v1/analyze/..%2F..%2F..%2Fpyproject.toml"]:
+        r = client.get(path)
+        assert r.status_code == 404 and SHAPE <= set(r.json()), (path, r.text[:200])
