@@ -173,3 +173,21 @@ def test_review_does_not_offer_the_played_move_as_better(server, page):  # noqa:
     detail = pg.locator("#review-detail").inner_text()
     assert "Better" in detail and "the better move" in detail, detail
     assert not pg.js_errors, pg.js_errors
+
+
+def test_uploaded_review_graph_caption_names_no_you(server, page):  # noqa: F811
+    """The graph's caption said the 2-player line is "yours" also for an uploaded record,
+    whose line is Player 1's (as its legend says)."""
+    pg = page
+    record = play_random_game(2, seed=6).to_json()
+    pg.goto(server + "/?review=iterations:5")
+    pg.wait_for_selector("body[data-ready='1']")
+    pg.click("#nav-review")
+    pg.wait_for_selector("#review:not([hidden]) #review-file")
+    upload(pg, "other.json", json.dumps(record))
+    pg.wait_for_selector("#review-graph svg polyline", timeout=120_000)
+    legend = pg.locator("#review-graph").inner_text()
+    assert "Player 1 (random)'s winning chances" in legend, legend
+    caption = pg.locator("#review figcaption").inner_text()
+    assert "yours" not in caption and "the player its legend names" in caption, caption
+    assert not pg.js_errors, pg.js_errors
