@@ -31,7 +31,10 @@ from solver.search.determinize import InconsistentViewError
 from .store import StoreUnavailable
 
 log = logging.getLogger("bigsur.server")
-_LEADING_FIELD = re.compile(r"^(?P<field>[A-Za-z_][\w.\[\]]*): (?P<reason>.*)$", re.S)
+# "field: reason", or "field (what): reason" as a record names its action: "actions[72]
+# ('end'): illegal action 'end' ..." (the field is actions[72], not the whole record)
+_LEADING_FIELD = re.compile(r"^(?P<field>[A-Za-z_][\w.\[\]]*)(?: \((?P<what>.*?)\))?: "
+                            r"(?P<reason>.*)$", re.S)
 
 
 class ApiError(Exception):
@@ -113,6 +116,8 @@ def describe(err: Exception) -> tuple[int, dict[str, Any], dict[str, str] | None
                 m = _LEADING_FIELD.match(reason)
                 if m and field is None:
                     field, reason = m["field"], m["reason"]
+                    if m["what"] and m["what"] not in reason:  # else the reason quotes it
+                        reason = f"{m['what']}: {reason}"
             field = field or default_field
             if isinstance(err, WorkerError):
                 kind = err.kind

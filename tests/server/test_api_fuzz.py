@@ -530,3 +530,26 @@ def test_a_dot_dot_path_never_leaves_the_static_files(client):
                  "/v1/analyze/..%2F..%2F..%2Fpyproject.toml"]:
         r = client.get(path)
         assert r.status_code == 404 and SHAPE <= set(r.json()), (path, r.text[:200])
+
+
+# ------------------------------------------------------------------ by hand
+
+def test_a_record_with_thousands_of_actions_is_refused_at_its_first_bad_action(client):
+    """Old code: 422 with field "record" and the index only inside the reason; docs/api.md
+    says the error names ``actions[i]``. Refused at once, whatever the length."""
+    record = play_random_game(2, seed=13).to_json()
+    n = len(record["actions"])
+    for tail in (["end"] * 5000, ["take H01"] * 20000):
+        started = time.monotonic()
+        out = send(client, "POST", "/v1/analyze",
+                   encode({"record": {**record, "actions": record["actions"] + tail}}))
+        assert out.status == 422 and not problems(out), out.text
+        assert out.body["field"] == f"actions[{n}]", out.text
+        assert "the game is over" in out.body["reason"]
+        assert time.monotonic() - started < 5
+    out = send(client, "POST", "/v1/analyze",
+               encode({"record": {**record, "actions": ["take deck"] * 90_000}}))
+    assert out.status == 413 and out.body["field"] == "body", out.text  # BIGSUR_MAX_BODY_BYTES
+    raw = {**record, "actions": record["actions"][:5] + ["take H99"]}
+    out = send(client, "POST", "/v1/analyze", encode({"record": raw}))
+    assert out.status == 422 and out.body["field"] == "actions[5]", out.text
