@@ -107,9 +107,12 @@ async def session_hint(game_id: str, request: Request, token: TokenDep,
     req = req or SessionHintRequest()
     live = games.get(game_id)
     seat = games.seat_of(live, token)
-    if live.over or live.state.current != seat:
-        raise ApiError(409, "game_id", "a hint is for the seat to act, and the game must not "
-                       "be over", "not_your_turn")
+    if live.over:
+        raise ApiError(409, "game_id", "the game is over: there is no move to hint",
+                       "game_over")
+    if live.state.current != seat:
+        raise ApiError(409, "game_id", f"a hint is for the seat to act: it is seat "
+                       f"{live.state.current}'s turn, not yours (seat {seat})", "not_your_turn")
     budget = budget_dict(req.budget, settings.default_budget_ms, settings)
     return await run_hint(view_of(live.state, seat), budget, req.seed, search, request,
                           client_key(request, token))

@@ -553,3 +553,92 @@ def test_a_record_with_thousands_of_actions_is_refused_at_its_first_bad_action(c
     raw = {**record, "actions": record["actions"][:5] + ["take H99"]}
     out = send(client, "POST", "/v1/analyze", encode({"record": raw}))
     assert out.status == 422 and out.body["field"] == "actions[5]", out.text
+
+
+@BOTH_BACKENDS
+def test_the_same_action_posted_twice_at_once_with_one_id_is_applied_once(make_client):
+    client = make_client(**SETTINGS)
+    ctx = GameCtx(client, ("human", "human"))
+    before = snapshot(client, ctx.game_id, ctx.tokens)[ctx.to_act]["actions_applied"]
+    url = f"/v1/games/{ctx.game_id}/actions"
+    outs: list[Outcome] = []
+    barrier = threading.Barrier(4)
+
+    def post(body):
+        barrier.wait()
+        outs.append(send(client, "POST", url, encode(body), auth(ctx.token())))
+
+    action = ctx.legal[0]
+    threads = [threading.Thread(target=post, args=({"action": action, "action_id": "twice"},))
+               for _ in range(4)]
+    for t in threads:
+        t.start()
+    for t in threads:
+        t.join(30)
+    assert [o.status for o in outs] == [200] * 4, [o.text for o in outs]
+    assert sorted(o.body["applied"]["duplicate"] for o in outs) == [False, True, True, True]
+    assert len({o.body["applied"]["index"] for o in outs}) == 1
+    after = snapshot(client, ctx.game_id, ctx.tokens)[ctx.to_act]
+    assert after["actions_applied"] == before + 1
+    # the same id for another action at once: one is applied, the others are 409 conflict
+    ctx.refresh()
+    others = [a for a in ctx.legal if a != ctx.legal[0]][:1] or ctx.legal[:1]
+    outs.clear()
+    barrier = threading.Barrier(2)
+    threads = [threading.Thread(target=post, args=({"action": a, "action_id": "again"},))
+               for a in (ctx.legal[0], others[0])]
+    for t in threads:
+        t.start()
+    for t in threads:
+        t.join(30)
+    statuses = sorted(o.status for o in outs)
+    assert statuses in ([200, 200], [200, 409]), [o.text for o in outs]
+    if statuses == [200, 409]:
+        bad = next(o for o in outs if o.status == 409)
+        assert bad.body["field"] == "action_id" and not problems(bad), bad.text
+    assert snapshot(client, ctx.game_id, ctx.tokens)[ctx.to_act]["actions_applied"] == \
+        before + 2 - (statuses == [200, 200] and others[0] == ctx.legal[0])
+
+
+@BOTH_BACKENDS
+def test_another_seats_or_games_token_changes_nothing(make_client):
+    client = make_client(**SETTINGS)
+    ctx = GameCtx(client, ("human", "human"))
+    other_game, other_tokens = create_game(client, {"players": 2, "seats": ["human", "human"]})
+    before = snapshot(client, ctx.game_id, ctx.tokens)
+    url = f"/v1/games/{ctx.game_id}"
+    idle = ctx.tokens[1 - ctx.to_act]
+    cases = [("POST", "/actions", {"action": ctx.legal[0]}, idle, 409, "not_your_turn"),
+             ("POST", "/actions", {"action": ctx.legal[0], "action_id": "x"}, idle, 409,
+              "not_your_turn"),
+             ("POST", "/hint", {}, idle, 409, "not_your_turn"),
+             ("POST", "/undo", {}, idle, 409, "conflict"),
+             ("DELETE", "", None, ctx.tokens[1], 403, "auth"),  # not the creator's
+             ("POST", "/actions", {"action": ctx.legal[0]}, other_tokens[0], 403, "auth"),
+             ("POST", "/hint", {}, other_tokens[0], 403, "auth"),
+             ("DELETE", "", None, other_tokens[0], 403, "auth"),
+             ("GET", "/record", None, other_tokens[0], 403, "auth"),
+             ("POST", "/actions", {"action": ctx.legal[0]}, ctx.token() + "x", 403, "auth"),
+             ("POST", "/actions", {"action": ctx.legal[0]}, "", 401, "auth")]
+    for method, tail, body, token, status, kind in cases:
+        out = send(client, method, url + tail, None if body is None else encode(body),
+                   auth(token) if token else {})
+        assert (out.status, out.body["error"]) == (status, kind), (method, tail, out.text)
+        assert not problems(out), out.text
+        assert snapshot(client, ctx.game_id, ctx.tokens) == before, (method, tail)
+    assert snapshot(client, other_game, other_tokens)[0]["actions_applied"] == 0
+
+
+def test_a_hint_for_a_finished_game_says_the_game_is_over(make_client):
+    client = make_client(**SETTINGS)
+    game_id, tokens = finished_game(client)
+    before = snapshot(client, game_id, tokens)
+    for body in (None, {}, {"budget": {"iterations": 5}}):
+        out = send(client, "POST", f"/v1/games/{game_id}/hint",
+                   None if body is None else encode(body), auth(tokens[min(tokens)]))
+        assert out.status == 409 and not problems(out), out.text
+        assert (out.body["error"], out.body["field"]) == ("game_over", "game_id"), out.text
+    out = send(client, "POST", f"/v1/games/{game_id}/actions", encode({"action": "end"}),
+               auth(tokens[min(tokens)]))
+    assert out.status == 409 and out.body["error"] == "game_over", out.text
+    assert snapshot(client, game_id, tokens) == before
