@@ -25,14 +25,15 @@ from solver.rules.position import state_to_json
 from solver.rules.views import view_of, view_to_json
 
 
-def editor_link(pg, base: str, state, seat: int) -> str:
-    """The editor's own ``#position=`` link for the seat's view of a full state."""
+def editor_link(pg, state: dict, seat: int) -> str:
+    """The editor's own ``#position=`` link for the seat's view of a full state (as
+    :func:`state_to_json` writes it)."""
     return pg.evaluate("""async ([st, seat]) => {
       const m = await import('/js/views/position-editor.js');
       const cards = await (await fetch('/v1/cards/default')).json();
       const mat = Object.fromEntries(cards.highway.map((c) => [c.id, c.material]));
       return m.encode(m.viewOfState(st, seat, (id) => mat[id]));
-    }""", [state_to_json(state), seat])
+    }""", [state, seat])
 
 
 def test_continue_an_edited_position_as_a_game_against_the_ai(server, page):  # noqa: F811
@@ -42,7 +43,7 @@ def test_continue_an_edited_position_as_a_game_against_the_ai(server, page):  # 
     expected = view_to_json(view_of(state, me))
     pg.goto(server + "/")
     pg.wait_for_selector("body[data-ready='1']")
-    link = editor_link(pg, server, state, me)
+    link = editor_link(pg, state_to_json(state), me)
     pg.goto("about:blank")
     pg.goto(f"{server}/?speed=120#position={link}")
     pg.wait_for_selector("#pe-problems:has-text('No problem found')")

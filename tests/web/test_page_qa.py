@@ -8,20 +8,11 @@ from __future__ import annotations
 import json
 
 from rules_testkit import random_mid_game
+from test_continue_and_upload import editor_link, upload
 from test_web_page import browser, log_count, page, server, settle, shot  # noqa: F401
 
 from solver.cli import play_random_game
 from solver.rules.position import state_to_json
-
-
-def editor_link(pg, state: dict, seat: int) -> str:
-    """The position editor's own ``#position=`` link for a seat's view of a full state."""
-    return pg.evaluate("""async ([st, seat]) => {
-      const m = await import('/js/views/position-editor.js');
-      const cards = await (await fetch('/v1/cards/default')).json();
-      const mat = Object.fromEntries(cards.highway.map((c) => [c.id, c.material]));
-      return m.encode(m.viewOfState(st, seat, (id) => mat[id]));
-    }""", [state, seat])
 
 
 def continue_position(pg, base: str, state: dict, seat: int) -> None:
@@ -119,9 +110,15 @@ def test_turning_point_says_an_inaccuracy(server, page):  # noqa: F811
     assert not any("a inaccuracy" in t for t in texts), texts
 
 
-def upload(pg, name: str, text: str) -> None:
-    pg.set_input_files("#review-file", files=[{"name": name, "mimeType": "application/json",
-                                               "buffer": text.encode()}])
+def review_upload(pg, base: str, name: str, record: dict) -> None:
+    """The record uploaded to the Review tab, searched at 5 iterations a decision, and
+    its review drawn."""
+    pg.goto(base + "/?review=iterations:5")
+    pg.wait_for_selector("body[data-ready='1']")
+    pg.click("#nav-review")
+    pg.wait_for_selector("#review:not([hidden]) #review-file")
+    upload(pg, name, json.dumps(record))
+    pg.wait_for_selector("#review-graph svg polyline", timeout=120_000)
 
 
 def test_uploaded_unfinished_record_says_it_has_no_scores(server, page):  # noqa: F811
@@ -131,12 +128,7 @@ def test_uploaded_unfinished_record_says_it_has_no_scores(server, page):  # noqa
     pg = page
     record = play_random_game(3, seed=11).to_json()
     record["actions"] = record["actions"][:12]
-    pg.goto(server + "/?review=iterations:5")
-    pg.wait_for_selector("body[data-ready='1']")
-    pg.click("#nav-review")
-    pg.wait_for_selector("#review:not([hidden]) #review-file")
-    upload(pg, "unfinished.json", json.dumps(record))
-    pg.wait_for_selector("#review-graph svg polyline", timeout=120_000)
+    review_upload(pg, server, "unfinished.json", record)
     summary = pg.locator("#review-summary").inner_text()
     assert "ends before the end of the game" in summary, summary
     scores = pg.locator("#review-summary tbody td:last-child").all_inner_texts()
@@ -151,12 +143,7 @@ def test_review_does_not_offer_the_played_move_as_better(server, page):  # noqa:
     better move the table could not show apart); it says the move played was the best."""
     pg = page
     record = play_random_game(2, seed=5).to_json()
-    pg.goto(server + "/?review=iterations:5")
-    pg.wait_for_selector("body[data-ready='1']")
-    pg.click("#nav-review")
-    pg.wait_for_selector("#review:not([hidden]) #review-file")
-    upload(pg, "best.json", json.dumps(record))
-    pg.wait_for_selector("#review-graph svg polyline", timeout=120_000)
+    review_upload(pg, server, "best.json", record)
     decisions = pg.evaluate("window.bigsur.state.upload.result.decisions")
     same = next(d for d in decisions if d["best"] and d["best"][0] == d["played"])
     worse = next(d for d in decisions if d["best"] and d["best"][0] != d["played"])
@@ -180,12 +167,7 @@ def test_uploaded_review_graph_caption_names_no_you(server, page):  # noqa: F811
     whose line is Player 1's (as its legend says)."""
     pg = page
     record = play_random_game(2, seed=6).to_json()
-    pg.goto(server + "/?review=iterations:5")
-    pg.wait_for_selector("body[data-ready='1']")
-    pg.click("#nav-review")
-    pg.wait_for_selector("#review:not([hidden]) #review-file")
-    upload(pg, "other.json", json.dumps(record))
-    pg.wait_for_selector("#review-graph svg polyline", timeout=120_000)
+    review_upload(pg, server, "other.json", record)
     legend = pg.locator("#review-graph").inner_text()
     assert "Player 1 (random)'s winning chances" in legend, legend
     caption = pg.locator("#review figcaption").inner_text()
