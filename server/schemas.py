@@ -35,15 +35,22 @@ def _decimal_seed(value: Any) -> Any:
 Seed = Annotated[int, BeforeValidator(_decimal_seed)]
 
 
-def _no_nul(value: str) -> str:
+def _storable(value: str) -> str:
     """Text that is stored (an action, an action id): PostgreSQL's text columns refuse
-    NUL, so it is refused here, naming the field, rather than failing in the database."""
+    NUL and neither database takes a lone surrogate (JSON's "\\ud800"), so both are refused
+    here, naming the field, rather than failing in the database with a 500."""
     if "\x00" in value:
         raise PydanticCustomError("nul_character", "must not contain a NUL (\\x00) character")
+    try:
+        value.encode("utf-8")
+    except UnicodeEncodeError as err:
+        raise PydanticCustomError(
+            "surrogate", "must be valid Unicode text: a lone surrogate at position {pos}",
+            {"pos": err.start}) from None
     return value
 
 
-StoredText = Annotated[str, AfterValidator(_no_nul)]
+StoredText = Annotated[str, AfterValidator(_storable)]
 
 
 def _examples() -> dict[str, Any]:
