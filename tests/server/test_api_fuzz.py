@@ -12,7 +12,7 @@ documented shape ``{error, field, reason, message}``; for game routes, a refused
 leaves the game as it was (its seats' views, log and, once over, its record).
 
 Reproducible: ``BIGSUR_FUZZ_SEED`` (default fixed) and ``BIGSUR_FUZZ_CASES`` (cases per
-route, default 30; e.g. ``BIGSUR_FUZZ_CASES=400`` for a longer run). A failure prints
+route, default 20; e.g. ``BIGSUR_FUZZ_CASES=400`` for a longer run). A failure prints
 the route, the case number and the mutation, so the case can be replayed.
 """
 
@@ -38,7 +38,7 @@ from solver.rules.position import state_from_json, state_to_json
 from solver.rules.views import view_of, view_to_json
 
 SEED = int(os.environ.get("BIGSUR_FUZZ_SEED", "20250611"))
-CASES = int(os.environ.get("BIGSUR_FUZZ_CASES", "30"))
+CASES = int(os.environ.get("BIGSUR_FUZZ_CASES", "20"))
 REQUEST_SECONDS = 20.0  # one request taking longer than this is a hang
 SHAPE = {"error", "field", "reason", "message"}
 KINDS = {"validation", "body", "position", "notation", "illegal_action", "payment", "record",
