@@ -9,7 +9,8 @@ import json
 
 from rules_testkit import random_mid_game
 from test_continue_and_upload import editor_link, upload
-from test_web_page import browser, log_count, page, server, settle, shot  # noqa: F401
+from test_web_page import (browser, fresh_page, log_count, page, server,  # noqa: F401
+                           settle, shot)
 
 from solver.cli import play_random_game
 from solver.rules.position import state_to_json
@@ -172,4 +173,46 @@ def test_uploaded_review_graph_caption_names_no_you(server, page):  # noqa: F811
     assert "Player 1 (random)'s winning chances" in legend, legend
     caption = pg.locator("#review figcaption").inner_text()
     assert "yours" not in caption and "the player its legend names" in caption, caption
+    assert not pg.js_errors, pg.js_errors
+
+
+def test_no_enabled_build_button_for_a_card_that_cannot_be_paid(server, page):  # noqa: F811
+    """A selected hand card that cannot be paid for showed enabled Build buttons (in the
+    action bar and under its payment) that could only be refused; they are disabled,
+    and a click says why without asking the server."""
+    pg = page
+    for seed in range(1, 40):  # the first deal whose first build step has such a card
+        fresh_page(pg, server + "/?speed=0")
+        pg.click("#setup summary:has-text('Advanced')")
+        pg.fill("#setup-seed", str(seed))
+        pg.select_option("#seat-1", "greedy")
+        pg.click("#setup-start")
+        pg.wait_for_selector("#game:not([hidden])")
+        for _ in range(2):  # both takes from the deck: the build step
+            settle(pg)
+            pg.locator("#deck .cardbtn").click()
+        settle(pg)
+        data = pg.evaluate("window.bigsur.state.data")
+        hand = data["view"]["seats"][data["view"]["view_of"]]["hand"]
+        unpayable = [c for c in hand if not any(a.startswith(f"build {c} ")
+                                               for a in data["legal_actions"])]
+        if unpayable and len(unpayable) < len(hand):
+            break
+    else:
+        raise AssertionError("no deal with a payable and an unpayable card in hand")
+    payable = next(c for c in hand if c not in unpayable)
+    sent = []
+    pg.on("request", lambda r: sent.append(r.url) if r.method == "POST" else None)
+    pg.click(f"#hand .cardbtn[data-select='{unpayable[0]}']")
+    settle(pg)
+    for bar in ("#actionbar", "#paybox"):
+        buttons = pg.locator(f"{bar} button[data-build], {bar} button[data-paybuild]")
+        assert buttons.count() >= 1
+        assert all(b.get_attribute("aria-disabled") == "true" for b in buttons.all()), bar
+    pg.locator("#actionbar button[data-build]").first.click(force=True)  # (aria-disabled)
+    pg.wait_for_selector(f"text=You cannot pay for {unpayable[0]} now")
+    assert not [u for u in sent if "/actions" in u], sent
+    pg.click(f"#hand .cardbtn[data-select='{payable}']")
+    settle(pg)
+    assert pg.locator("#actionbar button[data-build]").first.get_attribute("aria-disabled") is None
     assert not pg.js_errors, pg.js_errors

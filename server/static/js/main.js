@@ -285,8 +285,10 @@ function renderActions() {
     parts.push(`<span class="sel">${sel ? `Selected <b>${esc(sel)}</b>${buildable ? "" : " (you cannot pay for it now)"}`
       : (anyBuild ? "Select a card of your hand to build it."
         : `Nothing to build: ${claims.length ? "claim a Landmark or end" : "end"} your turn.`)}</span>`);
-    const dis = sel ? "" : "aria-disabled=\"true\"";
-    if (anyBuild || sel) {  // (no Build buttons that could only refuse)
+    // (no Build buttons that could only refuse: none with nothing payable, and disabled
+    // with no card selected or one that cannot be paid for)
+    const dis = sel && buildable ? "" : "aria-disabled=\"true\"";
+    if (anyBuild || sel) {
       if (noRoad) {
         parts.push(`<button type="button" data-build="L" ${dis} title="paying the cheapest way">Build (starts your road)<span class="keyhint"> <kbd>L</kbd>/<kbd>R</kbd></span></button>`);
       } else {
@@ -803,10 +805,11 @@ function renderPay() {
       `<button type="button" class="linkish" data-payundo="${k}" aria-label="Remove this step">\u00d7</button></li>`).join("") + `</ol>`;
   }
   const noRoad = me.highway.length === 0;
+  const unpayable = sugg ? "" : " aria-disabled=\"true\"";  // no payment can make it
   html += `<div class="actionbar">` + (noRoad
-    ? `<button type="button" class="primary" data-paybuild="L">Build with this payment</button>`
-    : `<button type="button" class="primary" data-paybuild="L">Build left with this payment</button>` +
-      `<button type="button" class="primary" data-paybuild="R">Build right with this payment</button>`) +
+    ? `<button type="button" class="primary" data-paybuild="L"${unpayable}>Build with this payment</button>`
+    : `<button type="button" class="primary" data-paybuild="L"${unpayable}>Build left with this payment</button>` +
+      `<button type="button" class="primary" data-paybuild="R"${unpayable}>Build right with this payment</button>`) +
     (P.steps.length ? `<button type="button" data-payclear="1">Clear</button>` : "") + `</div>`;
   box.innerHTML = html;
   box.hidden = false;
@@ -1503,7 +1506,10 @@ function onClick(ev) {
   const el = ev.target.closest("button, [data-decision]");
   if (!el) return;
   if (el.getAttribute("aria-disabled") === "true") {
-    if (el.dataset.build) showError("Select a card of your hand first.");
+    if (el.dataset.build || el.dataset.paybuild) {
+      showError(S.selected ? `You cannot pay for ${S.selected} now: select another card of your hand.`
+        : "Select a card of your hand first.");
+    }
     else if (el.dataset.paystep === "rec") showError("Recycling is used once per turn and you have used it.");
     else if (el.dataset.paysub) showError("3-for-1 needs 3 other cards in your hand.");
     return;
