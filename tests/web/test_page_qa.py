@@ -9,8 +9,7 @@ import json
 
 from rules_testkit import random_mid_game
 from test_continue_and_upload import editor_link, upload
-from test_web_page import (browser, fresh_page, log_count, page, server,  # noqa: F401
-                           settle, shot)
+from test_web_page import browser, fresh_page, log_count, page, server, settle, shot  # noqa: F401
 
 from solver.cli import play_random_game
 from solver.rules.position import state_to_json
