@@ -153,6 +153,12 @@ class Guard:
         length = headers.get(b"content-length")
         try:
             allowed = self.allowed(scope["path"])
+            if not allowed and (scope["path"] + "/").startswith("/v1/"):
+                # no API route has it: a JSON 404, never the page's static files (a
+                # '/v1/games/..%2F..' is decoded and normalised to '/' by them)
+                status_box[0] = 404
+                status, payload, _ = errors.describe(errors.no_route(scope["path"]))
+                return await JSONResponse(payload, status_code=status)(scope, receive, send)
             if scope["method"] == "OPTIONS" or (allowed and scope["method"] not in allowed):
                 status_box[0] = await self._methods(scope, receive, send,
                                                     allowed or {"GET", "HEAD"})

@@ -151,12 +151,17 @@ def _field_of(loc: tuple | list) -> str:
 HTTP_KINDS = {400: "body", 404: "not_found", 405: "method_not_allowed", 413: "limit"}
 
 
+def no_route(path: str) -> ApiError:
+    """The 404 of a path no route has."""
+    return ApiError(404, "path", f"no resource at {path} (the API is under /v1, see /docs)",
+                    "not_found")
+
+
 def http_error_response(request: Request, err: StarletteHTTPException) -> JSONResponse:
     """Starlette's own errors (no route, wrong method, an unreadable body) in our shape."""
     status = err.status_code
     if status == 404:
-        reason = f"no resource at {request.url.path} (the API is under /v1, see /docs)"
-        field = "path"
+        reason, field = no_route(request.url.path).reason, "path"
     elif status == 405:
         reason = f"{request.method} is not allowed here"
         field = "method"

@@ -534,13 +534,25 @@ def test_odd_path_parameters_are_a_documented_404(make_client):
 
 
 def test_a_dot_dot_path_never_leaves_the_static_files(client):
-    """``/v1/games/..%2F..`` is decoded and normalised to ``/`` before routing (it serves the
-    page, see the report of the fuzzing pass); nothing outside server/static is served."""
+    """Nothing outside server/static is served, whatever a path's ``..%2F`` decode to."""
     for path in ["/v1/games/..%2F..%2Fapp.py", "/v1/games/..%2F..%2F..%2Fserver%2Fapp.py",
                  "/v1/games/..%2F..%2F..%2F..%2F..%2F..%2F..%2Fetc%2Fpasswd", "/%2e%2e/app.py",
                  "/v1/analyze/..%2F..%2F..%2Fpyproject.toml"]:
         r = client.get(path)
         assert r.status_code == 404 and SHAPE <= set(r.json()), (path, r.text[:200])
+
+
+def test_an_api_path_no_route_has_is_a_json_404_never_the_page(client):
+    """Old code: ``/v1/games/..%2F..`` was decoded to ``/v1/games/../..``, which no API
+    route has, and the static files normalised it to ``/``: 200 with the page's HTML (or
+    a redirect to it). Every path under /v1 that no route has is a 404 in the API's shape."""
+    for path in ["/v1/games/..%2F..", "/v1/analyze/..%2F..", "/v1/games/a/b/c", "/v1",
+                 "/v1/", "/v1/index.html", "/v1/games/..%2F..%2Findex.html"]:
+        r = client.get(path, follow_redirects=False)
+        assert r.status_code == 404, (path, r.status_code, r.text[:200])
+        assert SHAPE <= set(r.json()) and r.json()["field"] == "path", (path, r.text[:200])
+    assert client.get("/").status_code == 200  # the page itself is still served
+    assert client.get("/v1/cards").status_code == 200
 
 
 # ------------------------------------------------------------------ by hand
