@@ -5,7 +5,9 @@ state: the reviewer knows no more than the player did). One search of that view 
 the moves; from it:
 
 - **value before**: the search's value of the position (``stats.win_probability`` /
-  ``stats.expected_margin`` when the search reports them, else the best move's);
+  ``stats.expected_margin`` when the search reports them, else the best move's), never
+  below the value of the move played (the player could play it: a short search can
+  rate the played move, or the position after it, above its own root);
 - **best move** and its value: the top-ranked move;
 - **value of the move played**: the search's moves may be *macro* moves (several engine
   actions, e.g. two builds) while a record holds single actions, so the played action
@@ -273,6 +275,11 @@ def _value(move: dict[str, Any]) -> Value:
     return Value(float(move["win_probability"]), float(move["expected_margin"]))
 
 
+def _rank(value: Value) -> tuple[float, float]:
+    """Values in order: winning chances first, then the margin."""
+    return value.win_probability, value.expected_margin
+
+
 def _result_json(result: Any) -> dict[str, Any]:
     return result if isinstance(result, dict) else result.to_json()
 
@@ -305,8 +312,7 @@ def review_decision(view: PlayerView, played: str | Action, after_view: PlayerVi
                 and same_decision(action, parse_action(m["actions"][0]))]
     if matching:
         out.how = "ranked"
-        out.value_played = max((_value(m) for m in matching),
-                               key=lambda v: (v.win_probability, v.expected_margin))
+        out.value_played = max((_value(m) for m in matching), key=_rank)
     elif terminal is not None:
         out.how = "terminal"
         out.value_played = Value(float(terminal["win_probability"]),
@@ -322,6 +328,8 @@ def review_decision(view: PlayerView, played: str | Action, after_view: PlayerVi
             out.how = "played"
             out.value_played = _value(again["moves"][0])
     if out.value_played is not None:
+        if out.value_before is None or _rank(out.value_played) > _rank(out.value_before):
+            out.value_before = out.value_played
         out.loss_win_pct = round(max(0.0, 100.0 * (out.value_best.win_probability
                                                    - out.value_played.win_probability)), 2)
         out.loss_points = round(max(0.0, out.value_best.expected_margin
