@@ -30,12 +30,12 @@ class Settings(BaseSettings):
                                      "(sqlite:///PATH or postgresql://...); wins over it")
     db_pool_size: int = Field(10, ge=1, le=1000, description="PostgreSQL: connections one "
                               "server process opens at most")
-    db_wait_seconds: float = Field(2.0, gt=0, le=60, description="PostgreSQL: how long a "
-                                   "request waits for a connection before 503 unavailable; "
-                                   "a process makes its database calls one at a time, so "
-                                   "the wait is only ever for a (re)connection, and in an "
-                                   "outage it is how long the first call holds up the "
-                                   "process")
+    db_wait_seconds: float = Field(2.0, gt=0, le=60, description="how long a request "
+                                   "waits for the database before 503 unavailable: for a "
+                                   "PostgreSQL connection (a process makes its calls one at "
+                                   "a time, so only ever for a reconnection; in an outage, "
+                                   "how long the first call holds up the process) or for a "
+                                   "SQLite file's write lock held by another process")
     job_lease_seconds: float = Field(30.0, gt=0, le=3600, description="an analysis job is "
                                      "claimed by one server process for this long, renewed "
                                      "while it runs; another process resumes it after a "

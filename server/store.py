@@ -340,14 +340,16 @@ class SQLiteBackend:
     dialect = "sqlite"
     exclusive = True  # one server process per file: a restart may take over every job
 
-    def __init__(self, path: str):
+    def __init__(self, path: str, wait: float = 2.0):
+        """``wait``: how long a call waits for another process's write lock (the calls
+        run on the server's event loop: the wait holds up the process)."""
         self.path = path
         self.lock = threading.Lock()
         try:
             if path != ":memory:":
                 Path(path).parent.mkdir(parents=True, exist_ok=True)
             self.db = sqlite3.connect(path, isolation_level=None, check_same_thread=False,
-                                      timeout=30)
+                                      timeout=wait)
             self.db.execute("PRAGMA journal_mode=WAL")
             self.db.execute("PRAGMA synchronous=FULL")
             self.db.execute("PRAGMA foreign_keys=ON")
@@ -547,7 +549,7 @@ def open_backend(target: str, pool_size: int = 10,
     """The backend of a ``postgresql://`` URL or a SQLite file path."""
     if target.startswith(("postgresql://", "postgres://")):
         return PostgresBackend(target, pool_size, wait)
-    return SQLiteBackend(str(target))
+    return SQLiteBackend(str(target), wait)
 
 
 # ------------------------------------------------------------------ the store
@@ -556,10 +558,12 @@ class Store:
     """Every query of the server, the same on both backends."""
 
     def __init__(self, target: str | Path, pool_size: int = 10, wait: float = 2.0):
-        """``wait``: seconds a request waits for a PostgreSQL connection before
-        :class:`StoreUnavailable` (``BIGSUR_DB_WAIT_SECONDS``). The calls are made one at
-        a time on the server's event loop, so none waits for a connection another holds:
-        the wait is for a (re)connection, and in an outage it holds up the process."""
+        """``wait``: seconds a request waits for the database before
+        :class:`StoreUnavailable` (``BIGSUR_DB_WAIT_SECONDS``): for a PostgreSQL
+        connection, or for a SQLite write lock another process holds. The calls are made
+        one at a time on the server's event loop, so none waits for a connection another
+        call holds: the wait is for a (re)connection or a lock, and it holds up the
+        process."""
         self.backend = open_backend(str(target), pool_size, wait)
         self.dialect = self.backend.dialect
         self.exclusive = self.backend.exclusive

@@ -7,6 +7,7 @@ from __future__ import annotations
 
 import asyncio
 import os
+import sqlite3
 import threading
 import time
 
@@ -172,6 +173,26 @@ def test_serve_passes_the_trusted_proxy_addresses_to_uvicorn(monkeypatch, tmp_pa
     assert main(["--db", str(tmp_path / "games.db"), "--forwarded-allow-ips",
                  "10.0.0.5"]) == 0
     assert seen[0].forwarded_allow_ips == "10.0.0.5"
+
+def test_a_sqlite_file_locked_by_another_writer_is_unavailable_after_the_wait(tmp_path):
+    """Another process holding the file's write lock: a write waits ``wait`` (the server's
+    BIGSUR_DB_WAIT_SECONDS), then StoreUnavailable (503); it waited 30 s on the event
+    loop. Once the lock is let go, the write goes through."""
+    path = str(tmp_path / "locked.db")
+    store = Store(path, wait=0.3)
+    other = sqlite3.connect(path, isolation_level=None)
+    try:
+        other.execute("BEGIN IMMEDIATE")  # the other writer's lock
+        started = time.monotonic()
+        with pytest.raises(StoreUnavailable, match="locked"):
+            store.purge_jobs(time.time())
+        assert time.monotonic() - started < 3.0
+        other.execute("COMMIT")
+        assert store.purge_jobs(time.time()) == 0
+    finally:
+        other.close()
+        store.close()
+
 
 @pytest.mark.parametrize("db_target", ["postgres"], indirect=True)
 def test_the_connection_wait_is_a_setting_short_by_default(make_client):
