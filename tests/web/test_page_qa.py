@@ -215,3 +215,135 @@ def test_no_enabled_build_button_for_a_card_that_cannot_be_paid(server, page):  
     settle(pg)
     assert pg.locator("#actionbar button[data-build]").first.get_attribute("aria-disabled") is None
     assert not pg.js_errors, pg.js_errors
+
+
+def swap_ids(obj, a: str, b: str):
+    """A position (JSON) with the ids ``a`` and ``b`` swapped wherever they are."""
+    if isinstance(obj, dict):
+        return {k: swap_ids(v, a, b) for k, v in obj.items()}
+    if isinstance(obj, list):
+        return [swap_ids(v, a, b) for v in obj]
+    return b if obj == a else a if obj == b else obj
+
+
+def in_build_step(st: dict, taken: list[str]) -> dict:
+    """Seat 0 to act in its build step, the cards ``taken`` from the deck into its hand."""
+    for c in taken:
+        st["deck"].remove(c)
+    st["seats"][0]["hand"] += taken
+    st["phase"], st["picks"] = "build", 2
+    st["current"] = st["first_player"] = 0
+    return st
+
+
+def ragged_point_position() -> dict:
+    """Seat 0 in its build step with Ragged Point (L09: once a turn, a Persistent
+    Material of another player's Highway) above H02 of its Mountain Stretch H12 + H02;
+    in hand H14 (engineering twice: its own H12 and AI 2's H05 pay it, nothing else),
+    H04 (water + engineering) and H62 (engineering)."""
+    st = state_to_json(random_mid_game(2, seed=8, actions=30))
+    for a, b in (("H35", "H12"), ("H66", "H05"), ("H62", "H14")):
+        st = swap_ids(st, a, b)
+    me, other = st["seats"]
+    assert me["highway"] == ["H41", "H12", "H02"] and other["highway"] == ["H19", "H06", "H05"]
+    st["landmark_deck"].remove("L09")
+    me["landmarks"] = [{"landmark": "L09", "card": "H02"}]
+    return in_build_step(st, ["H04", "H62"])
+
+
+def point_lobos_position() -> dict:
+    """Seat 0 in its build step with Point Lobos (L14: once a turn, the top Material of
+    another player's discard pile) above H06 of its Flower Stretch H19 + H06; AI 2's
+    discard top is stone (H46); in hand H05 (stone + water), H24 and H56."""
+    st = state_to_json(random_mid_game(2, seed=8, actions=30))
+    st["seats"].reverse()
+    st = swap_ids(swap_ids(st, "L16", "L14"), "H49", "H05")
+    assert st["seats"][1]["discard"][-1] == "H46"
+    return in_build_step(st, ["H24", "H56"])
+
+
+def pay_by_clicks_and_build(pg, steps: list[str], side: str = "R") -> None:
+    for s in steps:
+        pg.click(f"#paybox [data-paystep='{s}']")
+    assert "Paid in full" in pg.locator("#pay-need").inner_text()
+    pg.locator(f"#paybox [data-paybuild='{side}']").click()
+    settle(pg)
+    assert not pg.locator("#alert").is_visible(), pg.locator("#alert").inner_text()
+
+
+def test_borrowing_from_another_highway_once_a_turn(server, page):  # noqa: F811
+    """Ragged Point (borrow_highway): AI 2's Persistent Material is clicked into the
+    payment, sent, and accepted. The ability is once a turn: a second borrow in the same
+    payment, or one after the ability was used this turn, was accepted by the page and
+    could only be refused by the server (the button did not say it was used); the page
+    now says why in words, sends nothing, and marks the buttons used."""
+    pg = page
+    continue_position(pg, server, ragged_point_position(), 0)
+    assert pg.evaluate("window.bigsur.state.data.payments.H14.steps") == ["per:H12", "bh:1:H05"]
+    pg.click("#hand .cardbtn[data-select='H14']")
+    pg.wait_for_selector("#paybox:not([hidden]) .paychip")
+    borrow = pg.locator("#paybox [data-paystep='bh:1:H05']")
+    assert "Borrow" in borrow.inner_text() and "H05" in borrow.inner_text()
+    sent = []
+    pg.on("request", lambda r: sent.append(r.url) if r.method == "POST" else None)
+    pg.click("#paybox [data-paystep='bh:1:H05']")
+    pg.click("#paybox [data-paystep='bh:1:H06']")  # a second borrow: once a turn
+    alert = pg.locator("#alert")
+    alert.wait_for(state="visible")
+    assert "once a turn" in alert.inner_text(), alert.inner_text()
+    assert pg.locator("#paybox .paysteps li").count() == 1
+    pg.click("#alert-close")
+    n = log_count(pg)
+    pay_by_clicks_and_build(pg, ["per:H12"])
+    assert log_count(pg) == n + 1
+    last = pg.locator("#log li").last.inner_text()
+    assert "borrow the Persistent engineering of H05 from AI 2 (easy)'s Highway" in last, last
+    assert pg.evaluate("window.bigsur.state.data.view.per_turn.resources_used") == \
+        {"borrow_highway": 1}
+    # used this turn: the buttons say so, and a click is refused in words, not sent
+    pg.click("#hand .cardbtn[data-select='H04']")
+    pg.wait_for_selector("#paybox:not([hidden]) .paychip")
+    for b in pg.locator("#paybox [data-paystep^='bh:']").all():
+        assert "(used)" in b.inner_text() and b.get_attribute("aria-disabled") == "true"
+    shot(pg, "qa-06-borrow-highway-used")
+    posts = len(sent)
+    pg.locator("#paybox [data-paystep='bh:1:H19']").click(force=True)
+    alert.wait_for(state="visible")
+    assert "Ragged Point" in alert.inner_text() and "this turn" in alert.inner_text()
+    assert pg.locator("#paybox .paysteps li").count() == 0 and len(sent) == posts
+    pay_by_clicks_and_build(pg, ["per:H02", "H62"])
+    assert "H04" in pg.evaluate("window.bigsur.state.data.view.seats[0].highway")
+    left = pg.evaluate("""async () => {
+      const p = await import('/js/pay.js');
+      const h = 'borrow_highway';
+      return [p.borrowsLeft(h, [], 0, 1), p.borrowsLeft(h, ['bh:1:H05'], 0, 1),
+              p.borrowsLeft(h, ['bd:1'], 0, 1), p.borrowsLeft('borrow_discard', [], 1, 1),
+              p.borrowsLeft(h, ['bh:1:H05'], 0, 2)];
+    }""")
+    assert left == [1, 0, 1, 0, 1]
+    assert not pg.js_errors, pg.js_errors
+
+
+def test_borrowing_from_another_discard_pile_once_a_turn(server, page):  # noqa: F811
+    """Point Lobos (borrow_discard): the top of AI 2's discard pile (stone) is clicked
+    into the payment, sent and accepted; afterwards its button says it is used this turn
+    (it stayed offered, for a payment the server could only refuse)."""
+    pg = page
+    continue_position(pg, server, point_lobos_position(), 0)
+    assert pg.evaluate("window.bigsur.state.data.payments.H05.steps") == ["bd:1", "per:H19"]
+    pg.click("#hand .cardbtn[data-select='H05']")
+    pg.wait_for_selector("#paybox:not([hidden]) .paychip")
+    button = pg.locator("#paybox [data-paystep='bd:1']")
+    assert "AI 2 (easy)'s discard" in button.inner_text()
+    assert "stone" in button.inner_html()
+    pay_by_clicks_and_build(pg, ["bd:1", "per:H19"])
+    last = pg.locator("#log li").last.inner_text()
+    assert "borrow the top of AI 2 (easy)'s discard pile" in last, last
+    pg.click("#hand .cardbtn[data-select='H56']")
+    pg.wait_for_selector("#paybox:not([hidden]) .paychip")
+    assert "(used)" in button.inner_text() and button.get_attribute("aria-disabled") == "true"
+    button.click(force=True)
+    alert = pg.locator("#alert")
+    alert.wait_for(state="visible")
+    assert "Point Lobos" in alert.inner_text() and "this turn" in alert.inner_text()
+    assert not pg.js_errors, pg.js_errors

@@ -13,7 +13,7 @@ import {MATERIALS, MAT_COLOR, matGlyph, matIcon, stepsInWords, paymentSentence, 
 lineBySeat, confidence, plainError, joinWords, plural, turningPoints as reviewTurningPoints,
   playedWasBest}
 from "./words.js";
-import {payState, cardsUsed, persistentUseFits} from "./pay.js";
+import {payState, cardsUsed, persistentUseFits, borrowsLeft} from "./pay.js";
 import {SCENERY, SC_COLOR, esc, cap, wrap, setCards, sceneryIcon, cardWords, cardSVG,
   unknownCardSVG, landmarkWords, landmarkSVG, highwaySVG} from "./svg.js";
 import {tableFromView, tableFromState, matOf, applyPublic, setModelCards} from "./table-model.js";
@@ -702,12 +702,41 @@ function ownAbilities() {
   return kinds;
 }
 
-/* Extra uses of Persistent Materials a turn that the player's own Landmarks allow. */
-function extraPersistentUses() {
+/* The player's own Landmarks with the ability ``kind`` (Landmark cards). */
+function ownLandmarksWith(kind) {
   const v = S.data.view;
   return v.seats[v.view_of].landmarks.map((l) => S.cards.landmarks[l.landmark])
-    .filter((lm) => lm && lm.ability.kind === "persistent_extra_use")
-    .reduce((n, lm) => n + (lm.ability.uses || 1), 0);
+    .filter((lm) => lm && lm.ability.kind === kind);
+}
+
+/* A borrowing ability (borrow_highway / borrow_discard): its Landmarks' names, the uses
+ * it allows a turn, those left for the payment being clicked, and whether this turn's
+ * earlier builds used it up. */
+function borrowing(kind) {
+  const lms = ownLandmarksWith(kind);
+  const allowed = lms.reduce((n, lm) => n + (lm.ability.uses || 1), 0);
+  const usedTurn = (S.data.view.per_turn.resources_used || {})[kind] || 0;
+  const steps = S.payment ? S.payment.steps : [];
+  return {names: joinWords(lms.map((lm) => lm.name)), allowed,
+    left: borrowsLeft(kind, steps, usedTurn, allowed), usedUp: usedTurn >= allowed};
+}
+
+/* Why a borrowing step cannot be added, in words (once a turn, or as often as the
+ * Landmarks allow). */
+function borrowRefusal(kind) {
+  const b = borrowing(kind);
+  const what = kind === "borrow_highway" ? "a Persistent Material of another player's Highway"
+    : "the top of another player's discard pile";
+  const often = b.allowed === 1 ? "once a turn" : `${b.allowed} times a turn`;
+  return b.usedUp
+    ? `${b.names} lets you borrow ${what} ${often}, and you have borrowed this turn.`
+    : `${b.names} lets you borrow ${what} ${often}: this payment already borrows ` +
+      `${b.allowed === 1 ? "once" : b.allowed + " times"} (remove that step with \u00d7 to borrow another).`;
+}
+
+/* Extra uses of Persistent Materials a turn that the player's own Landmarks allow. */
+function extraPersistentUses() {
+  return ownLandmarksWith("persistent_extra_use").reduce((n, lm) => n + (lm.ability.uses || 1), 0);
 }
 
 function renderPay() {
@@ -778,21 +807,26 @@ function renderPay() {
         `Persistent ${matIcon(hc.persistent, true)} ${esc(h)}${uses > 1 ? ` (${uses} uses)` : usedPer[h] ? " (used)" : ""}</button>`;
     }
     const ab = ownAbilities();
+    // a borrowing used up by this turn's earlier builds: shown used, a click says why
+    const usedUp = (kind) => borrowing(kind).usedUp
+      ? [" aria-disabled=\"true\"", " (used)"] : ["", ""];
     v.seats.forEach((x, i) => {
       if (i === v.view_of) return;
       if (ab.has("borrow_highway")) {
+        const [dis, used] = usedUp("borrow_highway");
         for (const h of x.highway) {
           const hc = S.cards.highway[h];
           if (!hc || !hc.persistent) continue;
           const step = `bh:${i}:${h}`;
-          html += `<button type="button" class="srcbtn${P.steps.includes(step) ? " on" : ""}" data-paystep="${esc(step)}" ` +
-            `title="Landmark ability: a Persistent Material of another player's Highway">Borrow ${matIcon(hc.persistent, true)} ${esc(h)} (${esc(seatName(i))})</button>`;
+          html += `<button type="button" class="srcbtn${P.steps.includes(step) ? " on" : ""}" data-paystep="${esc(step)}"${dis} ` +
+            `title="Landmark ability (${esc(borrowing("borrow_highway").names)}): a Persistent Material of another player's Highway">Borrow ${matIcon(hc.persistent, true)} ${esc(h)} (${esc(seatName(i))})${used}</button>`;
         }
       }
       if (ab.has("borrow_discard") && ctx.discardTops[i]) {
+        const [dis, used] = usedUp("borrow_discard");
         const step = `bd:${i}`;
-        html += `<button type="button" class="srcbtn${P.steps.includes(step) ? " on" : ""}" data-paystep="${esc(step)}" ` +
-          `title="Landmark ability: the top Material of another player's discard pile">Borrow ${matIcon(ctx.discardTops[i], true)} from ${esc(seatName(i))}'s discard</button>`;
+        html += `<button type="button" class="srcbtn${P.steps.includes(step) ? " on" : ""}" data-paystep="${esc(step)}"${dis} ` +
+          `title="Landmark ability (${esc(borrowing("borrow_discard").names)}): the top Material of another player's discard pile">Borrow ${matIcon(ctx.discardTops[i], true)} from ${esc(seatName(i))}'s discard${used}</button>`;
       }
     });
   } else {
@@ -843,7 +877,10 @@ function payClick(ds) {
       }
     } else {
       const k = P.steps.indexOf(step);
-      if (k >= 0) P.steps.splice(k, 1); else P.steps.push(step);
+      const kind = step.startsWith("bh:") ? "borrow_highway" : step.startsWith("bd:") ? "borrow_discard" : null;
+      if (k >= 0) P.steps.splice(k, 1);
+      else if (kind && !borrowing(kind).left) { showError(borrowRefusal(kind)); return true; }
+      else P.steps.push(step);
     }
   } else if (ds.paysub !== undefined) {
     P.sub = ds.paysub === "1" ? [] : null;
@@ -1511,6 +1548,9 @@ function onClick(ev) {
         : "Select a card of your hand first.");
     }
     else if (el.dataset.paystep === "rec") showError("Recycling is used once per turn and you have used it.");
+    else if (/^b[hd]:/.test(el.dataset.paystep || "")) {
+      showError(borrowRefusal(el.dataset.paystep.startsWith("bh:") ? "borrow_highway" : "borrow_discard"));
+    }
     else if (el.dataset.paysub) showError("3-for-1 needs 3 other cards in your hand.");
     return;
   }

@@ -35,3 +35,14 @@ export function persistentUseFits(card, steps, used, extra) {
   const extraSoFar = Object.values(uses).reduce((n, u) => n + Math.max(0, u - 1), 0);
   return !uses[card] || extraSoFar < extra;
 }
+
+/** The payment-step prefix of each borrowing ability (Landmark ``ability.kind``). */
+export const BORROW_PREFIX = {borrow_highway: "bh:", borrow_discard: "bd:"};
+
+/** Borrowings of ability ``kind`` still free this turn, the payment being clicked
+ * included: ``allowed`` uses a turn (the player's Landmarks of that kind), ``usedTurn``
+ * this turn's earlier uses (per_turn.resources_used), ``steps`` the payment. */
+export function borrowsLeft(kind, steps, usedTurn, allowed) {
+  const inPayment = steps.filter((s) => s.startsWith(BORROW_PREFIX[kind])).length;
+  return Math.max(0, allowed - (usedTurn || 0) - inPayment);
+}
