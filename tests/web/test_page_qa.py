@@ -347,3 +347,31 @@ def test_borrowing_from_another_discard_pile_once_a_turn(server, page):  # noqa:
     alert.wait_for(state="visible")
     assert "Point Lobos" in alert.inner_text() and "this turn" in alert.inner_text()
     assert not pg.js_errors, pg.js_errors
+
+
+def test_three_for_one_says_why_a_used_card_cannot_be_chosen(server, page):  # noqa: F811
+    """While the 3 cards of a 3-for-1 are chosen, a card the payment already discards
+    is disabled: a click on it did nothing and said nothing; it says why, and how."""
+    pg = page
+    st = ragged_point_position()
+    me = st["seats"][0]
+    for c in ("H50", "H08"):  # two more cards in hand (from the discard pile)
+        me["discard"].remove(c)
+        me["hand"].append(c)
+    continue_position(pg, server, st, 0)
+    pg.click("#hand .cardbtn[data-select='H14']")
+    pg.wait_for_selector("#paybox:not([hidden]) .paychip")
+    pg.click("#paybox [data-paystep='H62']")
+    pg.click("#paybox [data-paysub='1']")
+    used = pg.locator("#paybox [data-paystep='H62']")
+    assert used.get_attribute("aria-disabled") == "true"
+    used.click(force=True)
+    alert = pg.locator("#alert")
+    alert.wait_for(state="visible")
+    text = alert.inner_text()
+    assert "H62" in text and "already" in text and "\u00d7" in text, text
+    assert "0 chosen" in pg.locator("#paybox .paysrc").inner_text()
+    for c in ("H04", "H50", "H08"):
+        pg.click(f"#paybox [data-paystep='{c}']")
+    assert "3 chosen" in pg.locator("#paybox .paysrc").inner_text()
+    assert not pg.js_errors, pg.js_errors

@@ -849,6 +849,15 @@ function renderPay() {
   box.hidden = false;
 }
 
+/* Why a hand card cannot be one of the 3 cards of a 3-for-1: the payment already
+ * discards it (the step in words, and how to free the card). */
+function usedInPayment(card) {
+  const step = S.payment.steps.find((x) => cardsUsed([x]).includes(card));
+  const words = step ? stepsInWords([step], payCtx())[0].words : "discarded";
+  return `${card} is already in this payment (${words}): remove that step with \u00d7 ` +
+    "to use it in the 3-for-1.";
+}
+
 function closePay() { S.payment = null; const b = $("paybox"); b.hidden = true; b.innerHTML = ""; }
 
 function payClick(ds) {
@@ -1552,6 +1561,7 @@ function onClick(ev) {
       showError(borrowRefusal(el.dataset.paystep.startsWith("bh:") ? "borrow_highway" : "borrow_discard"));
     }
     else if (el.dataset.paysub) showError("3-for-1 needs 3 other cards in your hand.");
+    else if (S.payment && S.payment.sub && el.dataset.paystep) showError(usedInPayment(el.dataset.paystep));
     return;
   }
   if (S.view === "cards" && cardsetEditor.onClick(el)) return;
