@@ -9,7 +9,16 @@ import json
 
 from rules_testkit import random_mid_game
 from test_continue_and_upload import editor_link, upload
-from test_web_page import browser, fresh_page, log_count, page, server, settle, shot  # noqa: F401
+from test_web_page import (  # noqa: F401
+    browser,
+    finish_a_game_against_greedy,
+    fresh_page,
+    log_count,
+    page,
+    server,
+    settle,
+    shot,
+)
 
 from solver.cli import play_random_game
 from solver.rules.position import state_to_json
@@ -374,4 +383,40 @@ def test_three_for_one_says_why_a_used_card_cannot_be_chosen(server, page):  # n
     for c in ("H04", "H50", "H08"):
         pg.click(f"#paybox [data-paystep='{c}']")
     assert "3 chosen" in pg.locator("#paybox .paysrc").inner_text()
+    assert not pg.js_errors, pg.js_errors
+
+
+def test_review_analysed_again_survives_leaving_the_page(server, page):  # noqa: F811
+    """"Analyse again" with a deeper search, and the page left (reloaded) while it runs:
+    the page showed the old analysis again and never the new one (it did not ask the
+    server for the game's running review). It follows the running job, shows its
+    progress, then the new analysis; ← / → step through it."""
+    pg = page
+    finish_a_game_against_greedy(server, pg)  # reviewed at 5 iterations a decision
+    pg.goto(server + "/?speed=0")
+    pg.wait_for_selector("body[data-ready='1']")
+    pg.click("#nav-review")
+    pg.wait_for_selector("#review:not([hidden]) #review-graph svg polyline")
+    assert "search 5 iterations each" in pg.locator("#review-summary").inner_text()
+    pg.select_option("#review-budget", "iterations:30")
+    pg.click("#review-run")
+    pg.wait_for_selector("#review-status:has-text('Analysing the game')")
+    pg.goto("about:blank")  # the page left while the analysis runs
+    pg.goto(server + "/?speed=0")
+    pg.wait_for_selector("body[data-ready='1']")
+    pg.wait_for_selector("#review:not([hidden])")
+    pg.wait_for_selector("#review-summary:has-text('search 30 iterations each')",
+                         timeout=120_000)
+    assert pg.locator("#review-budget").input_value() == "iterations:30"
+    pg.keyboard.press("ArrowRight")
+    pg.wait_for_function("document.querySelector('#review-detail').innerText"
+                         ".includes('Move 1:')")
+    pg.keyboard.press("ArrowRight")
+    pg.wait_for_function("document.querySelector('#review-detail').innerText"
+                         ".includes('Move 2:')")
+    pg.wait_for_selector("#review-detail .minitable svg.card")
+    # kept: a reload shows the new analysis again
+    pg.reload()
+    pg.wait_for_selector("#review-summary:has-text('search 30 iterations each')")
+    shot(pg, "qa-08-analysed-again-after-leaving", full=True)
     assert not pg.js_errors, pg.js_errors

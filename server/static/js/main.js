@@ -458,8 +458,7 @@ function renderFinal() {
       if (seed) $("final-seed").textContent = `Seed ${seed} (New game \u203a Advanced deals this game again).`;
     }).catch(() => {});
   }
-  loadSavedReview();
-  if (!S.review.result && !S.review.running) runReview(false); // the review starts by itself
+  startOrPickUpReview(); // the review starts by itself
 }
 
 async function refreshScores() {
@@ -1139,6 +1138,7 @@ function loadSavedReview() {
   let saved = null;
   try { saved = JSON.parse(localStorage.getItem(reviewKey()) || "null"); } catch (e) { saved = null; }
   S.review = saved && saved.result ? {...saved, gameId: S.game.id} : {gameId: S.game.id};
+  if (S.review.result) showBudgetChoice(S.review.budget);
   return S.review;
 }
 
@@ -1159,7 +1159,7 @@ async function openReview(run, source) {
   try { await loadCards(S.game.cards || "default"); } catch (e) { showError(e); }
   loadSavedReview();
   renderReview();
-  if (!S.review.result && (run || !S.review.running)) await runReview(false);
+  await startOrPickUpReview();
 }
 
 /* Review an uploaded record (its text, the file's name): the file is checked here
@@ -1200,19 +1200,23 @@ async function runUpload(text, name) {
   renderReview();
 }
 
-/* Start (or join) the server's review of this game and follow its progress. */
-async function runReview(again) {
+/* Start (or join) the server's review of this game and follow its progress; with
+ * ``pickUp``, follow the server's latest review of the game instead, when it is not the
+ * one shown (a deeper one started before the page was left), and nothing when none. */
+async function runReview(again, pickUp = false) {
   if (!S.game || !S.data || !S.data.over) return;
   const rv = loadSavedReview();
   if (rv.running) return;
   rv.running = true;
   const gameId = S.game.id;
   const token = activeToken(null);
-  clearError();
+  if (!pickUp) clearError();
   $("review-run").disabled = true;
   try {
-    let job = await api("POST", `/v1/games/${encodeURIComponent(gameId)}/analysis`,
-      {budget: reviewBudget(), seed: 0, again: !!again}, token);
+    let job = pickUp ? await latestReviewJob(gameId, token, rv)
+      : await api("POST", `/v1/games/${encodeURIComponent(gameId)}/analysis`,
+        {budget: reviewBudget(), seed: 0, again: !!again}, token);
+    if (!job) return;
     while (job.status === "queued" || job.status === "running") {
       showProgress(job.progress.done, job.progress.total);
       await sleep(400);
@@ -1222,8 +1226,13 @@ async function runReview(again) {
       throw new ApiError(422, null, "the analysis failed: " + (job.error ? job.error.message : "unknown error"));
     }
     if (!S.game || S.game.id !== gameId) return;
-    S.review = {gameId, result: job.result, budget: job.budget, selected: null};
-    try { localStorage.setItem(reviewKey(), JSON.stringify({result: job.result, budget: job.budget})); } catch (e) { /* full */ }
+    S.review = {gameId, jobId: job.job_id, result: job.result, budget: job.budget, selected: null,
+      pickedUp: true};
+    try {
+      localStorage.setItem(reviewKey(), JSON.stringify({jobId: job.job_id, result: job.result,
+        budget: job.budget}));
+    } catch (e) { /* full */ }
+    showBudgetChoice(job.budget);
     showProgress(null);
     renderFinalReview();
     if (S.view === "review") renderReview();
@@ -1239,6 +1248,38 @@ async function runReview(again) {
     rv.running = false;
     $("review-run").disabled = false;
   }
+}
+
+/* The server's latest review job of the game when it is another one than ``rv`` shows
+ * (running, or done since), else null. */
+async function latestReviewJob(gameId, token, rv) {
+  let job;
+  try { job = await latestReview(gameId, token); } catch (e) {
+    if (e instanceof ApiError && e.status === 404) return null; // none on this server
+    throw e;
+  }
+  if (job.job_id === rv.jobId || ["failed", "cancelled"].includes(job.status)) return null;
+  return job;
+}
+
+/* The review of a finished game as it is shown: started when there is none; else the
+ * server's latest review picked up, once a page load. */
+function startOrPickUpReview() {
+  const rv = loadSavedReview();
+  if (rv.running) return Promise.resolve();
+  if (!rv.result) return runReview(false);
+  if (rv.pickedUp) return Promise.resolve();
+  rv.pickedUp = true;
+  return runReview(false, true);
+}
+
+/* The "search per decision" choice showing the budget of the analysis shown (when it is
+ * one of the choices). */
+function showBudgetChoice(budget) {
+  if (!budget) return;
+  const value = budget.iterations ? `iterations:${budget.iterations}` : `ms:${budget.ms}`;
+  const sel = $("review-budget");
+  if ([...sel.options].some((o) => o.value === value)) sel.value = value;
 }
 
 function showProgress(done, total) {
