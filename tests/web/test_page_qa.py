@@ -420,3 +420,46 @@ def test_review_analysed_again_survives_leaving_the_page(server, page):  # noqa:
     pg.wait_for_selector("#review-summary:has-text('search 30 iterations each')")
     shot(pg, "qa-08-analysed-again-after-leaving", full=True)
     assert not pg.js_errors, pg.js_errors
+
+
+def to_two_possible_claims(pg, base: str) -> None:
+    """The Ragged Point position, H14 and H04 built (the hand is empty): H04 + H41 make
+    an Ocean Stretch, and Pfeiffer Beach and McWay Falls can each be claimed above
+    either card."""
+    continue_position(pg, base, ragged_point_position(), 0)
+    pg.click("#hand .cardbtn[data-select='H14']")
+    pay_by_clicks_and_build(pg, ["per:H12", "bh:1:H05"])
+    pg.click("#hand .cardbtn[data-select='H04']")
+    pay_by_clicks_and_build(pg, ["per:H02", "H62"], side="L")
+    assert sorted(a for a in pg.evaluate("window.bigsur.state.data.legal_actions")
+                  if a.startswith("claim ")) == \
+        ["claim L02 H04", "claim L02 H41", "claim L03 H04", "claim L03 H41"]
+
+
+def test_claim_buttons_say_a_claim_ends_the_turn(server, page):  # noqa: F811
+    """A claim is the last step of a turn (the server ends the turn with it), but the
+    Claim buttons did not say so: a player could claim and lose the builds still
+    planned. The buttons' group says it; the claim is made and logged."""
+    pg = page
+    to_two_possible_claims(pg, server)
+    bar = pg.locator("#actionbar").inner_text()
+    assert "ends your turn" in bar, bar
+    pg.click("#landmarks [data-claim='L03']")  # two places: the page asks which
+    assert "Choose the Highway card" in pg.locator("#status").inner_text()
+    pg.click("#actionbar .claimbtn[data-act='claim L03 H04']")
+    settle(pg)
+    log = pg.locator("#log").inner_text()
+    assert "You claim Pfeiffer Beach (L03) above H04" in log, log
+    assert pg.evaluate("window.bigsur.state.data.view.seats[0].landmarks")[-1] == \
+        {"landmark": "L03", "card": "H04"}
+    assert not pg.js_errors, pg.js_errors
+
+
+def test_an_empty_hand_is_not_called_unpayable(server, page):  # noqa: F811
+    """With every card of the hand built, the hand said "You cannot pay for any card
+    now." next to "Empty."; it says the hand is empty."""
+    pg = page
+    to_two_possible_claims(pg, server)
+    info = pg.locator("#handinfo").inner_text()
+    assert "cannot pay" not in info and "empty" in info, info
+    assert not pg.js_errors, pg.js_errors

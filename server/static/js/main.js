@@ -297,11 +297,12 @@ function renderActions() {
       }
     }
     if (claims.length) {
-      parts.push(`<span class="claims" role="group" aria-label="Landmark claims">Claim: ` + claims.map((a) => {
+      // a claim is the turn's last step: the server ends the turn with it
+      parts.push(`<span class="claims" role="group" aria-label="Landmark claims (a claim ends your turn)">Claim (ends your turn): ` + claims.map((a) => {
         const [, lm, card] = a.split(" ");
         const l = S.cards.landmarks[lm];
         return `<button type="button" class="claimbtn" data-act="${esc(a)}" ` +
-          `title="${esc(landmarkWords(lm))}">${esc(l ? l.name : lm)} above ${esc(card)}</button>`;
+          `title="${esc(landmarkWords(lm) + " \u2014 claiming ends your turn")}">${esc(l ? l.name : lm)} above ${esc(card)}</button>`;
       }).join("") + `</span>`);
     }
     const built = d.log.length && d.log[d.log.length - 1].seat === t.view_of &&
