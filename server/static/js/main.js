@@ -261,7 +261,8 @@ function renderTable(t, opts = {}) {
   if (!opts.target) {
     $("handinfo").textContent = myTurn && t.phase === "build"
       ? (buildable.size ? `You can pay for: ${[...buildable].join(", ")}`
-        : "You cannot pay for any card now.")
+        : me.hand && me.hand.length ? "You cannot pay for any card now."
+          : "Your hand is empty: nothing left to build.")
       : "";
     root.dispatchEvent(new Event("bigsur:rendered"));
   }
