@@ -18,6 +18,7 @@ from test_web_page import (  # noqa: F401
     server,
     settle,
     shot,
+    to_the_first_build_step,
 )
 
 from solver.cli import play_random_game
@@ -462,4 +463,22 @@ def test_an_empty_hand_is_not_called_unpayable(server, page):  # noqa: F811
     to_two_possible_claims(pg, server)
     info = pg.locator("#handinfo").inner_text()
     assert "cannot pay" not in info and "empty" in info, info
+    assert not pg.js_errors, pg.js_errors
+
+
+def test_a_landmark_that_cannot_be_claimed_says_why_without_asking(server, page):  # noqa: F811
+    """Clicking a Landmark of the row that no legal action claims sent a claim above a
+    card the page guessed, and the server's refusal named that card ("... above H41:
+    H41 shows no field icon"), one the player never chose. The page says why itself."""
+    pg = page
+    to_the_first_build_step(pg, server + "/?speed=0")
+    sent = []
+    pg.on("request", lambda r: sent.append(r.url) if r.method == "POST" else None)
+    row = pg.locator("#landmarks [data-claim]")
+    landmark = row.first.get_attribute("data-claim")
+    row.first.click()
+    pg.wait_for_selector("text=You cannot claim")
+    text = pg.locator("body").inner_text()
+    assert f"({landmark}) now: it needs a Stretch" in text, text[-800:]
+    assert not [u for u in sent if "/actions" in u], sent
     assert not pg.js_errors, pg.js_errors

@@ -735,6 +735,18 @@ function borrowRefusal(kind) {
       `${b.allowed === 1 ? "once" : b.allowed + " times"} (remove that step with \u00d7 to borrow another).`;
 }
 
+/* Why a Landmark of the row cannot be claimed now (none of the legal actions claims it). */
+function unclaimableWhy(id) {
+  const l = S.cards.landmarks[id];
+  const name = l ? `${l.name} (${id})` : id;
+  if (!S.data.your_turn || S.data.view.phase !== "build") {
+    return `${name} can be claimed in your build step, after your two takes.`;
+  }
+  const scenery = l ? `${l.scenery} ` : "";
+  return `You cannot claim ${name} now: it needs a Stretch in your Highway, 3 or more ` +
+    `${scenery}icons on neighbouring cards, not used for another Landmark.`;
+}
+
 /* Extra uses of Persistent Materials a turn that the player's own Landmarks allow. */
 function extraPersistentUses() {
   return ownLandmarksWith("persistent_extra_use").reduce((n, lm) => n + (lm.ability.uses || 1), 0);
@@ -1641,12 +1653,9 @@ function onClick(ev) {
       $("status").innerHTML = `<span><b>Choose the Highway card</b> to place ${esc(ds.claim)} above (buttons under your hand).</span>`;
       return;
     }
-    // not claimable now: let the server explain why (it names the reason)
-    const me = S.data.view.seats[S.data.view.view_of];
-    const l = S.cards.landmarks[ds.claim];
-    const card = me.highway.find((h) => S.cards.highway[h].scenery.includes(l.scenery)) || me.highway[0];
-    if (!card) { showError(`To claim ${ds.claim} you need a ${l.scenery} Stretch in your Highway; your Highway is empty.`); return; }
-    act(`claim ${ds.claim} ${card}`);
+    // not claimable now: said here (a claim above a guessed card could only be refused,
+    // in words about a card the player never chose)
+    showError(unclaimableWhy(ds.claim));
     return;
   }
   if (ds.hint !== undefined && el.classList.contains("playhint")) { playHint(Number(ds.hint)); return; }
