@@ -515,6 +515,7 @@ def test_pure_modules_in_the_page(server, page):
     out = pg.evaluate("""async () => {
       const w = await import('/js/words.js');
       const p = await import('/js/pay.js');
+      const s = await import('/js/svg.js');
       const cards = {highway: {
         A: {material: 'steel', cost: ['stone', 'steel']}, B: {material: 'stone'},
         C: {material: 'water'}, D: {material: 'timber'}, E: {material: 'water'},
@@ -536,6 +537,8 @@ def test_pure_modules_in_the_page(server, page):
         mixed: w.confidence([{visits: 90, win_probability: 0.50, expected_margin: 4},
                              {visits: 20, win_probability: 0.51, expected_margin: 1}]).why,
         error: w.plainError("payment step 'sub:C+D+E=steel': the 3 cards must differ", ctx),
+        noCard: w.paymentSentence(['per:P'], ctx),
+        clipped: [s.clip('Pfeiffer Beach', 12), s.clip('Big Sur', 12)],
       };
     }""")
     assert out["half"]["need"] == ["steel"]
@@ -547,9 +550,12 @@ def test_pure_modules_in_the_page(server, page):
     assert out["hidden"] == "AI 2 takes a deck card from the Depot"
     assert out["close"] == "close call" and out["clear"] == "clearly best"
     # the cue says how far ahead on both scales, and "behind" rather than "-1.0 ahead"
-    assert out["likely"] == "96 vs 96 visits, 0.2 win-% and 3.0 points ahead of the next move"
+    # equal visits (a race's last candidates) are said as such, not as a reason
+    assert out["likely"] == "96 visits each, 0.2 win-% and 3.0 points ahead of the next move"
     assert out["mixed"].endswith("3.0 points ahead of the next move but 1.0 win-% behind")
     assert "sub:" not in out["error"] and "3-for-1" in out["error"]
+    assert out["noCard"].endswith("\u2014 no card from your hand"), out["noCard"]  # not "0 cards"
+    assert out["clipped"] == ["Pfeiffer Be\u2026", "Big Sur"]  # a cut name shows the cut
 
 
 def test_turning_points_compare_one_seat_view(server, page):

@@ -45,6 +45,11 @@ export function sceneryIcon(s, x, y, r) {
   }
 }
 
+/** ``text`` cut to ``most`` characters, the cut shown: "Pfeiffer Be\u2026". */
+export function clip(text, most) {
+  return text.length > most ? text.slice(0, most - 1) + "\u2026" : text;
+}
+
 export function wrap(text, width) {
   const words = String(text || "").split(/\s+/).filter(Boolean);
   const lines = [];
@@ -136,7 +141,7 @@ export function landmarkSVG(id, lm) {
   s += `<path d="M1 8 a7 7 0 0 1 7 -7 H40 V59 H8 a7 7 0 0 1 -7 -7 Z" fill="${SC_COLOR[l.scenery]}"/>`;
   s += sceneryIcon(l.scenery, 20.5, 24, 11);
   s += `<text x="20.5" y="52" class="lmsc" text-anchor="middle">${esc(l.scenery)}</text>`;
-  const name = l.name.length > 30 ? l.name.slice(0, 29) + "\u2026" : l.name;
+  const name = clip(l.name, 30);
   s += `<text x="48" y="17" class="lmname">${esc(name)}</text>`;
   s += `<text x="292" y="17" class="cid" text-anchor="end">${esc(id)}</text>`;
   wrap(l.text || l.ability.kind, 46).slice(0, 3).forEach((ln, i) => {
@@ -169,7 +174,7 @@ export function highwaySVG(highway, landmarks, stretches, scale, highlight, ghos
     const col = l ? SC_COLOR[l.scenery] : "#555";
     s += `<g><title>${esc(landmarkWords(lmk.landmark))}</title>` +
       `<rect x="${x}" y="1" width="${W}" height="${LM - 4}" rx="5" fill="${col}"/>` +
-      `<text x="${x + W / 2}" y="${LM - 8}" class="lmtag">${esc(lmk.landmark)} ${esc(l ? l.name.slice(0, 12) : "")}</text></g>`;
+      `<text x="${x + W / 2}" y="${LM - 8}" class="lmtag">${esc(lmk.landmark)} ${esc(l ? clip(l.name, 12) : "")}</text></g>`;
   }
   highway.forEach((id) => {
     const inner = cardSVG(id, {compact: true}).replace("<svg class=\"card\"",

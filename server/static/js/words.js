@@ -86,7 +86,7 @@ export function paymentSentence(steps, ctx) {
   if (!steps.length) return "nothing to pay";
   const w = stepsInWords(steps, ctx).map((s) => s.words);
   const spent = steps.reduce((n, s) => n + (s.startsWith("sub:") ? 3 : ctx.cards.highway[s] ? 1 : 0), 0);
-  return joinWords(w) + ` \u2014 ${plural(spent, "card")} from your hand`;
+  return joinWords(w) + (spent ? ` \u2014 ${plural(spent, "card")} from your hand` : " \u2014 no card from your hand");
 }
 
 /** An action in words, for the log and the hint lines. ``who`` is "You" or a name;
@@ -143,14 +143,16 @@ export function confidence(moves) {
   const dw = 100 * (a.win_probability - b.win_probability);
   const dm = a.expected_margin - b.expected_margin;
   const ratio = b.visits ? a.visits / b.visits : 99;
+  // (a race gives its last candidates the same rounds: equal visits are no reason)
+  const visits = a.visits === b.visits ? `${a.visits} visits each` : `${a.visits} vs ${b.visits} visits`;
   if (ratio >= 2 && (dw >= 3 || dm >= 2)) {
-    return {cue: "clearly best", why: `${a.visits} vs ${b.visits} visits, ${gaps(dw, dm)}`};
+    return {cue: "clearly best", why: `${visits}, ${gaps(dw, dm)}`};
   }
   if (dw < 2 && Math.abs(dm) < 1.5) {
     return {cue: "close call", why: `the top moves are within ${Math.abs(dw).toFixed(1)} win-% ` +
-      `and ${Math.abs(dm).toFixed(1)} points (${a.visits} vs ${b.visits} visits): either is fine`};
+      `and ${Math.abs(dm).toFixed(1)} points (${visits}): either is fine`};
   }
-  return {cue: "likely best", why: `${a.visits} vs ${b.visits} visits, ${gaps(dw, dm)}`};
+  return {cue: "likely best", why: `${visits}, ${gaps(dw, dm)}`};
 }
 
 /* The first move against the next one, in win-% and points: "behind" rather than a
