@@ -26,7 +26,8 @@ class JsonFileError(ValueError):
 
 def read_json_file(path: str | Path) -> Any:
     """The JSON value in the file at ``path`` (JsonFileError instead of OSError,
-    UnicodeDecodeError or JSONDecodeError)."""
+    UnicodeDecodeError, JSONDecodeError or the RecursionError of a too deeply nested
+    value)."""
     try:
         return json.loads(Path(path).read_text(encoding="utf-8"))
     except FileNotFoundError:
@@ -38,6 +39,8 @@ def read_json_file(path: str | Path) -> Any:
                                   f"{err.start})") from None
     except json.JSONDecodeError as err:
         raise JsonFileError(path, f"not valid JSON ({err})") from None
+    except RecursionError:  # [[[[... deeper than Python's JSON parser goes
+        raise JsonFileError(path, "not valid JSON (nested too deeply)") from None
 
 
 def output_problem(path: str | Path) -> str | None:

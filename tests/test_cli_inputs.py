@@ -1,0 +1,61 @@
+"""Bad input and odd use of the ``bigsur`` commands (not play/serve): one line naming what
+is wrong and exit status 2 (or 1), never a traceback; Ctrl-C ends quietly and soon."""
+
+from __future__ import annotations
+
+import json
+
+import pytest
+
+from solver.cli import main, play_random_game
+from solver.rules.engine import new_game
+from solver.rules.position import state_to_json
+
+
+def error_line(capsys) -> str:
+    """The one error line a command printed on stderr."""
+    err = capsys.readouterr().err.strip()
+    assert "Traceback" not in err
+    lines = err.splitlines()
+    assert len(lines) == 1, err
+    assert lines[0].startswith("bigsur: error: "), err
+    return lines[0]
+
+
+@pytest.fixture
+def record_file(tmp_path):
+    path = tmp_path / "game.json"
+    play_random_game(2, seed=1).save(path)
+    return path
+
+
+@pytest.fixture
+def position_file(tmp_path):
+    path = tmp_path / "position.json"
+    path.write_text(json.dumps(state_to_json(new_game(2, seed=3))), encoding="utf-8")
+    return path
+
+
+# ------------------------------------------------------------------ files
+
+
+@pytest.mark.parametrize("argv", [
+    ["score", "{f}"], ["replay", "{f}"], ["verify", "{f}"], ["cards", "show", "{f}"],
+    ["score", "{p}", "--cards", "{f}"], ["analyze", "{f}", "--no-progress"],
+])
+def test_a_deeply_nested_json_file_is_one_line_naming_the_file(argv, tmp_path, position_file,
+                                                              capsys):
+    deep = tmp_path / "deep.json"
+    deep.write_text("[" * 100_000 + "]" * 100_000, encoding="utf-8")
+    argv = [a.format(f=deep, p=position_file) for a in argv]
+    assert main(argv) == 2
+    line = error_line(capsys)
+    assert "deep.json" in line and "nested too deeply" in line
+
+
+def test_cards_validate_of_a_deeply_nested_file_lists_the_problem(tmp_path, capsys):
+    deep = tmp_path / "deep.json"
+    deep.write_text("{\"a\":" * 50_000 + "1" + "}" * 50_000, encoding="utf-8")
+    assert main(["cards", "validate", str(deep)]) == 1
+    err = capsys.readouterr().err
+    assert "Traceback" not in err and "nested too deeply" in err
