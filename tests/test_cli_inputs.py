@@ -3,6 +3,7 @@ is wrong and exit status 2 (or 1), never a traceback; Ctrl-C ends quietly and so
 
 from __future__ import annotations
 
+import hashlib
 import json
 
 import pytest
@@ -59,3 +60,15 @@ def test_cards_validate_of_a_deeply_nested_file_lists_the_problem(tmp_path, caps
     assert main(["cards", "validate", str(deep)]) == 1
     err = capsys.readouterr().err
     assert "Traceback" not in err and "nested too deeply" in err
+
+
+@pytest.mark.parametrize("command", ["replay", "verify", "analyze"])
+def test_a_record_seed_of_thousands_of_digits_is_one_line(command, record_file, capsys):
+    raw = json.loads(record_file.read_text())
+    raw["seed"] = "9" * 5000
+    commitment = hashlib.sha256(f"{raw['seed']}:ab".encode()).hexdigest()
+    raw["meta"] = {"fairness": {"commitment": commitment, "seed": raw["seed"], "salt": "ab"}}
+    record_file.write_text(json.dumps(raw))
+    argv = [command, str(record_file)] + (["--no-progress"] if command == "analyze" else [])
+    assert main(argv) == 2
+    assert error_line(capsys).startswith("bigsur: error: seed: must be an integer")

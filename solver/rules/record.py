@@ -11,6 +11,7 @@ True
 from __future__ import annotations
 
 import json
+import sys
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
@@ -118,7 +119,12 @@ class GameRecord:
         if (seed is None) == (start is None):
             raise RecordError("seed/start: a record has exactly one of 'seed' and 'start'")
         if isinstance(seed, str) and seed.isascii() and seed.isdigit():
-            seed = int(seed)  # a seed written as a decimal string (exact in JavaScript)
+            try:
+                seed = int(seed)  # a seed written as a decimal string (exact in JavaScript)
+            except ValueError:  # more digits than Python converts (4300)
+                raise RecordError(f"seed: must be an integer of at most "
+                                  f"{sys.get_int_max_str_digits()} digits, got a string of "
+                                  f"{len(seed)}") from None
         if seed is not None and (isinstance(seed, bool) or not isinstance(seed, int)):
             raise RecordError(f"seed: must be an integer{got(seed)}")
         actions = raw.get("actions", [])
