@@ -72,3 +72,17 @@ def test_a_record_seed_of_thousands_of_digits_is_one_line(command, record_file, 
     argv = [command, str(record_file)] + (["--no-progress"] if command == "analyze" else [])
     assert main(argv) == 2
     assert error_line(capsys).startswith("bigsur: error: seed: must be an integer")
+
+
+@pytest.mark.parametrize("argv", [
+    ["score", "{f}"], ["replay", "{f}"], ["verify", "{f}"], ["cards", "show", "{f}"],
+    ["score", "{p}", "--cards", "{f}"],
+])
+def test_a_json_number_of_thousands_of_digits_is_one_line_naming_the_file(argv, tmp_path,
+                                                                         position_file, capsys):
+    big = tmp_path / "big.json"
+    big.write_text('{"format": "bigsur-record/1", "seed": ' + "9" * 5000 + "}",
+                   encoding="utf-8")
+    assert main([a.format(f=big, p=position_file) for a in argv]) == 2
+    line = error_line(capsys)
+    assert "big.json: not valid JSON (" in line and "digits" in line

@@ -11,6 +11,7 @@ solver.rules.userfiles.JsonFileError: no/such/file.json: file not found
 from __future__ import annotations
 
 import json
+import sys
 from pathlib import Path
 from typing import Any
 
@@ -26,8 +27,8 @@ class JsonFileError(ValueError):
 
 def read_json_file(path: str | Path) -> Any:
     """The JSON value in the file at ``path`` (JsonFileError instead of OSError,
-    UnicodeDecodeError, JSONDecodeError or the RecursionError of a too deeply nested
-    value)."""
+    UnicodeDecodeError, JSONDecodeError, the RecursionError of a too deeply nested
+    value or the ValueError of a number of too many digits)."""
     try:
         return json.loads(Path(path).read_text(encoding="utf-8"))
     except FileNotFoundError:
@@ -41,6 +42,9 @@ def read_json_file(path: str | Path) -> Any:
         raise JsonFileError(path, f"not valid JSON ({err})") from None
     except RecursionError:  # [[[[... deeper than Python's JSON parser goes
         raise JsonFileError(path, "not valid JSON (nested too deeply)") from None
+    except ValueError:  # a number of more digits than Python converts (4300)
+        raise JsonFileError(path, f"not valid JSON (a number of more than "
+                                  f"{sys.get_int_max_str_digits()} digits)") from None
 
 
 def output_problem(path: str | Path) -> str | None:
