@@ -86,3 +86,23 @@ def test_a_json_number_of_thousands_of_digits_is_one_line_naming_the_file(argv, 
     assert main([a.format(f=big, p=position_file) for a in argv]) == 2
     line = error_line(capsys)
     assert "big.json: not valid JSON (" in line and "digits" in line
+
+
+# ------------------------------------------------------------------ selfplay
+
+
+@pytest.mark.parametrize("players", ["1", "5", "-2"])
+def test_selfplay_players_out_of_range_names_the_option_and_writes_nothing(players, tmp_path,
+                                                                          capsys):
+    out = tmp_path / "records"
+    assert main(["selfplay", "--players", players, "--out", str(out)]) == 2
+    assert error_line(capsys) == (f"bigsur: error: --players: must be 2, 3 or 4, got "
+                                  f"{players}")
+    assert not out.exists()
+
+
+def test_selfplay_out_naming_a_file_says_so(tmp_path, capsys):
+    target = tmp_path / "notes.txt"
+    target.write_text("x")
+    assert main(["selfplay", "--out", str(target)]) == 2
+    assert error_line(capsys) == f"bigsur: error: --out {target}: is a file, not a directory"

@@ -279,7 +279,7 @@ def test_selfplay_refuses_a_bad_out_or_game_count(tmp_path, capsys):
     taken = tmp_path / "file"
     taken.write_text("")
     assert main(["selfplay", "--out", str(taken)]) == 2
-    _one_line_error(capsys, f"--out {taken}: cannot make the directory")
+    _one_line_error(capsys, f"--out {taken}: is a file, not a directory")
     assert main(["selfplay", "--games", "-1", "--out", str(tmp_path / "r")]) == 2
     _one_line_error(capsys, "--games: must be at least 1, got -1")
 
