@@ -1018,7 +1018,7 @@ async function openSavedGame(id, mode) {
   try {
     await loadCards(g.cards || "default");
     S.data = await fetchGame();
-    if (mode === "review" && S.data.over) { await openReview(true); return; }
+    if (mode === "review" && S.data.over) { await openReview(); return; }
     show("game");
     await renderGame();
     if (S.data.ai_thinking) {
@@ -1104,7 +1104,7 @@ async function resume() {
       d = await waitForAI(d);
       await transition(prev, d);
     }
-    if (S.view === "review") await openReview(false);
+    if (S.view === "review") await openReview();
     return true;
   } catch (e) {
     if (e instanceof ApiError && [401, 403, 404].includes(e.status)) {
@@ -1159,7 +1159,7 @@ function loadSavedReview() {
 /* Open the review view on ``source`` ("game": this game's review, "upload": the
  * uploaded record's; none: the one shown last). Without a finished game or an upload it
  * offers the upload. */
-async function openReview(run, source) {
+async function openReview(source) {
   if (source) S.reviewSource = source;
   if (S.reviewSource === "upload" && S.upload) {
     show("review");
@@ -1631,7 +1631,7 @@ function onClick(ev) {
       ds.hint !== undefined || ds.select)) return; // stale: an action is on its way
   if (payClick(ds)) return;
   if (ds.openGame) { openSavedGame(ds.openGame, ds.mode); return; }
-  if (ds.reviewGame !== undefined) { openReview(false, "game"); return; }
+  if (ds.reviewGame !== undefined) { openReview("game"); return; }
   if (ds.showhint !== undefined) { S.hintShow = Number(ds.showhint); renderGame(); return; }
   if (ds.act) { act(ds.act); return; }
   if (ds.undo) { undo(); return; }
@@ -1665,7 +1665,7 @@ function onClick(ev) {
     else if (ds.view === "game" || ds.view === "review") {
       // the editors may have loaded another card set: the game's own first
       loadCards((S.game && S.game.cards) || "default").then(() => {
-        if (ds.view === "game") { show("game"); renderGame(); } else openReview(false);
+        if (ds.view === "game") { show("game"); renderGame(); } else openReview();
       }).catch(showError);
     }
     else if (ds.view === "cards") openCardSets();
@@ -1699,7 +1699,7 @@ function onKey(ev) {
   }
   if (k === "n" || k === "N") { show("setup"); $("setup-players").focus(); return; }
   if (S.view === "review" || S.view === "game") {
-    if ((k === "v" || k === "V") && S.data && S.data.over) { openReview(false, "game"); return; }
+    if ((k === "v" || k === "V") && S.data && S.data.over) { openReview("game"); return; }
   }
   if (S.view !== "game" || !S.data) return;
   const d = S.data;
@@ -1825,7 +1825,7 @@ async function init() {
   $("setup-resume-btn").addEventListener("click", () => { show("game"); renderGame(); });
   $("hint-btn").addEventListener("click", askHint);
   $("skip-btn").addEventListener("click", () => { S.skip = true; });
-  $("final-review").addEventListener("click", () => openReview(false, "game"));
+  $("final-review").addEventListener("click", () => openReview("game"));
   $("final-record").addEventListener("click", downloadRecord);
   $("final-new").addEventListener("click", () => { show("setup"); $("setup-players").focus(); });
   $("review-run").addEventListener("click", () =>
@@ -1840,7 +1840,7 @@ async function init() {
     await runUpload(text, file.name);
   });
   $("review-paste-go").addEventListener("click", () => runUpload($("review-paste").value, "the pasted record"));
-  $("review-back-game").addEventListener("click", () => openReview(false, "game"));
+  $("review-back-game").addEventListener("click", () => openReview("game"));
   const speed = localStorage.getItem("bigsur.speed");
   const params = new URLSearchParams(location.search);
   if (params.get("speed")) $("ai-speed").value = params.get("speed");
