@@ -106,3 +106,42 @@ def test_selfplay_out_naming_a_file_says_so(tmp_path, capsys):
     target.write_text("x")
     assert main(["selfplay", "--out", str(target)]) == 2
     assert error_line(capsys) == f"bigsur: error: --out {target}: is a file, not a directory"
+
+
+# ------------------------------------------------------------------ tournament
+
+
+@pytest.fixture
+def no_games(monkeypatch):
+    """A tournament that would start playing fails the test at once."""
+    import solver.search.tournament as tournament
+
+    def played(*args, **kwargs):
+        raise AssertionError("the games were started")
+
+    monkeypatch.setattr(tournament, "run_games", played)
+
+
+@pytest.mark.parametrize("option, value, message", [
+    ("--workers", "0", "--workers: must be an integer 1 to 64, got 0"),
+    ("--workers", "-1", "--workers: must be an integer 1 to 64, got -1"),
+    ("--workers", "100000", "--workers: must be an integer 1 to 64, got 100000"),
+    ("--seed", "-3", "--seed: must be 0 or more, got -3"),
+    ("--games", "999999999999", "--games: must be 1 to 100000, got 999999999999"),
+    ("--games", "0", "--games: must be 1 to 100000, got 0"),
+])
+def test_tournament_refuses_an_out_of_range_number_before_playing(option, value, message,
+                                                                 tmp_path, no_games, capsys):
+    argv = ["tournament", "--bots", "random", "--games", "2", "--quiet",
+            "--out", str(tmp_path / "t"), option, value]
+    assert main(argv) == 2
+    assert error_line(capsys) == f"bigsur: error: {message}"
+
+
+def test_tournament_bad_cards_is_one_line(tmp_path, no_games, capsys):
+    cards = tmp_path / "cards.json"
+    cards.write_text('{"format": "bigsur-cards/1"}')
+    argv = ["tournament", "--bots", "random", "--games", "2", "--quiet",
+            "--out", str(tmp_path / "t"), "--cards", str(cards)]
+    assert main(argv) == 2
+    assert error_line(capsys).startswith(f"bigsur: error: card set {cards}: ")

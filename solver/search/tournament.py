@@ -687,12 +687,22 @@ def cluster_executor(address: str, timeout: float = 10.0):
 
 # ------------------------------------------------------------------ command line
 
+MAX_GAMES = 100_000  # games of one `bigsur tournament` (its games are scheduled at once)
+MAX_WORKERS = 64  # local processes, as `bigsur hint --workers`
+
 def cmd_tournament(args) -> int:
     """``bigsur tournament``: exit 0, 1 when some bot failed a game, 2 on bad input."""
     from ..rules.cards import CardSetError
 
     client = None
     try:
+        if not 1 <= args.games <= MAX_GAMES:  # a huge count would be scheduled at once
+            raise TournamentError(f"--games: must be 1 to {MAX_GAMES}, got {args.games}")
+        if args.workers is not None and not 1 <= args.workers <= MAX_WORKERS:
+            raise TournamentError(f"--workers: must be an integer 1 to {MAX_WORKERS}, got "
+                                  f"{args.workers}")
+        if args.seed < 0:  # the intervals' bootstrap is seeded with it
+            raise TournamentError(f"--seed: must be 0 or more, got {args.seed}")
         cards = load_card_set(args.cards) if args.cards else None
         bots = [s.strip() for s in args.bots.split(",")]
         if not all(bots):
@@ -704,8 +714,11 @@ def cmd_tournament(args) -> int:
         summary = run_tournament(bots, args.players, args.games, args.seed, cards,
                                  executor=executor, workers=args.workers, out=args.out,
                                  progress=not args.quiet, code=True)
-    except (TournamentError, CardSetError) as err:
+    except TournamentError as err:
         print(f"bigsur: error: {err}", file=sys.stderr)
+        return 2
+    except CardSetError as err:  # one line; `bigsur cards validate FILE` lists them all
+        print(f"bigsur: error: {err.summary()}", file=sys.stderr)
         return 2
     finally:
         if client is not None:
@@ -738,10 +751,11 @@ def add_cli(sub) -> None:
                         "random, greedy, mcts:<seconds>s, mcts:<iterations>i, or "
                         "module:Class (your own bot, docs/tutorial.md)")
     p.add_argument("--players", type=int, default=2, help="seats in each game: 2, 3 or 4")
-    p.add_argument("--games", type=int, default=100, help="games (rounded up to whole deals)")
+    p.add_argument("--games", type=int, default=100,
+                   help=f"games (rounded up to whole deals), at most {MAX_GAMES}")
     p.add_argument("--workers", type=int, default=None,
-                   help="local worker processes (default: all cores)")
-    p.add_argument("--seed", type=int, default=0, help="deal k uses seed S+k")
+                   help=f"local worker processes, 1 to {MAX_WORKERS} (default: all cores)")
+    p.add_argument("--seed", type=int, default=0, help="deal k uses seed S+k (S >= 0)")
     p.add_argument("--out", default="tournament-results",
                    help="directory for summary.json and records/")
     p.add_argument("--cluster", metavar="ADDRESS",
