@@ -145,3 +145,41 @@ def test_tournament_bad_cards_is_one_line(tmp_path, no_games, capsys):
             "--out", str(tmp_path / "t"), "--cards", str(cards)]
     assert main(argv) == 2
     assert error_line(capsys).startswith(f"bigsur: error: card set {cards}: ")
+
+
+# ------------------------------------------------------------------ train
+
+
+@pytest.fixture
+def no_selfplay(monkeypatch):
+    """A training run that would start its self-play fails the test at once."""
+    import solver.search.train as train
+
+    def played(*args, **kwargs):
+        raise AssertionError("the self-play was started")
+
+    monkeypatch.setattr(train, "generate", played)
+
+
+@pytest.mark.parametrize("option, value, message", [
+    ("--epochs", "0", "--epochs: must be at least 1, got 0"),
+    ("--epochs", "-1", "--epochs: must be at least 1, got -1"),
+    ("--batch", "0", "--batch: must be at least 1, got 0"),
+    ("--lr", "0", "--lr: must be a positive number, got 0.0"),
+    ("--lr", "-1", "--lr: must be a positive number, got -1.0"),
+    ("--lr", "nan", "--lr: must be a positive number, got nan"),
+    ("--lr", "inf", "--lr: must be a positive number, got inf"),
+    ("--seed", "-1", "--seed: must be 0 or more, got -1"),
+    ("--workers", "0", "--workers: must be an integer 1 to 64, got 0"),
+    ("--workers", "-1", "--workers: must be an integer 1 to 64, got -1"),
+    ("--workers", "100000", "--workers: must be an integer 1 to 64, got 100000"),
+    ("--games", "999999999999", "--games: at most 1000000, got 999999999999"),
+    ("--hidden", "99999999", "--hidden: layer sizes such as 64,64, got '99999999' "
+                             "(each 1 to 4096)"),
+])
+def test_train_refuses_an_out_of_range_number_before_the_self_play(option, value, message,
+                                                                  tmp_path, no_selfplay,
+                                                                  capsys):
+    argv = ["train", "--games", "2", "--out", str(tmp_path / "m.npz"), option, value]
+    assert main(argv) == 2
+    assert error_line(capsys) == f"bigsur: error: {message}"

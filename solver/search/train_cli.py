@@ -43,13 +43,17 @@ def cmd_train(args) -> int:
         print(f"bigsur: error: --games: at least 2 (whole games are held out to test the "
               f"fit), got {args.games}", file=sys.stderr)
         return 2
+    problem = _number_problem(args)
+    if problem:
+        print(f"bigsur: error: {problem}", file=sys.stderr)
+        return 2
     try:
         hidden = tuple(int(n) for n in args.hidden.split(","))
     except ValueError:
         hidden = ()
-    if not hidden or min(hidden) < 1:
-        print(f"bigsur: error: --hidden: layer sizes such as 64,64, got {args.hidden!r}",
-              file=sys.stderr)
+    if not hidden or min(hidden) < 1 or max(hidden) > MAX_HIDDEN:
+        print(f"bigsur: error: --hidden: layer sizes such as 64,64, got {args.hidden!r} "
+              f"(each 1 to {MAX_HIDDEN})", file=sys.stderr)
         return 2
     for option, path in (("--out", args.out), ("--save-data", args.save_data),
                          ("--report", args.report)):
@@ -158,6 +162,28 @@ def cmd_train(args) -> int:
     return 0
 
 
+MAX_GAMES = 1_000_000  # self-play games of one run (their chunks are submitted at once)
+MAX_WORKERS = 64  # self-play processes, as `bigsur hint --workers`
+MAX_HIDDEN = 4096  # units of a hidden layer
+
+
+def _number_problem(args) -> str | None:
+    """What is wrong with a number option, found before the self-play (else None)."""
+    if not args.data and args.games > MAX_GAMES:
+        return f"--games: at most {MAX_GAMES}, got {args.games}"
+    if not 1 <= args.workers <= MAX_WORKERS:
+        return f"--workers: must be an integer 1 to {MAX_WORKERS}, got {args.workers}"
+    if args.seed < 0:  # numpy's generators are seeded with it
+        return f"--seed: must be 0 or more, got {args.seed}"
+    if args.epochs < 1:
+        return f"--epochs: must be at least 1, got {args.epochs}"
+    if args.batch < 1:
+        return f"--batch: must be at least 1, got {args.batch}"
+    if not 0 < args.lr < float("inf"):  # also nan
+        return f"--lr: must be a positive number, got {args.lr}"
+    return None
+
+
 def _model_arg(path: str | None, flag: str, cards, other_cards: bool = False):
     """The model file a flag names (None when not given); ValueError naming the flag when
     it is not a model, or was trained on another card set and ``other_cards`` is False.
@@ -242,7 +268,8 @@ def add_cli(sub) -> None:
                         "who played them (recorded in the model)")
     p.add_argument("--out", required=True, help="model file to write (.npz)")
     p.add_argument("--seed", type=int, default=0)
-    p.add_argument("--workers", type=int, default=2, help="self-play processes")
+    p.add_argument("--workers", type=int, default=2,
+                   help=f"self-play processes (1 to {MAX_WORKERS})")
     p.add_argument("--search", nargs="+", metavar="NAME=VALUE",
                    help="SearchParams overrides of the searching --policy (e.g. "
                         "own_take_value=greedy: a cheaper searcher for self-play data)")
