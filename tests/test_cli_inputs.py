@@ -183,3 +183,45 @@ def test_train_refuses_an_out_of_range_number_before_the_self_play(option, value
     argv = ["train", "--games", "2", "--out", str(tmp_path / "m.npz"), option, value]
     assert main(argv) == 2
     assert error_line(capsys) == f"bigsur: error: {message}"
+
+
+def test_train_cluster_unreachable_is_one_line(tmp_path, no_selfplay, monkeypatch, capsys):
+    import solver.search.tournament as tournament
+
+    def unreachable(address, timeout=10.0):
+        raise tournament.TournamentError(f"--cluster: cannot reach a Dask scheduler at "
+                                         f"{address!r}: timed out")
+
+    monkeypatch.setattr(tournament, "cluster_executor", unreachable)
+    argv = ["train", "--games", "2", "--out", str(tmp_path / "m.npz"),
+            "--cluster", "tcp://127.0.0.1:1"]
+    assert main(argv) == 2
+    assert error_line(capsys) == ("bigsur: error: --cluster: cannot reach a Dask scheduler at "
+                                  "'tcp://127.0.0.1:1': timed out")
+
+
+def test_train_cluster_plays_on_the_clusters_executor_and_closes_its_client(
+        tmp_path, monkeypatch, capsys):
+    from concurrent.futures import Executor
+
+    import solver.search.tournament as tournament
+    import solver.search.train as train
+
+    class Client:
+        closed = False
+
+        def close(self):
+            Client.closed = True
+
+    executor = object.__new__(Executor)
+    monkeypatch.setattr(tournament, "cluster_executor", lambda address: (Client(), executor))
+    seen = {}
+
+    def generate(*args, **kwargs):
+        seen["executor"] = args[6] if len(args) > 6 else kwargs.get("executor")
+        raise KeyboardInterrupt  # stop here: what was passed is the point
+
+    monkeypatch.setattr(train, "generate", generate)
+    argv = ["train", "--games", "2", "--out", str(tmp_path / "m.npz"), "--cluster", "tcp://x:1"]
+    assert main(argv) == 130
+    assert seen["executor"] is executor and Client.closed

@@ -109,14 +109,22 @@ def cmd_train(args) -> int:
             print(f"\rself-play {done}/{total} games ({rate:.1f} games/s)", end="",
                   file=sys.stderr, flush=True)
 
-        executor = None
+        client = executor = None
         if args.cluster:
-            from .tournament import cluster_executor
+            from .tournament import TournamentError, cluster_executor
 
-            executor = cluster_executor(args.cluster)
-        data = generate(cards, players, args.games, args.seed, args.workers, args.policy,
-                        executor, progress=progress, positions=bool(args.save_data),
-                        search=search)
+            try:
+                client, executor = cluster_executor(args.cluster)
+            except TournamentError as err:  # no Dask, or no scheduler at the address
+                print(f"bigsur: error: {err}", file=sys.stderr)
+                return 2
+        try:
+            data = generate(cards, players, args.games, args.seed, args.workers, args.policy,
+                            executor, progress=progress, positions=bool(args.save_data),
+                            search=search)
+        finally:
+            if client is not None:
+                client.close()
         print(file=sys.stderr)
         sources = [{"games": args.games, "players": list(players), "policy": args.policy,
                     **({"search": search} if search else {}),
