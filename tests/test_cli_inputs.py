@@ -5,6 +5,11 @@ from __future__ import annotations
 
 import hashlib
 import json
+import os
+import signal
+import subprocess
+import sys
+import time
 
 import pytest
 
@@ -225,3 +230,26 @@ def test_train_cluster_plays_on_the_clusters_executor_and_closes_its_client(
     argv = ["train", "--games", "2", "--out", str(tmp_path / "m.npz"), "--cluster", "tcp://x:1"]
     assert main(argv) == 130
     assert seen["executor"] is executor and Client.closed
+
+
+def test_train_ctrl_c_during_the_self_play_ends_soon_and_quietly(tmp_path):
+    """Ctrl-C (SIGINT to the terminal's process group) used to wait for every game left."""
+    proc = subprocess.Popen(
+        [sys.executable, "-m", "solver.cli", "train", "--games", "1000", "--workers", "2",
+         "--players", "2", "--out", str(tmp_path / "m.npz")],
+        stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True, start_new_session=True)
+    try:
+        time.sleep(5)  # started, and playing
+        assert proc.poll() is None
+        os.killpg(proc.pid, signal.SIGINT)
+        start = time.monotonic()
+        _out, err = proc.communicate(timeout=60)
+        took = time.monotonic() - start
+    finally:
+        if proc.poll() is None:
+            os.killpg(proc.pid, signal.SIGKILL)
+            proc.communicate()
+    assert proc.returncode == 130, err
+    assert "Traceback" not in err and err.rstrip().endswith("bigsur: interrupted")
+    assert took < 8, f"{took:.1f} s after Ctrl-C"
+    assert not (tmp_path / "m.npz").exists()

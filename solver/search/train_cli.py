@@ -118,6 +118,10 @@ def cmd_train(args) -> int:
             except TournamentError as err:  # no Dask, or no scheduler at the address
                 print(f"bigsur: error: {err}", file=sys.stderr)
                 return 2
+        else:  # ours, so that Ctrl-C cancels the games not started instead of playing them
+            from concurrent.futures import ProcessPoolExecutor
+
+            executor = ProcessPoolExecutor(max_workers=args.workers)
         try:
             data = generate(cards, players, args.games, args.seed, args.workers, args.policy,
                             executor, progress=progress, positions=bool(args.save_data),
@@ -125,6 +129,8 @@ def cmd_train(args) -> int:
         finally:
             if client is not None:
                 client.close()
+            else:
+                executor.shutdown(wait=True, cancel_futures=True)
         print(file=sys.stderr)
         sources = [{"games": args.games, "players": list(players), "policy": args.policy,
                     **({"search": search} if search else {}),
