@@ -253,3 +253,13 @@ def test_train_ctrl_c_during_the_self_play_ends_soon_and_quietly(tmp_path):
     assert "Traceback" not in err and err.rstrip().endswith("bigsur: interrupted")
     assert took < 8, f"{took:.1f} s after Ctrl-C"
     assert not (tmp_path / "m.npz").exists()
+
+
+def test_train_an_out_that_cannot_be_written_is_one_line(tmp_path, capsys):
+    # /proc's folder exists, so the check before the games passes; the write fails
+    argv = ["train", "--games", "2", "--epochs", "1", "--workers", "1",
+            "--out", "/proc/bigsur-model.npz"]
+    assert main(argv) == 2
+    err = capsys.readouterr().err.strip().splitlines()
+    assert err[-1].startswith("bigsur: error: --out /proc/bigsur-model.npz: ")
+    assert not any("Traceback" in line for line in err)
