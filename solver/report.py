@@ -267,20 +267,30 @@ def run(record_path: str, html_path: str | None, png_path: str | None,
     if png_path or html_path:
         fig = win_graph(review, record)
         if png_path:
-            fig.savefig(png_path, format="png")
+            _write("--png", png_path, lambda: fig.savefig(png_path, format="png"))
             print(f"graph written to {png_path}", file=out)
         if html_path:
-            Path(html_path).write_text(render_html(review, record, figure_svg(fig),
-                                                   record_path), encoding="utf-8")
+            page = render_html(review, record, figure_svg(fig), record_path)
+            _write("--html", html_path,
+                   lambda: Path(html_path).write_text(page, encoding="utf-8"))
             print(f"report written to {html_path}", file=out)
     if json_path:
-        Path(json_path).write_text(json.dumps(review.to_json(), indent=1) + "\n",
-                                   encoding="utf-8")
+        text = json.dumps(review.to_json(), indent=1) + "\n"
+        _write("--json", json_path, lambda: Path(json_path).write_text(text, encoding="utf-8"))
         print(f"review written to {json_path}", file=out)
     if table:
         print(format_review(review), file=out)
     print(summary_text(review, record), file=out)
     return review
+
+
+def _write(option: str, path: str, write) -> None:
+    """Run ``write()``; ReportError naming ``option`` and ``path`` when it fails (the check
+    before the review cannot see every unwritable place)."""
+    try:
+        write()
+    except OSError as err:
+        raise ReportError(f"{option} {path}: cannot write it ({err.strerror or err})") from None
 
 
 def _stderr_console():

@@ -263,3 +263,15 @@ def test_train_an_out_that_cannot_be_written_is_one_line(tmp_path, capsys):
     err = capsys.readouterr().err.strip().splitlines()
     assert err[-1].startswith("bigsur: error: --out /proc/bigsur-model.npz: ")
     assert not any("Traceback" in line for line in err)
+
+
+# ------------------------------------------------------------------ analyze
+
+
+@pytest.mark.parametrize("option", ["--png", "--html", "--json"])
+def test_analyze_an_output_that_cannot_be_written_names_the_option(option, record_file, capsys):
+    # /proc's folder exists, so the check before the review passes; the write fails
+    path = "/proc/version" if option == "--png" else "/proc/bigsur-review"
+    argv = ["analyze", str(record_file), "--iterations", "1", "--no-progress", option, path]
+    assert main(argv) == 2
+    assert error_line(capsys).startswith(f"bigsur: error: {option} {path}: cannot write it (")
