@@ -55,6 +55,11 @@ def cmd_cards_import(args) -> int:
     except (OSError, UnicodeDecodeError) as err:
         print(f"bigsur: error: {path}: {err}", file=sys.stderr)
         return 2
+    out = Path(args.out or path.with_suffix(".json"))
+    if out.resolve() == path.resolve():  # the JSON would replace the user's CSV
+        print(f"bigsur: error: --out {out}: is the CSV being imported (name another file)",
+              file=sys.stderr)
+        return 2
     name = args.name or path.stem
     raw, errors = csv_to_card_set_json(text, name, description=args.description,
                                        reconstruction=args.reconstruction)
@@ -65,7 +70,6 @@ def cmd_cards_import(args) -> int:
     except CardSetError as err:
         print(str(err), file=sys.stderr)
         return 1
-    out = Path(args.out or path.with_suffix(".json"))
     try:
         out.write_text(json.dumps(cards.to_json(), indent=1) + "\n", encoding="utf-8")
     except OSError as err:

@@ -275,3 +275,17 @@ def test_analyze_an_output_that_cannot_be_written_names_the_option(option, recor
     argv = ["analyze", str(record_file), "--iterations", "1", "--no-progress", option, path]
     assert main(argv) == 2
     assert error_line(capsys).startswith(f"bigsur: error: {option} {path}: cannot write it (")
+
+
+# ------------------------------------------------------------------ cards new / import
+
+
+def test_cards_import_refuses_to_write_over_the_csv_it_reads(tmp_path, capsys):
+    csv_path = tmp_path / "mine.csv"
+    assert main(["cards", "new", str(csv_path), "--name", "mine"]) == 0
+    before = csv_path.read_text()
+    capsys.readouterr()
+    assert main(["cards", "import", str(csv_path), "--out", str(csv_path)]) == 2
+    assert error_line(capsys) == (f"bigsur: error: --out {csv_path}: is the CSV being "
+                                  "imported (name another file)")
+    assert csv_path.read_text() == before
