@@ -52,8 +52,15 @@ def cmd_cards_import(args) -> int:
     path = Path(args.file)
     try:
         text = path.read_text(encoding="utf-8-sig")
-    except (OSError, UnicodeDecodeError) as err:
-        print(f"bigsur: error: {path}: {err}", file=sys.stderr)
+    except FileNotFoundError:
+        print(f"bigsur: error: {path}: file not found", file=sys.stderr)
+        return 2
+    except OSError as err:  # a directory, no permission... (the words of the JSON readers)
+        print(f"bigsur: error: {path}: cannot read the file ({err.strerror})", file=sys.stderr)
+        return 2
+    except UnicodeDecodeError as err:
+        print(f"bigsur: error: {path}: not UTF-8 text ({err.reason} at byte {err.start})",
+              file=sys.stderr)
         return 2
     out = Path(args.out or path.with_suffix(".json"))
     if out.resolve() == path.resolve():  # the JSON would replace the user's CSV

@@ -289,3 +289,15 @@ def test_cards_import_refuses_to_write_over_the_csv_it_reads(tmp_path, capsys):
     assert error_line(capsys) == (f"bigsur: error: --out {csv_path}: is the CSV being "
                                   "imported (name another file)")
     assert csv_path.read_text() == before
+
+
+@pytest.mark.parametrize("make, reason", [
+    (lambda p: None, "file not found"),
+    (lambda p: p.mkdir(), "cannot read the file (Is a directory)"),
+])
+def test_cards_import_of_a_missing_or_directory_path_says_so_once(make, reason, tmp_path,
+                                                                   capsys):
+    path = tmp_path / "cards.csv"
+    make(path)
+    assert main(["cards", "import", str(path)]) == 2
+    assert error_line(capsys) == f"bigsur: error: {path}: {reason}"
