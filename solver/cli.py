@@ -222,7 +222,7 @@ def build_parser(command: str | None = None) -> argparse.ArgumentParser:
     parser = argparse.ArgumentParser(prog="bigsur", description="Big Sur rules engine and AI")
     sub = parser.add_subparsers(dest="command", required=True)
 
-    cards = sub.add_parser("cards", help="validate or show a card set")
+    cards = sub.add_parser("cards", help="validate, show, make (new) or import a card set")
     cards_sub = cards.add_subparsers(dest="cards_command", required=True)
     v = cards_sub.add_parser("validate", help="check a card-set JSON file (default: shipped set)")
     v.add_argument("file", nargs="?")
@@ -245,11 +245,15 @@ def build_parser(command: str | None = None) -> argparse.ArgumentParser:
     replay.set_defaults(func=cmd_replay)
 
     selfplay = sub.add_parser("selfplay", help="write records of random legal games")
-    selfplay.add_argument("--players", type=int, default=2)
-    selfplay.add_argument("--games", type=int, default=1)
-    selfplay.add_argument("--seed", type=int, default=0)
-    selfplay.add_argument("--out", default="records")
-    selfplay.add_argument("--cards")
+    selfplay.add_argument("--players", type=int, default=2,
+                          help="seats in each game: 2, 3 or 4 (default 2)")
+    selfplay.add_argument("--games", type=int, default=1,
+                          help="games, one record each (default 1)")
+    selfplay.add_argument("--seed", type=int, default=0,
+                          help="game k uses seed S+k (default 0)")
+    selfplay.add_argument("--out", default="records",
+                          help="directory for the records (default records)")
+    selfplay.add_argument("--cards", help="card-set file (default: the shipped reconstruction)")
     selfplay.set_defaults(func=cmd_selfplay)
 
     verify = sub.add_parser("verify", help="check a served game's deal against its commitment")

@@ -301,3 +301,25 @@ def test_cards_import_of_a_missing_or_directory_path_says_so_once(make, reason, 
     make(path)
     assert main(["cards", "import", str(path)]) == 2
     assert error_line(capsys) == f"bigsur: error: {path}: {reason}"
+
+
+# ------------------------------------------------------------------ help
+
+
+def test_selfplay_help_says_what_each_option_is_and_its_default(capsys):
+    with pytest.raises(SystemExit):
+        main(["selfplay", "--help"])
+    text = " ".join(capsys.readouterr().out.split())
+    for words in ("--players PLAYERS seats in each game: 2, 3 or 4 (default 2)",
+                  "--games GAMES games, one record each (default 1)",
+                  "--seed SEED game k uses seed S+k (default 0)",
+                  "--out OUT directory for the records (default records)",
+                  "--cards CARDS card-set file (default: the shipped reconstruction)"):
+        assert words in text, words
+
+
+def test_the_command_list_names_every_cards_subcommand(capsys):
+    with pytest.raises(SystemExit):
+        main(["--help"])
+    text = " ".join(capsys.readouterr().out.split())
+    assert "cards validate, show, make (new) or import a card set" in text
