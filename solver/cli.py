@@ -68,7 +68,7 @@ def _cards(args):
 
 def cmd_cards_validate(args) -> int:
     try:
-        cards = read_card_set(args.file) if args.file else load_card_set()
+        cards = read_card_set(args.file) if args.file is not None else load_card_set()
     except CardSetError as err:
         print(str(err), file=sys.stderr)
         return 1
@@ -79,7 +79,7 @@ def cmd_cards_validate(args) -> int:
 
 
 def cmd_cards_show(args) -> int:
-    cards = read_card_set(args.file) if args.file else load_card_set()
+    cards = read_card_set(args.file) if args.file is not None else load_card_set()
     if args.json:
         print(json.dumps(cards.to_json(), indent=1))
         return 0
@@ -107,7 +107,7 @@ def cmd_cards_show(args) -> int:
 
 def load_position(path: str, cards_path: str | None = None):
     raw = _read_json(path)
-    cards = load_card_set(cards_path) if cards_path else None
+    cards = load_card_set(cards_path) if cards_path is not None else None
     return state_from_json(raw, cards)
 
 
@@ -122,7 +122,7 @@ def cmd_score(args) -> int:
 
 
 def cmd_replay(args) -> int:
-    cards = load_card_set(args.cards) if args.cards else None
+    cards = load_card_set(args.cards) if args.cards is not None else None
     record = GameRecord.load(args.record, cards)
     state = record.replay()
     out = final_scores(state).to_json()

@@ -323,3 +323,23 @@ def test_the_command_list_names_every_cards_subcommand(capsys):
         main(["--help"])
     text = " ".join(capsys.readouterr().out.split())
     assert "cards validate, show, make (new) or import a card set" in text
+
+
+# ------------------------------------------------------------------ empty paths
+
+
+@pytest.mark.parametrize("argv", [
+    ["score", ""], ["replay", ""], ["verify", ""], ["analyze", "", "--no-progress"],
+    ["cards", "show", ""], ["score", "{p}", "--cards", ""], ["replay", "{r}", "--cards", ""],
+    ["selfplay", "--out", "{tmp}", "--cards", ""],
+])
+def test_an_empty_file_name_is_refused_not_read_as_the_folder_or_the_default(
+        argv, tmp_path, position_file, record_file, capsys):
+    argv = [a.format(p=position_file, r=record_file, tmp=tmp_path / "out") for a in argv]
+    assert main(argv) == 2
+    assert error_line(capsys).endswith('"": the file name is empty')
+
+
+def test_cards_validate_of_an_empty_file_name_is_refused(capsys):
+    assert main(["cards", "validate", ""]) == 1
+    assert "the file name is empty" in capsys.readouterr().err

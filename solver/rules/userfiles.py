@@ -29,6 +29,8 @@ def read_json_file(path: str | Path) -> Any:
     """The JSON value in the file at ``path`` (JsonFileError instead of OSError,
     UnicodeDecodeError, JSONDecodeError, the RecursionError of a too deeply nested
     value or the ValueError of a number of too many digits)."""
+    if str(path) == "":  # Path("") is the current folder
+        raise JsonFileError('""', "the file name is empty")
     try:
         return json.loads(Path(path).read_text(encoding="utf-8"))
     except FileNotFoundError:
