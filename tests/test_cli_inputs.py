@@ -343,3 +343,12 @@ def test_an_empty_file_name_is_refused_not_read_as_the_folder_or_the_default(
 def test_cards_validate_of_an_empty_file_name_is_refused(capsys):
     assert main(["cards", "validate", ""]) == 1
     assert "the file name is empty" in capsys.readouterr().err
+
+
+def test_tournament_and_train_refuse_an_empty_cards_file_name(tmp_path, no_games, no_selfplay,
+                                                             capsys):
+    assert main(["tournament", "--bots", "random", "--games", "2", "--quiet",
+                 "--out", str(tmp_path / "t"), "--cards", ""]) == 2
+    assert error_line(capsys).endswith('"": the file name is empty')
+    assert main(["train", "--games", "2", "--out", str(tmp_path / "m.npz"), "--cards", ""]) == 2
+    assert error_line(capsys).endswith('"": the file name is empty')

@@ -703,7 +703,7 @@ def cmd_tournament(args) -> int:
                                   f"{args.workers}")
         if args.seed < 0:  # the intervals' bootstrap is seeded with it
             raise TournamentError(f"--seed: must be 0 or more, got {args.seed}")
-        cards = load_card_set(args.cards) if args.cards else None
+        cards = load_card_set(args.cards) if args.cards is not None else None
         bots = [s.strip() for s in args.bots.split(",")]
         if not all(bots):
             raise TournamentError(f"--bots {args.bots!r}: an empty bot spec (two commas, or "

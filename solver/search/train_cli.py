@@ -32,7 +32,7 @@ def cmd_train(args) -> int:
     from .train import Dataset, fit, generate
     from .value import model_in_use
 
-    cards = load_card_set(args.cards) if args.cards else load_card_set()
+    cards = load_card_set(args.cards)  # None: the shipped set; "" is refused
     counts = args.players.split(",")
     if any(n.strip() not in ("2", "3", "4") for n in counts):
         print(f"bigsur: error: --players: each count must be 2, 3 or 4, got {args.players!r}",
