@@ -352,3 +352,23 @@ def test_tournament_and_train_refuse_an_empty_cards_file_name(tmp_path, no_games
     assert error_line(capsys).endswith('"": the file name is empty')
     assert main(["train", "--games", "2", "--out", str(tmp_path / "m.npz"), "--cards", ""]) == 2
     assert error_line(capsys).endswith('"": the file name is empty')
+
+
+@pytest.mark.parametrize("source, spec, words", [
+    ("def (\n", "brokenbots:Bot", "cannot import module 'brokenbots' (SyntaxError: "),
+    ("raise RuntimeError('no GPU')\n", "brokenbots:Bot",
+     "cannot import module 'brokenbots' (RuntimeError: no GPU)"),
+    ("class Bot:\n    def __init__(self):\n        raise ValueError('nope')\n"
+     "    def act(self, view, seed):\n        return None\n", "brokenbots:Bot",
+     "Bot() failed: ValueError: nope"),
+])
+def test_tournament_a_bot_module_or_class_that_fails_is_one_line(source, spec, words, tmp_path,
+                                                                 monkeypatch, no_games, capsys):
+    monkeypatch.chdir(tmp_path)
+    monkeypatch.delitem(sys.modules, "brokenbots", raising=False)
+    (tmp_path / "brokenbots.py").write_text(source)
+    argv = ["tournament", "--bots", f"{spec},random", "--games", "2", "--quiet",
+            "--out", str(tmp_path / "t")]
+    assert main(argv) == 2
+    line = error_line(capsys)
+    assert line.startswith(f"bigsur: error: bots: bot '{spec}': ") and words in line, line

@@ -211,6 +211,9 @@ def seat_bot(spec: str, code: bool = False):
         module = importlib.import_module(kind)
     except ImportError as err:
         raise BotSpecError(f"bot {spec!r}: cannot import module {kind!r} ({err})") from None
+    except Exception as err:  # the module's own code failed (a SyntaxError, a raise...)
+        raise BotSpecError(f"bot {spec!r}: cannot import module {kind!r} "
+                           f"({type(err).__name__}: {err})") from None
     cls = getattr(module, name, None)
     if cls is None:
         raise BotSpecError(f"bot {spec!r}: module {kind!r} has no {name!r}")
@@ -221,6 +224,9 @@ def seat_bot(spec: str, code: bool = False):
     except TypeError as err:  # a class whose constructor needs arguments
         raise BotSpecError(f"bot {spec!r}: {name}() cannot be made without arguments "
                            f"({err})") from None
+    except Exception as err:  # the class's constructor failed
+        raise BotSpecError(f"bot {spec!r}: {name}() failed: {type(err).__name__}: "
+                           f"{err}") from None
     if not callable(getattr(bot, "act", None)):
         raise BotSpecError(f"bot {spec!r}: {name} has no act(view, seed) method")
     if not isinstance(getattr(bot, "name", None), str):
