@@ -234,6 +234,9 @@ def budget_from_args(budget_ms: int | None, iterations: int | None):
     ms = DEFAULT_BUDGET_MS if budget_ms is None else budget_ms
     if ms < 1:
         raise ReportError(f"--budget-ms: must be positive, got {ms}")
+    if ms >= 86_400_000:  # a search budget is less than a day (Budget)
+        raise ReportError(f"--budget-ms: must be positive and less than a day (86400000), "
+                          f"got {ms}")
     return Budget(seconds=ms / 1000.0)
 
 

@@ -372,3 +372,10 @@ def test_tournament_a_bot_module_or_class_that_fails_is_one_line(source, spec, w
     assert main(argv) == 2
     line = error_line(capsys)
     assert line.startswith(f"bigsur: error: bots: bot '{spec}': ") and words in line, line
+
+
+@pytest.mark.parametrize("ms", ["86400000", "999999999"])
+def test_analyze_a_budget_of_a_day_or_more_names_the_option(ms, record_file, capsys):
+    assert main(["analyze", str(record_file), "--budget-ms", ms, "--no-progress"]) == 2
+    assert error_line(capsys) == (f"bigsur: error: --budget-ms: must be positive and less "
+                                  f"than a day (86400000), got {ms}")
