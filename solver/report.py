@@ -311,6 +311,8 @@ def cmd_analyze(args) -> int:
         budget = budget_from_args(args.budget_ms, args.iterations)
         for option, path in (("--html", args.html), ("--png", args.png), ("--json", args.json)):
             problem = path and output_problem(path)  # found before the review, not after
+            if path and not problem and Path(path).resolve() == Path(args.record).resolve():
+                problem = "is the record being reviewed (name another file)"
             if problem:
                 raise ReportError(f"{option} {path}: {problem}")
         run(args.record, args.html, args.png, budget, args.seed, args.json,

@@ -379,3 +379,14 @@ def test_analyze_a_budget_of_a_day_or_more_names_the_option(ms, record_file, cap
     assert main(["analyze", str(record_file), "--budget-ms", ms, "--no-progress"]) == 2
     assert error_line(capsys) == (f"bigsur: error: --budget-ms: must be positive and less "
                                   f"than a day (86400000), got {ms}")
+
+
+@pytest.mark.parametrize("option", ["--html", "--png", "--json"])
+def test_analyze_refuses_to_write_over_the_record_it_reviews(option, record_file, capsys):
+    before = record_file.read_text()
+    argv = ["analyze", str(record_file), "--iterations", "1", "--no-progress",
+            option, str(record_file)]
+    assert main(argv) == 2
+    assert error_line(capsys) == (f"bigsur: error: {option} {record_file}: is the record "
+                                  "being reviewed (name another file)")
+    assert record_file.read_text() == before
