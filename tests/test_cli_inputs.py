@@ -390,3 +390,16 @@ def test_analyze_refuses_to_write_over_the_record_it_reviews(option, record_file
     assert error_line(capsys) == (f"bigsur: error: {option} {record_file}: is the record "
                                   "being reviewed (name another file)")
     assert record_file.read_text() == before
+
+
+@pytest.mark.parametrize("argv, message", [
+    (["--data", "{d}", "--out", "{d}"], "--out {d}: is also a --data file (name another file)"),
+    (["--games", "2", "--save-data", "{m}", "--out", "{m}"],
+     "--save-data {m}: is also --out (name another file)"),
+    (["--games", "2", "--report", "{m}", "--out", "{m}"],
+     "--report {m}: is also --out (name another file)"),
+])
+def test_train_refuses_two_uses_of_one_file(argv, message, tmp_path, no_selfplay, capsys):
+    paths = {"d": str(tmp_path / "data.npz"), "m": str(tmp_path / "m.npz")}
+    assert main(["train", *(a.format(**paths) for a in argv)]) == 2
+    assert error_line(capsys) == f"bigsur: error: {message.format(**paths)}"

@@ -58,6 +58,13 @@ def cmd_train(args) -> int:
     for option, path in (("--out", args.out), ("--save-data", args.save_data),
                          ("--report", args.report)):
         problem = path and output_problem(path)  # found before the games, not after them
+        if path and not problem:  # one file for two things: the second would replace it
+            if any(_same(path, f) for f in args.data or ()):
+                problem = "is also a --data file (name another file)"
+            elif option != "--out" and _same(path, args.out):
+                problem = "is also --out (name another file)"
+            elif option == "--report" and args.save_data and _same(path, args.save_data):
+                problem = "is also --save-data (name another file)"
         if problem:
             print(f"bigsur: error: {option} {path}: {problem}", file=sys.stderr)
             return 2
@@ -201,6 +208,11 @@ def _number_problem(args) -> str | None:
     if not 0 < args.lr < float("inf"):  # also nan
         return f"--lr: must be a positive number, got {args.lr}"
     return None
+
+
+def _same(a: str, b: str) -> bool:
+    """Whether two paths name one file."""
+    return Path(a).resolve() == Path(b).resolve()
 
 
 def _written(option: str, path: str, write) -> bool:
