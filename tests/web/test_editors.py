@@ -402,6 +402,30 @@ def test_card_set_saved_line_outlives_an_older_check(server, page):  # noqa: F81
 
 
 
+def test_card_set_name_typed_over_while_a_check_answers(server, page):  # noqa: F811
+    """The editor is redrawn when a live check answers; the redraw kept the caret but
+    not the selection, so a name selected to be typed over got the new text in front of
+    it ('sheet-cardstable-cards': a CI run saved that name, then found no 'sheet-cards')."""
+    pg = page
+    open_editor(pg, server, "#nav-cards", "#ce-ok")
+    pg.fill("#ce-setname", "old-name")
+    pg.wait_for_timeout(600)  # the check of the name answered
+    before = int(pg.evaluate("document.body.dataset.ceChecked"))
+    pg.evaluate("""() => {
+      const plain = window.fetch;
+      window.fetch = (url, opts) => String(url).includes('/v1/cardsets/check')
+        ? new Promise((r) => setTimeout(r, 1500)).then(() => plain(url, opts)) : plain(url, opts);
+    }""")
+    pg.fill("#ce-desc", "a check on its way")  # a check is sent, answered 1.5 s later
+    pg.focus("#ce-setname")
+    pg.evaluate("document.querySelector('#ce-setname').select()")
+    pg.wait_for_function("(n) => Number(document.body.dataset.ceChecked) > n", arg=before,
+                         timeout=10_000)  # the redraw, between selecting and typing
+    pg.keyboard.type("new-name")
+    assert pg.input_value("#ce-setname") == "new-name"
+    assert not pg.js_errors, pg.js_errors
+
+
 def test_card_set_editor_says_a_blank_field_is_missing(server, page):  # noqa: F811
     """A field left blank was reported in Python's words: 'got None' for the Miles set
     to '?', "got '?'" for an effect parameter typed without a value; both now read

@@ -303,18 +303,21 @@ export function render() {
   $("ce-csv").addEventListener("change", importCSV);
 }
 
-/* Re-render keeping the focus (the form is rebuilt after each check). */
+/* Re-render keeping the focus and the selection (the form is rebuilt after each check:
+ * a check answering between selecting a field's text and typing over it had left the
+ * caret at the start, and the typed name went in front of the old one). */
 function rerender() {
   const a = document.activeElement;
   const name = a && a.name, id = a && a.id;
   const start = a && "selectionStart" in a ? a.selectionStart : null;
+  const end = a && "selectionEnd" in a ? a.selectionEnd : null;
   render();
   let el = id ? document.getElementById(id) : null;
   if (!el && name) el = document.querySelector(`#ce-form [name="${CSS.escape(name)}"]`);
   if (el) {
     el.focus();
     if (start !== null && el.setSelectionRange && el.type === "text") {
-      try { el.setSelectionRange(start, start); } catch (e) { /* not a text field */ }
+      try { el.setSelectionRange(start, end); } catch (e) { /* not a text field */ }
     }
   }
 }
