@@ -26,6 +26,11 @@ def new_game(client, players: int = 2, seats: list[str] | None = None, seed: int
     body: dict[str, Any] = {"players": players, "seed": seed, "cards": cards}
     if seats is not None:
         body["seats"] = seats
+    return create_game(client, body)
+
+
+def create_game(client, body: dict) -> tuple[str, dict[int, str]]:
+    """POST /v1/games with ``body`` (201 expected) -> (game id, token of each seat)."""
     r = client.post("/v1/games", json=body)
     assert r.status_code == 201, r.text
     data = r.json()

@@ -30,7 +30,7 @@ from typing import Any
 
 import pytest
 from rules_testkit import random_mid_game
-from session_testkit import BOTH_BACKENDS, auth, poll_job
+from session_testkit import BOTH_BACKENDS, auth, create_game, poll_job
 
 from solver.cli import play_random_game
 from solver.rules.engine import new_game, play
@@ -209,13 +209,6 @@ def problems(out: Outcome, raw_ok: bool = False) -> list[str]:
 
 
 # ------------------------------------------------------------------ games and snapshots
-
-def create_game(client, body: dict) -> tuple[str, dict[int, str]]:
-    r = client.post("/v1/games", json=body)
-    assert r.status_code == 201, r.text
-    data = r.json()
-    return data["game_id"], {t["seat"]: t["token"] for t in data["tokens"]}
-
 
 def wait_quiet(client, game_id: str, token: str, timeout: float = 20) -> dict:
     deadline = time.monotonic() + timeout

@@ -374,6 +374,15 @@ def test_card_set_save_with_no_change_says_so(server, page):  # noqa: F811
     assert not pg.js_errors, pg.js_errors
 
 
+def delay_checks(pg, ms: int) -> None:
+    """From now on the page's live card-set checks are answered ``ms`` late."""
+    pg.evaluate("""(ms) => {
+      const plain = window.fetch;
+      window.fetch = (url, opts) => String(url).includes('/v1/cardsets/check')
+        ? new Promise((r) => setTimeout(r, ms)).then(() => plain(url, opts)) : plain(url, opts);
+    }""", ms)
+
+
 def test_card_set_saved_line_outlives_an_older_check(server, page):  # noqa: F811
     """A live check sent before a save and answered after it had wiped the 'Saved on
     the server' line (the editor is redrawn on each check's answer)."""
@@ -383,12 +392,7 @@ def test_card_set_saved_line_outlives_an_older_check(server, page):  # noqa: F81
     pg.wait_for_function("document.querySelector('#ce-setname').value === 'slow-check-cards'")
     pg.wait_for_timeout(600)  # the check of the new name answered
     before = int(pg.evaluate("document.body.dataset.ceChecked"))
-    # from here each check answers 2 s late
-    pg.evaluate("""() => {
-      const plain = window.fetch;
-      window.fetch = (url, opts) => String(url).includes('/v1/cardsets/check')
-        ? new Promise((r) => setTimeout(r, 2000)).then(() => plain(url, opts)) : plain(url, opts);
-    }""")
+    delay_checks(pg, 2000)
     pg.click("[data-ce-pick='highway:2']")
     pg.fill("#ce-text", "checked slowly")
     pg.wait_for_timeout(400)  # the check is sent (250 ms after the edit), not answered
@@ -411,11 +415,7 @@ def test_card_set_name_typed_over_while_a_check_answers(server, page):  # noqa: 
     pg.fill("#ce-setname", "old-name")
     pg.wait_for_timeout(600)  # the check of the name answered
     before = int(pg.evaluate("document.body.dataset.ceChecked"))
-    pg.evaluate("""() => {
-      const plain = window.fetch;
-      window.fetch = (url, opts) => String(url).includes('/v1/cardsets/check')
-        ? new Promise((r) => setTimeout(r, 1500)).then(() => plain(url, opts)) : plain(url, opts);
-    }""")
+    delay_checks(pg, 1500)
     pg.fill("#ce-desc", "a check on its way")  # a check is sent, answered 1.5 s later
     pg.focus("#ce-setname")
     pg.evaluate("document.querySelector('#ce-setname').select()")
