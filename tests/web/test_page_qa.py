@@ -58,6 +58,12 @@ def rocky_creek_position() -> dict:
     return st
 
 
+def open_payment(pg, card: str) -> None:
+    """The hand card selected in a build step, its payment box open."""
+    pg.click(f"#hand .cardbtn[data-select='{card}']")
+    pg.wait_for_selector("#paybox:not([hidden]) .paychip")
+
+
 def test_persistent_extra_use_by_clicking(server, page):  # noqa: F811
     """A Landmark that allows one extra use of a Persistent Material a turn (Limekiln,
     Rocky Creek Bridge, Esalen): clicking the Persistent Material a second time adds the
@@ -68,8 +74,7 @@ def test_persistent_extra_use_by_clicking(server, page):  # noqa: F811
     for _ in range(2):
         pg.locator("#deck .cardbtn").click()
         settle(pg)
-    pg.click("#hand .cardbtn[data-select='H14']")
-    pg.wait_for_selector("#paybox:not([hidden]) .paychip")
+    open_payment(pg, "H14")
     assert pg.evaluate("window.bigsur.state.data.payments.H14.steps") == ["per:H12", "per:H12"]
     pg.click("#paybox [data-paystep='per:H12']")
     pg.click("#paybox [data-paystep='per:H12']")
@@ -290,8 +295,7 @@ def test_borrowing_from_another_highway_once_a_turn(server, page):  # noqa: F811
     pg = page
     continue_position(pg, server, ragged_point_position(), 0)
     assert pg.evaluate("window.bigsur.state.data.payments.H14.steps") == ["per:H12", "bh:1:H05"]
-    pg.click("#hand .cardbtn[data-select='H14']")
-    pg.wait_for_selector("#paybox:not([hidden]) .paychip")
+    open_payment(pg, "H14")
     borrow = pg.locator("#paybox [data-paystep='bh:1:H05']")
     assert "Borrow" in borrow.inner_text() and "H05" in borrow.inner_text()
     sent = []
@@ -311,8 +315,7 @@ def test_borrowing_from_another_highway_once_a_turn(server, page):  # noqa: F811
     assert pg.evaluate("window.bigsur.state.data.view.per_turn.resources_used") == \
         {"borrow_highway": 1}
     # used this turn: the buttons say so, and a click is refused in words, not sent
-    pg.click("#hand .cardbtn[data-select='H04']")
-    pg.wait_for_selector("#paybox:not([hidden]) .paychip")
+    open_payment(pg, "H04")
     for b in pg.locator("#paybox [data-paystep^='bh:']").all():
         assert "(used)" in b.inner_text() and b.get_attribute("aria-disabled") == "true"
     shot(pg, "qa-06-borrow-highway-used")
@@ -341,16 +344,14 @@ def test_borrowing_from_another_discard_pile_once_a_turn(server, page):  # noqa:
     pg = page
     continue_position(pg, server, point_lobos_position(), 0)
     assert pg.evaluate("window.bigsur.state.data.payments.H05.steps") == ["bd:1", "per:H19"]
-    pg.click("#hand .cardbtn[data-select='H05']")
-    pg.wait_for_selector("#paybox:not([hidden]) .paychip")
+    open_payment(pg, "H05")
     button = pg.locator("#paybox [data-paystep='bd:1']")
     assert "AI 2 (easy)'s discard" in button.inner_text()
     assert "stone" in button.inner_html()
     pay_by_clicks_and_build(pg, ["bd:1", "per:H19"])
     last = pg.locator("#log li").last.inner_text()
     assert "borrow the top of AI 2 (easy)'s discard pile" in last, last
-    pg.click("#hand .cardbtn[data-select='H56']")
-    pg.wait_for_selector("#paybox:not([hidden]) .paychip")
+    open_payment(pg, "H56")
     assert "(used)" in button.inner_text() and button.get_attribute("aria-disabled") == "true"
     button.click(force=True)
     alert = pg.locator("#alert")
@@ -369,8 +370,7 @@ def test_three_for_one_says_why_a_used_card_cannot_be_chosen(server, page):  # n
         me["discard"].remove(c)
         me["hand"].append(c)
     continue_position(pg, server, st, 0)
-    pg.click("#hand .cardbtn[data-select='H14']")
-    pg.wait_for_selector("#paybox:not([hidden]) .paychip")
+    open_payment(pg, "H14")
     pg.click("#paybox [data-paystep='H62']")
     pg.click("#paybox [data-paysub='1']")
     used = pg.locator("#paybox [data-paystep='H62']")
