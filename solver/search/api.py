@@ -31,6 +31,7 @@ from ..rules.views import PlayerView, view_of
 from ..rules.wording import got
 from .determinize import Determinizer, InconsistentViewError
 from .ismcts import DEFAULT_PARAMS, SearchParams, concrete_move, search
+from .specs import MAX_WORKERS
 
 __all__ = ["Budget", "BudgetError", "GameOverError", "NotToActError", "InconsistentViewError",
            "RankedMove", "SearchResult", "analyse", "add_cli"]
@@ -164,8 +165,9 @@ def analyse(position: GameState | PlayerView, budget: Budget, seed: int | None =
     search would not have tried gets a value too (a review's move played)."""
     if not isinstance(budget, Budget):
         raise BudgetError(f"budget: must be a Budget, got {type(budget).__name__}")
-    if isinstance(workers, bool) or not isinstance(workers, int) or not 1 <= workers <= 64:
-        raise BudgetError(f"workers: must be an integer 1 to 64, got {workers!r}")
+    if isinstance(workers, bool) or not isinstance(workers, int) or \
+            not 1 <= workers <= MAX_WORKERS:
+        raise BudgetError(f"workers: must be an integer 1 to {MAX_WORKERS}, got {workers!r}")
     if seed is not None and (isinstance(seed, bool) or not isinstance(seed, int)):
         raise BudgetError(f"seed: must be an integer or None, got {seed!r}")
     view = to_view(position)

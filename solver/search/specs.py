@@ -34,9 +34,10 @@ from dataclasses import dataclass
 from ..rules.wording import got
 
 __all__ = ["BudgetSpec", "BotSpec", "SpecError", "parse_budget", "parse_bot_spec",
-           "check_caps", "MAX_SECONDS"]
+           "check_caps", "MAX_SECONDS", "MAX_WORKERS"]
 
 MAX_SECONDS = 86_400.0  # exclusive: a budget is less than a day whatever the caller's caps
+MAX_WORKERS = 64  # local processes of one search, tournament or self-play
 
 _BUDGET = re.compile(r"(?:(?P<iterations>[1-9][0-9]*)i|"
                      r"(?P<seconds>(?:0|[1-9][0-9]*)(?:\.[0-9]+)?)s)\Z")

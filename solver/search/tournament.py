@@ -60,6 +60,7 @@ from ..rules.scoring import final_scores
 from ..rules.state import Phase
 from ..rules.views import view_of
 from .bots import BOT_FACTORIES, BotSpecError, make_bot
+from .specs import MAX_WORKERS
 
 Z95 = 1.959963984540054
 ELO_PER_NAT = 400 / math.log(10)  # Elo points per unit of logistic strength
@@ -694,7 +695,7 @@ def cluster_executor(address: str, timeout: float = 10.0):
 # ------------------------------------------------------------------ command line
 
 MAX_GAMES = 100_000  # games of one `bigsur tournament` (its games are scheduled at once)
-MAX_WORKERS = 64  # local processes, as `bigsur hint --workers`
+
 
 def cmd_tournament(args) -> int:
     """``bigsur tournament``: exit 0, 1 when some bot failed a game, 2 on bad input."""

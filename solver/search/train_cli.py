@@ -25,6 +25,8 @@ import sys
 import time
 from pathlib import Path
 
+from .specs import MAX_WORKERS
+
 
 def cmd_train(args) -> int:
     from ..rules.cards import load_card_set
@@ -189,7 +191,6 @@ def cmd_train(args) -> int:
 
 
 MAX_GAMES = 1_000_000  # self-play games of one run (their chunks are submitted at once)
-MAX_WORKERS = 64  # self-play processes, as `bigsur hint --workers`
 MAX_HIDDEN = 4096  # units of a hidden layer
 
 
