@@ -17,6 +17,7 @@ from pathlib import Path
 
 from .rules.cards import CardSetError, parse_card_set
 from .rules.cardset_csv import csv_to_card_set_json, template_csv
+from .rules.userfiles import JsonFileError, read_text_file
 
 
 def _ask(prompt: str, default: str) -> str:
@@ -51,16 +52,9 @@ def cmd_cards_new(args) -> int:
 def cmd_cards_import(args) -> int:
     path = Path(args.file)
     try:
-        text = path.read_text(encoding="utf-8-sig")
-    except FileNotFoundError:
-        print(f"bigsur: error: {path}: file not found", file=sys.stderr)
-        return 2
-    except OSError as err:  # a directory, no permission... (the words of the JSON readers)
-        print(f"bigsur: error: {path}: cannot read the file ({err.strerror})", file=sys.stderr)
-        return 2
-    except UnicodeDecodeError as err:
-        print(f"bigsur: error: {path}: not UTF-8 text ({err.reason} at byte {err.start})",
-              file=sys.stderr)
+        text = read_text_file(args.file, encoding="utf-8-sig")
+    except JsonFileError as err:  # the words of the JSON readers
+        print(f"bigsur: error: {err}", file=sys.stderr)
         return 2
     out = Path(args.out or path.with_suffix(".json"))
     if out.resolve() == path.resolve():  # the JSON would replace the user's CSV

@@ -32,7 +32,7 @@ from .rules.position import PositionError, state_from_json
 from .rules.record import GameRecord, RecordError
 from .rules.scoring import final_scores
 from .rules.state import Phase
-from .rules.userfiles import JsonFileError, read_json_file
+from .rules.userfiles import JsonFileError, OutputError, read_json_file
 
 # Commands that other modules register through ``add_cli(subparsers)``: command ->
 # (module, one-line help). A module is imported only when its command is run (or its own
@@ -281,7 +281,8 @@ def main(argv: list[str] | None = None) -> int:
     except CardSetError as err:  # one line; `bigsur cards validate FILE` lists them all
         print(f"bigsur: error: {err.summary()}", file=sys.stderr)
         return 2
-    except (UserError, PositionError, RecordError, SetupError, ActionError) as err:
+    except (UserError, PositionError, RecordError, SetupError, ActionError,
+            OutputError) as err:
         print(f"bigsur: error: {err}", file=sys.stderr)
         return 2
     except BrokenPipeError:  # `bigsur cards show | head`: the reader left; no traceback

@@ -33,7 +33,7 @@ from .analysis import (
     plural,
 )
 from .rules.record import GameRecord, RecordError
-from .rules.userfiles import output_problem
+from .rules.userfiles import OutputError, output_problem, write_output
 
 SEAT_COLORS = ("#1f6fb2", "#c2185b", "#2e7d32", "#e07b00")
 LABEL_COLORS = {"inaccuracy": "#d4a000", "mistake": "#e06000", "blunder": "#c62828"}
@@ -224,6 +224,7 @@ estimates: single labels are hints, not verdicts.</p>
 
 def budget_from_args(budget_ms: int | None, iterations: int | None):
     from .search.api import Budget
+    from .search.specs import MAX_SECONDS
 
     if budget_ms is not None and iterations is not None:
         raise ReportError("--budget-ms/--iterations: give one of them, not both")
@@ -234,9 +235,9 @@ def budget_from_args(budget_ms: int | None, iterations: int | None):
     ms = DEFAULT_BUDGET_MS if budget_ms is None else budget_ms
     if ms < 1:
         raise ReportError(f"--budget-ms: must be positive, got {ms}")
-    if ms >= 86_400_000:  # a search budget is less than a day (Budget)
-        raise ReportError(f"--budget-ms: must be positive and less than a day (86400000), "
-                          f"got {ms}")
+    if ms >= 1000 * MAX_SECONDS:  # a search budget is less than a day (Budget)
+        raise ReportError(f"--budget-ms: must be positive and less than a day "
+                          f"({1000 * MAX_SECONDS:.0f}), got {ms}")
     return Budget(seconds=ms / 1000.0)
 
 
@@ -270,30 +271,22 @@ def run(record_path: str, html_path: str | None, png_path: str | None,
     if png_path or html_path:
         fig = win_graph(review, record)
         if png_path:
-            _write("--png", png_path, lambda: fig.savefig(png_path, format="png"))
+            write_output("--png", png_path, lambda: fig.savefig(png_path, format="png"))
             print(f"graph written to {png_path}", file=out)
         if html_path:
             page = render_html(review, record, figure_svg(fig), record_path)
-            _write("--html", html_path,
-                   lambda: Path(html_path).write_text(page, encoding="utf-8"))
+            write_output("--html", html_path,
+                         lambda: Path(html_path).write_text(page, encoding="utf-8"))
             print(f"report written to {html_path}", file=out)
     if json_path:
         text = json.dumps(review.to_json(), indent=1) + "\n"
-        _write("--json", json_path, lambda: Path(json_path).write_text(text, encoding="utf-8"))
+        write_output("--json", json_path,
+                     lambda: Path(json_path).write_text(text, encoding="utf-8"))
         print(f"review written to {json_path}", file=out)
     if table:
         print(format_review(review), file=out)
     print(summary_text(review, record), file=out)
     return review
-
-
-def _write(option: str, path: str, write) -> None:
-    """Run ``write()``; ReportError naming ``option`` and ``path`` when it fails (the check
-    before the review cannot see every unwritable place)."""
-    try:
-        write()
-    except OSError as err:
-        raise ReportError(f"{option} {path}: cannot write it ({err.strerror or err})") from None
 
 
 def _stderr_console():
@@ -317,7 +310,7 @@ def cmd_analyze(args) -> int:
                 raise ReportError(f"{option} {path}: {problem}")
         run(args.record, args.html, args.png, budget, args.seed, args.json,
             progress=not args.no_progress, table=not (args.html or args.png or args.json))
-    except (ReportError, RecordError, AnalysisError) as err:
+    except (ReportError, RecordError, AnalysisError, OutputError) as err:
         print(f"bigsur: error: {err}", file=sys.stderr)
         return 2
     except BrokenPipeError:  # `bigsur analyze ... | head`: main() leaves quietly

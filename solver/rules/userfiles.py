@@ -12,27 +12,28 @@ from __future__ import annotations
 
 import json
 import sys
+from collections.abc import Callable
 from pathlib import Path
 from typing import Any
 
 
 class JsonFileError(ValueError):
-    """A file that is missing, unreadable, not UTF-8 text or not JSON; ``reason`` says
-    which, and the message starts with the path."""
+    """A file that is missing, unreadable, not UTF-8 text or (read as JSON) not JSON;
+    ``reason`` says which, and the message starts with the path."""
 
     def __init__(self, path: str | Path, reason: str):
         self.path, self.reason = str(path), reason
         super().__init__(f"{path}: {reason}")
 
 
-def read_json_file(path: str | Path) -> Any:
-    """The JSON value in the file at ``path`` (JsonFileError instead of OSError,
-    UnicodeDecodeError, JSONDecodeError, the RecursionError of a too deeply nested
-    value or the ValueError of a number of too many digits)."""
-    if str(path) == "":  # Path("") is the current folder
+def read_text_file(path: str | Path, encoding: str = "utf-8") -> str:
+    """The UTF-8 text of the file at ``path`` (JsonFileError instead of OSError or
+    UnicodeDecodeError; an empty name is refused, ``Path("")`` being the folder).
+    ``encoding="utf-8-sig"`` also drops a spreadsheet's byte-order mark."""
+    if str(path) == "":
         raise JsonFileError('""', "the file name is empty")
     try:
-        return json.loads(Path(path).read_text(encoding="utf-8"))
+        return Path(path).read_text(encoding=encoding)
     except FileNotFoundError:
         raise JsonFileError(path, "file not found") from None
     except OSError as err:  # a directory, no permission...
@@ -40,6 +41,15 @@ def read_json_file(path: str | Path) -> Any:
     except UnicodeDecodeError as err:
         raise JsonFileError(path, f"not UTF-8 text ({err.reason} at byte "
                                   f"{err.start})") from None
+
+
+def read_json_file(path: str | Path) -> Any:
+    """The JSON value in the file at ``path`` (:func:`read_text_file`, then JsonFileError
+    instead of JSONDecodeError, the RecursionError of a too deeply nested value or the
+    ValueError of a number of too many digits)."""
+    text = read_text_file(path)
+    try:
+        return json.loads(text)
     except json.JSONDecodeError as err:
         raise JsonFileError(path, f"not valid JSON ({err})") from None
     except RecursionError:  # [[[[... deeper than Python's JSON parser goes
@@ -62,3 +72,17 @@ def output_problem(path: str | Path) -> str | None:
     if not path.resolve().parent.is_dir():
         return f"no such directory: {path.parent}"
     return None
+
+
+class OutputError(ValueError):
+    """An output that could not be written; the message names the option and the path."""
+
+
+def write_output(option: str, path: str | Path, write: Callable[[], object]) -> None:
+    """Run ``write()``, which writes ``path``; OutputError naming ``option`` and ``path``
+    when it fails (:func:`output_problem`, checked before long work, cannot see every
+    unwritable place, e.g. under /proc)."""
+    try:
+        write()
+    except OSError as err:
+        raise OutputError(f"{option} {path}: cannot write it ({err.strerror or err})") from None

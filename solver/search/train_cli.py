@@ -25,12 +25,12 @@ import sys
 import time
 from pathlib import Path
 
+from ..rules.userfiles import output_problem, write_output
 from .specs import MAX_WORKERS
 
 
 def cmd_train(args) -> int:
     from ..rules.cards import load_card_set
-    from ..rules.userfiles import output_problem
     from .train import Dataset, fit, generate
     from .value import model_in_use
 
@@ -148,9 +148,8 @@ def cmd_train(args) -> int:
                     "searcher_generation": None if args.policy == "rollout"
                     else current_generation}]
         if args.save_data:
-            if not _written("--save-data", args.save_data,
-                            lambda: data.save(args.save_data, meta=sources[0])):
-                return 2
+            write_output("--save-data", args.save_data,
+                         lambda: data.save(args.save_data, meta=sources[0]))
     t1 = time.perf_counter()
     try:
         if calibrating is not None:
@@ -177,16 +176,14 @@ def cmd_train(args) -> int:
     if args.data:
         model.meta["data"] = [{"file": Path(f).name, **m}
                               for f, m in zip(args.data, sources, strict=True)]
-    if not _written("--out", args.out, lambda: model.save(args.out)):
-        return 2
+    write_output("--out", args.out, lambda: model.save(args.out))
     print(report.table())
     print(f"\nsigma of final scores: {model.sigma0:.2f} + {model.sigma1:.2f} * sqrt(turns "
           f"left); data {t1 - t0:.0f} s, fit {t2 - t1:.0f} s; wrote {args.out}")
     if args.report:
         text = json.dumps({"meta": model.meta, **report.to_json()}, indent=1) + "\n"
-        if not _written("--report", args.report,
-                        lambda: Path(args.report).write_text(text, encoding="utf-8")):
-            return 2
+        write_output("--report", args.report,
+                     lambda: Path(args.report).write_text(text, encoding="utf-8"))
     return 0
 
 
@@ -214,18 +211,6 @@ def _number_problem(args) -> str | None:
 def _same(a: str, b: str) -> bool:
     """Whether two paths name one file."""
     return Path(a).resolve() == Path(b).resolve()
-
-
-def _written(option: str, path: str, write) -> bool:
-    """Run ``write()``; False, after one line naming ``option`` and ``path``, when it
-    fails (the checks before the games cannot see every unwritable place)."""
-    try:
-        write()
-    except OSError as err:
-        print(f"bigsur: error: {option} {path}: cannot write it ({err.strerror or err})",
-              file=sys.stderr)
-        return False
-    return True
 
 
 def _model_arg(path: str | None, flag: str, cards, other_cards: bool = False):
@@ -272,8 +257,7 @@ def _calibrate(args, before, data, sources: list[dict], t0: float) -> int:
         "seed": args.seed, "rows_fitted": int(fitted_on.rows),
         "rows_held_out": int(held_out.rows)}
     report = evaluate(after, held_out, HeuristicEvaluator(), current=before)
-    if not _written("--out", args.out, lambda: after.save(args.out)):
-        return 2
+    write_output("--out", args.out, lambda: after.save(args.out))
     print(report.table())
     print(f"\nsigma of final scores: {before.sigma0:.2f} + {before.sigma1:.2f} * sqrt(turns "
           f"left) before ('current'), {sigma0:.2f} + {sigma1:.2f} after ('model'), fitted "
@@ -281,9 +265,8 @@ def _calibrate(args, before, data, sources: list[dict], t0: float) -> int:
           f"{time.perf_counter() - t0:.0f} s; wrote {args.out}")
     if args.report:
         text = json.dumps({"meta": after.meta, **report.to_json()}, indent=1) + "\n"
-        if not _written("--report", args.report,
-                        lambda: Path(args.report).write_text(text, encoding="utf-8")):
-            return 2
+        write_output("--report", args.report,
+                     lambda: Path(args.report).write_text(text, encoding="utf-8"))
     return 0
 
 
