@@ -116,15 +116,20 @@ def test_selfplay_out_naming_a_file_says_so(tmp_path, capsys):
 # ------------------------------------------------------------------ tournament
 
 
+def forbid(monkeypatch, module, name: str, what: str) -> None:
+    """Calling ``module.name`` fails the test at once: ``what`` was started."""
+    def started(*args, **kwargs):
+        raise AssertionError(f"{what} was started")
+
+    monkeypatch.setattr(module, name, started)
+
+
 @pytest.fixture
 def no_games(monkeypatch):
     """A tournament that would start playing fails the test at once."""
     import solver.search.tournament as tournament
 
-    def played(*args, **kwargs):
-        raise AssertionError("the games were started")
-
-    monkeypatch.setattr(tournament, "run_games", played)
+    forbid(monkeypatch, tournament, "run_games", "the tournament")
 
 
 @pytest.mark.parametrize("option, value, message", [
@@ -160,10 +165,7 @@ def no_selfplay(monkeypatch):
     """A training run that would start its self-play fails the test at once."""
     import solver.search.train as train
 
-    def played(*args, **kwargs):
-        raise AssertionError("the self-play was started")
-
-    monkeypatch.setattr(train, "generate", played)
+    forbid(monkeypatch, train, "generate", "the self-play")
 
 
 @pytest.mark.parametrize("option, value, message", [
