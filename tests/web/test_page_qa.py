@@ -399,16 +399,17 @@ def test_review_analysed_again_survives_leaving_the_page(server, page):  # noqa:
     pg.click("#nav-review")
     pg.wait_for_selector("#review:not([hidden]) #review-graph svg polyline")
     assert "search 5 iterations each" in pg.locator("#review-summary").inner_text()
-    pg.select_option("#review-budget", "iterations:30")
+    # 0.1 s a decision: the analysis runs for seconds, still running when the page is back
+    pg.select_option("#review-budget", "ms:100")
     pg.click("#review-run")
     pg.wait_for_selector("#review-status:has-text('Analysing the game')")
     pg.goto("about:blank")  # the page left while the analysis runs
     pg.goto(server + "/?speed=0")
     pg.wait_for_selector("body[data-ready='1']")
     pg.wait_for_selector("#review:not([hidden])")
-    pg.wait_for_selector("#review-summary:has-text('search 30 iterations each')",
-                         timeout=120_000)
-    assert pg.locator("#review-budget").input_value() == "iterations:30"
+    pg.wait_for_selector("#review-status:has-text('Analysing the game')")  # followed
+    pg.wait_for_selector("#review-summary:has-text('search 100 ms each')", timeout=120_000)
+    assert pg.locator("#review-budget").input_value() == "ms:100"
     pg.keyboard.press("ArrowRight")
     pg.wait_for_function("document.querySelector('#review-detail').innerText"
                          ".includes('Move 1:')")
@@ -418,7 +419,7 @@ def test_review_analysed_again_survives_leaving_the_page(server, page):  # noqa:
     pg.wait_for_selector("#review-detail .minitable svg.card")
     # kept: a reload shows the new analysis again
     pg.reload()
-    pg.wait_for_selector("#review-summary:has-text('search 30 iterations each')")
+    pg.wait_for_selector("#review-summary:has-text('search 100 ms each')")
     shot(pg, "qa-08-analysed-again-after-leaving", full=True)
     assert not pg.js_errors, pg.js_errors
 
