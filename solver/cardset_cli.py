@@ -4,6 +4,7 @@
                                                 for the name when run in a terminal)
     bigsur cards import FILE.csv --name NAME [--out FILE.json] [--description TEXT]
                                                 CSV -> a validated card-set JSON file
+                                                (an existing one only with --force)
 
 The CSV format (one row per card) is in docs/format.md; the logic is in
 :mod:`solver.rules.cardset_csv`. Validation is the same as ``bigsur cards validate``.
@@ -17,7 +18,7 @@ from pathlib import Path
 
 from .rules.cards import CardSetError, parse_card_set
 from .rules.cardset_csv import csv_to_card_set_json, template_csv
-from .rules.userfiles import JsonFileError, read_text_file
+from .rules.userfiles import JsonFileError, read_text_file, write_output
 
 
 def _ask(prompt: str, default: str) -> str:
@@ -35,14 +36,8 @@ def cmd_cards_new(args) -> int:
         name = _ask("Name of the card set (letters, digits, - and _)", "my-cards")
     name = name or "my-cards"
     out = Path(args.file or f"{name}.csv")
-    if out.exists() and not args.force:
-        print(f"bigsur: error: {out} exists (use --force to overwrite)", file=sys.stderr)
-        return 2
-    try:
-        out.write_text(template_csv(), encoding="utf-8")
-    except OSError as err:
-        print(f"bigsur: error: {out}: {err.strerror}", file=sys.stderr)
-        return 2
+    write_output("", out, lambda: out.write_text(template_csv(), encoding="utf-8"),
+                 overwrite=args.force)
     print(f"Wrote {out}: the template, one row per card (the shipped reconstruction's "
           f"69 Highway cards and 20 Landmarks).\nOverwrite each row with your cards, then:\n"
           f"  bigsur cards import {out} --name {name}")
@@ -71,11 +66,9 @@ def cmd_cards_import(args) -> int:
     except CardSetError as err:
         print(str(err), file=sys.stderr)
         return 1
-    try:
-        out.write_text(json.dumps(cards.to_json(), indent=1) + "\n", encoding="utf-8")
-    except OSError as err:
-        print(f"bigsur: error: --out {out}: {err.strerror}", file=sys.stderr)
-        return 2
+    written = json.dumps(cards.to_json(), indent=1) + "\n"
+    write_output("--out", out, lambda: out.write_text(written, encoding="utf-8"),
+                 overwrite=args.force)
     decks = ", ".join(f"{p} players: {len(cards.deck_for(p))} cards" for p in (2, 3, 4))
     print(f"OK: {cards.label}: {len(cards.highway)} Highway cards, {len(cards.landmarks)} "
           f"Landmarks ({decks}); wrote {out} (fingerprint {cards.fingerprint})")
@@ -97,4 +90,5 @@ def add_cli(cards_sub) -> None:
     i.add_argument("--description", default="")
     i.add_argument("--reconstruction", action="store_true",
                    help="mark the set as a reconstruction (not the printed list)")
+    i.add_argument("--force", action="store_true", help="overwrite an existing --out file")
     i.set_defaults(func=cmd_cards_import)

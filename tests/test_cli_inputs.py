@@ -293,6 +293,24 @@ def test_cards_import_refuses_to_write_over_the_csv_it_reads(tmp_path, capsys):
     assert csv_path.read_text() == before
 
 
+def test_cards_import_refuses_to_write_over_an_existing_json_without_force(tmp_path, capsys):
+    # it replaced the file silently; `cards new` refused the same without --force
+    csv_path = tmp_path / "mine.csv"
+    assert main(["cards", "new", str(csv_path), "--name", "mine"]) == 0
+    out = tmp_path / "mine.json"
+    out.write_text("{}")
+    capsys.readouterr()
+    assert main(["cards", "import", str(csv_path), "--name", "mine"]) == 2
+    assert error_line(capsys) == (f"bigsur: error: --out {out} exists (use --force to "
+                                  "overwrite)")
+    assert out.read_text() == "{}"
+    assert main(["cards", "import", str(csv_path), "--name", "mine", "--force"]) == 0
+    assert json.loads(out.read_text())["name"] == "mine"
+    assert main(["cards", "new", str(csv_path), "--name", "mine"]) == 2  # the same words
+    assert error_line(capsys) == (f"bigsur: error: {csv_path} exists (use --force to "
+                                  "overwrite)")
+
+
 @pytest.mark.parametrize("make, reason", [
     (lambda p: None, "file not found"),
     (lambda p: p.mkdir(), "cannot read the file (Is a directory)"),

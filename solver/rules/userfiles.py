@@ -78,11 +78,17 @@ class OutputError(ValueError):
     """An output that could not be written; the message names the option and the path."""
 
 
-def write_output(option: str, path: str | Path, write: Callable[[], object]) -> None:
-    """Run ``write()``, which writes ``path``; OutputError naming ``option`` and ``path``
-    when it fails (:func:`output_problem`, checked before long work, cannot see every
-    unwritable place, e.g. under /proc)."""
+def write_output(option: str, path: str | Path, write: Callable[[], object], *,
+                 overwrite: bool = True) -> None:
+    """Run ``write()``, which writes ``path``; OutputError naming ``option`` (empty for a
+    file given without an option) and ``path`` when it fails (:func:`output_problem`,
+    checked before long work, cannot see every unwritable place, e.g. under /proc).
+    ``overwrite=False``: an existing file is refused, not replaced (a command's --force
+    sets it): "--out X exists (use --force to overwrite)"."""
+    where = f"{option} {path}" if option else str(path)
+    if not overwrite and Path(path).is_file():
+        raise OutputError(f"{where} exists (use --force to overwrite)")
     try:
         write()
     except OSError as err:
-        raise OutputError(f"{option} {path}: cannot write it ({err.strerror or err})") from None
+        raise OutputError(f"{where}: cannot write it ({err.strerror or err})") from None
