@@ -4,6 +4,7 @@ is wrong and exit status 2 (or 1), never a traceback; Ctrl-C ends quietly and so
 from __future__ import annotations
 
 import hashlib
+import io
 import json
 import os
 import signal
@@ -277,6 +278,54 @@ def test_analyze_an_output_that_cannot_be_written_names_the_option(option, recor
     argv = ["analyze", str(record_file), "--iterations", "1", "--no-progress", option, path]
     assert main(argv) == 2
     assert error_line(capsys).startswith(f"bigsur: error: {option} {path}: cannot write it (")
+
+
+# ------------------------------------------------------------------ hint
+
+
+class Terminal(io.StringIO):
+    """A stream that says it is a terminal (as stderr is when a person runs a command)."""
+
+    def isatty(self) -> bool:
+        return True
+
+
+@pytest.mark.parametrize("option, value, message", [
+    ("--iterations", "0", "--iterations: must be positive, got 0"),
+    ("--iterations", "-5", "--iterations: must be positive, got -5"),
+    ("--seconds", "0", "--seconds: must be positive and less than a day (86400), got 0.0"),
+    ("--seconds", "nan", "--seconds: must be positive and less than a day (86400), got nan"),
+    ("--seconds", "86400", "--seconds: must be positive and less than a day (86400), got "
+                           "86400.0"),
+    ("--workers", "0", "--workers: must be an integer 1 to 64, got 0"),
+])
+def test_hint_a_bad_budget_names_the_option_typed(option, value, message, position_file,
+                                                  monkeypatch, capsys):
+    # it named the API's fields: budget.iterations, budget.seconds, workers
+    import solver.search.api as api
+
+    forbid(monkeypatch, api, "analyse", "the search")
+    assert main(["hint", str(position_file), option, value]) == 2
+    assert error_line(capsys) == f"bigsur: error: {message}"
+
+
+def test_hint_shows_the_search_time_on_a_terminal_only(position_file, monkeypatch, capsys):
+    import solver.search.api as api
+
+    monkeypatch.setattr(api, "TICK", 0.02)
+    argv = ["hint", str(position_file), "--seconds", "0.2"]
+    assert main(argv) == 0  # stderr captured: not a terminal, no progress line
+    assert capsys.readouterr().err == ""
+    terminal = Terminal()
+    monkeypatch.setattr(sys, "stderr", terminal)
+    assert main(argv) == 0
+    shown = terminal.getvalue()
+    assert shown.startswith("\rsearching... ") and "s of 0.2 s" in shown, shown
+    assert shown.endswith("\r") and shown.split("\r")[-2].strip() == ""  # then erased
+    assert "visits" in capsys.readouterr().out
+    monkeypatch.setattr(sys, "stderr", terminal := Terminal())
+    assert main([*argv, "--json"]) == 0  # a script's JSON: no progress line
+    assert terminal.getvalue() == ""
 
 
 # ------------------------------------------------------------------ cards new / import

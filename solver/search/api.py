@@ -21,6 +21,10 @@ import argparse
 import json
 import random
 import sys
+import threading
+import time
+from collections.abc import Iterator
+from contextlib import contextmanager, nullcontext
 from dataclasses import dataclass, field
 from typing import Any
 
@@ -31,7 +35,7 @@ from ..rules.views import PlayerView, view_of
 from ..rules.wording import got
 from .determinize import Determinizer, InconsistentViewError
 from .ismcts import DEFAULT_PARAMS, SearchParams, concrete_move, search
-from .specs import MAX_WORKERS
+from .specs import MAX_SECONDS, MAX_WORKERS
 
 __all__ = ["Budget", "BudgetError", "GameOverError", "NotToActError", "InconsistentViewError",
            "RankedMove", "SearchResult", "analyse", "add_cli"]
@@ -278,15 +282,69 @@ def format_table(result: SearchResult, top: int | None = None) -> str:
     return "\n".join(lines)
 
 
-def cmd_hint(args) -> int:
+def _option_problem(args) -> str | None:
+    """What is wrong with ``bigsur hint``'s numbers, naming the option typed (Budget and
+    :func:`analyse` name their own fields, budget.iterations or workers), else None."""
     if args.top is not None and args.top < 1:  # 0 would have shown every move
-        print(f"bigsur: error: --top: at least 1, got {args.top}", file=sys.stderr)
+        return f"--top: at least 1, got {args.top}"
+    if args.iterations is not None and args.iterations < 1:
+        return f"--iterations: must be positive{got(args.iterations)}"
+    if args.seconds is not None and not 0 < args.seconds < MAX_SECONDS:  # nan too
+        return (f"--seconds: must be positive and less than a day ({MAX_SECONDS:.0f})"
+                f"{got(args.seconds)}")
+    if not 1 <= args.workers <= MAX_WORKERS:
+        return f"--workers: must be an integer 1 to {MAX_WORKERS}{got(args.workers)}"
+    return None
+
+
+TICK = 0.25  # seconds between two redraws of the search's progress line
+
+
+@contextmanager
+def _progress_line(budget: Budget, stream=None) -> Iterator[None]:
+    """While the body runs (a search): "searching... 1.2 s of 5 s" on ``stream``
+    (stderr), redrawn with \\r every :data:`TICK` and erased at the end; only on a
+    terminal, as the progress of analyze, tournament and train (a pipe or a file gets
+    nothing)."""
+    stream = stream or sys.stderr
+    if not (hasattr(stream, "isatty") and stream.isatty()):
+        yield
+        return
+    of = (f"of {budget.seconds:g} s" if budget.seconds is not None
+          else f"({budget.iterations} iterations)")
+    start, done, shown = time.monotonic(), threading.Event(), 0
+
+    def redraw() -> None:
+        nonlocal shown
+        while not done.wait(TICK):
+            text = f"searching... {time.monotonic() - start:.1f} s {of}"
+            stream.write("\r" + text.ljust(shown))
+            stream.flush()
+            shown = len(text)
+
+    ticker = threading.Thread(target=redraw, name="hint-progress", daemon=True)
+    ticker.start()
+    try:
+        yield
+    finally:
+        done.set()
+        ticker.join()
+        if shown:
+            stream.write("\r" + " " * shown + "\r")
+            stream.flush()
+
+
+def cmd_hint(args) -> int:
+    problem = _option_problem(args)
+    if problem is not None:
+        print(f"bigsur: error: {problem}", file=sys.stderr)
         return 2
     position = _load_position(args.position, args.cards)
+    budget = Budget(seconds=args.seconds) if args.seconds is not None else \
+        Budget(iterations=args.iterations if args.iterations is not None else 1000)
     try:
-        budget = Budget(seconds=args.seconds) if args.seconds is not None else \
-            Budget(iterations=args.iterations if args.iterations is not None else 1000)
-        result = analyse(position, budget, seed=args.seed, workers=args.workers)
+        with nullcontext() if args.json else _progress_line(budget):  # JSON: for scripts
+            result = analyse(position, budget, seed=args.seed, workers=args.workers)
     except (BudgetError, GameOverError, NotToActError, InconsistentViewError) as err:
         print(f"bigsur: error: {err}", file=sys.stderr)
         return 2
@@ -303,13 +361,15 @@ def add_cli(sub) -> None:
     """Register ``bigsur hint`` on the CLI's subparsers."""
     p = sub.add_parser("hint", help="rank the moves of the seat to act (ISMCTS)",
                        description="Search a position (full state or one seat's view) and "
-                       "print the moves of the seat to act, best first.")
+                       "print the moves of the seat to act, best first. On a terminal "
+                       "(without --json) a line on stderr shows the search's time.")
     p.add_argument("position", help="bigsur-position/1 or bigsur-view/1 JSON file")
     group = p.add_mutually_exclusive_group()
     group.add_argument("--iterations", type=int, help="iteration budget (default 1000)")
     group.add_argument("--seconds", type=float, help="time budget per worker")
     p.add_argument("--seed", type=int, default=0, help="random seed (default 0)")
-    p.add_argument("--workers", type=int, default=1, help="processes (root parallelism)")
+    p.add_argument("--workers", type=int, default=1,
+                   help=f"processes (root parallelism), 1 to {MAX_WORKERS}")
     p.add_argument("--cards", help="card-set file (default: the position's own)")
     p.add_argument("--top", type=int, help="show only the K best moves")
     p.add_argument("--json", action="store_true", help="print the result as JSON")
