@@ -323,18 +323,78 @@ function renderActions() {
   renderPay();
 }
 
+/* Materials borrowed from other discard piles, as they were when paid: per game id,
+ * per log index, {seat: Material} (the log is written again from the whole game on each
+ * change, after the piles changed; the server's log holds the steps only). */
+const BORROWED_KEY = "bigsur.borrowed";
+
+function borrowedSeen() {
+  try { return JSON.parse(localStorage.getItem(BORROWED_KEY) || "{}") || {}; } catch (e) { return {}; }
+}
+
+/* For each of the seat's own builds in the log with a payment, the words' ctx as it was
+ * when paid (index -> {discardTop, discardTops}). Its own discard pile only grows, by the
+ * cards its own payments discard: its top before a build is the current pile without the
+ * cards discarded from then on. Another seat's pile changes only in that seat's turns:
+ * while it has not played since the build, its top now is the one borrowed, and is
+ * remembered in this browser for later (unknown afterwards elsewhere: not named). */
+function paidCtxs(d) {
+  const v = d.view, me = v.view_of;
+  const pile = v.seats[me].discard;
+  const id = S.game ? S.game.id : null;
+  const all = borrowedSeen();
+  const known = (id && all[id]) || {};
+  let learned = false;
+  const out = new Map();
+  let discarded = 0;
+  const playedSince = new Set();
+  for (let k = d.log.length - 1; k >= 0; k--) {
+    const e = d.log[k];
+    const w = e.action.trim().split(/\s+/);
+    const pay = w.indexOf("pay");
+    if (e.seat === me && w[0] === "build" && pay >= 0) {
+      const steps = w.slice(pay + 1);
+      discarded += steps.reduce((n, s) => n + (s.startsWith("sub:") ? 3 : S.cards.highway[s] ? 1 : 0), 0);
+      const at = pile.length - discarded - 1;
+      const tops = v.seats.map(() => null);
+      for (const s of steps.filter((x) => x.startsWith("bd:"))) {
+        const seat = Number(s.slice(3));
+        const other = v.seats[seat];
+        const mats = other && other.discard && other.discard.materials;
+        if (!playedSince.has(seat) && mats && mats.length) {
+          tops[seat] = mats[mats.length - 1];
+          if ((known[e.index] || {})[seat] !== tops[seat]) {
+            known[e.index] = {...known[e.index], [seat]: tops[seat]};
+            learned = true;
+          }
+        } else tops[seat] = (known[e.index] || {})[seat] || null;
+      }
+      out.set(e.index, {discardTop: at >= 0 ? pile[at] : null, discardTops: tops});
+    }
+    playedSince.add(e.seat);
+  }
+  if (learned && id) {
+    delete all[id];
+    const kept = Object.keys(all).slice(-29); // the last 30 games' borrowings at most
+    localStorage.setItem(BORROWED_KEY, JSON.stringify(
+      {...Object.fromEntries(kept.map((g) => [g, all[g]])), [id]: known}));
+  }
+  return out;
+}
+
 function renderLog() {
   const d = S.data;
   const log = $("log");
   if (!d) { log.innerHTML = ""; return; }
   const ctx = {cards: S.cards, seatName, discardTop: null, discardTops: null};
+  const paid = paidCtxs(d);
   let html = "";
   let lastTurnSeat = null;
   for (const e of d.log) {
     const newTurn = lastTurnSeat !== e.seat;
     lastTurnSeat = e.seat;
     const who = seatName(e.seat);
-    const sentence = actionWords(e.action, ctx, who).slice(who.length);
+    const sentence = actionWords(e.action, {...ctx, ...paid.get(e.index)}, who).slice(who.length);
     html += `<li class="${newTurn ? "newturn" : ""}" style="--seat:${SEAT_COLOR[e.seat % 4]}" data-index="${e.index}">` +
       `<span class="who">${esc(who)}</span>${esc(sentence)}</li>`;
   }

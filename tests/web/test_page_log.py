@@ -1,0 +1,49 @@
+"""The game log on the play page, in a real browser against a real server (same setup as
+test_web_page.py: a real uvicorn, Debian's Chromium through Playwright).
+"""
+
+from __future__ import annotations
+
+from test_page_qa import (
+    continue_position,
+    open_payment,
+    pay_by_clicks_and_build,
+    point_lobos_position,
+)
+from test_web_page import browser, page, server, settle  # noqa: F401 - fixtures
+
+
+def test_log_names_the_borrowed_and_recycled_materials_as_paid(server, page):  # noqa: F811
+    """A payment in the log names each Material as the payment panel did: the top of
+    AI 2's discard pile borrowed with Point Lobos (stone) had no Material at all, and a
+    recycled top of one's own pile had none unless the same payment discarded onto it
+    first. The log is written from the whole game each time, after the piles changed
+    (here a discard onto one's own pile in the same payment; AI 2 plays its turn and its
+    pile is shown with another top after a reload): it names the Materials as they were
+    when paid."""
+    pg = page
+    continue_position(pg, server, point_lobos_position(), 0)
+    open_payment(pg, "H56")  # stone, timber, steel
+    pay_by_clicks_and_build(pg, ["bd:1", "rec", "H24"])
+    expected = ("borrow the top of AI 2 (easy)'s discard pile (stone); "
+                "recycle the top of your discard pile (timber); discard H24 (steel)")
+    line = pg.locator("#log li").last.inner_text()
+    assert expected in line, line
+
+    pg.locator("#actionbar .endbtn").click()
+    settle(pg)  # AI 2 has played its turn: your turn again
+
+    def other_top(route):  # AI 2's pile with another top, as its turn might have left it
+        response = route.fetch()
+        body = response.json()
+        if isinstance(body, dict) and "view" in body:
+            body["view"]["seats"][1]["discard"]["materials"][-1] = "water"
+        route.fulfill(response=response, json=body)
+
+    pg.route("**/v1/games/*", other_top)
+    pg.reload()
+    pg.wait_for_selector("body[data-ready='1']")
+    settle(pg)
+    line = pg.locator("#log li", has_text="H56").last.inner_text()
+    assert expected in line, line
+    assert not pg.js_errors, pg.js_errors
