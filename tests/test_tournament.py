@@ -360,6 +360,26 @@ def test_sign_test_over_deals():
     assert sign_test(results, "b", "a")["p_value"] > 0.99
 
 
+def test_table_says_no_games_counted_for_bots_whose_every_game_failed(small, test_bots,
+                                                                      tmp_path, monkeypatch,
+                                                                      capsys):
+    # the rows read "nan% [  0.0, 100.0]  +nan [  +nan,   +nan]  +0 [ +nan,  +nan]"
+    import solver.search.tournament as tournament
+    from solver.cli import main
+
+    s = play(["illegal", "random"], small, games=2)
+    assert s.games == 0 and len(s.failed) == 2
+    monkeypatch.setattr(tournament, "run_tournament", lambda *args, **kwargs: s)
+    assert main(["tournament", "--bots", "illegal,random", "--games", "2", "--quiet",
+                 "--out", str(tmp_path / "t")]) == 1  # a bot failed: exit 1, as before
+    table = capsys.readouterr().out
+    assert "nan" not in table
+    rows = {line.split()[0]: line.split() for line in table.splitlines()[2:4]}
+    for bot in ("illegal", "random"):  # every game had the illegal bot in it
+        assert rows[bot][1:7] == ["0", "no", "games", "counted", "—", "—"], rows[bot]
+    assert "ERROR illegal: bot illegal" in table
+
+
 def test_summary_json_is_strict_when_a_bot_never_finished(small, test_bots):
     s = play(["illegal", "random"], small, games=2)
     text = json.dumps(s.to_json(), allow_nan=False)  # raises on NaN / Infinity

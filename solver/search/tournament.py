@@ -412,6 +412,8 @@ class Summary:
                    f"{100 * b.win_ci[1]:5.1f}]")
             mar = f"{b.margin:+6.2f} [{b.margin_ci[0]:+6.2f}, {b.margin_ci[1]:+6.2f}]"
             elo = f"{b.elo:+5.0f} [{b.elo_ci[0]:+5.0f}, {b.elo_ci[1]:+5.0f}]"
+            if b.seats == 0:  # each of its games failed: no statistic (not nan%, +nan)
+                win, mar, elo = "no games counted", "—", "—"
             lines.append(f"{b.bot:18} {b.seats:>6}  {win:24} {mar:24} {elo:22} "
                          f"{b.seconds_per_turn:7.3f}")
         lines.append(f"{self.games} games ({self.deals} deals, seats rotated), "
