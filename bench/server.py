@@ -345,8 +345,8 @@ def run_scale_out(quick: bool, pool: list[dict]) -> dict:
     on SQLite and on PostgreSQL, one client, one process."""
     from server.launch import ThrowawayPostgres
 
-    seconds = 4.0 if quick else 20.0
-    requests = 20 if quick else 200
+    seconds = 2.0 if quick else 20.0
+    requests = 10 if quick else 200
     env = {"BIGSUR_WORKERS": "1", "BIGSUR_CHOSEN_SEEDS": "any",
            "BIGSUR_MAX_GAMES_PER_CLIENT": "1000"}
     out: dict = {"seconds": seconds, "throughput": [], "overhead": []}
@@ -461,8 +461,8 @@ def main(argv: list[str] | None = None) -> int:
         out.write_text(json.dumps(result, indent=1) + "\n")
         print(f"wrote {out}")
         return 0
-    per_client = {100: 4, 1000: 2} if quick else {100: 40, 1000: 10}
-    overload_s = 5.0 if quick else 30.0
+    per_client = {100: 4, 1000: 1} if quick else {100: 40, 1000: 10}
+    overload_s = 3.0 if quick else 30.0
     pool = positions(6 if quick else 24)
     tmp = tempfile.mkdtemp(prefix="bigsur-bench-")
     # the attack of issue 12 (4 jobs of a whole game at 10 s per decision, one client):
@@ -485,13 +485,13 @@ def main(argv: list[str] | None = None) -> int:
         over = run_load(srv.url, 4 * args.workers, 100, pool, None, overload_s, rss)
         over["scenario"] = "4x capacity"
         rows.append(over)
-        busy = run_with_analysis(srv.url, pool, 5.0 if quick else 20.0)
+        busy = run_with_analysis(srv.url, pool, 3.0 if quick else 20.0)
         rows.append(busy)
         print(f"hints while 4 analysis jobs run: p50 {busy['p50_ms']} p95 {busy['p95_ms']} "
               f"ms, statuses {busy['statuses']}, jobs accepted {busy['jobs_accepted']}, "
               f"cancelled {busy['jobs_cancelled']}", flush=True)
         slow = run_slow_connections(srv.url, srv.port, 300 if quick else 3000,
-                                    2.0 if quick else 10.0, 8.0 if quick else 60.0, log_path)
+                                    2.0 if quick else 10.0, 5.0 if quick else 60.0, log_path)
         print(f"slow connections: /healthz p50 {slow['healthz_p50_ms']} p95 "
               f"{slow['healthz_p95_ms']} max {slow['healthz_max_ms']} ms, errors "
               f"{slow['healthz_errors']}, log +{slow['log_growth_kb']} kB, {slow}", flush=True)

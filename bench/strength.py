@@ -73,15 +73,15 @@ FULL = {
     "speed": {"seconds": 10.0},
 }
 QUICK = {
-    "vs-greedy": {"budget": 0.05, "games": 8},
-    "vs-random": {"budget": 0.02, "games": 8},
-    "4p": {"budget": 0.05, "games": 4},
-    "3p": {"budget": 0.05, "games": 3},
-    "ladder": {"budgets": [0.01, 0.04, 0.16], "games": 4},
+    "vs-greedy": {"budget": 0.02, "games": 4},
+    "vs-random": {"budget": 0.02, "games": 4},
+    "4p": {"budget": 0.02, "games": 4},
+    "3p": {"budget": 0.02, "games": 3},
+    "ladder": {"budgets": [0.01, 0.02, 0.04], "games": 4},
     "hints": {"positions": 4, "budgets": [0.1, 0.4], "players": 2},
-    "learned": {"budget": 0.05, "games": 4},
-    "vs-flat": {"budget": 0.05, "flat_budget": 0.05, "games": 4, "yardstick_games": 2},
-    "speed": {"seconds": 1.0},
+    "learned": {"budget": 0.02, "games": 4},
+    "vs-flat": {"budget": 0.02, "flat_budget": 0.02, "games": 4, "yardstick_games": 2},
+    "speed": {"seconds": 0.25},
 }
 
 
