@@ -323,6 +323,12 @@ class Screen:
 # ------------------------------------------------------------------ completion
 
 COMMANDS = ("help", "moves", "hint", "undo", "table", "score", "quit")
+# the commands typed alone, and what each does: said when a word follows one (it was
+# ignored: 'moves foo' listed the moves)
+ALONE = {"help": "it lists the actions and commands", "moves": "it lists the legal actions",
+         "undo": "it takes back one move", "table": "it draws the table again",
+         "score": "it shows the scores so far", "quit": "it leaves the game",
+         "exit": "it leaves the game"}
 
 
 def completions(buffer: str, begidx: int, candidates: Sequence[str]) -> list[str]:
@@ -536,7 +542,12 @@ def play_game(seats: Sequence[str], seed: int | None, cards: CardSet | None = No
                 return finish(0)
             if not text:
                 continue
-            word = text.split()[0].lower()
+            word, *extra = text.split()
+            word = word.lower()
+            if word in ALONE and extra:
+                write(f"! {word}: unexpected '{extra[0]}' (type '{word}' alone: "
+                      f"{ALONE[word]})")
+                continue
             if word in ("quit", "exit"):
                 return finish(0)
             if word == "help":
@@ -570,11 +581,6 @@ def play_game(seats: Sequence[str], seed: int | None, cards: CardSet | None = No
                 write("type 'h N' to play hint N")
                 continue
             if word == "undo":
-                extra = text.split()[1:]
-                if extra:
-                    write(f"! undo: unexpected '{extra[0]}' (type 'undo' alone: it takes "
-                          "back one move)")
-                    continue
                 undone = take_back(record, humans)
                 if undone is None:
                     write("! undo: nothing to take back ("

@@ -330,6 +330,21 @@ def test_undo_refuses_an_extra_word(tmp_path):
     assert actions == ["take deck"]
 
 
+@pytest.mark.parametrize("word, does", [
+    ("moves", "it lists the legal actions"), ("table", "it draws the table again"),
+    ("score", "it shows the scores so far"), ("help", "it lists the actions and commands"),
+    ("quit", "it leaves the game"), ("exit", "it leaves the game"),
+])
+def test_a_command_typed_with_an_extra_word_is_refused_as_undo_is(word, does, tmp_path):
+    # 'moves foo' listed the moves and 'quit foo' left, the extra word ignored
+    actions, out = saved_actions(tmp_path, [HUMAN, HUMAN], 1,
+                                 [f"{word} foo", "take deck", "quit"])
+    errors = [ln for ln in out if ln.startswith("! ")]
+    assert errors == [f"! {word}: unexpected 'foo' (type '{word}' alone: {does})"], errors
+    assert actions == ["take deck"]  # nothing done, and the game went on
+    assert "Commands:" not in "\n".join(out)  # not the help either
+
+
 def test_hot_seat_undo_takes_back_the_last_move_whoever_made_it(tmp_path):
     first = new_game(2, seed=1).current
     other = 1 - first
