@@ -476,3 +476,27 @@ def test_position_editor_incomplete_position_logs_no_error(server, page):  # noq
     pg.wait_for_selector("#pe-problems:has-text('the Depot holds 3 cards')")
     pg.wait_for_timeout(600)
     assert not pg.js_errors, pg.js_errors
+
+
+def test_position_editor_asks_nothing_of_an_incomplete_position(server, page):  # noqa: F811
+    """Hint, Score, Pay and Continue on a position the page already finds incomplete
+    sent it anyway: the server refused it (a failed 422 in the browser's console) and
+    the page showed its reason. The page now says what to fix, from its own list, and
+    sends nothing."""
+    pg = page
+    open_editor(pg, server, "#nav-editor", "#pe-problems")
+    pg.click("[data-pe='clear']")
+    pg.wait_for_selector("#pe-problems:has-text('the Depot holds 0 cards')")
+    sent = []
+    pg.on("request", lambda r: sent.append(r.url) if r.method == "POST" else None)
+    pg.fill("#pe-builds", "H01:R")
+    for button in ["#pe-hint", "#pe-score", "#pe-pay", "#pe-continue"]:
+        pg.click(button)
+        error = pg.locator("#pe-error")
+        error.wait_for()
+        text = error.inner_text()
+        assert "Fix the position first" in text and "the Depot holds 0 cards" in text, text
+        error.evaluate("e => e.remove()")  # the next answer draws its own
+    assert pg.locator("#editor").is_visible()
+    assert not sent, sent
+    assert not pg.js_errors, pg.js_errors

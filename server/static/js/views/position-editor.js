@@ -529,7 +529,17 @@ function changed() {
 }
 
 /* What the page finds wrong without the server (the Stretch checks need its score). */
-const knownIncomplete = () => problems(P.pos, P.cards, null).length > 0;
+const knownProblems = () => problems(P.pos, P.cards, null);
+const knownIncomplete = () => knownProblems().length > 0;
+
+/* A hint, a score, a payment or a game of a position the page already finds wrong is
+ * not asked for: the server would refuse it (a failed request in the console) for the
+ * reason the page lists under "Not allowed as entered". */
+function notComplete() {
+  const probs = knownProblems();
+  if (!probs.length) return null;
+  return `Fix the position first (see "Not allowed as entered"): ${probs.join("; ")}.`;
+}
 
 /* Ask the server for the score of the view as entered: it checks the view (naming the
  * field) and gives the Stretches the Landmark checks need. A position the page already
@@ -575,6 +585,8 @@ async function ask(kind) {
   if (btn) btn.setAttribute("aria-busy", "true");
   try {
     if (kind !== "score" && notYourTurn()) throw new Error(notYourTurn());
+    const incomplete = notComplete();
+    if (incomplete) throw new Error(incomplete);
     if (kind === "hint") {
       const [unit, n] = $("pe-budget").value.split(":");
       const res = await P.ctx.api("POST", "/v1/hint", {position: v, budget: {[unit]: Number(n)}, seed: 1});
@@ -615,6 +627,8 @@ async function continueAsGame() {
   btn.setAttribute("aria-busy", "true");
   try {
     if (notYourTurn()) throw new Error(notYourTurn());
+    const incomplete = notComplete();
+    if (incomplete) throw new Error(incomplete);
     await P.ctx.continueFromView(view(), P.ai);
   } catch (e) {
     P.result = `<p class="bad" id="pe-error">Cannot continue as a game: ${esc(e.message)}</p>`;
