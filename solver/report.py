@@ -34,6 +34,7 @@ from .analysis import (
 )
 from .rules.record import GameRecord, RecordError
 from .rules.userfiles import OutputError, output_problem, write_output
+from .rules.wording import got
 
 SEAT_COLORS = ("#1f6fb2", "#c2185b", "#2e7d32", "#e07b00")
 LABEL_COLORS = {"inaccuracy": "#d4a000", "mistake": "#e06000", "blunder": "#c62828"}
@@ -230,14 +231,14 @@ def budget_from_args(budget_ms: int | None, iterations: int | None):
         raise ReportError("--budget-ms/--iterations: give one of them, not both")
     if iterations is not None:
         if iterations < 1:
-            raise ReportError(f"--iterations: must be positive, got {iterations}")
+            raise ReportError(f"--iterations: must be positive{got(iterations)}")
         return Budget(iterations=iterations)
     ms = DEFAULT_BUDGET_MS if budget_ms is None else budget_ms
     if ms < 1:
-        raise ReportError(f"--budget-ms: must be positive, got {ms}")
+        raise ReportError(f"--budget-ms: must be positive{got(ms)}")
     if ms >= 1000 * MAX_SECONDS:  # a search budget is less than a day (Budget)
         raise ReportError(f"--budget-ms: must be positive and less than a day "
-                          f"({1000 * MAX_SECONDS:.0f}), got {ms}")
+                          f"({1000 * MAX_SECONDS:.0f}){got(ms)}")
     return Budget(seconds=ms / 1000.0)
 
 

@@ -149,6 +149,24 @@ def test_tournament_refuses_an_out_of_range_number_before_playing(option, value,
     assert error_line(capsys) == f"bigsur: error: {message}"
 
 
+@pytest.mark.parametrize("argv, message", [
+    (["tournament", "--bots", "mcts:,random"],
+     "bots: 'mcts:': budget must be <iterations>i or <seconds>s (e.g. 500i, 1.5s) (missing)"),
+    (["tournament", "--bots", "random:5i,greedy"],
+     "bots: bot 'random' takes no argument, got 'random:5i'"),
+    (["play", "--ai", "random", "--hint-budget", ""],
+     "--hint-budget: budget must be <iterations>i or <seconds>s (e.g. 500i, 1.5s) (missing)"),
+])
+def test_a_bad_bot_spec_or_budget_says_what_was_given_in_the_shared_words(argv, message,
+                                                                          tmp_path, no_games,
+                                                                          capsys):
+    # "..., got ''" for none at all, and "got random:5i" unquoted (rules.wording.got)
+    if argv[0] == "tournament":
+        argv = [*argv, "--games", "2", "--quiet", "--out", str(tmp_path / "t")]
+    assert main(argv) == 2
+    assert error_line(capsys) == f"bigsur: error: {message}"
+
+
 def test_tournament_bad_cards_is_one_line(tmp_path, no_games, capsys):
     cards = tmp_path / "cards.json"
     cards.write_text('{"format": "bigsur-cards/1"}')

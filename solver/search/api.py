@@ -32,7 +32,7 @@ from ..rules.actions import Action, Build, Claim, Discard, End, Substitute, Take
 from ..rules.constants import SCENERIES
 from ..rules.state import GameState, Phase
 from ..rules.views import PlayerView, view_of
-from ..rules.wording import got
+from ..rules.wording import got, got_type
 from .determinize import Determinizer, InconsistentViewError
 from .ismcts import DEFAULT_PARAMS, SearchParams, concrete_move, search
 from .specs import MAX_SECONDS, MAX_WORKERS
@@ -67,12 +67,12 @@ class Budget:
                               f"iterations={self.iterations!r}, seconds={self.seconds!r}")
         if self.iterations is not None and (isinstance(self.iterations, bool) or not isinstance(
                 self.iterations, int) or self.iterations < 1):
-            raise BudgetError(f"budget.iterations: must be a positive integer, "
-                              f"got {self.iterations!r}")
+            raise BudgetError(f"budget.iterations: must be a positive integer"
+                              f"{got(self.iterations)}")
         if self.seconds is not None and (isinstance(self.seconds, bool) or not isinstance(
                 self.seconds, (int, float)) or not 0 < self.seconds < 86_400):
-            raise BudgetError(f"budget.seconds: must be a positive number of seconds, "
-                              f"got {self.seconds!r}")
+            raise BudgetError(f"budget.seconds: must be a positive number of seconds"
+                              f"{got(self.seconds)}")
 
     @classmethod
     def parse(cls, text: str) -> Budget:
@@ -168,7 +168,7 @@ def analyse(position: GameState | PlayerView, budget: Budget, seed: int | None =
     these instead (each a whole decision, e.g. ``[(End(),)]``), so that a move the
     search would not have tried gets a value too (a review's move played)."""
     if not isinstance(budget, Budget):
-        raise BudgetError(f"budget: must be a Budget, got {type(budget).__name__}")
+        raise BudgetError(f"budget: must be a Budget{got_type(budget)}")
     if isinstance(workers, bool) or not isinstance(workers, int) or \
             not 1 <= workers <= MAX_WORKERS:
         raise BudgetError(f"workers: must be an integer 1 to {MAX_WORKERS}, got {workers!r}")
@@ -286,7 +286,7 @@ def _option_problem(args) -> str | None:
     """What is wrong with ``bigsur hint``'s numbers, naming the option typed (Budget and
     :func:`analyse` name their own fields, budget.iterations or workers), else None."""
     if args.top is not None and args.top < 1:  # 0 would have shown every move
-        return f"--top: at least 1, got {args.top}"
+        return f"--top: at least 1{got(args.top)}"
     if args.iterations is not None and args.iterations < 1:
         return f"--iterations: must be positive{got(args.iterations)}"
     if args.seconds is not None and not 0 < args.seconds < MAX_SECONDS:  # nan too

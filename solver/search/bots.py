@@ -22,6 +22,7 @@ from ..rules.actions import Action, Take
 from ..rules.engine import apply_inplace, legal_actions
 from ..rules.state import Phase
 from ..rules.views import PlayerView
+from ..rules.wording import got
 from .api import Budget, BudgetError
 from .determinize import Determinizer, determinize
 from .flat import FlatMCBot
@@ -191,7 +192,7 @@ class MCTSBot:
 def _no_arg(kind: str, make):
     def factory(arg: str):
         if arg:
-            raise BotSpecError(f"bot {kind!r} takes no argument, got {kind}:{arg}")
+            raise BotSpecError(f"bot {kind!r} takes no argument{got(kind + ':' + arg)}")
         return make()
     return factory
 

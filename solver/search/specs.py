@@ -31,7 +31,7 @@ import re
 from collections.abc import Collection
 from dataclasses import dataclass
 
-from ..rules.wording import got
+from ..rules.wording import got, got_type
 
 __all__ = ["BudgetSpec", "BotSpec", "SpecError", "parse_budget", "parse_bot_spec",
            "check_caps", "MAX_SECONDS", "MAX_WORKERS"]
@@ -85,20 +85,18 @@ class BotSpec:
 def parse_budget(text: object, field: str = "budget") -> BudgetSpec:
     """``"500i"`` or ``"1.5s"``, strictly (see the module doc)."""
     if not isinstance(text, str):
-        raise SpecError(field, f"must be a string such as 500i or 1.5s, got "
-                        f"{type(text).__name__}")
+        raise SpecError(field, f"must be a string such as 500i or 1.5s{got_type(text)}")
     m = _BUDGET.match(text) if len(text) <= _MAX_LEN else None
     if m is None and re.fullmatch(r"0+i", text):
-        raise SpecError(field, f"iterations must be at least 1, got {text!r}")
+        raise SpecError(field, f"iterations must be at least 1{got(text)}")
     if m is None:
         raise SpecError(field, f"budget must be <iterations>i or <seconds>s (e.g. 500i, "
-                        f"1.5s), got {text[:_MAX_LEN]!r}")
+                        f"1.5s){got(text[:_MAX_LEN])}")
     if m["iterations"] is not None:
         return BudgetSpec(iterations=int(m["iterations"]))
     seconds = float(m["seconds"])
     if not 0 < seconds < MAX_SECONDS:
-        raise SpecError(field, f"seconds must be more than 0 and less than a day, got "
-                        f"{text!r}")
+        raise SpecError(field, f"seconds must be more than 0 and less than a day{got(text)}")
     return BudgetSpec(seconds=seconds)
 
 
