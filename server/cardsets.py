@@ -118,6 +118,7 @@ class CardRegistry:
     def __init__(self, extra_path: str | None = None):
         default = load_card_set()
         self.sets: dict[str, CardSet] = {"default": default}
+        self.from_file: str | None = None  # the name of the BIGSUR_CARDS set
         if extra_path:
             try:
                 extra = read_card_set(extra_path)
@@ -127,7 +128,19 @@ class CardRegistry:
                 raise ValueError(f"BIGSUR_CARDS: the set in {extra_path} is named "
                                  f"{extra.name!r}, which is taken; rename it")
             self.sets[extra.name] = extra
+            self.from_file = extra.name
         self.load_stored: Callable[[str], CardSet | None] | None = None  # by attach()
+
+    def file_set_note(self, name: str) -> str | None:
+        """Why ``name`` cannot be saved, when it is the BIGSUR_CARDS set's (any case): that
+        set is read from its file at each start, so a version stored under its name
+        would be shadowed by the file, then or at the next start."""
+        if self.from_file is None or name.lower() != self.from_file.lower():
+            return None
+        return (f"{self.from_file!r} is this server's own card set, read from its "
+                "BIGSUR_CARDS file at start-up and not stored in its database: it cannot be "
+                "saved or get a new version here. Save the set under another name, or "
+                "change that file and restart the server")
 
     def find(self, name: Any) -> CardSet | None:
         """The set of this name, or None: a registered set, else one that another server
@@ -281,6 +294,8 @@ def build_router(registry, store_of) -> APIRouter:
         if not isinstance(raw, dict):
             raise ApiError(422, "body", "must be a card set object (bigsur-cards/1)", "cards")
         name = check_name(raw.get("name") if isinstance(raw, dict) else None)
+        if note := registry.file_set_note(name):
+            raise ApiError(409, "name", note, "conflict")
         other = taken(name) or (store_of().get(name) or {}).get("name")
         if other:
             raise ApiError(409, "name", f"a card set named {other!r} exists; choose another "
@@ -348,6 +363,8 @@ def build_router(registry, store_of) -> APIRouter:
         if isinstance(name, str) and name:
             if not NAME_RE.match(name):
                 name_note, refused = "name: must be 1 to 40 letters, digits, '-' or '_'", True
+            elif note := registry.file_set_note(name):
+                name_note, refused = f"name: {note}", True
             elif name.lower() in RESERVED or taken(name) or store_of().get(name):
                 name_note = f"name: {name!r} is taken (saving adds a new version if it is yours)"
         return {"ok": not errors, "errors": structured(errors), "summary": summary,

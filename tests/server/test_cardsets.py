@@ -107,6 +107,23 @@ def test_the_shipped_set_name_collides_even_with_its_own_content(client):
     assert r.status_code == 409 and r.json()["field"] == "name"
 
 
+def test_the_bigsur_cards_set_says_why_it_cannot_be_saved_under_its_name(make_client,
+                                                                        custom_file):
+    """The BIGSUR_CARDS set ("custom") is read from its file at each start and not
+    stored: an edit saved under its name was refused as a taken name, pointing to a new
+    version, which answered 404 (no stored set). The live check and the upload now say
+    why, and what to do; another name saves."""
+    client = make_client(cards=custom_file)
+    check = client.post("/v1/cardsets/check", json=my_set("Custom")).json()  # any case
+    assert check["name_refused"] and "BIGSUR_CARDS" in check["name"], check
+    r = client.post("/v1/cardsets", json=my_set("custom"))
+    reason = r.json()["reason"]
+    assert r.status_code == 409 and r.json()["field"] == "name", r.text
+    assert "BIGSUR_CARDS" in reason and "another name" in reason and "versions" not in reason
+    assert client.post("/v1/cardsets", json=my_set("custom-2")).status_code == 201
+    assert not client.post("/v1/cardsets/check", json=my_set("custom-3")).json()["name"]
+
+
 def test_validation_names_card_and_field_and_lists_every_problem(client):
     raw = my_set("broken")
     raw["highway"][4]["miles"] = 7

@@ -6,7 +6,8 @@ import (with problems found, named by card and field, and fixed), saved and offe
 new games; a 3-player mid-game position is set up by clicks, flagged while incomplete,
 hinted, scored and paid, and its URL reloads into the same position. Opening a position
 from a recorded game's review is checked at the end of test_web_page's full game.
-Screenshots go to ``test-artifacts/web/``.
+This module's server also serves a set of its own, from a ``BIGSUR_CARDS`` file
+(:data:`FILE_SET`). Screenshots go to ``test-artifacts/web/``.
 """
 
 from __future__ import annotations
@@ -16,12 +17,25 @@ import io
 import json
 import urllib.request
 
+import pytest
 from test_web_page import browser, no_overflow, page, server, shot  # noqa: F401 - fixtures
 
 from solver.rules.cards import load_card_set
 from solver.rules.cardset_csv import card_set_to_csv
 
 CARDS = load_card_set()
+FILE_SET = "printed-cards"  # the set of this module's server's BIGSUR_CARDS file
+
+
+@pytest.fixture(scope="module", autouse=True)
+def server_cards_file(tmp_path_factory):
+    """The shipped cards as :data:`FILE_SET` in a file that this module's server reads
+    from ``BIGSUR_CARDS`` at start-up (the environment is set while the module runs)."""
+    path = tmp_path_factory.mktemp("cards") / "printed.json"
+    path.write_text(json.dumps(CARDS.to_json() | {"name": FILE_SET}))
+    with pytest.MonkeyPatch.context() as mp:
+        mp.setenv("BIGSUR_CARDS", str(path))
+        yield path
 
 
 def open_editor(pg, base: str, nav: str, ready: str) -> None:
@@ -499,4 +513,38 @@ def test_position_editor_asks_nothing_of_an_incomplete_position(server, page):  
         error.evaluate("e => e.remove()")  # the next answer draws its own
     assert pg.locator("#editor").is_visible()
     assert not sent, sent
+    assert not pg.js_errors, pg.js_errors
+
+
+def test_card_set_of_the_server_file_is_not_saved_under_its_name(server, page):  # noqa: F811
+    """A set the server reads from its BIGSUR_CARDS file (known to the server, not stored
+    in its database), loaded into the editor, offered 'Save a new version': the server
+    answered 404, the editor then said the set was not on this server and saved it as a
+    new set, which the server refused as a taken name, pointing back to a new version.
+    The editor now says at once that the name is the server's own set and what to do,
+    sends nothing under it, and saves the edit under another name."""
+    pg = page
+    open_editor(pg, server, "#nav-cards", "#ce-ok")
+    pg.select_option("#ce-start", FILE_SET)
+    pg.click("[data-ce='load']")
+    note = pg.locator("#ce-name-note.bad")
+    note.wait_for()
+    assert "BIGSUR_CARDS" in note.inner_text() and "another name" in note.inner_text()
+    assert pg.locator("#ce-save").inner_text() == "Save to the server"
+    pg.click("[data-ce-pick='highway:2']")
+    pg.fill("#ce-text", "an edit")
+    sent = []
+    pg.on("request", lambda r: sent.append(r.url)
+          if r.method == "POST" and "/check" not in r.url else None)
+    pg.click("#ce-save")
+    alert = pg.locator("#alert")
+    alert.wait_for(state="visible")
+    assert "BIGSUR_CARDS" in alert.inner_text(), alert.inner_text()
+    assert not sent, sent
+    pg.click("#alert-close")
+    pg.fill("#ce-setname", "printed-cards-edited")
+    pg.click("#ce-save")
+    pg.wait_for_selector("#ce-saved")
+    assert get(server, "/v1/cardsets/printed-cards-edited")["highway"][2]["text"] == "an edit"
+    assert FILE_SET not in [s["name"] for s in get(server, "/v1/cardsets")]
     assert not pg.js_errors, pg.js_errors

@@ -83,11 +83,7 @@ function restoreDraft() {
  * saved on another server, or the server's database is a new one): then it is saved as
  * a new set, and said so (a new version of it would be refused). */
 async function confirmStored() {
-  if (!E.storedName) return;
-  let sets;
-  try { sets = await E.ctx.api("GET", "/v1/cardsets"); } catch (e) { return; } // Save tells
-  const key = E.storedName.toLowerCase();
-  if (!sets.some((s) => s.name.toLowerCase() === key)) baseMissing();
+  if (E.storedName && !(await isStored(E.storedName))) baseMissing();
 }
 
 function baseMissing() {
@@ -102,12 +98,21 @@ function baseMissing() {
 /* Nothing changed since the set was loaded from the server or saved. */
 const unchanged = () => E.savedText !== null && JSON.stringify(E.set) === E.savedText;
 
+/* Whether the server stores a set of this name (any case); unknown counts as stored
+ * (Save tells). A set it knows without storing it (its BIGSUR_CARDS set) gets no
+ * versions: it is saved under another name, as the live check's name note says. */
+async function isStored(name) {
+  let sets;
+  try { sets = await E.ctx.api("GET", "/v1/cardsets"); } catch (e) { return true; }
+  return sets.some((s) => s.name.toLowerCase() === name.toLowerCase());
+}
+
 async function startFrom(name) {
   const raw = await E.ctx.api("GET", "/v1/cards/" + encodeURIComponent(name));
   const copy = {format: "bigsur-cards/1", name: name === "default" ? "my-cards" : raw.name,
     version: raw.version, reconstruction: name === "default" ? false : raw.reconstruction,
     description: name === "default" ? "" : raw.description || "", highway: raw.highway, landmarks: raw.landmarks};
-  E.storedName = name === "default" ? null : raw.name;
+  E.storedName = name !== "default" && await isStored(raw.name) ? raw.name : null;
   E.set = JSON.parse(JSON.stringify(copy));
   E.stored = E.storedName ? {label: raw.label, fingerprint: raw.fingerprint} : null;
   E.savedText = E.storedName ? JSON.stringify(E.set) : null;
@@ -360,10 +365,11 @@ function scheduleCheck(delay = 250) {
 
 async function runCheck() {
   const seq = ++E.seq;
+  const name = E.set.name;
   try {
     const res = await E.ctx.api("POST", "/v1/cardsets/check", E.set);
     if (seq !== E.seq) return;
-    E.check = res;
+    E.check = {...res, checkedName: name};
   } catch (e) {
     if (seq !== E.seq) return;
     E.check = {ok: false, errors: [{card: null, field: e.field, message: e.message}], summary: null};
@@ -427,6 +433,11 @@ const sameStored = () => !!E.storedName && E.storedName.toLowerCase() === (E.set
 
 async function save() {
   E.ctx.clearError();
+  const ch = E.check;
+  if (ch && ch.name_refused && ch.checkedName === E.set.name) { // the server would refuse it
+    E.ctx.showError(`Cannot be saved under this name: ${ch.name.replace(/^name: /, "")}`);
+    return;
+  }
   if (unchanged()) { // no new version of the same set: said so
     E.saveNote = "nothing";
     rerender();
