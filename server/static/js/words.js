@@ -38,20 +38,22 @@ export const plural = (n, one, many) => `${n} ${n === 1 ? one : many || one + "s
 
 /** The steps of a payment (notation tokens) in words, and the Material each supplies.
  * ``ctx``: {cards, discardTop (own discard top card id or null), discardTops (per seat:
- * Material or null), seatName(i)}. Returns [{step, material, words}]. */
+ * Material or null), seatName(i), whose ("your", the default, or "their": another
+ * player's payment)}. Returns [{step, material, words}]. */
 export function stepsInWords(steps, ctx) {
   const hw = ctx.cards.highway;
+  const whose = ctx.whose || "your";
   let top = ctx.discardTop ? (hw[ctx.discardTop] || {}).material : null;
   const out = [];
   for (const step of steps) {
     let material = null, words = step;
     if (step === "rec") {
       material = top;
-      words = `recycle the top of your discard pile${material ? " (" + material + ")" : ""}`;
+      words = `recycle the top of ${whose} discard pile${material ? " (" + material + ")" : ""}`;
     } else if (step.startsWith("per:")) {
       const id = step.slice(4);
       material = (hw[id] || {}).persistent || null;
-      words = `the Persistent ${material || "Material"} of ${id} in your Highway`;
+      words = `the Persistent ${material || "Material"} of ${id} in ${whose} Highway`;
     } else if (step.startsWith("sub:")) {
       const [list, m] = step.slice(4).split("=");
       const ids = list.split("+");
@@ -106,7 +108,9 @@ export function actionWords(text, ctx, who) {
     let s = `${who} ${v("builds", "build")} ${card(w[1], "a card from the hand")} at the ${side} end`;
     const k = w.indexOf("pay");
     if (k >= 0 && !(ctx.hidden && ctx.hidden(w[1]))) {
-      s += `, paying: ${stepsInWords(w.slice(k + 1), ctx).map((x) => x.words).join("; ")}`;
+      // another player's payment uses their Highway and discard pile, not the reader's
+      const paid = stepsInWords(w.slice(k + 1), {...ctx, whose: you ? "your" : "their"});
+      s += `, paying: ${paid.map((x) => x.words).join("; ")}`;
     }
     return s;
   }
