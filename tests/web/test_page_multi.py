@@ -7,8 +7,10 @@ from __future__ import annotations
 
 from test_web_page import (  # noqa: F401 - fixtures
     browser,
+    fresh_page,
     page,
     server,
+    settle,
 )
 
 
@@ -43,4 +45,36 @@ def test_another_players_payment_is_not_called_yours(server, page):  # noqa: F81
                          "AI 1 (easy)'s Highway"), out["ai"]
     assert "in their Highway" in out["seat"] and "of their discard pile" in out["seat"]
     assert "in your Highway" in out["me"] and "of your discard pile" in out["me"]
+    assert not pg.js_errors, pg.js_errors
+
+
+def start_game(pg, base: str, seats: list[str], url: str = "/?speed=0") -> None:
+    """A fresh page (nothing remembered), a game of ``len(seats)`` players started with
+    these seat choices (seat 0 "human"), the table settled on the human's turn."""
+    fresh_page(pg, base + url)
+    pg.select_option("#setup-players", str(len(seats)))
+    for i, spec in enumerate(seats):
+        pg.select_option(f"#seat-{i}", spec)
+    pg.click("#setup-start")
+    pg.wait_for_selector("#game:not([hidden])")
+    settle(pg)
+
+
+def test_ai_seats_are_named_in_words_not_bot_notation(server, page):  # noqa: F811
+    """The setup offers "AI \u2014 MCTS 200 iterations" and "AI \u2014 random moves", but the
+    table, the log and the scores then called the seats "AI 3 (mcts:200i)" and "AI 2
+    (random)": the server's bot notation. They are named as chosen."""
+    pg = page
+    start_game(pg, server, ["human", "random", "mcts:200i"])
+    heads = pg.locator("#seats .seat-head h2").all_inner_texts()
+    assert heads == ["AI 2 (random moves)", "AI 3 (MCTS 200 iterations)", "Your Highway"], heads
+    pg.locator("#deck .cardbtn").click()
+    settle(pg)
+    pg.locator("#deck .cardbtn").click()
+    settle(pg)
+    pg.locator("#actionbar .endbtn").click()
+    settle(pg)  # both AIs have played a turn
+    who = set(pg.locator("#log .who").all_inner_texts())
+    assert who == {"You", "AI 2 (random moves)", "AI 3 (MCTS 200 iterations)"}, who
+    assert "mcts:" not in pg.locator("body").inner_text()
     assert not pg.js_errors, pg.js_errors

@@ -36,7 +36,14 @@ const AI_CHOICES = [
   ["mcts:3s", "AI \u2014 MCTS 3 s"]];
 const DEFAULT_AI = "mcts:1s";
 const GAMES_KEY = "bigsur.games";
-const levelOf = (spec) => (LEVELS.find(([s]) => s === spec) || [null, spec])[1];
+/* A seat's AI in words: its level, else the setup's choice ("MCTS 200 iterations",
+ * "random moves"), never the bot notation; an unknown spec as it is. */
+const levelOf = (spec) => {
+  const level = LEVELS.find(([s]) => s === spec);
+  if (level) return level[1];
+  const choice = AI_CHOICES.find(([s]) => s === spec && s !== "human");
+  return choice ? choice[1].replace(/^AI \u2014 /, "") : spec;
+};
 const STORE_KEY = "bigsur.game";
 
 // ------------------------------------------------------------------ state
