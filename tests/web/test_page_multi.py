@@ -78,3 +78,30 @@ def test_ai_seats_are_named_in_words_not_bot_notation(server, page):  # noqa: F8
     assert who == {"You", "AI 2 (random moves)", "AI 3 (MCTS 200 iterations)"}, who
     assert "mcts:" not in pg.locator("body").inner_text()
     assert not pg.js_errors, pg.js_errors
+
+
+def test_what_decided_a_3_player_game_is_the_winners_lead(server, page):  # noqa: F811
+    """With 3 or 4 players, "What decided it" (on the final scores and the review)
+    compared the winner with the reader however far behind: "What decided it: Stretches
+    \u2014 AI 3 (easy) 33, You 6 points." in a game AI 3 won 63 to AI 2's 62, which 2-Mile
+    bonuses (19 to 12) decided; Stretches were 33 to 32. It compares the winner with the
+    runner-up (the reader, in 2 players, when not the winner), and says nothing of a
+    shared win."""
+    pg = page
+    out = words_in_page(pg, server, """
+      const row = (stretches, bonuses, landmark_count, landmark_abilities) => ({stretches,
+        bonuses, landmark_count, landmark_abilities,
+        total: stretches + bonuses + landmark_count + landmark_abilities});
+      const names = (i) => (i === 0 ? 'You' : 'AI ' + (i + 1) + ' (easy)');
+      const three = {scores: [row(6, 2, 0, 0), row(32, 12, 5, 13), row(33, 19, 8, 3)],
+                     winners: [2]};
+      const two = {scores: [row(6, 2, 0, 0), row(32, 12, 5, 13)], winners: [1]};
+      const tie = {scores: [row(6, 2, 0, 0), row(10, 2, 0, 0), row(8, 4, 0, 0)],
+                   winners: [1, 2]};
+      return [w.decidingCategory(three, names), w.decidingCategory(two, names),
+              w.decidingCategory(tie, names)];
+    """)
+    assert out == ["What decided it: 2-Mile bonuses \u2014 AI 3 (easy) 19, AI 2 (easy) 12 points.",
+                   "What decided it: Stretches \u2014 AI 2 (easy) 32, You 6 points.",
+                   None], out
+    assert not pg.js_errors, pg.js_errors

@@ -11,7 +11,7 @@ import {ApiError, api, recordText, seedOfRecordText, startReview, latestReview, 
   analyseRecordText, jobPosition, continueGame} from "./api.js";
 import {MATERIALS, MAT_COLOR, matGlyph, matIcon, stepsInWords, paymentSentence, actionWords,
 lineBySeat, confidence, plainError, joinWords, plural, turningPoints as reviewTurningPoints,
-  playedWasBest}
+  playedWasBest, decidingCategory}
 from "./words.js";
 import {payState, cardsUsed, persistentUseFits, borrowsLeft} from "./pay.js";
 import {SCENERY, SC_COLOR, esc, cap, wrap, setCards, sceneryIcon, cardWords, cardSVG,
@@ -1423,19 +1423,8 @@ function turningPoints(res) {
   const me = perspective();
   const out = reviewTurningPoints(res, {me, seatName, cards: S.cards});
   const fin = S.reviewSource === "game" && S.data && S.data.result;
-  if (fin && fin.scores.length >= 2) {
-    const win = fin.winners[0];
-    const rival = win === me ? fin.scores.map((x, i) => i).filter((i) => i !== me)
-      .sort((a, b) => fin.scores[b].total - fin.scores[a].total)[0] : me;
-    const cats = [["Stretches", "stretches"], ["2-Mile bonuses", "bonuses"],
-      ["Landmarks", "landmark_count"], ["Landmark abilities", "landmark_abilities"]];
-    const gaps = cats.map(([name, key]) => [name, fin.scores[win][key] - fin.scores[rival][key],
-      fin.scores[win][key], fin.scores[rival][key]]).sort((a, b) => b[1] - a[1]);
-    if (win !== rival && gaps[0][1] > 0) {
-      out.unshift({index: null, text: `What decided it: ${gaps[0][0]} \u2014 ${seatName(win)} ${gaps[0][2]}, ` +
-        `${seatName(rival)} ${gaps[0][3]} points.`});
-    }
-  }
+  const decided = fin ? decidingCategory(fin, seatName) : null;
+  if (decided) out.unshift({index: null, text: decided});
   return out;
 }
 

@@ -122,6 +122,27 @@ export function actionWords(text, ctx, who) {
   return `${who}: ${text}`;
 }
 
+/** "What decided it": the scoring category with the widest gap between the winner and
+ * the runner-up (the best other score; with 3 or 4 players not necessarily the reader's,
+ * whose gap to the winner decided nothing between them). ``fin``: a game's result,
+ * {scores: [{total, stretches, bonuses, landmark_count, landmark_abilities}], winners}.
+ * A sentence, or null (a tie, or no category ahead). */
+export function decidingCategory(fin, seatName) {
+  if (!fin || !fin.scores || fin.scores.length < 2 || !fin.winners.length) return null;
+  const sc = fin.scores;
+  const win = fin.winners[0];
+  const rival = sc.map((x, i) => i).filter((i) => i !== win)
+    .sort((a, b) => sc[b].total - sc[a].total)[0];
+  if (sc[rival].total >= sc[win].total) return null; // a shared win
+  const cats = [["Stretches", "stretches"], ["2-Mile bonuses", "bonuses"],
+    ["Landmarks", "landmark_count"], ["Landmark abilities", "landmark_abilities"]];
+  const gaps = cats.map(([name, key]) => [name, sc[win][key] - sc[rival][key],
+    sc[win][key], sc[rival][key]]).sort((a, b) => b[1] - a[1]);
+  if (gaps[0][1] <= 0) return null;
+  return `What decided it: ${gaps[0][0]} \u2014 ${seatName(win)} ${gaps[0][2]}, ` +
+    `${seatName(rival)} ${gaps[0][3]} points.`;
+}
+
 /** A search line split by player: each turn's actions under the seat that plays them.
  * The line starts after ``first`` (the move's own actions, played by ``seat``). */
 export function lineBySeat(first, line, seat, players) {
