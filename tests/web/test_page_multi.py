@@ -9,6 +9,7 @@ from test_web_page import (  # noqa: F401 - fixtures
     browser,
     fresh_page,
     page,
+    play_out_by_api,
     server,
     settle,
 )
@@ -104,4 +105,22 @@ def test_what_decided_a_3_player_game_is_the_winners_lead(server, page):  # noqa
     assert out == ["What decided it: 2-Mile bonuses \u2014 AI 3 (easy) 19, AI 2 (easy) 12 points.",
                    "What decided it: Stretches \u2014 AI 2 (easy) 32, You 6 points.",
                    None], out
+    assert not pg.js_errors, pg.js_errors
+
+
+def test_review_detail_says_as_you_saw_it(server, page):  # noqa: F811
+    """A finished 3-player game's review: a decision's "Open in the position editor"
+    said "(the position as You saw it, ...)", a capital You inside the sentence."""
+    pg = page
+    start_game(pg, server, ["human", "greedy", "greedy"], "/?speed=0&review=iterations:1")
+    play_out_by_api(server, pg)
+    pg.reload()
+    pg.wait_for_selector("#final-review-summary:has-text('Review ready')", timeout=60_000)
+    pg.click("#final-review")
+    pg.wait_for_selector("#review:not([hidden]) #review-graph svg polyline")
+    mine = pg.evaluate("window.bigsur.state.data.log.find((e) => e.seat === 0).index")
+    pg.click(f"#review-list [data-decision='{mine}']")
+    pg.wait_for_selector("#review-detail #review-open-editor")
+    text = pg.locator("#review-detail").inner_text()
+    assert "(the position as you saw it, to try other moves)" in text, text[:600]
     assert not pg.js_errors, pg.js_errors

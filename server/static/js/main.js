@@ -1625,7 +1625,7 @@ async function selectDecision(index) {
     const human = rv === S.upload || (S.game && S.game.tokens[dc.seat] !== undefined) ? dc.seat : myseat();
     rv.position = {st, seat: human};
     wrapEl.insertAdjacentHTML("afterbegin", `<p><button type="button" id="review-open-editor" data-open-editor="">` +
-      `Open in the position editor</button> <span class="muted small">(the position as ${esc(seatName(human))} saw it, to try other moves)</span></p>`);
+      `Open in the position editor</button> <span class="muted small">(the position as ${esc(seatName(human) === "You" ? "you" : seatName(human))} saw it, to try other moves)</span></p>`);
     const mark = (actions, cls) => {
       for (const a of actions) {
         const words = a.split(/\s+/);
