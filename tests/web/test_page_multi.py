@@ -124,3 +124,22 @@ def test_review_detail_says_as_you_saw_it(server, page):  # noqa: F811
     text = pg.locator("#review-detail").inner_text()
     assert "(the position as you saw it, to try other moves)" in text, text[:600]
     assert not pg.js_errors, pg.js_errors
+
+
+def test_games_list_counts_rounds_as_the_table_does(server, page):  # noqa: F811
+    """The list of past games said "turn 2, in progress" for a 4-player game whose table
+    said "Round 2 of 7" (its 5th turn or later: the review counts every player's turn).
+    It says "round 2"."""
+    pg = page
+    start_game(pg, server, ["human", "greedy", "greedy", "greedy"])
+    for _ in range(2):
+        pg.locator("#deck .cardbtn").click()
+        settle(pg)
+    pg.locator("#actionbar .endbtn").click()
+    settle(pg)  # every AI has played: the human's turn of round 2
+    assert "Round 2 of 7" in pg.locator("#status").inner_text()
+    pg.click("#nav-new")
+    pg.wait_for_selector("#games-list [data-open-game]")
+    row = pg.locator("#games-list li").first.inner_text()
+    assert "round 2, in progress" in row and "turn" not in row, row
+    assert not pg.js_errors, pg.js_errors

@@ -1068,7 +1068,7 @@ async function renderGamesList() {
     if (d.over) {
       const sc = d.result.scores.map((x) => x.total).join(" : ");
       state = `finished, ${sc}`;
-    } else state = `turn ${Math.floor(d.view.turn / d.players) + 1}, in progress`;
+    } else state = `round ${Math.floor(d.view.turn / d.players) + 1}, in progress`; // as the table says
     return `<li><span class="gname">${esc(names)}</span> <span class="muted small">${esc(when)} \u00b7 ${esc(state)}</span> ` +
       `<button type="button" data-open-game="${esc(g.id)}" data-mode="${d.over ? "review" : "game"}">` +
       `${d.over ? "Review" : "Resume"}</button></li>`;
