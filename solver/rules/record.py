@@ -6,12 +6,35 @@ players and every action in the notation. A record replays to the identical stat
 >>> state = rec.replay()
 >>> state == new_game(2, seed=3)
 True
+
+Stepping through a record (``bigsur selfplay`` writes some, :meth:`GameRecord.load`
+reads one): :meth:`GameRecord.states` yields each state with the action played from it,
+then the final state with None. A turn has ended where ``turn`` has grown:
+
+>>> from solver.rules.engine import legal_actions, play
+>>> from solver.rules.scoring import score_player
+>>> while not state.is_over:                     # the first legal action, to the end
+...     action = legal_actions(state)[0]
+...     rec.actions.append(action.notation())
+...     state = play(state, action)
+>>> turn = 0
+>>> for state, action in rec.states():
+...     if state.turn > turn:                    # the turn before this state has ended
+...         turn = state.turn
+...         scores = [score_player(state.cards, p).total for p in state.players]
+...         if turn % 5 == 0 or state.is_over:
+...             print(turn, scores)
+5 [0, 0]
+10 [4, 4]
+15 [16, 18]
+20 [19, 19]
 """
 
 from __future__ import annotations
 
 import json
 import sys
+from collections.abc import Iterator
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
@@ -37,6 +60,12 @@ class RecordError(ValueError):
 
 @dataclass
 class GameRecord:
+    """A game as data (``bigsur-record/1``, docs/format.md "Records"): the card set, the
+    player count, a ``seed`` for :func:`~solver.rules.engine.new_game` or a
+    ``start_position`` (position JSON), and ``actions`` in the notation.
+    :meth:`load` / :meth:`from_json` read one (raising :class:`RecordError` naming the
+    field); :meth:`states` steps through it; :meth:`replay` gives the last state."""
+
     cards: CardSet
     players: int
     seed: int | None = None
@@ -55,8 +84,11 @@ class GameRecord:
             return state_from_json(self.start_position, self.cards)
         return new_game(self.players, self.seed, self.cards)
 
-    def states(self, checked: bool = True):
-        """Yield (state before, action) for every action, then (final state, None)."""
+    def states(self, checked: bool = True) -> Iterator[tuple[GameState, Action | None]]:
+        """Yield (state before, action) for every action, then (final state, None).
+        Each state is a new value (keeping them is safe); an action the rules refuse
+        raises :class:`RecordError` naming its index. ``checked=False`` skips the
+        checks (faster, for records known to be good)."""
         state = self.initial_state()
         for i, text in enumerate(self.actions):
             try:

@@ -3,6 +3,29 @@
 Categories: Stretches (1 point per mile of each qualifying Stretch, overlapping
 Stretches scoring independently), 2-Mile bonuses (every 2-Mile card in the Highway,
 in a Stretch or not), Landmark count (0 / 3 / 5 / 8) and Landmark abilities.
+
+:func:`score_player` scores one seat's Highway as it stands, at any moment of the game;
+:func:`final_scores` scores every seat (and :func:`solver.rules.engine.outcome` gives the
+same once the game is over, None before). Each :class:`ScoreBreakdown` has the four
+categories, their ``total`` and one ``details`` line per scoring item.
+
+>>> from solver.rules.engine import legal_actions, new_game, play
+>>> state = new_game(2, seed=8)
+>>> for move in ["take H06", "take H22", "end", "take H18", "take H19", "end"]:
+...     state = play(state, move)
+>>> [score_player(state.cards, p).total for p in state.players]   # mid-game
+[0, 0]
+>>> while not state.is_over:                     # always the first legal action
+...     state = play(state, legal_actions(state)[0])
+>>> result = final_scores(state)
+>>> [s.total for s in result.scores], result.winners
+([21, 29], (1,))
+>>> first = result.scores[0]
+>>> first.stretches, first.bonuses, first.landmark_count, first.landmark_abilities
+(8, 6, 3, 4)
+>>> first.details[0]
+{'category': 'stretches', 'points': 8, 'what': 'ocean Stretch',
+ 'cards': ['H56', 'H50', 'H38']}
 """
 
 from __future__ import annotations
@@ -75,6 +98,10 @@ def highway_facts(cards: CardSet, player: PlayerState) -> HighwayFacts:
 
 @dataclass
 class ScoreBreakdown:
+    """One seat's score by category (``total`` is their sum); ``details`` has one line
+    per scoring item: ``{"category", "points", "what"}`` (a Stretch's line also lists its
+    ``"cards"``). ``to_json`` adds ``"total"``."""
+
     stretches: int = 0
     bonuses: int = 0
     landmark_count: int = 0
@@ -83,6 +110,7 @@ class ScoreBreakdown:
 
     @property
     def total(self) -> int:
+        """The score: the sum of the four categories."""
         return self.stretches + self.bonuses + self.landmark_count + self.landmark_abilities
 
     def to_json(self) -> dict:
@@ -164,6 +192,11 @@ class Outcome:
 
 
 def final_scores(state: GameState) -> Outcome:
+    """Every seat's :func:`score_player` breakdown and the seats with the best total.
+
+    At the end of the game this is the rules' Final Scoring (:func:`engine.outcome
+    <solver.rules.engine.outcome>` returns it then); before, it scores the Highways as
+    they stand, and ``winners`` are only the seats leading now."""
     scores = tuple(score_player(state.cards, p) for p in state.players)
     best = max(s.total for s in scores)
     return Outcome(scores, tuple(i for i, s in enumerate(scores) if s.total == best))
