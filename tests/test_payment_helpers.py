@@ -75,3 +75,37 @@ def test_a_callers_values_choose_the_cards_spent():
 
 def test_spent_cards_of_a_payment_without_discards_is_empty():
     assert spent_cards(new_game(2, 1), ()) == []
+
+
+def test_cheapest_payment_takes_the_card_id_of_a_build_and_the_view_of_the_seat_to_act():
+    """A Build names its card by id (``Build.card``); the payment helpers answered an id
+    with "tuple indices must be integers or slices, not str" and a view with an
+    AttributeError. They take both, as joint_payment takes ids and build_costs views."""
+    import pytest
+
+    from solver.rules.cards import UnknownCardError
+    from solver.rules.engine import play
+    from solver.rules.views import view_of
+
+    checked = 0
+    for state in build_positions(100, 4):
+        view = view_of(state, state.current)
+        for action in legal_actions(state):
+            if type(action) is not Build:
+                continue
+            c = CARDS.card(action.card)
+            payment = cheapest_payment(state, c)
+            assert cheapest_payment(state, action.card) == payment
+            assert cheapest_payment(view, action.card) == payment
+            assert auto_payment_cards(state, action.card) == auto_payment_cards(state, c)
+            # the payment it names is the action a user plays
+            paid = Build(action.card, action.side, payment)
+            assert play(state, paid.notation()) == apply(state, action)
+            checked += 1
+    assert checked > 100
+    state = next(build_positions(1, 4))
+    with pytest.raises(UnknownCardError, match="'H99'"):
+        cheapest_payment(state, "H99")
+    other = view_of(state, (state.current + 1) % state.num_players)
+    with pytest.raises(ValueError, match="only the seat to act pays"):
+        cheapest_payment(other, state.cards.highway[state.player.hand[0]].id)

@@ -67,13 +67,22 @@ def joint_cost(state: GameState, builds, values=None) -> tuple[int, float] | Non
         / VALUE_SCALE
 
 
-def cheapest_payment(state: GameState, card: int, values=None) -> Payment | None:
+def cheapest_payment(state: GameState | Any, card: int | str,
+                     values=None) -> Payment | None:
     """A concrete cheapest payment for building ``card`` alone (the 1-build case of the
     joint fast path): fewest hand cards, then the least valuable ones (``values``: None
     for :func:`card_keep_value`, a function of a card index, or a sequence / mapping by
     card index), then the most useful discard top, then the most per-turn sources left.
     None when the card cannot be paid. :func:`auto_payment_cards` lists the cards it
-    spends; :func:`build_costs` the cost in cards of every affordable build."""
+    spends; :func:`build_costs` the cost in cards of every affordable build.
+
+    ``card`` is a card index or a card id (``Build.card``; an unknown id raises
+    :class:`~solver.rules.cards.UnknownCardError` naming it). ``state`` may be the view
+    of the seat to act. ``Build(card_id, side, payment)`` is the action that pays so."""
+    if type(state) is not GameState:
+        state = _as_state(state)
+    if isinstance(card, str):
+        card = state.cards.card(card)
     player = state.players[state.current]
     src = Sources(state)
     src_key = src.key()
@@ -244,15 +253,16 @@ def affordable_sets(state: GameState, max_size: int = 3) -> dict[frozenset[int],
     return out
 
 
-def auto_payment_cards(state: GameState | Any, card: int,
+def auto_payment_cards(state: GameState | Any, card: int | str,
                        values=None) -> list[int] | None:
     """The hand cards the engine's automatic payment of building ``card`` spends (what
     ``Build(card)`` without a payment discards), or None when it cannot be paid.
     ``card`` need not be in hand: a Depot card is priced as if it were (what building it
     would cost once taken, the card itself paying nothing). ``state`` may be the view of
     the seat to act (what it pays reads only what it sees).
-    ``values`` as for :func:`cheapest_payment` (None, a function of a card index, or a
-    sequence / mapping by card index: what a card is worth keeping)."""
+    ``card`` is a card index or a card id; ``values`` as for :func:`cheapest_payment`
+    (None, a function of a card index, or a sequence / mapping by card index: what a card
+    is worth keeping)."""
     state = _as_state(state)
     payment = cheapest_payment(state, card, values)
     return None if payment is None else spent_cards(state, payment)
