@@ -38,6 +38,13 @@ def test_rules_docstring_examples(name):
     assert result.failed == 0
 
 
+def test_the_rules_package_docstring_example():
+    import solver.rules
+
+    result = doctest.testmod(solver.rules, optionflags=FLAGS)
+    assert result.attempted > 0 and result.failed == 0
+
+
 def test_the_pay_example_of_the_format_page_is_real_output(tmp_path, capsys):
     """docs/format.md shows `bigsur pay` of the tutorial's position (its card ids were of
     another card set before)."""

@@ -99,3 +99,30 @@ def test_payment_modules_import_only_public_names_of_each_other():
                 private = [n for n in names if n.startswith("_")]
                 assert not private, (m, target, private)
         assert len(path.read_text(encoding="utf-8").splitlines()) < 600, m
+
+
+def test_the_package_exports_the_names_a_library_user_needs_each_documented():
+    """``solver.rules`` exported nothing, and its docstring sent the reader to the HTTP
+    API's page: a program built on the rules had to find each name's module. Its
+    ``__all__`` now lists the entry points, each the object of its own module and each
+    with a docstring of its own (not the dataclass signature)."""
+    import importlib
+    import inspect
+
+    import solver.rules as rules
+
+    assert len(rules.__all__) == len(set(rules.__all__))
+    namespace: dict = {}
+    exec("from solver.rules import *", namespace)
+    assert set(namespace) - {"__builtins__"} == set(rules.__all__)
+    for name in rules.__all__:
+        obj = getattr(rules, name)
+        if inspect.isclass(obj) or inspect.isfunction(obj):
+            home = importlib.import_module(obj.__module__)
+            assert getattr(home, name) is obj, name
+            doc = obj.__doc__ or ""
+            assert doc.strip() and not doc.startswith(f"{name}("), f"{name}: no docstring"
+    for name in ["new_game", "legal_actions", "play", "view_of", "cheapest_payment",
+                 "score_player", "final_scores", "state_from_json", "GameRecord"]:
+        assert name in rules.__all__, name
+    assert "docs/api.md" not in rules.__doc__  # the HTTP API, not this library

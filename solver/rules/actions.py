@@ -48,6 +48,8 @@ class IllegalActionError(ActionError):
 
 @dataclass(frozen=True, slots=True)
 class Discard:
+    """Payment step ``H03``: discard a hand card for the Material on its back."""
+
     card: str
 
     def notation(self) -> str:
@@ -56,6 +58,9 @@ class Discard:
 
 @dataclass(frozen=True, slots=True)
 class Substitute:
+    """Payment step ``sub:H01+H02+H04=steel``: discard three hand cards, in this order,
+    for one Material of choice."""
+
     cards: tuple[str, str, str]
     material: str
 
@@ -65,6 +70,9 @@ class Substitute:
 
 @dataclass(frozen=True, slots=True)
 class Persistent:
+    """Payment step ``per:H05``: the Persistent Material of a 1-Mile card in your
+    Highway."""
+
     card: str
 
     def notation(self) -> str:
@@ -73,12 +81,18 @@ class Persistent:
 
 @dataclass(frozen=True, slots=True)
 class Recycle:
+    """Payment step ``rec``: Recycling, the Material on top of your discard pile at that
+    moment (once per turn)."""
+
     def notation(self) -> str:
         return "rec"
 
 
 @dataclass(frozen=True, slots=True)
 class BorrowHighway:
+    """Payment step ``bh:1:H30`` (a Landmark ability): the Persistent Material of a 1-Mile
+    card in another seat's Highway."""
+
     seat: int
     card: str
 
@@ -88,6 +102,9 @@ class BorrowHighway:
 
 @dataclass(frozen=True, slots=True)
 class BorrowDiscard:
+    """Payment step ``bd:1`` (a Landmark ability): the Material on top of another seat's
+    discard pile."""
+
     seat: int
 
     def notation(self) -> str:

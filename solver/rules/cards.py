@@ -63,6 +63,10 @@ class UnknownCardError(ValueError):
 
 @dataclass(frozen=True)
 class HighwayCard:
+    """A Highway card (docs/format.md, "Highway cards"). Sceneries and Materials are
+    indices into ``SCENERIES`` / ``MATERIALS`` (solver.rules.constants); ``persistent``
+    is set on 1-Mile cards only, ``bonus`` on 2-Mile cards only."""
+
     id: str
     miles: int
     scenery: tuple[int, int]
@@ -93,6 +97,9 @@ class HighwayCard:
 
 @dataclass(frozen=True)
 class Landmark:
+    """A Landmark card (docs/format.md, "Landmarks"): claimed with an unused qualifying
+    Stretch of its ``scenery`` (an index into ``SCENERIES``)."""
+
     id: str
     name: str
     scenery: int

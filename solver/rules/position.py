@@ -93,6 +93,8 @@ def per_turn_to_json(state: GameState) -> dict:
 
 
 def state_to_json(state: GameState) -> dict:
+    """The position JSON (``bigsur-position/1``, docs/format.md "Positions") of a full
+    state; :func:`state_from_json` reads it back, checked."""
     cards = state.cards
     hid = [c.id for c in cards.highway]
     lid = [lm.id for lm in cards.landmarks]

@@ -19,6 +19,8 @@ _new = object.__new__
 
 
 class Phase(IntEnum):
+    """The step of the turn of the player to act (``GameState.phase``)."""
+
     TAKE = 0  # taking the 2 Highway cards, one at a time
     BUILD = 1  # building any number of cards, then claiming at most one Landmark
     OVER = 2

@@ -133,6 +133,8 @@ def view_of(state: GameState, seat: int) -> PlayerView:
 
 
 def view_to_json(view: PlayerView) -> dict[str, Any]:
+    """The view JSON (``bigsur-view/1``, docs/format.md "Views"); :func:`view_from_json`
+    reads it back, checked."""
     cards = view.cards
     hid = [c.id for c in cards.highway]
     seats: list[dict[str, Any]] = []
