@@ -1,5 +1,5 @@
-"""The tutorial (docs/tutorial.md) runs as a doctest, and so do the examples in the
-rules modules' docstrings."""
+"""The tutorial (docs/tutorial.md) runs as a doctest, and so do the library section of
+docs/rules.md and the examples in the rules modules' docstrings."""
 
 from __future__ import annotations
 
@@ -24,6 +24,14 @@ def test_the_tutorial_runs(tmp_path, monkeypatch):
     monkeypatch.syspath_prepend(str(tmp_path))
     result = doctest.testfile(str(TUTORIAL), module_relative=False, optionflags=FLAGS,
                               globs={}, report=True, verbose=False)
+    assert result.attempted > 20 and result.failed == 0
+
+
+def test_the_library_section_of_the_rules_page_runs():
+    """docs/rules.md, "Using the rules as a library": the three programs a library user
+    writes first (a bot's game, a position's payments, a record's scores by turn)."""
+    result = doctest.testfile(str(ROOT / "docs" / "rules.md"), module_relative=False,
+                              optionflags=FLAGS, globs={}, report=True, verbose=False)
     assert result.attempted > 20 and result.failed == 0
 
 

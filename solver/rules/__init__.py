@@ -3,8 +3,10 @@
 The names a program built on the rules needs are here, ``from solver.rules import
 new_game, play, ...`` (``__all__`` lists them); each lives in its module (the
 engine in :mod:`solver.rules.engine`, scoring in :mod:`solver.rules.scoring`, ...), where
-``help()`` documents it. ``docs/tutorial.md`` writes a bot with them, ``docs/format.md``
-has the notation and the JSON formats of card sets, positions, views and records.
+``help()`` documents it. ``docs/rules.md`` ("Using the rules as a library") shows a game,
+a position's payments and a record's scores, ``docs/tutorial.md`` writes a bot,
+``docs/format.md`` has the notation and the JSON formats of card sets, positions, views
+and records.
 
 >>> from solver.rules import legal_actions, new_game, play
 >>> state = play(new_game(3, seed=1), "take deck")
