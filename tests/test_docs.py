@@ -72,3 +72,20 @@ def test_the_pay_example_of_the_format_page_is_real_output(tmp_path, capsys):
     position.write_text(json.dumps(state_to_json(state)))
     assert main(["pay", str(position), "--build", "H11:left"]) == 0
     assert json.loads(capsys.readouterr().out) == json.loads(shown)
+
+
+def test_the_readme_python_example_runs(capsys):
+    """The README's Python example is the first code a library user runs; it was checked
+    by nothing. Its prints: the legal actions after a take, then the search's top move."""
+    text = (ROOT / "README.md").read_text(encoding="utf-8")
+    blocks = re.findall(r"```python\n(.*?)```", text, re.S)
+    assert blocks and any("from solver.rules" in b for b in blocks)
+    for block in blocks:
+        exec(compile(block, "README.md", "exec"), {})
+    import ast
+
+    lines = capsys.readouterr().out.splitlines()
+    moves = ast.literal_eval(lines[0])  # the second take of the turn
+    assert "take deck" in moves and all(m.startswith("take ") for m in moves)
+    top = ast.literal_eval(lines[1])
+    assert top["actions"][0] in moves and top["visits"] > 0
