@@ -27,9 +27,11 @@ def test_the_tutorial_runs(tmp_path, monkeypatch):
     assert result.attempted > 20 and result.failed == 0
 
 
-def test_the_library_section_of_the_rules_page_runs():
+def test_the_library_section_of_the_rules_page_runs(tmp_path, monkeypatch):
     """docs/rules.md, "Using the rules as a library": the three programs a library user
-    writes first (a bot's game, a position's payments, a record's scores by turn)."""
+    writes first (a bot's game, a position's payments, a record's scores by turn). The
+    page writes its record in the current directory: here a temporary one."""
+    monkeypatch.chdir(tmp_path)
     result = doctest.testfile(str(ROOT / "docs" / "rules.md"), module_relative=False,
                               optionflags=FLAGS, globs={}, report=True, verbose=False)
     assert result.attempted > 20 and result.failed == 0
