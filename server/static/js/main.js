@@ -190,6 +190,8 @@ function renderTable(t, opts = {}) {
   const deckInfo = `Round ${round}${tpp ? " of " + tpp : ""} \u00b7 deck ${t.deckCount}`;
   if (!opts.target) {
     $("status").innerHTML = `<span>${status}</span><span class="muted">${deckInfo}</span>`;
+    // 3-4 players: the other Highways do not fit above your hand (style.css orders them)
+    $("game").classList.toggle("many", t.seats.length > 2);
   }
 
   const root = opts.target || document;
@@ -248,8 +250,10 @@ function renderTable(t, opts = {}) {
         opts.highlight && opts.highlight.seat === i ? opts.highlight.card : null,
         i === mine && hm ? hm.build : [])}</div></div>`;
   };
-  // Highway cards as large as the width allows (a long road shrinks to fit)
-  const avail = Math.max(400, (q("seats").clientWidth || 960) - 40);
+  // Highway cards as large as the width allows (a long road shrinks to fit); #seats has
+  // no box of its own in the 3-4 player order (display: contents): its column's width
+  const avail = Math.max(400, (q("seats").clientWidth || q("seats").parentElement.clientWidth ||
+    960) - 40);
   const fit = (i, most) => Math.min(most, avail / Math.max(1, (t.seats[i].highway.length +
     (i === mine && hm ? hm.build.length : 0)) * 106));
   const small = innerWidth < 700;

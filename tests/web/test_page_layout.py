@@ -1,0 +1,108 @@
+"""The table's layout and a few page texts, as a player meets them (a QA pass), each
+proved in a real browser against a real server (same setup as test_web_page.py: a real
+uvicorn, Debian's Chromium through Playwright). Screenshots go to
+``test-artifacts/web/``.
+"""
+
+from __future__ import annotations
+
+import json
+import urllib.request
+
+from test_web_page import (  # noqa: F401 - fixtures
+    api_get,
+    browser,
+    fresh_page,
+    no_overflow,
+    server,
+    settle,
+    shot,
+)
+
+
+def play_by_api_to_round(base: str, pg, round_: int) -> dict:
+    """The page's game played on through the API up to the start of the human's turn
+    in round ``round_``: take the first card offered, build the first card that can be
+    paid once a turn when the hand holds 5 cards or more (a road and a hand, as a person
+    keeps them), end the turn. Returns the seat's last answer (the page is reloaded
+    afterwards)."""
+    saved = json.loads(pg.evaluate("localStorage.getItem('bigsur.game')"))
+    token = next(iter(saved["tokens"].values()))
+    for i in range(400):
+        d = api_get(base, f"/v1/games/{saved['id']}", token)
+        assert not d["over"]
+        v = d["view"]
+        if d["your_turn"] and v["phase"] == "take" and v["picks"] == 0 and \
+                v["turn"] // len(v["seats"]) + 1 >= round_:
+            return d
+        legal = d["legal_actions"]
+        built = d["log"][-1]["action"].startswith("build")
+        action = next((a for a in legal if a.startswith("take")), None) or (
+            next((a for a in legal if a.startswith("build")), None)
+            if len(v["seats"][d["seat"]]["hand"]) >= 5 and not built else None) or "end"
+        req = urllib.request.Request(
+            f"{base}/v1/games/{saved['id']}/actions", method="POST",
+            data=json.dumps({"action": action, "action_id": f"l{i}"}).encode(),
+            headers={"Authorization": f"Bearer {token}", "Content-Type": "application/json"})
+        urllib.request.urlopen(req, timeout=60).close()
+    raise AssertionError(f"round {round_} not reached")
+
+
+def in_view(pg, selector: str) -> bool:
+    """The element's whole box is inside the viewport as the page is scrolled now."""
+    b = pg.locator(selector).first.bounding_box()
+    vp = pg.viewport_size
+    return b is not None and 0 <= b["y"] and b["y"] + b["height"] <= vp["height"] and \
+        0 <= b["x"] and b["x"] + b["width"] <= vp["width"]
+
+
+def test_four_players_at_1280x800_your_turn_starts_on_screen(server, browser):  # noqa: F811
+    """A 4-player game at 1280x800, round 6 of 7: the table was about 1150 px tall, the
+    other three Highways above the player's own, so the turn started with the hand below
+    the fold (y about 930); scrolled down to build, the status line and the Depot were
+    off the top. With 3 or 4 players the player's own Highway and hand come right under
+    the Depot (the other Highways below them), and the status line stays at the top."""
+    context = browser.new_context(viewport={"width": 1280, "height": 800})
+    pg = context.new_page()
+    pg.set_default_timeout(30_000)
+    errors: list[str] = []
+    pg.on("pageerror", lambda e: errors.append(f"pageerror: {e}"))
+    pg.on("console", lambda m: errors.append(f"console {m.type}: {m.text}")
+          if m.type == "error" else None)
+    try:
+        fresh_page(pg, server + "/?speed=0")
+        pg.select_option("#setup-players", "4")
+        for i in (1, 2, 3):
+            pg.select_option(f"#seat-{i}", "greedy")
+        pg.click("#setup-advanced summary")
+        pg.fill("#setup-seed", "12345")
+        pg.click("#setup-start")
+        pg.wait_for_selector("#game:not([hidden])")
+        settle(pg)
+        d = play_by_api_to_round(server, pg, 6)
+        me = d["view"]["seats"][d["seat"]]
+        assert me["hand"] and me["highway"], me  # a hand to see and a road
+        pg.reload()
+        pg.wait_for_selector("body[data-ready='1']")
+        settle(pg)
+        assert "Your turn" in pg.locator("#status").inner_text()
+        assert pg.evaluate("window.scrollY") == 0
+        # the table is taller than the screen: the other Highways need the scrolling
+        height = pg.evaluate("document.documentElement.scrollHeight")
+        assert height > 800, height
+        shot(pg, "layout-01-four-players-turn-start")
+        for sel in ("#status", "#depot", "#hand .cardbtn", "#seats .seat.me"):
+            assert in_view(pg, sel), (sel, pg.locator(sel).first.bounding_box())
+        # your Highway and hand come before the other players' Highways
+        mine = pg.locator("#hand").bounding_box()
+        for box in pg.locator("#seats .seat:not(.me)").all():
+            assert box.bounding_box()["y"] > mine["y"] + mine["height"]
+        no_overflow(pg)
+        # scrolled to the bottom (the other Highways), the status line is still on top
+        pg.evaluate("window.scrollTo(0, document.documentElement.scrollHeight)")
+        pg.wait_for_function("window.scrollY > 0")
+        assert in_view(pg, "#status"), pg.locator("#status").bounding_box()
+        assert in_view(pg, "#seats .seat:not(.me) >> nth=-1")
+        assert not errors, errors
+    finally:
+        context.close()
