@@ -9,15 +9,21 @@ from __future__ import annotations
 import json
 import urllib.request
 
+import pytest
+from test_page_qa import review_upload
 from test_web_page import (  # noqa: F401 - fixtures
+    ARTIFACTS,
     api_get,
     browser,
     fresh_page,
     no_overflow,
+    page,
     server,
     settle,
     shot,
 )
+
+from solver.cli import play_random_game
 
 
 def play_by_api_to_round(base: str, pg, round_: int) -> dict:
@@ -106,3 +112,35 @@ def test_four_players_at_1280x800_your_turn_starts_on_screen(server, browser):  
         assert not errors, errors
     finally:
         context.close()
+
+
+@pytest.mark.parametrize("players", [3, 4])
+def test_review_graph_even_line_is_one_in_the_number_of_players(server, page, players):  # noqa: F811
+    """The review graph drew its dashed "even" line at 50% whatever the number of
+    players; an even chance is 1 in the number of players: 33% with 3 (a line of its
+    own, labelled on the axis), 25% with 4 (on the 25% grid line). The grid stays."""
+    pg = page
+    review_upload(pg, server, f"random-{players}p.json",
+                  play_random_game(players, seed=6).to_json())
+    svg = "#review-graph svg"
+    pg.locator("#review-graph").screenshot(path=str(ARTIFACTS / f"layout-02-graph-{players}p.png"))
+    grid = pg.eval_on_selector(svg, """(s) => Object.fromEntries([...s.querySelectorAll('text')]
+      .filter((t) => /^[0-9]+%$/.test(t.textContent))
+      .map((t) => [t.textContent, Number(t.getAttribute('y')) - 4]))""")
+    assert set(grid) >= {"0%", "25%", "50%", "75%", "100%"}, grid
+    evens = pg.eval_on_selector_all(f"{svg} line.even", "(ls) => ls.map((l) => "
+                                    "[Number(l.getAttribute('y1')), l.getAttribute('y2'), "
+                                    "l.getAttribute('stroke-dasharray')])")
+    assert len(evens) == 1, evens
+    y, y2, dash = evens[0]
+    assert float(y2) == y and dash
+    share = (grid["0%"] - y) / (grid["0%"] - grid["100%"])
+    assert abs(share - 1 / players) < 1e-6, share
+    if players == 3:
+        assert abs(grid["33%"] - y) < 1e-6, grid
+    else:
+        assert "33%" not in grid and abs(grid["25%"] - y) < 1e-6, grid
+    # no other dashed line (the old one at 50%)
+    assert pg.locator(f"{svg} line[stroke-dasharray]").count() == 1
+    assert "1 in the number of players" in pg.locator("#review figcaption").inner_text()
+    assert not pg.js_errors, pg.js_errors

@@ -1489,10 +1489,16 @@ function graphSVG(res, nActions, cursor) {
   const me = perspective();
   let s = `<svg class="graphsvg" viewBox="0 0 ${W} ${H}" role="img" aria-label="${two ? "Your winning chances" : "Win probability of each player"} over the game">`;
   s += `<rect x="${L}" y="${T}" width="${W - L - R}" height="${H - T - B}" fill="#fff" stroke="#bbb"/>`;
-  for (const p of [0, 0.25, 0.5, 0.75, 1]) {
-    s += `<line x1="${L}" x2="${W - R}" y1="${y(p)}" y2="${y(p)}" stroke="#ddd" ${p === 0.5 ? "stroke-dasharray=\"4 3\" stroke=\"#999\"" : ""}/>` +
+  const grid = [0, 0.25, 0.5, 0.75, 1];
+  for (const p of grid) {
+    s += `<line x1="${L}" x2="${W - R}" y1="${y(p)}" y2="${y(p)}" stroke="#ddd"/>` +
       `<text x="${L - 6}" y="${y(p) + 4}" class="axis" text-anchor="end">${p * 100}%</text>`;
   }
+  // an even chance is 1 in the number of players: 50%, 33%, 25% (labelled off the grid)
+  const even = 1 / res.players.length;
+  s += `<line class="even" x1="${L}" x2="${W - R}" y1="${y(even)}" y2="${y(even)}" stroke="#999" ` +
+    `stroke-dasharray="4 3"><title>an even chance: 1 in ${res.players.length}</title></line>` +
+    (grid.includes(even) ? "" : `<text x="${L - 6}" y="${y(even) + 4}" class="axis" text-anchor="end">${Math.round(even * 100)}%</text>`);
   let lastTurn = -1;
   for (const dcs of res.decisions) {
     if (dcs.turn !== lastTurn && dcs.turn % 2 === 0) {
