@@ -10,7 +10,7 @@ import json
 import urllib.request
 
 import pytest
-from test_page_qa import review_upload
+from test_page_qa import review_upload, to_two_possible_claims
 from test_web_page import (  # noqa: F401 - fixtures
     ARTIFACTS,
     api_get,
@@ -143,4 +143,27 @@ def test_review_graph_even_line_is_one_in_the_number_of_players(server, page, pl
     # no other dashed line (the old one at 50%)
     assert pg.locator(f"{svg} line[stroke-dasharray]").count() == 1
     assert "1 in the number of players" in pg.locator("#review figcaption").inner_text()
+    assert not pg.js_errors, pg.js_errors
+
+
+def test_an_empty_hand_in_the_build_step_is_said_once(server, page):  # noqa: F811
+    """With every card of the hand built, the hand's panel said "Your hand is empty:
+    nothing left to build." and, in the hand's row, "Empty.". It says it once, and the
+    action bar says what is left to do."""
+    pg = page
+    to_two_possible_claims(pg, server)  # the build step, the hand empty
+    assert pg.evaluate("window.bigsur.state.data.view.phase") == "build"
+    assert pg.evaluate("window.bigsur.state.data.view.seats[0].hand") == []
+    area = pg.locator("#myarea").inner_text()
+    assert area.lower().count("empty") == 1, area
+    assert pg.locator("#handinfo").inner_text() == "Your hand is empty.", area
+    assert pg.locator("#hand").inner_text().strip() == "", area
+    bar = pg.locator("#actionbar").inner_text()
+    assert "Nothing to build: claim a Landmark or end your turn." in bar, bar
+    # out of the build step (the AI's turn, then the take step) the row still says it
+    pg.locator("#actionbar .endbtn").click()
+    settle(pg)
+    assert pg.evaluate("window.bigsur.state.data.view.phase") == "take"
+    assert pg.locator("#handinfo").inner_text() == ""
+    assert pg.locator("#hand").inner_text().strip() == "Empty."
     assert not pg.js_errors, pg.js_errors

@@ -264,16 +264,18 @@ function renderTable(t, opts = {}) {
   const me = t.seats[mine];
   const buildable = new Set(legal.filter((a) => a.startsWith("build ")).map((a) => a.split(" ")[1]));
   if (S.selected && me.hand && !me.hand.includes(S.selected)) S.selected = null;
+  // your build step: the hand's line says that the hand is empty, once
+  const emptySaid = !opts.target && myTurn && t.phase === "build";
   q("hand").innerHTML = (me.hand || []).map((id) => opts.static
     ? `<div class="cardslot" data-card="${esc(id)}">${cardSVG(id)}</div>`
     : cardButton(id, (buildable.has(id) ? "buildable" : "") + (S.selected === id ? " selected" : "") + sugg("build", id),
       `${S.selected === id ? "Selected: " : "Select "}${cardWords(id)}${buildable.has(id) ? " (you can build it)" : ""}`,
-      {select: id})).join("") || "<p class=\"muted\">Empty.</p>";
+      {select: id})).join("") || (emptySaid ? "" : "<p class=\"muted\">Empty.</p>");
   if (!opts.target) {
     $("handinfo").textContent = myTurn && t.phase === "build"
       ? (buildable.size ? `You can pay for: ${[...buildable].join(", ")}`
         : me.hand && me.hand.length ? "You cannot pay for any card now."
-          : "Your hand is empty: nothing left to build.")
+          : "Your hand is empty.") // (the action bar says there is nothing to build)
       : "";
     root.dispatchEvent(new Event("bigsur:rendered"));
   }
