@@ -272,7 +272,8 @@ def test_train_ctrl_c_during_the_self_play_ends_soon_and_quietly(tmp_path):
             proc.communicate()
     assert proc.returncode == 130, err
     assert "Traceback" not in err and err.rstrip().endswith("bigsur: interrupted")
-    assert took < 8, f"{took:.1f} s after Ctrl-C"
+    # the games left would take many minutes; a loaded machine (CI) took 9.5 s once
+    assert took < 30, f"{took:.1f} s after Ctrl-C"
     assert not (tmp_path / "m.npz").exists()
 
 
