@@ -53,7 +53,9 @@ class Metrics:
         self.requests[(method, route, status)] += 1
         self.seconds[(method, route)] += seconds
 
-    def render(self, app: FastAPI) -> str:
+    def render(self, app: FastAPI, games: dict[str, int], jobs_active: int) -> str:
+        """The metrics text; ``games`` (per status) and ``jobs_active`` are the store's
+        counts, read by the caller (off the event loop)."""
         s = app.state
         lines = ["# TYPE bigsur_requests_total counter"]
         for (method, route, status), n in sorted(self.requests.items()):
@@ -80,7 +82,7 @@ class Metrics:
             "# TYPE bigsur_search_seconds_total counter",
             f"bigsur_search_seconds_total {search.seconds:.6f}",
             "# TYPE bigsur_ai_errors_total counter", f"bigsur_ai_errors_total {s.games.ai_errors}",
-            "# TYPE bigsur_jobs_active gauge", f"bigsur_jobs_active {s.jobs.active()}",
+            "# TYPE bigsur_jobs_active gauge", f"bigsur_jobs_active {jobs_active}",
             "# TYPE bigsur_games gauge"]
         guard = sys.modules.get("server.netguard")
         if guard is not None:  # bigsur serve: the connection guard's counters
@@ -92,7 +94,7 @@ class Metrics:
                 f"bigsur_connections_evicted_total {g.evicted}",
                 "# TYPE bigsur_requests_timed_out_total counter",
                 f"bigsur_requests_timed_out_total {g.timed_out}"]
-        for status, n in sorted(s.store.counts().items()):
+        for status, n in sorted(games.items()):
             lines.append(f'bigsur_games{{status="{status}"}} {n}')
         return "\n".join(lines) + "\n"
 
@@ -237,7 +239,7 @@ async def _housekeeping(app: FastAPI) -> None:
             expired = await app.state.games.expire()
             if expired:
                 log.info("deleted %d abandoned game(s)", expired)
-            app.state.jobs.prune()
+            await app.state.jobs.prune()
         except Exception:  # noqa: BLE001 - housekeeping must not stop
             log.exception("housekeeping failed")
         await asyncio.sleep(interval)

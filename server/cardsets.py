@@ -17,6 +17,7 @@ same as ``bigsur cards validate``; every problem names the card and the field.
 
 from __future__ import annotations
 
+import asyncio
 import json
 import re
 import time
@@ -296,7 +297,8 @@ def build_router(registry, store_of) -> APIRouter:
         name = check_name(raw.get("name") if isinstance(raw, dict) else None)
         if note := registry.file_set_note(name):
             raise ApiError(409, "name", note, "conflict")
-        other = taken(name) or (store_of().get(name) or {}).get("name")
+        stored = await asyncio.to_thread(lambda: store_of().get(name))
+        other = taken(name) or (stored or {}).get("name")
         if other:
             raise ApiError(409, "name", f"a card set named {other!r} exists; choose another "
                            f"name, or POST /v1/cardsets/{other}/versions for a new version",
@@ -304,7 +306,7 @@ def build_router(registry, store_of) -> APIRouter:
         cards = _validate(raw, 1)
         if isinstance(cards, JSONResponse):
             return cards
-        store_of().add(name, 1, cards)
+        await asyncio.to_thread(lambda: store_of().add(name, 1, cards))
         register(cards)
         return JSONResponse(_summary(cards, 1, time.time()), status_code=201)
 
@@ -317,7 +319,7 @@ def build_router(registry, store_of) -> APIRouter:
     @router.get("/cardsets", summary="The stored card sets (latest versions)")
     async def list_sets() -> list[dict[str, Any]]:
         out = []
-        for row in store_of().latest_all():
+        for row in await asyncio.to_thread(lambda: store_of().latest_all()):
             cards = parse_card_set(row["body"], row["name"])
             out.append(_summary(cards, row["version"], row["created"]))
         return out
@@ -365,7 +367,8 @@ def build_router(registry, store_of) -> APIRouter:
                 name_note, refused = "name: must be 1 to 40 letters, digits, '-' or '_'", True
             elif note := registry.file_set_note(name):
                 name_note, refused = f"name: {note}", True
-            elif name.lower() in RESERVED or taken(name) or store_of().get(name):
+            elif name.lower() in RESERVED or taken(name) or \
+                    await asyncio.to_thread(lambda: store_of().get(name)):
                 name_note = f"name: {name!r} is taken (saving adds a new version if it is yours)"
         return {"ok": not errors, "errors": structured(errors), "summary": summary,
                 "name": name_note, "name_refused": refused}
@@ -385,14 +388,14 @@ def build_router(registry, store_of) -> APIRouter:
 
     @router.get("/cardsets/{name}", summary="A stored card set (latest version)")
     async def get_set(name: str) -> dict[str, Any]:
-        row = store_of().get(name)
+        row = await asyncio.to_thread(lambda: store_of().get(name))
         if row is None:
             raise ApiError(404, "name", f"no stored card set named {name!r}", "not_found")
         return _full(row)
 
     @router.get("/cardsets/{name}/versions", summary="Every version of a stored set")
     async def versions(name: str) -> list[dict[str, Any]]:
-        rows = store_of().versions(name)
+        rows = await asyncio.to_thread(lambda: store_of().versions(name))
         if not rows:
             raise ApiError(404, "name", f"no stored card set named {name!r}", "not_found")
         return [{"name": r["name"], "version": r["version"], "fingerprint": r["fingerprint"],
@@ -402,7 +405,7 @@ def build_router(registry, store_of) -> APIRouter:
     async def get_version(name: str,
                           version: Annotated[int, FastPath(ge=1, le=MAX_VERSIONS)]
                           ) -> dict[str, Any]:
-        row = store_of().get(name, version)
+        row = await asyncio.to_thread(lambda: store_of().get(name, version))
         if row is None:
             raise ApiError(404, "version", f"{name!r} has no version {version}", "not_found")
         return _full(row)
@@ -412,7 +415,7 @@ def build_router(registry, store_of) -> APIRouter:
     async def new_version(name: str, request: Request) -> Any:
         """The body's ``name`` must be ``name``; the server numbers the version. The same
         content as the latest version stores nothing and answers 200 with it."""
-        latest = store_of().get(name)
+        latest = await asyncio.to_thread(lambda: store_of().get(name))
         if latest is None:
             raise ApiError(404, "name", f"no stored card set named {name!r}", "not_found")
         raw = await _json_body(request)
@@ -424,12 +427,12 @@ def build_router(registry, store_of) -> APIRouter:
             return same
         if same.fingerprint == latest["fingerprint"]:
             return JSONResponse(_summary(same, latest["version"], latest["created"]))
-        if len(store_of().versions(name)) >= MAX_VERSIONS:
+        if len(await asyncio.to_thread(lambda: store_of().versions(name))) >= MAX_VERSIONS:
             raise ApiError(507, "version", f"at most {MAX_VERSIONS} versions of one set",
                            "limit")
         version = latest["version"] + 1
         cards = _validate(raw, version)
-        store_of().add(latest["name"], version, cards)
+        await asyncio.to_thread(lambda: store_of().add(latest["name"], version, cards))
         register(cards)
         return JSONResponse(_summary(cards, version, time.time()), status_code=201)
 

@@ -62,16 +62,18 @@ class JobService:
         self.owner = f"{socket.gethostname()}:{os.getpid()}:{secrets.token_hex(4)}"
         self._keeper: asyncio.Task | None = None
 
-    def active(self) -> int:
-        return self.store.active_jobs()
+    async def active(self) -> int:
+        return await self.store.in_thread(self.store.active_jobs)
 
-    def prune(self) -> int:
-        return self.store.purge_jobs(time.time() - self.settings.job_ttl_seconds)
+    async def prune(self) -> int:
+        return await self.store.in_thread(self.store.purge_jobs,
+                                          time.time() - self.settings.job_ttl_seconds)
 
-    def submit(self, record: GameRecord, budget: dict[str, Any], seed: int,
-               seats: list[int] | None, client: str, search: SearchService) -> dict[str, Any]:
+    async def submit(self, record: GameRecord, budget: dict[str, Any], seed: int,
+                     seats: list[int] | None, client: str, search: SearchService
+                     ) -> dict[str, Any]:
         """Check the record and queue its review (409-free: a new id every time)."""
-        self.prune()
+        await self.prune()
         points = decision_points(record, seats, self.settings.analysis_max_decisions)
         searched = sum(1 for p in points if p.legal > 1)
         if budget.get("ms") is not None and \
@@ -83,9 +85,10 @@ class JobService:
                            "seats", "limit")
         job_id = secrets.token_urlsafe(12)
         try:
-            self.store.create_job(job_id, client, len(points), budget, seed, seats,
-                                  record.to_json(), self.settings.max_jobs,
-                                  self.settings.max_jobs_per_client, self.owner, self.lease)
+            await self.store.in_thread(
+                self.store.create_job, job_id, client, len(points), budget, seed, seats,
+                record.to_json(), self.settings.max_jobs, self.settings.max_jobs_per_client,
+                self.owner, self.lease)
         except LimitReached as err:
             after = str(max(self.settings.retry_after, search.scheduler.retry_after(1) * 10))
             if err.what == "client":
@@ -97,7 +100,7 @@ class JobService:
                            "(BIGSUR_MAX_JOBS); retry later", "busy",
                            {"Retry-After": after}) from None
         self._start(job_id, record, points, budget, seed, client, search)
-        return self.get(job_id)
+        return await self.get(job_id)
 
     def _start(self, job_id: str, record: GameRecord, points: list[DecisionPoint],
                budget: dict[str, Any], seed: int, client: str, search: SearchService) -> None:
@@ -106,9 +109,14 @@ class JobService:
         self.tasks[job_id] = task
         task.add_done_callback(lambda _t: self.tasks.pop(job_id, None))
 
-    def get(self, job_id: str) -> dict[str, Any]:
-        self.prune()
-        job = self.store.job(job_id) if plausible_id(job_id) else None
+    async def stored(self, job_id: str) -> dict[str, Any] | None:
+        """The job as stored (its client, seats and owner too), or None."""
+        return await self.store.in_thread(self.store.job, job_id) if plausible_id(job_id) \
+            else None
+
+    async def get(self, job_id: str) -> dict[str, Any]:
+        await self.prune()
+        job = await self.stored(job_id)
         if job is None:
             raise ApiError(404, "job_id", f"no analysis job {job_id!r} (finished jobs are "
                            f"kept {self.settings.job_ttl_seconds:g} s)", "not_found")
@@ -119,50 +127,52 @@ class JobService:
     async def cancel(self, job_id: str) -> dict[str, Any]:
         """Cancel a queued or running job (its current search is stopped); a finished
         job is returned as it is."""
-        self.get(job_id)
+        await self.get(job_id)
         self._cancelled.add(job_id)
-        self.store.cancel_job(job_id, {"error": "cancelled", "field": None,
-                                       "reason": "cancelled by DELETE /v1/analyze/{id}",
-                                       "message": "cancelled by DELETE /v1/analyze/{id}"})
+        reason = "cancelled by DELETE /v1/analyze/{id}"
+        await self.store.in_thread(self.store.cancel_job, job_id, {
+            "error": "cancelled", "field": None, "reason": reason, "message": reason})
         await cancel_and_wait(self.tasks.get(job_id))
-        return self.get(job_id)
+        return await self.get(job_id)
 
-    def _record(self, job_id: str, cards) -> GameRecord:
-        raw = self.store.job_record(job_id)
+    async def _record(self, job_id: str, cards) -> GameRecord:
+        raw = await self.store.in_thread(self.store.job_record, job_id)
         return GameRecord.from_json(raw, cards.for_position(raw.get("cards")))
 
-    def position(self, job_id: str, n: int, cards) -> dict[str, Any]:
+    async def position(self, job_id: str, n: int, cards) -> dict[str, Any]:
         """The full position after the first ``n`` actions of the job's record (for
         stepping through its review; the record already holds every card)."""
-        self.get(job_id)  # 404 when unknown or expired
-        return position_after(self._record(job_id, cards), n)
+        await self.get(job_id)  # 404 when unknown or expired
+        return position_after(await self._record(job_id, cards), n)
 
     async def resume(self, search: SearchService, cards) -> int:
         """At start-up: take over the jobs nobody runs (SQLite: every active job, as this
         is the only process), then keep the leases (see :meth:`keep_leases`)."""
-        self.prune()
-        started = self.take_over(search, cards, everything=self.store.exclusive)
+        await self.prune()
+        started = await self.take_over(search, cards, everything=self.store.exclusive)
         self._keeper = asyncio.get_running_loop().create_task(self.keep_leases(search, cards))
         return started
 
-    def take_over(self, search: SearchService, cards, everything: bool = False) -> int:
+    async def take_over(self, search: SearchService, cards, everything: bool = False) -> int:
         """Claim and start the active jobs without a live lease (``everything``: all
         active jobs not ours)."""
         started = 0
-        for job_id in self.store.claimable_jobs(self.owner, everything):
-            if job_id in self.tasks or not self.store.claim_job(job_id, self.owner,
-                                                                self.lease, everything):
+        for job_id in await self.store.in_thread(self.store.claimable_jobs, self.owner,
+                                              everything):
+            if job_id in self.tasks or not await self.store.in_thread(
+                    self.store.claim_job, job_id, self.owner, self.lease, everything):
                 continue  # another process was first
-            job = self.store.job(job_id)
-            if job is None:
+            job = await self.stored(job_id)
+            if job is None or job_id in self.tasks:  # (started here while we asked)
                 continue
             try:
-                record = self._record(job_id, cards)
+                record = await self._record(job_id, cards)
                 points = decision_points(record, job["seats"],
                                          self.settings.analysis_max_decisions)
             except Exception as err:  # noqa: BLE001 - one bad job must not stop the server
                 _status, body, _ = describe(err)
-                self.store.finish_job(job_id, "failed", None, body, self.owner)
+                await self.store.in_thread(self.store.finish_job, job_id, "failed", None, body,
+                                        self.owner)
                 continue
             log.info("analysis job %s: taken over (was %s)", job_id, job["owner"])
             self._start(job_id, record, points, job["budget"], job["seed"], job["client"],
@@ -176,11 +186,11 @@ class JobService:
         while True:
             await asyncio.sleep(self.lease / 3)
             try:
-                held = self.store.renew_leases(self.owner, self.lease)
+                held = await self.store.in_thread(self.store.renew_leases, self.owner, self.lease)
                 for job_id, task in list(self.tasks.items()):
                     if job_id not in held:
                         task.cancel()
-                self.take_over(search, cards)
+                await self.take_over(search, cards)
             except Exception:  # noqa: BLE001 - the database may be back at the next round
                 log.exception("analysis job leases: renewal failed")
 
@@ -202,7 +212,7 @@ class JobService:
                    budget: dict[str, Any], seed: int, client: str,
                    search: SearchService) -> None:
         try:
-            saved = self.store.job_reviews(job_id)
+            saved = await self.store.in_thread(self.store.job_reviews, job_id)
             reviews = []
             for k, point in enumerate(points):
                 if k in saved:
@@ -210,12 +220,13 @@ class JobService:
                     continue
                 review = await self._review(point, budget, seed, client, search)
                 reviews.append(review)
-                if not self.store.save_review(job_id, k, review.to_json(), k + 1,
-                                              self.owner):
+                if not await self.store.in_thread(self.store.save_review, job_id, k,
+                                               review.to_json(), k + 1, self.owner):
                     return  # cancelled, or taken over by another process: not ours now
             final = record.replay() if record.actions else None
             result = summarise(record, reviews, budget, seed, final).to_json()
-            self.store.finish_job(job_id, "done", result, None, self.owner)
+            await self.store.in_thread(self.store.finish_job, job_id, "done", result, None,
+                                    self.owner)
         except asyncio.CancelledError:
             # DELETE: already marked cancelled; shutdown: stays active, resumed at start
             raise
@@ -223,7 +234,8 @@ class JobService:
             status, body, _ = describe(err)
             if status >= 500:
                 log.exception("analysis job %s failed", job_id)
-            self.store.finish_job(job_id, "failed", None, body, self.owner)
+            await self.store.in_thread(self.store.finish_job, job_id, "failed", None, body,
+                                    self.owner)
 
     async def close(self) -> None:
         """Stop the jobs running here and give up their leases (another process sharing
@@ -238,6 +250,6 @@ class JobService:
             except BaseException:  # noqa: BLE001
                 pass
         try:
-            self.store.release_jobs(self.owner)
+            await self.store.in_thread(self.store.release_jobs, self.owner)
         except Exception:  # noqa: BLE001 - the leases then simply run out
             log.exception("analysis job leases: release failed")

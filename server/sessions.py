@@ -72,7 +72,10 @@ class LiveGame:
     cards: CardSet
     state: GameState
     actions: list[tuple[int, str]] = field(default_factory=list)  # (seat, applied action)
-    lock: asyncio.Lock = field(default_factory=asyncio.Lock)
+    lock: asyncio.Lock = field(default_factory=asyncio.Lock)  # a move (a human's, the AI's)
+    # held while ``state`` is brought in step with the store or an action is stored and
+    # applied: the store's calls run in threads, so two requests' awaits could interleave
+    synced: asyncio.Lock = field(default_factory=asyncio.Lock)
 
     @property
     def id(self) -> str:
@@ -233,9 +236,9 @@ class GameService:
                        "full position (whoever wrote it knows every card): start it from "
                        "one seat's view instead", "setup")
 
-    def create(self, players: int, seats: list[str] | None, seed: int | None,
-               cards_name: str, creator: str | None = None
-               ) -> tuple[LiveGame, dict[int, str]]:
+    async def create(self, players: int, seats: list[str] | None, seed: int | None,
+                     cards_name: str, creator: str | None = None
+                     ) -> tuple[LiveGame, dict[int, str]]:
         """A new game dealt by ``new_game(players, seed)``, with a fairness commitment."""
         if not MIN_PLAYERS <= players <= MAX_PLAYERS:
             raise ApiError(422, "players", f"must be {MIN_PLAYERS} to {MAX_PLAYERS}, "
@@ -251,12 +254,12 @@ class GameService:
         if seed is None:
             seed = secrets.randbits(62)
         salt = secrets.token_hex(16)
-        return self._open(new_game(players, seed, cards), cards, seats, seed, creator,
-                          Commitment(salt, commitment(seed, salt), chosen), None)
+        return await self._open(new_game(players, seed, cards), cards, seats, seed, creator,
+                                Commitment(salt, commitment(seed, salt), chosen), None)
 
-    def continue_from(self, raw: Any, seats: list[str] | None, seed: int | None,
-                      players: int | None, creator: str | None = None
-                      ) -> tuple[LiveGame, dict[int, str]]:
+    async def continue_from(self, raw: Any, seats: list[str] | None, seed: int | None,
+                            players: int | None, creator: str | None = None
+                            ) -> tuple[LiveGame, dict[int, str]]:
         """A game from a position: a view (bigsur-view/1) of the seat to act, whose hidden
         cards are drawn with ``seed`` by the public determinizer (the human plays the
         view's seat, the AI the others), or a full position (bigsur-position/1). The
@@ -299,7 +302,7 @@ class GameService:
             raise _in_position(err) from None
         if not legal_actions(state):
             raise ApiError(422, "position", "no legal action in this position", "position")
-        return self._open(state, cards, seats, seed, creator, None, start)
+        return await self._open(state, cards, seats, seed, creator, None, start)
 
     def _read_position(self, raw: Any) -> tuple[GameState | PlayerView, CardSet]:
         """The position (checked by the engine) and the registered card set it uses."""
@@ -318,9 +321,9 @@ class GameService:
                            "upload it (POST /v1/cardsets) and name it", "cards")
         return position, cards
 
-    def _open(self, state: GameState, cards: CardSet, seats: list[str], seed: int,
-              creator: str | None, fair: Commitment | None, start: dict[str, Any] | None
-              ) -> tuple[LiveGame, dict[int, str]]:
+    async def _open(self, state: GameState, cards: CardSet, seats: list[str], seed: int,
+                    creator: str | None, fair: Commitment | None,
+                    start: dict[str, Any] | None) -> tuple[LiveGame, dict[int, str]]:
         """Store a new game (its setup; ``start`` for a game from a position) and hold it
         in memory; one secret token per human seat."""
         players = len(seats)
@@ -331,10 +334,10 @@ class GameService:
         status = HUMAN if seats[state.current] == HUMAN else "ai"
         fair = fair or Commitment(None, None, False)
         try:
-            self.store.create_game(game_id, players, seed, cards_to_json(cards), seats, hashes,
-                                   status, creator, fair.salt, fair.commitment, fair.chosen,
-                                   self.settings.max_games, self.settings.max_games_per_client,
-                                   start=start)
+            await self.store.in_thread(
+                self.store.create_game, game_id, players, seed, cards_to_json(cards), seats,
+                hashes, status, creator, fair.salt, fair.commitment, fair.chosen,
+                self.settings.max_games, self.settings.max_games_per_client, start=start)
         except LimitReached as err:
             if err.what == "client":
                 raise ApiError(429, None, f"this client already has {err.limit} games in "
@@ -343,7 +346,7 @@ class GameService:
             raise ApiError(503, None, f"the server holds {err.limit} games in progress "
                            "(BIGSUR_MAX_GAMES); retry later", "busy",
                            {"Retry-After": "60"}) from None
-        row = self.store.game(game_id)
+        row = await self.store.in_thread(self.store.game, game_id)
         live = LiveGame(row, cards, state)
         self.live[game_id] = live
         self._evict()
@@ -371,13 +374,13 @@ class GameService:
     async def _forget(self, game_id: str) -> None:
         await cancel_and_wait(self.ai_tasks.pop(game_id, None))
         self.live.pop(game_id, None)
-        self.store.delete_game(game_id)
+        await self.store.in_thread(self.store.delete_game, game_id)
 
     async def expire(self) -> int:
         """Delete games in progress untouched for BIGSUR_GAME_IDLE_SECONDS (abandoned)."""
         before = time.time() - self.settings.game_idle_seconds
         n = 0
-        for game_id in self.store.idle_games(before):
+        for game_id in await self.store.in_thread(self.store.idle_games, before):
             task = self.ai_tasks.get(game_id)
             if task is not None and not task.done():
                 continue  # the AI is playing it
@@ -386,48 +389,53 @@ class GameService:
         return n
 
     # loading ------------------------------------------------------------------
-    def get(self, game_id: str) -> LiveGame:
+    async def get(self, game_id: str) -> LiveGame:
         """The game, in step with the database (another server process, or an undo, may
         have changed it): replayed from the store when it is not in memory; 404 if none."""
-        row = self.store.game(game_id) if plausible_id(game_id) else None
-        if row is None:
+        live = self.live.get(game_id)
+        if live is None:
+            row = await self.store.in_thread(self.store.game, game_id) \
+                if plausible_id(game_id) else None
+            if row is None:
+                raise ApiError(404, "game_id", f"no game {game_id!r}", "not_found")
+            live = self.live.get(game_id)  # another request may have replayed it meanwhile
+            if live is None:
+                # checked as any input (a few ms, once per replay after a restart or eviction)
+                cards = resolve_cards(row.cards)
+                cards = next((c for c in self.cards.sets.values()
+                              if c.fingerprint == cards.fingerprint), cards)
+                live = LiveGame(row, cards, initial_state(row, cards))
+                self.live[game_id] = live
+                self._evict()
+        elif game_id in self.live:
+            self.live.move_to_end(game_id)
+        if not await self._sync(live):
             self.live.pop(game_id, None)
             raise ApiError(404, "game_id", f"no game {game_id!r}", "not_found")
-        live = self.live.get(game_id)
-        if live is not None:
-            self.live.move_to_end(game_id)
-            self._sync(live, row)
-            return live
-        # checked as any input (a few ms, once per replay after a restart or eviction)
-        cards = resolve_cards(row.cards)
-        cards = next((c for c in self.cards.sets.values()
-                      if c.fingerprint == cards.fingerprint), cards)
-        live = LiveGame(row, cards, initial_state(row, cards))
-        self._sync(live, row)
-        self.live[game_id] = live
-        self._evict()
         return live
 
-    def _sync(self, live: LiveGame, row: GameRow | None = None) -> None:
+    async def _sync(self, live: LiveGame) -> bool:
         """Bring ``live`` to the stored game: apply the actions it lacks (checked when
         they were first applied), or replay from the start when the game was changed
-        otherwise (an undo). ``row``: the game's row, if just read."""
-        row = row or self.store.game(live.id)
-        if row is None:
-            return  # deleted: the next get() answers 404
-        if (row.n_actions, row.updated) == (live.n, live.row.updated):
-            return
-        rows = self.store.actions(live.id, max(live.n - 1, 0))
-        if live.n and (not rows or (rows[0].seat, rows[0].action) != live.actions[-1]):
-            live.state = initial_state(row, live.cards)  # an undo: replay all
-            live.actions = []
-            rows = self.store.actions(live.id)
-        elif live.n:
-            rows = rows[1:]  # the last action we have, still there
-        for a in rows:
-            apply_inplace(live.state, parse_action(a.action))
-            live.actions.append((a.seat, a.action))
-        live.row = row
+        otherwise (an undo). False when the game is no longer stored (deleted)."""
+        async with live.synced:
+            row = await self.store.in_thread(self.store.game, live.id)
+            if row is None:
+                return False
+            if (row.n_actions, row.updated) == (live.n, live.row.updated):
+                return True
+            rows = await self.store.in_thread(self.store.actions, live.id, max(live.n - 1, 0))
+            if live.n and (not rows or (rows[0].seat, rows[0].action) != live.actions[-1]):
+                live.state = initial_state(row, live.cards)  # an undo: replay all
+                live.actions = []
+                rows = await self.store.in_thread(self.store.actions, live.id)
+            elif live.n:
+                rows = rows[1:]  # the last action we have, still there
+            for a in rows:
+                apply_inplace(live.state, parse_action(a.action))
+                live.actions.append((a.seat, a.action))
+            live.row = row
+            return True
 
     def _evict(self) -> None:
         """Keep at most BIGSUR_MAX_LIVE_GAMES replayed games in memory (least recently
@@ -438,7 +446,8 @@ class GameService:
                 break
             live = self.live[game_id]
             task = self.ai_tasks.get(game_id)
-            if live.lock.locked() or (task is not None and not task.done()):
+            if live.lock.locked() or live.synced.locked() or \
+                    (task is not None and not task.done()):
                 continue
             del self.live[game_id]
             self.ai_tasks.pop(game_id, None)
@@ -524,39 +533,50 @@ class GameService:
         return rec.to_json()
 
     # playing ------------------------------------------------------------------
-    def _commit(self, live: LiveGame, seat: int, action, submitted: str,
-                client_id: str | None) -> str:
-        """Check, store (committed) and apply one action; returns it as applied.
-        :class:`~server.store.Conflict` when another writer (another server process)
-        changed the game first: ``live`` is then brought in step with the store."""
-        new_state = play(live.state, action)  # named errors -> 422
-        applied = explicit(live.state, action).notation()
-        status = "over" if new_state.phase == Phase.OVER else (
-            HUMAN if live.is_human(new_state.current) else "ai")
-        try:
-            updated = self.store.append_action(live.id, live.n, seat, applied, submitted,
-                                               client_id, status)
-        except Conflict:
-            self._sync(live)
-            raise
-        live.state = new_state
-        live.actions.append((seat, applied))
-        live.row.n_actions, live.row.status, live.row.updated = live.n, status, updated
-        return applied
+    async def _commit(self, live: LiveGame, seat: int, action, submitted: str,
+                      client_id: str | None) -> str:
+        """Check, store (committed) and apply one action of ``seat``; returns it as
+        applied. :class:`~server.store.Conflict` when the game changed first (another
+        server process, or this one's own replay of it while the caller waited): ``live``
+        is then brought in step with the store, and the caller looks again."""
+        async with live.synced:
+            if live.state.current != seat or live.over:
+                raised = Conflict(f"game {live.id}: seat {live.state.current} is to act now")
+            else:
+                new_state = play(live.state, action)  # named errors -> 422
+                applied = explicit(live.state, action).notation()
+                status = "over" if new_state.phase == Phase.OVER else (
+                    HUMAN if live.is_human(new_state.current) else "ai")
+                try:
+                    updated = await self.store.in_thread(
+                        self.store.append_action, live.id, live.n, seat, applied, submitted,
+                        client_id, status)
+                except Conflict as err:
+                    raised = err
+                else:
+                    live.state = new_state
+                    live.actions.append((seat, applied))
+                    live.row.n_actions, live.row.status, live.row.updated = \
+                        live.n, status, updated
+                    return applied
+        await self._sync(live)
+        raise raised
 
     async def act(self, live: LiveGame, seat: int, text: str,
                   client_id: str | None) -> dict[str, Any]:
         """Apply a human seat's action (idempotent by ``client_id``). A request that is
         out of turn is answered at once, without waiting for the AI to finish a move."""
-        if client_id is None or self.store.client_action(live.id, seat, client_id) is None:
+        if client_id is None or await self.store.in_thread(
+                self.store.client_action, live.id, seat, client_id) is None:
             if not live.over and live.state.current != seat:
                 raise ApiError(409, "action", f"it is seat {live.state.current}'s turn, "
                                f"not yours (seat {seat})", "not_your_turn")
         async with live.lock:
             for _attempt in range(COMMIT_ATTEMPTS):
-                self._sync(live)
+                await self._sync(live)
                 if client_id is not None:
-                    prior = self.store.client_action(live.id, seat, client_id)
+                    prior = await self.store.in_thread(self.store.client_action, live.id, seat,
+                                                    client_id)
                     if prior is not None:  # ids are per seat: this seat's own earlier action
                         if prior.submitted != text:
                             raise ApiError(409, "action_id", f"{client_id!r} was already "
@@ -570,9 +590,9 @@ class GameService:
                                    f"not yours (seat {seat})", "not_your_turn")
                 action = parse_action(text)
                 try:
-                    applied = self._commit(live, seat, action, text, client_id)
+                    applied = await self._commit(live, seat, action, text, client_id)
                 except Conflict:
-                    continue  # another process was first: look again (a duplicate? a turn?)
+                    continue  # the game changed first: look again (a duplicate? a turn?)
                 return {"index": live.n - 1, "action": applied, "duplicate": False}
             raise ApiError(409, "action_id", "concurrent requests kept changing the game; "
                            "fetch it and retry", "conflict")
@@ -651,12 +671,12 @@ class GameService:
                     for error in turn["errors"]:
                         self.ai_errors += 1
                         log.error("game %s seat %d: %s", live.id, seat, error)
-                    self._sync(live)
+                    await self._sync(live)
                     if (live.n, live.row.updated) != before:
                         continue  # another server process played meanwhile: look again
                     try:
                         for text in turn["actions"]:
-                            self._commit(live, seat, parse_action(text), text, None)
+                            await self._commit(live, seat, parse_action(text), text, None)
                     except Conflict:
                         continue  # another process committed first (it ran this AI too)
         except asyncio.CancelledError:
@@ -669,9 +689,9 @@ class GameService:
     async def resume(self, search: SearchService) -> int:
         """After a start: restart the AI of every game waiting for one."""
         started = 0
-        for game_id in self.store.games_with_status("ai"):
+        for game_id in await self.store.in_thread(self.store.games_with_status, "ai"):
             try:
-                live = self.get(game_id)
+                live = await self.get(game_id)
             except Exception:  # noqa: BLE001 - one bad game must not stop the server
                 log.exception("game %s cannot be replayed", game_id)
                 continue

@@ -32,10 +32,11 @@ class Settings(BaseSettings):
                               "server process opens at most")
     db_wait_seconds: float = Field(2.0, gt=0, le=60, description="how long a request "
                                    "waits for the database before 503 unavailable: for a "
-                                   "PostgreSQL connection (a process makes its calls one at "
-                                   "a time, so only ever for a reconnection; in an outage, "
-                                   "how long the first call holds up the process) or for a "
-                                   "SQLite file's write lock held by another process")
+                                   "PostgreSQL connection (a process makes its calls in as "
+                                   "many threads as it has connections, so only ever for a "
+                                   "reconnection; in an outage, how long the first call "
+                                   "waits) or for a SQLite file's write lock held by another "
+                                   "process; the other requests go on meanwhile")
     job_lease_seconds: float = Field(30.0, gt=0, le=3600, description="an analysis job is "
                                      "claimed by one server process for this long, renewed "
                                      "while it runs; another process resumes it after a "

@@ -28,6 +28,8 @@ row of ``meta``). To add a column: a new :class:`Migration` (both dialects), the
 
 from __future__ import annotations
 
+import asyncio
+import functools
 import hashlib
 import hmac
 import json
@@ -35,11 +37,14 @@ import re
 import sqlite3
 import threading
 import time
-from collections.abc import Iterator
+from collections.abc import Callable, Iterator
+from concurrent.futures import ThreadPoolExecutor
 from contextlib import contextmanager
 from dataclasses import dataclass
 from pathlib import Path
-from typing import Any
+from typing import Any, TypeVar
+
+T = TypeVar("T")
 
 
 @dataclass(frozen=True)
@@ -341,8 +346,9 @@ class SQLiteBackend:
     exclusive = True  # one server process per file: a restart may take over every job
 
     def __init__(self, path: str, wait: float = 2.0):
-        """``wait``: how long a call waits for another process's write lock (the calls
-        run on the server's event loop: the wait holds up the process)."""
+        """``wait``: how long a call waits for another process's write lock (the server
+        makes its calls in worker threads: the wait holds up the request, and the
+        process's other store calls queue behind the connection's lock)."""
         self.path = path
         self.lock = threading.Lock()
         try:
@@ -417,9 +423,9 @@ class PostgresBackend:
     exclusive = False  # other processes share the database: jobs are taken over by lease
     # Once a call found the database down, every call is refused at once, without
     # asking, until a background thread finds it answering again (it asks every
-    # PROBE_INTERVAL, waiting at most PROBE_WAIT): the calls run on the server's event
-    # loop, and a call that waited for the pool held up every other request of the
-    # process (three health checks once took 10, 20 and 50 s; a probe made by a request,
+    # PROBE_INTERVAL, waiting at most PROBE_WAIT): each call waiting out the pool's wait
+    # made an outage cost every request that wait (when the calls still ran on the event
+    # loop, three health checks once took 10, 20 and 50 s; a probe made by a request,
     # 1 s in every 5 s of an outage).
     PROBE_INTERVAL = 1.0
     PROBE_WAIT = 1.0
@@ -450,6 +456,7 @@ class PostgresBackend:
         self._unavailable = (psycopg.OperationalError, PoolTimeout)
         self._down_since: float | None = None  # (time.monotonic) while known down
         self._probe: threading.Thread | None = None
+        self._probe_lock = threading.Lock()  # calls come from several threads
         self._closing = threading.Event()
         self.pool = ConnectionPool(url, min_size=1, max_size=pool_size, open=False,
                                    kwargs={"autocommit": True}, timeout=wait,
@@ -511,12 +518,13 @@ class PostgresBackend:
 
     def _went_down(self) -> None:
         """Refuse every call from now on, and ask in the background until it answers."""
-        if self._down_since is None:
-            self._down_since = time.monotonic()
-        if self._probe is None or not self._probe.is_alive():
-            self._probe = threading.Thread(target=self._ask_until_back, daemon=True,
-                                           name="bigsur-db-probe")
-            self._probe.start()
+        with self._probe_lock:
+            if self._down_since is None:
+                self._down_since = time.monotonic()
+            if self._probe is None or not self._probe.is_alive():
+                self._probe = threading.Thread(target=self._ask_until_back, daemon=True,
+                                               name="bigsur-db-probe")
+                self._probe.start()
 
     def _ask_until_back(self) -> None:
         """The probe's thread: a connection every PROBE_INTERVAL, until one answers (the
@@ -560,13 +568,17 @@ class Store:
     def __init__(self, target: str | Path, pool_size: int = 10, wait: float = 2.0):
         """``wait``: seconds a request waits for the database before
         :class:`StoreUnavailable` (``BIGSUR_DB_WAIT_SECONDS``): for a PostgreSQL
-        connection, or for a SQLite write lock another process holds. The calls are made
-        one at a time on the server's event loop, so none waits for a connection another
-        call holds: the wait is for a (re)connection or a lock, and it holds up the
-        process."""
+        connection, or for a SQLite write lock another process holds. The server makes its
+        calls through :meth:`in_thread`, so a wait holds up the request that made the
+        call, not the process's other requests."""
         self.backend = open_backend(str(target), pool_size, wait)
         self.dialect = self.backend.dialect
         self.exclusive = self.backend.exclusive
+        # as many threads as connections (SQLite: its one), so that no call waits for a
+        # connection another call holds (the pool would call that wait an outage)
+        self._threads = ThreadPoolExecutor(
+            max_workers=1 if self.dialect == "sqlite" else pool_size,
+            thread_name_prefix="bigsur-store")
         try:
             self.migrate()
         except sqlite3.DatabaseError as err:
@@ -578,7 +590,16 @@ class Store:
             raise
 
     def close(self) -> None:
+        self._threads.shutdown(wait=True)
         self.backend.close()
+
+    async def in_thread(self, call: Callable[..., T], *args: Any, **kwargs: Any) -> T:
+        """``await store.in_thread(store.game, game_id)``: one of this store's calls made
+        in the store's threads, so that a call waiting for the database (a reconnection,
+        another process's lock) holds up only the request that made it, never the event
+        loop and with it every other request of the process."""
+        return await asyncio.get_running_loop().run_in_executor(
+            self._threads, functools.partial(call, *args, **kwargs))
 
     def query(self, sql: str, args: tuple | list = ()) -> list[tuple]:
         """Rows of one read (``?`` placeholders, either backend)."""

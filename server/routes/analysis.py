@@ -32,13 +32,13 @@ async def analyze(req: AnalyzeRequest, request: Request, settings: SettingsDep,
     except PositionError as err:  # an unknown set name: the record's error
         raise RecordError(str(err)) from None
     record = GameRecord.from_json(raw, named)
-    return jobs.submit(record, budget, req.seed, req.seats, client_key(request), search)
+    return await jobs.submit(record, budget, req.seed, req.seats, client_key(request), search)
 
 
 @router.get("/{job_id}", response_model=JobResponse, responses={404: {"model": ErrorBody}},
             summary="Progress and result of a review")
 async def job_status(job_id: str, jobs: JobsDep) -> dict[str, Any]:
-    return jobs.get(job_id)
+    return await jobs.get(job_id)
 
 
 @router.get("/{job_id}/positions/{n}", responses={404: {"model": ErrorBody},
@@ -49,7 +49,7 @@ async def job_position(job_id: str, n: int, cards: CardsDep,
     """The full position (bigsur-position/1) after the first ``n`` actions of the job's
     record, so that a review of an uploaded record steps through it without sending the
     record again (the record holds every card already). 404 once the job is gone."""
-    return jobs.position(job_id, n, cards)
+    return await jobs.position(job_id, n, cards)
 
 
 @router.delete("/{job_id}", response_model=JobResponse, responses={404: {"model": ErrorBody}},

@@ -57,7 +57,7 @@ async def analyse_game(game_id: str, request: Request, settings: SettingsDep,
     budget, seed and seats that is running or done is returned rather than started
     again (unless ``again``). Every field is optional, the body too."""
     req = req or GameAnalysisRequest()
-    live = games.get(game_id)
+    live = await games.get(game_id)
     games.seat_of(live, _bearer(request))
     if not live.over:
         raise ApiError(409, "game_id", "the review is available once the game is over",
@@ -66,12 +66,12 @@ async def analyse_game(game_id: str, request: Request, settings: SettingsDep,
     known = _jobs_of(request).setdefault(game_id, [])
     if not req.again:
         for job_id in reversed(known):
-            job = jobs.store.job(job_id)
+            job = await jobs.stored(job_id)
             if job is not None and job["budget"] == budget and job["seed"] == req.seed and \
                     job["seats"] == req.seats and job["status"] not in ("failed", "cancelled"):
-                return jobs.get(job_id)
-    job = jobs.submit(game_record(live), budget, req.seed, req.seats, client_key(request),
-                      search)
+                return await jobs.get(job_id)
+    job = await jobs.submit(game_record(live), budget, req.seed, req.seats,
+                            client_key(request), search)
     known.append(job["job_id"])
     return job
 
@@ -80,11 +80,11 @@ async def analyse_game(game_id: str, request: Request, settings: SettingsDep,
             summary="The latest review job of a hosted game")
 async def game_analysis(game_id: str, request: Request, games: GamesDep,
                         jobs: JobsDep) -> dict[str, Any]:
-    live = games.get(game_id)
+    live = await games.get(game_id)
     games.seat_of(live, _bearer(request))
     for job_id in reversed(_jobs_of(request).get(game_id, [])):
-        if jobs.store.job(job_id) is not None:
-            return jobs.get(job_id)
+        if await jobs.stored(job_id) is not None:
+            return await jobs.get(job_id)
     raise ApiError(404, "game_id", f"no review of game {game_id!r} on this server yet "
                    "(POST to start one)", "not_found")
 

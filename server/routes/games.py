@@ -54,11 +54,11 @@ async def create_game(req: CreateGameRequest, request: Request, settings: Settin
             raise ApiError(422, "cards", "a game from a position uses the position's own "
                            "card set (its 'cards')", "setup")
         players = req.players if "players" in req.model_fields_set else None
-        live, tokens = games.continue_from(req.position, req.seats, req.seed, players,
-                                           client_key(request))
+        live, tokens = await games.continue_from(req.position, req.seats, req.seed, players,
+                                                 client_key(request))
     else:
-        live, tokens = games.create(req.players, req.seats, req.seed, req.cards,
-                                    client_key(request))
+        live, tokens = await games.create(req.players, req.seats, req.seed, req.cards,
+                                          client_key(request))
     await games.wait_ai(live, search, settings.ai_wait_seconds)
     return {"game_id": live.id, "players": live.row.players,
             "seats": [{"seat": i, "kind": HUMAN if s == HUMAN else "ai",
@@ -74,7 +74,7 @@ async def get_game(game_id: str, token: TokenDep,
                    search: SearchDep) -> dict[str, Any]:
     """What the token's seat may see: its view (bigsur-view/1), its legal actions when it
     is to act, the public log and, once over, the scores."""
-    live = games.get(game_id)
+    live = await games.get(game_id)
     seat = games.seat_of(live, token)
     games.start_ai(live, search)  # resumes an AI interrupted by a restart
     return games.seat_response(live, seat)
@@ -89,7 +89,7 @@ async def post_action(game_id: str, req: ActionRequest, token: TokenDep,
     ``action_id`` is applied once), then let the AI seats play until a human must act
     (waiting up to BIGSUR_AI_WAIT_SECONDS; ``ai_thinking`` says whether they are still
     playing)."""
-    live = games.get(game_id)
+    live = await games.get(game_id)
     seat = games.seat_of(live, token)
     applied = await games.act(live, seat, req.action, req.action_id)
     await games.wait_ai(live, search, settings.ai_wait_seconds)
@@ -105,7 +105,7 @@ async def session_hint(game_id: str, request: Request, token: TokenDep,
     """Ranked moves for the token's seat, computed from that seat's view only (the body
     is optional: the default budget, no seed)."""
     req = req or SessionHintRequest()
-    live = games.get(game_id)
+    live = await games.get(game_id)
     seat = games.seat_of(live, token)
     if live.over:
         raise ApiError(409, "game_id", "the game is over: there is no move to hint",
@@ -123,7 +123,7 @@ async def session_hint(game_id: str, request: Request, token: TokenDep,
 async def delete_game(game_id: str, token: TokenDep, games: GamesDep) -> None:
     """The token of the game's first human seat (the creator's) deletes it: its AI stops
     (a search in progress is stopped), the game and its actions are removed (404 after)."""
-    live = games.get(game_id)
+    live = await games.get(game_id)
     seat = games.seat_of(live, token)
     await games.delete(live, seat)
 
@@ -133,7 +133,7 @@ async def get_record(game_id: str, token: TokenDep,
                      games: GamesDep) -> dict[str, Any]:
     """The full record (bigsur-record/1: seed, every action with its payment, scores)
     once the game is over; any seat's token."""
-    live = games.get(game_id)
+    live = await games.get(game_id)
     games.seat_of(live, token)
     return games.record(live)
 
@@ -144,7 +144,7 @@ async def get_position(game_id: str, n: int, token: TokenDep,
                        games: GamesDep) -> dict[str, Any]:
     """The full position (bigsur-position/1) after the first ``n`` actions, once the game
     is over (every card is public then); any seat's token. Used by the review."""
-    live = games.get(game_id)
+    live = await games.get(game_id)
     games.seat_of(live, token)
     return games.position(live, n)
 

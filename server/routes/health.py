@@ -15,10 +15,13 @@ router = APIRouter(tags=["health"])
 @router.get("/healthz", response_model=Health, summary="Liveness and load")
 async def healthz(request: Request) -> dict[str, Any]:
     state = request.app.state
+    games = await state.store.in_thread(state.store.counts)
     return {"status": "ok", "workers": state.search.workers, "busy": state.search.scheduler.busy,
-            "games": state.store.counts(), "jobs": state.jobs.active()}
+            "games": games, "jobs": await state.jobs.active()}
 
 
 @router.get("/metrics", response_class=PlainTextResponse, summary="Prometheus metrics")
 async def metrics(request: Request) -> str:
-    return request.app.state.metrics.render(request.app)
+    state = request.app.state
+    games = await state.store.in_thread(state.store.counts)
+    return state.metrics.render(request.app, games, await state.jobs.active())

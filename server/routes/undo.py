@@ -48,15 +48,15 @@ def undo_allowed(live, seat: int) -> str | None:
              summary="Take back your last build of this turn")
 async def undo(game_id: str, request: Request, games: GamesDep) -> dict[str, Any]:
     """The seat's view after taking back its last build (409 naming why not)."""
-    live = games.get(game_id)
+    live = await games.get(game_id)
     seat = games.seat_of(live, _bearer(request))
     async with live.lock:
         why = undo_allowed(live, seat)
         if why is not None:
             raise ApiError(409, "game_id", f"cannot undo: {why}", "conflict")
         undone = live.actions[-1][1]
-        if not games.store.drop_last_action(live.id, live.n, HUMAN):
+        if not await games.store.in_thread(games.store.drop_last_action, live.id, live.n, HUMAN):
             raise ApiError(409, "game_id", "the game changed; fetch it and retry", "conflict")
         games.live.pop(live.id, None)
-    live = games.get(game_id)  # replayed from the store
+    live = await games.get(game_id)  # replayed from the store
     return {**games.seat_response(live, seat), "undone": undone}

@@ -90,7 +90,7 @@ def test_the_same_view_and_seed_draw_the_same_hidden_cards(client):
     starts = []
     for seed in (5, 5, 6):
         data, _ = continue_from(client, view, seed=seed)
-        starts.append(client.app.state.games.get(data["game_id"]).row.start)
+        starts.append(client.app.state.games.live[data["game_id"]].row.start)
     assert starts[0] == starts[1]
     assert starts[0] != starts[2]  # another seed, another draw of the hidden cards
 

@@ -14,7 +14,7 @@ import time
 import pydantic
 import pytest
 import uvicorn
-from session_testkit import BOTH_BACKENDS, auth
+from session_testkit import BOTH_BACKENDS, auth, new_game
 
 from server.app import main
 from server.settings import Settings
@@ -192,6 +192,36 @@ def test_a_sqlite_file_locked_by_another_writer_is_unavailable_after_the_wait(tm
     finally:
         other.close()
         store.close()
+
+
+def test_a_write_waiting_for_the_database_holds_up_only_its_own_request(make_client,
+                                                                        db_target):
+    """Another process holds the SQLite file's write lock: a POSTed action waits for it
+    (up to BIGSUR_DB_WAIT_SECONDS) while the process answers other requests. The store's
+    calls ran on the event loop: GET /v1/cards waited behind the write until the write
+    gave up (503), and the write never saw the lock let go."""
+    client = make_client(db_wait_seconds=5.0)
+    game_id, tokens = new_game(client, seats=["human", "human"])
+    token = tokens[0]
+    legal = client.get(f"/v1/games/{game_id}", headers=auth(token)).json()["legal_actions"]
+    other = sqlite3.connect(db_target, isolation_level=None)
+    answers: list = []
+    try:
+        other.execute("BEGIN IMMEDIATE")  # the other writer's lock
+        write = threading.Thread(target=lambda: answers.append(client.post(
+            f"/v1/games/{game_id}/actions", headers=auth(token),
+            json={"action": legal[0], "action_id": "held"})))
+        write.start()
+        time.sleep(0.5)  # the write is waiting for the lock now
+        assert client.get("/v1/cards").status_code == 200
+        assert write.is_alive() and not answers  # answered while the write still waits
+        other.execute("COMMIT")
+        write.join(10)
+    finally:
+        other.close()
+    assert [r.status_code for r in answers] == [200], [r.text for r in answers]
+    view = client.get(f"/v1/games/{game_id}", headers=auth(token)).json()
+    assert view["actions_applied"] == 1
 
 
 @pytest.mark.parametrize("db_target", ["postgres"], indirect=True)
