@@ -17,6 +17,7 @@ from test_web_page import (  # noqa: F401 - fixtures
     browser,
     fresh_page,
     no_overflow,
+    open_page,
     page,
     server,
     settle,
@@ -68,13 +69,7 @@ def test_four_players_at_1280x800_your_turn_starts_on_screen(server, browser):  
     the fold (y about 930); scrolled down to build, the status line and the Depot were
     off the top. With 3 or 4 players the player's own Highway and hand come right under
     the Depot (the other Highways below them), and the status line stays at the top."""
-    context = browser.new_context(viewport={"width": 1280, "height": 800})
-    pg = context.new_page()
-    pg.set_default_timeout(30_000)
-    errors: list[str] = []
-    pg.on("pageerror", lambda e: errors.append(f"pageerror: {e}"))
-    pg.on("console", lambda m: errors.append(f"console {m.type}: {m.text}")
-          if m.type == "error" else None)
+    pg = open_page(browser, 1280, 800)
     try:
         fresh_page(pg, server + "/?speed=0")
         pg.select_option("#setup-players", "4")
@@ -109,9 +104,9 @@ def test_four_players_at_1280x800_your_turn_starts_on_screen(server, browser):  
         pg.wait_for_function("window.scrollY > 0")
         assert in_view(pg, "#status"), pg.locator("#status").bounding_box()
         assert in_view(pg, "#seats .seat:not(.me) >> nth=-1")
-        assert not errors, errors
+        assert not pg.js_errors, pg.js_errors
     finally:
-        context.close()
+        pg.context.close()
 
 
 @pytest.mark.parametrize("players", [3, 4])

@@ -105,10 +105,12 @@ def browser():
         b.close()
 
 
-@pytest.fixture
-def page(browser):
+def open_page(browser, width: int = 1366, height: int = 768, **context_options):
+    """A page in a new browser context of that viewport, which gathers the page's JS
+    errors and console errors in ``pg.js_errors``; close ``pg.context`` after use."""
     ARTIFACTS.mkdir(parents=True, exist_ok=True)
-    context = browser.new_context(viewport={"width": 1366, "height": 768})
+    context = browser.new_context(viewport={"width": width, "height": height},
+                                  **context_options)
     pg = context.new_page()
     pg.set_default_timeout(30_000)
     errors: list[str] = []
@@ -116,8 +118,14 @@ def page(browser):
     pg.on("console", lambda m: errors.append(f"console {m.type}: {m.text}")
           if m.type == "error" else None)
     pg.js_errors = errors
+    return pg
+
+
+@pytest.fixture
+def page(browser):
+    pg = open_page(browser)
     yield pg
-    context.close()
+    pg.context.close()
 
 
 def shot(pg, name: str, full: bool = False) -> None:
