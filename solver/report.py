@@ -87,7 +87,10 @@ def win_graph(review: Review, record: GameRecord):
                            zorder=3)
     for label in LABELS:  # one legend entry per label, whoever made it
         ax.scatter([], [], color=LABEL_COLORS[label], label=label)
-    ax.axhline(50, color="#999", linewidth=0.8, linestyle="--")
+    # an even chance is 1 in the number of players (50%, 33%, 25%), as on the web page
+    even = 100 / record.players
+    ax.axhline(even, color="#999", linewidth=0.8, linestyle="--",
+               label=f"even chance (1 in {record.players}: {even:.0f}%)")
     ax.set_ylim(-3, 103)
     ax.set_xlim(0, n + 1)
     ax.set_ylabel("win probability (%)")
@@ -210,6 +213,10 @@ estimates: single labels are hints, not verdicts.</p>
 {winners}
 <h2>Win probability over the game</h2>
 <div class="graph">{graph_svg}</div>
+<p class="muted">Each line is the search's estimate of one player's chance to win, at each
+of its own decisions{' (ending at its result)' if review.final_scores else ''}; the markers
+are its labelled moves. The dashed line is an even chance: 1 in {record.players}
+({number(100 / record.players, digits=0)}%).</p>
 <h2>Labelled moves ({len(labelled)})</h2>
 {'<p>None.</p>' if not labelled else
  f"<table><thead>{head}</thead><tbody>{''.join(decision_row(d) for d in labelled)}</tbody></table>"}

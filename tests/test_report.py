@@ -323,3 +323,21 @@ def test_no_better_move_is_shown_when_none_was_better():
     review.decisions[0].loss_win_pct = 6.0  # a better move: shown
     assert "<code>take deck</code>" in report_page(review, record)
     assert "take deck" in format_review(review)
+
+
+@pytest.mark.parametrize("players", [2, 3, 4])
+def test_the_even_chance_line_is_one_in_the_number_of_players(players):
+    # it was drawn at 50% whatever the number of players (the web page: 1 in N)
+    from solver.analysis import summarise
+    from solver.report import render_html, win_graph
+
+    record = play_random_game(players, seed=21)
+    record.actions = record.actions[:6]
+    review = summarise(record, [], {"iterations": 1}, 0, record.replay())
+    ax = win_graph(review, record).axes[0]
+    even = [ln for ln in ax.get_lines() if ln.get_linestyle() == "--"]
+    assert len(even) == 1 and list(even[0].get_ydata()) == [100 / players] * 2
+    legend = [t.get_text() for t in ax.get_legend().get_texts()]
+    assert f"even chance (1 in {players}: {100 / players:.0f}%)" in legend, legend
+    page = render_html(review, record, "<svg></svg>", "game.json")
+    assert f"The dashed line is an even chance: 1 in {players}\n({100 / players:.0f}%)" in page
