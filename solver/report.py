@@ -57,6 +57,7 @@ def seat_name(record: GameRecord, seat: int) -> str:
 def win_graph(review: Review, record: GameRecord):
     """The win-probability figure (a matplotlib Figure, no pyplot state)."""
     from matplotlib.figure import Figure
+    from matplotlib.ticker import MaxNLocator
 
     fig = Figure(figsize=(10, 4), dpi=100)
     ax = fig.add_subplot()
@@ -95,6 +96,7 @@ def win_graph(review: Review, record: GameRecord):
     ax.set_xlim(0, n + 1)
     ax.set_ylabel("win probability (%)")
     ax.set_xlabel("move")
+    ax.xaxis.set_major_locator(MaxNLocator(integer=True))  # no "move 2.5" on a short game
     turn_ticks = {}
     for d in review.decisions:
         turn_ticks.setdefault(d.turn, d.index + 1)

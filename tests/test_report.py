@@ -341,3 +341,21 @@ def test_the_even_chance_line_is_one_in_the_number_of_players(players):
     assert f"even chance (1 in {players}: {100 / players:.0f}%)" in legend, legend
     page = render_html(review, record, "<svg></svg>", "game.json")
     assert f"The dashed line is an even chance: 1 in {players}\n({100 / players:.0f}%)" in page
+
+
+def test_the_graph_numbers_moves_in_whole_numbers():
+    # a short record's axis read 0.0, 2.5, 5.0, ... 17.5 moves (0.25 ... for an empty one)
+    from solver.analysis import DecisionReview, Value, summarise
+    from solver.report import win_graph
+
+    record = play_random_game(3, seed=21)
+    actions = record.actions
+    for length in (0, 2, 20):
+        record.actions = actions[:length]
+        decisions = [DecisionReview(index=i, seat=st.current, turn=st.turn, phase="take",
+                                    played=a.notation(), legal=2, how="ranked",
+                                    value_before=Value(0.4, 0.0))
+                     for i, (st, a) in enumerate(list(record.states())[:-1])]
+        review = summarise(record, decisions, {"iterations": 1}, 0, record.replay())
+        ticks = win_graph(review, record).axes[0].get_xticks()
+        assert len(ticks) >= 2 and all(t == int(t) for t in ticks), (length, ticks)
