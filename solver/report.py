@@ -122,7 +122,8 @@ def figure_svg(fig) -> str:
 def _value(v) -> str:
     if v is None:
         return "&mdash;"
-    return f"{number(100 * v.win_probability)}% / {number(v.expected_margin, sign=True)}"
+    margin = number(v.expected_margin, sign=True).replace("-", "&minus;")  # as the losses
+    return f"{number(100 * v.win_probability)}% / {margin}"
 
 
 def _loss(loss: float) -> str:
@@ -165,8 +166,8 @@ def render_html(review: Review, record: GameRecord, graph_svg: str, source: str)
 
     labelled = [d for d in review.decisions if d.label]
     head = ("<tr><th>#</th><th>turn</th><th>seat</th><th>played</th><th>label</th>"
-            "<th>loss (win-% / pts)</th><th>value played</th><th>better move</th>"
-            "<th>its value</th></tr>")
+            "<th>loss (win-% / pts)</th><th>value played (win-% / pts)</th>"
+            "<th>better move</th><th>its value (win-% / pts)</th></tr>")
     thresholds = ", ".join(f"{lab} &ge; {w:g} win-% or {p:g} pts" for lab, w, p in
                            zip(LABELS, WIN_PCT_THRESHOLDS, POINTS_THRESHOLDS, strict=True))
     cards = record.cards
@@ -206,6 +207,9 @@ code {{ font-family: ui-monospace, "DejaVu Sans Mono", monospace; font-size: 0.8
 <span class="{'recon' if cards.reconstruction else ''}">{e(cards.label)}</span>.</p>
 <p class="muted">Each decision is judged from the acting player's view at the time, with a
 search of {e(budget_text)} per decision (seed {review.seed}). Labels: {thresholds}.
+A move's value is the search's estimate for its player: the chance to win (win-%) and
+the expected margin in points (pts: its final score minus the best other player's, + ahead,
+&minus; behind); a loss is the better move's value minus the value played.
 Accuracy: lichess's per-move formula on the win-% loss, averaged. Search values are
 estimates: single labels are hints, not verdicts.</p>
 <h2>Players</h2>

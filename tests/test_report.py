@@ -359,3 +359,18 @@ def test_the_graph_numbers_moves_in_whole_numbers():
         review = summarise(record, decisions, {"iterations": 1}, 0, record.replay())
         ticks = win_graph(review, record).axes[0].get_xticks()
         assert len(ticks) >= 2 and all(t == int(t) for t in ticks), (length, ticks)
+
+
+def test_the_values_say_what_they_are_and_in_which_unit():
+    # "22.4% / -4.2" under "value played": -4.2 of what? (and a hyphen beside the &minus; losses)
+    from solver.analysis import Value
+
+    review, record = one_decision_review(value_played=Value(0.224, -4.2), loss_win_pct=6.0,
+                                         loss_points=4.2)
+    page = report_page(review, record)
+    row = re.search(r"<tr id='move-1'>.*?</tr>", page, re.S).group(0)
+    assert "<td>22.4% / &minus;4.2</td>" in row and "<td>50.0% / +0.0</td>" in row, row
+    assert "<th>value played (win-% / pts)</th>" in page
+    assert "<th>its value (win-% / pts)</th>" in page
+    assert "the expected margin in points (pts: its final score minus the best other " \
+           "player's" in " ".join(page.split())
