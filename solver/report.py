@@ -38,6 +38,10 @@ from .rules.wording import got
 
 SEAT_COLORS = ("#1f6fb2", "#c2185b", "#2e7d32", "#e07b00")
 LABEL_COLORS = {"inaccuracy": "#d4a000", "mistake": "#e06000", "blunder": "#c62828"}
+# a shape per label on the graph: its colours alone are too near the seats' (the orange
+# of seat 3 and of a mistake, the red of seat 1 and of a blunder)
+LABEL_MARKERS = {"inaccuracy": "o", "mistake": "s", "blunder": "D"}
+LABEL_SIZES = {"inaccuracy": 30, "mistake": 40, "blunder": 50}
 # the service's default per-decision budget (BIGSUR_ANALYSIS_BUDGET_MS)
 DEFAULT_BUDGET_MS = 100
 
@@ -83,11 +87,12 @@ def win_graph(review: Review, record: GameRecord):
             if marked:
                 ax.scatter([d.index + 1 for d in marked],
                            [100 * d.value_before.win_probability for d in marked],
-                           s={"inaccuracy": 30, "mistake": 45, "blunder": 65}[label],
+                           s=LABEL_SIZES[label], marker=LABEL_MARKERS[label],
                            color=LABEL_COLORS[label], edgecolors=color, linewidths=1.5,
                            zorder=3)
     for label in LABELS:  # one legend entry per label, whoever made it
-        ax.scatter([], [], color=LABEL_COLORS[label], label=label)
+        ax.scatter([], [], s=LABEL_SIZES[label], marker=LABEL_MARKERS[label],
+                   color=LABEL_COLORS[label], edgecolors="#555", linewidths=1.0, label=label)
     # an even chance is 1 in the number of players (50%, 33%, 25%), as on the web page
     even = 100 / record.players
     ax.axhline(even, color="#999", linewidth=0.8, linestyle="--",

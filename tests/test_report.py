@@ -374,3 +374,30 @@ def test_the_values_say_what_they_are_and_in_which_unit():
     assert "<th>its value (win-% / pts)</th>" in page
     assert "the expected margin in points (pts: its final score minus the best other " \
            "player's" in " ".join(page.split())
+
+
+def test_the_graph_tells_the_labels_apart_by_shape_not_only_colour():
+    # a mistake's orange dot on seat 3's orange line looked like a point of the line
+    from solver.analysis import LABELS, DecisionReview, Value, summarise
+    from solver.report import win_graph
+
+    record = play_random_game(4, seed=21)
+    record.actions = record.actions[:12]
+    decisions = [DecisionReview(index=i, seat=st.current, turn=st.turn, phase="take",
+                                played=a.notation(), legal=2, how="ranked",
+                                value_before=Value(0.3, 0.0), loss_win_pct=1.0,
+                                loss_points=0.0, label=LABELS[i % 4] if i % 4 < 3 else None)
+                 for i, (st, a) in enumerate(list(record.states())[:-1])]
+    review = summarise(record, decisions, {"iterations": 1}, 0, record.replay())
+    ax = win_graph(review, record).axes[0]
+
+    def shape(collection):
+        return collection.get_paths()[0].vertices.round(3).tolist()
+
+    proxies = {c.get_label(): shape(c) for c in ax.collections if c.get_label() in LABELS}
+    assert len(proxies) == 3 and len({str(v) for v in proxies.values()}) == 3
+    marks = [c for c in ax.collections if len(c.get_offsets())]
+    assert marks
+    for mark in marks:  # each marker has its label's legend shape
+        x = int(mark.get_offsets()[0][0])
+        assert shape(mark) == proxies[decisions[x - 1].label]
