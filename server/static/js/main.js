@@ -251,9 +251,12 @@ function renderTable(t, opts = {}) {
         i === mine && hm ? hm.build : [])}</div></div>`;
   };
   // Highway cards as large as the width allows (a long road shrinks to fit); #seats has
-  // no box of its own in the 3-4 player order (display: contents): its column's width
-  const avail = Math.max(400, (q("seats").clientWidth || q("seats").parentElement.clientWidth ||
-    960) - 40);
+  // no box of its own in the 3-4 player order and on a phone (display: contents): its
+  // column's width, or on a phone (no box for the column either) the page's column's
+  const seatsEl = q("seats");
+  const grid = seatsEl.closest(".game-grid");
+  const avail = Math.max(400, (seatsEl.clientWidth || seatsEl.parentElement.clientWidth ||
+    (grid && grid.clientWidth) || 960) - 40);
   const fit = (i, most) => Math.min(most, avail / Math.max(1, (t.seats[i].highway.length +
     (i === mine && hm ? hm.build.length : 0)) * 106));
   const small = innerWidth < 700;
