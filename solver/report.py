@@ -186,7 +186,7 @@ def render_html(review: Review, record: GameRecord, graph_svg: str, source: str)
         winners = "<p>The game is not over: no final scores.</p>"
     every = "".join(decision_row(d) for d in review.decisions)
     legend = "; ".join(f"<i>{how}</i>: {e(words)}" for how, words in HOW_WORDS.items())
-    start = "from a set-up position" if record.seed is None else f"seed {record.seed}"
+    start = "from a set-up position" if record.seed is None else f"deal seed {record.seed}"
     return f"""<!doctype html>
 <html lang="en"><head><meta charset="utf-8">
 <title>Big Sur review: {e(Path(source).name)}</title>
@@ -211,7 +211,8 @@ code {{ font-family: ui-monospace, "DejaVu Sans Mono", monospace; font-size: 0.8
 {plural(len(record.actions), "action")}. Cards:
 <span class="{'recon' if cards.reconstruction else ''}">{e(cards.label)}</span>.</p>
 <p class="muted">Each decision is judged from the acting player's view at the time, with a
-search of {e(budget_text)} per decision (seed {review.seed}). Labels: {thresholds}.
+search of {e(budget_text)} per decision (review seed {review.seed}, <code>--seed</code>).
+Labels: {thresholds}.
 A move's value is the search's estimate for its player: the chance to win (win-%) and
 the expected margin in points (pts: its final score minus the best other player's, + ahead,
 &minus; behind); a loss is the better move's value minus the value played.

@@ -401,3 +401,12 @@ def test_the_graph_tells_the_labels_apart_by_shape_not_only_colour():
     for mark in marks:  # each marker has its label's legend shape
         x = int(mark.get_offsets()[0][0])
         assert shape(mark) == proxies[decisions[x - 1].label]
+
+
+def test_the_deal_seed_and_the_review_seed_are_told_apart():
+    # "4 players, seed 5" then "(seed 0)" two lines on: two different seeds, one word
+    review, record = one_decision_review()
+    record.seed, review.seed = 5, 0
+    page = " ".join(report_page(review, record).split())
+    assert "deal seed 5," in page and "(review seed 0, <code>--seed</code>)" in page, page
+    assert "(seed 0)" not in page
