@@ -435,10 +435,21 @@ function hintCtx() {
   return {...payCtx(), hidden: (id) => !seen.has(id) && !!S.cards.highway[id]};
 }
 
+/* The position a hint was asked in: the number of actions played and the seat's view
+ * (an undo and another build reach the same number in another position). */
+function hintKey(d) {
+  return d ? `${d.actions_applied}:${JSON.stringify(d.view)}` : "";
+}
+
+/* Whether the hint is one for the position on the screen. */
+function hintCurrent(h) {
+  return !!(h && h.result && S.data && h.key === hintKey(S.data));
+}
+
 /* The move a hint shows on the table: {take, build: {card, side}, claim}. */
 function hintMarks() {
   const h = S.hint;
-  if (!h || !h.result || !S.data || h.n !== S.data.actions_applied) return null;
+  if (!hintCurrent(h)) return null;
   const m = h.result.moves[S.hintShow || 0];
   if (!m) return null;
   const marks = {take: [], build: [], claim: []};
@@ -457,7 +468,7 @@ function renderHint() {
   if (!S.data || S.data.over) { box.innerHTML = ""; return; }
   if (!h) { box.innerHTML = "<p class=\"muted\">Ask for the search's best moves here.</p>"; return; }
   if (h.pending) { box.innerHTML = "<p class=\"muted thinking\">Searching\u2026</p>"; return; }
-  if (h.n !== S.data.actions_applied) {
+  if (!hintCurrent(h)) {
     box.innerHTML = "<p class=\"muted\">Ask for the search's best moves in this position.</p>";
     return;
   }
@@ -683,7 +694,7 @@ function setBusy(on) {
 
 async function playHint(k) {
   const h = S.hint;
-  if (!h || !h.result || h.n !== S.data.actions_applied) return;
+  if (!hintCurrent(h)) return;
   const move = h.result.moves[k];
   setBusy(true);
   try {
@@ -708,7 +719,7 @@ async function askHint() {
   try {
     const result = await api("POST", `/v1/games/${encodeURIComponent(S.game.id)}/hint`,
       {budget: {[kind]: Number(val)}, seed: d.actions_applied}, activeToken(d.to_act));
-    S.hint = {n: d.actions_applied, result};
+    S.hint = {n: d.actions_applied, key: hintKey(d), result};
     S.hintShow = 0;
   } catch (e) {
     S.hint = null;
