@@ -45,3 +45,56 @@ def test_hint_cleared_after_an_undo_and_another_build(server, page):  # noqa: F8
     assert pg.locator(".suggested").count() == 0
     assert "hint: here" not in pg.locator("#seats").inner_html()
     assert not pg.js_errors, pg.js_errors
+
+
+def fake_hint(pg, state: dict, moves: list[dict]) -> None:
+    """The server's hint answer replaced by ``moves`` (each ``actions`` and whatever else
+    it needs), each checked legal in ``state`` with the engine first."""
+    from solver.rules.engine import play
+    from solver.rules.position import state_from_json
+
+    for m in moves:
+        s = state_from_json(state)
+        for a in m["actions"]:
+            s = play(s, a)  # raises if the move is not legal
+    answer = {"seat": state["current"], "stats": {"iterations": 100}, "position_kind": "view",
+              "budget": {"iterations": 100}, "seed": 0, "card_set": "default",
+              "elapsed_ms": 50.0,
+              "moves": [{"label": None, "visits": 50 - k, "win_probability": 0.5 - k / 10,
+                         "expected_margin": 1.0 - k, "payment": None, "line": [],
+                         "exact": False, **m} for k, m in enumerate(moves)]}
+    pg.route("**/v1/games/*/hint", lambda route: route.fulfill(json=answer))
+
+
+def recycle_after_a_discard_position() -> dict:
+    """Seat 0 in a build step, its discard pile's top H35 (steel); in hand H04 (water +
+    engineering), H26 (engineering) and H11 (engineering + steel); H02 in its Highway."""
+    from rules_testkit import noisy_build_steps
+
+    from solver.rules.position import state_to_json
+
+    st = state_to_json(next(iter(noisy_build_steps([1], last=False))))
+    me = st["seats"][0]
+    assert st["current"] == 0 and st["phase"] == "build" and me["discard"][-1] == "H35"
+    assert {"H04", "H26", "H11"} <= set(me["hand"]) and "H02" in me["highway"]
+    return st
+
+
+def test_hint_payment_recycles_what_the_earlier_build_discarded(server, page):  # noqa: F811
+    """A hint's second build recycled the top of the discard pile, which by then is the
+    card its first build discarded (H26, engineering); the page named the top before the
+    move (H35, steel), a Material the build did not even need (H04 gives it steel)."""
+    pg = page
+    st = recycle_after_a_discard_position()
+    continue_position(pg, server, st, 0)
+    first, second = "build H04 L pay per:H02 H26", "build H11 L pay per:H04 rec"
+    fake_hint(pg, st, [{"actions": [first, second, "end"], "payment": {"builds": [
+        {"card": "H04", "side": "L", "action": first},
+        {"card": "H11", "side": "L", "action": second}]}}])
+    ask_hint(pg)
+    pay = pg.locator("#hint .hintlist li").first.locator("div.small").first.inner_text()
+    assert pay.startswith("Pay: H04: "), pay
+    h11 = pay.split("H11: ")[1]
+    assert "recycle the top of your discard pile (engineering)" in h11, pay
+    assert "steel" in h11 and "(steel)" not in h11, pay  # steel: H04's Persistent
+    assert not pg.js_errors, pg.js_errors

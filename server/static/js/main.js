@@ -9,7 +9,7 @@
  */
 import {ApiError, api, recordText, seedOfRecordText, startReview, latestReview, job as getJob,
   analyseRecordText, jobPosition, continueGame} from "./api.js";
-import {MATERIALS, MAT_COLOR, matGlyph, matIcon, stepsInWords, paymentSentence, actionWords,
+import {MATERIALS, MAT_COLOR, matGlyph, matIcon, stepsInWords, paymentSentence, discardTopAfter, actionWords,
 lineBySeat, confidence, plainError, joinWords, plural, turningPoints as reviewTurningPoints,
   playedWasBest, decidingCategory}
 from "./words.js";
@@ -483,11 +483,15 @@ function renderHint() {
   moves.forEach((m, k) => {
     const words = m.actions.map((a) => actionWords(a.replace(/ pay .*$/, ""), ctx, "You")).join(", then ")
       .replace(/, then You /g, ", then ");
+    // each build in turn: a later one recycles what the earlier ones discarded
+    let top = ctx.discardTop;
     const plan = m.payment && m.payment.builds ? m.payment.builds.map((b) => {
       const action = b.action || "";
       const k2 = action.indexOf(" pay ");
       const steps = k2 >= 0 ? action.slice(k2 + 5).split(" ") : [];
-      return `${b.card}: ${paymentSentence(steps, ctx)}`;
+      const words = `${b.card}: ${paymentSentence(steps, {...ctx, discardTop: top})}`;
+      top = discardTopAfter(steps, S.cards, top);
+      return words;
     }).join("; ") : "";
     const parts = lineBySeat(m.actions, m.line || [], v.view_of, v.seats.length).slice(0, 3);
     const then = parts.map((p) => {

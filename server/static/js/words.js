@@ -83,6 +83,16 @@ export function joinWords(parts) {
   return parts.slice(0, -1).join(", ") + " and " + parts[parts.length - 1];
 }
 
+/** The card on top of the player's discard pile after a payment's ``steps``, ``top``
+ * (a card id or null) before it: a later build of the same move recycles that card. */
+export function discardTopAfter(steps, cards, top) {
+  for (const step of steps) {
+    if (step.startsWith("sub:")) top = step.slice(4).split("=")[0].split("+").pop();
+    else if (cards.highway[step]) top = step;
+  }
+  return top;
+}
+
 /** A payment in one sentence: "discard H58 (steel) and recycle ... — 1 card from hand". */
 export function paymentSentence(steps, ctx) {
   if (!steps.length) return "nothing to pay";
