@@ -98,3 +98,21 @@ def test_hint_payment_recycles_what_the_earlier_build_discarded(server, page):  
     assert "recycle the top of your discard pile (engineering)" in h11, pay
     assert "steel" in h11 and "(steel)" not in h11, pay  # steel: H04's Persistent
     assert not pg.js_errors, pg.js_errors
+
+
+def test_exact_badge_says_what_is_exact(server, page):  # noqa: F811
+    """An exact move (the last build step, solved) has an exact final score for the
+    player; its win chance is still an estimate (the other hands are hidden). The badge
+    said "exact", titled "computed exactly, not estimated", beside "win 26.5%"."""
+    pg = page
+    st = ragged_point_position()
+    continue_position(pg, server, st, 0)
+    fake_hint(pg, st, [{"actions": ["end"], "exact": True, "final_score": 64,
+                        "win_probability": 0.265, "expected_margin": -1.7}])
+    ask_hint(pg)
+    badge = pg.locator("#hint .badge.exact")
+    assert badge.inner_text() == "exact score 64"  # the final score, no win chance
+    title = badge.get_attribute("title")
+    assert "not estimated" not in title and "win chance and points are still estimates" in title
+    assert "win 26.5%" in pg.locator("#hint .hintlist li").first.inner_text()
+    assert not pg.js_errors, pg.js_errors

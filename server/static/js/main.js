@@ -462,6 +462,12 @@ function hintMarks() {
   return marks;
 }
 
+/* What an exact move is (the search's last build step): its own final score is exact,
+ * its win chance and points are not (the others' hands and last steps are hidden). */
+const EXACT_WHY = "Your last build step, solved exactly: no other build, order, side or " +
+  "claim gives you a higher final score. The win chance and points are still estimates: " +
+  "the other players' hands are hidden.";
+
 function renderHint() {
   const box = $("hint");
   const h = S.hint;
@@ -500,7 +506,8 @@ function renderHint() {
       return `<li><span class="who" style="color:${SEAT_COLOR[p.seat % 4]}">${esc(who)}</span> ${esc(acts.join(", "))}</li>`;
     }).join("");
     html += `<li class="${k === shown ? "shown" : ""}"><div class="hintrow"><b>${esc(words)}</b>` +
-      (m.exact ? ` <span class="badge exact" title="computed exactly, not estimated">exact</span>` : "") + `</div>` +
+      (m.exact ? ` <span class="badge exact" title="${EXACT_WHY}">${m.final_score != null
+        ? `exact score ${m.final_score}` : "exact"}</span>` : "") + `</div>` +
       `<div class="hintnums"><span title="estimated chance to win">win ${pct(m.win_probability)}</span>` +
       `<span title="expected score minus the best other score">${signed(m.expected_margin)} pts</span>` +
       `<span class="muted" title="how often the search tried this move">${m.visits} visits</span></div>` +
