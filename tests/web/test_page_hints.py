@@ -116,3 +116,16 @@ def test_exact_badge_says_what_is_exact(server, page):  # noqa: F811
     assert "not estimated" not in title and "win chance and points are still estimates" in title
     assert "win 26.5%" in pg.locator("#hint .hintlist li").first.inner_text()
     assert not pg.js_errors, pg.js_errors
+
+
+def test_hint_numbers_say_what_they_are(server, page):  # noqa: F811
+    """"win 80.0%  +18.7 pts  24 visits" said what its numbers were only in tooltips,
+    which a touch screen never shows: "+18.7 pts" read as the points the move gains, where
+    it is the expected final score minus the other player's."""
+    pg = page
+    continue_position(pg, server, ragged_point_position(), 0)
+    ask_hint(pg)
+    legend = pg.locator("#hint .hintlegend").inner_text()
+    assert legend == ("win: your chance to win; pts: your expected final score minus "
+                      "AI 2 (easy)'s; visits: how often the search tried the move."), legend
+    assert not pg.js_errors, pg.js_errors

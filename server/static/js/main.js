@@ -518,7 +518,11 @@ function renderHint() {
         `<button type="button" class="showhint" data-showhint="${k}">Show on the table</button>`) +
       `</div></li>`;
   });
-  html += `</ol><p class="muted small">${r.stats && r.stats.iterations ? r.stats.iterations + " iterations, " : ""}` +
+  // the numbers said in words once (their titles are not shown on a touch screen)
+  const rival = v.seats.length === 2 ? `${seatName((v.view_of + 1) % 2)}'s` : "the best other player's";
+  html += `</ol><p class="muted small hintlegend">win: your chance to win; pts: your expected ` +
+    `final score minus ${esc(rival)}; visits: how often the search tried the move.</p>`;
+  html += `<p class="muted small">${r.stats && r.stats.iterations ? r.stats.iterations + " iterations, " : ""}` +
     `${r.elapsed_ms ? (r.elapsed_ms / 1000).toFixed(1) + " s" : ""}</p>`;
   box.innerHTML = html;
 }
