@@ -55,6 +55,28 @@ def play_by_api_to_round(base: str, pg, round_: int) -> dict:
     raise AssertionError(f"round {round_} not reached")
 
 
+def to_a_late_four_player_turn(base: str, pg) -> None:
+    """A fresh page's 4-player game against three GreedyBots (seed 12345), played through
+    the API to the start of the human's turn in round 6 of 7, the page reloaded there:
+    the player has a road and a hand."""
+    fresh_page(pg, base + "/?speed=0")
+    pg.select_option("#setup-players", "4")
+    for i in (1, 2, 3):
+        pg.select_option(f"#seat-{i}", "greedy")
+    pg.click("#setup-advanced summary")
+    pg.fill("#setup-seed", "12345")
+    pg.click("#setup-start")
+    pg.wait_for_selector("#game:not([hidden])")
+    settle(pg)
+    d = play_by_api_to_round(base, pg, 6)
+    me = d["view"]["seats"][d["seat"]]
+    assert me["hand"] and me["highway"], me  # a hand to see and a road
+    pg.reload()
+    pg.wait_for_selector("body[data-ready='1']")
+    settle(pg)
+    assert "Your turn" in pg.locator("#status").inner_text()
+
+
 def in_view(pg, selector: str) -> bool:
     """The element's whole box is inside the viewport as the page is scrolled now."""
     b = pg.locator(selector).first.bounding_box()
@@ -71,22 +93,7 @@ def test_four_players_at_1280x800_your_turn_starts_on_screen(server, browser):  
     the Depot (the other Highways below them), and the status line stays at the top."""
     pg = open_page(browser, 1280, 800)
     try:
-        fresh_page(pg, server + "/?speed=0")
-        pg.select_option("#setup-players", "4")
-        for i in (1, 2, 3):
-            pg.select_option(f"#seat-{i}", "greedy")
-        pg.click("#setup-advanced summary")
-        pg.fill("#setup-seed", "12345")
-        pg.click("#setup-start")
-        pg.wait_for_selector("#game:not([hidden])")
-        settle(pg)
-        d = play_by_api_to_round(server, pg, 6)
-        me = d["view"]["seats"][d["seat"]]
-        assert me["hand"] and me["highway"], me  # a hand to see and a road
-        pg.reload()
-        pg.wait_for_selector("body[data-ready='1']")
-        settle(pg)
-        assert "Your turn" in pg.locator("#status").inner_text()
+        to_a_late_four_player_turn(server, pg)
         assert pg.evaluate("window.scrollY") == 0
         # the table is taller than the screen: the other Highways need the scrolling
         height = pg.evaluate("document.documentElement.scrollHeight")

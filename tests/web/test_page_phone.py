@@ -4,7 +4,7 @@ real server (same setup as test_web_page.py). Screenshots go to ``test-artifacts
 
 from __future__ import annotations
 
-from test_page_layout import play_by_api_to_round
+from test_page_layout import to_a_late_four_player_turn
 from test_web_page import (  # noqa: F401 - fixtures
     browser,
     fresh_page,
@@ -24,22 +24,7 @@ def test_four_players_on_a_phone_your_highway_and_hand_come_first(server, browse
     actions) come right under the Depot, before every other player's Highway."""
     pg = open_page(browser, 390, 844, has_touch=True, is_mobile=True)
     try:
-        fresh_page(pg, server + "/?speed=0")
-        pg.select_option("#setup-players", "4")
-        for i in (1, 2, 3):
-            pg.select_option(f"#seat-{i}", "greedy")
-        pg.click("#setup-advanced summary")
-        pg.fill("#setup-seed", "12345")
-        pg.click("#setup-start")
-        pg.wait_for_selector("#game:not([hidden])")
-        settle(pg)
-        d = play_by_api_to_round(server, pg, 6)
-        me = d["view"]["seats"][d["seat"]]
-        assert me["hand"] and me["highway"], me  # a hand to see and a road
-        pg.reload()
-        pg.wait_for_selector("body[data-ready='1']")
-        settle(pg)
-        assert "Your turn" in pg.locator("#status").inner_text()
+        to_a_late_four_player_turn(server, pg)
         shot(pg, "phone-01-four-players-turn-start")
         shot(pg, "phone-02-four-players-whole-page", full=True)
         others = pg.locator("#seats .seat:not(.me)").all()
