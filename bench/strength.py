@@ -77,10 +77,10 @@ QUICK = {
     "vs-random": {"budget": 0.02, "games": 4},
     "4p": {"budget": 0.02, "games": 4},
     "3p": {"budget": 0.02, "games": 3},
-    "ladder": {"budgets": [0.01, 0.02, 0.04], "games": 4},
+    "ladder": {"budgets": [0.01, 0.02, 0.04], "games": 2},
     "hints": {"positions": 4, "budgets": [0.1, 0.4], "players": 2},
     "learned": {"budget": 0.02, "games": 4},
-    "vs-flat": {"budget": 0.02, "flat_budget": 0.02, "games": 4, "yardstick_games": 2},
+    "vs-flat": {"budget": 0.02, "flat_budget": 0.02, "games": 2, "yardstick_games": 2},
     "speed": {"seconds": 0.25},
 }
 

@@ -10,7 +10,7 @@ one process is killed with SIGKILL (server and workers): the clients retry what 
 flight on another process with the same action id, and the analysis job that process
 held is taken over by another once its lease runs out, and finishes.
 
-CI: 2 and 3 processes, 150 actions each; BIGSUR_FULL=1: 1,000 actions each.
+CI: 2 and 3 processes, 100 actions each; BIGSUR_FULL=1: 1,000 actions each.
 """
 
 from __future__ import annotations
@@ -32,7 +32,7 @@ from solver.cli import play_random_game
 from solver.rules.engine import new_game, play
 
 FULL = os.environ.get("BIGSUR_FULL") == "1"
-ACTIONS = 1000 if FULL else 150
+ACTIONS = 1000 if FULL else 100
 CLIENTS = 6
 GAMES = max(6, ACTIONS // 40)  # a random 2-player game ends after about 70 actions
 LEASE = 2.0
