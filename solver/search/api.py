@@ -35,7 +35,7 @@ from ..rules.views import PlayerView, view_of
 from ..rules.wording import got, got_type
 from .determinize import Determinizer, InconsistentViewError
 from .ismcts import DEFAULT_PARAMS, SearchParams, concrete_move, search
-from .specs import MAX_SECONDS, MAX_WORKERS
+from .specs import MAX_SECONDS, MAX_WORKERS, workers_problem
 
 __all__ = ["Budget", "BudgetError", "GameOverError", "NotToActError", "InconsistentViewError",
            "RankedMove", "SearchResult", "analyse", "add_cli"]
@@ -169,9 +169,8 @@ def analyse(position: GameState | PlayerView, budget: Budget, seed: int | None =
     search would not have tried gets a value too (a review's move played)."""
     if not isinstance(budget, Budget):
         raise BudgetError(f"budget: must be a Budget{got_type(budget)}")
-    if isinstance(workers, bool) or not isinstance(workers, int) or \
-            not 1 <= workers <= MAX_WORKERS:
-        raise BudgetError(f"workers: must be an integer 1 to {MAX_WORKERS}, got {workers!r}")
+    if problem := workers_problem("workers", workers):
+        raise BudgetError(problem)
     if seed is not None and (isinstance(seed, bool) or not isinstance(seed, int)):
         raise BudgetError(f"seed: must be an integer or None, got {seed!r}")
     view = to_view(position)
@@ -292,8 +291,8 @@ def _option_problem(args) -> str | None:
     if args.seconds is not None and not 0 < args.seconds < MAX_SECONDS:  # nan too
         return (f"--seconds: must be positive and less than a day ({MAX_SECONDS:.0f})"
                 f"{got(args.seconds)}")
-    if not 1 <= args.workers <= MAX_WORKERS:
-        return f"--workers: must be an integer 1 to {MAX_WORKERS}{got(args.workers)}"
+    if problem := workers_problem("--workers", args.workers):
+        return problem
     return None
 
 

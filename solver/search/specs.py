@@ -39,6 +39,15 @@ __all__ = ["BudgetSpec", "BotSpec", "SpecError", "parse_budget", "parse_bot_spec
 MAX_SECONDS = 86_400.0  # exclusive: a budget is less than a day whatever the caller's caps
 MAX_WORKERS = 64  # local processes of one search, tournament or self-play
 
+
+def workers_problem(field: str, workers: object) -> str | None:
+    """What is wrong with a count of local processes (``field`` names the option or the
+    argument), or None: ``"--workers: must be an integer 1 to 64, got 0"``."""
+    if isinstance(workers, bool) or not isinstance(workers, int) or \
+            not 1 <= workers <= MAX_WORKERS:
+        return f"{field}: must be an integer 1 to {MAX_WORKERS}{got(workers)}"
+    return None
+
 _BUDGET = re.compile(r"(?:(?P<iterations>[1-9][0-9]*)i|"
                      r"(?P<seconds>(?:0|[1-9][0-9]*)(?:\.[0-9]+)?)s)\Z")
 _KIND = re.compile(r"[a-z][a-z0-9-]*\Z")

@@ -60,7 +60,7 @@ from ..rules.scoring import final_scores
 from ..rules.state import Phase
 from ..rules.views import view_of
 from .bots import BOT_FACTORIES, BotSpecError, make_bot
-from .specs import MAX_WORKERS
+from .specs import MAX_WORKERS, workers_problem
 
 Z95 = 1.959963984540054
 ELO_PER_NAT = 400 / math.log(10)  # Elo points per unit of logistic strength
@@ -707,9 +707,9 @@ def cmd_tournament(args) -> int:
     try:
         if not 1 <= args.games <= MAX_GAMES:  # a huge count would be scheduled at once
             raise TournamentError(f"--games: must be 1 to {MAX_GAMES}, got {args.games}")
-        if args.workers is not None and not 1 <= args.workers <= MAX_WORKERS:
-            raise TournamentError(f"--workers: must be an integer 1 to {MAX_WORKERS}, got "
-                                  f"{args.workers}")
+        if args.workers is not None and (problem := workers_problem("--workers",
+                                                                    args.workers)):
+            raise TournamentError(problem)
         if args.seed < 0:  # the intervals' bootstrap is seeded with it
             raise TournamentError(f"--seed: must be 0 or more, got {args.seed}")
         cards = load_card_set(args.cards) if args.cards is not None else None

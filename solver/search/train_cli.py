@@ -26,7 +26,7 @@ import time
 from pathlib import Path
 
 from ..rules.userfiles import output_problem, write_output
-from .specs import MAX_WORKERS
+from .specs import MAX_WORKERS, workers_problem
 
 
 def cmd_train(args) -> int:
@@ -195,8 +195,8 @@ def _number_problem(args) -> str | None:
     """What is wrong with a number option, found before the self-play (else None)."""
     if not args.data and args.games > MAX_GAMES:
         return f"--games: at most {MAX_GAMES}, got {args.games}"
-    if not 1 <= args.workers <= MAX_WORKERS:
-        return f"--workers: must be an integer 1 to {MAX_WORKERS}, got {args.workers}"
+    if problem := workers_problem("--workers", args.workers):
+        return problem
     if args.seed < 0:  # numpy's generators are seeded with it
         return f"--seed: must be 0 or more, got {args.seed}"
     if args.epochs < 1:
