@@ -533,7 +533,7 @@ def test_pure_modules_in_the_page(server, page):
         half: p.payState(['stone', 'steel'], ['B'], ctx),
         full: p.payState(['stone', 'steel'], ['sub:C+D+E=steel', 'per:P'], ctx),
         rec: w.stepsInWords(['D', 'rec'], ctx).map((s) => s.material),
-        used: p.cardsUsed(['B', 'sub:C+D+E=steel', 'rec', 'per:P']),
+        used: w.cardsUsed(['B', 'sub:C+D+E=steel', 'rec', 'per:P']),
         line: w.lineBySeat(['take deck'], ['take X', 'build Y L', 'end', 'take Z'], 0, 2),
         hidden: w.actionWords('take X', {...ctx, hidden: (id) => id === 'X'}, 'AI 2'),
         close: w.confidence([{visits: 40, win_probability: 0.50, expected_margin: 1},

@@ -9,11 +9,11 @@
  */
 import {ApiError, api, recordText, seedOfRecordText, startReview, latestReview, job as getJob,
   analyseRecordText, jobPosition, continueGame} from "./api.js";
-import {MATERIALS, MAT_COLOR, matGlyph, matIcon, stepsInWords, paymentSentence, discardTopAfter, actionWords,
+import {MATERIALS, MAT_COLOR, matGlyph, matIcon, stepsInWords, paymentSentence, discardTopAfter, cardsUsed, actionWords,
 lineBySeat, confidence, plainError, joinWords, plural, turningPoints as reviewTurningPoints,
   playedWasBest, decidingCategory}
 from "./words.js";
-import {payState, cardsUsed, persistentUseFits, borrowsLeft} from "./pay.js";
+import {payState, persistentUseFits, borrowsLeft} from "./pay.js";
 import {SCENERY, SC_COLOR, esc, cap, wrap, setCards, sceneryIcon, cardWords, cardSVG,
   unknownCardSVG, landmarkWords, landmarkSVG, highwaySVG} from "./svg.js";
 import {tableFromView, tableFromState, matOf, applyPublic, setModelCards} from "./table-model.js";
@@ -370,7 +370,7 @@ function paidCtxs(d) {
     const pay = w.indexOf("pay");
     if (e.seat === me && w[0] === "build" && pay >= 0) {
       const steps = w.slice(pay + 1);
-      discarded += steps.reduce((n, s) => n + (s.startsWith("sub:") ? 3 : S.cards.highway[s] ? 1 : 0), 0);
+      discarded += cardsUsed(steps).length;
       const at = pile.length - discarded - 1;
       const tops = v.seats.map(() => null);
       for (const s of steps.filter((x) => x.startsWith("bd:"))) {
@@ -496,7 +496,7 @@ function renderHint() {
       const k2 = action.indexOf(" pay ");
       const steps = k2 >= 0 ? action.slice(k2 + 5).split(" ") : [];
       const words = `${b.card}: ${paymentSentence(steps, {...ctx, discardTop: top})}`;
-      top = discardTopAfter(steps, S.cards, top);
+      top = discardTopAfter(steps, top);
       return words;
     }).join("; ") : "";
     const parts = lineBySeat(m.actions, m.line || [], v.view_of, v.seats.length).slice(0, 3);

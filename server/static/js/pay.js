@@ -1,7 +1,7 @@
 /* Click-to-pay, the model: a card's cost as chips, filled by the payment steps the
  * player clicks, in order. Pure (no DOM); the server checks the payment when it is sent. */
 
-import {stepsInWords} from "./words.js";
+import {stepsInWords, cardsUsed} from "./words.js";
 
 /** cost: the card's Materials; steps: payment steps in notation, in click order.
  * -> {chips: [{material, step, words}], extra: [{step, material, words}], need: [m]} */
@@ -13,16 +13,6 @@ export function payState(cost, steps, ctx) {
     if (chip) { chip.step = s.step; chip.words = s.words; } else extra.push(s);
   }
   return {chips, extra, need: chips.filter((c) => c.step === null).map((c) => c.material)};
-}
-
-/** Hand cards used by a list of steps (discarded one by one or three for one). */
-export function cardsUsed(steps) {
-  const out = [];
-  for (const s of steps) {
-    if (s.startsWith("sub:")) out.push(...s.slice(4).split("=")[0].split("+"));
-    else if (!s.includes(":") && s !== "rec") out.push(s);
-  }
-  return out;
 }
 
 /** Whether one more use of the Persistent Material of the 1-mile card ``card`` fits this

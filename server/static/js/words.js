@@ -83,21 +83,28 @@ export function joinWords(parts) {
   return parts.slice(0, -1).join(", ") + " and " + parts[parts.length - 1];
 }
 
+/** Hand cards a payment's steps discard, in order (one by one or three for one). */
+export function cardsUsed(steps) {
+  const out = [];
+  for (const s of steps) {
+    if (s.startsWith("sub:")) out.push(...s.slice(4).split("=")[0].split("+"));
+    else if (!s.includes(":") && s !== "rec") out.push(s);
+  }
+  return out;
+}
+
 /** The card on top of the player's discard pile after a payment's ``steps``, ``top``
  * (a card id or null) before it: a later build of the same move recycles that card. */
-export function discardTopAfter(steps, cards, top) {
-  for (const step of steps) {
-    if (step.startsWith("sub:")) top = step.slice(4).split("=")[0].split("+").pop();
-    else if (cards.highway[step]) top = step;
-  }
-  return top;
+export function discardTopAfter(steps, top) {
+  const used = cardsUsed(steps);
+  return used.length ? used[used.length - 1] : top;
 }
 
 /** A payment in one sentence: "discard H58 (steel) and recycle ... — 1 card from hand". */
 export function paymentSentence(steps, ctx) {
   if (!steps.length) return "nothing to pay";
   const w = stepsInWords(steps, ctx).map((s) => s.words);
-  const spent = steps.reduce((n, s) => n + (s.startsWith("sub:") ? 3 : ctx.cards.highway[s] ? 1 : 0), 0);
+  const spent = cardsUsed(steps).length;
   return joinWords(w) + (spent ? ` \u2014 ${plural(spent, "card")} from your hand` : " \u2014 no card from your hand");
 }
 
