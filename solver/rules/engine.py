@@ -224,7 +224,13 @@ def claim_actions(state: GameState) -> list[Claim]:
 # ------------------------------------------------------------------ applying
 
 def apply(state: GameState, action: Action) -> GameState:
-    """Unchecked: the state after ``action`` (a new value; ``state`` is unchanged)."""
+    """Unchecked: the state after ``action`` (a new value; ``state`` is unchanged).
+
+    A full :class:`GameState` only: a :class:`~solver.rules.views.PlayerView` is refused
+    (``TypeError``), its hidden cards are unknown; play the states
+    :func:`~solver.rules.determinize.sample_states` draws consistent with it."""
+    if type(state) is not GameState and not isinstance(state, GameState):
+        raise _not_a_state("apply", state)
     new = state.copy()
     apply_inplace(new, action)
     return new
@@ -290,6 +296,17 @@ def _end_turn(state: GameState) -> None:
     state.current = (state.current + 1) % state.num_players
 
 
+def _not_a_state(entry: str, state: object) -> TypeError:
+    """The error of :func:`apply` / :func:`play` given something else than a GameState."""
+    if isinstance(state, PlayerView):
+        return TypeError(
+            f"{entry}: a PlayerView cannot be played forward: the cards it hides (the other "
+            "hands, the deck order, unseen discard fronts) are unknown. Play full states "
+            "consistent with it instead: sample_states(view, n) draws n of them "
+            "(legal_actions(view) lists the actions of the seat to act)")
+    return TypeError(f"{entry}: expected a GameState, got {type(state).__name__}")
+
+
 # ------------------------------------------------------------------ checked entry
 
 def _illegal(state: GameState, action: Action, why: str) -> IllegalActionError:
@@ -307,7 +324,10 @@ def play(state: GameState, action: Action | str) -> GameState:
     """Checked: the state after a user's action (text in the notation, or an Action).
 
     Raises NotationError / IllegalActionError / PaymentError; ``state`` is never changed.
+    A :class:`~solver.rules.views.PlayerView` is refused as by :func:`apply`.
     """
+    if type(state) is not GameState and not isinstance(state, GameState):
+        raise _not_a_state("play", state)
     if isinstance(action, str):
         action = parse_action(action)
     if not isinstance(action, Action):
