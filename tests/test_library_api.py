@@ -8,6 +8,7 @@ import pytest
 from solver.rules import (
     End,
     GameState,
+    IllegalActionError,
     apply,
     legal_actions,
     new_game,
@@ -46,3 +47,16 @@ def test_play_refuses_a_view_given_text(state):
 def test_apply_and_play_name_what_they_expected(entry):
     with pytest.raises(TypeError, match=rf"{entry.__name__}: expected a GameState, got dict"):
         entry({}, End())
+
+
+# ------------------------------------------------------------------ text goes through play
+
+
+def test_apply_given_text_points_to_play(state):
+    state = play(state, "take deck")  # the build step: "end" is legal
+    with pytest.raises(IllegalActionError, match=r"not an action: 'end': apply takes an "
+                       r"Action.*for text such as 'end' use play\(state, 'end'\)"):
+        apply(state, "end")
+    assert play(state, "end").turn == state.turn + 1  # what the message suggests works
+    with pytest.raises(IllegalActionError, match=r"not an action: 42: apply takes an Action"):
+        apply(state, 42)

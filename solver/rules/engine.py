@@ -277,7 +277,17 @@ def apply_inplace(state: GameState, action: Action) -> None:
     elif kind is End:
         _end_turn(state)
     else:
-        raise IllegalActionError(f"not an action: {action!r}")
+        raise IllegalActionError(_not_an_action(action))
+
+
+def _not_an_action(action: object) -> str:
+    """Why :func:`apply` / :func:`apply_inplace` refuse ``action`` (text goes through
+    :func:`play`)."""
+    why = f"not an action: {action!r}: apply takes an Action (one of legal_actions(state))"
+    if isinstance(action, str):
+        why += f"; for text such as {action!r} use play(state, {action!r}), which reads " \
+               "and checks it"
+    return why
 
 
 def _end_turn(state: GameState) -> None:
