@@ -129,3 +129,40 @@ def test_hint_numbers_say_what_they_are(server, page):  # noqa: F811
     assert legend == ("win: your chance to win; pts: your expected final score minus "
                       "AI 2 (easy)'s; visits: how often the search tried the move."), legend
     assert not pg.js_errors, pg.js_errors
+
+
+def only_end_position() -> dict:
+    """The Ragged Point position with the hand discarded: seat 0 in its build step with
+    nothing to build and nothing to claim, "end" its only legal action."""
+    from solver.rules.engine import legal_actions
+    from solver.rules.position import state_from_json
+
+    st = ragged_point_position()
+    me = st["seats"][0]
+    me["discard"] += me["hand"]
+    me["hand"] = []
+    assert [a.notation() for a in legal_actions(state_from_json(st))] == ["end"]
+    return st
+
+
+def test_hint_with_only_end_possible_says_so(server, page):  # noqa: F811
+    """A hint where ending the turn is the only legal move said "Only move: no other move
+    was worth searching.", as if the search had passed over something; nothing else is
+    possible, and it says that."""
+    pg = page
+    continue_position(pg, server, only_end_position(), 0)
+    ask_hint(pg)
+    assert pg.evaluate("window.bigsur.state.hint.result.moves.length") == 1
+    conf = pg.locator("#hint .conf").inner_text()
+    assert conf == "Only move: nothing else is possible, so end the turn.", conf
+    assert "worth searching" not in pg.locator("#hint").inner_text()
+    # a lone move among other legal ones still says the search passed the others over
+    texts = pg.evaluate("""async () => {
+      const w = await import('/js/words.js');
+      const m = {actions: ['end'], visits: 10, win_probability: 0.5, expected_margin: 0};
+      return [w.confidence([m], ['build H01 L pay H02', 'end']).why,
+              w.confidence([m], ['end']).why];
+    }""")
+    assert texts == ["no other move was worth searching",
+                     "nothing else is possible, so end the turn"]
+    assert not pg.js_errors, pg.js_errors

@@ -177,11 +177,19 @@ export function lineBySeat(first, line, seat, players) {
   return out;
 }
 
-/** How sure the search is about its first move: a short cue and why. */
-export function confidence(moves) {
+/** How sure the search is about its first move: a short cue and why. ``legal``: the
+ * position's legal actions (a lone move is either all that is possible or the only one
+ * the search kept). */
+export function confidence(moves, legal) {
   if (!moves || !moves.length) return null;
   const [a, b] = moves;
-  if (!b) return {cue: "only move", why: "no other move was worth searching"};
+  if (!b) {
+    if (legal && legal.length === 1 && a.actions && a.actions.length === 1 && a.actions[0] === legal[0]) {
+      return {cue: "only move", why: legal[0] === "end" ? "nothing else is possible, so end the turn"
+        : "nothing else is possible"};
+    }
+    return {cue: "only move", why: "no other move was worth searching"};
+  }
   const dw = 100 * (a.win_probability - b.win_probability);
   const dm = a.expected_margin - b.expected_margin;
   const ratio = b.visits ? a.visits / b.visits : 99;
