@@ -435,22 +435,23 @@ def _budget_json(budget: Any) -> dict[str, Any]:
 def format_review(review: Review) -> str:
     """The rated decisions as a readable table, numbered from 1 as the HTML report's
     moves (the accuracy lines are :func:`accuracy_line`)."""
-    lines = [f"{'#':>4}  {'seat':>4}  {'played':28} {'better move':28} {'loss%':>6} "
-             f"{'pts':>5}  label"]
+    lines = [f"{'#':>4}  {'seat':>4}  {'played':28} {'better move':28} {'win-% lost':>11} "
+             f"{'pts lost':>9}  label"]
     for d in review.decisions:
         if not d.rated:
             continue
         best = better_move(d) or "—"
         lines.append(f"{d.index + 1:>4}  {d.seat:>4}  {d.played[:28]:28} {best[:28]:28} "
-                     f"{number(d.loss_win_pct):>6} {number(d.loss_points):>5}  "
+                     f"{number(d.loss_win_pct):>11} {number(d.loss_points):>9}  "
                      f"{d.label or ''}")
     lines.append("")
     return "\n".join(lines)
 
 
 def accuracy_line(player, name: str) -> str:
-    """One player's accuracy and labelled-move counts, as the CLI and report print them."""
-    acc = "-" if player.accuracy is None else f"{player.accuracy:.1f}"
+    """One player's accuracy (a score out of 100) and labelled-move counts, as the CLI and
+    report print them."""
+    acc = "-" if player.accuracy is None else f"{player.accuracy:.1f}/100"
     return (f"{name}: accuracy {acc}, {plural(player.inaccuracies, 'inaccuracy', 'inaccuracies')}"
             f", {plural(player.mistakes, 'mistake')}, {plural(player.blunders, 'blunder')} "
             f"({plural(player.decisions, 'rated decision')})")

@@ -131,10 +131,10 @@ def _value(v) -> str:
     return f"{number(100 * v.win_probability)}% / {margin}"
 
 
-def _loss(loss: float) -> str:
-    """A loss (never below 0) as a drop: "&minus;2.5", a zero as "0.0"."""
-    text = number(loss)
-    return text if text == number(0.0) else f"&minus;{text}"
+def _loss(loss_win_pct: float, loss_points: float) -> str:
+    """What a move lost against the best move found, in its units: "14.9 win-% / 8.6 pts"
+    (losses are never below 0: no sign; a zero is "0.0")."""
+    return f"{number(loss_win_pct)} win-% / {number(loss_points)} pts"
 
 
 def render_html(review: Review, record: GameRecord, graph_svg: str, source: str) -> str:
@@ -145,7 +145,7 @@ def render_html(review: Review, record: GameRecord, graph_svg: str, source: str)
                    else f"{budget.get('seconds', 0) * 1000:.0f} ms")
     rows = []
     for p in review.players:
-        acc = "&mdash;" if p.accuracy is None else f"{p.accuracy:.1f}"
+        acc = "&mdash;" if p.accuracy is None else f"{p.accuracy:.1f}/100"
         loss = "&mdash;" if p.mean_loss_win_pct is None else \
             f"{number(p.mean_loss_win_pct)} win-% / {number(p.mean_loss_points)} pts"
         score = "" if review.final_scores is None else str(review.final_scores[p.seat])
@@ -158,8 +158,7 @@ def render_html(review: Review, record: GameRecord, graph_svg: str, source: str)
     def decision_row(d) -> str:
         label = f"<span class='lab {d.label}'>{d.label}</span>" if d.label else \
             f"<span class='muted'>{e(d.how)}</span>"
-        loss = "" if d.loss_win_pct is None else \
-            f"{_loss(d.loss_win_pct)} / {_loss(d.loss_points)}"
+        loss = "" if d.loss_win_pct is None else _loss(d.loss_win_pct, d.loss_points)
         better = better_move(d)
         color = SEAT_COLORS[d.seat % len(SEAT_COLORS)]
         return (f"<tr id='move-{d.index + 1}'><td>{d.index + 1}</td><td>{d.turn + 1}</td>"
@@ -171,7 +170,7 @@ def render_html(review: Review, record: GameRecord, graph_svg: str, source: str)
 
     labelled = [d for d in review.decisions if d.label]
     head = ("<tr><th>#</th><th>turn</th><th>seat</th><th>played</th><th>label</th>"
-            "<th>loss (win-% / pts)</th><th>value played (win-% / pts)</th>"
+            "<th>lost against the best move</th><th>value played (win-% / pts)</th>"
             "<th>better move</th><th>its value (win-% / pts)</th></tr>")
     thresholds = ", ".join(f"{lab} &ge; {w:g} win-% or {p:g} pts" for lab, w, p in
                            zip(LABELS, WIN_PCT_THRESHOLDS, POINTS_THRESHOLDS, strict=True))
@@ -215,11 +214,13 @@ search of {e(budget_text)} per decision (review seed {review.seed}, <code>--seed
 Labels: {thresholds}.
 A move's value is the search's estimate for its player: the chance to win (win-%) and
 the expected margin in points (pts: its final score minus the best other player's, + ahead,
-&minus; behind); a loss is the better move's value minus the value played.
-Accuracy: lichess's per-move formula on the win-% loss, averaged. Search values are
+&minus; behind); what a move lost is the best move's value minus the value played (never
+below 0), in win-% points and in points of margin: &ldquo;14.9 win-% / 8.6 pts&rdquo;.
+Accuracy is a score out of 100 (100: no rated decision lost any win-%): lichess's per-move
+formula on the win-% lost, averaged over the player's rated decisions. Search values are
 estimates: single labels are hints, not verdicts.</p>
 <h2>Players</h2>
-<table><thead><tr><th>seat</th><th>score</th><th>accuracy</th><th>inaccuracies</th>
+<table><thead><tr><th>seat</th><th>score</th><th>accuracy (of 100)</th><th>inaccuracies</th>
 <th>mistakes</th><th>blunders</th><th>mean loss</th><th>rated</th><th>forced</th>
 <th>unrated</th></tr></thead><tbody>{''.join(rows)}</tbody></table>
 {winners}

@@ -44,7 +44,7 @@ def test_report_files_match_the_analysis(record_file, tmp_path, capsys):
     written = json.loads(json_path.read_text())
     assert written == json.loads(json.dumps(expected))
     for p in expected["players"]:
-        acc = "-" if p["accuracy"] is None else f"{p['accuracy']:.1f}"
+        acc = "-" if p["accuracy"] is None else f"{p['accuracy']:.1f}/100"
         assert f"Seat {p['seat']} (random): accuracy {acc}, " \
                f"{plural(p['inaccuracies'], 'inaccuracy', 'inaccuracies')}, " \
                f"{plural(p['mistakes'], 'mistake')}, {plural(p['blunders'], 'blunder')}" \
@@ -270,7 +270,7 @@ def test_counts_are_printed_in_the_right_number():
     one = PlayerSummary(seat=0, name=None, decisions=1, forced=0, unrated=0, accuracy=90.0,
                         mean_loss_win_pct=6.0, mean_loss_points=1.0, inaccuracies=1,
                         mistakes=1, blunders=1)
-    assert accuracy_line(one, "Seat 0") == ("Seat 0: accuracy 90.0, 1 inaccuracy, 1 mistake, "
+    assert accuracy_line(one, "Seat 0") == ("Seat 0: accuracy 90.0/100, 1 inaccuracy, 1 mistake, "
                                             "1 blunder (1 rated decision)")
     two = PlayerSummary(seat=0, name=None, decisions=2, forced=0, unrated=0, accuracy=None,
                         mean_loss_win_pct=None, mean_loss_points=None, inaccuracies=0,
@@ -374,6 +374,26 @@ def test_the_values_say_what_they_are_and_in_which_unit():
     assert "<th>its value (win-% / pts)</th>" in page
     assert "the expected margin in points (pts: its final score minus the best other " \
            "player's" in " ".join(page.split())
+
+
+def test_a_loss_and_the_accuracy_say_their_unit():
+    # the loss column read "&minus;21.4 / &minus;5.0" (a drop of what?) and the accuracy
+    # "90.0" (of what?); "loss%" in the printed table was no percentage of anything
+    from solver.analysis import Value, format_review
+
+    review, record = one_decision_review(value_played=Value(0.286, -5.0), loss_win_pct=21.4,
+                                         loss_points=5.0, label="blunder")
+    page = report_page(review, record)
+    row = re.search(r"<tr id='move-1'>.*?</tr>", page, re.S).group(0)
+    assert "<td>21.4 win-% / 5.0 pts</td>" in row, row
+    assert "&minus;21.4" not in page and "<th>lost against the best move</th>" in page
+    words = " ".join(page.split())
+    assert "Accuracy is a score out of 100" in words
+    accuracy = review.players[review.decisions[0].seat].accuracy
+    assert f"<td>{accuracy:.1f}/100</td>" in page and "<th>accuracy (of 100)</th>" in page
+    table = format_review(review).splitlines()
+    assert table[0].split()[-5:] == ["win-%", "lost", "pts", "lost", "label"], table[0]
+    assert table[1].split()[-3:] == ["21.4", "5.0", "blunder"], table[1]
 
 
 def test_the_graph_tells_the_labels_apart_by_shape_not_only_colour():
