@@ -14,6 +14,7 @@ from solver.rules import (
     new_game,
     play,
     sample_states,
+    score_player,
     view_of,
 )
 
@@ -60,3 +61,32 @@ def test_apply_given_text_points_to_play(state):
     assert play(state, "end").turn == state.turn + 1  # what the message suggests works
     with pytest.raises(IllegalActionError, match=r"not an action: 42: apply takes an Action"):
         apply(state, 42)
+
+
+# ------------------------------------------------------------------ score_player's arguments
+
+
+@pytest.mark.parametrize("args", [
+    lambda st: (st, 0),                       # a state and a seat
+    lambda st: (st.cards, 0),                 # a seat for the player
+    lambda st: (st.players[0], st.cards),     # the two swapped
+    lambda st: (st, st.players[0]),           # the state for its cards
+    lambda st: ([], st.players[0]),
+], ids=["state-seat", "cards-seat", "swapped", "state-player", "list-player"])
+def test_score_player_names_the_arguments_it_expects(state, args):
+    cards, player = args(state)
+    with pytest.raises(TypeError, match=r"score_player\(cards, player\): expected a CardSet "
+                       r"and a PlayerState.*state\.cards, state\.players\[seat\].*, got "
+                       + type(cards).__name__ + " and " + type(player).__name__):
+        score_player(cards, player)
+
+
+def test_score_player_takes_a_seat_of_a_state_or_a_view(state):
+    while state.turn < 15:  # Highways with something to score
+        state = play(state, legal_actions(state)[0])
+    assert any(score_player(state.cards, p).total for p in state.players)
+    view = view_of(state, 1)
+    assert score_player(state.cards, state.players[1]) == score_player(view.cards, view.me)
+    # an opponent in a view has the Highway and Landmarks scoring reads
+    assert score_player(view.cards, view.others[2]) == score_player(state.cards,
+                                                                    state.players[2])

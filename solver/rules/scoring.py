@@ -123,40 +123,53 @@ def score_player(cards: CardSet, player: PlayerState, details: bool = True,
                  facts: HighwayFacts | None = None) -> ScoreBreakdown:
     """Score one Highway as the rules' Final Scoring does. ``details``: False leaves the
     per-item lines out (the same totals, for search, which rescores often). ``facts``:
-    the player's :func:`highway_facts` when the caller has them."""
-    if facts is None:
-        facts = highway_facts(cards, player)
-    out = ScoreBreakdown()
-    lines = out.details if details else None
-    for s in facts.stretches:
-        out.stretches += s.miles
-        if lines is not None:
-            lines.append({"category": "stretches", "points": s.miles,
-                          "what": f"{SCENERIES[s.scenery]} Stretch",
-                          "cards": [cards.highway[c].id for c in s.cards]})
-    bonuses, abilities = _effects(cards)
-    for c in player.highway:
-        bonus = bonuses[c]
-        if bonus is not None:
-            points = bonus[0](facts, bonus[1], c)
-            out.bonuses += points
+    the player's :func:`highway_facts` when the caller has them.
+
+    ``player`` is a seat's :class:`~solver.rules.state.PlayerState`, not its number:
+    ``score_player(state.cards, state.players[seat])``; anything else is a ``TypeError``
+    naming the arguments expected."""
+    try:  # free when nothing is raised (search scores Highways by the thousand)
+        if facts is None:
+            facts = highway_facts(cards, player)
+        out = ScoreBreakdown()
+        lines = out.details if details else None
+        for s in facts.stretches:
+            out.stretches += s.miles
             if lines is not None:
-                lines.append({"category": "bonuses", "points": points,
-                              "what": f"{cards.highway[c].id}: {cards.highway[c].bonus.kind}"})
-    out.landmark_count = landmark_count_points(len(player.landmarks))
-    if player.landmarks and lines is not None:
-        lines.append({"category": "landmark_count", "points": out.landmark_count,
-                      "what": f"{len(player.landmarks)} Landmark(s)"})
-    for lm, _card in player.landmarks:
-        category, fn, params = abilities[lm]
-        if category == "score":
-            points = fn(facts, params, lm)
-            out.landmark_abilities += points
-            if lines is not None:
-                ability = cards.landmarks[lm].ability
-                lines.append({"category": "landmark_abilities", "points": points,
-                              "what": f"{cards.landmarks[lm].id}: {ability.kind}"})
-    return out
+                lines.append({"category": "stretches", "points": s.miles,
+                              "what": f"{SCENERIES[s.scenery]} Stretch",
+                              "cards": [cards.highway[c].id for c in s.cards]})
+        bonuses, abilities = _effects(cards)
+        for c in player.highway:
+            bonus = bonuses[c]
+            if bonus is not None:
+                points = bonus[0](facts, bonus[1], c)
+                out.bonuses += points
+                if lines is not None:
+                    lines.append({"category": "bonuses", "points": points,
+                                  "what": f"{cards.highway[c].id}: {cards.highway[c].bonus.kind}"})
+        out.landmark_count = landmark_count_points(len(player.landmarks))
+        if player.landmarks and lines is not None:
+            lines.append({"category": "landmark_count", "points": out.landmark_count,
+                          "what": f"{len(player.landmarks)} Landmark(s)"})
+        for lm, _card in player.landmarks:
+            category, fn, params = abilities[lm]
+            if category == "score":
+                points = fn(facts, params, lm)
+                out.landmark_abilities += points
+                if lines is not None:
+                    ability = cards.landmarks[lm].ability
+                    lines.append({"category": "landmark_abilities", "points": points,
+                                  "what": f"{cards.landmarks[lm].id}: {ability.kind}"})
+        return out
+    except (AttributeError, TypeError):
+        if isinstance(cards, CardSet) and hasattr(player, "highway") \
+                and hasattr(player, "landmarks"):
+            raise
+        raise TypeError(
+            "score_player(cards, player): expected a CardSet and a PlayerState, e.g. "
+            "score_player(state.cards, state.players[seat]) or score_player(view.cards, "
+            f"view.me), got {type(cards).__name__} and {type(player).__name__}") from None
 
 
 def claim_totals(cards: CardSet, highway: tuple[int, ...],
