@@ -7,8 +7,8 @@ its way to the page (``fake_hint``) by a move checked legal here with the engine
 
 from __future__ import annotations
 
-from test_page_qa import continue_position, ragged_point_position
-from test_web_page import browser, page, server, settle  # noqa: F401
+from test_page_qa import continue_position, ragged_point_position, to_two_possible_claims
+from test_web_page import browser, page, server, settle, shot  # noqa: F401
 
 
 def ask_hint(pg, budget: str = "iterations:100") -> None:
@@ -165,4 +165,34 @@ def test_hint_with_only_end_possible_says_so(server, page):  # noqa: F811
     }""")
     assert texts == ["no other move was worth searching",
                      "nothing else is possible, so end the turn"]
+    assert not pg.js_errors, pg.js_errors
+
+
+def test_suggested_claim_marks_the_highway_card(server, page):  # noqa: F811
+    """A suggested claim marked the Landmark in the row, but not the card of the
+    player's Highway it goes above (a choice: Pfeiffer Beach can be claimed above H04 or
+    H41). The card is marked as a hint's builds are, with the Landmark's place above it;
+    the move shown on the table decides which."""
+    from solver.rules.engine import play
+    from solver.rules.position import state_from_json, state_to_json
+
+    pg = page
+    to_two_possible_claims(pg, server)  # H14 and H04 built through the page
+    s = state_from_json(ragged_point_position())
+    for a in ("build H14 R pay per:H12 bh:1:H05", "build H04 L pay per:H02 H62"):
+        s = play(s, a)
+    fake_hint(pg, state_to_json(s), [{"actions": ["claim L03 H04"]},
+                                     {"actions": ["claim L02 H41"]}])
+    ask_hint(pg)
+    mine = pg.locator("#seats .seat.me")
+    assert pg.locator("#landmarks [data-claim='L03'].suggested").count() == 1
+    marks = mine.locator(".hintclaim")
+    assert marks.count() == 1 and marks.get_attribute("data-card") == "H04"
+    assert marks.locator("title").text_content() == \
+        "hint: claim Pfeiffer Beach (L03) above H04"
+    assert pg.locator("#seats .seat:not(.me) .hintclaim").count() == 0
+    shot(pg, "hints-01-claim-marks-the-highway-card")
+    pg.click("#hint [data-showhint='1']")
+    assert marks.count() == 1 and marks.get_attribute("data-card") == "H41"
+    assert pg.locator("#landmarks [data-claim='L02'].suggested").count() == 1
     assert not pg.js_errors, pg.js_errors

@@ -248,7 +248,7 @@ function renderTable(t, opts = {}) {
       `${s.landmarks.length ? " \u00b7 " + s.landmarks.length + " Landmark(s)" : ""}</span></div>` +
       `<div class="hwwrap">${highwaySVG(s.highway, s.landmarks, stretchesFrom(sc), scale,
         opts.highlight && opts.highlight.seat === i ? opts.highlight.card : null,
-        i === mine && hm ? hm.build : [])}</div></div>`;
+        i === mine && hm ? hm.build : [], i === mine && hm ? hm.claim : [])}</div></div>`;
   };
   // Highway cards as large as the width allows (a long road shrinks to fit); #seats has
   // no box of its own in the 3-4 player order and on a phone (display: contents): its

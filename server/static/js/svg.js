@@ -151,8 +151,10 @@ export function landmarkSVG(id, lm) {
   return s;
 }
 
-/* A Highway: cards left to right, Landmarks above, qualifying Stretches as bars below. */
-export function highwaySVG(highway, landmarks, stretches, scale, highlight, ghosts = []) {
+/* A Highway: cards left to right, Landmarks above, qualifying Stretches as bars below.
+ * A hint's move is marked: ``ghosts`` ({card, side}) the cards it builds, ``claims``
+ * ({landmark, card}) the card its Landmark is claimed above, with the Landmark's place. */
+export function highwaySVG(highway, landmarks, stretches, scale, highlight, ghosts = [], claims = []) {
   const W = 100, G = 6, LM = 24, LANE = 17;
   const left = ghosts.filter((g) => g.side === "L" || !highway.length).map((g) => g.card).reverse();
   const right = ghosts.filter((g) => g.side !== "L" && highway.length).map((g) => g.card);
@@ -189,6 +191,17 @@ export function highwaySVG(highway, landmarks, stretches, scale, highlight, ghos
         `<text x="${pos[id] + W / 2}" y="${LM + 80}" class="ghost" text-anchor="middle">hint: here</text>`;
     }
   });
+  for (const cl of claims) {
+    const x = pos[cl.card];
+    if (x === undefined) continue;
+    const l = S.cards.landmarks[cl.landmark];
+    const what = `hint: claim ${l ? l.name + " (" + cl.landmark + ")" : cl.landmark} above ${cl.card}`;
+    s += `<g class="hintclaim" data-card="${esc(cl.card)}"><title>${esc(what)}</title>` +
+      `<rect x="${x}" y="1" width="${W}" height="${LM - 4}" rx="5" fill="#fff" stroke="#7b1fa2" stroke-width="2" stroke-dasharray="6 4"/>` +
+      `<text x="${x + W / 2}" y="${LM - 8}" class="lmtag ghosttag">hint: ${esc(cl.landmark)}</text>` +
+      (ghostSet.has(cl.card) ? "" : `<rect x="${x - 1}" y="${LM - 1}" width="${W + 2}" height="142" rx="9" fill="none" stroke="#7b1fa2" stroke-width="4" stroke-dasharray="8 5"/>`) +
+      `</g>`;
+  }
   stretches.forEach((st, k) => {
     const xs = st.cards.map((c) => pos[c]).filter((x) => x !== undefined);
     if (!xs.length) return;
