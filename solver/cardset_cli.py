@@ -51,10 +51,14 @@ def cmd_cards_import(args) -> int:
     except JsonFileError as err:  # the words of the JSON readers
         print(f"bigsur: error: {err}", file=sys.stderr)
         return 2
-    out = Path(args.out or path.with_suffix(".json"))
+    given = bool(args.out)  # else the default: the CSV's path with .json
+    out = Path(args.out) if given else path.with_suffix(".json")
+    # a message about the default file names that file, not an --out the user did not type
+    where = f"--out {out}" if given else f"{out} (the default output, the CSV's name with " \
+        ".json)"
     if out.resolve() == path.resolve():  # the JSON would replace the user's CSV
-        print(f"bigsur: error: --out {out}: is the CSV being imported (name another file)",
-              file=sys.stderr)
+        print(f"bigsur: error: {where}: is the CSV being imported (name another file"
+              f"{'' if given else ' with --out'})", file=sys.stderr)
         return 2
     name = args.name or path.stem
     raw, errors = csv_to_card_set_json(text, name, description=args.description,
@@ -67,8 +71,12 @@ def cmd_cards_import(args) -> int:
         print(str(err), file=sys.stderr)
         return 1
     written = json.dumps(cards.to_json(), indent=1) + "\n"
-    write_output("--out", out, lambda: out.write_text(written, encoding="utf-8"),
-                 overwrite=args.force)
+    if not given and not args.force and out.is_file():
+        print(f"bigsur: error: {where} exists (use --force to overwrite it, or --out to "
+              "write another file)", file=sys.stderr)
+        return 2
+    write_output("--out" if given else "", out,
+                 lambda: out.write_text(written, encoding="utf-8"), overwrite=args.force)
     decks = ", ".join(f"{p} players: {len(cards.deck_for(p))} cards" for p in (2, 3, 4))
     print(f"OK: {cards.label}: {len(cards.highway)} Highway cards, {len(cards.landmarks)} "
           f"Landmarks ({decks}); wrote {out} (fingerprint {cards.fingerprint})")
@@ -86,9 +94,10 @@ def add_cli(cards_sub) -> None:
                              "validated card-set JSON file")
     i.add_argument("file")
     i.add_argument("--name", help="the set's name (default: the file's name)")
-    i.add_argument("--out", help="the JSON file to write (default: FILE.json)")
+    i.add_argument("--out", help="the JSON file to write (default: the CSV's path with "
+                   ".json: cards.csv -> cards.json)")
     i.add_argument("--description", default="")
     i.add_argument("--reconstruction", action="store_true",
                    help="mark the set as a reconstruction (not the printed list)")
-    i.add_argument("--force", action="store_true", help="overwrite an existing --out file")
+    i.add_argument("--force", action="store_true", help="overwrite an existing output file")
     i.set_defaults(func=cmd_cards_import)

@@ -369,14 +369,32 @@ def test_cards_import_refuses_to_write_over_an_existing_json_without_force(tmp_p
     out.write_text("{}")
     capsys.readouterr()
     assert main(["cards", "import", str(csv_path), "--name", "mine"]) == 2
+    # the default output named as the file it is, not as an --out nobody typed
+    assert error_line(capsys) == (f"bigsur: error: {out} (the default output, the CSV's name "
+                                  "with .json) exists (use --force to overwrite it, or --out "
+                                  "to write another file)")
+    assert out.read_text() == "{}"
+    assert main(["cards", "import", str(csv_path), "--name", "mine", "--out", str(out)]) == 2
     assert error_line(capsys) == (f"bigsur: error: --out {out} exists (use --force to "
                                   "overwrite)")
-    assert out.read_text() == "{}"
     assert main(["cards", "import", str(csv_path), "--name", "mine", "--force"]) == 0
     assert json.loads(out.read_text())["name"] == "mine"
     assert main(["cards", "new", str(csv_path), "--name", "mine"]) == 2  # the same words
     assert error_line(capsys) == (f"bigsur: error: {csv_path} exists (use --force to "
                                   "overwrite)")
+
+
+def test_cards_import_of_a_csv_named_json_names_the_default_output_it_would_replace(
+        tmp_path, capsys):
+    # "--out mine.json: is the CSV being imported" when no --out was given
+    csv_path = tmp_path / "mine.csv"
+    assert main(["cards", "new", str(csv_path), "--name", "mine"]) == 0
+    as_json = csv_path.rename(tmp_path / "mine.json")
+    capsys.readouterr()
+    assert main(["cards", "import", str(as_json), "--name", "mine"]) == 2
+    assert error_line(capsys) == (f"bigsur: error: {as_json} (the default output, the CSV's "
+                                  "name with .json): is the CSV being imported (name another "
+                                  "file with --out)")
 
 
 @pytest.mark.parametrize("make, reason", [
