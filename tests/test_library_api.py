@@ -9,6 +9,7 @@ from solver.rules import (
     End,
     GameState,
     IllegalActionError,
+    ScoreBreakdown,
     apply,
     legal_actions,
     new_game,
@@ -90,3 +91,17 @@ def test_score_player_takes_a_seat_of_a_state_or_a_view(state):
     # an opponent in a view has the Highway and Landmarks scoring reads
     assert score_player(view.cards, view.others[2]) == score_player(state.cards,
                                                                     state.players[2])
+
+
+# ------------------------------------------------------------------ a score prints its total
+
+
+def test_a_score_breakdown_prints_its_total():
+    score = ScoreBreakdown(stretches=19, bonuses=7, landmark_count=3, landmark_abilities=2)
+    assert str(score) == ("31 points: stretches 19, 2-Mile bonuses 7, Landmark count 3, "
+                          "Landmark abilities 2")
+    assert f"{score}" == str(score) and str(ScoreBreakdown()).startswith("0 points: ")
+    # the dataclass stays as it was: fields, repr, equality
+    assert repr(score) == ("ScoreBreakdown(stretches=19, bonuses=7, landmark_count=3, "
+                           "landmark_abilities=2, details=[])")
+    assert score == ScoreBreakdown(19, 7, 3, 2) and score != ScoreBreakdown(19, 7, 3, 1)

@@ -100,7 +100,11 @@ def highway_facts(cards: CardSet, player: PlayerState) -> HighwayFacts:
 class ScoreBreakdown:
     """One seat's score by category (``total`` is their sum); ``details`` has one line
     per scoring item: ``{"category", "points", "what"}`` (a Stretch's line also lists its
-    ``"cards"``). ``to_json`` adds ``"total"``."""
+    ``"cards"``). ``to_json`` adds ``"total"``; ``str()`` starts with it:
+
+    >>> print(ScoreBreakdown(stretches=19, bonuses=7, landmark_count=3))
+    29 points: stretches 19, 2-Mile bonuses 7, Landmark count 3, Landmark abilities 0
+    """
 
     stretches: int = 0
     bonuses: int = 0
@@ -112,6 +116,12 @@ class ScoreBreakdown:
     def total(self) -> int:
         """The score: the sum of the four categories."""
         return self.stretches + self.bonuses + self.landmark_count + self.landmark_abilities
+
+    def __str__(self) -> str:
+        total = self.total
+        return (f"{total} point{'' if total == 1 else 's'}: stretches {self.stretches}, "
+                f"2-Mile bonuses {self.bonuses}, Landmark count {self.landmark_count}, "
+                f"Landmark abilities {self.landmark_abilities}")
 
     def to_json(self) -> dict:
         return {"total": self.total, "stretches": self.stretches, "bonuses": self.bonuses,
