@@ -170,13 +170,14 @@ def part_ladder(cfg, args, cards) -> dict:
         print(summary.table())
         test = sign_test(summary.results, strong, weak)
         s = summary.stats(strong)
+        gain = s.elo - summary.stats(weak).elo  # nan when a bot has no counted game
         print(f"{strong} beats {weak} on {test['wins']} deals, loses {test['losses']}, "
               f"ties {test['ties']}: one-sided sign test p = {test['p_value']:.3g}")
         steps.append({"weak": weak, "strong": strong, "games": summary.games,
                       "significant_and_60": test["p_value"] < 0.05 and s.win_rate >= 0.6,
                       "win_rate": s.win_rate, "win_ci": list(s.win_ci),
                       "margin": s.margin, "margin_ci": list(s.margin_ci),
-                      "elo_gain": s.elo - summary.stats(weak).elo, "elo_ci": list(s.elo_ci),
+                      "elo_gain": gain if gain == gain else None, "elo_ci": list(s.elo_ci),
                       "sign_test": test, "significant": test["p_value"] < 0.05,
                       "seconds_per_turn": {b: summary.stats(b).seconds_per_turn
                                            for b in (weak, strong)},

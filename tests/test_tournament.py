@@ -385,6 +385,9 @@ def test_summary_json_is_strict_when_a_bot_never_finished(small, test_bots):
     text = json.dumps(s.to_json(), allow_nan=False)  # raises on NaN / Infinity
     bots = {b["bot"]: b for b in json.loads(text)["bots"]}
     assert bots["illegal"]["seats"] == 0 and bots["illegal"]["win_rate"] is None
+    # no counted game, no rating: elo was 0.0, the anchor's value, as if rated even
+    for bot in ("illegal", "random"):
+        assert bots[bot]["elo"] is None and bots[bot]["elo_ci"] == [None, None], bots[bot]
 
 
 def test_sign_test_compares_win_share_per_seat_when_seats_differ():

@@ -28,7 +28,10 @@ Design:
   a percentile bootstrap over deals (deals resampled whole, so pairing is kept); the win
   rate's and Elo's are the wider envelope of that bootstrap and an analytic interval
   (Wilson score over seats; Laplace, i.e. the fit's inverse Hessian), because the
-  bootstrap alone collapses to a point when one bot wins every game.
+  bootstrap alone collapses to a point when one bot wins every game. A bot without a
+  counted game (each of its games failed) has no statistic: its win rate, margin and Elo
+  are ``null`` in ``summary.json`` (nan in :class:`BotStats`), "no games counted" and "—"
+  in the table.
 - **Executors.** Local processes by default; ``--cluster ADDRESS`` uses Dask distributed
   (``pip install 'bigsur-solver[cluster]'``; every worker needs this package installed).
   Each task is one game; bots are built inside the worker from their specs.
@@ -363,7 +366,7 @@ class BotStats:
     win_ci: tuple[float, float]
     margin: float
     margin_ci: tuple[float, float]
-    elo: float
+    elo: float  # nan (None in to_json) for a bot without a counted game
     elo_ci: tuple[float, float]
     seconds_per_turn: float  # mean thinking time per turn (wall clock, not reproducible)
 
@@ -525,7 +528,9 @@ def summarize(results: Iterable[GameResult], bootstrap: int = 1000, seed: int = 
         stats.append(BotStats(
             name, int(held), float(win[i]) if held else float("nan"), (wlo, whi),
             float(mar[i]) if held else float("nan"), (mlo, mhi),
-            float(strength[i] * ELO_PER_NAT), (elo_lo, elo_hi),
+            # no counted game, no rating (the fit leaves such a bot at 0, the anchor's
+            # value): None in summary.json, "—" in the table
+            float(strength[i] * ELO_PER_NAT) if held else float("nan"), (elo_lo, elo_hi),
             float(think[i] / turns[i]) if turns[i] else 0.0))
     return Summary(stats, players, len(ok), nd, failed, anchor, results=results)
 
