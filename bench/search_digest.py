@@ -55,7 +55,7 @@ def _moves(moves) -> str:
 
 
 def _heuristics(h, state: GameState) -> None:
-    h.update(f"{state.num_players}:{state.turn}:{state.phase}:{state.current}".encode())
+    h.update(f"{state.num_players}:{state.turn}:{int(state.phase)}:{state.current}".encode())
     if state.phase == Phase.BUILD:
         h.update(_scored(build_macros(state)).encode())
         h.update(_scored(build_options(state)).encode())

@@ -3,12 +3,15 @@ errors that say what to do instead (docs/rules.md, "Using the rules as a library
 
 from __future__ import annotations
 
+import json
+
 import pytest
 
 from solver.rules import (
     End,
     GameState,
     IllegalActionError,
+    Phase,
     ScoreBreakdown,
     apply,
     legal_actions,
@@ -16,6 +19,7 @@ from solver.rules import (
     play,
     sample_states,
     score_player,
+    state_to_json,
     view_of,
 )
 
@@ -105,3 +109,19 @@ def test_a_score_breakdown_prints_its_total():
     assert repr(score) == ("ScoreBreakdown(stretches=19, bonuses=7, landmark_count=3, "
                            "landmark_abilities=2, details=[])")
     assert score == ScoreBreakdown(19, 7, 3, 2) and score != ScoreBreakdown(19, 7, 3, 1)
+
+
+# ------------------------------------------------------------------ a phase prints its name
+
+
+def test_a_phase_prints_its_name_and_stays_an_int(state):
+    assert f"{state.phase}" == str(state.phase) == "take"
+    assert [str(p) for p in Phase] == ["take", "build", "over"]  # the words of the JSON
+    assert f"{Phase.BUILD:>7}|{Phase.OVER:<5}|" == "  build|over |"
+    assert f"{Phase.OVER:d} {Phase.BUILD:02d}" == "2 01"
+    assert repr(Phase.TAKE) == "<Phase.TAKE: 0>"
+    # the value is the int it was: comparisons, hashing, JSON numbers
+    assert Phase.TAKE == 0 and Phase.OVER > Phase.BUILD and int(Phase.BUILD) == 1
+    assert {0: "a"}[Phase.TAKE] == "a" and hash(Phase.OVER) == hash(2)
+    assert json.dumps({"phase": Phase.BUILD}) == '{"phase": 1}'
+    assert state_to_json(state)["phase"] == "take"

@@ -19,11 +19,23 @@ _new = object.__new__
 
 
 class Phase(IntEnum):
-    """The step of the turn of the player to act (``GameState.phase``)."""
+    """The step of the turn of the player to act (``GameState.phase``).
+
+    An int (comparisons, hashing, ``int()`` and JSON numbers are the value's) that prints
+    as the word the position JSON uses: ``f"{state.phase} step"`` is ``"take step"``; a
+    numeric format (``f"{phase:d}"``) gives the number."""
 
     TAKE = 0  # taking the 2 Highway cards, one at a time
     BUILD = 1  # building any number of cards, then claiming at most one Landmark
     OVER = 2
+
+    def __str__(self) -> str:
+        return self.name.lower()
+
+    def __format__(self, spec: str) -> str:
+        if spec and spec[-1] in "bcdoxXneEfFgG%":
+            return int.__format__(self, spec)
+        return format(self.name.lower(), spec)
 
 
 class PlayerState:
