@@ -4,6 +4,7 @@
     bigsur cards show [FILE]         list a card set
     bigsur score POSITION.json       per-player score breakdown as JSON
     bigsur replay RECORD.json        replay a record (every action checked), print scores
+    bigsur replay RECORD.json --at N --out POS.json   the position after N actions
     bigsur selfplay --players N --games K --seed S --out DIR
     bigsur play --players N --ai SPEC  play in the terminal (hot-seat or vs the AI)
     bigsur play --resume RECORD.json   go on with a saved, unfinished game
@@ -16,6 +17,7 @@ reconstruction). Errors a user can cause print one clear line and exit 2.
 from __future__ import annotations
 
 import argparse
+import dataclasses
 import importlib
 import json
 import os
@@ -28,11 +30,12 @@ from .rules.cards import CardSetError, load_card_set, read_card_set
 from .rules.constants import MATERIALS, SCENERIES
 from .rules.effects import describe
 from .rules.engine import SetupError, legal_actions
-from .rules.position import PositionError, state_from_json
+from .rules.position import PositionError, state_from_json, state_to_json
 from .rules.record import GameRecord, RecordError
 from .rules.scoring import final_scores
 from .rules.state import Phase
-from .rules.userfiles import JsonFileError, OutputError, read_json_file
+from .rules.userfiles import JsonFileError, OutputError, read_json_file, write_output
+from .rules.wording import got
 
 # Commands that other modules register through ``add_cli(subparsers)``: command ->
 # (module, one-line help). A module is imported only when its command is run (or its own
@@ -123,13 +126,42 @@ def cmd_score(args) -> int:
 
 def cmd_replay(args) -> int:
     cards = load_card_set(args.cards) if args.cards is not None else None
+    if args.out and Path(args.out).resolve() == Path(args.record).resolve():
+        raise UserError(f"--out {args.out}: is the record being replayed (name another file)")
     record = GameRecord.load(args.record, cards)
+    if args.at is not None or args.out:
+        return _write_position(record, args)
     state = record.replay()
     out = final_scores(state).to_json()
     out["actions"] = len(record.actions)
     out["game_over"] = state.phase == Phase.OVER
     out["card_set"] = state.cards.label
     print(json.dumps(out, indent=1))
+    return 0
+
+
+def _write_position(record: GameRecord, args) -> int:
+    """``bigsur replay --at N [--out FILE]``: the full position after the record's first
+    N actions (default: all of them), as ``GET /v1/analyze/{id}/positions/{n}`` gives it;
+    only those actions are replayed (checked). On stdout without ``--out``."""
+    from .analysis import plural
+
+    total = len(record.actions)
+    at = total if args.at is None else args.at
+    if not 0 <= at <= total:
+        raise UserError(f"--at: must be 0 to {total} (the record's {plural(total, 'action')})"
+                        f"{got(at)}")
+    state = dataclasses.replace(record, actions=record.actions[:at]).replay()
+    text = json.dumps(state_to_json(state), indent=1) + "\n"
+    if not args.out:
+        sys.stdout.write(text)
+        return 0
+    out = Path(args.out)
+    write_output("--out", out, lambda: out.write_text(text, encoding="utf-8"),
+                 overwrite=args.force)
+    where = "the game over" if state.phase == Phase.OVER else \
+        f"seat {state.current} to act, turn {state.turn + 1}"
+    print(f"wrote {out}: the position after {at} of {plural(total, 'action')} ({where})")
     return 0
 
 
@@ -242,6 +274,13 @@ def build_parser(command: str | None = None) -> argparse.ArgumentParser:
     replay = sub.add_parser("replay", help="replay a game record and print final scores")
     replay.add_argument("record")
     replay.add_argument("--cards", help="card-set file (default: the record's own)")
+    replay.add_argument("--at", type=int, metavar="N",
+                        help="write the position after the first N actions (0: the start) "
+                        "instead of the scores: a bigsur-position/1 JSON for score, hint "
+                        "or the service; on stdout without --out")
+    replay.add_argument("--out", metavar="FILE",
+                        help="write that position to FILE (default --at: the last action)")
+    replay.add_argument("--force", action="store_true", help="overwrite an existing --out")
     replay.set_defaults(func=cmd_replay)
 
     selfplay = sub.add_parser("selfplay", help="write records of random legal games")

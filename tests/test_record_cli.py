@@ -160,6 +160,57 @@ def test_cli_replay_prints_final_scores(tmp_path, capsys):
     assert "actions[0] ('end')" in capsys.readouterr().err
 
 
+def test_cli_replay_writes_the_position_at_a_move(tmp_path, capsys):
+    # the position at move N of a record could not be had from the command line (only
+    # from the service's GET /v1/analyze/{id}/positions/{n})
+    from solver.rules.position import state_from_json
+
+    record, states = recorded_game(2, seed=21)
+    path, out = tmp_path / "rec.json", tmp_path / "pos.json"
+    record.save(path)
+    n = len(record.actions)
+    for at in (0, 12, n):
+        assert main(["replay", str(path), "--at", str(at), "--out", str(out), "--force"]) == 0
+        assert state_from_json(json.loads(out.read_text())) == states[at]
+        assert f"the position after {at} of {n} actions" in capsys.readouterr().out
+    assert main(["score", str(out)]) == 0  # what bigsur score reads
+    assert json.loads(capsys.readouterr().out)["game_over"] is True
+    assert main(["replay", str(path), "--at", "5"]) == 0  # no --out: on stdout
+    assert json.loads(capsys.readouterr().out) == state_to_json(states[5])
+    # an existing file only with --force; the record itself never
+    assert main(["replay", str(path), "--at", "3", "--out", str(out)]) == 2
+    assert capsys.readouterr().err == (f"bigsur: error: --out {out} exists (use --force to "
+                                       "overwrite)\n")
+    assert main(["replay", str(path), "--at", "3", "--out", str(path), "--force"]) == 2
+    assert "is the record being replayed" in capsys.readouterr().err
+    assert GameRecord.load(path).actions == record.actions
+
+
+@pytest.mark.parametrize("at", ["-1", "N+1"])
+def test_cli_replay_at_outside_the_record_names_the_range(tmp_path, capsys, at):
+    record, _states = recorded_game(2, seed=21)
+    path, out = tmp_path / "rec.json", tmp_path / "pos.json"
+    record.save(path)
+    n = len(record.actions)
+    at = at.replace("N+1", str(n + 1))
+    assert main(["replay", str(path), "--at", at, "--out", str(out)]) == 2
+    assert capsys.readouterr().err == (f"bigsur: error: --at: must be 0 to {n} (the "
+                                       f"record's {n} actions), got {at}\n")
+    assert not out.exists()
+
+
+def test_cli_replay_at_replays_only_the_actions_before_it(tmp_path, capsys):
+    # a record whose action 10 is illegal still gives the positions before it
+    record, states = recorded_game(2, seed=21)
+    record.actions[10] = "end"
+    path = tmp_path / "rec.json"
+    record.save(path)
+    assert main(["replay", str(path), "--at", "10"]) == 0
+    assert json.loads(capsys.readouterr().out) == state_to_json(states[10])
+    assert main(["replay", str(path), "--at", "11"]) == 2
+    assert "actions[10] ('end')" in capsys.readouterr().err
+
+
 def test_cli_selfplay_writes_replayable_deterministic_records(tmp_path, capsys):
     for out in ("a", "b"):
         assert main(["selfplay", "--players", "3", "--games", "2", "--seed", "40",
