@@ -143,41 +143,43 @@ class CardRegistry:
                 "saved or get a new version here. Save the set under another name, or "
                 "change that file and restart the server")
 
-    def find(self, name: Any) -> CardSet | None:
+    async def find(self, name: Any) -> CardSet | None:
         """The set of this name, or None: a registered set, else one that another server
-        process on the same database stored since this one started (registered now)."""
+        process on the same database stored since this one started (registered now). The
+        database is asked in a thread: a slow one holds up only the request naming the
+        set, not every request of the process."""
         if not isinstance(name, str):
             return None
         found = self.sets.get(name)
         if found is None and self.load_stored is not None and NAME_RE.match(name):
-            found = self.load_stored(name)
+            found = await asyncio.to_thread(self.load_stored, name)
             if found is not None:
-                self.sets[found.name] = found
+                found = self.sets.setdefault(found.name, found)
         return found
 
-    def get(self, name: str) -> CardSet:
-        found = self.find(name)
+    async def get(self, name: str) -> CardSet:
+        found = await self.find(name)
         if found is None:
             raise ApiError(404, "name", f"no card set named {name!r} (known: "
                            f"{', '.join(sorted(self.sets))})", "not_found")
         return found
 
-    def for_position(self, raw: Any) -> CardSet | None:
+    async def for_position(self, raw: Any) -> CardSet | None:
         """A registered set when the position names one other than "default"; None lets
         the engine resolve "default" or an inline set. A name the server does not know is
         a PositionError naming ``cards`` and the known names."""
         if isinstance(raw, str) and raw != "default":
-            found = self.find(raw)
+            found = await self.find(raw)
             if found is None:
                 raise PositionError("cards", f"no card set named {raw[:100]!r} (known: "
                                     f"{', '.join(sorted(self.sets))}; or a set inline)")
             return found
         return None
 
-    def canonical(self, raw: dict[str, Any]) -> dict[str, Any]:
+    async def canonical(self, raw: dict[str, Any]) -> dict[str, Any]:
         """The position with a registered set name replaced by the set inline (workers
         know only "default" and inline sets)."""
-        named = self.for_position(raw.get("cards"))
+        named = await self.for_position(raw.get("cards"))
         if named is None:
             return raw
         out = dict(raw)

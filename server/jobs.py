@@ -137,7 +137,7 @@ class JobService:
 
     async def _record(self, job_id: str, cards) -> GameRecord:
         raw = await self.store.in_thread(self.store.job_record, job_id)
-        return GameRecord.from_json(raw, cards.for_position(raw.get("cards")))
+        return GameRecord.from_json(raw, await cards.for_position(raw.get("cards")))
 
     async def position(self, job_id: str, n: int, cards) -> dict[str, Any]:
         """The full position after the first ``n`` actions of the job's record (for

@@ -246,7 +246,7 @@ class GameService:
         seats = self._seat_list(seats, players, 0)
         if seed is not None:
             self._one_human_knows(seats, "seed")
-        cards = self.cards.find(cards_name)
+        cards = await self.cards.find(cards_name)
         if cards is None:
             raise ApiError(422, "cards", f"no card set named {cards_name!r} (known: "
                            f"{', '.join(sorted(self.cards.sets))})", "cards")
@@ -265,7 +265,7 @@ class GameService:
         view's seat, the AI the others), or a full position (bigsur-position/1). The
         full starting state is stored with the game; there is no seeded deal, so no
         fairness commitment. Refusals name the field (``position.*`` inside it)."""
-        position, cards = self._read_position(raw)
+        position, cards = await self._read_position(raw)
         n = position.num_players if isinstance(position, PlayerView) else len(position.players)
         if players is not None and players != n:
             raise ApiError(422, "players", f"the position has {n} players, the request says "
@@ -304,13 +304,13 @@ class GameService:
             raise ApiError(422, "position", "no legal action in this position", "position")
         return await self._open(state, cards, seats, seed, creator, None, start)
 
-    def _read_position(self, raw: Any) -> tuple[GameState | PlayerView, CardSet]:
+    async def _read_position(self, raw: Any) -> tuple[GameState | PlayerView, CardSet]:
         """The position (checked by the engine) and the registered card set it uses."""
         if not isinstance(raw, dict):
             raise ApiError(422, "position", f"must be an object (bigsur-view/1 or "
                            f"bigsur-position/1){got_type(raw)}", "position")
         try:
-            position = parse_position(raw, self.cards.for_position(raw.get("cards")))
+            position = parse_position(raw, await self.cards.for_position(raw.get("cards")))
         except (PositionError, InconsistentViewError) as err:
             raise _in_position(err) from None
         cards = next((c for c in self.cards.sets.values()

@@ -28,7 +28,7 @@ async def analyze(req: AnalyzeRequest, request: Request, settings: SettingsDep,
     budget = budget_dict(req.budget, settings.analysis_budget_ms, settings)
     raw = req.record
     try:
-        named = cards.for_position(raw.get("cards"))
+        named = await cards.for_position(raw.get("cards"))
     except PositionError as err:  # an unknown set name: the record's error
         raise RecordError(str(err)) from None
     record = GameRecord.from_json(raw, named)

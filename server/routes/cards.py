@@ -31,6 +31,6 @@ async def list_cards(cards: CardsDep) -> list[dict[str, Any]]:
             summary="One card set, in full")
 async def get_card_set(name: str, cards: CardsDep) -> dict[str, Any]:
     """The set in the card-set schema (docs/format.md), with its label."""
-    card_set = cards.get(name)
+    card_set = await cards.get(name)
     return {**card_set.to_json(), "label": card_set.label,
             "fingerprint": card_set.fingerprint}

@@ -39,5 +39,5 @@ async def hint(req: HintRequest, request: Request, settings: SettingsDep,
     visits, the payment plan of its builds and the principal line, plus search stats.
     With a seed and an iteration budget the answer is reproducible."""
     budget = budget_dict(req.budget, settings.default_budget_ms, settings)
-    position = parse_position(req.position, cards.for_position(req.position.get("cards")))
+    position = parse_position(req.position, await cards.for_position(req.position.get("cards")))
     return await run_hint(position, budget, req.seed, search, request, client_key(request))

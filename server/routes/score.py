@@ -43,7 +43,7 @@ async def score(req: ScoreRequest, cards: CardsDep) -> dict[str, Any]:
     """The final-scoring breakdown of every seat's Highway as it stands (Stretches,
     2-Mile bonuses, Landmark count, Landmark abilities); a view works too (Highways
     are public)."""
-    position = parse_position(req.position, cards.for_position(req.position.get("cards")))
+    position = parse_position(req.position, await cards.for_position(req.position.get("cards")))
     scores = [score_player(position.cards, p) for p in highways(position)]
     best = max(s.total for s in scores)
     return {"scores": [s.to_json() for s in scores],
@@ -60,8 +60,8 @@ async def payment(req: PaymentRequest, request: Request, cards: CardsDep,
     and the cheapest joint payment (CP-SAT, :mod:`solver.payment_ilp`): fewest hand cards,
     then the least valuable ones, then the most useful discard top for next turn. Runs
     in the search pool (503 when it is busy)."""
-    position = parse_position(req.position, cards.for_position(req.position.get("cards")))
-    raw = cards.canonical(req.position)
+    position = parse_position(req.position, await cards.for_position(req.position.get("cards")))
+    raw = await cards.canonical(req.position)
     viewer = None
     if not isinstance(position, GameState):
         # a view of the seat to act (the position editor): a payment reads only that seat's

@@ -6,6 +6,8 @@ from __future__ import annotations
 
 import copy
 import json
+import threading
+import time
 
 import pytest
 from session_testkit import BOTH_BACKENDS
@@ -71,6 +73,57 @@ def test_a_set_stored_through_one_server_is_usable_through_another(make_client):
     score = other.post("/v1/score", json={"position": view})
     assert score.status_code == 200 and score.json()["card_set"].startswith("shared v1")
     assert other.get("/v1/cards/nothing-stored").status_code == 404
+
+
+def test_every_route_naming_a_set_finds_one_another_process_stored(make_client):
+    """Each route that takes a set's name asks the database for a set it has not seen,
+    one app at a time (each app below starts before the upload)."""
+    apps = [make_client() for _ in range(5)]
+    assert make_client().post("/v1/cardsets", json=my_set("later")).status_code == 201
+    view = view_to_json(view_of(new_game(2, seed=5), 0))
+    view["cards"] = "later"
+    record = {"format": "bigsur-record/1", "players": 2, "seed": 4, "cards": "later",
+              "actions": []}
+    calls = [("get", "/v1/cards/later", None),
+             ("post", "/v1/hint", {"position": view, "budget": {"iterations": 5}}),
+             ("post", "/v1/payment", {"position": view, "builds": ["H01"]}),
+             ("post", "/v1/analyze", {"record": record, "budget": {"iterations": 5}}),
+             ("post", "/v1/games", {"position": view, "seed": 5})]
+    for app, (method, path, body) in zip(apps, calls, strict=True):
+        r = getattr(app, method)(path, **({"json": body} if body else {}))
+        assert "no card set named" not in r.text, (path, r.text)
+        assert r.status_code < 500, (path, r.text)
+        assert "later" in [s["name"] for s in app.get("/v1/cards").json()], path
+
+
+def test_a_slow_lookup_of_a_stored_set_holds_up_only_its_own_request(make_client):
+    """The database lookup of a set another process stored runs off the event loop:
+    while it waits, the process answers other requests. It ran on the loop, and
+    GET /v1/cards waited behind it."""
+    client = make_client()  # started before the set is stored
+    assert make_client().post("/v1/cardsets", json=my_set("slow")).status_code == 201
+    registry = client.app.state.cards
+    lookup, release = registry.load_stored, threading.Event()
+
+    def held(name):
+        release.wait(5)
+        return lookup(name)
+
+    registry.load_stored = held
+    view = view_to_json(view_of(new_game(2, seed=5), 0))
+    view["cards"] = "slow"
+    answers: list = []
+    scoring = threading.Thread(target=lambda: answers.append(
+        client.post("/v1/score", json={"position": view})))
+    scoring.start()
+    try:
+        time.sleep(0.3)  # the score is waiting for its lookup now
+        assert client.get("/v1/cards").status_code == 200
+        assert scoring.is_alive() and not answers  # answered while the lookup waits
+    finally:
+        release.set()
+        scoring.join(10)
+    assert [r.status_code for r in answers] == [200], [r.text for r in answers]
 
 
 @pytest.mark.parametrize("name, status", [
