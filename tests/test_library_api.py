@@ -125,3 +125,18 @@ def test_a_phase_prints_its_name_and_stays_an_int(state):
     assert {0: "a"}[Phase.TAKE] == "a" and hash(Phase.OVER) == hash(2)
     assert json.dumps({"phase": Phase.BUILD}) == '{"phase": 1}'
     assert state_to_json(state)["phase"] == "take"
+
+
+# ------------------------------------------------------------------ typed package
+
+
+def test_the_package_ships_its_py_typed_marker():
+    """PEP 561: type checkers read the library's annotations only with a ``py.typed``
+    marker in the installed package; pyproject.toml ships it as package data."""
+    import tomllib
+    from pathlib import Path
+
+    root = Path(__file__).resolve().parent.parent
+    assert (root / "solver" / "py.typed").is_file()
+    project = tomllib.loads((root / "pyproject.toml").read_text(encoding="utf-8"))
+    assert "py.typed" in project["tool"]["setuptools"]["package-data"]["solver"]
