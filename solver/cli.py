@@ -187,9 +187,9 @@ def _random_game(players: int, seed: int, cards=None):
 
 def cmd_selfplay(args) -> int:
     if args.games < 1:
-        raise UserError(f"--games: must be at least 1, got {args.games}")
+        raise UserError(f"--games: must be at least 1{got(args.games)}")
     if args.players not in (2, 3, 4):  # before the folder is made
-        raise UserError(f"--players: must be 2, 3 or 4, got {args.players}")
+        raise UserError(f"--players: must be 2, 3 or 4{got(args.players)}")
     out = Path(args.out)
     if out.exists() and not out.is_dir():
         raise UserError(f"--out {out}: is a file, not a directory")

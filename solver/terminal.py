@@ -38,6 +38,7 @@ from .rules.scoring import final_scores, score_player
 from .rules.state import GameState, Phase
 from .rules.stretches import stretches
 from .rules.views import view_of
+from .rules.wording import got
 
 HUMAN = "human"
 SCENERY_STYLE = {"ocean": "bold white on dodger_blue3", "forest": "bold white on green4",
@@ -658,7 +659,7 @@ def seats_from_args(players: int, ai: str | None, seats: str | None) -> list[str
             raise PlayError(f"--seats: 2 to 4 comma-separated seats, got {len(out)}")
     else:
         if not 2 <= players <= 4:
-            raise PlayError(f"--players: must be 2 to 4, got {players}")
+            raise PlayError(f"--players: must be 2 to 4{got(players)}")
         out = [HUMAN] + [ai or HUMAN] * (players - 1)
     return checked_seats(out)
 

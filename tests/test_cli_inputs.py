@@ -409,6 +409,37 @@ def test_cards_import_of_a_missing_or_directory_path_says_so_once(make, reason, 
     assert error_line(capsys) == f"bigsur: error: {path}: {reason}"
 
 
+# ------------------------------------------------------------------ shared words
+
+
+@pytest.mark.parametrize("module, argv, start, value", [
+    ("solver.cli", ["selfplay", "--games", "0"], "--games: must be at least 1", 0),
+    ("solver.cli", ["selfplay", "--players", "5"], "--players: must be 2, 3 or 4", 5),
+    ("solver.terminal", ["play", "--players", "5"], "--players: must be 2 to 4", 5),
+    ("solver.search.tournament", ["tournament", "--bots", "random", "--games", "0"],
+     "--games: must be 1 to 100000", 0),
+    ("solver.search.tournament", ["tournament", "--bots", "random", "--seed", "-3"],
+     "--seed: must be 0 or more", -3),
+    ("solver.search.train_cli", ["train", "--games", "1"],
+     "--games: at least 2 (whole games are held out to test the fit)", 1),
+    ("solver.search.train_cli", ["train", "--games", "2000000"], "--games: at most 1000000",
+     2000000),
+    ("solver.search.train_cli", ["train", "--seed", "-1"], "--seed: must be 0 or more", -1),
+    ("solver.search.train_cli", ["train", "--epochs", "0"], "--epochs: must be at least 1", 0),
+    ("solver.search.train_cli", ["train", "--batch", "0"], "--batch: must be at least 1", 0),
+])
+def test_a_whole_number_option_out_of_range_ends_in_the_shared_words(
+        module, argv, start, value, tmp_path, no_games, no_selfplay, monkeypatch, capsys):
+    # these checks wrote ", got {value}" by hand beside rules.wording.got (" (missing)" for
+    # no value at all), which the budget, bot-spec, --workers and --iterations checks use
+    monkeypatch.setattr(f"{module}.got", lambda given: f" <got {given!r}>")
+    out = tmp_path / ("m.npz" if argv[0] == "train" else "t")
+    extra = {"selfplay": ["--out", str(out)], "play": [],
+             "tournament": ["--quiet", "--out", str(out)], "train": ["--out", str(out)]}
+    assert main([*argv, *extra[argv[0]]]) == 2
+    assert error_line(capsys) == f"bigsur: error: {start} <got {value!r}>"
+
+
 # ------------------------------------------------------------------ help
 
 

@@ -62,6 +62,7 @@ from ..rules.record import GameRecord
 from ..rules.scoring import final_scores
 from ..rules.state import Phase
 from ..rules.views import view_of
+from ..rules.wording import got
 from .bots import BOT_FACTORIES, BotSpecError, make_bot
 from .specs import MAX_WORKERS, workers_problem
 
@@ -711,12 +712,12 @@ def cmd_tournament(args) -> int:
     client = None
     try:
         if not 1 <= args.games <= MAX_GAMES:  # a huge count would be scheduled at once
-            raise TournamentError(f"--games: must be 1 to {MAX_GAMES}, got {args.games}")
+            raise TournamentError(f"--games: must be 1 to {MAX_GAMES}{got(args.games)}")
         if args.workers is not None and (problem := workers_problem("--workers",
                                                                     args.workers)):
             raise TournamentError(problem)
         if args.seed < 0:  # the intervals' bootstrap is seeded with it
-            raise TournamentError(f"--seed: must be 0 or more, got {args.seed}")
+            raise TournamentError(f"--seed: must be 0 or more{got(args.seed)}")
         cards = load_card_set(args.cards) if args.cards is not None else None
         bots = [s.strip() for s in args.bots.split(",")]
         if not all(bots):

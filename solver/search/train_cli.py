@@ -26,6 +26,7 @@ import time
 from pathlib import Path
 
 from ..rules.userfiles import output_problem, write_output
+from ..rules.wording import got
 from .specs import MAX_WORKERS, workers_problem
 
 
@@ -43,7 +44,7 @@ def cmd_train(args) -> int:
     players = tuple(int(n) for n in counts)
     if not args.data and args.games < 2:
         print(f"bigsur: error: --games: at least 2 (whole games are held out to test the "
-              f"fit), got {args.games}", file=sys.stderr)
+              f"fit){got(args.games)}", file=sys.stderr)
         return 2
     problem = _number_problem(args)
     if problem:
@@ -194,15 +195,15 @@ MAX_HIDDEN = 4096  # units of a hidden layer
 def _number_problem(args) -> str | None:
     """What is wrong with a number option, found before the self-play (else None)."""
     if not args.data and args.games > MAX_GAMES:
-        return f"--games: at most {MAX_GAMES}, got {args.games}"
+        return f"--games: at most {MAX_GAMES}{got(args.games)}"
     if problem := workers_problem("--workers", args.workers):
         return problem
     if args.seed < 0:  # numpy's generators are seeded with it
-        return f"--seed: must be 0 or more, got {args.seed}"
+        return f"--seed: must be 0 or more{got(args.seed)}"
     if args.epochs < 1:
-        return f"--epochs: must be at least 1, got {args.epochs}"
+        return f"--epochs: must be at least 1{got(args.epochs)}"
     if args.batch < 1:
-        return f"--batch: must be at least 1, got {args.batch}"
+        return f"--batch: must be at least 1{got(args.batch)}"
     if not 0 < args.lr < float("inf"):  # also nan
         return f"--lr: must be a positive number, got {args.lr}"
     return None
