@@ -140,6 +140,8 @@ def no_games(monkeypatch):
     ("--seed", "-3", "--seed: must be 0 or more, got -3"),
     ("--games", "999999999999", "--games: must be 1 to 100000, got 999999999999"),
     ("--games", "0", "--games: must be 1 to 100000, got 0"),
+    ("--players", "5", "--players: must be 2, 3 or 4, got 5"),  # was "players: ..."
+    ("--players", "1", "--players: must be 2, 3 or 4, got 1"),
 ])
 def test_tournament_refuses_an_out_of_range_number_before_playing(option, value, message,
                                                                  tmp_path, no_games, capsys):

@@ -716,6 +716,8 @@ def cmd_tournament(args) -> int:
         if args.workers is not None and (problem := workers_problem("--workers",
                                                                     args.workers)):
             raise TournamentError(problem)
+        if args.players not in (2, 3, 4):  # schedule() would say "players", not the option
+            raise TournamentError(f"--players: must be 2, 3 or 4{got(args.players)}")
         if args.seed < 0:  # the intervals' bootstrap is seeded with it
             raise TournamentError(f"--seed: must be 0 or more{got(args.seed)}")
         cards = load_card_set(args.cards) if args.cards is not None else None
