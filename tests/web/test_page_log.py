@@ -4,13 +4,23 @@ test_web_page.py: a real uvicorn, Debian's Chromium through Playwright).
 
 from __future__ import annotations
 
+import json
+
 from test_page_qa import (
     continue_position,
     open_payment,
     pay_by_clicks_and_build,
     point_lobos_position,
+    review_upload,
 )
-from test_web_page import browser, page, server, settle  # noqa: F401 - fixtures
+from test_web_page import (  # noqa: F401 - fixtures
+    api_get,
+    browser,
+    page,
+    play_out_by_api,
+    server,
+    settle,
+)
 
 
 def test_log_names_the_borrowed_and_recycled_materials_as_paid(server, page):  # noqa: F811
@@ -53,3 +63,43 @@ def test_log_names_the_borrowed_and_recycled_materials_as_paid(server, page):  #
     # the scores of that view may be refused (422), the test's own doing; nothing else
     assert all(r.startswith("POST ") and r.endswith("/v1/score") for r in refused), refused
     assert not [e for e in pg.js_errors if "status of 422" not in e], pg.js_errors
+
+
+def test_review_names_the_borrowed_and_recycled_materials_as_the_log_does(server, page):  # noqa: F811
+    """The review's move list and its "Played" line said "borrow the top of AI 2
+    (easy)'s discard pile; recycle the top of your discard pile" with no Material where
+    the log names them. A review shows every seat's payments: with the piles after the
+    last move (the finished game's, or an uploaded record's start and its payments) the
+    piles' tops when paid are known, for the game's review and for its record uploaded."""
+    pg = page
+    continue_position(pg, server, point_lobos_position(), 0)
+    open_payment(pg, "H56")  # stone, timber, steel
+    pay_by_clicks_and_build(pg, ["bd:1", "rec", "H24"])
+    index = int(pg.locator("#log li", has_text="H56").last.get_attribute("data-index"))
+    paid = ("borrow the top of AI 2 (easy)'s discard pile (stone); "
+            "recycle the top of your discard pile (timber); discard H24 (steel)")
+    assert paid in pg.locator("#log li").last.inner_text()
+
+    play_out_by_api(server, pg)
+    pg.goto(server + "/?speed=0&review=iterations:5")
+    pg.wait_for_selector("#final-review-summary:has-text('Review ready')", timeout=120_000)
+    pg.click("#final-review-summary [data-review-game]")
+    pg.select_option("#review-filter", "all")
+    line = pg.locator(f"#review-list [data-decision='{index}']")
+    assert paid in line.inner_text(), line.inner_text()
+    line.click()
+    played = pg.locator("#review-detail dl.cmp dd").first.inner_text()
+    assert paid in played, played
+
+    # the same game's record uploaded: its start position's piles and its payments
+    saved = json.loads(pg.evaluate("localStorage.getItem('bigsur.game')"))
+    record = api_get(server, f"/v1/games/{saved['id']}/record",
+                     next(iter(saved["tokens"].values())))
+    record["actions"] = record["actions"][:index + 4]  # a shorter review
+    review_upload(pg, server, "lobos.json", record)
+    pg.select_option("#review-filter", "all")
+    theirs = ("borrow the top of Player 2 (greedy)'s discard pile (stone); "
+              "recycle the top of their discard pile (timber); discard H24 (steel)")
+    line = pg.locator(f"#review-list [data-decision='{index}']")
+    assert theirs in line.inner_text(), line.inner_text()
+    assert not pg.js_errors, pg.js_errors

@@ -10,6 +10,7 @@
 import {ApiError, api, recordText, seedOfRecordText, startReview, latestReview, job as getJob,
   analyseRecordText, jobPosition, continueGame} from "./api.js";
 import {MATERIALS, MAT_COLOR, matGlyph, matIcon, stepsInWords, paymentSentence, discardTopAfter, cardsUsed, actionWords,
+  paymentsAsPaid,
 lineBySeat, confidence, plainError, joinWords, plural, turningPoints as reviewTurningPoints,
   playedWasBest, decidingCategory}
 from "./words.js";
@@ -348,46 +349,30 @@ function borrowedSeen() {
   try { return JSON.parse(localStorage.getItem(BORROWED_KEY) || "{}") || {}; } catch (e) { return {}; }
 }
 
+/* Each seat's discard pile in a seat's view ``v``, as Materials bottom to top. */
+function pilesOfView(v) {
+  return v.seats.map((s, i) => (i === v.view_of ? s.discard.map(matOf) : s.discard.materials));
+}
+
 /* For each of the seat's own builds in the log with a payment, the words' ctx as it was
- * when paid (index -> {discardTop, discardTops}). Its own discard pile only grows, by the
- * cards its own payments discard: its top before a build is the current pile without the
- * cards discarded from then on. Another seat's pile changes only in that seat's turns:
- * while it has not played since the build, its top now is the one borrowed, and is
- * remembered in this browser for later (unknown afterwards elsewhere: not named). */
+ * when paid (paymentsAsPaid: index -> {discardTopMaterial, discardTops}). The log shows
+ * only the seat's own payments: another seat's pile top is known while that seat has not
+ * played since, and is remembered in this browser for later (unknown afterwards
+ * elsewhere: not named). */
 function paidCtxs(d) {
-  const v = d.view, me = v.view_of;
-  const pile = v.seats[me].discard;
+  const v = d.view;
   const id = S.game ? S.game.id : null;
   const all = borrowedSeen();
   const known = (id && all[id]) || {};
+  const {ctxs, seen} = paymentsAsPaid(d.log, pilesOfView(v), new Set([v.view_of]), known);
   let learned = false;
-  const out = new Map();
-  let discarded = 0;
-  const playedSince = new Set();
-  for (let k = d.log.length - 1; k >= 0; k--) {
-    const e = d.log[k];
-    const w = e.action.trim().split(/\s+/);
-    const pay = w.indexOf("pay");
-    if (e.seat === me && w[0] === "build" && pay >= 0) {
-      const steps = w.slice(pay + 1);
-      discarded += cardsUsed(steps).length;
-      const at = pile.length - discarded - 1;
-      const tops = v.seats.map(() => null);
-      for (const s of steps.filter((x) => x.startsWith("bd:"))) {
-        const seat = Number(s.slice(3));
-        const other = v.seats[seat];
-        const mats = other && other.discard && other.discard.materials;
-        if (!playedSince.has(seat) && mats && mats.length) {
-          tops[seat] = mats[mats.length - 1];
-          if ((known[e.index] || {})[seat] !== tops[seat]) {
-            known[e.index] = {...known[e.index], [seat]: tops[seat]};
-            learned = true;
-          }
-        } else tops[seat] = (known[e.index] || {})[seat] || null;
+  for (const [index, tops] of Object.entries(seen)) {
+    for (const [seat, m] of Object.entries(tops)) {
+      if ((known[index] || {})[seat] !== m) {
+        known[index] = {...known[index], [seat]: m};
+        learned = true;
       }
-      out.set(e.index, {discardTop: at >= 0 ? pile[at] : null, discardTops: tops});
     }
-    playedSince.add(e.seat);
   }
   if (learned && id) {
     delete all[id];
@@ -395,7 +380,7 @@ function paidCtxs(d) {
     localStorage.setItem(BORROWED_KEY, JSON.stringify(
       {...Object.fromEntries(kept.map((g) => [g, all[g]])), [id]: known}));
   }
-  return out;
+  return ctxs;
 }
 
 function renderLog() {
@@ -1448,15 +1433,58 @@ function advantage(res) {
     .map((dc) => [dc.index, dc.value_before.win_probability])}));
 }
 
+/* The moves of a review with the discard piles' tops as they were when paid, as the log
+ * names them (paymentsAsPaid; a review shows every seat's payments): index -> ctx. The
+ * piles after the last move are the finished game's (its final view) or, for an uploaded
+ * record, its start position's (none for a dealt game) and every payment's discards.
+ * Empty when the decisions are not every action of the game (then a pile is not known). */
+const paidOfReview = new WeakMap();
+
+function reviewPaid(res) {
+  if (!res || !S.cards) return new Map();
+  const known = paidOfReview.get(res);
+  if (known && known.cards === S.cards) return known.ctxs;
+  const dcs = res.decisions;
+  const entries = dcs.map((dc) => ({index: dc.index, seat: dc.seat, action: dc.played}));
+  const every = (n) => dcs.length === n && dcs.every((dc, k) => dc.index === k);
+  let piles = null;
+  if (S.upload && S.upload.result === res) {
+    if (every(S.upload.nActions)) piles = uploadedPiles(S.upload, entries);
+  } else if (S.review && S.review.result === res && S.data && S.data.over &&
+             every(S.data.actions_applied)) {
+    piles = pilesOfView(S.data.view);
+  }
+  if (!piles) return new Map();
+  const ctxs = paymentsAsPaid(entries, piles, new Set(piles.keys())).ctxs;
+  paidOfReview.set(res, {cards: S.cards, ctxs});
+  return ctxs;
+}
+
+/* The discard piles after an uploaded record's ``entries`` (as Materials). */
+function uploadedPiles(up, entries) {
+  let start = null;
+  try { start = JSON.parse(up.text).start || null; } catch (e) { start = null; }
+  const piles = Array.from({length: up.players}, (_, i) =>
+    (start && start.seats && start.seats[i] && start.seats[i].discard || []).map(matOf));
+  for (const e of entries) {
+    const w = e.action.trim().split(/\s+/);
+    const pay = w.indexOf("pay");
+    if (w[0] === "build" && pay >= 0) piles[e.seat].push(...cardsUsed(w.slice(pay + 1)).map(matOf));
+  }
+  return piles;
+}
+
+/* A reviewed decision's move played (or ``action``, one of the search's) in words. */
 function decisionWords(dc, action) {
-  return actionWords(action || dc.played, {cards: S.cards, seatName}, seatName(dc.seat));
+  const paid = action ? null : reviewPaid(shownReview() && shownReview().result).get(dc.index);
+  return actionWords(action || dc.played, {cards: S.cards, seatName, ...paid}, seatName(dc.seat));
 }
 
 /* Turning points in words (words.js): the biggest swings of the reviewed seat's own
  * estimates, the costliest decisions, and the scoring category that decided the game. */
 function turningPoints(res) {
   const me = perspective();
-  const out = reviewTurningPoints(res, {me, seatName, cards: S.cards});
+  const out = reviewTurningPoints(res, {me, seatName, cards: S.cards, paid: reviewPaid(res)});
   const fin = S.reviewSource === "game" && S.data && S.data.result;
   const decided = fin ? decidingCategory(fin, seatName) : null;
   if (decided) out.unshift({index: null, text: decided});

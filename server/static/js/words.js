@@ -37,13 +37,14 @@ export function matIcon(m, bare = false) {
 export const plural = (n, one, many) => `${n} ${n === 1 ? one : many || one + "s"}`;
 
 /** The steps of a payment (notation tokens) in words, and the Material each supplies.
- * ``ctx``: {cards, discardTop (own discard top card id or null), discardTops (per seat:
- * Material or null), seatName(i), whose ("your", the default, or "their": another
- * player's payment)}. Returns [{step, material, words}]. */
+ * ``ctx``: {cards, discardTop (own discard top card id or null) or discardTopMaterial
+ * (its Material, where the card is not known), discardTops (per seat: Material or null),
+ * seatName(i), whose ("your", the default, or "their": another player's payment)}.
+ * Returns [{step, material, words}]. */
 export function stepsInWords(steps, ctx) {
   const hw = ctx.cards.highway;
   const whose = ctx.whose || "your";
-  let top = ctx.discardTop ? (hw[ctx.discardTop] || {}).material : null;
+  let top = ctx.discardTop ? (hw[ctx.discardTop] || {}).material : ctx.discardTopMaterial || null;
   const out = [];
   for (const step of steps) {
     let material = null, words = step;
@@ -91,6 +92,47 @@ export function cardsUsed(steps) {
     else if (!s.includes(":") && s !== "rec") out.push(s);
   }
   return out;
+}
+
+/** Each payment of ``entries`` with the discard piles' tops as they were when it was paid:
+ * {ctxs: index -> {discardTopMaterial (the payer's own pile), discardTops (per seat)},
+ * seen}, the words' ctx for :func:`stepsInWords`. ``entries``: {index, seat, action} in
+ * game order, every action of the game up to ``piles``, a payment as "build H12 L pay
+ * ..." where it is shown (a game's log shows only the reader's own); ``piles``: each
+ * seat's discard pile after them, as Materials, bottom to top; ``shown``: the seats whose
+ * every payment ``entries`` show.
+ * A pile grows only by its own seat's payments: before a payment it is the pile without
+ * what that seat discarded from then on. A pile whose seat's payments are hidden is known
+ * only while the seat has not played since, else from ``remembered`` (index -> {seat:
+ * Material}, as seen earlier); ``seen`` has such tops known now, to remember. */
+export function paymentsAsPaid(entries, piles, shown, remembered = {}) {
+  const discarded = piles.map(() => 0);
+  const played = new Set();
+  const topOf = (seat) => {
+    const pile = piles[seat] || [];
+    if (shown.has(seat)) return pile[pile.length - discarded[seat] - 1] || null;
+    return played.has(seat) ? null : pile[pile.length - 1] || null;
+  };
+  const ctxs = new Map(), seen = {};
+  for (let k = entries.length - 1; k >= 0; k--) {
+    const e = entries[k];
+    const w = e.action.trim().split(/\s+/);
+    const pay = w.indexOf("pay");
+    if (w[0] === "build" && pay >= 0) {
+      const steps = w.slice(pay + 1);
+      discarded[e.seat] += cardsUsed(steps).length;
+      const tops = piles.map(() => null);
+      for (const s of steps.filter((x) => x.startsWith("bd:"))) {
+        const seat = Number(s.slice(3));
+        tops[seat] = topOf(seat);
+        if (tops[seat] && !shown.has(seat)) seen[e.index] = {...seen[e.index], [seat]: tops[seat]};
+        if (!tops[seat]) tops[seat] = (remembered[e.index] || {})[seat] || null;
+      }
+      ctxs.set(e.index, {discardTopMaterial: topOf(e.seat), discardTops: tops});
+    }
+    played.add(e.seat);
+  }
+  return {ctxs, seen};
 }
 
 /** The card on top of the player's discard pile after a payment's ``steps``, ``top``
@@ -255,10 +297,13 @@ export function turnInShort(actions, ctx) {
  * seats' estimates the view changes (each search knows its own hand, not the other's),
  * so a jump there is not something a move did; the other seats' turns in between are
  * named as what happened (one turn in short words, several by their players).
- * ``ctx``: {me, seatName, cards}; at most ``most`` swings, in game order, then at most
- * two labelled decisions. -> [{index, text}] (the decision to open). */
+ * ``ctx``: {me, seatName, cards, paid (optional: index -> the payment's ctx, as
+ * paymentsAsPaid gives it)}; at most ``most`` swings, in game order, then at most two
+ * labelled decisions. -> [{index, text}] (the decision to open). */
 export function turningPoints(res, ctx, most = 3) {
   const {me, seatName} = ctx;
+  const played = (dc) => actionWords(dc.played, {...ctx, ...(ctx.paid && ctx.paid.get(dc.index))},
+    seatName(dc.seat));
   const whose = seatName(me) === "You" ? "your" : seatName(me) + "'s";
   const chance = (p) => (100 * p).toFixed(1) + "%";
   const signed = (x) => (x >= 0 ? "+" : "\u2212") + Math.abs(x).toFixed(1);
@@ -301,7 +346,7 @@ export function turningPoints(res, ctx, most = 3) {
       if (out.some((x) => x.index === dc.index)) return;
       const better = dc.best ? dc.best.map((a) => actionWords(a, ctx, seatName(dc.seat))
         .slice(seatName(dc.seat).length).trim()).join(", then ") : "?";
-      out.push({index: dc.index, text: `Move ${dc.index + 1}: ${actionWords(dc.played, ctx, seatName(dc.seat))} ` +
+      out.push({index: dc.index, text: `Move ${dc.index + 1}: ${played(dc)} ` +
         `(${/^[aeiou]/.test(dc.label) ? "an" : "a"} ${dc.label}: \u2212${dc.loss_win_pct.toFixed(0)} win-%, \u2212${dc.loss_points.toFixed(1)} ` +
         `expected points; better: ${better}).`});
     });
