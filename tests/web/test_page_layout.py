@@ -169,3 +169,39 @@ def test_an_empty_hand_in_the_build_step_is_said_once(server, page):  # noqa: F8
     assert pg.locator("#handinfo").inner_text() == ""
     assert pg.locator("#hand").inner_text().strip() == "Empty."
     assert not pg.js_errors, pg.js_errors
+
+
+def test_four_players_at_1280x800_an_ai_build_is_shown_on_screen(server, browser):  # noqa: F811
+    """A 4-player game at 1280x800: the other Highways are below the player's own hand,
+    so the card AI 4 built (highlighted while its turn is shown) was below the fold. A
+    build brings its Highway into view while the AIs play, and the page is back where
+    the player had it (the top: the Depot, the own Highway and hand) when their turn
+    comes."""
+    import time
+
+    pg = open_page(browser, 1280, 800)
+    try:
+        to_a_late_four_player_turn(server, pg)
+        pg.select_option("#ai-speed", "900")  # each AI action shown for 0.9 s
+        for _ in range(2):
+            pg.locator("#deck .cardbtn").click()
+            settle(pg)
+        pg.locator("#actionbar .endbtn").click()
+        shown = {}  # each build's caption: whether its highlighted card was on screen
+        deadline = time.monotonic() + 60
+        while "Your turn" not in (status := pg.locator("#status").inner_text()):
+            assert time.monotonic() < deadline, status
+            if pg.locator("#seats svg.card.hl").count():
+                shown[status.split("\n")[0]] = in_view(pg, "#seats svg.card.hl")
+                if "AI 4" in status:
+                    shot(pg, "layout-03-four-players-ai-build-in-view")
+            time.sleep(0.1)
+        assert "AI 4 (easy) builds H21 at the right end" in shown, shown  # (below the fold)
+        assert all(shown.values()), shown
+        settle(pg)
+        assert pg.evaluate("window.scrollY") == 0
+        for sel in ("#status", "#depot", "#hand .cardbtn", "#seats .seat.me"):
+            assert in_view(pg, sel), (sel, pg.locator(sel).first.bounding_box())
+        assert not pg.js_errors, pg.js_errors
+    finally:
+        pg.context.close()

@@ -240,7 +240,7 @@ function renderTable(t, opts = {}) {
     const known = s.known && s.known.length && i !== mine
       ? ` \u00b7 known: ${s.known.map(esc).join(" ")}` : "";
     const acting = i === t.current && !(d && d.over && !opts.static);
-    return `<div class="seat panel${acting ? " acting" : ""}${i === mine ? " me" : ""}" ` +
+    return `<div class="seat panel${acting ? " acting" : ""}${i === mine ? " me" : ""}" data-seat="${i}" ` +
       `style="--seat:${SEAT_COLOR[i % 4]}" aria-label="${esc(seatName(i))}">` +
       `<div class="seat-head"><h2 class="small"><span class="dot"></span>${esc(i === mine && !opts.static ? "Your Highway" : seatName(i) + (opts.static && i === mine ? " (to act)" : ""))}</h2>` +
       (i === t.firstPlayer ? `<span class="firstp" title="First player: the round starts with this seat">\u2691 first player</span>` : "") +
@@ -614,6 +614,11 @@ async function transition(prev, next) {
   const t = tableFromView(prev.view);
   // my own seat cannot change during others' moves: show it as it is now
   t.seats[next.seat] = tableFromView(next.view).seats[next.seat];
+  // a build or claim brings that Highway into view (3-4 players on a laptop: below the
+  // fold), and the page goes back to where the player had it once the AI is done;
+  // never after the player scrolled meanwhile
+  const startY = window.scrollY;
+  let ourY = startY;
   try {
     for (const e of fresh) {
       applyPublic(t, e);
@@ -624,13 +629,20 @@ async function transition(prev, next) {
         highlight: verb === "build" ? {seat: e.seat, card} : null,
         scores: S.scores ? S.scores.scores : []});
       highlightLog(e.index);
+      const seatEl = document.querySelector(`#seats .seat[data-seat="${e.seat}"]`);
+      if ((verb === "build" || verb === "claim") && seatEl && window.scrollY === ourY) {
+        seatEl.scrollIntoView({block: "nearest"});
+        ourY = window.scrollY;
+      }
       await sleepSkippable(speed);
     }
   } finally {
     S.animating = false;
     $("skip-btn").hidden = true;
   }
+  const back = ourY !== startY && window.scrollY === ourY; // (before the table changes height)
   await renderGame();
+  if (back) window.scrollTo(window.scrollX, startY);
 }
 
 async function sleepSkippable(ms) {
