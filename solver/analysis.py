@@ -22,6 +22,10 @@ the moves; from it:
   end or a claim the search had not tried), a second search of the same position with
   the played move as its only candidate (*played*); otherwise it is *unrated*;
 - **loss**: best minus played, in win-% points and in expected points (never below 0);
+  a loss that earns a label (below) when the search ranked the move played (or the
+  *played* search valued it) is measured again by a fresh search of just those two
+  moves, whose values then stand: the best of many short estimates is the luckiest,
+  and a rarely visited move's value is noisy;
 - **label** (lichess-style; lichess judges drops of 0.1 / 0.2 / 0.3 in winning chances on
   a -1..1 scale, i.e. 5 / 10 / 15 win-% points; plus an expected-points scale in the
   spirit of GNU Backgammon's equity loss): the more severe of
@@ -310,9 +314,12 @@ def review_decision(view: PlayerView, played: str | Action, after_view: PlayerVi
         out.value_before = out.value_best
     matching = [m for m in moves if m.get("actions") and m.get("visits", 1) > 0
                 and same_decision(action, parse_action(m["actions"][0]))]
+    played_move = None  # the whole decision played, when the search ranked one
     if matching:
         out.how = "ranked"
-        out.value_played = max((_value(m) for m in matching), key=_rank)
+        chosen = max(matching, key=lambda m: _rank(_value(m)))
+        out.value_played = _value(chosen)
+        played_move = chosen["actions"]
     elif terminal is not None:
         out.how = "terminal"
         out.value_played = Value(float(terminal["win_probability"]),
@@ -327,15 +334,45 @@ def review_decision(view: PlayerView, played: str | Action, after_view: PlayerVi
         if again.get("moves") and again["moves"][0].get("visits", 1) > 0:
             out.how = "played"
             out.value_played = _value(again["moves"][0])
-    if out.value_played is not None:
-        if out.value_before is None or _rank(out.value_played) > _rank(out.value_before):
-            out.value_before = out.value_played
-        out.loss_win_pct = round(max(0.0, 100.0 * (out.value_best.win_probability
-                                                   - out.value_played.win_probability)), 2)
-        out.loss_points = round(max(0.0, out.value_best.expected_margin
-                                    - out.value_played.expected_margin), 2)
-        out.label = label_for(out.loss_win_pct, out.loss_points)
+            played_move = [action.notation()]
+    if out.value_played is None:
+        return out
+    _rate(out)
+    if out.label is not None and played_move is not None:
+        _measure_again(out, view, played_move, budget, seed + 2, search)
     return out
+
+
+def _rate(out: DecisionReview) -> None:
+    """The loss and label of ``out`` from its values (the value before never below the
+    value of the move played)."""
+    if out.value_before is None or _rank(out.value_played) > _rank(out.value_before):
+        out.value_before = out.value_played
+    out.loss_win_pct = round(max(0.0, 100.0 * (out.value_best.win_probability
+                                               - out.value_played.win_probability)), 2)
+    out.loss_points = round(max(0.0, out.value_best.expected_margin
+                                - out.value_played.expected_margin), 2)
+    out.label = label_for(out.loss_win_pct, out.loss_points)
+
+
+def _measure_again(out: DecisionReview, view: PlayerView, played_move: list[str],
+                   budget: Any, seed: int, search: Callable) -> None:
+    """A labelled loss measured again by a fresh search of just the two moves, best and
+    played, with the same budget: the best of many short estimates is the luckiest one
+    (it rates above its truth on average) and a move with few visits is noisy, so the
+    first search alone calls good moves mistakes. The second search's two values
+    replace the first's, unless it left one of the moves unvisited."""
+    pair = [tuple(parse_action(a) for a in out.best),
+            tuple(parse_action(a) for a in played_move)]
+    result = _result_json(search(view, budget, seed=seed, moves=pair))
+    values = {}
+    for m in result.get("moves") or []:
+        if m.get("actions") and m.get("visits", 1) > 0:
+            first = parse_action(m["actions"][0])
+            values["played" if same_decision(pair[1][0], first) else "best"] = _value(m)
+    if len(values) == 2:
+        out.value_best, out.value_played = values["best"], values["played"]
+        _rate(out)
 
 
 def decision_points(record: GameRecord, seats: Iterable[int] | None = None,

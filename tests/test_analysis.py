@@ -9,10 +9,16 @@ from solver.rules.engine import legal_actions
 from solver.rules.views import view_of
 
 
-def scripted(results):
-    """A stand-in for the search: each call answers the next result."""
+def scripted(results, calls=None):
+    """A stand-in for the search: each call answers the next result (and is appended to
+    ``calls`` as its keyword arguments when given)."""
     answers = iter(results)
-    return lambda *_args, **_kwargs: next(answers)
+
+    def search(*_args, **kwargs):
+        if calls is not None:
+            calls.append(kwargs)
+        return next(answers)
+    return search
 
 
 def move(action: str, win: float, margin: float, visits: int = 5) -> dict:
@@ -41,7 +47,53 @@ def test_the_value_before_stays_the_root_when_the_move_played_is_worse():
     view = view_of(state, state.current)
     played, other = [a.notation() for a in legal_actions(state)][:2]
     search = scripted([{"moves": [move(other, 0.6, 2.0), move(played, 0.3, -1.0)],
-                        "stats": {"win_probability": 0.55, "expected_margin": 1.5}}])
+                        "stats": {"win_probability": 0.55, "expected_margin": 1.5}},
+                       {"moves": [move(other, 0.6, 2.0), move(played, 0.3, -1.0)]}])
     review = review_decision(view, played, None, None, {"iterations": 5}, 0, search=search)
     assert (review.value_before.win_probability, review.value_before.expected_margin) == (0.55, 1.5)
     assert review.loss_win_pct == 30.0 and review.label == "blunder"
+
+
+def test_a_labelled_loss_is_measured_again_by_the_two_moves_alone():
+    """The first search's best is the luckiest of many short estimates: a loss it labels
+    is searched again with only the best and the played move as candidates (a fresh
+    seed), and the review keeps that search's values, here no loss at all."""
+    state = random_mid_game()
+    view = view_of(state, state.current)
+    played, other = [a.notation() for a in legal_actions(state)][:2]
+    calls: list = []
+    search = scripted([{"moves": [move(other, 0.9, 20.0, 3), move(played, 0.4, -2.0, 1)]},
+                       {"moves": [move(played, 0.55, 1.0, 3), move(other, 0.5, 0.5, 2)]}],
+                      calls)
+    review = review_decision(view, played, None, None, {"iterations": 5}, 7, search=search)
+    assert [a.notation() for pair in calls[1]["moves"] for a in pair] == [other, played]
+    assert calls[1]["seed"] not in (7, 8)  # a fresh search, not the first one again
+    assert review.how == "ranked" and review.label is None and review.loss_win_pct == 0.0
+    assert (review.value_best.win_probability, review.value_played.win_probability) == \
+        (0.5, 0.55)
+
+
+def test_a_loss_measured_again_keeps_its_label_when_the_second_search_agrees():
+    state = random_mid_game()
+    view = view_of(state, state.current)
+    played, other = [a.notation() for a in legal_actions(state)][:2]
+    search = scripted([{"moves": [move(other, 0.9, 20.0, 3), move(played, 0.4, -2.0, 1)]},
+                       {"moves": [move(other, 0.7, 8.0, 4), move(played, 0.6, 1.0, 1)]}])
+    review = review_decision(view, played, None, None, {"iterations": 5}, 7, search=search)
+    assert review.loss_win_pct == 10.0 and review.loss_points == 7.0
+    assert review.label == "mistake"
+
+
+def test_no_second_search_when_nothing_is_labelled_or_it_ranks_one_move():
+    state = random_mid_game()
+    view = view_of(state, state.current)
+    played, other = [a.notation() for a in legal_actions(state)][:2]
+    calls: list = []
+    search = scripted([{"moves": [move(other, 0.52, 1.0), move(played, 0.5, 0.0)]}], calls)
+    assert review_decision(view, played, None, None, {"iterations": 5}, 0,
+                           search=search).label is None
+    assert len(calls) == 1
+    search = scripted([{"moves": [move(other, 0.9, 20.0), move(played, 0.4, -2.0)]},
+                       {"moves": [move(other, 0.7, 8.0), move(played, 0.6, 1.0, visits=0)]}])
+    review = review_decision(view, played, None, None, {"iterations": 5}, 0, search=search)
+    assert review.label == "blunder" and review.loss_win_pct == 50.0  # the first figures
