@@ -9,7 +9,9 @@ surrogate, NUL, right-to-left marks), an unknown or duplicated card id, a list w
 object belongs and the reverse, deeply nested JSON, an extra field. The rule checked
 for every answer (docs/api.md, "Errors"): no 5xx, no hang, a JSON body, every 4xx in the
 documented shape ``{error, field, reason, message}``; for game routes, a refused request
-leaves the game as it was (its seats' views, log and, once over, its record).
+leaves the game as it was (its seats' views, log and, once over, its record). Undo is
+fuzzed from a game whose person has just built, so that its accepted path runs too (it
+ignores its body: each accepted undo is followed by the next build).
 
 Reproducible: ``BIGSUR_FUZZ_SEED`` (default fixed) and ``BIGSUR_FUZZ_CASES`` (cases per
 route, default 20; e.g. ``BIGSUR_FUZZ_CASES=400`` for a longer run). A failure prints
@@ -283,6 +285,7 @@ class Route:
     after_ok: Callable[[Any, Any], None] | None = None
     raw_ok: bool = False
     extra: dict[str, Any] = field(default_factory=dict)
+    accepted_some: bool = False  # some mutated requests must be accepted (the success path)
 
 
 def mid_state():
@@ -329,6 +332,31 @@ class GameCtx:
         self.k += 1
         builds = [a for a in self.legal if a.startswith("build")]
         return {"action": (builds or self.legal)[0], "action_id": f"fz-{self.k}"}
+
+
+class BuiltCtx(GameCtx):
+    """A game against the AI whose person has just built in their build step, so that an
+    undo can succeed; each refresh (after an accepted undo) plays on to the next build."""
+
+    def __init__(self, client, seats=("human", "random")):
+        super().__init__(client, seats)
+        self.refresh()
+
+    def new(self):  # a game to play on from (refresh builds)
+        self.game_id, self.tokens = create_game(self.client, {"players": len(self.seats),
+                                                             "seats": self.seats})
+        GameCtx.refresh(self)
+
+    def refresh(self):
+        while True:
+            GameCtx.refresh(self)  # a new game (BuiltCtx.new) when it was over
+            builds = [a for a in self.legal if a.startswith("build ")]
+            r = self.client.post(f"/v1/games/{self.game_id}/actions",
+                                 headers=auth(self.token()),
+                                 json={"action": (builds or self.legal)[0]})
+            assert r.status_code == 200, r.text
+            if builds:
+                return
 
 
 def refresh_game(client, ctx):
@@ -392,8 +420,9 @@ def routes() -> list[Route]:
               setup=lambda cl: GameCtx(cl), headers=lambda c: auth(c.token()),
               game=lambda c: (c.game_id, c.tokens), after_ok=refresh_game),
         Route("undo", "POST", lambda c: f"/v1/games/{c.game_id}/undo", lambda c: {},
-              setup=lambda cl: GameCtx(cl), headers=lambda c: auth(c.token()),
-              game=lambda c: (c.game_id, c.tokens), after_ok=refresh_game),
+              setup=lambda cl: BuiltCtx(cl), headers=lambda c: auth(c.token()),
+              game=lambda c: (c.game_id, c.tokens), after_ok=refresh_game,
+              accepted_some=True),
         Route("game analysis", "POST", lambda c: f"/v1/games/{c['game_id']}/analysis",
               lambda c: {"budget": {"iterations": 5}, "seed": 1, "seats": [0],
                          "again": False},
@@ -424,7 +453,7 @@ def fuzz_client(make_client):
 def run_route(client, route: Route, cases: int, seed: int) -> list[str]:
     rng = random.Random(f"{seed}:{route.name}")
     ctx = route.setup(client)
-    failures, jobs = [], []
+    failures, jobs, accepted = [], [], 0
     for case in range(cases):
         valid = route.body(ctx)
         body, what = mutate(valid, rng)
@@ -446,8 +475,12 @@ def run_route(client, route: Route, cases: int, seed: int) -> list[str]:
                             f"{out.status} {out.text[:300]}")
         if out.status == 202 and isinstance(out.body, dict) and "job_id" in out.body:
             jobs.append((case, what, out.body["job_id"]))
+        accepted += out.status < 300
         if out.status < 300 and route.after_ok is not None:
             route.after_ok(client, ctx)
+    if route.accepted_some and not accepted:
+        failures.append(f"{route.name}: none of {cases} requests was accepted (the success "
+                        "path went untested)")
     for case, what, job_id in jobs:  # an accepted record must be reviewable
         job = poll_job(client, job_id)
         if job["status"] != "done":
