@@ -137,6 +137,9 @@ class RankedMove(Open):
                                                              "best other score")
     payment: Any = Field(None, description="the cheapest payment plan of its builds")
     line: list[Any] = Field(default_factory=list, description="principal line after it")
+    score_change: dict[str, int] | None = Field(
+        None, description="what a build step adds now to the seat's score as its Highway "
+                          "stands, by category and total (null for a take or a bare end)")
 
 
 class HintResponse(Open):

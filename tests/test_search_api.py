@@ -6,12 +6,13 @@ import argparse
 import json
 
 import pytest
-from rules_testkit import play_greedy_to
+from rules_testkit import noisy_build_steps, play_greedy_to
 
 from solver.rules.actions import Action, Discard, Substitute
 from solver.rules.cards import load_card_set
 from solver.rules.engine import play
 from solver.rules.position import state_to_json
+from solver.rules.scoring import score_player
 from solver.rules.state import Phase
 from solver.rules.views import view_of, view_to_json
 from solver.search.api import (
@@ -68,7 +69,8 @@ def _check_result(state, result, iterations):
     seen = set()
     for m in moves:
         assert set(m) - {"final_score"} == {"actions", "label", "visits", "win_probability",
-                                            "expected_margin", "payment", "line", "exact"}
+                                            "expected_margin", "payment", "line", "exact",
+                                            "score_change"}
         assert ("final_score" in m) == m["exact"]
         assert m["label"] and isinstance(m["label"], str)
         assert 0.0 <= m["win_probability"] <= 1.0
@@ -108,6 +110,33 @@ def test_take_step_result_contract(take_state):
     _check_result(take_state, result, 40)
     takes = {m.actions[0] for m in result.moves}
     assert "take deck" in takes
+
+
+def test_a_build_steps_score_change_is_what_playing_it_adds_now(take_state):
+    """Each ranked build step says what it adds to the seat's score as its Highway
+    stands, category by category: the change that playing it on the true state gives
+    (searched from the view, whose hidden cards the search samples); takes and a bare
+    end say nothing."""
+    states = [*noisy_build_steps(range(3), last=False), *noisy_build_steps(range(2), True)]
+    checked = 0
+    for state in states:
+        seat = state.current
+        view = view_of(state, seat)
+        for m in analyse(view, Budget(iterations=40), seed=3).moves:
+            if not any(a.startswith(("build", "claim")) for a in m.actions):
+                assert m.score_change is None
+                continue
+            after = state
+            for a in m.actions:
+                after = play(after, a)
+            old = score_player(state.cards, state.players[seat]).to_json()
+            new = score_player(state.cards, after.players[seat]).to_json()
+            assert m.score_change == {k: new[k] - old[k] for k in old if k != "details"}
+            assert m.to_json()["score_change"] == m.score_change
+            checked += 1
+    assert checked >= 10
+    assert all(m.score_change is None
+               for m in analyse(take_state, Budget(iterations=20), seed=1).moves)
 
 
 def test_state_and_its_view_give_the_same_result(build_state, cards):
@@ -161,3 +190,13 @@ def test_cli_hint(tmp_path, capsys, build_state, cards):
     over.write_text(json.dumps(state_to_json(play_greedy_to(cards, 0, Phase.OVER))))
     code, out = _cli(["hint", str(over), "--iterations", "5"], capsys)
     assert code == 2 and "game is over" in out.err
+
+
+def test_the_modules_examples_run():
+    """Its docstring examples (the score change in words) are checked."""
+    import doctest
+
+    import solver.search.api
+
+    result = doctest.testmod(solver.search.api)
+    assert result.attempted >= 1 and result.failed == 0

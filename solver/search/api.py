@@ -107,6 +107,7 @@ class RankedMove:
     payment: dict[str, Any] | None
     line: list[str]
     exact_score: int | None = None  # the last build step solved exactly: final score
+    score_change: dict[str, int] | None = None  # what a build step adds now (score_change)
 
     @property
     def exact(self) -> bool:
@@ -121,6 +122,7 @@ class RankedMove:
                "payment": self.payment, "line": list(self.line), "exact": self.exact}
         if self.exact:
             out["final_score"] = self.exact_score
+        out["score_change"] = None if self.score_change is None else dict(self.score_change)
         return out
 
 
@@ -185,7 +187,8 @@ def analyse(position: GameState | PlayerView, budget: Budget, seed: int | None =
             visits=m.visits, win_probability=m.win_probability,
             expected_margin=m.expected_margin,
             payment=payment_plan(sample, actions, view.seat),
-            line=m.line, exact_score=out.exact_score if not moves else None))
+            line=m.line, exact_score=out.exact_score if not moves else None,
+            score_change=score_change(sample, actions, view.seat)))
     stats = {"iterations": out.iterations, "seconds": round(out.seconds, 4),
              "determinizations": out.determinizations, "workers": out.workers}
     return SearchResult(view.seat, moves, stats)
@@ -240,6 +243,44 @@ def payment_plan(state: GameState, actions: list[Action],
     return out
 
 
+def score_change(state: GameState, actions: list[Action], seat: int) -> dict[str, int] | None:
+    """What a build step adds to ``seat``'s score as its Highway stands (Final Scoring
+    applied before and after it): the change of each category and of the total, e.g.
+    ``{"total": 5, "stretches": 3, "bonuses": 2, "landmark_count": 0,
+    "landmark_abilities": 0}``. None for a take, or a build step that builds and claims
+    nothing. It does not depend on the hidden cards ``state`` was sampled with: the
+    builds come from the seat's own hand and scoring reads only its Highway and
+    Landmarks. Why a move is good in the game's own terms, beside its win chance."""
+    if not any(isinstance(a, (Build, Claim)) for a in actions):
+        return None
+    from ..rules.engine import apply_inplace
+    from ..rules.scoring import score_player
+
+    before = score_player(state.cards, state.players[seat], details=False).to_json()
+    after_state = state.copy()
+    for action in actions:
+        apply_inplace(after_state, action)
+    after = score_player(state.cards, after_state.players[seat], details=False).to_json()
+    return {k: after[k] - before[k] for k in before if k != "details"}
+
+
+CATEGORY_WORDS = (("stretches", "Stretches"), ("bonuses", "2-Mile bonuses"),
+                  ("landmark_count", "Landmarks held"),
+                  ("landmark_abilities", "Landmark abilities"))
+
+
+def score_change_words(change: dict[str, int]) -> str:
+    """A :func:`score_change` in words, the categories that moved in brackets:
+
+    >>> score_change_words({"total": 5, "stretches": 3, "bonuses": 2, "landmark_count": 0,
+    ...                     "landmark_abilities": 0})
+    'your score as it stands: +5 (Stretches +3, 2-Mile bonuses +2)'
+    """
+    parts = [f"{words} {change[key]:+d}" for key, words in CATEGORY_WORDS if change.get(key)]
+    return (f"your score as it stands: {change['total']:+d}"
+            + (f" ({', '.join(parts)})" if parts else ""))
+
+
 # ------------------------------------------------------------------ CLI: bigsur hint
 
 def _load_position(path: str, cards_path: str | None):
@@ -275,6 +316,8 @@ def format_table(result: SearchResult, top: int | None = None) -> str:
         if m.exact:
             lines.append(f"{'':>26}exact: the best last build step, final score "
                          f"{m.exact_score}")
+        if m.score_change is not None:
+            lines.append(f"{'':>26}{score_change_words(m.score_change)}")
         lines.append(f"{'':>26}{' ; '.join(m.actions)}")
         if m.line:
             lines.append(f"{'':>26}then: {' ; '.join(m.line)}")
