@@ -12,7 +12,7 @@ import {ApiError, api, recordText, seedOfRecordText, startReview, latestReview, 
 import {MATERIALS, MAT_COLOR, matGlyph, matIcon, stepsInWords, paymentSentence, discardTopAfter, cardsUsed, actionWords,
   paymentsAsPaid,
 lineBySeat, confidence, plainError, joinWords, plural, turningPoints as reviewTurningPoints,
-  playedWasBest, decidingCategory}
+  playedWasBest, decidingCategory, lossWords, accuracyWords}
 from "./words.js";
 import {payState, persistentUseFits, borrowsLeft} from "./pay.js";
 import {SCENERY, SC_COLOR, esc, cap, wrap, setCards, sceneryIcon, cardWords, cardSVG,
@@ -1528,13 +1528,18 @@ function renderReview() {
   $("review-summary").innerHTML = `<table class="scores"><thead><tr><th scope="col">Player</th><th scope="col">Accuracy</th>` +
     `<th scope="col">Inaccuracies</th><th scope="col">Mistakes</th><th scope="col">Blunders</th><th scope="col">Mean loss</th><th scope="col">Score</th></tr></thead><tbody>` +
     res.players.map((p) => `<tr><th scope="row" style="color:${SEAT_COLOR[p.seat % 4]}">${esc(seatName(p.seat))}</th>` +
-      `<td>${p.accuracy === null ? "\u2014" : p.accuracy.toFixed(1)}</td><td>${p.inaccuracies}</td><td>${p.mistakes}</td>` +
-      `<td>${p.blunders}</td><td>${p.mean_loss_win_pct === null ? "\u2014" : p.mean_loss_win_pct.toFixed(1) + " win-%, " + p.mean_loss_points.toFixed(1) + " pts"}</td>` +
+      `<td>${accuracyWords(p.accuracy)}</td><td>${p.inaccuracies}</td><td>${p.mistakes}</td>` +
+      `<td>${p.blunders}</td><td>${p.mean_loss_win_pct === null ? "\u2014" : lossWords(p.mean_loss_win_pct, p.mean_loss_points)}</td>` +
       `<td>${res.final_scores ? res.final_scores[p.seat] : "\u2014"}</td></tr>`).join("") +
     `</tbody></table><p class="muted small">` +
     (res.final_scores ? "" : "The record ends before the end of the game: no final scores. ") +
     `${res.decisions.length} decisions, search ${esc(budget)} each. ` +
-    `Accuracy judges each decision against the search; points can still be lost to luck and to abilities.</p>`;
+    `A loss (\u201cwin-% / pts\u201d) is what a move lost against the best move the search found: ` +
+    `points of winning chance, and points of expected final margin (the player's score minus the ` +
+    `best other's); the mean loss is over the player's rated decisions. Accuracy is a score out of ` +
+    `100, not a share of the moves: lichess's formula on each rated decision's win-% lost, averaged ` +
+    `(100: none lost any win-%). Both judge decisions against the search; points can still be lost ` +
+    `to luck and to abilities.</p>`;
   const tp = turningPoints(res);
   $("review-turning").innerHTML = tp.length ? `<h3 class="small">Turning points</h3><ul class="turning">` +
     tp.map((x) => `<li>${x.index === null ? esc(x.text)
@@ -1602,8 +1607,8 @@ function graphSVG(res, nActions, cursor) {
     if (!dc.label || !dc.value_before) continue;
     const px = x(dc.index), py = yOf(dc);
     s += `<g class="mark" tabindex="0" role="button" data-decision="${dc.index}" ` +
-      `aria-label="${esc(`${dc.label}: ${decisionWords(dc)} (move ${dc.index + 1})`)}">` +
-      `<title>${esc(`${cap(dc.label)}, move ${dc.index + 1}: ${decisionWords(dc)}`)}</title>` +
+      `aria-label="${esc(`${dc.label}: ${decisionWords(dc)} (move ${dc.index + 1}; ${markLoss(dc)})`)}">` +
+      `<title>${esc(`${cap(dc.label)}, move ${dc.index + 1}: ${decisionWords(dc)} (${markLoss(dc)})`)}</title>` +
       `<circle cx="${px.toFixed(1)}" cy="${py.toFixed(1)}" r="${dc.label === "blunder" ? 7 : dc.label === "mistake" ? 6 : 5}" ` +
       `fill="${LABEL_COLOR[dc.label]}" stroke="${SEAT_COLOR[dc.seat % 4]}" stroke-width="2"/></g>`;
   }
@@ -1624,6 +1629,10 @@ function graphSVG(res, nActions, cursor) {
   return s;
 }
 
+/* A labelled decision's loss in words, for its mark on the graph. */
+const markLoss = (dc) => dc.loss_win_pct === null ? "not rated"
+  : `lost ${lossWords(dc.loss_win_pct, dc.loss_points)} against the best move found`;
+
 function renderReviewList() {
   const rv = shownReview();
   const res = rv.result;
@@ -1633,7 +1642,7 @@ function renderReviewList() {
   $("review-list").innerHTML = items.map((dc) => {
     const loss = dc.loss_win_pct === null || dc.loss_win_pct === undefined ||
       (dc.loss_win_pct < 0.05 && dc.loss_points < 0.05) ? "" :
-      ` \u2212${dc.loss_win_pct.toFixed(1)} win-%, \u2212${dc.loss_points.toFixed(1)} pts`;
+      ` lost ${lossWords(dc.loss_win_pct, dc.loss_points)}`;
     return `<li><button type="button" class="decision${sel === dc.index ? " selected" : ""}" data-decision="${dc.index}">` +
       `<span class="num">${dc.index + 1}.</span> <span class="dtext">${esc(decisionWords(dc))}</span> ` +
       (dc.label ? `<span class="lab ${dc.label}">${dc.label}</span>` : "") +
@@ -1683,7 +1692,8 @@ async function selectDecision(index) {
     (bestPlayed ? `<dt>Best</dt><dd>the move played was the search's best</dd>`
       : `<dt>Better</dt><dd>${esc(best)} \u2014 ${v(dc.value_best)}</dd>`) +
     `<dt>Before</dt><dd>${v(dc.value_before)}</dd>` +
-    `<dt>Loss</dt><dd>${dc.loss_win_pct === null ? "not rated (" + esc(HOW_UNRATED[dc.how] || dc.how) + ")" : dc.loss_win_pct.toFixed(1) + " win-% points, " + dc.loss_points.toFixed(1) + " expected points"}</dd></dl>`;
+    `<dt>Lost</dt><dd>${dc.loss_win_pct === null ? "not rated (" + esc(HOW_UNRATED[dc.how] || dc.how) + ")"
+      : lossWords(dc.loss_win_pct, dc.loss_points) + " against the best move found"}</dd></dl>`;
   html += `<p class="small muted">In the position below: <span class="key played">the move played</span> ` +
     (bestPlayed ? "" : `<span class="key better">the better move</span> `) + `(Depot, deck, Landmark or hand card).</p>`;
   html += `<div class="review-table" data-part="wrap"><p class="muted">Loading the position\u2026</p></div>`;

@@ -36,6 +36,27 @@ export function matIcon(m, bare = false) {
 
 export const plural = (n, one, many) => `${n} ${n === 1 ? one : many || one + "s"}`;
 
+/* ``x`` with one decimal, never "-0.0" (as the command line's ``number``). */
+const tenths = (x) => {
+  const t = Number(x).toFixed(1);
+  return Number(t) === 0 ? "0.0" : t;
+};
+
+/** What a reviewed decision lost against the best move the search found, in its units,
+ * as ``bigsur analyze`` says it: "21.4 win-% / 5.0 pts" (points of winning chance, and
+ * points of expected final margin; a loss is never below 0, so no sign). The review's
+ * ``loss_win_pct`` and ``loss_points`` (or a player's mean losses). */
+export function lossWords(winPct, points) {
+  return `${tenths(winPct)} win-% / ${tenths(points)} pts`;
+}
+
+/** A player's accuracy as ``bigsur analyze`` says it: "78.1/100", a score out of 100
+ * (lichess's per-move formula on the win-% lost, averaged over the player's rated
+ * decisions; 100: none lost any win-%), not a share of the moves. None rated: "\u2014". */
+export function accuracyWords(accuracy) {
+  return accuracy === null || accuracy === undefined ? "\u2014" : `${tenths(accuracy)}/100`;
+}
+
 /** The steps of a payment (notation tokens) in words, and the Material each supplies.
  * ``ctx``: {cards, discardTop (own discard top card id or null) or discardTopMaterial
  * (its Material, where the card is not known), discardTops (per seat: Material or null),
@@ -347,8 +368,8 @@ export function turningPoints(res, ctx, most = 3) {
       const better = dc.best ? dc.best.map((a) => actionWords(a, ctx, seatName(dc.seat))
         .slice(seatName(dc.seat).length).trim()).join(", then ") : "?";
       out.push({index: dc.index, text: `Move ${dc.index + 1}: ${played(dc)} ` +
-        `(${/^[aeiou]/.test(dc.label) ? "an" : "a"} ${dc.label}: \u2212${dc.loss_win_pct.toFixed(0)} win-%, \u2212${dc.loss_points.toFixed(1)} ` +
-        `expected points; better: ${better}).`});
+        `(${/^[aeiou]/.test(dc.label) ? "an" : "a"} ${dc.label}: lost ${lossWords(dc.loss_win_pct, dc.loss_points)} ` +
+        `against the best move found; better: ${better}).`});
     });
   return out;
 }
