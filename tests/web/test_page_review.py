@@ -5,12 +5,23 @@ Chromium through Playwright). Screenshots go to ``test-artifacts/web/``.
 
 from __future__ import annotations
 
+import copy
+import json
 import re
+import urllib.request
 
+from test_continue_and_upload import upload, upload_error_has
 from test_page_qa import review_upload
-from test_web_page import browser, page, server, shot  # noqa: F401 - fixtures
+from test_web_page import (  # noqa: F401 - fixtures
+    browser,
+    finish_a_game_against_greedy,
+    page,
+    server,
+    shot,
+)
 
 from solver.cli import play_random_game
+from solver.rules.cards import load_card_set, parse_card_set
 
 LOSS = r"\d+\.\d win-% / \d+\.\d pts"  # as `bigsur analyze` says a loss: 21.4 win-% / 5.0 pts
 
@@ -64,3 +75,96 @@ def test_review_says_the_units_of_a_loss_and_of_accuracy(server, page):  # noqa:
     assert re.search(r"Lost\s+" + LOSS + " against the best move found", detail), detail
     shot(pg, "review-01-units", full=True)
     assert not pg.js_errors, pg.js_errors
+
+
+def marked_set(name: str, mark: str) -> dict:
+    """The shipped cards as a set named ``name`` whose every Highway card text and Landmark
+    name carries ``mark`` (as tests/server/test_cardsets.py's ``my_set``: texts that
+    differ), so that a drawn card says which set drew it."""
+    raw = copy.deepcopy(load_card_set().to_json())
+    raw.update(name=name, reconstruction=False, description=mark)
+    for card in raw["highway"]:
+        card["text"] = f"{mark}: {card.get('text', '')}"
+    for lm in raw["landmarks"]:
+        lm["name"] = f"{lm['name']} ({mark})"
+    return raw
+
+
+def api_post(base: str, path: str, body: dict) -> dict:
+    req = urllib.request.Request(base + path, method="POST", data=json.dumps(body).encode(),
+                                 headers={"Content-Type": "application/json"})
+    with urllib.request.urlopen(req, timeout=30) as r:
+        return json.loads(r.read())
+
+
+def record_on(cards: dict, actions: int = 16) -> dict:
+    """A random 2-player game's first ``actions`` played on ``cards`` (held inline)."""
+    record = play_random_game(2, seed=5, cards=parse_card_set(cards, "test")).to_json()
+    record["actions"] = record["actions"][:actions]
+    assert record["cards"]["name"] == cards["name"]
+    return record
+
+
+def open_decision(pg, index: int, whose: str) -> str:
+    """A decision of the review shown opened from its list, its position drawn as
+    ``whose`` saw it ("you" or a name): the detail's HTML."""
+    pg.click(f"#review-list [data-decision='{index}']")
+    pg.wait_for_function("""([n, whose]) => {
+      const d = document.querySelector('#review-detail');
+      return d.innerText.includes('Move ' + n + ':') && d.querySelector('.minitable svg.card')
+        && d.innerText.includes('the position as ' + whose);
+    }""", arg=[index + 1, whose])
+    return pg.locator("#review-detail").inner_html()
+
+
+def test_each_review_draws_the_cards_of_its_own_record(server, page):  # noqa: F811
+    """An uploaded record's cards stayed the page's after its review: a refused upload of a
+    record on another set left the player's game's review drawing and naming that set's
+    cards. And an upload's set was looked up by its name on the server, not taken from
+    the record: a record holding a set inline was refused when the server stores none of
+    that name, and drawn with the server's cards when it stores another set of that name.
+    Each review now draws its own record's cards."""
+    pg = page
+    api_post(server, "/v1/cardsets", marked_set("boxed", "my box"))
+    finish_a_game_against_greedy(server, pg, cards="boxed")
+    pg.click("#final-review")
+    pg.wait_for_selector("#review:not([hidden]) #review-graph svg polyline")
+    html = open_decision(pg, 0, "you")
+    assert "my box" in html, html[:400]
+
+    # a record holding inline another set of the same name: drawn with its own cards
+    upload(pg, "other-box.json", json.dumps(record_on(marked_set("boxed", "other box"))))
+    pg.wait_for_function("window.bigsur.state.upload && window.bigsur.state.upload.result",
+                         timeout=120_000)
+    assert "other-box.json" in pg.locator("#review-source").inner_text()
+    html = open_decision(pg, 1, "Player")
+    assert "other box" in html and "my box" not in html, html[:400]
+    shot(pg, "review-02-inline-cards", full=True)
+
+    # back to the game's review: its own cards again
+    pg.click("#review-back-game")
+    pg.wait_for_selector("#review-source:has-text('Reviewing your game')")
+    html = open_decision(pg, 2, "you")
+    assert "my box" in html and "other box" not in html, html[:400]
+
+    # a record on the shipped cards that the server refuses: the game's review is shown
+    # again, still with the game's cards (they were left the refused record's)
+    refused = play_random_game(2, seed=5).to_json()
+    refused["actions"][3] = "claim L01 H01"
+    upload(pg, "refused.json", json.dumps(refused))
+    assert "actions[3]" in upload_error_has(pg, "refused.json")
+    assert "Reviewing your game" in pg.locator("#review-source").inner_text()
+    assert pg.evaluate("window.bigsur.state.cards.name") == "boxed"
+    html = open_decision(pg, 3, "you")
+    assert "my box" in html, html[:400]
+
+    # a record holding inline a set this server does not store: reviewed with it
+    upload(pg, "loose.json", json.dumps(record_on(marked_set("loose-box", "loose box"))))
+    pg.wait_for_function("window.bigsur.state.upload && window.bigsur.state.upload.result"
+                         " && window.bigsur.state.upload.name === 'loose.json'",
+                         timeout=120_000)
+    assert pg.locator("#review-upload-error").is_hidden()
+    html = open_decision(pg, 1, "Player")
+    assert "loose box" in html, html[:400]
+    # the only console errors: the refused upload's (HTTP 422)
+    assert not [e for e in pg.js_errors if "status of 422" not in e], pg.js_errors

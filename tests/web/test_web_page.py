@@ -690,10 +690,14 @@ def fresh_page(pg, url: str) -> None:
     pg.wait_for_selector("body[data-ready='1']")
 
 
-def start_a_game_against_greedy(pg, url: str) -> None:
-    """A fresh page (nothing remembered) at ``url``, a game against GreedyBot started."""
+def start_a_game_against_greedy(pg, url: str, cards: str | None = None) -> None:
+    """A fresh page (nothing remembered) at ``url``, a game against GreedyBot started (on
+    the card set named ``cards``, else the page's first)."""
     fresh_page(pg, url)
     pg.select_option("#seat-1", "greedy")
+    if cards:
+        pg.click("#setup-advanced summary")
+        pg.select_option("#setup-cards", cards)
     pg.click("#setup-start")
     pg.wait_for_selector("#game:not([hidden])")
 
@@ -708,10 +712,11 @@ def to_the_first_build_step(pg, url: str) -> None:
     settle(pg)
 
 
-def finish_a_game_against_greedy(server: str, pg) -> None:
-    """A fresh page's game against GreedyBot, played to its end through the API, and its
-    review (5 iterations a decision) ready on the final screen."""
-    start_a_game_against_greedy(pg, server + "/?speed=0&review=iterations:5")
+def finish_a_game_against_greedy(server: str, pg, cards: str | None = None) -> None:
+    """A fresh page's game against GreedyBot (on the card set named ``cards``), played to
+    its end through the API, and its review (5 iterations a decision) ready on the final
+    screen."""
+    start_a_game_against_greedy(pg, server + "/?speed=0&review=iterations:5", cards)
     settle(pg)
     play_out_by_api(server, pg)
     pg.reload()

@@ -92,20 +92,38 @@ function payCtxSafe() {
 function clearError() { $("alert").hidden = true; $("alert-text").textContent = ""; }
 
 // ------------------------------------------------------------------ cards
-async function loadCards(name) {
-  if (S.cards && S.cards.name === name) return S.cards;
-  const raw = await api("GET", "/v1/cards/" + encodeURIComponent(name));
+/* A card set as the page holds it, from ``raw``: a set as GET /v1/cards/{name} gives it,
+ * or (``inline``) one a record holds inline, which has no label and need not be the set
+ * the server stores under its name. */
+function pageCards(raw, inline = false) {
   const highway = {}, landmarks = {};
   for (const c of raw.highway) highway[c.id] = c;
   for (const l of raw.landmarks) landmarks[l.id] = l;
-  S.cards = {name, label: raw.label, reconstruction: raw.reconstruction, highway, landmarks,
-    raw};
-  setCards(S.cards);
-  setModelCards(S.cards);
-  $("cardset-label").textContent = raw.reconstruction
-    ? "Cards: " + raw.label : "Cards: " + raw.label;
-  $("cardset-label").classList.toggle("recon", !!raw.reconstruction);
-  return S.cards;
+  const label = raw.label || `${raw.name} v${raw.version || "1"}` +
+    (raw.reconstruction ? " (reconstruction, not the printed cards)" : "");
+  return {name: raw.name, label, reconstruction: !!raw.reconstruction, highway, landmarks, raw,
+    inline};
+}
+
+/* The set the server has under ``name``, not yet in use. */
+async function fetchCards(name) {
+  return pageCards({...await api("GET", "/v1/cards/" + encodeURIComponent(name)), name});
+}
+
+/* Draw and name every card from ``cards`` (pageCards) from now on. */
+function useCards(cards) {
+  S.cards = cards;
+  setCards(cards);
+  setModelCards(cards);
+  $("cardset-label").textContent = "Cards: " + cards.label;
+  $("cardset-label").classList.toggle("recon", !!cards.reconstruction);
+  return cards;
+}
+
+/* The server's set ``name`` in use (a record's inline set of the same name is not it). */
+async function loadCards(name) {
+  if (S.cards && S.cards.name === name && !S.cards.inline) return S.cards;
+  return useCards(await fetchCards(name));
 }
 
 function turnsPerPlayer(players) {
@@ -1262,17 +1280,26 @@ async function openReview(source) {
   if (source) S.reviewSource = source;
   if (S.reviewSource === "upload" && S.upload) {
     show("review");
-    try { await loadCards(S.upload.cardsName); } catch (e) { showError(e); }
+    await useReviewCards();
     renderReview();
     return;
   }
   S.reviewSource = "game";
   show("review");
   if (!S.data || !S.data.over) { renderReview(); return; }
-  try { await loadCards(S.game.cards || "default"); } catch (e) { showError(e); }
+  await useReviewCards();
   loadSavedReview();
   renderReview();
   await startOrPickUpReview();
+}
+
+/* Each review draws and names the cards of its own record: the page's set made the shown
+ * review's (an uploaded record's as it came with the record, the game's by its name). */
+async function useReviewCards() {
+  try {
+    if (S.reviewSource === "upload" && S.upload && S.upload.cards) useCards(S.upload.cards);
+    else if (S.game) await loadCards(S.game.cards || "default");
+  } catch (e) { showError(e); }
 }
 
 /* Review an uploaded record (its text, the file's name): the file is checked here
@@ -1285,14 +1312,19 @@ async function runUpload(text, name) {
     box.textContent = `${name}: ${e instanceof ApiError && e.status === 422 ? "not accepted: " : ""}${e.message}`;
     box.hidden = false;
   };
-  let info;
+  let info, cards;
   try { info = reviewUpload.readRecord(text); } catch (e) { fail(e); return; }
-  try { await loadCards(info.cardsName); } catch (e) {
-    fail(new reviewUpload.RecordFileError("cards", `the record's card set "${info.cardsName}" is not on this server (${e.message}); add it under Card sets first`));
-    return;
+  // the record's own cards: inline (the server checks them with the record), or the set
+  // of that name on this server; in use only while its review is shown
+  if (info.inlineCards) cards = pageCards(info.inlineCards, true);
+  else {
+    try { cards = await fetchCards(info.cardsName); } catch (e) {
+      fail(new reviewUpload.RecordFileError("cards", `the record's card set "${info.cardsName}" is not on this server (${e.message}); add it under Card sets first`));
+      return;
+    }
   }
   const prev = {upload: S.upload, source: S.reviewSource};
-  S.upload = {name, text, ...info, result: null, running: true, selected: null};
+  S.upload = {name, text, ...info, cards, result: null, running: true, selected: null};
   S.reviewSource = "upload";
   $("review-run").disabled = true;
   $("review-file").disabled = true;
@@ -1310,6 +1342,7 @@ async function runUpload(text, name) {
     $("review-run").disabled = false;
     $("review-file").disabled = false;
   }
+  if (S.view === "review") await useReviewCards();
   renderReview();
 }
 

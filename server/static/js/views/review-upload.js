@@ -14,7 +14,8 @@ export class RecordFileError extends Error {
 }
 
 /* The parts of a record the page needs (never its seed: a JavaScript number would round
- * it): {cardsName, names, players, nActions}. Throws RecordFileError naming the field. */
+ * it): {cardsName, inlineCards (the set when the record holds it inline, else null),
+ * names, players, nActions, start}. Throws RecordFileError naming the field. */
 export function readRecord(text) {
   if (typeof text !== "string" || !text.trim()) throw new RecordFileError(null, "the file is empty");
   let raw;
@@ -41,7 +42,9 @@ export function readRecord(text) {
   }
   const names = Array.isArray(raw.names) && raw.names.length === raw.players &&
     raw.names.every((x) => typeof x === "string") ? raw.names : null;
-  return {cardsName, names, players: raw.players, nActions: actions.length,
+  const inline = typeof cards === "object" && Array.isArray(cards.highway) &&
+    Array.isArray(cards.landmarks) ? cards : null;
+  return {cardsName, inlineCards: inline, names, players: raw.players, nActions: actions.length,
     start: raw.start !== undefined};
 }
 
