@@ -168,3 +168,33 @@ def test_each_review_draws_the_cards_of_its_own_record(server, page):  # noqa: F
     assert "loose box" in html, html[:400]
     # the only console errors: the refused upload's (HTTP 422)
     assert not [e for e in pg.js_errors if "status of 422" not in e], pg.js_errors
+
+
+def test_the_decision_shown_belongs_to_the_review_shown(server, page):  # noqa: F811
+    """The decision box kept the other review's decision: an uploaded record's review
+    showed the player's game's "Move 3: ..." (its names, its position) under the upload's
+    move list, and back in the game's review the upload's decision stayed. Each review
+    shows its own decision again, or asks for one."""
+    pg = page
+    finish_a_game_against_greedy(server, pg)
+    pg.click("#final-review")
+    pg.wait_for_selector("#review:not([hidden]) #review-graph svg polyline")
+    game_move = open_decision(pg, 2, "you")
+
+    upload(pg, "short.json", json.dumps(record_on(load_card_set().to_json() | {"name": "x"})))
+    pg.wait_for_function("window.bigsur.state.upload && window.bigsur.state.upload.result",
+                         timeout=120_000)
+    detail = pg.locator("#review-detail").inner_text()
+    assert "Move 3:" not in detail and "Choose a decision" in detail, detail
+    open_decision(pg, 1, "Player")
+
+    pg.click("#review-back-game")
+    pg.wait_for_function("document.querySelector('#review-detail').innerText"
+                         ".includes('the position as you')")
+    pg.wait_for_selector("#review-detail .minitable svg.card")
+    detail = pg.locator("#review-detail").inner_text()
+    assert "Move 3:" in detail and "Player 1" not in detail, detail
+    assert pg.locator("#review-list .decision.selected").get_attribute("data-decision") == "2"
+    assert game_move.split("</h2>")[0] in pg.locator("#review-detail").inner_html()
+    assert not pg.js_errors, pg.js_errors
+

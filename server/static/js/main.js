@@ -1372,8 +1372,9 @@ async function runReview(again, pickUp = false) {
       throw new ApiError(422, null, "the analysis failed: " + (job.error ? job.error.message : "unknown error"));
     }
     if (!S.game || S.game.id !== gameId) return;
-    S.review = {gameId, jobId: job.job_id, result: job.result, budget: job.budget, selected: null,
-      pickedUp: true};
+    // the decision shown came from the old analysis: it is shown again from the new one
+    S.review = {gameId, jobId: job.job_id, result: job.result, budget: job.budget,
+      selected: rv.selected ?? null, pickedUp: true};
     try {
       localStorage.setItem(reviewKey(), JSON.stringify({jobId: job.job_id, result: job.result,
         budget: job.budget}));
@@ -1382,11 +1383,6 @@ async function runReview(again, pickUp = false) {
     showProgress(null);
     renderFinalReview();
     if (S.view === "review") renderReview();
-    if (S.reviewSource !== "upload") {
-      // the decision shown came from the old analysis: show it again from the new one
-      if (rv.selected !== null && rv.selected !== undefined) selectDecision(rv.selected);
-      else $("review-detail").innerHTML = `<p class="muted">Choose a decision to see the position and the better move.</p>`;
-    }
   } catch (e) {
     showProgress(null);
     showError(e);
@@ -1555,6 +1551,7 @@ function renderReview() {
     $("review-graph").innerHTML = "";
     $("review-list").innerHTML = "";
     $("review-turning").innerHTML = "";
+    showDetailOf(shownReview());
     return;
   }
   const budget = res.budget && (res.budget.iterations ? res.budget.iterations + " iterations" : res.budget.ms ? res.budget.ms + " ms" : "");
@@ -1579,6 +1576,20 @@ function renderReview() {
       : `<a href="#move-${x.index + 1}" class="tplink" data-decision="${x.index}">${esc(x.text)}</a>`}</li>`).join("") + `</ul>` : "";
   renderGraph();
   renderReviewList();
+  showDetailOf(rv);
+}
+
+/* The decision box shows a decision of the review shown (its own choice again), or asks
+ * for one: never a decision of the other review (a game's and an upload's are both kept),
+ * nor of an analysis replaced. */
+const CHOOSE_DECISION = `<p class="muted">Choose a decision to see the position and the better move.</p>`;
+let detailOf = null;
+
+function showDetailOf(rv) {
+  if (detailOf === rv) return;
+  detailOf = rv;
+  if (rv && rv.result && rv.selected !== null && rv.selected !== undefined) selectDecision(rv.selected);
+  else $("review-detail").innerHTML = CHOOSE_DECISION;
 }
 
 function renderGraph() {
@@ -1712,6 +1723,7 @@ async function selectDecision(index) {
   if (!dc) return;
   const seq = ++decisionSeq;
   rv.selected = index;
+  detailOf = rv;
   renderReviewList();
   renderGraph();
   const box = $("review-detail");
