@@ -15,6 +15,7 @@ from test_page_qa import review_upload
 from test_web_page import (  # noqa: F401 - fixtures
     browser,
     finish_a_game_against_greedy,
+    open_page,
     page,
     server,
     shot,
@@ -197,4 +198,33 @@ def test_the_decision_shown_belongs_to_the_review_shown(server, page):  # noqa: 
     assert pg.locator("#review-list .decision.selected").get_attribute("data-decision") == "2"
     assert game_move.split("</h2>")[0] in pg.locator("#review-detail").inner_html()
     assert not pg.js_errors, pg.js_errors
+
+
+def test_a_decision_chosen_on_the_graph_comes_into_view(server, browser):  # noqa: F811
+    """On a phone (390x844) a mark of the graph or a turning point tapped showed its
+    decision in the box under the move list, off the screen (the list scrolled to the
+    move, the box stayed below): nothing seemed to happen but the graph's cursor. The box
+    comes into view (at 1280x800 it stands next to the list, which scrolls to the move)."""
+    record = play_random_game(2, seed=5).to_json()
+    for width, height, options in ((390, 844, {"has_touch": True, "is_mobile": True}),
+                                   (1280, 800, {})):
+        pg = open_page(browser, width, height, **options)
+        try:
+            review_upload(pg, server, "graph.json", record)
+            box = pg.locator("#review-detail")
+            assert box.bounding_box()["y"] > height, box.bounding_box()  # below the fold
+            mark = pg.locator("#review-graph g.mark").nth(3)
+            link = pg.locator("#review-turning a").first
+            for chosen in (mark, link):
+                chosen.scroll_into_view_if_needed()
+                n = int(chosen.get_attribute("data-decision")) + 1
+                chosen.tap() if options else chosen.click()
+                pg.wait_for_function("(n) => document.querySelector('#review-detail')"
+                                     ".innerText.includes('Move ' + n + ':')", arg=n)
+                top = box.bounding_box()["y"]  # (in the viewport)
+                assert 0 <= top < height - 160, (width, n, top)
+                shot(pg, f"review-03-decision-chosen-{width}")
+            assert not pg.js_errors, pg.js_errors
+        finally:
+            pg.context.close()
 

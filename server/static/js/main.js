@@ -1780,6 +1780,14 @@ async function selectDecision(index) {
   }
 }
 
+/* The decision box brought into view when a decision is chosen far from it (a mark of the
+ * graph, a turning point): below the fold, its change went unseen. */
+function revealDetail() {
+  const box = $("review-detail");
+  const top = box.getBoundingClientRect().top;
+  if (top < 0 || top > innerHeight - 160) box.scrollIntoView({block: "start"});
+}
+
 async function downloadRecord() {
   try {
     // the server's own text: a JSON.parse / stringify round trip would round the seed
@@ -1851,7 +1859,12 @@ function onClick(ev) {
     return;
   }
   if (ds.hint !== undefined && el.classList.contains("playhint")) { playHint(Number(ds.hint)); return; }
-  if (ds.decision !== undefined) { ev.preventDefault(); selectDecision(Number(ds.decision)); return; }
+  if (ds.decision !== undefined) {
+    ev.preventDefault();
+    selectDecision(Number(ds.decision));
+    if (!el.closest("#review-list")) revealDetail(); // a mark of the graph, a turning point
+    return;
+  }
   if (ds.view) {
     if (ds.view === "setup") { show("setup"); $("setup-players").focus(); }
     else if (ds.view === "game" || ds.view === "review") {
@@ -1879,6 +1892,7 @@ function onKey(ev) {
       && ev.target.tagName.toLowerCase() === "g") {
     ev.preventDefault();
     selectDecision(Number(ev.target.dataset.decision));
+    revealDetail();
     return;
   }
   const k = ev.key;
