@@ -228,3 +228,21 @@ def test_a_decision_chosen_on_the_graph_comes_into_view(server, browser):  # noq
         finally:
             pg.context.close()
 
+
+def test_a_touch_screen_review_offers_no_keys(server, browser):  # noqa: F811
+    """On a touch screen (its key badges hidden) the graph's caption said "click one, or
+    step with ." and a decision "(← / → to step)": there are no keys to step with."""
+    pg = open_page(browser, 390, 844, has_touch=True, is_mobile=True)
+    try:
+        record = play_random_game(2, seed=5).to_json()
+        record["actions"] = record["actions"][:12]
+        review_upload(pg, server, "touch.json", record)
+        caption = pg.locator("#review figcaption").inner_text()
+        assert "step with" not in caption and caption.endswith("click one."), caption
+        pg.locator("#review-list .decision").nth(1).tap()
+        pg.wait_for_selector("#review-detail .minitable svg.card")
+        detail = pg.locator("#review-detail").inner_text()
+        assert "Move 2:" in detail and "to step" not in detail, detail[:200]
+        assert not pg.js_errors, pg.js_errors
+    finally:
+        pg.context.close()

@@ -1731,7 +1731,7 @@ async function selectDecision(index) {
   const bestPlayed = playedWasBest(dc);
   const best = dc.best ? dc.best.map((a) => decisionWords(dc, a).slice(seatName(dc.seat).length).trim()).join(", then ") : "\u2014";
   let html = `<h2 class="small">Move ${dc.index + 1}: ${esc(seatName(dc.seat))}, turn ${dc.turn + 1}, ${esc(dc.phase)} step ` +
-    `<span class="muted small">(\u2190 / \u2192 to step)</span></h2>` +
+    `<span class="muted small keyhint">(\u2190 / \u2192 to step)</span></h2>` +
     `<dl class="cmp"><dt>Played</dt><dd>${esc(decisionWords(dc).slice(seatName(dc.seat).length).trim())} \u2014 ${v(dc.value_played)}` +
     (dc.label ? ` <span class="lab ${dc.label}">${dc.label}</span>` : "") + `</dd>` +
     (bestPlayed ? `<dt>Best</dt><dd>the move played was the search's best</dd>`
