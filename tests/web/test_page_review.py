@@ -106,14 +106,14 @@ def record_on(cards: dict, actions: int = 16) -> dict:
     return record
 
 
-def open_decision(pg, index: int, whose: str) -> str:
+def open_decision(pg, index: int, whose: str | None) -> str:
     """A decision of the review shown opened from its list, its position drawn as
-    ``whose`` saw it ("you" or a name): the detail's HTML."""
+    ``whose`` saw it ("you" or a name; None: not said): the detail's HTML."""
     pg.click(f"#review-list [data-decision='{index}']")
     pg.wait_for_function("""([n, whose]) => {
       const d = document.querySelector('#review-detail');
       return d.innerText.includes('Move ' + n + ':') && d.querySelector('.minitable svg.card')
-        && d.innerText.includes('the position as ' + whose);
+        && (whose === null || d.innerText.includes('the position as ' + whose));
     }""", arg=[index + 1, whose])
     return pg.locator("#review-detail").inner_html()
 
@@ -246,3 +246,30 @@ def test_a_touch_screen_review_offers_no_keys(server, browser):  # noqa: F811
         assert not pg.js_errors, pg.js_errors
     finally:
         pg.context.close()
+
+
+def test_an_upload_on_cards_this_server_lacks_offers_no_editor(server, page):  # noqa: F811
+    """A record holding inline a card set this server does not store is reviewed (with its
+    own cards), but its "Open in the position editor" opened an empty editor and "The
+    server refused (404): no card set named ..." (the editor loads sets by name). The
+    review says why the editor cannot open it instead; a record whose inline set is the
+    one stored under its name (the same fingerprint) still opens there."""
+    pg = page
+    api_post(server, "/v1/cardsets", marked_set("shelved", "on the shelf"))
+    review_upload(pg, server, "shelved.json", record_on(marked_set("shelved", "on the shelf"),
+                                                        actions=12))
+    open_decision(pg, 1, "Player")
+    pg.click("#review-open-editor")
+    pg.wait_for_selector("#editor:not([hidden]) #pe-problems:has-text('No problem found')")
+
+    pg.click("#nav-review")
+    upload(pg, "loose.json", json.dumps(record_on(marked_set("unshelved", "loose"), actions=12)))
+    pg.wait_for_function("window.bigsur.state.upload && window.bigsur.state.upload.result"
+                         " && window.bigsur.state.upload.name === 'loose.json'", timeout=120_000)
+    html = open_decision(pg, 1, None)
+    assert "loose" in html, html[:400]  # its position drawn with its own cards
+    assert pg.locator("#review-open-editor").count() == 0
+    note = pg.locator("#review-no-editor").inner_text()
+    assert "\u201cunshelved\u201d" in note and "add them under Card sets" in note, note
+    assert not pg.locator("#alert").is_visible()
+    assert not pg.js_errors, pg.js_errors

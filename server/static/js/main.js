@@ -1760,7 +1760,11 @@ async function selectDecision(index) {
     // the human seat's view (the seat that decided, when it is one of ours)
     const human = rv === S.upload || (S.game && S.game.tokens[dc.seat] !== undefined) ? dc.seat : myseat();
     rv.position = {st, seat: human};
-    wrapEl.insertAdjacentHTML("afterbegin", `<p><button type="button" id="review-open-editor" data-open-editor="">` +
+    wrapEl.insertAdjacentHTML("afterbegin", rv === S.upload && !uploadEditable(rv)
+      ? `<p class="muted small" id="review-no-editor">The position editor works with this server's card sets, ` +
+        `and this record's cards (\u201c${esc(rv.cardsName)}\u201d, held in the record) are not one of them: ` +
+        `add them under Card sets to open its positions there.</p>`
+      : `<p><button type="button" id="review-open-editor" data-open-editor="">` +
       `Open in the position editor</button> <span class="muted small">(the position as ${esc(seatName(human) === "You" ? "you" : seatName(human))} saw it, to try other moves)</span></p>`);
     const mark = (actions, cls) => {
       for (const a of actions) {
@@ -1778,6 +1782,14 @@ async function selectDecision(index) {
     if (seq !== decisionSeq) return;
     wrapEl.innerHTML = `<p class="muted">The position could not be loaded: ${esc(e.message)}</p>`;
   }
+}
+
+/* Whether the position editor can open an uploaded record's positions: it loads a set by
+ * its name from this server, so a set the record holds inline must be the one stored
+ * under that name (the same fingerprint), else the editor would fail or draw another. */
+function uploadEditable(up) {
+  if (!up.inlineCards) return true; // a set named: the server's, as reviewed
+  return !!up.fingerprint && S.cardSets.some((c) => c.name === up.cardsName && c.fingerprint === up.fingerprint);
 }
 
 /* The decision box brought into view when a decision is chosen far from it (a mark of the

@@ -15,7 +15,8 @@ export class RecordFileError extends Error {
 
 /* The parts of a record the page needs (never its seed: a JavaScript number would round
  * it): {cardsName, inlineCards (the set when the record holds it inline, else null),
- * names, players, nActions, start}. Throws RecordFileError naming the field. */
+ * fingerprint (its card set's, when the record names it), names, players, nActions,
+ * start}. Throws RecordFileError naming the field. */
 export function readRecord(text) {
   if (typeof text !== "string" || !text.trim()) throw new RecordFileError(null, "the file is empty");
   let raw;
@@ -44,8 +45,10 @@ export function readRecord(text) {
     raw.names.every((x) => typeof x === "string") ? raw.names : null;
   const inline = typeof cards === "object" && Array.isArray(cards.highway) &&
     Array.isArray(cards.landmarks) ? cards : null;
-  return {cardsName, inlineCards: inline, names, players: raw.players, nActions: actions.length,
-    start: raw.start !== undefined};
+  const fingerprint = raw.card_set && typeof raw.card_set.fingerprint === "string"
+    ? raw.card_set.fingerprint : null;
+  return {cardsName, inlineCards: inline, fingerprint, names, players: raw.players,
+    nActions: actions.length, start: raw.start !== undefined};
 }
 
 /* Submit the record's text for review and follow the job: onProgress(done, total).
