@@ -138,7 +138,7 @@ def test_each_review_draws_the_cards_of_its_own_record(server, page):  # noqa: F
     pg.wait_for_function("window.bigsur.state.upload && window.bigsur.state.upload.result",
                          timeout=120_000)
     assert "other-box.json" in pg.locator("#review-source").inner_text()
-    html = open_decision(pg, 1, "Player")
+    html = open_decision(pg, 1, None)
     assert "other box" in html and "my box" not in html, html[:400]
     shot(pg, "review-02-inline-cards", full=True)
 
@@ -165,7 +165,7 @@ def test_each_review_draws_the_cards_of_its_own_record(server, page):  # noqa: F
                          " && window.bigsur.state.upload.name === 'loose.json'",
                          timeout=120_000)
     assert pg.locator("#review-upload-error").is_hidden()
-    html = open_decision(pg, 1, "Player")
+    html = open_decision(pg, 1, None)
     assert "loose box" in html, html[:400]
     # the only console errors: the refused upload's (HTTP 422)
     assert not [e for e in pg.js_errors if "status of 422" not in e], pg.js_errors
@@ -187,7 +187,7 @@ def test_the_decision_shown_belongs_to_the_review_shown(server, page):  # noqa: 
                          timeout=120_000)
     detail = pg.locator("#review-detail").inner_text()
     assert "Move 3:" not in detail and "Choose a decision" in detail, detail
-    open_decision(pg, 1, "Player")
+    open_decision(pg, 1, None)
 
     pg.click("#review-back-game")
     pg.wait_for_function("document.querySelector('#review-detail').innerText"
@@ -258,7 +258,7 @@ def test_an_upload_on_cards_this_server_lacks_offers_no_editor(server, page):  #
     api_post(server, "/v1/cardsets", marked_set("shelved", "on the shelf"))
     review_upload(pg, server, "shelved.json", record_on(marked_set("shelved", "on the shelf"),
                                                         actions=12))
-    open_decision(pg, 1, "Player")
+    open_decision(pg, 1, None)
     pg.click("#review-open-editor")
     pg.wait_for_selector("#editor:not([hidden]) #pe-problems:has-text('No problem found')")
 
