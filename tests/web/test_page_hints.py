@@ -126,8 +126,9 @@ def test_hint_numbers_say_what_they_are(server, page):  # noqa: F811
     continue_position(pg, server, ragged_point_position(), 0)
     ask_hint(pg)
     legend = pg.locator("#hint .hintlegend").inner_text()
-    assert legend == ("win: your chance to win; pts: your expected final score minus "
-                      "AI 2 (easy)'s; visits: how often the search tried the move."), legend
+    assert legend.startswith("win: your chance to win; pts: your expected final score "
+                             "minus AI 2 (easy)'s; visits: how often the search tried the "
+                             "move"), legend
     assert not pg.js_errors, pg.js_errors
 
 
@@ -195,4 +196,39 @@ def test_suggested_claim_marks_the_highway_card(server, page):  # noqa: F811
     pg.click("#hint [data-showhint='1']")
     assert marks.count() == 1 and marks.get_attribute("data-card") == "H41"
     assert pg.locator("#landmarks [data-claim='L02'].suggested").count() == 1
+    assert not pg.js_errors, pg.js_errors
+
+
+def test_a_hint_says_what_each_build_step_adds_to_the_score_now(server, page):  # noqa: F811
+    """A hint gave win chance, points and visits, nothing in the game's own terms. Each
+    suggested build step now says what it adds to the player's score as the Highway
+    stands (the categories that moved), checked here by playing the move with the engine;
+    a move without builds or claims says nothing of the kind."""
+    from solver.rules.engine import play
+    from solver.rules.position import state_from_json
+    from solver.rules.scoring import score_player
+
+    pg = page
+    st = ragged_point_position()
+    continue_position(pg, server, st, 0)
+    ask_hint(pg)
+    moves = pg.evaluate("window.bigsur.state.hint.result.moves.slice(0, 4)")
+    items = pg.locator("#hint .hintlist > li")
+    said = 0
+    for k, m in enumerate(moves):
+        text = items.nth(k).inner_text()
+        if not any(a.startswith(("build", "claim")) for a in m["actions"]):
+            assert "score as it stands" not in text, text
+            continue
+        before = state_from_json(st)
+        after = before
+        for a in m["actions"]:
+            after = play(after, a)
+        gain = (score_player(before.cards, after.players[0]).total
+                - score_player(before.cards, before.players[0]).total)
+        shown = f"{'+' if gain >= 0 else chr(0x2212)}{abs(gain)}"
+        assert f"Your score as it stands: {shown}" in text, (m["actions"], text)
+        said += 1
+    assert said >= 1, moves  # the position has build steps worth suggesting
+    assert "what the move adds now" in pg.locator("#hint .hintlegend").inner_text()
     assert not pg.js_errors, pg.js_errors

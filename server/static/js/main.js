@@ -12,7 +12,7 @@ import {ApiError, api, recordText, seedOfRecordText, startReview, latestReview, 
 import {MATERIALS, MAT_COLOR, matGlyph, matIcon, stepsInWords, paymentSentence, discardTopAfter, cardsUsed, actionWords,
   paymentsAsPaid,
 lineBySeat, confidence, plainError, joinWords, plural, turningPoints as reviewTurningPoints,
-  playedWasBest, decidingCategory, lossWords, accuracyWords}
+  playedWasBest, decidingCategory, lossWords, accuracyWords, scoreChangeWords, signed}
 from "./words.js";
 import {payState, persistentUseFits, borrowsLeft} from "./pay.js";
 import {SCENERY, SC_COLOR, esc, cap, wrap, setCards, sceneryIcon, cardWords, cardSVG,
@@ -72,7 +72,6 @@ function shownReview() { return S.reviewSource === "upload" ? S.upload : S.revie
 const $ = (id) => document.getElementById(id);
 const sleep = (ms) => new Promise((r) => setTimeout(r, ms));
 const pct = (p) => (100 * p).toFixed(1) + "%";
-const signed = (x) => (x >= 0 ? "+" : "\u2212") + Math.abs(x).toFixed(1);
 
 function showError(err) {
   const words = (m) => (S.cards && S.data ? plainError(m, {...payCtxSafe(), seatName}) : m);
@@ -514,6 +513,7 @@ function renderHint() {
       `<div class="hintnums"><span title="estimated chance to win">win ${pct(m.win_probability)}</span>` +
       `<span title="expected score minus the best other score">${signed(m.expected_margin)} pts</span>` +
       `<span class="muted" title="how often the search tried this move">${m.visits} visits</span></div>` +
+      (m.score_change ? `<div class="small scorenow">${esc(cap(scoreChangeWords(m.score_change)))}</div>` : "") +
       (plan ? `<div class="small">Pay: ${esc(plan)}</div>` : "") +
       (then ? `<div class="small muted">Then (the search's guess; unseen cards are "a deck card"):<ul class="thenlist">${then}</ul></div>` : "") +
       `<div class="hintbtns"><button type="button" class="playhint" data-hint="${k}">Play this</button>` +
@@ -524,7 +524,10 @@ function renderHint() {
   // the numbers said in words once (their titles are not shown on a touch screen)
   const rival = v.seats.length === 2 ? `${seatName((v.view_of + 1) % 2)}'s` : "the best other player's";
   html += `</ol><p class="muted small hintlegend">win: your chance to win; pts: your expected ` +
-    `final score minus ${esc(rival)}; visits: how often the search tried the move.</p>`;
+    `final score minus ${esc(rival)}; visits: how often the search tried the move` +
+    (moves.some((m) => m.score_change) ? `; your score as it stands: what the move adds ` +
+      `now (Final Scoring applied to your Highway today; the win chance also weighs what ` +
+      `it costs you later)` : "") + `.</p>`;
   html += `<p class="muted small">${r.stats && r.stats.iterations ? r.stats.iterations + " iterations, " : ""}` +
     `${r.elapsed_ms ? (r.elapsed_ms / 1000).toFixed(1) + " s" : ""}</p>`;
   box.innerHTML = html;

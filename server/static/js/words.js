@@ -268,6 +268,23 @@ export function confidence(moves, legal) {
   return {cue: "likely best", why: `${visits}, ${gaps(dw, dm)}`};
 }
 
+/** A number with its sign, a minus sign for negatives: ``signed(-4.25)`` is "\u22124.3",
+ * ``signed(3, 0)`` "+3". */
+export const signed = (x, digits = 1) => (x >= 0 ? "+" : "\u2212") + Math.abs(x).toFixed(digits);
+
+/** What a hint's build step adds now to the player's score as the Highway stands
+ * (the move's ``score_change``: total and the categories that moved), as
+ * ``bigsur hint`` says it: "your score as it stands: +5 (Stretches +3, 2-Mile bonuses
+ * +2)"; null when the move has none (a take, a bare end). */
+export function scoreChangeWords(change) {
+  if (!change) return null;
+  const parts = [["stretches", "Stretches"], ["bonuses", "2-Mile bonuses"],
+    ["landmark_count", "Landmarks held"], ["landmark_abilities", "Landmark abilities"]]
+    .filter(([k]) => change[k]).map(([k, words]) => `${words} ${signed(change[k], 0)}`);
+  return `your score as it stands: ${signed(change.total, 0)}` +
+    (parts.length ? ` (${parts.join(", ")})` : "");
+}
+
 /* The first move against the next one, in win-% and points: "behind" rather than a
  * negative "ahead" (the most visited move can trail on one of the two). */
 function gaps(dw, dm) {
@@ -327,7 +344,6 @@ export function turningPoints(res, ctx, most = 3) {
     seatName(dc.seat));
   const whose = seatName(me) === "You" ? "your" : seatName(me) + "'s";
   const chance = (p) => (100 * p).toFixed(1) + "%";
-  const signed = (x) => (x >= 0 ? "+" : "\u2212") + Math.abs(x).toFixed(1);
   const mine = res.decisions.filter((dc) => dc.seat === me && dc.value_before);
   const swings = [];
   for (let k = 0; k + 1 < mine.length; k++) {
