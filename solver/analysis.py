@@ -24,8 +24,8 @@ the moves; from it:
 - **loss**: best minus played, in win-% points and in expected points (never below 0);
   a loss that earns a label (below) when the search ranked the move played (or the
   *played* search valued it) is measured again by a fresh search of just those two
-  moves, whose values then stand: the best of many short estimates is the luckiest,
-  and a rarely visited move's value is noisy;
+  moves with four times the budget, whose values then stand: the best of many short
+  estimates is the luckiest, and a rarely visited move's value is noisy;
 - **label** (lichess-style; lichess judges drops of 0.1 / 0.2 / 0.3 in winning chances on
   a -1..1 scale, i.e. 5 / 10 / 15 win-% points; plus an expected-points scale in the
   spirit of GNU Backgammon's equity loss): the more severe of
@@ -339,8 +339,23 @@ def review_decision(view: PlayerView, played: str | Action, after_view: PlayerVi
         return out
     _rate(out)
     if out.label is not None and played_move is not None:
-        _measure_again(out, view, played_move, budget, seed + 2, search)
+        _measure_again(out, view, played_move, _deeper(budget), seed + 2, search)
     return out
+
+
+AGAIN_FACTOR = 4  # a labelled loss is measured again with this many times the budget
+
+
+def _deeper(budget: Any) -> Any:
+    """The budget of a labelled loss's second search: ``AGAIN_FACTOR`` times the
+    decision's (a Budget; anything else, a test's stand-in, as it is)."""
+    from .search.api import Budget
+
+    if not isinstance(budget, Budget):
+        return budget
+    if budget.iterations is not None:
+        return Budget(iterations=budget.iterations * AGAIN_FACTOR)
+    return Budget(seconds=budget.seconds * AGAIN_FACTOR)
 
 
 def _rate(out: DecisionReview) -> None:
@@ -358,7 +373,8 @@ def _rate(out: DecisionReview) -> None:
 def _measure_again(out: DecisionReview, view: PlayerView, played_move: list[str],
                    budget: Any, seed: int, search: Callable) -> None:
     """A labelled loss measured again by a fresh search of just the two moves, best and
-    played, with the same budget: the best of many short estimates is the luckiest one
+    played, with a larger budget (:func:`_deeper`): the best of many short estimates is
+    the luckiest one
     (it rates above its truth on average) and a move with few visits is noisy, so the
     first search alone calls good moves mistakes. The second search's two values
     replace the first's, unless it left one of the moves unvisited."""

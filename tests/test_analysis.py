@@ -4,9 +4,10 @@ from __future__ import annotations
 
 from rules_testkit import random_mid_game
 
-from solver.analysis import review_decision
+from solver.analysis import AGAIN_FACTOR, review_decision
 from solver.rules.engine import legal_actions
 from solver.rules.views import view_of
+from solver.search.api import Budget
 
 
 def scripted(results, calls=None):
@@ -14,9 +15,9 @@ def scripted(results, calls=None):
     ``calls`` as its keyword arguments when given)."""
     answers = iter(results)
 
-    def search(*_args, **kwargs):
+    def search(_view, budget, **kwargs):
         if calls is not None:
-            calls.append(kwargs)
+            calls.append({**kwargs, "budget": budget})
         return next(answers)
     return search
 
@@ -65,9 +66,11 @@ def test_a_labelled_loss_is_measured_again_by_the_two_moves_alone():
     search = scripted([{"moves": [move(other, 0.9, 20.0, 3), move(played, 0.4, -2.0, 1)]},
                        {"moves": [move(played, 0.55, 1.0, 3), move(other, 0.5, 0.5, 2)]}],
                       calls)
-    review = review_decision(view, played, None, None, {"iterations": 5}, 7, search=search)
+    review = review_decision(view, played, None, None, Budget(iterations=5), 7,
+                             search=search)
     assert [a.notation() for pair in calls[1]["moves"] for a in pair] == [other, played]
     assert calls[1]["seed"] not in (7, 8)  # a fresh search, not the first one again
+    assert calls[1]["budget"] == Budget(iterations=5 * AGAIN_FACTOR)  # a longer one
     assert review.how == "ranked" and review.label is None and review.loss_win_pct == 0.0
     assert (review.value_best.win_probability, review.value_played.win_probability) == \
         (0.5, 0.55)
