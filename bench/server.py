@@ -50,6 +50,7 @@ from pathlib import Path
 
 import httpx
 
+from bench.common import code_version
 from server.launch import ServerProcess
 from solver.cli import play_random_game
 from solver.rules.position import state_to_json
@@ -539,11 +540,15 @@ def main(argv: list[str] | None = None) -> int:
           f"{slow['healthz_p95_ms']} max {slow['healthz_max_ms']} ms, "
           f"{slow['healthz_errors']} errors; server closed {slow['closed_by_server']} "
           f"attack connections; log grew {slow['log_growth_kb']} kB")
-    result = {"quick": quick, "workers": args.workers, "cores": os.cpu_count(),
-              "idle_rss_mb": round(idle_rss, 1), "rows": rows + [slow], "goals": goals,
-              "note": "the load runs in this process (threads), the server in a child "
-                      "process on 127.0.0.1; on a shared machine the figures are noisy"}
     out = Path(args.out)
+    kept = json.loads(out.read_text()) if out.exists() else {}
+    # the --scale-out and --outage parts' results stay (each run alone, added to the file)
+    result = {k: kept[k] for k in ("scale_out", "outage") if k in kept}
+    result.update({"quick": quick, "workers": args.workers, "cores": os.cpu_count(),
+                   "idle_rss_mb": round(idle_rss, 1), "rows": rows + [slow], "goals": goals,
+                   "commit": code_version(),
+                   "note": "the load runs in this process (threads), the server in a child "
+                           "process on 127.0.0.1; on a shared machine the figures are noisy"})
     out.parent.mkdir(parents=True, exist_ok=True)
     out.write_text(json.dumps(result, indent=1) + "\n")
     print(f"wrote {out}")
