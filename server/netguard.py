@@ -15,8 +15,14 @@ room: the oldest that has sent part of a request (slow headers or body: what an 
 looks like; a client that sends its request at once is never one), else the oldest that
 has sent nothing for at least ``MIN_AGE`` seconds (a burst of new connections cannot
 close a fresh one before its request arrives); if there is none, the new connection is
-let in over the cap by up to :meth:`GuardedH11Protocol.overflow` (10%, at most 128),
-and refused beyond that.
+let in over the cap by up to :meth:`GuardedH11Protocol.overflow` (10%, at most 128).
+Beyond that the decision waits one turn of the event loop: a burst of connections is
+accepted before any of their first bytes is read, so an attack's reconnections look
+fresh and a real client's connection among them looked no different (it was refused:
+bench.server's /healthz ReadErrors). On the next turn their bytes have been read: a
+connection that sent part of a request is closed to make room, and the new connection
+is refused only if none may be closed and its request has not arrived in full (if it
+has, it is answered, then closed).
 So slow connections from many addresses cannot lock ``/healthz`` and real clients out.
 
 ``bigsur serve`` installs it (``uvicorn.Config(http=GuardedH11Protocol)``). The uvicorn
@@ -92,26 +98,51 @@ class GuardedH11Protocol(H11Protocol):
             cls.refused += 1
             transport.abort()
             return
-        if len(self.connections) > cls.max_connections:
-            victim = next(iter(cls.partial), None)
-            if victim is None:
-                victim = next(iter(cls.fresh), None)
-                if victim is not None and time.monotonic() - cls.fresh[victim] < \
-                        min(MIN_AGE, cls.request_timeout / 4):
-                    victim = None
-            if victim is None:
-                # nothing may be closed yet (a burst of new connections): a little room
-                # above the cap, so that a real client arriving in the burst gets in
-                if len(self.connections) <= cls.max_connections + cls.overflow():
-                    self._arm()
-                    return
-                cls.refused += 1
-                transport.abort()
-                return
-            victim._disarm()
-            cls.evicted += 1
-            victim.transport.abort()
+        if len(self.connections) > cls.max_connections and not self._make_room() and \
+                len(self.connections) > cls.max_connections + cls.overflow():
+            # nothing may be closed yet and the overflow is full: a burst of connections
+            # accepted in one turn of the event loop, none of whose first bytes has been
+            # read (an attack's reconnections look fresh then, like a real client's).
+            # Decide on the next turn, once they have been read.
+            self.loop.call_later(0, self._admit)
         self._arm()
+
+    def _make_room(self) -> bool:
+        """Close the oldest connection that sent part of a request, else the oldest that
+        sent nothing for MIN_AGE; False if there is none."""
+        cls = type(self)
+        victim = next(iter(cls.partial), None)
+        if victim is None:
+            victim = next(iter(cls.fresh), None)
+            if victim is not None and time.monotonic() - cls.fresh[victim] < \
+                    min(MIN_AGE, cls.request_timeout / 4):
+                victim = None
+        if victim is None:
+            return False
+        victim._disarm()
+        cls.evicted += 1
+        victim.transport.abort()
+        return True
+
+    def _admit(self) -> None:
+        """A connection beyond the cap and the overflow, one turn of the loop after it
+        came: the first bytes of the burst it came in have been read since, so attack
+        connections that sent part of a request may be closed to make room. If none may,
+        it is refused unless its request has arrived in full (a real client's): that one
+        is answered, then closed (no keep-alive: it holds no room beyond the cap)."""
+        cls = type(self)
+        if self.transport.is_closing() or len(self.connections) <= cls.max_connections:
+            return
+        if self._make_room() or len(self.connections) <= cls.max_connections + cls.overflow():
+            return
+        if self in cls.fresh or self in cls.partial:  # still waiting for its request
+            self._disarm()
+            cls.refused += 1
+            self.transport.abort()
+        elif self.cycle is not None and not self.cycle.response_complete:
+            self.cycle.keep_alive = False  # as uvicorn at shutdown: closed once answered
+        else:
+            self.transport.close()  # answered already: closed as if its keep-alive ended
 
     def connection_lost(self, exc) -> None:
         self._disarm()
