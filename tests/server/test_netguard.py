@@ -61,6 +61,33 @@ def guard(max_connections: int):
                            max_per_peer=100)
 
 
+class Server:
+    """A guarded server on the running loop: ``accept(peer)`` is asyncio accepting one
+    connection (``connection_made``, nothing read yet) -> (protocol, transport)."""
+
+    def __init__(self, max_connections: int):
+        self.loop = asyncio.get_running_loop()
+        self.guard = guard(max_connections)
+        self.config = uvicorn.Config(ok_app, http=self.guard, log_config=None,
+                                     access_log=False)
+        self.config.load()
+        self.state = ServerState()
+        self.ports = iter(range(40000, 50000))
+
+    def accept(self, peer: str):
+        t = FakeTransport(self.loop, peer, next(self.ports))
+        p = self.guard(self.config, self.state, {}, _loop=self.loop)
+        t.protocol = p
+        p.connection_made(t)
+        return p, t
+
+
+async def turns(n: int = 10) -> None:
+    """Let the loop run ``n`` turns (reads, closes, the guard's next-turn decisions)."""
+    for _ in range(n):
+        await asyncio.sleep(0)
+
+
 def test_a_whole_request_in_a_burst_of_reconnections_is_not_refused():
     """bench.server's slow-connection attack: the cap is full of connections that sent
     part of a request; the server closes them and the attacker reconnects them all at
@@ -70,21 +97,9 @@ def test_a_whole_request_in_a_burst_of_reconnections_is_not_refused():
     a ReadError for /healthz) although its whole request was there. Attack connections
     must be closed instead."""
     async def scenario():
-        loop = asyncio.get_running_loop()
-        Guard = guard(10)
-        config = uvicorn.Config(ok_app, http=Guard, log_config=None, access_log=False)
-        config.load()
-        state = ServerState()
+        server = Server(10)
+        Guard, accept = server.guard, server.accept
         cap_over = Guard.max_connections + Guard.overflow()
-        port = iter(range(40000, 50000))
-
-        def accept(peer: str):
-            t = FakeTransport(loop, peer, next(port))
-            p = Guard(config, state, {}, _loop=loop)
-            t.protocol = p
-            p.connection_made(t)
-            return p, t
-
         held = [accept(f"127.0.0.{2 + k % 5}") for k in range(Guard.max_connections)]
         for p, _ in held:
             p.data_received(PARTIAL)
@@ -99,8 +114,7 @@ def test_a_whole_request_in_a_burst_of_reconnections_is_not_refused():
                 p.data_received(PARTIAL)
         if not client_t.closing:
             client.data_received(WHOLE)
-        for _ in range(10):
-            await asyncio.sleep(0)
+        await turns()
         live = [t for _, t in held + burst + [(client, client_t)] if not t.closing]
         return client_t, live, cap_over, Guard
 
@@ -116,21 +130,10 @@ def test_a_burst_that_sends_nothing_is_still_refused_beyond_the_overflow():
     """Connections that send nothing are not let in without bound: beyond the cap and
     the overflow, with nothing that may be closed, they are refused."""
     async def scenario():
-        loop = asyncio.get_running_loop()
-        Guard = guard(10)
-        config = uvicorn.Config(ok_app, http=Guard, log_config=None, access_log=False)
-        config.load()
-        state = ServerState()
-        transports = []
-        for k in range(100):
-            t = FakeTransport(loop, f"127.0.0.{2 + k % 5}", 40000 + k)
-            p = Guard(config, state, {}, _loop=loop)
-            t.protocol = p
-            p.connection_made(t)
-            transports.append(t)
-        for _ in range(10):
-            await asyncio.sleep(0)
-        return transports, Guard
+        server = Server(10)
+        transports = [server.accept(f"127.0.0.{2 + k % 5}")[1] for k in range(100)]
+        await turns()
+        return transports, server.guard
 
     transports, Guard = asyncio.run(scenario())
     live = [t for t in transports if not t.closing]
@@ -144,23 +147,13 @@ def test_a_whole_request_beyond_the_overflow_is_answered_then_closed():
     turn is answered rather than refused, and closed after its answer (no keep-alive), so
     it holds no room beyond the cap; one that sent nothing is refused."""
     async def scenario():
-        loop = asyncio.get_running_loop()
-        Guard = guard(10)
-        config = uvicorn.Config(ok_app, http=Guard, log_config=None, access_log=False)
-        config.load()
-        state = ServerState()
-        out = []
-        for k in range(Guard.max_connections + Guard.overflow() + 2):
-            t = FakeTransport(loop, f"127.0.0.{2 + k % 5}" if k < 20 else "127.0.0.1",
-                              40000 + k)
-            p = Guard(config, state, {}, _loop=loop)
-            t.protocol = p
-            p.connection_made(t)
-            out.append((p, t))
+        server = Server(10)
+        Guard = server.guard
+        out = [server.accept(f"127.0.0.{2 + k % 5}" if k < 20 else "127.0.0.1")
+               for k in range(Guard.max_connections + Guard.overflow() + 2)]
         (client, client_t), (_, silent_t) = out[-2:]
         client.data_received(WHOLE)
-        for _ in range(10):
-            await asyncio.sleep(0)
+        await turns()
         return out, client_t, silent_t, Guard
 
     out, client_t, silent_t, Guard = asyncio.run(scenario())
