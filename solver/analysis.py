@@ -377,7 +377,8 @@ def _measure_again(out: DecisionReview, view: PlayerView, played_move: list[str]
     the luckiest one
     (it rates above its truth on average) and a move with few visits is noisy, so the
     first search alone calls good moves mistakes. The second search's two values
-    replace the first's, unless it left one of the moves unvisited."""
+    replace the first's, unless it left one of the moves unvisited; when it rates the
+    played move at least as high, that move is the best found (no loss)."""
     pair = [tuple(parse_action(a) for a in out.best),
             tuple(parse_action(a) for a in played_move)]
     result = _result_json(search(view, budget, seed=seed, moves=pair))
@@ -388,6 +389,8 @@ def _measure_again(out: DecisionReview, view: PlayerView, played_move: list[str]
             values["played" if same_decision(pair[1][0], first) else "best"] = _value(m)
     if len(values) == 2:
         out.value_best, out.value_played = values["best"], values["played"]
+        if _rank(out.value_played) >= _rank(out.value_best):  # the played move was best
+            out.best, out.value_best = list(played_move), out.value_played
         _rate(out)
 
 

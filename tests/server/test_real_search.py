@@ -194,9 +194,12 @@ def test_a_turn_ending_move_the_search_did_not_try_is_searched_alone():
              "win_probability": 0.25, "expected_margin": -3.0}]}
 
     d = review_decision(point.view, point.action, None, None, None, 0, stub)
-    assert calls == [None, [(point.action,)]]
+    assert calls[:2] == [None, [(point.action,)]]
     assert d.how == "played" and d.value_played == Value(0.25, -3.0)
     assert d.loss_win_pct == 55.0 and d.loss_points == 8.0 and d.label == "blunder"
+    # the labelled loss is measured again (best and played alone); this stub values only
+    # one of the two there, so the first figures stand
+    assert [[a.notation() for a in move] for move in calls[2]] == [["build H01 L"], ["end"]]
 
 
 def test_analyse_ranks_only_the_moves_it_is_given():
