@@ -191,9 +191,19 @@ def test_four_players_at_1280x800_an_ai_build_is_shown_on_screen(server, browser
         deadline = time.monotonic() + 60
         while "Your turn" not in (status := pg.locator("#status").inner_text()):
             assert time.monotonic() < deadline, status
-            if pg.locator("#seats svg.card.hl").count():
-                shown[status.split("\n")[0]] = in_view(pg, "#seats svg.card.hl")
-                if "AI 4" in status:
+            # the caption and its card read at once: the page moves on between two reads
+            # (a card read after the next action's render is a detached node, no box)
+            seen = pg.evaluate("""() => {
+                const card = document.querySelector('#seats svg.card.hl');
+                if (!card) return null;
+                const b = card.getBoundingClientRect();
+                return [document.querySelector('#status').innerText.split('\\n')[0],
+                        b.top >= 0 && b.left >= 0 && b.bottom <= innerHeight &&
+                        b.right <= innerWidth];
+            }""")
+            if seen:
+                shown[seen[0]] = seen[1]
+                if "AI 4" in seen[0]:
                     shot(pg, "layout-03-four-players-ai-build-in-view")
             time.sleep(0.1)
         assert "AI 4 (easy) builds H21 at the right end" in shown, shown  # (below the fold)
