@@ -374,11 +374,10 @@ def _measure_again(out: DecisionReview, view: PlayerView, played_move: list[str]
                    budget: Any, seed: int, search: Callable) -> None:
     """A labelled loss measured again by a fresh search of just the two moves, best and
     played, with a larger budget (:func:`_deeper`): the best of many short estimates is
-    the luckiest one
-    (it rates above its truth on average) and a move with few visits is noisy, so the
-    first search alone calls good moves mistakes. The second search's two values
-    replace the first's, unless it left one of the moves unvisited; when it rates the
-    played move at least as high, that move is the best found (no loss)."""
+    the luckiest one (it rates above its truth on average) and a move with few visits is
+    noisy, so the first search alone calls good moves mistakes. The second search's two
+    values replace the first's, unless it left one of the moves unvisited; when it rates
+    the played move at least as high, that move is the best found (no loss)."""
     pair = [tuple(parse_action(a) for a in out.best),
             tuple(parse_action(a) for a in played_move)]
     result = _result_json(search(view, budget, seed=seed, moves=pair))
