@@ -59,6 +59,19 @@ def value_model(cards) -> dict | None:
             "trained_on_these_cards": model.fingerprint == cards.fingerprint}
 
 
+def played(summary, bench: str):
+    """``summary`` (a tournament's) when at least one game was counted; otherwise stop
+    the benchmark with the first game's error, rather than write a win rate of NaN into
+    a result file. Failed games beside counted ones are left out of the figures and
+    listed in the table (``Summary.table``)."""
+    if summary.games == 0:
+        first = summary.failed[0] if summary.failed else None
+        why = (f"the first: {first['kind']} of bot {first['bot']} in {first['game']}: "
+               f"{first['message']}" if first else "no game was played")
+        raise SystemExit(f"{bench}: every game failed, no figure to report ({why})")
+    return summary
+
+
 def write_json(path: str | Path, data: dict) -> Path:
     """Write a result file (creating its folder) and say so."""
     path = Path(path)

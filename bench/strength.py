@@ -49,7 +49,7 @@ import sys
 import time
 from concurrent.futures import ProcessPoolExecutor
 
-from bench.common import RESULTS, empty_caches, run_parts
+from bench.common import RESULTS, empty_caches, played, run_parts
 from solver.rules.cards import CardSet, load_card_set
 from solver.rules.engine import new_game, play, turns_per_player
 from solver.rules.position import state_to_json
@@ -95,6 +95,7 @@ def _pairing(bots: list[str], players: int, games: int, seed: int, cards: CardSe
              workers: int, focus: str, goal: float) -> dict:
     summary = run_tournament(bots, players, games, seed, cards, workers=workers)
     print(summary.table())
+    played(summary, "bench.strength")
     s = summary.stats(focus)
     out = summary.to_json()
     out.pop("config", None)
@@ -168,6 +169,7 @@ def part_ladder(cfg, args, cards) -> dict:
         summary = run_tournament([strong, weak], 2, cfg["games"], args.seed, cards,
                                  workers=args.workers)
         print(summary.table())
+        played(summary, "bench.strength")
         test = sign_test(summary.results, strong, weak)
         s = summary.stats(strong)
         gain = s.elo - summary.stats(weak).elo  # nan when a bot has no counted game

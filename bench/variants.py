@@ -34,7 +34,7 @@ import json
 import os
 import time
 
-from bench.common import RESULTS, code_version, keep_run, machine, value_model
+from bench.common import RESULTS, code_version, keep_run, machine, played, value_model
 from solver.rules.cards import CardSetError, load_card_set
 from solver.search.bots import BotSpecError, MCTSBot
 from solver.search.ismcts import DEFAULT_PARAMS, parse_param_overrides
@@ -123,6 +123,7 @@ def main(argv=None) -> int:
     summary = run_tournament([variant, today], args.players, args.games, args.seed, cards,
                              workers=args.workers, code=True)
     print(summary.table())
+    played(summary, "bench.variants")
     s = summary.stats(variant)
     test = sign_test(summary.results, variant, today)
     print(f"the variant wins {test['wins']} deals, loses {test['losses']}, ties "

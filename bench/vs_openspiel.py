@@ -39,7 +39,7 @@ import sys
 import time
 from concurrent.futures import ProcessPoolExecutor
 
-from bench.common import run_parts
+from bench.common import played, run_parts
 from bench.strength import mid_game_positions
 from solver.openspiel import game_for, os_search, register_bots, state_from_engine
 from solver.rules.cards import CardSet, load_card_set
@@ -79,6 +79,7 @@ def _match(ours: str, budget: str, cfg: dict, args, cards: CardSet, goal: float)
         finally:
             executor.shutdown(wait=True, cancel_futures=True)
         print(summary.table())
+        played(summary, "bench.vs_openspiel")
         s = summary.stats(ours)
         out = summary.to_json()
         out.pop("config", None)

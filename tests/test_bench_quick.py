@@ -363,3 +363,25 @@ def test_hints_of_another_table_go_to_a_file_of_their_own(tmp_path, monkeypatch)
                    "--hint-budgets", "0.02,0.05", "--workers", "1"])
     saved = json.loads((tmp_path / "hints-3p-quick.json").read_text())
     assert saved["parts"]["hints"]["players"] == 3
+
+
+@pytest.mark.parametrize("part", ["vs-greedy", "ladder"])
+def test_strength_stops_when_every_game_failed_rather_than_write_nan(part, tmp_path,
+                                                                    monkeypatch, capsys):
+    """A part whose every game failed wrote ``"win_rate": NaN`` (not JSON) and a goal
+    "not reached"; it stops with the first game's error and writes no figure."""
+    import bench.strength as strength
+    from solver.search.tournament import Summary
+
+    error = {"kind": "crash", "bot": "mcts:0.02s", "seat": 0, "game": "deal 0 rotation 0",
+             "action": None, "message": "out of ideas"}
+    monkeypatch.setattr(strength, "run_tournament", lambda *a, **kw: Summary(
+        [], 2, 0, 1, [error], "greedy"))
+    out = tmp_path / "strength.json"
+    with pytest.raises(SystemExit) as stop:
+        strength.main(["--quick", "--part", part, "--out", str(out)])
+    message = str(stop.value)
+    assert "every game failed" in message and "crash of bot mcts:0.02s" in message, message
+    assert "out of ideas" in message
+    assert "ERROR crash" in capsys.readouterr().out  # the table with the failures
+    assert not out.exists()
