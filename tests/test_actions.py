@@ -128,8 +128,9 @@ def test_play_raises_notation_error_for_bad_text(small):
     state = new_game(2, seed=1, cards=small)
     with pytest.raises(NotationError):
         play(state, "dance")
-    with pytest.raises(IllegalActionError, match="not an action"):
-        play(state, 42)
+    with pytest.raises(IllegalActionError, match=r"not an action: 42 \(int\): play takes an "
+                       r"Action or its text, e.g. 'take deck'"):
+        play(state, 42)  # (it said only "not an action: 42")
 
 
 # ------------------------------------------------------------------ checked entry point

@@ -341,7 +341,8 @@ def play(state: GameState, action: Action | str) -> GameState:
     if isinstance(action, str):
         action = parse_action(action)
     if not isinstance(action, Action):
-        raise IllegalActionError(f"not an action: {action!r}")
+        raise IllegalActionError(f"not an action: {action!r} ({type(action).__name__}): "
+                                 "play takes an Action or its text, e.g. 'take deck'")
     cards = state.cards
     player = state.player
     kind = type(action)
