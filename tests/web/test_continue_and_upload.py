@@ -164,3 +164,157 @@ def record_prefix(record, n: int):
 
     return GameRecord(record.cards, record.players, seed=record.seed,
                       actions=record.actions[:n]).replay()
+
+
+# ---------------------------------------------------------------- a kept upload's review
+KEPT = "JSON.parse(localStorage.getItem('bigsur.upload') || 'null')"
+
+
+def analyse_posts(pg) -> list[str]:
+    """The analyses the page submits from now on (POST /v1/analyze), across reloads."""
+    posts: list[str] = []
+    pg.on("request", lambda r: posts.append(r.url)
+          if r.method == "POST" and r.url.endswith("/v1/analyze") else None)
+    return posts
+
+
+def short_record(actions: int = 14) -> dict:
+    record = play_random_game(2, seed=5).to_json()
+    record["actions"] = record["actions"][:actions]
+    return record
+
+
+def upload_and_review(pg, base: str, name: str, text: str, budget: str = "iterations:5") -> None:
+    pg.goto(f"{base}/?review={budget}")
+    pg.wait_for_selector("body[data-ready='1']")
+    pg.click("#nav-review")
+    pg.wait_for_selector("#review:not([hidden]) #review-file")
+    upload(pg, name, text)
+
+
+def reload_page(pg) -> None:
+    pg.reload()
+    pg.wait_for_selector("body[data-ready='1']")
+
+
+def test_a_finished_uploaded_review_is_shown_again_after_a_reload(server, page):  # noqa: F811
+    """An uploaded record's review lived only in the page: a reload (or leaving and coming
+    back) lost it, and the record had to be uploaded and analysed again. The latest
+    upload's review is kept in the browser: the page comes back to it, with its result,
+    its decision and its positions, and asks the server for no second analysis."""
+    pg = page
+    posts = analyse_posts(pg)
+    record = short_record()
+    upload_and_review(pg, server, "kept.json", json.dumps(record))
+    pg.wait_for_selector("#review-graph svg polyline", timeout=120_000)
+    pg.click("#review-list [data-decision='2']")
+    pg.wait_for_selector("#review-detail .minitable svg.card")
+    kept = pg.evaluate(KEPT)
+    assert kept["name"] == "kept.json" and kept["result"] and kept["selected"] == 2, kept.keys()
+    result = pg.evaluate("window.bigsur.state.upload.result")
+
+    reload_page(pg)  # left on the upload's review: back to it
+    pg.wait_for_selector("#review:not([hidden]) #review-graph svg polyline")
+    assert "kept.json" in pg.locator("#review-source").inner_text()
+    assert pg.evaluate("window.bigsur.state.upload.result") == result
+    assert pg.locator("#review-list .decision").count() == len(record["actions"])
+    assert "Player 1 (random)" in pg.locator("#review-summary").inner_text()
+    pg.wait_for_function("document.querySelector('#review-detail').innerText.includes('Move 3:')")
+    pg.wait_for_selector("#review-detail .minitable svg.card")  # the kept job's position
+    assert pg.locator("#review-list .decision.selected").get_attribute("data-decision") == "2"
+    assert pg.locator("#review-lost").is_hidden()
+
+    # left for the setup screen, then back later: the Review tab offers it again
+    pg.click("#nav-new")
+    reload_page(pg)
+    assert pg.locator("#setup").is_visible()
+    pg.click("#nav-review")
+    pg.wait_for_selector("#review:not([hidden]) #review-graph svg polyline")
+    assert "kept.json" in pg.locator("#review-source").inner_text()
+    assert pg.locator("#review-run").inner_text() == "Analyse again"
+    assert len(posts) == 1, posts  # shown again without a second analysis
+    assert not pg.js_errors, pg.js_errors
+
+
+def test_a_running_uploaded_review_is_picked_up_after_a_reload(server, page):  # noqa: F811
+    """A reload while an uploaded record's review ran: its job went on on the server but
+    the page forgot its id. The page picks the same job up by its id, shows its progress
+    and its result."""
+    pg = page
+    posts = analyse_posts(pg)
+    record = play_random_game(2, seed=7).to_json()
+    upload_and_review(pg, server, "running.json", json.dumps(record), "ms:30")  # some 5 s
+    job_id = pg.wait_for_function(f"(() => {{ const k = {KEPT}; return k && k.jobId; }})()"
+                                  ).json_value()
+    followed: list[str] = []
+    pg.on("request", lambda r: followed.append(r.url) if "/v1/analyze/" in r.url else None)
+    reload_page(pg)
+    pg.wait_for_selector("#review:not([hidden])")
+    # still running after the reload: its progress, from the same job
+    pg.wait_for_function("!document.querySelector('#review-progress').hidden"
+                         " && document.querySelector('#review-status').innerText"
+                         ".includes('decisions')")
+    assert "running.json" in pg.locator("#review-source").inner_text()
+    assert "The analysis is running" in pg.locator("#review-summary").inner_text()
+    pg.wait_for_selector("#review-graph svg polyline", timeout=120_000)
+    assert pg.locator("#review-progress").is_hidden()
+    assert followed and all(u.endswith("/v1/analyze/" + job_id) for u in followed), followed
+    assert pg.evaluate("window.bigsur.state.upload.jobId") == job_id
+    assert pg.evaluate(KEPT)["result"]["decisions"]  # kept once done
+    assert len(posts) == 1, posts
+    assert not pg.js_errors, pg.js_errors
+
+
+def test_a_kept_upload_the_server_no_longer_has_can_be_analysed_again(server, page):  # noqa: F811
+    """The kept job unknown to the server (dropped an hour after it ended, or another
+    server): the review says so in words, keeps what it has, and "Analyse again" reviews
+    the kept record anew."""
+    pg = page
+    posts = analyse_posts(pg)
+    upload_and_review(pg, server, "gone.json", json.dumps(short_record()))
+    pg.wait_for_selector("#review-graph svg polyline", timeout=120_000)
+
+    def forget_job(keep_result: bool) -> None:
+        pg.evaluate(f"""(keep) => {{ const k = {KEPT};
+          k.jobId = 'gone-' + k.jobId; if (!keep) k.result = null;
+          localStorage.setItem('bigsur.upload', JSON.stringify(k)); }}""", keep_result)
+        reload_page(pg)
+        pg.wait_for_selector("#review-lost:not([hidden])")
+
+    # finished when the player left: its result kept and shown, the positions not
+    forget_job(keep_result=True)
+    note = pg.locator("#review-lost").inner_text()
+    assert "The server no longer has this review: no analysis job" in note, note
+    assert "Its result is shown as it was kept" in note and "press Analyse again" in note, note
+    assert pg.locator("#review-graph svg polyline").count() == 1
+
+    # running when the player left: nothing to show but the message and the way out
+    forget_job(keep_result=False)
+    note = pg.locator("#review-lost").inner_text()
+    assert "The server no longer has this review" in note and "result" not in note, note
+    assert pg.locator("#review-graph svg").count() == 0
+    assert pg.locator("#review-run").inner_text() == "Analyse again"
+    assert pg.locator("#review-progress").is_hidden()
+    pg.click("#review-run")
+    pg.wait_for_selector("#review-graph svg polyline", timeout=120_000)
+    assert pg.locator("#review-lost").is_hidden()
+    kept = pg.evaluate(KEPT)
+    assert kept["result"] and not kept["jobId"].startswith("gone-")
+    pg.click("#review-list [data-decision='1']")
+    pg.wait_for_selector("#review-detail .minitable svg.card")  # the new job's positions
+    assert len(posts) == 2, posts
+
+    # a record over the browser's quota: reviewed all the same, and not stood for by the
+    # older upload kept before it
+    pg.evaluate("""() => { const set = Storage.prototype.setItem;
+      Storage.prototype.setItem = function (k, v) {
+        if (k === 'bigsur.upload') throw new DOMException('full', 'QuotaExceededError');
+        return set.call(this, k, v); }; }""")
+    upload(pg, "too-big.json", json.dumps(short_record(10)))
+    pg.wait_for_function("window.bigsur.state.upload.name === 'too-big.json'"
+                         " && window.bigsur.state.upload.result", timeout=120_000)
+    pg.wait_for_selector("#review-graph svg polyline")
+    assert pg.locator("#review-list .decision").count() == 10
+    assert pg.evaluate(KEPT) is None
+    # the only console errors: the forgotten job's (HTTP 404)
+    assert not [e for e in pg.js_errors if "status of 404" not in e], pg.js_errors

@@ -175,7 +175,7 @@ def test_the_decision_shown_belongs_to_the_review_shown(server, page):  # noqa: 
     """The decision box kept the other review's decision: an uploaded record's review
     showed the player's game's "Move 3: ..." (its names, its position) under the upload's
     move list, and back in the game's review the upload's decision stayed. Each review
-    shows its own decision again, or asks for one."""
+    shows its own decision again, or asks for one, either way round."""
     pg = page
     finish_a_game_against_greedy(server, pg)
     pg.click("#final-review")
@@ -197,6 +197,13 @@ def test_the_decision_shown_belongs_to_the_review_shown(server, page):  # noqa: 
     assert "Move 3:" in detail and "Player 1" not in detail, detail
     assert pg.locator("#review-list .decision.selected").get_attribute("data-decision") == "2"
     assert game_move.split("</h2>")[0] in pg.locator("#review-detail").inner_html()
+
+    # and back to the upload's review (kept): its own decision again
+    pg.click("#review-show-upload")
+    pg.wait_for_selector("#review-source:has-text('short.json')")
+    pg.wait_for_function("document.querySelector('#review-detail').innerText.includes('Move 2:')")
+    assert pg.locator("#review-list .decision.selected").get_attribute("data-decision") == "1"
+    assert pg.locator("#review-show-upload").is_hidden()
     assert not pg.js_errors, pg.js_errors
 
 
@@ -272,4 +279,11 @@ def test_an_upload_on_cards_this_server_lacks_offers_no_editor(server, page):  #
     note = pg.locator("#review-no-editor").inner_text()
     assert "\u201cunshelved\u201d" in note and "add them under Card sets" in note, note
     assert not pg.locator("#alert").is_visible()
+
+    # after a reload (the upload's review kept): drawn with the record's own cards again
+    pg.reload()
+    pg.wait_for_selector("#review:not([hidden]) #review-source:has-text('loose.json')")
+    html = open_decision(pg, 2, None)
+    assert "loose" in html and pg.locator("#review-open-editor").count() == 0, html[:400]
+    assert pg.evaluate("window.bigsur.state.cards.name") == "unshelved"
     assert not pg.js_errors, pg.js_errors

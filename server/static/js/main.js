@@ -4,8 +4,10 @@
  * (notation -> plain words, Material glyphs), pay.js (the click-to-pay model), svg.js
  * (cards, Landmarks, Highways), table-model.js (views -> what to draw) and this file
  * (state, rendering, events). The game lives on the server; the page keeps the game ids
- * and seat tokens (localStorage), so a reload resumes the game. The server owns the
- * rules: every action is sent to it and a refusal is shown in plain words.
+ * and seat tokens (localStorage), so a reload resumes the game, and the reviews (a game's
+ * per game, the latest uploaded record's with its text), so a reload shows them again or
+ * picks their running job up. The server owns the rules: every action is sent to it and
+ * a refusal is shown in plain words.
  */
 import {ApiError, api, recordText, seedOfRecordText, startReview, latestReview, job as getJob,
   analyseRecordText, jobPosition, continueGame} from "./api.js";
@@ -62,7 +64,8 @@ const S = {
   skip: false,
   busy: false,
   review: null, // the game's review: {gameId, result, budget, selected, position}
-  upload: null, // an uploaded record's review: {name, text, jobId, cardsName, names, nActions, result, selected, position}
+  upload: null, // an uploaded record's review: {name, text, jobId, budget, cardsName, names, nActions,
+  //               cards, result, selected, position, running, pickedUp, lost, shown}; kept (UPLOAD_KEY)
   reviewSource: "game", // which review the review view shows: "game" or "upload"
 };
 
@@ -1253,6 +1256,11 @@ function show(view) {
   }
   $("setup-resume").hidden = !(view === "setup" && S.game && S.data && !S.data.over);
   if (view === "setup") renderGamesList();
+  const uploadShown = view === "review" && S.reviewSource === "upload";
+  if (S.upload && S.upload.jobId && !!S.upload.shown !== uploadShown) {
+    S.upload.shown = uploadShown;
+    keepUpload();
+  }
 }
 
 // ------------------------------------------------------------------ review
@@ -1260,6 +1268,46 @@ function show(view) {
  * starts by itself when the game ends; its progress shows on the final scores and in
  * the review; the result is kept in localStorage per game. */
 function reviewKey() { return S.game ? "bigsur.review." + S.game.id : null; }
+
+/* ``value`` kept in localStorage under ``key``; false when the browser refuses it (over
+ * its quota: a large record), and then nothing older stands under ``key`` in its place. */
+function keepJSON(key, value) {
+  try {
+    localStorage.setItem(key, JSON.stringify(value));
+    return true;
+  } catch (e) {
+    localStorage.removeItem(key);
+    return false;
+  }
+}
+
+/* An uploaded record's review is kept too, the latest upload only (a new upload replaces
+ * it): the record's text and file name (its parts and its cards are read again from the
+ * text), the job id, the budget, the result once done, the decision shown, and whether
+ * its review was the one on the screen. A record over the browser's quota is not kept:
+ * its review works for this visit. */
+const UPLOAD_KEY = "bigsur.upload";
+
+function keepUpload() {
+  const up = S.upload;
+  if (!up) { localStorage.removeItem(UPLOAD_KEY); return; }
+  if (!up.jobId) return; // not submitted yet
+  keepJSON(UPLOAD_KEY, {name: up.name, text: up.text, jobId: up.jobId, budget: up.budget || null,
+    result: up.result || null, selected: up.selected ?? null, shown: !!up.shown});
+}
+
+/* The kept upload's review (not yet its cards: useReviewCards gets them), if any. */
+function restoreUpload() {
+  let kept = null;
+  try { kept = JSON.parse(localStorage.getItem(UPLOAD_KEY) || "null"); } catch (e) { kept = null; }
+  let info = null;
+  try { info = kept && kept.jobId && reviewUpload.readRecord(kept.text); } catch (e) { info = null; }
+  if (!info) { localStorage.removeItem(UPLOAD_KEY); return; }
+  S.upload = {name: kept.name, text: kept.text, ...info, cards: null, jobId: kept.jobId,
+    budget: kept.budget, result: kept.result, selected: kept.selected, running: false,
+    shown: !!kept.shown};
+  if (S.upload.shown) S.reviewSource = "upload";
+}
 
 function reviewBudget() {
   const param = new URLSearchParams(location.search).get("review");
@@ -1277,14 +1325,16 @@ function loadSavedReview() {
 }
 
 /* Open the review view on ``source`` ("game": this game's review, "upload": the
- * uploaded record's; none: the one shown last). Without a finished game or an upload it
- * offers the upload. */
+ * uploaded record's; none: the one shown last, or the upload's without a finished game).
+ * Without a finished game or an upload it offers the upload. */
 async function openReview(source) {
   if (source) S.reviewSource = source;
+  else if (S.upload && !(S.data && S.data.over)) S.reviewSource = "upload";
   if (S.reviewSource === "upload" && S.upload) {
     show("review");
     await useReviewCards();
     renderReview();
+    if (S.upload.jobId) pickUpUpload(); // (not awaited: it follows the job to its end)
     return;
   }
   S.reviewSource = "game";
@@ -1300,9 +1350,69 @@ async function openReview(source) {
  * review's (an uploaded record's as it came with the record, the game's by its name). */
 async function useReviewCards() {
   try {
-    if (S.reviewSource === "upload" && S.upload && S.upload.cards) useCards(S.upload.cards);
-    else if (S.game) await loadCards(S.game.cards || "default");
+    if (S.reviewSource === "upload" && S.upload) {
+      const up = S.upload;
+      if (!up.cards) up.cards = await uploadCards(up); // a kept upload's, after a reload
+      if (S.upload === up && S.reviewSource === "upload") useCards(up.cards);
+    } else if (S.game) await loadCards(S.game.cards || "default");
   } catch (e) { showError(e); }
+}
+
+/* An uploaded record's own cards (``info``: readRecord's): inline (the server checks them
+ * with the record), or the set of that name on this server; in use only while its review
+ * is shown. */
+async function uploadCards(info) {
+  if (info.inlineCards) return pageCards(info.inlineCards, true);
+  try { return await fetchCards(info.cardsName); } catch (e) {
+    throw new reviewUpload.RecordFileError("cards", `the record's card set "${info.cardsName}" is not on this server (${e.message}); add it under Card sets first`);
+  }
+}
+
+/* An uploaded record's review not accepted or failed: said next to the upload, naming the
+ * file. */
+function uploadFailed(name, e) {
+  const box = $("review-upload-error");
+  box.textContent = `${name}: ${e instanceof ApiError && e.status === 422 ? "not accepted: " : ""}${e.message}`;
+  box.hidden = false;
+}
+
+/* The kept upload's job picked up, once a page load (as the game's review is): followed
+ * while it runs; its result taken when none is kept. When the server no longer has the
+ * job (404, as for the game's latest review: a finished job is dropped after
+ * BIGSUR_JOB_TTL_SECONDS) or it failed, the review says so and "Analyse again" reviews
+ * the kept record anew; the result kept, if any, stays shown. */
+async function pickUpUpload() {
+  const up = S.upload;
+  if (!up || up.pickedUp || up.running) return;
+  up.pickedUp = true;
+  up.running = !up.result;
+  up.lost = null;
+  $("review-run").disabled = true;
+  if (up.running) renderReview();
+  try {
+    const job = await reviewUpload.followJob({job: getJob}, await getJob(up.jobId),
+      (done, total) => { if (S.upload === up) showProgress(done, total); });
+    if (!up.result) {
+      up.result = job.result;
+      up.budget = job.budget;
+      keepUpload();
+    }
+  } catch (e) {
+    if (!(e instanceof reviewUpload.RecordFileError ||
+          (e instanceof ApiError && e.status === 404))) {
+      up.pickedUp = false; // (the server out of reach: tried again when the review opens)
+      showError(e);
+    } else {
+      up.lost = e instanceof ApiError
+        ? `The server no longer has this review: ${e.body && e.body.reason || e.message}.`
+        : `The server's review of this record failed (${e.message}).`;
+    }
+  } finally {
+    up.running = false;
+    if (S.upload === up) showProgress(null);
+    $("review-run").disabled = false;
+  }
+  if (S.upload === up && S.view === "review" && S.reviewSource === "upload") renderReview();
 }
 
 /* Review an uploaded record (its text, the file's name): the file is checked here
@@ -1311,35 +1421,34 @@ async function runUpload(text, name) {
   const box = $("review-upload-error");
   box.hidden = true;
   box.textContent = "";
-  const fail = (e) => {
-    box.textContent = `${name}: ${e instanceof ApiError && e.status === 422 ? "not accepted: " : ""}${e.message}`;
-    box.hidden = false;
-  };
   let info, cards;
-  try { info = reviewUpload.readRecord(text); } catch (e) { fail(e); return; }
-  // the record's own cards: inline (the server checks them with the record), or the set
-  // of that name on this server; in use only while its review is shown
-  if (info.inlineCards) cards = pageCards(info.inlineCards, true);
-  else {
-    try { cards = await fetchCards(info.cardsName); } catch (e) {
-      fail(new reviewUpload.RecordFileError("cards", `the record's card set "${info.cardsName}" is not on this server (${e.message}); add it under Card sets first`));
-      return;
-    }
-  }
+  try {
+    info = reviewUpload.readRecord(text);
+    cards = await uploadCards(info);
+  } catch (e) { uploadFailed(name, e); return; }
   const prev = {upload: S.upload, source: S.reviewSource};
-  S.upload = {name, text, ...info, cards, result: null, running: true, selected: null};
+  const up = {name, text, ...info, cards, result: null, running: true, selected: null,
+    pickedUp: true, shown: true};
+  S.upload = up;
   S.reviewSource = "upload";
   $("review-run").disabled = true;
   $("review-file").disabled = true;
   renderReview();
   try {
     const job = await reviewUpload.analyseUploaded({analyseRecordText, job: getJob}, text,
-      reviewBudget(), showProgress);
-    S.upload = {...S.upload, jobId: job.job_id, result: job.result, budget: job.budget, running: false};
+      reviewBudget(), showProgress, (started) => {
+        up.jobId = started.job_id;
+        up.budget = started.budget;
+        keepUpload(); // from now on a reload picks the job up
+      });
+    S.upload = {...up, result: job.result, budget: job.budget, running: false};
+    keepUpload();
   } catch (e) {
     S.upload = prev.upload;
     S.reviewSource = prev.upload ? prev.source : "game";
-    fail(e);
+    if (S.upload) S.upload.shown = S.reviewSource === "upload";
+    keepUpload(); // the upload before it, if any, is the one kept again
+    uploadFailed(name, e);
   } finally {
     showProgress(null);
     $("review-run").disabled = false;
@@ -1378,10 +1487,7 @@ async function runReview(again, pickUp = false) {
     // the decision shown came from the old analysis: it is shown again from the new one
     S.review = {gameId, jobId: job.job_id, result: job.result, budget: job.budget,
       selected: rv.selected ?? null, pickedUp: true};
-    try {
-      localStorage.setItem(reviewKey(), JSON.stringify({jobId: job.job_id, result: job.result,
-        budget: job.budget}));
-    } catch (e) { /* full */ }
+    keepJSON(reviewKey(), {jobId: job.job_id, result: job.result, budget: job.budget});
     showBudgetChoice(job.budget);
     showProgress(null);
     renderFinalReview();
@@ -1540,9 +1646,16 @@ function renderReview() {
   const res = rv.result;
   const upload = S.reviewSource === "upload";
   const gameOver = !!(S.data && S.data.over);
-  $("review-run").textContent = res ? "Analyse again" : "Analyse";
+  $("review-run").textContent = res || (upload && rv.lost) ? "Analyse again" : "Analyse";
   $("review-run").hidden = !upload && !gameOver;
   $("review-back-game").hidden = !(upload && gameOver);
+  $("review-show-upload").hidden = upload || !S.upload;
+  if (S.upload) $("review-show-upload").textContent = `The review of ${S.upload.name}`;
+  const lost = $("review-lost");
+  lost.hidden = !(upload && rv.lost);
+  lost.textContent = upload && rv.lost ? rv.lost + " " +
+    (res ? "Its result is shown as it was kept here, but the positions of its decisions " +
+      "cannot be opened. " : "") + "The record is kept here: press Analyse again to review it again." : "";
   $("review-source").textContent = upload ? `Reviewing the uploaded record ${rv.name}` +
     (rv.start ? " (from a start position)" : "") : gameOver ? "Reviewing your game" : "";
   if (!res) {
@@ -1726,6 +1839,7 @@ async function selectDecision(index) {
   if (!dc) return;
   const seq = ++decisionSeq;
   rv.selected = index;
+  if (rv === S.upload) keepUpload();
   detailOf = rv;
   renderReviewList();
   renderGraph();
@@ -2062,6 +2176,7 @@ async function init() {
   });
   $("review-paste-go").addEventListener("click", () => runUpload($("review-paste").value, "the pasted record"));
   $("review-back-game").addEventListener("click", () => openReview("game"));
+  $("review-show-upload").addEventListener("click", () => openReview("upload"));
   const speed = localStorage.getItem("bigsur.speed");
   const params = new URLSearchParams(location.search);
   if (params.get("speed")) $("ai-speed").value = params.get("speed");
@@ -2088,8 +2203,10 @@ async function init() {
     document.body.dataset.ready = "1";
     return;
   }
+  restoreUpload();
   const resumed = await resume();
-  if (!resumed) show("setup");
+  if (!resumed && S.upload && S.upload.shown) await openReview("upload"); // left on its review
+  else if (!resumed) show("setup");
   document.body.dataset.ready = "1";
 }
 

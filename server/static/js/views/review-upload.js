@@ -51,10 +51,20 @@ export function readRecord(text) {
     nActions: actions.length, start: raw.start !== undefined};
 }
 
-/* Submit the record's text for review and follow the job: onProgress(done, total).
- * Resolves with the finished job; a failed job throws its error message. */
-export async function analyseUploaded(api, text, budget, onProgress) {
-  let job = await api.analyseRecordText(text, budget);
+/* Submit the record's text for review and follow the job: onStarted(job) once the server
+ * has given it an id (the page keeps it, to pick the job up after a reload),
+ * onProgress(done, total). Resolves with the finished job; a failed job throws its error
+ * message. */
+export async function analyseUploaded(api, text, budget, onProgress, onStarted = () => {}) {
+  const job = await api.analyseRecordText(text, budget);
+  onStarted(job);
+  return followJob(api, job, onProgress);
+}
+
+/* Follow ``job`` (as the server last gave it) until it ends: onProgress(done, total) while
+ * it is queued or running. Resolves with the finished job; a failed or cancelled job
+ * throws its error message. */
+export async function followJob(api, job, onProgress) {
   while (job.status === "queued" || job.status === "running") {
     onProgress(job.progress.done, job.progress.total);
     await new Promise((r) => setTimeout(r, 400));
