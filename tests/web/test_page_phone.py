@@ -4,8 +4,13 @@ real server (same setup as test_web_page.py). Screenshots go to ``test-artifacts
 
 from __future__ import annotations
 
+import json
+
+from test_continue_and_upload import upload
 from test_page_layout import to_a_late_four_player_turn
+from test_page_qa import review_upload
 from test_web_page import (  # noqa: F401 - fixtures
+    ARTIFACTS,
     browser,
     fresh_page,
     no_overflow,
@@ -14,6 +19,8 @@ from test_web_page import (  # noqa: F401 - fixtures
     settle,
     shot,
 )
+
+from solver.cli import play_random_game
 
 
 def test_four_players_on_a_phone_your_highway_and_hand_come_first(server, browser):  # noqa: F811
@@ -67,6 +74,68 @@ def test_two_players_on_a_phone_your_highway_comes_first(server, browser):  # no
         assert actions["y"] + actions["height"] <= hint["y"] < other["y"], (actions, hint, other)
         assert actions["y"] + actions["height"] <= 844, actions
         no_overflow(pg)
+        assert not pg.js_errors, pg.js_errors
+    finally:
+        pg.context.close()
+
+
+GRAPH_TEXT = """(svg) => [...svg.querySelectorAll('text')].map((t) => {
+  const r = t.getBoundingClientRect();
+  return {text: t.textContent, left: r.left, right: r.right, top: r.top, bottom: r.bottom,
+          px: parseFloat(getComputedStyle(t).fontSize) * t.getScreenCTM().a};
+})"""
+
+
+def graph_is_legible(pg, width: int) -> None:
+    """The review graph's every text at least 10 px (its font size as drawn) and inside
+    the graph, no two texts overlapping, every mark at least 24 px to tap, and no
+    sideways scrolling of the page."""
+    svg = pg.locator("#review-graph svg")
+    box = svg.bounding_box()
+    assert box["width"] <= width, box
+    texts = svg.evaluate(GRAPH_TEXT)
+    assert texts
+    for t in texts:
+        assert t["px"] >= 10 and t["bottom"] - t["top"] >= 10, t
+        assert box["x"] - 0.5 <= t["left"] and t["right"] <= box["x"] + box["width"] + 0.5, (t, box)
+    for k, a in enumerate(texts):
+        for b in texts[k + 1:]:
+            apart = (a["right"] <= b["left"] + 0.5 or b["right"] <= a["left"] + 0.5
+                     or a["bottom"] <= b["top"] + 0.5 or b["bottom"] <= a["top"] + 0.5)
+            assert apart, (a, b)
+    marks = pg.eval_on_selector_all("#review-graph g.mark", "(ms) => ms.map((m) => "
+                                    "m.getBoundingClientRect()).map((r) => [r.width, r.height])")
+    assert marks and min(min(m) for m in marks) >= 24, marks
+    no_overflow(pg)
+
+
+def test_the_review_graph_is_legible_on_a_phone(server, browser):  # noqa: F811
+    """On a 390x844 phone the review graph was the laptop's 860-wide drawing scaled to the
+    screen (about 0.42): its labels under 5 px, its marks 4-6 px across, too small to read
+    or to tap. It is drawn at the phone's width: text at least 10 px, marks a finger wide,
+    fewer turn numbers, the legends on rows of their own; a tapped mark chooses its
+    decision. Also with 4 players (a longer legend)."""
+    pg = open_page(browser, 390, 844, has_touch=True, is_mobile=True)
+    try:
+        review_upload(pg, server, "phone-graph.json", play_random_game(2, seed=5).to_json())
+        pg.locator("#review-graph").screenshot(path=str(ARTIFACTS / "phone-04-review-graph.png"))
+        graph_is_legible(pg, 390)
+        mark = pg.locator("#review-graph g.mark").nth(2)
+        mark.scroll_into_view_if_needed()
+        n = int(mark.get_attribute("data-decision")) + 1
+        mark.tap()
+        pg.wait_for_function("(n) => document.querySelector('#review-detail')"
+                             ".innerText.includes('Move ' + n + ':')", arg=n)
+        assert pg.locator("#review-graph line.cursor").count() == 1
+
+        four = play_random_game(4, seed=6).to_json()
+        four["actions"] = four["actions"][:40]
+        upload(pg, "phone-4p.json", json.dumps(four))
+        pg.wait_for_function("window.bigsur.state.upload.name === 'phone-4p.json'"
+                             " && window.bigsur.state.upload.result", timeout=120_000)
+        pg.wait_for_selector("#review-graph svg polyline")
+        pg.locator("#review-graph").screenshot(path=str(ARTIFACTS / "phone-05-review-graph-4p.png"))
+        graph_is_legible(pg, 390)
         assert not pg.js_errors, pg.js_errors
     finally:
         pg.context.close()

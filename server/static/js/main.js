@@ -1708,22 +1708,53 @@ function showDetailOf(rv) {
   else $("review-detail").innerHTML = CHOOSE_DECISION;
 }
 
+/* The graph is the laptop's drawing, GRAPH_W wide and scaled to its box, where the box
+ * is that wide; in a narrower box (a phone: about 360 px) it is drawn at the box's own
+ * width, unscaled: scaled down there its text was under 5 px and its marks a few px.
+ * Redrawn when the box's width changes. */
+const GRAPH_W = 860;
+let graphWidth = GRAPH_W;
+const graphWidthIn = (box) =>
+  !box.clientWidth || box.clientWidth >= GRAPH_W ? GRAPH_W : Math.max(280, box.clientWidth);
+
 function renderGraph() {
   const rv = shownReview();
   if (!rv || !rv.result) return;
   const nActions = S.reviewSource === "upload" ? rv.nActions : S.data ? S.data.actions_applied : 0;
-  $("review-graph").innerHTML = graphSVG(rv.result, nActions, rv.selected);
+  const box = $("review-graph");
+  graphWidth = graphWidthIn(box);
+  box.innerHTML = graphSVG(rv.result, nActions, rv.selected, graphWidth);
 }
 
-function graphSVG(res, nActions, cursor) {
+/* ``text`` cut (with an ellipsis) to about ``px`` wide in the graph's narrow text (12 px). */
+function fitText(text, px) {
+  const n = Math.floor(px / 7);
+  return text.length <= n ? text : text.slice(0, Math.max(1, n - 1)) + "\u2026";
+}
+
+/* The win-chance graph, ``W`` wide (GRAPH_W: the laptop's layout; narrower: a narrow
+ * layout, its legends on rows of their own, fewer turn numbers, its text larger and its
+ * marks larger, each with a finger-wide area to tap). */
+function graphSVG(res, nActions, cursor, W = GRAPH_W) {
   const two = res.players.length === 2;
-  // 3-4 players: the seats' legend fills the first row, the labels' the second
-  const W = 860, H = two ? 250 : 264, L = 44, R = 12, T = two ? 30 : 44, B = 34;
+  const narrow = W < GRAPH_W;
+  const lines = advantage(res);
+  const me = perspective();
+  const whose = seatName(me) === "You" ? "Your" : seatName(me) + "'s";
+  const caption = two ? [`${whose} winning chances`, `(above 50%: ahead of ${seatName(1 - me)})`] : [];
+  const oneRow = fitText(caption.join(" "), W - 28) === caption.join(" ");
+  // the legends' rows: the laptop's 2 players one row (the line's left, the labels'
+  // right), 3-4 players the seats' row then the labels'; narrow: the line's caption in
+  // one row or two, or the seats two a row, then the labels' row
+  const seatRows = narrow ? (two ? (oneRow ? 1 : 2) : Math.ceil(lines.length / 2)) : 1;
+  const rowY = (k) => 4 + 16 * k;
+  const L = 44, R = 12, B = 34;
+  const T = narrow ? rowY(seatRows + 1) + 10 : two ? 30 : 44;
+  const H = narrow ? T + 186 + B : two ? 250 : 264;
   const n = Math.max(1, nActions || (res.decisions.length ? res.decisions[res.decisions.length - 1].index + 1 : 1));
   const x = (i) => L + (W - L - R) * (i / n);
   const y = (p) => T + (H - T - B) * (1 - p);
-  const me = perspective();
-  let s = `<svg class="graphsvg" viewBox="0 0 ${W} ${H}" role="img" aria-label="${two ? "Your winning chances" : "Win probability of each player"} over the game">`;
+  let s = `<svg class="graphsvg${narrow ? " narrow" : ""}" viewBox="0 0 ${W} ${H}" role="img" aria-label="${two ? "Your winning chances" : "Win probability of each player"} over the game">`;
   s += `<rect x="${L}" y="${T}" width="${W - L - R}" height="${H - T - B}" fill="#fff" stroke="#bbb"/>`;
   const grid = [0, 0.25, 0.5, 0.75, 1];
   for (const p of grid) {
@@ -1735,16 +1766,19 @@ function graphSVG(res, nActions, cursor) {
   s += `<line class="even" x1="${L}" x2="${W - R}" y1="${y(even)}" y2="${y(even)}" stroke="#999" ` +
     `stroke-dasharray="4 3"><title>an even chance: 1 in ${res.players.length}</title></line>` +
     (grid.includes(even) ? "" : `<text x="${L - 6}" y="${y(even) + 4}" class="axis" text-anchor="end">${Math.round(even * 100)}%</text>`);
+  // a turn number every ``every`` turns (even), at least 30 px apart
+  const turns = res.decisions.length ? res.decisions[res.decisions.length - 1].turn + 1 : 1;
+  let every = 2;
+  while ((W - L - R) / turns * every < 30) every += 2;
   let lastTurn = -1;
   for (const dcs of res.decisions) {
-    if (dcs.turn !== lastTurn && dcs.turn % 2 === 0) {
+    if (dcs.turn !== lastTurn && dcs.turn % every === 0) {
       s += `<line x1="${x(dcs.index)}" x2="${x(dcs.index)}" y1="${H - B}" y2="${H - B + 4}" stroke="#888"/>` +
         `<text x="${x(dcs.index)}" y="${H - B + 16}" class="axis" text-anchor="middle">${dcs.turn + 1}</text>`;
     }
     lastTurn = dcs.turn;
   }
   s += `<text x="${(L + W - R) / 2}" y="${H - 4}" class="axis" text-anchor="middle">turn</text>`;
-  const lines = advantage(res);
   if (two && lines[0].points.length) {
     const pts = lines[0].points.map(([i, p]) => [x(i), y(p)]);
     const area = `${x(lines[0].points[0][0]).toFixed(1)},${y(0.5)} ` + pts.map((q) => q[0].toFixed(1) + "," + q[1].toFixed(1)).join(" ") +
@@ -1763,26 +1797,36 @@ function graphSVG(res, nActions, cursor) {
   if (cursor !== null && cursor !== undefined) {
     s += `<line class="cursor" x1="${x(cursor).toFixed(1)}" x2="${x(cursor).toFixed(1)}" y1="${T}" y2="${H - B}" stroke="#7b1fa2" stroke-width="2"/>`;
   }
+  const radius = {inaccuracy: 5, mistake: 6, blunder: 7};
   for (const dc of res.decisions) {
     if (!dc.label || !dc.value_before) continue;
-    const px = x(dc.index), py = yOf(dc);
+    const px = x(dc.index).toFixed(1), py = yOf(dc).toFixed(1);
     s += `<g class="mark" tabindex="0" role="button" data-decision="${dc.index}" ` +
       `aria-label="${esc(`${dc.label}: ${decisionWords(dc)} (move ${dc.index + 1}; ${markLoss(dc)})`)}">` +
       `<title>${esc(`${cap(dc.label)}, move ${dc.index + 1}: ${decisionWords(dc)} (${markLoss(dc)})`)}</title>` +
-      `<circle cx="${px.toFixed(1)}" cy="${py.toFixed(1)}" r="${dc.label === "blunder" ? 7 : dc.label === "mistake" ? 6 : 5}" ` +
+      (narrow ? `<circle class="tap" cx="${px}" cy="${py}" r="14" fill="transparent"/>` : "") +
+      `<circle cx="${px}" cy="${py}" r="${radius[dc.label] + (narrow ? 2 : 0)}" ` +
       `fill="${LABEL_COLOR[dc.label]}" stroke="${SEAT_COLOR[dc.seat % 4]}" stroke-width="2"/></g>`;
   }
-  if (two) {
-    s += `<g transform="translate(${L} 4)"><rect width="14" height="4" y="4" fill="${SEAT_COLOR[me % 4]}"/>` +
-      `<text x="20" y="11" class="axis">${esc(seatName(me) === "You" ? "Your" : seatName(me) + "'s")} winning chances (above 50%: ahead of ${esc(seatName(1 - me))})</text></g>`;
+  const key = (color, tx, ty, text) => `<g transform="translate(${tx} ${ty})">` +
+    (color ? `<rect width="14" height="4" y="4" fill="${color}"/>` : "") +
+    `<text x="20" y="11" class="axis">${esc(text)}</text></g>`;
+  if (two && narrow && !oneRow) {
+    s += key(SEAT_COLOR[me % 4], 4, rowY(0), fitText(caption[0], W - 28)) +
+      key(null, 4, rowY(1), fitText(caption[1], W - 28));
+  } else if (two) {
+    s += key(SEAT_COLOR[me % 4], narrow ? 4 : L, 4, caption.join(" "));
   } else {
+    const col = narrow ? Math.min(240, (W - 8) / 2) : (W - L - R) / lines.length;
     lines.forEach((line, k) => {
-      s += `<g transform="translate(${L + k * ((W - L - R) / lines.length)} 4)"><rect width="14" height="4" y="4" fill="${SEAT_COLOR[line.seat % 4]}"/>` +
-        `<text x="20" y="11" class="axis">${esc(seatName(line.seat))}</text></g>`;
+      s += narrow ? key(SEAT_COLOR[line.seat % 4], 4 + (k % 2) * col, rowY(Math.floor(k / 2)),
+        fitText(seatName(line.seat), col - 24))
+        : key(SEAT_COLOR[line.seat % 4], L + k * col, 4, seatName(line.seat));
     });
   }
   Object.entries(LABEL_COLOR).forEach(([label, color], k) => {
-    s += `<g transform="translate(${W - R - 300 + k * 100} ${two ? 4 : 20})"><circle cx="6" cy="6" r="5" fill="${color}"/>` +
+    const [lx, ly] = narrow ? [4 + k * 100, rowY(seatRows)] : [W - R - 300 + k * 100, two ? 4 : 20];
+    s += `<g transform="translate(${lx} ${ly})"><circle cx="6" cy="6" r="5" fill="${color}"/>` +
       `<text x="15" y="11" class="axis">${label}</text></g>`;
   });
   s += `</svg>`;
@@ -2177,6 +2221,9 @@ async function init() {
   $("review-paste-go").addEventListener("click", () => runUpload($("review-paste").value, "the pasted record"));
   $("review-back-game").addEventListener("click", () => openReview("game"));
   $("review-show-upload").addEventListener("click", () => openReview("upload"));
+  addEventListener("resize", () => { // (the graph's box narrower or wider: drawn again)
+    if (S.view === "review" && graphWidthIn($("review-graph")) !== graphWidth) renderGraph();
+  });
   const speed = localStorage.getItem("bigsur.speed");
   const params = new URLSearchParams(location.search);
   if (params.get("speed")) $("ai-speed").value = params.get("speed");
