@@ -189,6 +189,14 @@ class ScoreRequest(Strict):
     position: dict[str, Any]
 
 
+class ReplayRequest(Strict):
+    model_config = ConfigDict(extra="forbid", json_schema_extra={"examples": [
+        {"record": EXAMPLES["record"], "n": 2}]})
+
+    record: dict[str, Any] = Field(description="a game record (format bigsur-record/1)")
+    n: int = Field(ge=0, strict=True, description="how many of its actions to play")
+
+
 class ScoreResponse(Open):
     scores: list[dict[str, Any]]
     winners: list[int]

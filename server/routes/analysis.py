@@ -7,12 +7,9 @@ from typing import Any
 
 from fastapi import APIRouter, Request
 
-from solver.rules.position import PositionError
-from solver.rules.record import GameRecord, RecordError
-
 from ..deps import CardsDep, JobsDep, SearchDep, SettingsDep
 from ..schemas import AnalyzeRequest, ErrorBody, JobResponse
-from .common import SEARCH_ERRORS, budget_dict, client_key
+from .common import SEARCH_ERRORS, budget_dict, client_key, posted_record
 
 router = APIRouter(prefix="/v1/analyze", tags=["analysis"])
 
@@ -26,12 +23,7 @@ async def analyze(req: AnalyzeRequest, request: Request, settings: SettingsDep,
     poll ``GET /v1/analyze/{job_id}`` for progress and the result (docs/api.md explains
     values, losses, labels and accuracy)."""
     budget = budget_dict(req.budget, settings.analysis_budget_ms, settings)
-    raw = req.record
-    try:
-        named = await cards.for_position(raw.get("cards"))
-    except PositionError as err:  # an unknown set name: the record's error
-        raise RecordError(str(err)) from None
-    record = GameRecord.from_json(raw, named)
+    record = await posted_record(req.record, cards)
     return await jobs.submit(record, budget, req.seed, req.seats, client_key(request), search)
 
 

@@ -1,4 +1,5 @@
-"""Helpers shared by the routers: budgets within the caps, the error responses."""
+"""Helpers shared by the routers: budgets within the caps, the error responses, a
+posted game record read."""
 
 from __future__ import annotations
 
@@ -7,6 +8,9 @@ from collections.abc import Awaitable
 from typing import Any, TypeVar
 
 from fastapi import Request
+
+from solver.rules.position import PositionError
+from solver.rules.record import GameRecord, RecordError
 
 from ..errors import ApiError
 from ..schemas import Budget, ErrorBody
@@ -25,6 +29,19 @@ SEARCH_ERRORS = {**ERRORS, 429: {"model": ErrorBody, "description":
 SEAT_ERRORS = {**ERRORS, **{code: {"model": ErrorBody, "description": text} for code, text in (
     (401, "no seat token"), (403, "not a token of this game"), (404, "no such game"),
     (409, "not this seat's turn / the game is (not) over / action id reused"))}}
+
+
+async def posted_record(raw: dict[str, Any], cards) -> GameRecord:
+    """A record sent in a request, every action checked by the rules (RecordError naming
+    the field: 422); its card set by name or inline (an unknown set name is the
+    record's error)."""
+    try:
+        named = await cards.for_position(raw.get("cards"))
+    except PositionError as err:
+        raise RecordError(str(err)) from None
+    record = GameRecord.from_json(raw, named)
+    record.replay()  # (a few milliseconds for a whole game)
+    return record
 
 
 def budget_dict(budget: Budget | None, default_ms: int, settings) -> dict[str, int]:

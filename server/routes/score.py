@@ -1,5 +1,5 @@
-"""POST /v1/score and POST /v1/payment: scoring breakdowns and cheapest payments, for
-people building tools on top."""
+"""POST /v1/score, POST /v1/payment and POST /v1/replay: scoring breakdowns, cheapest
+payments and a record's positions, for people building tools on top."""
 
 from __future__ import annotations
 
@@ -17,8 +17,15 @@ from solver.search.determinize import determinize
 from ..deps import CardsDep, SearchDep
 from ..errors import ApiError
 from ..pool import parse_position
-from ..schemas import PaymentRequest, PaymentResponse, ScoreRequest, ScoreResponse
-from .common import ERRORS, SEARCH_ERRORS, client_key, unless_disconnected
+from ..schemas import (
+    PaymentRequest,
+    PaymentResponse,
+    ReplayRequest,
+    ScoreRequest,
+    ScoreResponse,
+)
+from ..sessions import position_after
+from .common import ERRORS, SEARCH_ERRORS, client_key, posted_record, unless_disconnected
 
 router = APIRouter(prefix="/v1", tags=["tools"])
 
@@ -86,3 +93,13 @@ async def payment(req: PaymentRequest, request: Request, cards: CardsDep,
         builds.append([card, side or ("R" if position.player.highway else "L")])
     return await unless_disconnected(request, search.payment(raw, builds,
                                                              client_key(request), viewer))
+
+
+@router.post("/replay", responses=ERRORS, summary="A position of a game record")
+async def replay(req: ReplayRequest, cards: CardsDep) -> dict[str, Any]:
+    """The full position (bigsur-position/1) after the first ``n`` actions of ``record``
+    (every action checked by the rules; 422 naming ``actions[i]``, or ``n`` out of
+    ``0..len(actions)``). Stateless, as ``bigsur replay RECORD --at N``: the page's review
+    of an uploaded record opens its decisions with it, whether or not the server still
+    has that review's job."""
+    return position_after(await posted_record(req.record, cards), req.n)

@@ -1,5 +1,6 @@
-"""``GET /v1/analyze/{job_id}/positions/{n}``: the positions of a reviewed record, so
-that the page steps through the review of an uploaded record without re-sending it."""
+"""A record's positions: ``GET /v1/analyze/{job_id}/positions/{n}`` (of a reviewed
+record, without sending it again) and ``POST /v1/replay`` (of any record, stateless: the
+page's review of an uploaded record opens its decisions with it, job or no job)."""
 
 from __future__ import annotations
 
@@ -48,3 +49,30 @@ def test_out_of_range_and_unknown_jobs_are_named(client):
     assert r.status_code == 422 and r.json()["field"] == "n", r.text
     r = client.get("/v1/analyze/nope/positions/0")
     assert r.status_code == 404 and r.json()["field"] == "job_id", r.text
+
+
+def test_replay_gives_every_position_of_a_record_without_a_job(client):
+    """The same positions as the job's route, from the record alone: a kept review of an
+    upload opens its decisions after the server dropped its job (a finished job is
+    deleted BIGSUR_JOB_TTL_SECONDS after it ends; the job's route answers 404 then)."""
+    record = play_random_game(2, seed=13)
+    for n in (0, 1, len(record.actions) // 2, len(record.actions)):
+        r = client.post("/v1/replay", json={"record": record.to_json(), "n": n})
+        assert r.status_code == 200, r.text
+        expected = GameRecord(record.cards, 2, seed=13, actions=record.actions[:n]).replay()
+        assert r.json() == state_to_json(expected)
+
+
+def test_replay_names_what_is_wrong(client):
+    record = play_random_game(2, seed=13)
+    raw = record.to_json()
+    for n, field in ((len(record.actions) + 1, "n"), (-1, "n"), ("3", "n"), (True, "n")):
+        r = client.post("/v1/replay", json={"record": raw, "n": n})
+        assert r.status_code == 422 and r.json()["field"] == field, (n, r.text)
+    bad = {**raw, "actions": raw["actions"][:3] + ["take H99"] + raw["actions"][4:]}
+    r = client.post("/v1/replay", json={"record": bad, "n": 2})
+    assert r.status_code == 422 and r.json()["field"] == "actions[3]", r.text
+    r = client.post("/v1/replay", json={"record": {**raw, "cards": "no-such-set"}, "n": 0})
+    assert r.status_code == 422 and "no-such-set" in r.json()["reason"], r.text
+    r = client.post("/v1/replay", json={"record": raw})
+    assert r.status_code == 422 and r.json()["field"] == "n", r.text

@@ -220,7 +220,7 @@ def test_a_finished_uploaded_review_is_shown_again_after_a_reload(server, page):
     assert pg.locator("#review-list .decision").count() == len(record["actions"])
     assert "Player 1 (random)" in pg.locator("#review-summary").inner_text()
     pg.wait_for_function("document.querySelector('#review-detail').innerText.includes('Move 3:')")
-    pg.wait_for_selector("#review-detail .minitable svg.card")  # the kept job's position
+    pg.wait_for_selector("#review-detail .minitable svg.card")  # replayed from the kept text
     assert pg.locator("#review-list .decision.selected").get_attribute("data-decision") == "2"
     assert pg.locator("#review-lost").is_hidden()
 
@@ -267,8 +267,9 @@ def test_a_running_uploaded_review_is_picked_up_after_a_reload(server, page):  #
 
 def test_a_kept_upload_the_server_no_longer_has_can_be_analysed_again(server, page):  # noqa: F811
     """The kept job unknown to the server (dropped an hour after it ended, or another
-    server): the review says so in words, keeps what it has, and "Analyse again" reviews
-    the kept record anew."""
+    server): a kept result is the whole review (its positions replayed from the kept
+    record: they came from the job, and could not be opened then); a review that was
+    running says so in words, and "Analyse again" reviews the kept record anew."""
     pg = page
     posts = analyse_posts(pg)
     upload_and_review(pg, server, "gone.json", json.dumps(short_record()))
@@ -279,19 +280,24 @@ def test_a_kept_upload_the_server_no_longer_has_can_be_analysed_again(server, pa
           k.jobId = 'gone-' + k.jobId; if (!keep) k.result = null;
           localStorage.setItem('bigsur.upload', JSON.stringify(k)); }}""", keep_result)
         reload_page(pg)
-        pg.wait_for_selector("#review-lost:not([hidden])")
 
-    # finished when the player left: its result kept and shown, the positions not
+    # finished when the player left: the kept result is the whole review, its positions
+    # replayed from the kept record (they came from the job, and could not be opened)
+    jobs_asked: list[str] = []
+    pg.on("request", lambda r: jobs_asked.append(r.url) if "/v1/analyze/" in r.url else None)
     forget_job(keep_result=True)
-    note = pg.locator("#review-lost").inner_text()
-    assert "The server no longer has this review: no analysis job" in note, note
-    assert "Its result is shown as it was kept" in note and "press Analyse again" in note, note
-    assert pg.locator("#review-graph svg polyline").count() == 1
+    pg.wait_for_selector("#review:not([hidden]) #review-graph svg polyline")
+    pg.click("#review-list [data-decision='1']")
+    pg.wait_for_selector("#review-detail .minitable svg.card")
+    assert pg.locator("#review-lost").is_hidden()
+    assert not jobs_asked, jobs_asked
 
     # running when the player left: nothing to show but the message and the way out
     forget_job(keep_result=False)
+    pg.wait_for_selector("#review-lost:not([hidden])")
     note = pg.locator("#review-lost").inner_text()
-    assert "The server no longer has this review" in note and "result" not in note, note
+    assert "The server no longer has this review: no analysis job" in note, note
+    assert "press Analyse again" in note, note
     assert pg.locator("#review-graph svg").count() == 0
     assert pg.locator("#review-run").inner_text() == "Analyse again"
     assert pg.locator("#review-progress").is_hidden()

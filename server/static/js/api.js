@@ -70,8 +70,10 @@ export const job = (jobId) => api("GET", "/v1/analyze/" + encodeURIComponent(job
 /** Review a record from its own text (an uploaded file): its seed digits untouched. */
 export const analyseRecordText = (text, budget) => api("POST", "/v1/analyze",
   new JsonText(`{"record": ${text}, "budget": ${JSON.stringify(budget)}, "seed": 0}`));
-export const jobPosition = (jobId, n) =>
-  api("GET", `/v1/analyze/${encodeURIComponent(jobId)}/positions/${n}`);
+/** The position after a record's first ``n`` actions, from the record's own text (no job
+ * needed: a kept review opens its decisions after the server dropped its job). */
+export const replayRecordText = (text, n) => api("POST", "/v1/replay",
+  new JsonText(`{"record": ${text}, "n": ${JSON.stringify(n)}}`));
 /** Continue a position (the editor's view) as a game: the view's seat is the human. */
 export const continueGame = (view, seats) => api("POST", "/v1/games", {position: view, seats});
 

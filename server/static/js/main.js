@@ -10,7 +10,7 @@
  * a refusal is shown in plain words.
  */
 import {ApiError, api, recordText, seedOfRecordText, startReview, latestReview, job as getJob,
-  analyseRecordText, jobPosition, continueGame} from "./api.js";
+  analyseRecordText, replayRecordText, continueGame} from "./api.js";
 import {MATERIALS, MAT_COLOR, matGlyph, matIcon, stepsInWords, paymentSentence, discardTopAfter, cardsUsed, actionWords,
   paymentsAsPaid,
 lineBySeat, confidence, plainError, joinWords, plural, turningPoints as reviewTurningPoints,
@@ -1376,27 +1376,25 @@ function uploadFailed(name, e) {
   box.hidden = false;
 }
 
-/* The kept upload's job picked up, once a page load (as the game's review is): followed
- * while it runs; its result taken when none is kept. When the server no longer has the
- * job (404, as for the game's latest review: a finished job is dropped after
- * BIGSUR_JOB_TTL_SECONDS) or it failed, the review says so and "Analyse again" reviews
- * the kept record anew; the result kept, if any, stays shown. */
+/* The kept upload's job picked up, once a page load (as the game's review is), when its
+ * result was not kept yet: followed while it runs, its result taken. A kept result needs
+ * no job (its positions come from the record, POST /v1/replay). When the server no
+ * longer has the job (404: a finished job is dropped after BIGSUR_JOB_TTL_SECONDS) or it
+ * failed, the review says so and "Analyse again" reviews the kept record anew. */
 async function pickUpUpload() {
   const up = S.upload;
-  if (!up || up.pickedUp || up.running) return;
+  if (!up || up.result || up.pickedUp || up.running) return;
   up.pickedUp = true;
-  up.running = !up.result;
+  up.running = true;
   up.lost = null;
   $("review-run").disabled = true;
-  if (up.running) renderReview();
+  renderReview();
   try {
     const job = await reviewUpload.followJob({job: getJob}, await getJob(up.jobId),
       (done, total) => { if (S.upload === up) showProgress(done, total); });
-    if (!up.result) {
-      up.result = job.result;
-      up.budget = job.budget;
-      keepUpload();
-    }
+    up.result = job.result;
+    up.budget = job.budget;
+    keepUpload();
   } catch (e) {
     if (!(e instanceof reviewUpload.RecordFileError ||
           (e instanceof ApiError && e.status === 404))) {
@@ -1653,9 +1651,8 @@ function renderReview() {
   if (S.upload) $("review-show-upload").textContent = `The review of ${S.upload.name}`;
   const lost = $("review-lost");
   lost.hidden = !(upload && rv.lost);
-  lost.textContent = upload && rv.lost ? rv.lost + " " +
-    (res ? "Its result is shown as it was kept here, but the positions of its decisions " +
-      "cannot be opened. " : "") + "The record is kept here: press Analyse again to review it again." : "";
+  lost.textContent = upload && rv.lost
+    ? rv.lost + " The record is kept here: press Analyse again to review it again." : "";
   $("review-source").textContent = upload ? `Reviewing the uploaded record ${rv.name}` +
     (rv.start ? " (from a start position)" : "") : gameOver ? "Reviewing your game" : "";
   if (!res) {
@@ -1906,7 +1903,7 @@ async function selectDecision(index) {
   box.innerHTML = html;
   const wrapEl = box.querySelector("[data-part=wrap]");
   try {
-    const st = rv === S.upload ? await jobPosition(rv.jobId, dc.index)
+    const st = rv === S.upload ? await replayRecordText(rv.text, dc.index)
       : await api("GET", `/v1/games/${encodeURIComponent(S.game.id)}/positions/${dc.index}`,
         undefined, activeToken(null));
     let scores = [];
