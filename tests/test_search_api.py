@@ -200,3 +200,15 @@ def test_the_modules_examples_run():
 
     result = doctest.testmod(solver.search.api)
     assert result.attempted >= 1 and result.failed == 0
+
+
+def test_a_bare_end_does_not_claim_the_turn_built_nothing():
+    """A position does not record a build made earlier in its build step: a hint from the
+    position editor, after the seat had built H43 that turn, offered "End the turn without
+    building". The words say only that it builds no more."""
+    from solver.rules.actions import End
+    from solver.rules.engine import new_game, play
+    from solver.search.api import describe_move
+
+    state = play(play(new_game(2, seed=3), "take deck"), "take deck")
+    assert describe_move(state, [End()]) == "End the turn without building more"

@@ -204,7 +204,9 @@ def _card_words(state: GameState, card_id: str) -> str:
 
 
 def describe_move(state: GameState, actions: list[Action]) -> str:
-    """A readable sentence for a move (``state``: the position it is played from)."""
+    """A readable sentence for a move (``state``: the position it is played from). A bare
+    end says "without building more": a position does not record whether its seat has
+    built earlier in this build step."""
     parts = []
     for a in actions:
         if isinstance(a, Take):
@@ -217,7 +219,7 @@ def describe_move(state: GameState, actions: list[Action]) -> str:
             name = state.cards.landmarks[state.cards.landmark(a.landmark)].name
             parts.append(f"claim {a.landmark} ({name}) above {a.card}")
         elif isinstance(a, End):
-            parts.append("end the turn" if parts else "end the turn without building")
+            parts.append("end the turn" if parts else "end the turn without building more")
     text = ", ".join(parts)
     return text[:1].upper() + text[1:]
 
