@@ -69,7 +69,7 @@ def test_record_with_inline_cards_and_start_position(custom, small):
 def test_record_replay_checks_every_action():
     record, _states = recorded_game(2, seed=1)
     record.actions[3] = "claim L01 H01"
-    with pytest.raises(RecordError, match=r"actions\[3\] \('claim L01 H01'\): illegal action"):
+    with pytest.raises(RecordError, match=r"actions\[3\] \(move 4: 'claim L01 H01'\): illegal action"):
         record.replay()
     record.actions[3] = "fly away"
     with pytest.raises(RecordError, match=r"actions\[3\].*cannot read action"):
@@ -157,7 +157,7 @@ def test_cli_replay_prints_final_scores(tmp_path, capsys):
     record.actions[0] = "end"
     record.save(path)
     assert main(["replay", str(path)]) == 2
-    assert "actions[0] ('end')" in capsys.readouterr().err
+    assert "actions[0] (move 1: 'end')" in capsys.readouterr().err
 
 
 def test_cli_replay_writes_the_position_at_a_move(tmp_path, capsys):
@@ -208,7 +208,7 @@ def test_cli_replay_at_replays_only_the_actions_before_it(tmp_path, capsys):
     assert main(["replay", str(path), "--at", "10"]) == 0
     assert json.loads(capsys.readouterr().out) == state_to_json(states[10])
     assert main(["replay", str(path), "--at", "11"]) == 2
-    assert "actions[10] ('end')" in capsys.readouterr().err
+    assert "actions[10] (move 11: 'end')" in capsys.readouterr().err
 
 
 def test_cli_selfplay_writes_replayable_deterministic_records(tmp_path, capsys):

@@ -95,7 +95,8 @@ class GameRecord:
                 action = parse_action(text)
                 after = play(state, action) if checked else _unchecked(state, action)
             except ActionError as err:
-                raise RecordError(f"actions[{i}] ({text!r}): {err}") from None
+                # (the index names the field; the move counts from 1, as reviews do)
+                raise RecordError(f"actions[{i}] (move {i + 1}: {text!r}): {err}") from None
             yield state, action
             state = after
         yield state, None
