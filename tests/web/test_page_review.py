@@ -18,6 +18,7 @@ from test_web_page import (  # noqa: F401 - fixtures
     open_page,
     page,
     server,
+    settle,
     shot,
 )
 
@@ -204,6 +205,29 @@ def test_the_decision_shown_belongs_to_the_review_shown(server, page):  # noqa: 
     pg.wait_for_function("document.querySelector('#review-detail').innerText.includes('Move 2:')")
     assert pg.locator("#review-list .decision.selected").get_attribute("data-decision") == "1"
     assert pg.locator("#review-show-upload").is_hidden()
+
+    # another game started (in progress), the upload's review looked at again, then the
+    # finished game's Review chosen in the games list: that game's review opened (it was
+    # the upload's, under the other game's status line "Your turn: take 2 cards")
+    finished = json.loads(pg.evaluate("localStorage.getItem('bigsur.game')"))["id"]
+    n_decisions = pg.evaluate("window.bigsur.state.review.result.decisions.length")
+    pg.click("#nav-new")
+    pg.select_option("#seat-1", "greedy")
+    pg.click("#setup-start")
+    pg.wait_for_selector("#game:not([hidden])")
+    settle(pg)
+    assert "Your turn" in pg.locator("#status").inner_text()
+    pg.click("#nav-review")
+    pg.wait_for_selector("#review-source:has-text('short.json')")
+    pg.click("#nav-new")
+    pg.click(f"#games-list [data-open-game='{finished}'][data-mode='review']")
+    pg.wait_for_selector("#review-source:has-text('Reviewing your game')")
+    pg.wait_for_selector("#review-graph svg polyline")
+    assert pg.locator("#review-list .decision").count() == n_decisions
+    assert "Player 1" not in pg.locator("#review-summary").inner_text()
+    assert pg.evaluate("window.bigsur.state.game.id") == finished
+    status = pg.locator("#status").text_content()
+    assert "The game is over" in status and "Your turn" not in status, status
     assert not pg.js_errors, pg.js_errors
 
 

@@ -1141,7 +1141,8 @@ async function openSavedGame(id, mode) {
   try {
     await loadCards(g.cards || "default");
     S.data = await fetchGame();
-    if (mode === "review" && S.data.over) { await openReview(); return; }
+    // the table (its status line) is this game's, also under its review
+    if (mode === "review" && S.data.over) { await renderGame(); await openReview("game"); return; }
     show("game");
     await renderGame();
     if (S.data.ai_thinking) {
