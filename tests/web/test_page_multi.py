@@ -29,7 +29,8 @@ def test_another_players_payment_is_not_called_yours(server, page):  # noqa: F81
     moves) read "AI 3 (easy) builds H36 ..., paying: the Persistent stone of H03 in your
     Highway; recycle the top of your discard pile": H03 was in AI 3's Highway, the pile
     AI 3's, and the reader's own road had no H03. Another player's payment says
-    "their"; the reader's own still says "your"."""
+    "their"; the reader's own still says "your", also where another player borrows from
+    it (it said "from You's Highway")."""
     pg = page
     out = words_in_page(pg, server, """
       const cards = {highway: {H03: {material: 'water', persistent: 'stone'},
@@ -37,8 +38,13 @@ def test_another_players_payment_is_not_called_yours(server, page):  # noqa: F81
                      landmarks: {}};
       const ctx = {cards, seatName: (i) => 'AI ' + (i + 1) + ' (easy)'};
       const act = 'build H36 L pay per:H03 rec H23 bh:0:H03';
+      // the reader's own Highway and discard pile, borrowed from by an AI
+      const mine = {...ctx, seatName: (i) => (i === 0 ? 'You' : 'AI ' + (i + 1) + ' (easy)'),
+                    discardTops: ['stone']};
       return {ai: w.actionWords(act, ctx, 'AI 3 (easy)'), me: w.actionWords(act, ctx, 'You'),
-              seat: w.actionWords(act, ctx, 'Player 2')};
+              seat: w.actionWords(act, ctx, 'Player 2'),
+              fromMe: w.actionWords('build H36 L pay bh:0:H03 bd:0', mine, 'AI 2 (easy)'),
+              owners: [w.possessive('You'), w.possessive('You', true), w.possessive('AI 2 (easy)')]};
     """)
     assert out["ai"] == ("AI 3 (easy) builds H36 at the left end, paying: the Persistent stone "
                          "of H03 in their Highway; recycle the top of their discard pile; "
@@ -46,6 +52,12 @@ def test_another_players_payment_is_not_called_yours(server, page):  # noqa: F81
                          "AI 1 (easy)'s Highway"), out["ai"]
     assert "in their Highway" in out["seat"] and "of their discard pile" in out["seat"]
     assert "in your Highway" in out["me"] and "of your discard pile" in out["me"]
+    # borrowed from the reader: "your", never "You's" (the review's list and graph said
+    # "borrow the Persistent stone of H09 from You's Highway")
+    assert out["fromMe"] == ("AI 2 (easy) builds H36 at the left end, paying: borrow the "
+                             "Persistent stone of H03 from your Highway; borrow the top of "
+                             "your discard pile (stone)"), out["fromMe"]
+    assert out["owners"] == ["your", "Your", "AI 2 (easy)'s"]
     assert not pg.js_errors, pg.js_errors
 
 

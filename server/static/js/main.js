@@ -13,7 +13,7 @@ import {ApiError, api, recordText, seedOfRecordText, startReview, latestReview, 
   analyseRecordText, replayRecordText, continueGame} from "./api.js";
 import {MATERIALS, MAT_COLOR, matGlyph, matIcon, stepsInWords, paymentSentence, discardTopAfter, cardsUsed, actionWords,
   paymentsAsPaid,
-lineBySeat, confidence, plainError, joinWords, plural, turningPoints as reviewTurningPoints,
+lineBySeat, confidence, plainError, joinWords, plural, possessive, turningPoints as reviewTurningPoints,
   playedWasBest, decidingCategory, lossWords, accuracyWords, scoreChangeWords, signed}
 from "./words.js";
 import {payState, persistentUseFits, borrowsLeft} from "./pay.js";
@@ -525,7 +525,7 @@ function renderHint() {
       `</div></li>`;
   });
   // the numbers said in words once (their titles are not shown on a touch screen)
-  const rival = v.seats.length === 2 ? `${seatName((v.view_of + 1) % 2)}'s` : "the best other player's";
+  const rival = v.seats.length === 2 ? possessive(seatName((v.view_of + 1) % 2)) : "the best other player's";
   html += `</ol><p class="muted small hintlegend">win: your chance to win; pts: your expected ` +
     `final score minus ${esc(rival)}; visits: how often the search tried the move` +
     (moves.some((m) => m.score_change) ? `; your score as it stands: what the move adds ` +
@@ -962,7 +962,7 @@ function renderPay() {
         const [dis, used] = usedUp("borrow_discard");
         const step = `bd:${i}`;
         html += `<button type="button" class="srcbtn${P.steps.includes(step) ? " on" : ""}" data-paystep="${esc(step)}"${dis} ` +
-          `title="Landmark ability (${esc(borrowing("borrow_discard").names)}): the top Material of another player's discard pile">Borrow ${matIcon(ctx.discardTops[i], true)} from ${esc(seatName(i))}'s discard${used}</button>`;
+          `title="Landmark ability (${esc(borrowing("borrow_discard").names)}): the top Material of another player's discard pile">Borrow ${matIcon(ctx.discardTops[i], true)} from ${esc(possessive(seatName(i)))} discard${used}</button>`;
       }
     });
   } else {
@@ -1738,7 +1738,7 @@ function graphSVG(res, nActions, cursor, W = GRAPH_W) {
   const narrow = W < GRAPH_W;
   const lines = advantage(res);
   const me = perspective();
-  const whose = seatName(me) === "You" ? "Your" : seatName(me) + "'s";
+  const whose = possessive(seatName(me), true);
   const caption = two ? [`${whose} winning chances`, `(above 50%: ahead of ${seatName(1 - me)})`] : [];
   const oneRow = fitText(caption.join(" "), W - 28) === caption.join(" ");
   // the legends' rows: the laptop's 2 players one row (the line's left, the labels'
@@ -1914,7 +1914,7 @@ async function selectDecision(index) {
     wrapEl.innerHTML = `<div class="minitable"><div class="market"><div class="market-part"><h3 class="small">Depot</h3><div class="cardrow" data-part="depot"></div></div>` +
       `<div class="market-part deck-part"><h3 class="small">Deck</h3><div data-part="deck"></div></div>` +
       `</div><h3 class="small">Landmarks</h3><div data-part="landmarks"></div>` +
-      `<div data-part="seats"></div><h3 class="small">${esc(seatName(dc.seat) === "You" ? "Your" : seatName(dc.seat) + "'s")} hand</h3><div class="cardrow" data-part="hand"></div></div>`;
+      `<div data-part="seats"></div><h3 class="small">${esc(possessive(seatName(dc.seat), true))} hand</h3><div class="cardrow" data-part="hand"></div></div>`;
     renderTable(t, {static: true, target: wrapEl, scores, highlight: null, staticTitle: "Position"});
     // the human seat's view (the seat that decided, when it is one of ours)
     const human = rv === S.upload || (S.game && S.game.tokens[dc.seat] !== undefined) ? dc.seat : myseat();

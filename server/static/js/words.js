@@ -36,6 +36,13 @@ export function matIcon(m, bare = false) {
 
 export const plural = (n, one, many) => `${n} ${n === 1 ? one : many || one + "s"}`;
 
+/** A player's name as an owner: "your" for the reader (the name "You"), else the name
+ * with "'s" ("AI 2 (easy)'s"); ``capital``: "Your", to start a sentence or a heading. */
+export function possessive(name, capital = false) {
+  if (name === "You") return capital ? "Your" : "your";
+  return `${name}'s`;
+}
+
 /* ``x`` with one decimal, never "-0.0" (as the command line's ``number``). */
 const tenths = (x) => {
   const t = Number(x).toFixed(1);
@@ -85,11 +92,11 @@ export function stepsInWords(steps, ctx) {
     } else if (step.startsWith("bh:")) {
       const [, seat, id] = step.split(":");
       material = (hw[id] || {}).persistent || null;
-      words = `borrow the Persistent ${material || "Material"} of ${id} from ${ctx.seatName(Number(seat))}'s Highway`;
+      words = `borrow the Persistent ${material || "Material"} of ${id} from ${possessive(ctx.seatName(Number(seat)))} Highway`;
     } else if (step.startsWith("bd:")) {
       const seat = Number(step.slice(3));
       material = ctx.discardTops ? ctx.discardTops[seat] : null;
-      words = `borrow the top of ${ctx.seatName(seat)}'s discard pile${material ? " (" + material + ")" : ""}`;
+      words = `borrow the top of ${possessive(ctx.seatName(seat))} discard pile${material ? " (" + material + ")" : ""}`;
     } else if (hw[step]) {
       material = hw[step].material;
       words = `discard ${step} (${material})`;
@@ -342,7 +349,7 @@ export function turningPoints(res, ctx, most = 3) {
   const {me, seatName} = ctx;
   const played = (dc) => actionWords(dc.played, {...ctx, ...(ctx.paid && ctx.paid.get(dc.index))},
     seatName(dc.seat));
-  const whose = seatName(me) === "You" ? "your" : seatName(me) + "'s";
+  const whose = possessive(seatName(me));
   const chance = (p) => (100 * p).toFixed(1) + "%";
   const mine = res.decisions.filter((dc) => dc.seat === me && dc.value_before);
   const swings = [];
