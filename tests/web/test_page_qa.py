@@ -155,7 +155,8 @@ def test_uploaded_unfinished_record_says_it_has_no_scores(server, page):  # noqa
 def test_review_does_not_offer_the_played_move_as_better(server, page):  # noqa: F811
     """A decision where the search's best move is the move played said "Better: takes
     H33 from the Depot" under "Played: takes H33 from the Depot" (and a legend for a
-    better move the table could not show apart); it says the move played was the best."""
+    better move the table could not show apart); it says the move played was the best.
+    With the list showing labelled decisions only, ← / → step through those."""
     pg = page
     record = play_random_game(2, seed=5).to_json()
     review_upload(pg, server, "best.json", record)
@@ -174,6 +175,25 @@ def test_review_does_not_offer_the_played_move_as_better(server, page):  # noqa:
                          ".includes('Move ' + n + ':')", arg=worse["index"] + 1)
     detail = pg.locator("#review-detail").inner_text()
     assert "Better" in detail and "the better move" in detail, detail
+
+    # "labelled only": ← / → step through the decisions the list shows (→ went to the
+    # next decision of the game, which the list does not show)
+    labelled = [d["index"] for d in decisions if d["label"]]
+    assert len(labelled) >= 3, labelled
+    pg.select_option("#review-filter", "labelled")
+    pg.click(f"#review-list [data-decision='{labelled[0]}']")
+
+    def shown_after(key: str, index: int) -> None:
+        pg.keyboard.press(key)
+        pg.wait_for_function("(n) => document.querySelector('#review-detail').innerText"
+                             ".includes('Move ' + n + ':')", arg=index + 1)
+        listed = [int(x) for x in pg.eval_on_selector_all(
+            "#review-list .decision", "(ds) => ds.map((d) => d.dataset.decision)")]
+        assert listed == labelled, listed
+
+    shown_after("ArrowRight", labelled[1])
+    shown_after("ArrowRight", labelled[2])
+    shown_after("ArrowLeft", labelled[1])
     assert not pg.js_errors, pg.js_errors
 
 

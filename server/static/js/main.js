@@ -1835,12 +1835,17 @@ function graphSVG(res, nActions, cursor, W = GRAPH_W) {
 const markLoss = (dc) => dc.loss_win_pct === null ? "not rated"
   : `lost ${lossWords(dc.loss_win_pct, dc.loss_points)} against the best move found`;
 
+/* The decisions the review's list shows: every one, or ("labelled only") the labelled
+ * ones and the decision chosen. */
+function listedDecisions(rv) {
+  const all = $("review-filter").value === "all";
+  return rv.result.decisions.filter((dc) => all || dc.label || dc.index === rv.selected);
+}
+
 function renderReviewList() {
   const rv = shownReview();
-  const res = rv.result;
-  const filter = $("review-filter").value;
   const sel = rv.selected;
-  const items = res.decisions.filter((dc) => filter === "all" || dc.label || dc.index === sel);
+  const items = listedDecisions(rv);
   $("review-list").innerHTML = items.map((dc) => {
     const loss = dc.loss_win_pct === null || dc.loss_win_pct === undefined ||
       (dc.loss_win_pct < 0.05 && dc.loss_points < 0.05) ? "" :
@@ -1854,12 +1859,14 @@ function renderReviewList() {
   if (cur) cur.scrollIntoView({block: "nearest"});
 }
 
-/* ← / →: the previous / next decision, with the table and the graph cursor. */
+/* ← / →: the previous / next decision the list shows, with the table and the graph
+ * cursor. */
 function stepDecision(delta) {
   const rv = shownReview();
   const res = rv && rv.result;
   if (!res || !res.decisions.length) return;
-  const idx = res.decisions.map((dc) => dc.index);
+  const idx = listedDecisions(rv).map((dc) => dc.index);
+  if (!idx.length) return;
   const cur = rv.selected;
   let k = cur === null || cur === undefined ? (delta > 0 ? 0 : idx.length - 1)
     : idx.indexOf(cur) + delta;
