@@ -10,7 +10,7 @@ import json
 import urllib.request
 
 import pytest
-from test_page_qa import review_upload, to_two_possible_claims
+from test_page_qa import graph_colours_explained, review_upload, to_two_possible_claims
 from test_web_page import (  # noqa: F401 - fixtures
     ARTIFACTS,
     api_get,
@@ -145,6 +145,7 @@ def test_review_graph_even_line_is_one_in_the_number_of_players(server, page, pl
     # no other dashed line (the old one at 50%)
     assert pg.locator(f"{svg} line[stroke-dasharray]").count() == 1
     assert "1 in the number of players" in pg.locator("#review figcaption").inner_text()
+    graph_colours_explained(pg)  # (Player 4's orange ring: not a mistake's dot)
     assert not pg.js_errors, pg.js_errors
 
 

@@ -10,6 +10,7 @@ import json
 from rules_testkit import random_mid_game
 from test_continue_and_upload import editor_link, upload
 from test_web_page import (  # noqa: F401
+    ARTIFACTS,
     browser,
     finish_a_game_against_greedy,
     fresh_page,
@@ -197,16 +198,57 @@ def test_review_does_not_offer_the_played_move_as_better(server, page):  # noqa:
     assert not pg.js_errors, pg.js_errors
 
 
+GRAPH_COLOURS = """(svg) => {
+  const attr = (el, name) => (el ? el.getAttribute(name) : null);
+  const keys = {label: {}, seat: {}};
+  for (const k of svg.querySelectorAll('g.key[data-label]')) {
+    keys.label[k.dataset.label] = attr(k.querySelector('.dot'), 'fill');
+  }
+  for (const k of svg.querySelectorAll('g.key[data-seat]')) {
+    keys.seat[k.dataset.seat] = attr(k.querySelector('.ring'), 'stroke');
+  }
+  const marks = [...svg.querySelectorAll('g.mark')].map((m) => {
+    const dot = m.querySelector('.dot'), ring = m.querySelector('.ring');
+    return {label: m.dataset.label, seat: m.dataset.seat, fill: attr(dot, 'fill'),
+            dotStroke: attr(dot, 'stroke'), dotR: Number(attr(dot, 'r')),
+            ring: attr(ring, 'stroke'), ringR: Number(attr(ring, 'r')),
+            ringWidth: Number(attr(ring, 'stroke-width')), ringFill: attr(ring, 'fill')};
+  });
+  return {keys, marks};
+}"""
+
+
+def graph_colours_explained(pg) -> None:
+    """Every colour a mark of the review graph shows is one its legend explains: its dot
+    the colour of its label's key, its ring the colour of its player's key; the ring thin
+    and apart from the dot (a white gap), so that the dot's colour reads as it is."""
+    out = pg.eval_on_selector("#review-graph svg", GRAPH_COLOURS)
+    keys, marks = out["keys"], out["marks"]
+    assert set(keys["label"]) == {"inaccuracy", "mistake", "blunder"}, keys
+    assert marks
+    for m in marks:
+        assert m["fill"] and m["fill"] == keys["label"][m["label"]], (m, keys)
+        assert m["ring"] and m["ring"] == keys["seat"].get(m["seat"]), (m, keys)
+        assert m["dotStroke"] is None, m  # nothing of another colour on the dot
+        assert m["ringFill"] == "#fff" and m["ringWidth"] <= 2, m
+        assert m["ringR"] - m["ringWidth"] / 2 - m["dotR"] >= 1, m  # a gap between
+
+
 def test_uploaded_review_graph_caption_names_no_you(server, page):  # noqa: F811
     """The graph's caption said the 2-player line is "yours" also for an uploaded record,
-    whose line is Player 1's (as its legend says)."""
+    whose line is Player 1's (as its legend says). And its marks' colours: an orange
+    mistake in a magenta ring (the other player's colour, which the legend did not
+    explain) looked like the red blunder of the legend; each colour drawn is explained."""
     pg = page
     record = play_random_game(2, seed=6).to_json()
     review_upload(pg, server, "other.json", record)
     legend = pg.locator("#review-graph").inner_text()
     assert "Player 1 (random)'s winning chances" in legend, legend
+    assert "Ring: whose move" in legend, legend
     caption = pg.locator("#review figcaption").inner_text()
     assert "yours" not in caption and "the player its legend names" in caption, caption
+    graph_colours_explained(pg)
+    pg.locator("#review-graph").screenshot(path=str(ARTIFACTS / "qa-09-graph-colours-2p.png"))
     assert not pg.js_errors, pg.js_errors
 
 

@@ -1732,7 +1732,11 @@ function fitText(text, px) {
 
 /* The win-chance graph, ``W`` wide (GRAPH_W: the laptop's layout; narrower: a narrow
  * layout, its legends on rows of their own, fewer turn numbers, its text larger and its
- * marks larger, each with a finger-wide area to tap). */
+ * marks larger, each with a finger-wide area to tap). A labelled move's mark is a dot of
+ * its label's colour inside a thin ring of the player's colour, a white gap between
+ * (a magenta ring drawn on an orange mistake read as a red blunder); the legend explains
+ * both: the labels' dots, and the rings (2 players: a row of their own; 3-4: on each
+ * player's line). */
 function graphSVG(res, nActions, cursor, W = GRAPH_W) {
   const two = res.players.length === 2;
   const narrow = W < GRAPH_W;
@@ -1745,10 +1749,11 @@ function graphSVG(res, nActions, cursor, W = GRAPH_W) {
   // right), 3-4 players the seats' row then the labels'; narrow: the line's caption in
   // one row or two, or the seats two a row, then the labels' row
   const seatRows = narrow ? (two ? (oneRow ? 1 : 2) : Math.ceil(lines.length / 2)) : 1;
+  const ringRows = two ? 1 : 0; // 2 players: whose move each ring colour says
   const rowY = (k) => 4 + 16 * k;
   const L = 44, R = 12, B = 34;
-  const T = narrow ? rowY(seatRows + 1) + 10 : two ? 30 : 44;
-  const H = narrow ? T + 186 + B : two ? 250 : 264;
+  const T = narrow ? rowY(seatRows + ringRows + 1) + 10 : 44;
+  const H = narrow ? T + 186 + B : 264;
   const n = Math.max(1, nActions || (res.decisions.length ? res.decisions[res.decisions.length - 1].index + 1 : 1));
   const x = (i) => L + (W - L - R) * (i / n);
   const y = (p) => T + (H - T - B) * (1 - p);
@@ -1800,14 +1805,18 @@ function graphSVG(res, nActions, cursor, W = GRAPH_W) {
     if (!dc.label || !dc.value_before) continue;
     const px = x(dc.index).toFixed(1), py = yOf(dc).toFixed(1);
     s += `<g class="mark" tabindex="0" role="button" data-decision="${dc.index}" ` +
+      `data-label="${dc.label}" data-seat="${dc.seat}" ` +
       `aria-label="${esc(`${dc.label}: ${decisionWords(dc)} (move ${dc.index + 1}; ${markLoss(dc)})`)}">` +
       `<title>${esc(`${cap(dc.label)}, move ${dc.index + 1}: ${decisionWords(dc)} (${markLoss(dc)})`)}</title>` +
       (narrow ? `<circle class="tap" cx="${px}" cy="${py}" r="14" fill="transparent"/>` : "") +
-      `<circle cx="${px}" cy="${py}" r="${radius[dc.label] + (narrow ? 2 : 0)}" ` +
-      `fill="${LABEL_COLOR[dc.label]}" stroke="${SEAT_COLOR[dc.seat % 4]}" stroke-width="2"/></g>`;
+      markSVG(px, py, radius[dc.label] + (narrow ? 2 : 0), LABEL_COLOR[dc.label], SEAT_COLOR[dc.seat % 4]) +
+      `</g>`;
   }
-  const key = (color, tx, ty, text) => `<g transform="translate(${tx} ${ty})">` +
-    (color ? `<rect width="14" height="4" y="4" fill="${color}"/>` : "") +
+  // a seat's key: its line (3-4 players with its ring on it), or its ring alone
+  const key = (color, tx, ty, text, seat = null, ring = false) =>
+    `<g class="key"${seat === null ? "" : ` data-seat="${seat}"`} transform="translate(${tx} ${ty})">` +
+    (color && !ring ? `<rect width="14" height="4" y="4" fill="${color}"/>` : "") +
+    (color && seat !== null ? `<circle class="ring" cx="7" cy="6" r="4.5" fill="#fff" stroke="${color}" stroke-width="1.5"/>` : "") +
     `<text x="20" y="11" class="axis">${esc(text)}</text></g>`;
   if (two && narrow && !oneRow) {
     s += key(SEAT_COLOR[me % 4], 4, rowY(0), fitText(caption[0], W - 28)) +
@@ -1818,17 +1827,31 @@ function graphSVG(res, nActions, cursor, W = GRAPH_W) {
     const col = narrow ? Math.min(240, (W - 8) / 2) : (W - L - R) / lines.length;
     lines.forEach((line, k) => {
       s += narrow ? key(SEAT_COLOR[line.seat % 4], 4 + (k % 2) * col, rowY(Math.floor(k / 2)),
-        fitText(seatName(line.seat), col - 24))
-        : key(SEAT_COLOR[line.seat % 4], L + k * col, 4, seatName(line.seat));
+        fitText(seatName(line.seat), col - 24), line.seat)
+        : key(SEAT_COLOR[line.seat % 4], L + k * col, 4, seatName(line.seat), line.seat);
     });
   }
+  if (two) { // the rings: whose move
+    const [rx, ry] = narrow ? [4, rowY(seatRows)] : [L, 20];
+    const lead = narrow ? 44 : 124, col = Math.min(240, (W - rx - R - lead) / 2);
+    s += `<text x="${rx}" y="${ry + 11}" class="axis">${narrow ? "Ring:" : "Ring: whose move"}</text>` +
+      res.players.map((p, k) => key(SEAT_COLOR[p.seat % 4], rx + lead + k * col, ry,
+        fitText(seatName(p.seat), col - 24), p.seat, true)).join("");
+  }
   Object.entries(LABEL_COLOR).forEach(([label, color], k) => {
-    const [lx, ly] = narrow ? [4 + k * 100, rowY(seatRows)] : [W - R - 300 + k * 100, two ? 4 : 20];
-    s += `<g transform="translate(${lx} ${ly})"><circle cx="6" cy="6" r="5" fill="${color}"/>` +
-      `<text x="15" y="11" class="axis">${label}</text></g>`;
+    const [lx, ly] = narrow ? [4 + k * 100, rowY(seatRows + ringRows)] : [W - R - 300 + k * 100, two ? 4 : 20];
+    s += `<g class="key" data-label="${label}" transform="translate(${lx} ${ly})">` +
+      `${markSVG(6, 6, 5, color, null)}<text x="15" y="11" class="axis">${label}</text></g>`;
   });
   s += `</svg>`;
   return s;
+}
+
+/* A mark of the graph at (x, y): a dot of ``fill`` (its label's colour), ``r`` in radius,
+ * and around it (``ring``: the player's colour) a thin ring, a white gap between. */
+function markSVG(x, y, r, fill, ring) {
+  return (ring ? `<circle class="ring" cx="${x}" cy="${y}" r="${r + 2.5}" fill="#fff" stroke="${ring}" stroke-width="1.5"/>` : "") +
+    `<circle class="dot" cx="${x}" cy="${y}" r="${r}" fill="${fill}"/>`;
 }
 
 /* A labelled decision's loss in words, for its mark on the graph. */
