@@ -135,7 +135,7 @@ def test_review_an_uploaded_record_and_step_through_it(server, page):  # noqa: F
     assert pg.locator("#review-upload-error").is_hidden()
     assert "my-game.json" in pg.locator("#review-source").inner_text()
     assert pg.locator("#review-list .decision").count() == len(record.actions)
-    assert "Player 1 (random)" in pg.locator("#review-summary").inner_text()
+    assert "Player 1 (random moves)" in pg.locator("#review-summary").inner_text()
     pg.keyboard.press("ArrowRight")
     pg.wait_for_function("document.querySelector('#review-detail').innerText.includes('Move 1:')")
     pg.wait_for_selector("#review-detail .minitable svg.card")
@@ -218,7 +218,7 @@ def test_a_finished_uploaded_review_is_shown_again_after_a_reload(server, page):
     assert "kept.json" in pg.locator("#review-source").inner_text()
     assert pg.evaluate("window.bigsur.state.upload.result") == result
     assert pg.locator("#review-list .decision").count() == len(record["actions"])
-    assert "Player 1 (random)" in pg.locator("#review-summary").inner_text()
+    assert "Player 1 (random moves)" in pg.locator("#review-summary").inner_text()
     pg.wait_for_function("document.querySelector('#review-detail').innerText.includes('Move 3:')")
     pg.wait_for_selector("#review-detail .minitable svg.card")  # replayed from the kept text
     assert pg.locator("#review-list .decision.selected").get_attribute("data-decision") == "2"

@@ -98,7 +98,7 @@ def test_review_names_the_borrowed_and_recycled_materials_as_the_log_does(server
     record["actions"] = record["actions"][:index + 4]  # a shorter review
     review_upload(pg, server, "lobos.json", record)
     pg.select_option("#review-filter", "all")
-    theirs = ("borrow the top of Player 2 (greedy)'s discard pile (stone); "
+    theirs = ("borrow the top of Player 2 (easy)'s discard pile (stone); "
               "recycle the top of their discard pile (timber); discard H24 (steel)")
     line = pg.locator(f"#review-list [data-decision='{index}']")
     assert theirs in line.inner_text(), line.inner_text()

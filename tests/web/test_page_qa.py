@@ -126,6 +126,51 @@ def test_turning_point_says_an_inaccuracy(server, page):  # noqa: F811
     assert not any("a inaccuracy" in t for t in texts), texts
 
 
+def test_scoring_items_in_words(server, page):  # noqa: F811
+    """The final scores' "Every scoring item" listed the effects' keys: "H27:
+    landmark_collection", "L13: scenery_points", "5 Landmark(s)". They are said in words:
+    the card's text (as the cards say their bonus and ability), else the effect in
+    words (a set without texts), and "5 Landmarks held"."""
+    pg = page
+    pg.goto(server + "/")
+    pg.wait_for_selector("body[data-ready='1']")
+    out = pg.evaluate("""async () => {
+      const w = await import('/js/words.js');
+      const cards = window.bigsur.state.cards;
+      const bare = {highway: {H27: {...cards.highway.H27, text: undefined}},
+                    landmarks: {L13: {...cards.landmarks.L13, text: undefined}}};
+      const items = [
+        {category: 'stretches', points: 8, what: 'ocean Stretch', cards: ['H01', 'H02']},
+        {category: 'bonuses', points: 6, what: 'H27: landmark_collection'},
+        {category: 'landmark_count', points: 8, what: '5 Landmark(s)'},
+        {category: 'landmark_count', points: 3, what: '1 Landmark(s)'},
+        {category: 'landmark_abilities', points: 4, what: 'L13: scenery_points'}];
+      return {words: items.map((x) => w.scoringItemWords(x, cards)),
+              bare: items.map((x) => w.scoringItemWords(x, bare)),
+              effects: [{kind: 'scenery_points', scenery: 'field', points: 1},
+                        {kind: 'landmark_collection', points: 2, sceneries: ['ocean', 'flower']},
+                        {kind: 'mile_bonus', miles: 1}, {kind: 'borrow_discard', uses: 1},
+                        {kind: 'brand_new_kind'}].map(w.effectWords),
+              text: [cards.highway.H27.text, cards.landmarks.L13.name, cards.landmarks.L13.text]};
+    }""")
+    h27, l13_name, l13 = out["text"]
+    assert out["words"] == ["ocean Stretch", f"H27's bonus: {h27.rstrip('.')}",
+                            "5 Landmarks held", "1 Landmark held",
+                            f"{l13_name} (L13): {l13.rstrip('.')}"], out["words"]
+    # a set whose cards carry no text: the effect in words
+    assert out["bare"][1] == "H27's bonus: 2 points per Landmark in your Highway", out["bare"]
+    assert out["bare"][4] == f"{l13_name} (L13): 1 point per Flower icon in your Highway"
+    for line in out["words"] + out["bare"]:
+        assert "_" not in line and "(s)" not in line, line
+    assert out["effects"] == [
+        "1 point per Field icon in your Highway",
+        "2 points per Ocean or Flower Landmark in your Highway",
+        "the card below this Landmark counts 1 more mile",
+        "once a turn, the top Material of another player's discard pile",
+        "brand new kind"], out["effects"]
+    assert not pg.js_errors, pg.js_errors
+
+
 def review_upload(pg, base: str, name: str, record: dict) -> None:
     """The record uploaded to the Review tab, searched at 5 iterations a decision, and
     its review drawn."""
@@ -144,9 +189,14 @@ def test_uploaded_unfinished_record_says_it_has_no_scores(server, page):  # noqa
     pg = page
     record = play_random_game(3, seed=11).to_json()
     record["actions"] = record["actions"][:12]
+    record["names"] = ["mcts:0.1s", "greedy", "Zoe"]
     review_upload(pg, server, "unfinished.json", record)
     summary = pg.locator("#review-summary").inner_text()
     assert "ends before the end of the game" in summary, summary
+    # seats named by a bot spec are called by the game page's level words ("Player 2
+    # (mcts:0.1s)" was "normal" on the game page); other names as they are
+    for name in ("Player 1 (normal)", "Player 2 (easy)", "Player 3 (Zoe)"):
+        assert name in summary, summary
     scores = pg.locator("#review-summary tbody td:last-child").all_inner_texts()
     assert scores == ["\u2014"] * 3, scores
     shot(pg, "qa-03-unfinished-record", full=True)
@@ -243,7 +293,7 @@ def test_uploaded_review_graph_caption_names_no_you(server, page):  # noqa: F811
     record = play_random_game(2, seed=6).to_json()
     review_upload(pg, server, "other.json", record)
     legend = pg.locator("#review-graph").inner_text()
-    assert "Player 1 (random)'s winning chances" in legend, legend
+    assert "Player 1 (random moves)'s winning chances" in legend, legend
     assert "Ring: whose move" in legend, legend
     caption = pg.locator("#review figcaption").inner_text()
     assert "yours" not in caption and "the player its legend names" in caption, caption

@@ -14,7 +14,8 @@ import {ApiError, api, recordText, seedOfRecordText, startReview, latestReview, 
 import {MATERIALS, MAT_COLOR, matGlyph, matIcon, stepsInWords, paymentSentence, discardTopAfter, cardsUsed, actionWords,
   paymentsAsPaid,
 lineBySeat, confidence, plainError, joinWords, plural, possessive, turningPoints as reviewTurningPoints,
-  playedWasBest, decidingCategory, lossWords, accuracyWords, scoreChangeWords, signed}
+  playedWasBest, decidingCategory, lossWords, accuracyWords, scoreChangeWords, signed,
+  scoringItemWords}
 from "./words.js";
 import {payState, persistentUseFits, borrowsLeft} from "./pay.js";
 import {SCENERY, SC_COLOR, esc, cap, wrap, setCards, sceneryIcon, cardWords, cardSVG,
@@ -137,7 +138,8 @@ function turnsPerPlayer(players) {
 // ------------------------------------------------------------------ seats and names
 function seatName(i) {
   if (S.view === "review" && S.reviewSource === "upload" && S.upload) {
-    return S.upload.names ? `Player ${i + 1} (${S.upload.names[i]})` : `Player ${i + 1}`;
+    // a record names a seat by its bot spec: said in the game page's words ("normal")
+    return S.upload.names ? `Player ${i + 1} (${levelOf(S.upload.names[i])})` : `Player ${i + 1}`;
   }
   const g = S.data || {};
   const info = g.seats ? g.seats[i] : null;
@@ -266,7 +268,7 @@ function renderTable(t, opts = {}) {
       (i === t.firstPlayer ? `<span class="firstp" title="First player: the round starts with this seat">\u2691 first player</span>` : "") +
       `<span class="score" title="${esc(br)}">${total} pts</span>` +
       `<span class="muted small">hand ${s.handCount}${known} \u00b7 discard ${s.discardCount}, top ${top}` +
-      `${s.landmarks.length ? " \u00b7 " + s.landmarks.length + " Landmark(s)" : ""}</span></div>` +
+      `${s.landmarks.length ? " \u00b7 " + plural(s.landmarks.length, "Landmark") : ""}</span></div>` +
       `<div class="hwwrap">${highwaySVG(s.highway, s.landmarks, stretchesFrom(sc), scale,
         opts.highlight && opts.highlight.seat === i ? opts.highlight.card : null,
         i === mine && hm ? hm.build : [], i === mine && hm ? hm.claim : [])}</div></div>`;
@@ -559,7 +561,7 @@ function renderFinal() {
   html += `<p class="winner">${w.length > 1 ? "Shared win: " + esc(w.join(", ")) : esc(w[0]) + (w[0] === "You" ? " win!" : " wins.")}</p>`;
   html += `<details><summary>Every scoring item</summary><div class="details-grid">` +
     sc.map((s, i) => `<div><h3 class="small">${esc(seatName(i))}</h3><ul>` +
-      s.details.map((x) => `<li>${x.points} \u2014 ${esc(x.what)}${x.cards ? " (" + esc(x.cards.join(" ")) + ")" : ""}</li>`).join("") +
+      s.details.map((x) => `<li>${x.points} \u2014 ${esc(scoringItemWords(x, S.cards))}${x.cards ? " (" + esc(x.cards.join(" ")) + ")" : ""}</li>`).join("") +
       `</ul></div>`).join("") + `</div></details>`;
   $("final-body").innerHTML = html;
   renderFinalReview();

@@ -1,7 +1,7 @@
 /* Cards, Landmarks and Highways as SVG, from the card-set data (no outside assets).
  * ``setCards`` gives the module the card set in use ({highway: {id: card}, landmarks}). */
 
-import {MAT_COLOR, matGlyph} from "./words.js";
+import {MAT_COLOR, matGlyph, effectWords} from "./words.js";
 
 export const SCENERY = ["ocean", "forest", "mountain", "flower", "field"];
 export const SC_COLOR = {ocean: "#1f6fb2", forest: "#2e7d32", mountain: "#795548",
@@ -94,9 +94,9 @@ export function cardSVG(id, opts = {}) {
   }
   if (c.bonus) {
     if (opts.compact) {
-      s += `<text x="5" y="95" class="bonusc">\u2605 ${esc(wrap(c.text || c.bonus.kind, 17)[0] || "")}</text>`;
+      s += `<text x="5" y="95" class="bonusc">\u2605 ${esc(wrap(c.text || effectWords(c.bonus), 17)[0] || "")}</text>`;
     } else {
-      wrap(c.text || c.bonus.kind, 21).slice(0, 3).forEach((ln, i) => {
+      wrap(c.text || effectWords(c.bonus), 21).slice(0, 3).forEach((ln, i) => {
         s += `<text x="5" y="${87 + i * 8}" class="bonus">${esc(ln)}</text>`;
       });
     }
@@ -126,7 +126,7 @@ export function unknownCardSVG(label) {
 export function landmarkWords(id, lm) {
   const l = lm || (S.cards && S.cards.landmarks[id]);
   if (!l) return id;
-  return `${id} ${l.name}: needs a ${l.scenery} Stretch. ${l.text || l.ability.kind}`;
+  return `${id} ${l.name}: needs a ${l.scenery} Stretch. ${l.text || effectWords(l.ability)}`;
 }
 
 /* One Landmark as SVG (viewBox 300 x 60): Scenery band, name, ability. */
@@ -144,7 +144,7 @@ export function landmarkSVG(id, lm) {
   const name = clip(l.name, 30);
   s += `<text x="48" y="17" class="lmname">${esc(name)}</text>`;
   s += `<text x="292" y="17" class="cid" text-anchor="end">${esc(id)}</text>`;
-  wrap(l.text || l.ability.kind, 46).slice(0, 3).forEach((ln, i) => {
+  wrap(l.text || effectWords(l.ability), 46).slice(0, 3).forEach((ln, i) => {
     s += `<text x="48" y="${31 + i * 11}" class="lmtext">${esc(ln)}</text>`;
   });
   s += `</svg>`;

@@ -107,6 +107,63 @@ export function stepsInWords(steps, ctx) {
   return out;
 }
 
+/* Scenery and Material names as the cards' texts spell them: "Ocean", "Water". */
+const capName = (x) => String(x).charAt(0).toUpperCase() + String(x).slice(1);
+
+/** An effect of a card set (a 2-Mile card's ``bonus``, a Landmark's ``ability``:
+ * {kind, ...parameters}, docs/format.md) in words, as the cards' texts say them: for a
+ * set whose cards carry no ``text``. An unknown kind: its name in words. */
+export function effectWords(effect) {
+  if (!effect) return "";
+  const e = effect, pts = plural(e.points, "point");
+  const times = (n = 1) => (n === 1 ? "once" : `${n} times`);
+  switch (e.kind) {
+    case "distinct_scenery": return `${pts} per different Scenery type in your Highway`;
+    case "scenery_points": return `${pts} per ${capName(e.scenery)} icon in your Highway`;
+    case "mile_cards": return `${pts} per ${e.miles}-Mile card in your Highway`;
+    case "stretch_count": return `${pts} per Stretch in your Highway`;
+    case "landmark_collection":
+      return `${pts} per ${e.sceneries ? orWords(e.sceneries.map(capName)) + " " : ""}Landmark in your Highway`;
+    case "material_cards": return `${pts} per card in your Highway with ${capName(e.material)} on its back`;
+    case "highway_end": return `${pts} if this card is at an end of your Highway`;
+    case "longest_stretch": return `1 point per ${e.divisor} miles of your longest Stretch`;
+    case "mile_bonus": return `the card below this Landmark counts ${plural(e.miles, "more mile", "more miles")}`;
+    case "persistent_extra_use":
+      return `${plural(e.uses || 1, "extra use", "extra uses")} a turn of your Persistent Materials`;
+    case "borrow_highway":
+      return `${times(e.uses)} a turn, a Persistent Material of another player's Highway`;
+    case "borrow_discard":
+      return `${times(e.uses)} a turn, the top Material of another player's discard pile`;
+    default: return String(e.kind || "").replace(/_/g, " ");
+  }
+}
+
+/** A line of a player's score (the server's ``details``: {category, points, what}) in
+ * words: a 2-Mile bonus or a Landmark ability by its card's text (else its effect in
+ * words), never the effect's key ("H27: landmark_collection"), and "5 Landmarks held"
+ * for "5 Landmark(s)". ``cards``: the card set as the page holds it. */
+export function scoringItemWords(item, cards) {
+  const what = String(item.what || "");
+  const own = /^(\S+): (\w+)$/.exec(what); // "H27: landmark_collection"
+  const said = (text, effect) => (text || effectWords(effect)).replace(/\.$/, "");
+  if (own && item.category === "bonuses") {
+    const c = cards.highway[own[1]];
+    return `${own[1]}'s bonus: ${said(c && c.text, c ? c.bonus : {kind: own[2]})}`;
+  }
+  if (own && item.category === "landmark_abilities") {
+    const l = cards.landmarks[own[1]];
+    return `${l ? `${l.name} (${own[1]})` : own[1]}: ${said(l && l.text, l ? l.ability : {kind: own[2]})}`;
+  }
+  const held = /^(\d+) Landmark/.exec(what);
+  if (held && item.category === "landmark_count") return `${plural(Number(held[1]), "Landmark")} held`;
+  return what;
+}
+
+/* "a, b or c". */
+function orWords(parts) {
+  return parts.length <= 1 ? parts.join("") : parts.slice(0, -1).join(", ") + " or " + parts[parts.length - 1];
+}
+
 export function joinWords(parts) {
   if (parts.length <= 1) return parts.join("");
   return parts.slice(0, -1).join(", ") + " and " + parts[parts.length - 1];
