@@ -159,6 +159,10 @@ def test_base_position_is_valid():
     (lambda r, s: r.update(first_player=5), "first_player", "0 to 1"),
     (lambda r, s: r.update(turn=4), "current", "seat"),
     (lambda r, s: r.update(turn=5), "seats[0].turns", "after 5 turns"),
+    # counters that agree, past the game's end: it said "deck + Depot must hold -956 cards"
+    (lambda r, s: [r.update(turn=500, current=r["first_player"])] + [
+        seat.update(turns=250) for seat in r["seats"]], "turn",
+     "a game of 2 players on these cards ends after 20 turns (10 each), got 500"),
     (lambda r, s: r["seats"][0].update(turns=9), "seats[0].turns", "must be"),
     (lambda r, s: r["seats"][0].update(turns=-1), "seats[0].turns", "0 to"),
     (lambda r, s: r["seats"][0].update(known_hand=[r["deck"][0]]), "seats[0].known_hand",
@@ -379,6 +383,27 @@ def test_view_from_json_errors_name_the_field():
         with pytest.raises(PositionError) as info:
             view_from_json(bad)
         assert info.value.field == field, str(info.value)
+
+
+def test_a_view_past_the_games_end_or_with_the_wrong_cards_left_is_named():
+    """A view's turn was checked against its counters only: at turn 500 (counters that
+    agree) it was read, and a hint on it failed with "math domain error" (turns left
+    below zero). Its turn and its deck count are checked as a full state's."""
+    state = play(new_game(2, seed=2), "take deck")
+    raw = view_to_json(view_of(state, state.current))
+    late = copy.deepcopy(raw)
+    late.update(turn=500, current=late["first_player"])
+    for seat in late["seats"]:
+        seat["turns"] = 250
+    with pytest.raises(PositionError, match="ends after 20 turns") as info:
+        view_from_json(late)
+    assert info.value.field == "turn"
+    short = copy.deepcopy(raw)
+    short["deck"]["count"] -= 3
+    with pytest.raises(PositionError, match="deck \\+ Depot must hold 44 cards after 0 "
+                       "turns and 1 pick") as info:
+        view_from_json(short)
+    assert info.value.field == "deck.count"
 
 
 def test_repr_pastes_back(custom):

@@ -23,6 +23,7 @@ from pathlib import Path
 from typing import Any
 
 from .constants import (
+    CARDS_TAKEN_PER_TURN,
     DEPOT_SIZE,
     FULL_SET_HIGHWAY,
     FULL_SET_LANDMARKS,
@@ -152,6 +153,13 @@ class CardSet:
     def deck_for(self, players: int) -> list[int]:
         """Indices of the Highway cards used with ``players`` players, in set order."""
         return [i for i, c in enumerate(self.highway) if players in c.players]
+
+    def turns_per_player(self, players: int) -> int:
+        """How many turns each of ``players`` gets: the game ends when the deck runs out,
+        after the hands and the Depot are dealt and each turn takes its cards (a set's
+        deck sizes make it a whole number, checked when the set is read)."""
+        spare = len(self.deck_for(players)) - HAND_SIZE * players - DEPOT_SIZE
+        return spare // (CARDS_TAKEN_PER_TURN * players)
 
     def card(self, card_id: str) -> int:
         """Index of a Highway card id; UnknownCardError names the id when absent."""

@@ -88,9 +88,7 @@ def new_game(num_players: int, seed: int | None = None, cards: CardSet | None = 
 
 def turns_per_player(state: GameState) -> int:
     """How many turns each player gets in this game (from the deck size at setup)."""
-    cards_in_game = len(state.cards.deck_for(state.num_players))
-    spare = cards_in_game - HAND_SIZE * state.num_players - DEPOT_SIZE
-    return spare // (CARDS_TAKEN_PER_TURN * state.num_players)
+    return state.cards.turns_per_player(state.num_players)
 
 
 # ------------------------------------------------------------------ legal actions

@@ -381,6 +381,22 @@ def check_turn_counters(first_player: int, turn: int, phase: Phase, picks: int,
                                 f"after {turns} turn(s): at most one claim per turn")
 
 
+def check_supply(cards: CardSet, n: int, turn: int, picks: int, deck: int, depot: int,
+                 field: str) -> None:
+    """The turn within the game and the cards left for it, which a full state and a seat's
+    view can both check: every turn takes two cards from the deck and the Depot, so after
+    ``turn`` turns and ``picks`` picks they hold what the hands and the turns have not
+    taken (PositionError naming ``turn``, or ``field`` for the deck's size)."""
+    last = cards.turns_per_player(n) * n
+    if turn > last:  # (the cards left would be negative: say what is wrong, the turn)
+        raise PositionError("turn", f"a game of {n} players on these cards ends after {last} "
+                            f"turns ({last // n} each), got {turn}")
+    expected = len(cards.deck_for(n)) - HAND_SIZE * n - CARDS_TAKEN_PER_TURN * turn - picks
+    if deck + depot != expected:
+        raise PositionError(field, f"deck + Depot must hold {expected} cards after {turn} "
+                            f"turns and {picks} pick(s), got {deck + depot}")
+
+
 def _check_turns(state: GameState) -> None:
     n = state.num_players
     t = state.turn
@@ -389,12 +405,7 @@ def _check_turns(state: GameState) -> None:
     check_turn_counters(state.first_player, t, phase, picks, state.current,
                         [p.turns for p in state.players],
                         [len(p.landmarks) for p in state.players])
-    total = len(state.cards.deck_for(n))
-    expected_supply = total - HAND_SIZE * n - CARDS_TAKEN_PER_TURN * t - picks
-    supply = len(state.deck) + len(state.depot)
-    if supply != expected_supply:
-        raise PositionError("deck", f"deck + Depot must hold {expected_supply} cards after "
-                            f"{t} turns and {picks} pick(s), got {supply}")
+    check_supply(state.cards, n, t, picks, len(state.deck), len(state.depot), "deck")
     if state.deck and not DEPOT_SIZE - picks <= len(state.depot) <= DEPOT_SIZE:
         raise PositionError("depot", f"must hold {DEPOT_SIZE - picks} to {DEPOT_SIZE} cards "
                             f"after {picks} pick(s), got {len(state.depot)}")

@@ -45,6 +45,7 @@ from .constants import MATERIALS
 from .position import (
     PositionError,
     cards_to_json,
+    check_supply,
     check_turn_counters,
     open_document,
     per_turn_to_json,
@@ -221,4 +222,6 @@ def view_from_json(raw: Any, cards: CardSet | None = None) -> PlayerView:
     seats = [me if i == seat else others[i] for i in range(n)]
     check_turn_counters(view.first_player, view.turn, view.phase, view.picks, view.current,
                         [s.turns for s in seats], [len(s.landmarks) for s in seats])
+    check_supply(r.cards, n, view.turn, view.picks, view.deck_count, len(view.depot),
+                 "deck.count")
     return view
