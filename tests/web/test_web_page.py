@@ -749,8 +749,11 @@ def test_review_analysed_again_keeps_the_decision(server, page):
 
 
 def test_phone_review_not_cut_off(server, browser):
-    """390x844: a finished game's review (its summary table is wider than the phone)
-    scrolls the table in its own box; nothing of the page is cut off at the right."""
+    """390x844: a finished game's review; nothing of the page is cut off at the right.
+    Its players' table (seven columns) ended at "Mista\u2026" on the screen, Blunders,
+    Mean loss and Score in a box scrolling sideways with no sign of it: each player is a
+    block of figures with their headings, within the screen's width. The final scores'
+    "Every scoring item" says its items in words (no effect keys)."""
     context = browser.new_context(viewport={"width": 390, "height": 844}, has_touch=True,
                                   is_mobile=True)
     pg = context.new_page()
@@ -762,13 +765,30 @@ def test_phone_review_not_cut_off(server, browser):
         no_overflow(pg)
         # the Landmark row of the scores holds points for how many are held, not a count
         assert "Landmarks held (1\u20132: 3" in pg.locator("#final table.scores").inner_text()
+        pg.click("#final summary:has-text('Every scoring item')")
+        items = pg.locator("#final .details-grid").inner_text()
+        assert "Stretch" in items and "_" not in items and "(s)" not in items, items
         pg.click("#final-review")
         pg.wait_for_selector("#review:not([hidden]) #review-graph svg polyline")
         no_overflow(pg)
-        box = pg.locator("#review-summary").bounding_box()
+        summary = pg.locator("#review-summary")
+        box = summary.bounding_box()
         assert box["x"] + box["width"] <= 390 + 1, box
-        # the table's last column can be scrolled to
-        pg.locator("#review-summary th:has-text('Score')").scroll_into_view_if_needed()
+        # every player's figures, each with its heading, within the screen's width: the
+        # table neither scrolls sideways nor reaches past the screen
+        assert summary.evaluate("(e) => e.scrollWidth <= e.clientWidth"), box
+        table = summary.locator("table").bounding_box()
+        assert table["x"] >= 0 and table["x"] + table["width"] <= 390 + 1, table
+        rows = summary.locator("tbody tr").all()
+        assert len(rows) == 2
+        for row in rows:
+            text = row.inner_text()
+            for heading in ("Accuracy", "Inaccuracies", "Mistakes", "Blunders", "Mean loss",
+                            "Score"):
+                assert heading in text, text
+            for cell in row.locator("td, th").all():
+                b = cell.bounding_box()
+                assert b["x"] >= 0 and b["x"] + b["width"] <= 390 + 1, (cell.inner_text(), b)
         shot(pg, "14-phone-review", full=True)
         assert not errors, errors
     finally:

@@ -1671,12 +1671,17 @@ function renderReview() {
     return;
   }
   const budget = res.budget && (res.budget.iterations ? res.budget.iterations + " iterations" : res.budget.ms ? res.budget.ms + " ms" : "");
-  $("review-summary").innerHTML = `<table class="scores"><thead><tr><th scope="col">Player</th><th scope="col">Accuracy</th>` +
-    `<th scope="col">Inaccuracies</th><th scope="col">Mistakes</th><th scope="col">Blunders</th><th scope="col">Mean loss</th><th scope="col">Score</th></tr></thead><tbody>` +
+  // each figure's cell also holds its heading, shown where the table is stacked a player
+  // a block (a phone: the seven columns do not fit, and a box scrolling sideways hid them)
+  const cols = [["Accuracy", (p) => accuracyWords(p.accuracy)], ["Inaccuracies", (p) => p.inaccuracies],
+    ["Mistakes", (p) => p.mistakes], ["Blunders", (p) => p.blunders],
+    ["Mean loss", (p) => (p.mean_loss_win_pct === null ? "\u2014" : lossWords(p.mean_loss_win_pct, p.mean_loss_points))],
+    ["Score", (p) => (res.final_scores ? res.final_scores[p.seat] : "\u2014")]];
+  $("review-summary").innerHTML = `<table class="scores players"><thead><tr><th scope="col">Player</th>` +
+    cols.map(([h]) => `<th scope="col">${h}</th>`).join("") + `</tr></thead><tbody>` +
     res.players.map((p) => `<tr><th scope="row" style="color:${SEAT_COLOR[p.seat % 4]}">${esc(seatName(p.seat))}</th>` +
-      `<td>${accuracyWords(p.accuracy)}</td><td>${p.inaccuracies}</td><td>${p.mistakes}</td>` +
-      `<td>${p.blunders}</td><td>${p.mean_loss_win_pct === null ? "\u2014" : lossWords(p.mean_loss_win_pct, p.mean_loss_points)}</td>` +
-      `<td>${res.final_scores ? res.final_scores[p.seat] : "\u2014"}</td></tr>`).join("") +
+      cols.map(([h, f]) => `<td class="${h === "Mean loss" ? "wide" : ""}"><span class="cl" aria-hidden="true">${h}</span> ${f(p)}</td>`).join("") +
+      `</tr>`).join("") +
     `</tbody></table><p class="muted small">` +
     (res.final_scores ? "" : "The record ends before the end of the game: no final scores. ") +
     `${res.decisions.length} decisions, search ${esc(budget)} each. ` +
