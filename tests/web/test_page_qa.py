@@ -19,6 +19,7 @@ from test_web_page import (  # noqa: F401
     server,
     settle,
     shot,
+    start_a_game_against_greedy,
     to_the_first_build_step,
 )
 
@@ -102,6 +103,28 @@ def test_persistent_extra_use_by_clicking(server, page):  # noqa: F811
               p.persistentUseFits('B', ['per:A', 'per:A', 'per:B'], {}, 1)];
     }""")
     assert fits == [True, False, True, True, False]
+    assert not pg.js_errors, pg.js_errors
+
+
+def test_a_key_pressed_again_too_soon_is_told_until_the_action_lands(server, page):  # noqa: F811
+    """Pressing 1 three times quickly: the second and third were refused with "Wait: the
+    previous action is still on its way to the server.", which stayed on the screen after
+    the first had gone through. It is said while the action is on its way and taken
+    away once it lands."""
+    pg = page
+    start_a_game_against_greedy(pg, server + "/?speed=0")
+    settle(pg)
+    n = log_count(pg)
+    said = pg.evaluate("""() => {
+      for (let k = 0; k < 3; k++) {
+        document.body.dispatchEvent(new KeyboardEvent('keydown', {key: '1', bubbles: true}));
+      }
+      return document.querySelector('#alert-text').textContent;  // (before it lands)
+    }""")
+    assert said == "Wait: the previous action is still on its way to the server.", said
+    settle(pg)
+    assert log_count(pg) == n + 1  # the first press only
+    assert pg.locator("#alert").is_hidden(), pg.locator("#alert").inner_text()
     assert not pg.js_errors, pg.js_errors
 
 

@@ -688,11 +688,20 @@ function highlightLog(index) {
 
 let actionCounter = 0;
 
+/* What an action tried too early is told (a key pressed again quickly): said until the
+ * action before it has landed, then taken away (clearWaitNotice). */
+const WAIT_AI = "Wait for the AI's moves to finish (or press Esc to skip).";
+const WAIT_SENT = "Wait: the previous action is still on its way to the server.";
+
+function clearWaitNotice() {
+  if ([WAIT_AI, WAIT_SENT].includes($("alert-text").textContent)) clearError();
+}
+
 /* Send one action; the server checks it (its 4xx message is shown when refused). */
 async function act(text) {
   if (!S.data || !S.game) return false;
-  if (S.animating) { showError("Wait for the AI's moves to finish (or press Esc to skip)."); return false; }
-  if (S.busy) { showError("Wait: the previous action is still on its way to the server."); return false; }
+  if (S.animating) { showError(WAIT_AI); return false; }
+  if (S.busy) { showError(WAIT_SENT); return false; }
   clearError();
   S.busy = true;
   setBusy(true);
@@ -720,6 +729,7 @@ async function act(text) {
   } finally {
     S.busy = false;
     setBusy(false);
+    clearWaitNotice(); // (a refusal of this action stays: it is not a wait)
   }
 }
 
