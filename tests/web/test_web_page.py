@@ -600,8 +600,9 @@ def test_turning_points_compare_one_seat_view(server, page):
         "Moves 2\u20133: the turns of AI 2 and AI 3"]
     out = out["two"]
     assert [x["index"] for x in out] == [1, 3]
-    assert out[0]["text"] == ("Move 2: You take the top card of the deck (with the card it "
-                              "showed) \u2014 your winning chances 30.0% \u2192 50.0% (+4.0 "
+    # what moved the estimate is the card drawn (it said "(with the card it showed)")
+    assert out[0]["text"] == ("Move 2: You take the top card of the deck; the card drawn "
+                              "moved your winning chances 30.0% \u2192 50.0% (+4.0 "
                               "expected points).")
     assert out[1]["text"] == ("Moves 4\u20135: AI 2 took H05 and claimed McWay Falls \u2014 your "
                               "winning chances 50.0% \u2192 35.0% (\u22122.0 expected points).")

@@ -430,8 +430,11 @@ export function turningPoints(res, ctx, most = 3) {
       }
       if (!others.length) {
         const what = actionWords(x.a.played, ctx, seatName(me)).split(", paying:")[0];
-        const drew = x.a.played.trim() === "take deck" ? " (with the card it showed)" : "";
-        return {index: x.a.index, text: `Move ${x.a.index + 1}: ${what}${drew} \u2014 ${change}.`};
+        // a card from the deck: what it was is known only after the draw, and moved the
+        // estimate (the review's decisions do not name it)
+        const text = x.a.played.trim() === "take deck" ? `${what}; the card drawn moved ${change}`
+          : `${what} \u2014 ${change}`;
+        return {index: x.a.index, text: `Move ${x.a.index + 1}: ${text}.`};
       }
       const first = others[0].dcs[0].index;
       const last = others[others.length - 1].dcs[others[others.length - 1].dcs.length - 1].index;
