@@ -128,6 +128,22 @@ def test_a_key_pressed_again_too_soon_is_told_until_the_action_lands(server, pag
     assert not pg.js_errors, pg.js_errors
 
 
+def test_speed_in_the_address_in_the_menus_words(server, page):  # noqa: F811
+    """?speed=fast left the "AI speed" menu blank (it took milliseconds only, ?speed=120):
+    the menu's own words are taken as well, in any case, and an unknown value is
+    ignored (the menu keeps its choice)."""
+    pg = page
+    fresh_page(pg, server + "/")
+    for given, chosen in (("fast", "120"), ("Instant", "0"), ("900", "900"), ("warp", "450"),
+                          ("", "450")):
+        pg.goto(f"{server}/?speed={given}")
+        pg.wait_for_selector("body[data-ready='1']")
+        speed = pg.locator("#ai-speed")
+        assert speed.input_value() == chosen, given
+        assert pg.eval_on_selector("#ai-speed", "(s) => s.selectedIndex") >= 0, given
+    assert not pg.js_errors, pg.js_errors
+
+
 def test_turning_point_says_an_inaccuracy(server, page):  # noqa: F811
     """A labelled decision among the turning points read "(a inaccuracy: ...)"."""
     pg = page

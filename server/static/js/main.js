@@ -2207,6 +2207,15 @@ function setupZoom() {
   });
 }
 
+/* The menu ``sel`` set to the option whose value or label is ``value`` ("120" or
+ * "fast", any case); any other value leaves it as it is (it showed blank). */
+function chooseOption(sel, value) {
+  const v = String(value).trim().toLowerCase();
+  const o = [...sel.options].find((x) => x.value === v || x.textContent.trim().toLowerCase() === v);
+  if (o) sel.value = o.value;
+  return !!o;
+}
+
 function toggleKeys() {
   const k = $("keys");
   k.hidden = !k.hidden;
@@ -2269,10 +2278,10 @@ async function init() {
   addEventListener("resize", () => { // (the graph's box narrower or wider: drawn again)
     if (S.view === "review" && graphWidthIn($("review-graph")) !== graphWidth) renderGraph();
   });
-  const speed = localStorage.getItem("bigsur.speed");
-  const params = new URLSearchParams(location.search);
-  if (params.get("speed")) $("ai-speed").value = params.get("speed");
-  else if (speed) $("ai-speed").value = speed;
+  // ?speed= in the menu's words ("fast") or milliseconds ("120"); else the one kept
+  const wanted = new URLSearchParams(location.search).get("speed");
+  const kept = localStorage.getItem("bigsur.speed");
+  if (!(wanted && chooseOption($("ai-speed"), wanted)) && kept) chooseOption($("ai-speed"), kept);
   $("ai-speed").addEventListener("change", () => localStorage.setItem("bigsur.speed", $("ai-speed").value));
   renderSeatChoices();
   $("primer-mats").innerHTML = MATERIALS.map((m) => matIcon(m)).join(" ");
