@@ -144,6 +144,45 @@ def test_speed_in_the_address_in_the_menus_words(server, page):  # noqa: F811
     assert not pg.js_errors, pg.js_errors
 
 
+ZOOM_OVER_PAYMENT = """() => {
+  const z = document.querySelector('#zoom');
+  if (!z || z.hidden) return [];
+  const r = z.getBoundingClientRect();
+  const over = (b) => b.width && b.height && r.left < b.right && b.left < r.right &&
+    r.top < b.bottom && b.top < r.bottom;
+  return [...document.querySelectorAll('#paybox button, #pay-need, #actionbar button')]
+    .filter((el) => over(el.getBoundingClientRect()))
+    .map((el) => el.id || el.textContent.trim().slice(0, 40));
+}"""
+
+
+def test_the_enlarged_card_leaves_the_payment_controls_free(server, page):  # noqa: F811
+    """On a laptop, a hand card clicked opened the enlarged card (shown on hovering a
+    card) right over the payment box's "Still need" line and its Build buttons, until
+    the mouse moved away. The enlarged card is placed clear of the action bar and the
+    payment box."""
+    pg = page
+    to_the_first_build_step(pg, server + "/?speed=0")
+    hand = pg.locator("#hand .cardbtn")
+    for k in range(min(2, hand.count())):
+        card = hand.nth(k)
+        box = card.bounding_box()
+        pg.mouse.move(box["x"] + box["width"] / 2, box["y"] + box["height"] / 2)
+        pg.wait_for_selector("#zoom:not([hidden])")
+        card.click()
+        pg.wait_for_selector("#paybox:not([hidden]) #pay-need")
+        # hovered again (the click may have scrolled the page): shown, beside the controls
+        pg.mouse.move(5, 5)
+        pg.wait_for_selector("#zoom", state="hidden")
+        box = hand.nth(k).bounding_box()
+        pg.mouse.move(box["x"] + box["width"] / 2, box["y"] + box["height"] / 2)
+        pg.wait_for_selector("#zoom:not([hidden])", timeout=5_000)
+        if k == 0:
+            shot(pg, "qa-10-enlarged-card-and-payment")
+        assert pg.evaluate(ZOOM_OVER_PAYMENT) == [], k
+    assert not pg.js_errors, pg.js_errors
+
+
 def test_turning_point_says_an_inaccuracy(server, page):  # noqa: F811
     """A labelled decision among the turning points read "(a inaccuracy: ...)"."""
     pg = page

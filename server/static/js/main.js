@@ -2162,6 +2162,28 @@ function onKey(ev) {
   }
 }
 
+/* Where the enlarged card of size w x h goes for a pointer at (x, y): beside the pointer,
+ * unless that covers the action bar or the payment box (a hand card clicked opened it
+ * over "Still need" and the Build buttons), then above them, beside them or below them;
+ * null when none of these fits on the screen. */
+function zoomPlace(x, y, w, h) {
+  const keep = ["actionbar", "paybox"].map((id) => $(id)).filter((el) => el && !el.hidden)
+    .map((el) => el.getBoundingClientRect()).filter((r) => r.width && r.height);
+  const clampX = (l) => Math.max(4, Math.min(l, innerWidth - w - 4));
+  const clampY = (t) => Math.max(4, Math.min(t, innerHeight - h - 4));
+  const left = clampX(x + 24 + w < innerWidth ? x + 24 : x - 24 - w);
+  const fits = ([l, t]) => l >= 4 && t >= 4 && l + w <= innerWidth - 4 && t + h <= innerHeight - 4 &&
+    !keep.some((r) => l < r.right && r.left < l + w && t < r.bottom && r.top < t + h);
+  const places = [[left, clampY(y - h / 2)]];
+  if (keep.length) {
+    const top = Math.min(...keep.map((r) => r.top)), bottom = Math.max(...keep.map((r) => r.bottom));
+    const right = Math.max(...keep.map((r) => r.right)), leftmost = Math.min(...keep.map((r) => r.left));
+    places.push([left, top - h - 8], [right + 8, clampY(y - h / 2)], [leftmost - w - 8, clampY(y - h / 2)],
+      [left, bottom + 8]);
+  }
+  return places.find(fits) || null;
+}
+
 /* Hover (or press and hold on a touch screen) a card to see it large. */
 function setupZoom() {
   const z = document.createElement("div");
@@ -2177,10 +2199,10 @@ function setupZoom() {
     if (!S.cards || !S.cards.highway[id]) return;
     z.innerHTML = cardSVG(id) + `<p>${esc(cardWords(id))}</p>`;
     z.hidden = false;
-    const w = z.offsetWidth, h = z.offsetHeight;
-    const left = x + 24 + w < innerWidth ? x + 24 : Math.max(4, x - 24 - w);
-    z.style.left = Math.max(4, Math.min(left, innerWidth - w - 4)) + "px";
-    z.style.top = Math.max(4, Math.min(y - h / 2, innerHeight - h - 4)) + "px";
+    const place = zoomPlace(x, y, z.offsetWidth, z.offsetHeight);
+    if (!place) { z.hidden = true; return; }
+    z.style.left = place[0] + "px";
+    z.style.top = place[1] + "px";
   };
   document.addEventListener("mouseover", (e) => {
     if (document.body.classList.contains("touch")) return;
