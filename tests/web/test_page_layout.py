@@ -105,6 +105,18 @@ def test_four_players_at_1280x800_your_turn_starts_on_screen(server, browser):  
         mine = pg.locator("#hand").bounding_box()
         for box in pg.locator("#seats .seat:not(.me)").all():
             assert box.bounding_box()["y"] > mine["y"] + mine["height"]
+        # the other Highways use the room beside them: their cards were drawn at half size
+        # (50 px wide, too small to read) with most of the row empty; now as large as the
+        # row allows, up to 3/4 (75 px)
+        roads = pg.eval_on_selector_all("#seats .seat:not(.me) .hwwrap", """(ws) => ws.map((w) => {
+          const svg = w.querySelector('svg.highway');
+          const cards = svg.querySelectorAll(':scope > svg.card').length;
+          return {room: w.clientWidth, width: svg.getBoundingClientRect().width,
+                  card: svg.getBoundingClientRect().width / (cards * 106 - 2) * 100};
+        })""")
+        assert len(roads) == 3, roads
+        for road in roads:
+            assert road["card"] >= 70 or road["width"] >= 0.9 * road["room"], road
         no_overflow(pg)
         # scrolled to the bottom (the other Highways), the status line is still on top
         pg.evaluate("window.scrollTo(0, document.documentElement.scrollHeight)")

@@ -282,9 +282,13 @@ function renderTable(t, opts = {}) {
     (grid && grid.clientWidth) || 960) - 40);
   const fit = (i, most) => Math.min(most, avail / Math.max(1, (t.seats[i].highway.length +
     (i === mine && hm ? hm.build.length : 0)) * 106));
-  const small = innerWidth < 700;
-  q("seats").innerHTML = order.map((i) => seatHTML(i, fit(i, small ? 0.45 : t.seats.length > 2 ? 0.5 : 0.58))).join("") +
-    seatHTML(mine, fit(mine, small ? 0.5 : 0.62));
+  // at most: a phone's small cards; 2 players as both Highways fit a laptop's screen;
+  // 3-4 players (a Highway a row, below the hand: there is room beside half-size cards,
+  // which were too small to read) larger, every Highway the same
+  const small = innerWidth < 700, many = t.seats.length > 2;
+  const [most, mostMine] = small ? [0.45, 0.5] : many ? [0.75, 0.75] : [0.58, 0.62];
+  q("seats").innerHTML = order.map((i) => seatHTML(i, fit(i, most))).join("") +
+    seatHTML(mine, fit(mine, mostMine));
 
   // Hand
   const me = t.seats[mine];
