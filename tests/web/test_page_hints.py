@@ -132,6 +132,33 @@ def test_hint_numbers_say_what_they_are(server, page):  # noqa: F811
     assert not pg.js_errors, pg.js_errors
 
 
+def test_hint_says_how_its_moves_are_ranked(server, page):  # noqa: F811
+    """A QA pass: "build H58, win 3.3%" (1,797 visits) was listed above "build H06, win
+    11.8%" (1,536 visits), with nothing saying why. The list is ranked by visits, and the
+    search rates a move by its win chance and its points together: the legend says so,
+    and when a lower move shows a higher win chance with fewer points, that this is why."""
+    pg = page
+    st = ragged_point_position()
+    continue_position(pg, server, st, 0)
+    fake_hint(pg, st, [{"actions": ["end"], "win_probability": 0.033, "expected_margin": -4.0},
+                       {"actions": ["build H04 R", "end"], "win_probability": 0.118,
+                        "expected_margin": -9.5}])
+    ask_hint(pg)
+    legend = pg.locator("#hint .hintlegend").inner_text()
+    assert "Moves are ranked by visits: the search spends its time on the moves it rates " \
+           "best, the win chance counting three parts to the points' one (so a move lower " \
+           "in the list can show a higher win chance, with fewer points)" in legend, legend
+    # ranked as both numbers say: the reason is left out
+    fake_hint(pg, st, [{"actions": ["end"], "win_probability": 0.3, "expected_margin": -4.0},
+                       {"actions": ["build H04 R", "end"], "win_probability": 0.2,
+                        "expected_margin": -9.5}])
+    ask_hint(pg)
+    pg.wait_for_function("!document.querySelector('#hint').innerText.includes('3.3%')")
+    legend = pg.locator("#hint .hintlegend").inner_text()
+    assert "Moves are ranked by visits" in legend and "lower in the list" not in legend, legend
+    assert not pg.js_errors, pg.js_errors
+
+
 def only_end_position() -> dict:
     """The Ragged Point position with the hand discarded: seat 0 in its build step with
     nothing to build and nothing to claim, "end" its only legal action."""

@@ -533,7 +533,12 @@ function renderHint() {
   // the numbers said in words once (their titles are not shown on a touch screen)
   const rival = v.seats.length === 2 ? possessive(seatName((v.view_of + 1) % 2)) : "the best other player's";
   html += `</ol><p class="muted small hintlegend">win: your chance to win; pts: your expected ` +
-    `final score minus ${esc(rival)}; visits: how often the search tried the move` +
+    `final score minus ${esc(rival)}; visits: how often the search tried the move. ` +
+    `Moves are ranked by visits: the search spends its time on the moves it rates best, ` +
+    `the win chance counting three parts to the points' one` +
+    (moves.some((m, k) => moves.slice(0, k).some((up) => m.win_probability >
+      up.win_probability && m.expected_margin < up.expected_margin))
+      ? ` (so a move lower in the list can show a higher win chance, with fewer points)` : "") +
     (moves.some((m) => m.score_change) ? `; your score as it stands: what the move adds ` +
       `now (Final Scoring applied to your Highway today; the win chance also weighs what ` +
       `it costs you later)` : "") + `.</p>`;
