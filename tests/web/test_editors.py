@@ -548,3 +548,46 @@ def test_card_set_of_the_server_file_is_not_saved_under_its_name(server, page): 
     assert get(server, "/v1/cardsets/printed-cards-edited")["highway"][2]["text"] == "an edit"
     assert FILE_SET not in [s["name"] for s in get(server, "/v1/cardsets")]
     assert not pg.js_errors, pg.js_errors
+
+
+def test_card_set_copy_of_the_reconstruction_stays_labelled(server, page):  # noqa: F811
+    """A set started from ``default`` (the shipped reconstruction) had its 'a
+    reconstruction' box unchecked: saved unchanged, it was listed with reconstruction
+    false and offered for new games with no reconstruction label. The box now starts
+    checked, a note beside it says what unchecking it states, and saving the shipped
+    cards unchanged as not a reconstruction is stopped with a warning; a changed set is
+    saved unchecked without one (the owner's statement that they typed the printed list)."""
+    pg = page
+    open_editor(pg, server, "#nav-cards", "#ce-ok")
+    assert "reconstruction" in pg.locator("#ce-start option[value='default']").inner_text()
+    assert pg.is_checked("#ce-recon")
+    pg.fill("#ce-setname", "qa-copy")
+    pg.click("#ce-save")
+    pg.wait_for_selector("#ce-saved")
+    listed = {s["name"]: s for s in get(server, "/v1/cardsets")}
+    assert listed["qa-copy"]["reconstruction"] is True, listed["qa-copy"]
+    assert "reconstruction" in pg.locator("#setup-cards option[value='qa-copy']").inner_text()
+
+    pg.uncheck("#ce-recon")  # the same cards, said to be the printed list: warned
+    pg.wait_for_selector("#ce-recon-note.bad:has-text('these are the cards of')")
+    sent = []
+    pg.on("request", lambda r: sent.append(r.url)
+          if r.method == "POST" and "/check" not in r.url else None)
+    pg.click("#ce-save")
+    pg.wait_for_selector("#ce-recon-warn:has-text('would be shown as the printed list')")
+    assert not sent, sent
+    shot(pg, "27-cardset-reconstruction-warning")
+    pg.click("[data-ce='keep-recon']")  # labelled again, and so nothing changed
+    pg.wait_for_selector("#ce-nothing")
+    assert pg.is_checked("#ce-recon") and not sent, sent
+
+    pg.click("[data-ce-pick='landmark:4']")  # a name changed: these may be the printed cards
+    pg.fill("#ce-name", "Named as printed")
+    pg.uncheck("#ce-recon")
+    pg.wait_for_selector("#ce-recon-note:has-text('you state that these are the printed cards')")
+    pg.wait_for_selector("#ce-ok")
+    pg.click("#ce-save")
+    pg.wait_for_selector("#ce-saved:has-text('qa-copy v2')")
+    assert get(server, "/v1/cardsets/qa-copy")["reconstruction"] is False
+    assert not pg.js_errors, pg.js_errors
+

@@ -13,10 +13,15 @@ import {SCENERY, esc, cardSVG, landmarkSVG} from "../svg.js";
  * stored + savedText: that set's version on the server ({label, fingerprint}) and the
  * set as it was loaded or saved (JSON text), to tell whether anything changed since;
  * saveNote: what the last Save said ("saved" or "nothing"), shown while nothing changed;
- * missingBase: the name of a set a restored draft was based on that this server lacks. */
+ * missingBase: the name of a set a restored draft was based on that this server lacks;
+ * recons: the cards of each reconstruction the server offers ({name, fingerprint, label,
+ * key}), to tell a set whose cards are one of them; reconWarn: the label of the
+ * reconstruction whose cards a Save was about to store as not a reconstruction;
+ * startChoice: the set chosen in "Start from" (kept through redraws). */
 const E = {set: null, sel: null, check: null, seq: 0, timer: null, storedName: null,
   stored: null, savedText: null, saveNote: null, missingBase: null,
-  convertErrors: [], ctx: null, root: null, restored: false};
+  convertErrors: [], ctx: null, root: null, restored: false, recons: [], reconWarn: null,
+  startChoice: null};
 const DRAFT_KEY = "bigsur.cardset-draft"; // the set being edited survives a reload
 const $ = (id) => document.getElementById(id);
 const KINDS_BONUS = ["distinct_scenery", "scenery_points", "mile_cards", "stretch_count",
@@ -51,6 +56,54 @@ export async function open(ctx, root) {
     else await startFrom("default");
   }
   render();
+  // the note beside an unchecked "a reconstruction" box compares the cards with them
+  loadRecons().then(() => {
+    if (E.set && !E.set.reconstruction && E.root && !E.root.closest(".view").hidden) rerender();
+  });
+}
+
+/* The cards of a set, to compare: its Highway cards and Landmarks with every field
+ * but the free text (a reconstruction with notes typed on its cards is still the same
+ * cards), keys sorted, blanks left out. */
+export function cardsKey(set) {
+  const canon = (v) => {
+    if (Array.isArray(v)) return v.map(canon);
+    if (v && typeof v === "object") {
+      return Object.fromEntries(Object.keys(v).sort()
+        .filter((k) => v[k] !== null && v[k] !== undefined && v[k] !== "").map((k) => [k, canon(v[k])]));
+    }
+    return v;
+  };
+  const strip = (c) => { const {text, ...rest} = c || {}; return rest; };
+  return JSON.stringify(canon({highway: (set.highway || []).map(strip),
+    landmarks: (set.landmarks || []).map(strip)}));
+}
+
+/* The cards of every reconstruction the server offers (the shipped ``default``, and any
+ * stored set labelled one), fetched once each. */
+async function loadRecons() {
+  const sets = (E.ctx.cardSets() || []).filter((s) => s.reconstruction);
+  const have = new Map(E.recons.map((r) => [r.name + "@" + r.fingerprint, r]));
+  const out = [];
+  for (const s of sets) {
+    let r = have.get(s.name + "@" + s.fingerprint);
+    if (!r) {
+      try {
+        const raw = await E.ctx.api("GET", "/v1/cards/" + encodeURIComponent(s.name));
+        r = {name: s.name, fingerprint: s.fingerprint, label: raw.label || s.label, key: cardsKey(raw)};
+      } catch (e) { continue; } // not to compare with; Save still asks the server
+    }
+    out.push(r);
+  }
+  E.recons = out;
+}
+
+/* The label of a reconstruction whose cards the set being edited has, unchanged; null. */
+function reconMatch() {
+  if (!E.recons.length) return null;
+  const key = cardsKey(E.set);
+  const r = E.recons.find((x) => x.key === key);
+  return r ? r.label : null;
 }
 
 function saveDraft() {
@@ -109,8 +162,10 @@ async function isStored(name) {
 
 async function startFrom(name) {
   const raw = await E.ctx.api("GET", "/v1/cards/" + encodeURIComponent(name));
+  // a set started from a reconstruction is one until its owner says otherwise (unchecking
+  // the box states that the cards are the printed ones, typed from their own game)
   const copy = {format: "bigsur-cards/1", name: name === "default" ? "my-cards" : raw.name,
-    version: raw.version, reconstruction: name === "default" ? false : raw.reconstruction,
+    version: raw.version, reconstruction: !!raw.reconstruction,
     description: name === "default" ? "" : raw.description || "", highway: raw.highway, landmarks: raw.landmarks};
   E.storedName = name !== "default" && await isStored(raw.name) ? raw.name : null;
   E.set = JSON.parse(JSON.stringify(copy));
@@ -122,6 +177,7 @@ async function startFrom(name) {
   E.convertErrors = [];
   E.check = null;
   E.restored = false;
+  E.reconWarn = null;
   scheduleCheck(0);
 }
 
@@ -248,7 +304,34 @@ function statusHTML() {
     `is not on this server (this draft was kept in your browser from another server, or the set ` +
     `was removed), so it cannot get a new version here: Save to the server stores the draft as a new set.</p>` : "";
   return `<div id="ce-status" aria-live="polite">${head}<ul class="ce-problems">${items}${more}</ul>` +
-    `${derived}${note}${restored}${missing}${saveNoteHTML()}</div>`;
+    `${derived}${note}${restored}${missing}${reconWarnHTML()}${saveNoteHTML()}</div>`;
+}
+
+/* Beside the "a reconstruction" box: what it states. Unchecked, the set is shown as the
+ * printed list wherever it is offered; with the cards of a reconstruction, unchanged,
+ * that would present a reconstruction as the printed cards: said as a warning. */
+function reconNoteHTML() {
+  if (E.set.reconstruction) {
+    return `<p class="muted small" id="ce-recon-note">Shown as a reconstruction (not the printed cards) ` +
+      `wherever the set is offered. Uncheck the box only if these are the printed cards, typed from your own copy of the game.</p>`;
+  }
+  const match = reconMatch();
+  if (match) {
+    return `<p class="bad small" id="ce-recon-note">Not checked, but these are the cards of ` +
+      `<b>${esc(match)}</b>: saved this way, a reconstruction would be shown as the printed list. ` +
+      `Check the box, or change the cards to the printed ones.</p>`;
+  }
+  return `<p class="small" id="ce-recon-note">Not checked: you state that these are the printed cards, ` +
+    `typed from your own copy of the game. The set is shown without the reconstruction label.</p>`;
+}
+
+/* Save stopped: the cards are a reconstruction's and the box says they are not. */
+function reconWarnHTML() {
+  if (!E.reconWarn) return "";
+  return `<div class="bad" id="ce-recon-warn" role="alert"><p>These are the cards of <b>${esc(E.reconWarn)}</b>. ` +
+    `Saved as not a reconstruction, they would be shown as the printed list: nothing is saved yet.</p>` +
+    `<div class="actionbar"><button type="button" class="primary" data-ce="keep-recon">Save labelled as a reconstruction</button>` +
+    `<button type="button" data-ce="save-printed">Save as the printed cards anyway</button></div></div>`;
 }
 
 /* What the last Save said, while the set is as saved (a check answering later, or any
@@ -266,7 +349,9 @@ function saveNoteHTML() {
 export function render() {
   const root = E.root;
   if (!root || !E.set) return;
-  const stored = (E.ctx.cardSets() || []).map((c) => c.name);
+  // each set under its label: the shipped one says it is a reconstruction
+  const stored = (E.ctx.cardSets() || []).map((c) =>
+    `<option value="${esc(c.name)}"${c.name === (E.startChoice || "default") ? " selected" : ""}>${esc(c.label || c.name)}</option>`).join("");
   root.innerHTML = `<div class="panel ce-head">
     <h2>Card sets</h2>
     <p class="muted small">Enter your printed cards card by card, or import a spreadsheet (one row per card,
@@ -274,7 +359,7 @@ export function render() {
       Every change is checked with the same rules as <code>bigsur cards validate</code>.</p>
     <div class="row">
       <label for="ce-start">Start from</label>
-      <select id="ce-start">${options(stored, "default")}</select>
+      <select id="ce-start">${stored}</select>
       <button type="button" data-ce="load">Load</button>
       <label for="ce-csv">Import CSV</label>
       <input type="file" id="ce-csv" accept=".csv,text/csv">
@@ -287,6 +372,7 @@ export function render() {
       <label class="inl"><input type="checkbox" id="ce-recon"${E.set.reconstruction ? " checked" : ""}> a reconstruction (not the printed list)</label>
       <button type="button" class="primary" data-ce="save" id="ce-save">${sameStored() ? "Save a new version" : "Save to the server"}</button>
     </div>
+    ${reconNoteHTML()}
     ${statusHTML()}
   </div>
   <div class="ce-grid">
@@ -304,8 +390,14 @@ export function render() {
     scheduleCheck();
   });
   $("ce-desc").addEventListener("input", (ev) => { E.set.description = ev.target.value; scheduleCheck(); });
-  $("ce-recon").addEventListener("change", (ev) => { E.set.reconstruction = ev.target.checked; scheduleCheck(); });
+  $("ce-recon").addEventListener("change", (ev) => {
+    E.set.reconstruction = ev.target.checked;
+    scheduleCheck();
+    rerender(); // the note beside the box says what this states, at once
+  });
   $("ce-csv").addEventListener("change", importCSV);
+  // the set chosen to start from stays chosen when a check's answer redraws the editor
+  $("ce-start").addEventListener("change", (ev) => { E.startChoice = ev.target.value; });
 }
 
 /* Re-render keeping the focus and the selection (the form is rebuilt after each check:
@@ -359,6 +451,7 @@ function onForm(ev) {
 
 function scheduleCheck(delay = 250) {
   saveDraft(); // every change passes here
+  E.reconWarn = null; // it was about the set before the change
   clearTimeout(E.timer);
   E.timer = setTimeout(runCheck, delay);
 }
@@ -431,8 +524,11 @@ function freeId(prefix, list) {
 
 const sameStored = () => !!E.storedName && E.storedName.toLowerCase() === (E.set.name || "").toLowerCase();
 
-async function save() {
+/* ``printed``: the owner confirmed that cards equal to a reconstruction's are saved as
+ * not one (else such a Save stops and asks). */
+async function save(printed = false) {
   E.ctx.clearError();
+  E.reconWarn = null;
   const ch = E.check;
   if (ch && ch.name_refused && ch.checkedName === E.set.name) { // the server would refuse it
     E.ctx.showError(`Cannot be saved under this name: ${ch.name.replace(/^name: /, "")}`);
@@ -442,6 +538,15 @@ async function save() {
     E.saveNote = "nothing";
     rerender();
     return;
+  }
+  if (!E.set.reconstruction && !printed) {
+    await loadRecons();
+    const match = reconMatch();
+    if (match) {
+      E.reconWarn = match;
+      rerender();
+      return;
+    }
   }
   const asVersion = sameStored();
   const sent = JSON.stringify(E.set); // what is saved, even if edited while it is sent
@@ -458,6 +563,7 @@ async function save() {
     E.missingBase = null;
     saveDraft();
     await E.ctx.refreshCardSets();
+    await loadRecons(); // a set saved as a reconstruction is one to compare with from now on
     rerender();
   } catch (e) {
     if (asVersion && e.status === 404) { // removed from the server since it was loaded
@@ -501,5 +607,12 @@ export function onClick(el) {
     E.sel.index = Math.max(0, Math.min(E.sel.index, list.length - 1));
     render(); scheduleCheck();
   } else if (ds.ce === "save") save();
+  else if (ds.ce === "save-printed") save(true);
+  else if (ds.ce === "keep-recon") {
+    E.set.reconstruction = true;
+    saveDraft();
+    scheduleCheck(0);
+    save();
+  }
   return true;
 }
