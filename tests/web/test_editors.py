@@ -591,3 +591,116 @@ def test_card_set_copy_of_the_reconstruction_stays_labelled(server, page):  # no
     assert get(server, "/v1/cardsets/qa-copy")["reconstruction"] is False
     assert not pg.js_errors, pg.js_errors
 
+
+def build_step_position() -> tuple[dict, str]:
+    """A 2-player position at seat 0's build step (turn 4, seed 1) as JSON, and a card of
+    that seat's hand it can build: every seat took 2 deck cards a turn and built its
+    first buildable card."""
+    from solver.rules import Build, legal_actions, new_game, play, state_to_json
+
+    st = new_game(2, seed=1)
+    for turn in range(5):
+        st = play(play(st, "take deck"), "take deck")
+        if turn == 4:
+            break
+        builds = [a for a in legal_actions(st) if isinstance(a, Build)]
+        if builds:
+            st = play(st, builds[0])
+        st = play(st, "end")
+    card = next(a.card for a in legal_actions(st) if isinstance(a, Build))
+    assert st.current == 0
+    return state_to_json(st), card
+
+
+def test_position_editor_hint_and_payment_in_words(server, page):  # noqa: F811
+    """The editor's Hint and Pay answered in notation ('pay: build H02 L pay
+    sub:H26+H40+H01=timber rec'); they now say it in the table's words (words.js), the
+    notation kept in a tooltip and a 'notation' line for power users."""
+    pg = page
+    position, card = build_step_position()
+    open_editor(pg, server, "#nav-editor", "#pe-problems")
+    pg.fill("#pe-jsonbox", json.dumps(position))
+    pg.click("#pe-loadjson")
+    pg.wait_for_selector("#pe-problems:has-text('No problem found')")
+    pg.fill("#pe-builds", f"{card}:R")
+    pg.click("#pe-pay")
+    pg.wait_for_selector("#pe-payment li")
+    words = pg.locator("#pe-payment").inner_text()
+    assert f"{card} at the right end" in words and "from your hand" in words, words
+    assert " pay " not in words and "build " not in words, words
+    assert "build " in pg.locator("#pe-payment li").first.get_attribute("title")
+    assert f"build {card} R" in pg.locator(".pe-notation").inner_text()
+
+    pg.select_option("#pe-budget", "iterations:100")
+    pg.click("#pe-hint")
+    pg.wait_for_selector("#pe-moves li", timeout=60_000)
+    pays = pg.locator("#pe-moves .pe-pay")
+    assert pays.count(), pg.locator("#pe-moves").inner_text()
+    for k in range(pays.count()):
+        text = pays.nth(k).inner_text()
+        assert text.startswith("Pay: ") and "from your hand" in text, text
+        assert " pay " not in text and "build " not in text, text
+        assert "pay" in pays.nth(k).get_attribute("title")
+    moves = pg.locator("#pe-moves li b").all_inner_texts()
+    assert all(m.startswith("You ") for m in moves), moves
+    shot(pg, "26-position-hint-in-words", full=True)
+    assert not [e for e in pg.js_errors if "status of" not in e], pg.js_errors
+
+
+def test_position_editor_used_this_turn_in_the_rules_words(server, page):  # noqa: F811
+    """'Used this turn' named the engine's resources ('persistent extra use', 'borrow
+    highway', 'borrow discard'); it now says them as the rules do."""
+    pg = page
+    open_editor(pg, server, "#nav-editor", "#pe-problems")
+    pg.select_option("#pe-step", "build")
+    box = pg.locator(".pe-perturn")
+    box.wait_for()
+    text = box.inner_text()
+    for internal in ["extra use", "borrow highway", "borrow discard", "_"]:
+        assert internal not in text, text
+    for said in ["Recycling", "a Persistent Material used more than once",
+                 "a Material used from another player's Highway",
+                 "the top Material of another player's discard pile"]:
+        assert said in text, text
+    assert box.locator("[data-pe-res]").count() == 3
+
+
+def test_position_editor_names_too_many_turns(server, page):  # noqa: F811
+    """Turns done 500 with one card placed said 'the cards placed exceed the 59-card deck
+    by 947', a consequence; the page now names the turn count and the game's largest."""
+    pg = page
+    open_editor(pg, server, "#nav-editor", "#pe-problems")
+    pg.select_option("#pe-players", "3")
+    pg.select_option("#pe-target", "hand")
+    pg.click(".pe-palette [data-pe-place='H01']")
+    pg.fill("#pe-turn", "500")
+    pg.locator("#pe-turn").evaluate("e => e.dispatchEvent(new Event('change'))")
+    pg.wait_for_selector("#pe-problems:has-text('Turns done 500')")
+    text = pg.locator("#pe-problems").inner_text()
+    assert "24 turns (8 each)" in text and "at most 23" in text, text
+    assert "exceed" not in text and "hold" not in text, text
+    pg.fill("#pe-turn", "24")  # the game is over after the last turn: no one is to act
+    pg.locator("#pe-turn").evaluate("e => e.dispatchEvent(new Event('change'))")
+    pg.wait_for_selector("#pe-problems:has-text('Turns done 24')")
+
+
+def test_position_editor_alert_clears_when_the_position_changes(server, page):  # noqa: F811
+    """'H12 is in no Highway' stayed up through later edits; the editor's own alert now
+    goes with the next change of the position (another alert is left alone)."""
+    pg = page
+    open_editor(pg, server, "#nav-editor", "#pe-problems")
+    pg.fill("#pe-ids", "L03:H12")
+    pg.press("#pe-ids", "Enter")
+    pg.wait_for_selector("#alert:has-text('H12 is in no Highway')")
+    pg.select_option("#pe-target", "hw:0:R")
+    pg.click(".pe-palette [data-pe-place='H12']")
+    pg.wait_for_selector("#alert", state="hidden")
+    pg.fill("#pe-ids", "H12")  # placed twice: said, and gone after the next change
+    pg.press("#pe-ids", "Enter")
+    pg.wait_for_selector("#alert:has-text('H12 is already placed')")
+    pg.click("[data-pe-mat='1:stone']")
+    pg.wait_for_selector("#alert", state="hidden")
+    pg.evaluate("document.querySelector('#alert-text').textContent = 'not the editor\\'s';"
+                "document.querySelector('#alert').hidden = false")
+    pg.click("[data-pe-mat='1:water']")
+    assert pg.locator("#alert:has-text(\"not the editor's\")").is_visible()

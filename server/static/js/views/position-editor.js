@@ -14,12 +14,13 @@
  * continueFromView(view, aiSpec)}.
  */
 
-import {MATERIALS, matIcon} from "../words.js";
+import {MATERIALS, matIcon, actionWords, paymentSentence, discardTopAfter, plainError,
+  plural} from "../words.js";
 import {SC_COLOR, esc, cardSVG, highwaySVG, landmarkSVG} from "../svg.js";
 
 const HAND = 2, DEPOT = 5;
 const P = {ctx: null, root: null, cards: null, pos: null, target: "hand", pending: null,
-  score: null, scoreErr: null, result: "", seq: 0, timer: null, ai: "mcts:1s"};
+  score: null, scoreErr: null, result: "", seq: 0, timer: null, ai: "mcts:1s", alert: null};
 const $ = (id) => document.getElementById(id);
 
 /* ------------------------------------------------------------------ pure functions */
@@ -191,9 +192,14 @@ export function problems(p, cards, stretches) {
   }
   if (p.row.length > 5) out.push(`the Landmark row shows ${p.row.length} Landmarks; it has 5 places`);
   const size = deck.length;
-  const turnsEach = (size - HAND * p.players - DEPOT) / (2 * p.players);
-  if (p.turn > turnsEach * p.players) {
-    out.push(`turn ${p.turn}: a ${p.players}-player game has ${turnsEach * p.players} turns`);
+  // the game's turns (every player the same number: the deck is made so); after the last
+  // the game is over, so a player is to act after at most one fewer. A count beyond it is
+  // the problem itself: what follows from it (cards held, the deck) is not said too.
+  const total = maxTurns(p.players, size);
+  const turnsOk = p.turn < total;
+  if (!turnsOk) {
+    out.push(`Turns done ${p.turn}: a ${p.players}-player game with these cards has ${total} turns ` +
+      `(${total / p.players} each) and is over after the last, so a player is to act after at most ${total - 1}`);
   }
   p.seats.forEach((s, i) => {
     const t = seatTurns(p, i);
@@ -215,6 +221,7 @@ export function problems(p, cards, stretches) {
         out.push(`Landmark ${l.landmark} (${lm.scenery}) sits above ${l.card}, which is in no qualifying ${lm.scenery} Stretch of ${poss(p, i)} Highway`);
       }
     }
+    if (!turnsOk) return;
     if (i === p.me) {
       const have = p.hand.length + s.highway.length + p.discard.length;
       if (have !== held(p, i)) {
@@ -232,6 +239,7 @@ export function problems(p, cards, stretches) {
       }
     }
   });
+  if (!turnsOk) return out;
   const dc = deckCount(p, size);
   if (dc < 0) out.push(`the cards placed exceed the ${size}-card deck by ${-dc}`);
   const depotMin = Math.max(0, DEPOT - (p.phase === "build" ? 2 : p.picks));
@@ -240,6 +248,12 @@ export function problems(p, cards, stretches) {
   }
   return out;
 }
+
+/* The turns of a game of ``players`` with a ``deckSize``-card deck: each takes 2 cards
+ * out of the deck and the Depot, which start with all but the hands (as the server's
+ * turns_per_player). */
+export const maxTurns = (players, deckSize) =>
+  players * Math.floor((deckSize - HAND * players - DEPOT) / (2 * players));
 
 /* ------------------------------------------------------------------ the page */
 
@@ -327,15 +341,24 @@ function seatHTML(i) {
   return h + `</div>`;
 }
 
+/* The Landmark abilities a turn counts (the engine's payment resources), as the rules
+ * name them ("Landmark Abilities": using a Persistent Material more than once per turn,
+ * a Material from another player's Highway, the top Material of another player's
+ * discard pile). */
+const ABILITY_USES = [
+  ["persistent_extra_use", "a Persistent Material used more than once"],
+  ["borrow_highway", "a Material used from another player's Highway"],
+  ["borrow_discard", "the top Material of another player's discard pile"]];
+
 function perTurnHTML() {
   const p = P.pos;
   if (p.phase !== "build" || toAct(p) !== p.me) return "";
   const ones = p.seats[p.me].highway.filter((id) => P.cards.highway[id] && P.cards.highway[id].miles === 1);
-  const res = ["persistent_extra_use", "borrow_highway", "borrow_discard"];
   return `<fieldset class="pe-perturn"><legend>Used this turn</legend>` +
     `<label class="inl"><input type="checkbox" id="pe-recycle"${p.perTurn.recycle ? " checked" : ""}> Recycling</label> ` +
-    ones.map((id) => `<label class="inl"><input type="checkbox" data-pe-per="${esc(id)}"${p.perTurn.persistent.includes(id) ? " checked" : ""}> Persistent of ${esc(id)}</label>`).join(" ") +
-    res.map((r) => ` <label class="inl">${r.replace(/_/g, " ")} <input type="number" min="0" max="9" class="num" data-pe-res="${r}" value="${p.perTurn.resources[r] || 0}"></label>`).join("") +
+    ones.map((id) => `<label class="inl"><input type="checkbox" data-pe-per="${esc(id)}"${p.perTurn.persistent.includes(id) ? " checked" : ""}> the Persistent Material of ${esc(id)}</label>`).join(" ") +
+    `<br><span class="muted small">Landmark abilities, times used:</span>` +
+    ABILITY_USES.map(([r, words]) => ` <label class="inl">${words} <input type="number" min="0" max="9" class="num" data-pe-res="${r}" value="${p.perTurn.resources[r] || 0}"></label>`).join(" \u00b7") +
     `</fieldset>`;
 }
 
@@ -386,7 +409,7 @@ export function render() {
       <label for="pe-players">Players</label><select id="pe-players">${opt([[2, 2], [3, 3], [4, 4]], p.players)}</select>
       <label for="pe-me">I am</label><select id="pe-me">${opt(p.seats.map((_, i) => [i, `Player ${i + 1}`]), p.me)}</select>
       <label for="pe-first">First player</label><select id="pe-first">${opt(p.seats.map((_, i) => [i, `Player ${i + 1}`]), p.first)}</select>
-      <label for="pe-turn">Turns done</label><input id="pe-turn" type="number" min="0" max="99" class="num" value="${p.turn}">
+      <label for="pe-turn">Turns done</label><input id="pe-turn" type="number" min="0" max="${maxTurns(p.players, deck.length) - 1}" class="num" value="${p.turn}">
       <label for="pe-step">Step</label><select id="pe-step">${opt([["take0", "take (no card taken yet)"], ["take1", "take (1 card taken)"], ["build", "build / claim"]], step)}</select>
       <button type="button" data-pe="clear">Clear</button>
     </div>
@@ -517,12 +540,29 @@ function placeTyped() {
   const errs = ids.map(place).filter(Boolean);
   box.value = "";
   changed();
-  if (errs.length) P.ctx.showError(errs.join("; "));
+  if (errs.length) say(errs.join("; "));
   const again = $("pe-ids");
   if (again) again.focus();
 }
 
+/* An alert of the editor's (a card that cannot go where it was put, a box that holds no
+ * position): shown by the page's alert, and remembered as shown there, so that the next
+ * change of the position takes it away (it was about the position before; it had stayed
+ * up through later edits). Another alert shown since is left alone. */
+function say(err) {
+  P.ctx.showError(err);
+  const text = $("alert-text");
+  P.alert = text ? text.textContent : null;
+}
+
+function dropAlert() {
+  const box = $("alert"), text = $("alert-text");
+  if (P.alert !== null && box && !box.hidden && text && text.textContent === P.alert) P.ctx.clearError();
+  P.alert = null;
+}
+
 function changed() {
+  dropAlert();
   render();
   clearTimeout(P.timer);
   P.timer = setTimeout(refresh, 200);
@@ -590,10 +630,14 @@ async function ask(kind) {
     if (kind === "hint") {
       const [unit, n] = $("pe-budget").value.split(":");
       const res = await P.ctx.api("POST", "/v1/hint", {position: v, budget: {[unit]: Number(n)}, seed: 1});
+      const ctx = wordsCtx();
       P.result = `<h3 class="small">Hint: best moves for you</h3><ol class="pe-moves" id="pe-moves">` +
-        res.moves.slice(0, 6).map((m) => `<li><b>${esc(m.label || m.actions.join(", "))}</b> \u2014 win ${pct(m.win_probability)}, ` +
-          `${m.expected_margin >= 0 ? "+" : "\u2212"}${Math.abs(m.expected_margin).toFixed(1)} pts, ${m.visits} visits` +
-          (m.payment ? `<div class="muted small">pay: ${esc(payText(m.payment))}</div>` : "") + `</li>`).join("") + `</ol>`;
+        res.moves.slice(0, 6).map((m) => {
+          const pay = planWords(m.payment, ctx);
+          return `<li><b title="${esc(m.actions.join(", "))}">${esc(moveWords(m.actions, ctx))}</b> \u2014 win ${pct(m.win_probability)}, ` +
+            `${m.expected_margin >= 0 ? "+" : "\u2212"}${Math.abs(m.expected_margin).toFixed(1)} pts, ${m.visits} visits` +
+            (pay ? `<div class="muted small pe-pay" title="${esc(payText(m.payment))}">Pay: ${esc(pay)}</div>` : "") + `</li>`;
+        }).join("") + `</ol>`;
     } else if (kind === "score") {
       const res = await P.ctx.api("POST", "/v1/score", {position: v});
       const cats = [...new Set(res.scores.flatMap((s) => s.details.map((d) => d.category)))];
@@ -607,10 +651,19 @@ async function ask(kind) {
           "its end of the Highway: H12:L H40:R.");
       }
       const res = await P.ctx.api("POST", "/v1/payment", {position: v, builds});
+      const ctx = wordsCtx();
+      let top = ctx.discardTop; // each build in turn: a later one recycles what an earlier one discarded
       P.result = res.feasible
-        ? `<h3 class="small">Cheapest payment</h3><ul id="pe-payment">${res.builds.map((b) => `<li><code>${esc(b.action)}</code></li>`).join("")}</ul>` +
-          `<p class="small">${res.cards_spent} hand card${res.cards_spent === 1 ? "" : "s"} spent</p>`
-        : `<p id="pe-payment" class="bad">Cannot be paid: ${esc(res.reason || "")}</p>`;
+        ? `<h3 class="small">Cheapest payment</h3><ul id="pe-payment">${res.builds.map((b) => {
+          const [build, steps] = splitPay(b.action);
+          const line = `${actionWords(build, ctx, "You").replace(/^You build /, "")}: ` +
+            paymentSentence(steps, {...ctx, discardTop: top});
+          top = discardTopAfter(steps, top);
+          return `<li title="${esc(b.action)}">${esc(line)}</li>`;
+        }).join("")}</ul>` +
+          (res.builds.length > 1 ? `<p class="small">${plural(res.cards_spent, "hand card")} spent in all</p>` : "") +
+          `<p class="muted small pe-notation">notation: <code>${res.builds.map((b) => esc(b.action)).join("; ")}</code></p>`
+        : `<p id="pe-payment" class="bad">Cannot be paid: ${esc(plainError(res.reason || "", ctx))}</p>`;
     }
   } catch (e) {
     P.result = `<p class="bad" id="pe-error">${esc(e.message)}</p>`;
@@ -639,6 +692,47 @@ async function continueAsGame() {
   }
 }
 
+/* What words.js needs to word the seat asking's moves and payments, as the table's
+ * hint panel: the cards, the seats' names, the discard piles' tops. */
+function wordsCtx() {
+  const p = P.pos;
+  const matOf = (id) => (P.cards.highway[id] || {}).material || null;
+  const last = (a) => (a.length ? a[a.length - 1] : null);
+  return {cards: P.cards, seatName: (i) => (i === p.me ? "You" : `Player ${i + 1}`),
+    discardTop: last(p.discard),
+    discardTops: p.seats.map((s, i) => (i === p.me ? (p.discard.length ? matOf(last(p.discard)) : null)
+      : last(s.materials)))};
+}
+
+/* "build H40 R pay per:H11 rec" -> ["build H40 R", ["per:H11", "rec"]]. */
+function splitPay(action) {
+  const w = String(action || "").trim().split(/\s+/);
+  const k = w.indexOf("pay");
+  return k < 0 ? [w.join(" "), []] : [w.slice(0, k).join(" "), w.slice(k + 1)];
+}
+
+/* A hint's move in the table's words: "You take H12 from the Depot, then take ...". */
+function moveWords(actions, ctx) {
+  return actions.map((a) => actionWords(splitPay(a)[0], ctx, "You")).join(", then ")
+    .replace(/, then You /g, ", then ");
+}
+
+/* A hint's payment plan in the table's words, each build in turn ("H40: discard H12
+ * (stone) and ... \u2014 2 cards from your hand; ..."); "" for a move without builds. */
+function planWords(pay, ctx) {
+  if (!pay || !Array.isArray(pay.builds)) return "";
+  let top = ctx.discardTop;
+  return pay.builds.map((b) => {
+    const [build, steps] = splitPay(b.action);
+    const card = b.card || build.split(/\s+/)[1];
+    const words = `${card}: ${paymentSentence(steps, {...ctx, discardTop: top})}`;
+    top = discardTopAfter(steps, top);
+    return words;
+  }).join("; ");
+}
+
+/* A payment in notation (the tooltip and the "notation" line: what the command line and
+ * the API read). */
 function payText(pay) {
   if (typeof pay === "string") return pay;
   if (Array.isArray(pay)) return pay.join(" ");
@@ -658,12 +752,12 @@ async function copy(text, label) {
 async function loadJSON() {
   let raw;
   try { raw = JSON.parse($("pe-jsonbox").value); } catch (e) {
-    P.ctx.showError(`The box does not hold JSON: ${e.message}`);
+    say(`The box does not hold JSON: ${e.message}`);
     return;
   }
   const format = raw && typeof raw === "object" ? raw.format : null;
   if (format !== "bigsur-view/1" && format !== "bigsur-position/1") {
-    P.ctx.showError("format: expected bigsur-view/1 or bigsur-position/1");
+    say("format: expected bigsur-view/1 or bigsur-position/1");
     return;
   }
   // what the editor reads: named when missing (not a script error)
@@ -676,7 +770,7 @@ async function loadJSON() {
     });
   }
   if (missing.length) {
-    P.ctx.showError(`The ${format} in the box has no ${missing.join(", ")}: copy it whole.`);
+    say(`The ${format} in the box has no ${missing.join(", ")}: copy it whole.`);
     return;
   }
   const name = typeof raw.cards === "string" ? raw.cards : (raw.cards && raw.cards.name) || "default";
@@ -690,7 +784,7 @@ async function loadJSON() {
       });
     } else P.pos = fromView(raw);
   } catch (e) {
-    P.ctx.showError(e instanceof P.ctx.ApiError ? e : `The ${format} in the box cannot be read: ${e.message}`);
+    say(e instanceof P.ctx.ApiError ? e : `The ${format} in the box cannot be read: ${e.message}`);
     return;
   }
   P.result = "";
@@ -704,8 +798,8 @@ export function onClick(el) {
   if (!p) return false;
   if (ds.pePlace) {
     const err = place(ds.pePlace);
-    if (err) P.ctx.showError(err);
     changed();
+    if (err) say(err);
     return true;
   }
   if (ds.peLm) {
@@ -718,7 +812,7 @@ export function onClick(el) {
     const [i, id] = ds.peHwcard.split(":");
     const seat = p.seats[Number(i)];
     if (P.pending) {
-      if (P.pending.seat !== Number(i)) { P.ctx.showError(`${P.pending.landmark} goes above a card of Player ${P.pending.seat + 1}'s Highway`); return true; }
+      if (P.pending.seat !== Number(i)) { say(`${P.pending.landmark} goes above a card of Player ${P.pending.seat + 1}'s Highway`); return true; }
       seat.landmarks.push({landmark: P.pending.landmark, card: id});
       P.pending = null;
     } else {
