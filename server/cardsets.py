@@ -293,6 +293,22 @@ def build_router(registry, store_of) -> APIRouter:
     def register(cards: CardSet) -> None:
         registry.sets[cards.name] = cards
 
+    async def refuse_a_reconstruction_unlabelled(cards: CardSet) -> None:
+        """A set labelled the printed cards whose cards are a reconstruction's (the shipped
+        ``default``, or a set stored or served labelled one) is refused, naming it: it
+        would show a reconstruction as the printed list wherever it is offered."""
+        if cards.reconstruction:
+            return
+        rows = await asyncio.to_thread(lambda: store_of().latest_all())
+        known = [c for c in registry.sets.values() if c.reconstruction] + [
+            parse_card_set(r["body"], r["name"]) for r in rows
+            if r["body"].get("reconstruction")]
+        same = next((c for c in known if c.cards_fingerprint == cards.cards_fingerprint), None)
+        if same is not None:
+            raise ApiError(422, "reconstruction", f"these are the cards of {same.label}, "
+                           "a reconstruction: a set with its cards is one too; send "
+                           '"reconstruction": true (a printed list differs from it)', "cards")
+
     async def store_new(raw: Any) -> Any:
         if not isinstance(raw, dict):
             raise ApiError(422, "body", "must be a card set object (bigsur-cards/1)", "cards")
@@ -308,6 +324,7 @@ def build_router(registry, store_of) -> APIRouter:
         cards = _validate(raw, 1)
         if isinstance(cards, JSONResponse):
             return cards
+        await refuse_a_reconstruction_unlabelled(cards)
         await asyncio.to_thread(lambda: store_of().add(name, 1, cards))
         register(cards)
         return JSONResponse(_summary(cards, 1, time.time()), status_code=201)
@@ -434,6 +451,7 @@ def build_router(registry, store_of) -> APIRouter:
                            "limit")
         version = latest["version"] + 1
         cards = _validate(raw, version)
+        await refuse_a_reconstruction_unlabelled(cards)
         await asyncio.to_thread(lambda: store_of().add(latest["name"], version, cards))
         register(cards)
         return JSONResponse(_summary(cards, version, time.time()), status_code=201)

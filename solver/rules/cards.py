@@ -17,7 +17,7 @@ from __future__ import annotations
 import hashlib
 import json
 from dataclasses import dataclass
-from functools import lru_cache
+from functools import cached_property, lru_cache
 from importlib import resources
 from pathlib import Path
 from typing import Any
@@ -138,6 +138,18 @@ class CardSet:
         self.landmark_scenery = tuple(lm.scenery for lm in landmarks)
         self.fingerprint = hashlib.sha256(
             json.dumps(self.to_json(), sort_keys=True).encode()).hexdigest()[:16]
+
+    @cached_property
+    def cards_fingerprint(self) -> str:
+        """The cards alone: every field of every Highway card and Landmark but its free
+        text, not the set's name, version, description or label. Sets with the same
+        cards play the same game: a reconstruction copied under another name is still a
+        reconstruction (the server refuses to store it labelled as the printed list)."""
+        cards = {"highway": [{k: v for k, v in c.to_json().items() if k != "text"}
+                             for c in self.highway],
+                 "landmarks": [{k: v for k, v in lm.to_json().items() if k != "text"}
+                               for lm in self.landmarks]}
+        return hashlib.sha256(json.dumps(cards, sort_keys=True).encode()).hexdigest()[:16]
 
     @property
     def label(self) -> str:

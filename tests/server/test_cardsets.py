@@ -19,10 +19,41 @@ from solver.rules.views import view_of, view_to_json
 
 
 def my_set(name="table-cards"):
+    """An owner's set: the shipped cards with a Landmark named otherwise (the same cards
+    as the reconstruction could not be stored as the printed list)."""
     raw = copy.deepcopy(load_card_set().to_json())
     raw.update(name=name, reconstruction=False, description="typed from my box")
     raw["highway"][0]["text"] = "my first card"
+    raw["landmarks"][0]["name"] += " (as printed)"
     return raw
+
+
+def test_the_reconstructions_cards_are_not_stored_as_the_printed_list(client):
+    """A QA pass stored the shipped cards under another name with ``reconstruction``
+    false: the set was offered for new games as the printed list. Such a set (texts,
+    name and description aside) is refused naming the field, by JSON, CSV and as a new
+    version, and so is a copy of a stored reconstruction; labelled, it is stored."""
+    copied = copy.deepcopy(load_card_set().to_json())
+    copied.update(name="copy", reconstruction=False, description="mine, honest")
+    copied["highway"][3]["text"] = "a note of my own"
+    r = client.post("/v1/cardsets", json=copied)
+    assert r.status_code == 422 and r.json()["field"] == "reconstruction", r.text
+    assert "the cards of default v1 (reconstruction" in r.json()["reason"], r.text
+    csv = card_set_to_csv(load_card_set().to_json())
+    r = client.post("/v1/cardsets?name=copy-csv&reconstruction=false", content=csv,
+                    headers={"Content-Type": "text/csv"})
+    assert r.status_code == 422 and r.json()["field"] == "reconstruction", r.text
+    assert client.post("/v1/cardsets", json={**copied, "reconstruction": True}
+                       ).status_code == 201
+    # a copy of that stored reconstruction, and a new version of it said to be printed
+    again = {**copied, "name": "copy-of-copy"}
+    r = client.post("/v1/cardsets", json=again)
+    assert r.status_code == 422 and "the cards of" in r.json()["reason"], r.text
+    r = client.post("/v1/cardsets/copy/versions", json=copied)
+    assert r.status_code == 422 and r.json()["field"] == "reconstruction", r.text
+    assert [s["name"] for s in client.get("/v1/cardsets").json()] == ["copy"]
+    # cards that differ are the owner's to label
+    assert client.post("/v1/cardsets", json=my_set()).status_code == 201
 
 
 def test_upload_list_get_and_use_everywhere(client):

@@ -329,9 +329,9 @@ function reconNoteHTML() {
 function reconWarnHTML() {
   if (!E.reconWarn) return "";
   return `<div class="bad" id="ce-recon-warn" role="alert"><p>These are the cards of <b>${esc(E.reconWarn)}</b>. ` +
-    `Saved as not a reconstruction, they would be shown as the printed list: nothing is saved yet.</p>` +
-    `<div class="actionbar"><button type="button" class="primary" data-ce="keep-recon">Save labelled as a reconstruction</button>` +
-    `<button type="button" data-ce="save-printed">Save as the printed cards anyway</button></div></div>`;
+    `Saved as not a reconstruction, they would be shown as the printed list, which the server refuses: ` +
+    `nothing is saved yet. Save them labelled as a reconstruction, or change the cards to the printed ones.</p>` +
+    `<div class="actionbar"><button type="button" class="primary" data-ce="keep-recon">Save labelled as a reconstruction</button></div></div>`;
 }
 
 /* What the last Save said, while the set is as saved (a check answering later, or any
@@ -526,7 +526,7 @@ const sameStored = () => !!E.storedName && E.storedName.toLowerCase() === (E.set
 
 /* ``printed``: the owner confirmed that cards equal to a reconstruction's are saved as
  * not one (else such a Save stops and asks). */
-async function save(printed = false) {
+async function save() {
   E.ctx.clearError();
   E.reconWarn = null;
   const ch = E.check;
@@ -539,7 +539,7 @@ async function save(printed = false) {
     rerender();
     return;
   }
-  if (!E.set.reconstruction && !printed) {
+  if (!E.set.reconstruction) { // (the server refuses it too: POST /v1/cardsets names it)
     await loadRecons();
     const match = reconMatch();
     if (match) {
@@ -607,7 +607,6 @@ export function onClick(el) {
     E.sel.index = Math.max(0, Math.min(E.sel.index, list.length - 1));
     render(); scheduleCheck();
   } else if (ds.ce === "save") save();
-  else if (ds.ce === "save-printed") save(true);
   else if (ds.ce === "keep-recon") {
     E.set.reconstruction = true;
     saveDraft();
