@@ -128,6 +128,11 @@ class CardRegistry:
             if extra.name in self.sets:
                 raise ValueError(f"BIGSUR_CARDS: the set in {extra_path} is named "
                                  f"{extra.name!r}, which is taken; rename it")
+            if not extra.reconstruction and extra.cards_fingerprint == default.cards_fingerprint:
+                raise CardSetError(f"{extra_path} (BIGSUR_CARDS)", [
+                    f"reconstruction: these are the cards of {default.label}, labelled here "
+                    'as the printed list; set "reconstruction": true (a printed list differs '
+                    "from it)"])
             self.sets[extra.name] = extra
             self.from_file = extra.name
         self.load_stored: Callable[[str], CardSet | None] | None = None  # by attach()

@@ -46,3 +46,17 @@ def test_an_inline_partial_set_in_a_position_is_refused(small):
     with pytest.raises(PositionError) as caught:
         cards_of(json.loads(json.dumps(small.to_json())))
     assert "a full set has 69 cards" in str(caught.value)
+
+
+def test_the_reconstructions_cards_labelled_as_printed_are_refused_at_start(tmp_path):
+    """BIGSUR_CARDS with the shipped cards under another name, ``reconstruction`` false:
+    the server offered them as the printed list. It refuses to start, naming the file."""
+    from solver.rules.cards import load_card_set
+
+    path = tmp_path / "mine.json"
+    path.write_text(json.dumps(load_card_set().to_json() | {"name": "mine",
+                                                             "reconstruction": False}))
+    with pytest.raises(CardSetError) as caught:
+        create_app(Settings(db=str(tmp_path / "g.db"), warm=False, cards=str(path)))
+    line = caught.value.summary()
+    assert str(path) in line and "the cards of default v1 (reconstruction" in line, line
