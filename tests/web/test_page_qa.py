@@ -265,18 +265,20 @@ def test_uploaded_unfinished_record_says_it_has_no_scores(server, page):  # noqa
     no word why; the page says the record ends before the game does, and marks the
     scores as missing."""
     pg = page
-    record = play_random_game(3, seed=11).to_json()
+    record = play_random_game(4, seed=11).to_json()
     record["actions"] = record["actions"][:12]
-    record["names"] = ["mcts:0.1s", "greedy", "Zoe"]
+    record["names"] = ["mcts:0.1s", "greedy", "Zoe", "human"]
     review_upload(pg, server, "unfinished.json", record)
     summary = pg.locator("#review-summary").inner_text()
     assert "ends before the end of the game" in summary, summary
     # seats named by a bot spec are called by the game page's level words ("Player 2
-    # (mcts:0.1s)" was "normal" on the game page); other names as they are
-    for name in ("Player 1 (normal)", "Player 2 (easy)", "Player 3 (Zoe)"):
+    # (mcts:0.1s)" was "normal" on the game page); a record's person (the page's own
+    # records say "human") is "a person"; other names as they are
+    for name in ("Player 1 (normal)", "Player 2 (easy)", "Player 3 (Zoe)",
+                 "Player 4 (a person)"):
         assert name in summary, summary
     scores = pg.locator("#review-summary tbody td:last-child").all_inner_texts()
-    assert scores == ["\u2014"] * 3, scores
+    assert scores == ["\u2014"] * 4, scores
     shot(pg, "qa-03-unfinished-record", full=True)
     assert not pg.js_errors, pg.js_errors
 

@@ -41,8 +41,10 @@ const AI_CHOICES = [
 const DEFAULT_AI = "mcts:1s";
 const GAMES_KEY = "bigsur.games";
 /* A seat's AI in words: its level, else the setup's choice ("MCTS 200 iterations",
- * "random moves"), never the bot notation; an unknown spec as it is. */
+ * "random moves"), never the bot notation; "human" (a record's person) "a person"; an
+ * unknown spec as it is. */
 const levelOf = (spec) => {
+  if (spec === "human") return "a person";
   const level = LEVELS.find(([s]) => s === spec);
   if (level) return level[1];
   const choice = AI_CHOICES.find(([s]) => s === spec && s !== "human");
