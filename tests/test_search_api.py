@@ -212,3 +212,28 @@ def test_a_bare_end_does_not_claim_the_turn_built_nothing():
 
     state = play(play(new_game(2, seed=3), "take deck"), "take deck")
     assert describe_move(state, [End()]) == "End the turn without building more"
+
+
+def test_moves_to_rank_must_be_legal_for_the_seat_to_act():
+    """``analyse(..., moves=...)`` ranked an illegal take in the build step at 83% to win,
+    and a build of a card not in hand failed inside the payment ('list.remove(x): x not
+    in list'). Each move is played on a state of the view first: an illegal one is named."""
+    from solver.rules.actions import Build, End, IllegalActionError, Take
+    from solver.rules.engine import new_game
+    from solver.search.api import Budget, analyse
+
+    take_step = new_game(2, seed=3)
+    build_step = play(play(take_step, "take deck"), "take deck")
+    hand = build_step.players[build_step.current].hand
+    not_in_hand = next(c.id for c in build_step.cards.highway
+                       if build_step.cards.card(c.id) not in hand)
+    for state, moves, words in (
+            (build_step, [(End(),), (Take(None),)], r"moves\[1\]: illegal action 'take deck'"),
+            (take_step, [(End(),)], r"moves\[0\]: illegal action 'end'"),
+            (build_step, [(Build(not_in_hand, "L"), End())], rf"moves\[0\]: .*{not_in_hand}"),
+            (build_step, [End()], r"moves\[0\]: must be a tuple of Actions"),
+            (build_step, [], "moves: must be a non-empty list")):
+        with pytest.raises(IllegalActionError, match=words):
+            analyse(state, Budget(iterations=5), moves=moves)
+    ranked = analyse(build_step, Budget(iterations=5), moves=[(End(),)])
+    assert [m.actions for m in ranked.moves] == [["end"]]

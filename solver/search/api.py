@@ -28,7 +28,17 @@ from contextlib import contextmanager, nullcontext
 from dataclasses import dataclass, field
 from typing import Any
 
-from ..rules.actions import Action, Build, Claim, Discard, End, Substitute, Take
+from ..rules.actions import (
+    Action,
+    ActionError,
+    Build,
+    Claim,
+    Discard,
+    End,
+    IllegalActionError,
+    Substitute,
+    Take,
+)
 from ..rules.constants import SCENERIES
 from ..rules.state import GameState, Phase
 from ..rules.views import PlayerView, view_of
@@ -176,9 +186,11 @@ def analyse(position: GameState | PlayerView, budget: Budget, seed: int | None =
     if seed is not None and (isinstance(seed, bool) or not isinstance(seed, int)):
         raise BudgetError(f"seed: must be an integer or None, got {seed!r}")
     view = to_view(position)
+    sample = Determinizer(view).sample(random.Random(0))
+    if moves is not None:
+        _check_moves(sample, moves)
     out = search(view, budget.iterations, budget.seconds, 0 if seed is None else seed,
                  workers, params, moves)
-    sample = Determinizer(view).sample(random.Random(0))
     moves = []
     for m in out.moves:
         actions = concrete_move(sample, m.move)
@@ -192,6 +204,29 @@ def analyse(position: GameState | PlayerView, budget: Budget, seed: int | None =
     stats = {"iterations": out.iterations, "seconds": round(out.seconds, 4),
              "determinizations": out.determinizations, "workers": out.workers}
     return SearchResult(view.seat, moves, stats)
+
+
+def _check_moves(sample: GameState, moves: Any) -> None:
+    """Each of ``moves`` a tuple of Actions that the seat to act may play in turn from
+    ``sample`` (a state of its view: its own cards and the public ones are the view's),
+    or IllegalActionError naming ``moves[i]``: an illegal move was ranked as if it had
+    been played (a take in the build step, 83% to win)."""
+    from ..rules.engine import play
+
+    if not isinstance(moves, (list, tuple)) or not moves:
+        raise IllegalActionError(f"moves: must be a non-empty list of moves, each a tuple "
+                                 f"of Actions such as (End(),){got_type(moves)}")
+    for i, move in enumerate(moves):
+        if not isinstance(move, tuple) or not move or \
+                not all(isinstance(a, Action) for a in move):
+            raise IllegalActionError(f"moves[{i}]: must be a tuple of Actions such as "
+                                     f"(End(),), got {move!r}")
+        state = sample
+        for action in move:
+            try:
+                state = play(state, action)
+            except ActionError as err:
+                raise IllegalActionError(f"moves[{i}]: {err}") from None
 
 
 # ------------------------------------------------------------------ describing moves
