@@ -140,3 +140,37 @@ def test_the_package_ships_its_py_typed_marker():
     assert (root / "solver" / "py.typed").is_file()
     project = tomllib.loads((root / "pyproject.toml").read_text(encoding="utf-8"))
     assert "py.typed" in project["tool"]["setuptools"]["package-data"]["solver"]
+
+
+# ------------------------------------------------------------------ what is saved loads
+
+
+@pytest.mark.parametrize("kwargs, words", [
+    ({"players": 2, "seed": "x"}, "seed: must be an integer, got 'x'"),
+    ({"players": 5, "seed": 1}, "players: must be 2, 3 or 4, got 5"),
+    ({"players": 2, "seed": 1, "names": ["a"]}, "names: must be a list of 2 strings"),
+])
+def test_a_record_started_with_bad_fields_is_refused_not_saved_unreadable(kwargs, words,
+                                                                          tmp_path):
+    """GameRecord.start(players=2, seed="x").save(...) wrote a record that
+    GameRecord.load refused ('seed: must be an integer'); start checks as load does."""
+    from solver.rules.record import GameRecord, RecordError
+
+    with pytest.raises(RecordError, match=words):
+        GameRecord.start(**kwargs)
+    good = GameRecord.start(2, 7, names=["a", "b"])
+    good.save(tmp_path / "r.json")
+    assert GameRecord.load(tmp_path / "r.json").seed == 7
+
+
+@pytest.mark.parametrize("seed", ["x", 1.5, True])
+def test_new_game_takes_an_integer_seed(seed):
+    """new_game(2, seed="x") or seed=1.5 dealt a game (random.Random takes both): a record
+    of it could not be written. A numpy integer deals as the same int does."""
+    import numpy as np
+
+    from solver.rules.engine import SetupError
+
+    with pytest.raises(SetupError, match=f"seed: must be an integer or None, got {seed!r}"):
+        new_game(2, seed=seed)
+    assert new_game(2, seed=np.int64(3)).players[0].hand == new_game(2, seed=3).players[0].hand

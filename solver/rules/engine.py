@@ -29,6 +29,7 @@ from __future__ import annotations
 import random
 from collections.abc import Sequence
 from functools import lru_cache
+from numbers import Integral
 
 from .actions import Action, Build, Claim, End, IllegalActionError, Take, parse_action
 from .cards import CardSet, UnknownCardError, load_card_set
@@ -67,13 +68,15 @@ def new_game(num_players: int, seed: int | None = None, cards: CardSet | None = 
     if isinstance(num_players, bool) or not isinstance(num_players, int) \
             or not MIN_PLAYERS <= num_players <= MAX_PLAYERS:
         raise SetupError(f"players: must be {MIN_PLAYERS} to {MAX_PLAYERS}, got {num_players!r}")
+    if seed is not None and (isinstance(seed, bool) or not isinstance(seed, Integral)):
+        raise SetupError(f"seed: must be an integer or None, got {seed!r}")
     deck = cards.deck_for(num_players)
     spare = len(deck) - HAND_SIZE * num_players - DEPOT_SIZE
     if spare <= 0 or spare % (CARDS_TAKEN_PER_TURN * num_players):
         raise SetupError(f"card set {cards.name!r}: the {num_players}-player deck has "
                          f"{len(deck)} cards, which does not give every player the same "
                          "number of turns")
-    rng = random.Random(seed)
+    rng = random.Random(None if seed is None else int(seed))  # (a numpy integer too)
     rng.shuffle(deck)
     players = [PlayerState(hand=[deck.pop() for _ in range(HAND_SIZE)])
                for _ in range(num_players)]

@@ -77,7 +77,11 @@ class GameRecord:
     @classmethod
     def start(cls, players: int, seed: int, cards: CardSet | None = None,
               names: list[str] | None = None) -> GameRecord:
-        return cls(cards or load_card_set(), players, seed=seed, names=names)
+        """A new record of a game dealt by ``seed``, checked as :meth:`from_json` checks
+        a record read back (RecordError naming the field), so that what is saved loads."""
+        record = cls(cards or load_card_set(), players, seed=seed, names=names)
+        cls.from_json(record.to_json(), record.cards)
+        return record
 
     def initial_state(self) -> GameState:
         if self.start_position is not None:
