@@ -103,7 +103,9 @@ def test_hint_payment_recycles_what_the_earlier_build_discarded(server, page):  
 def test_exact_badge_says_what_is_exact(server, page):  # noqa: F811
     """An exact move (the last build step, solved) has an exact final score for the
     player; its win chance is still an estimate (the other hands are hidden). The badge
-    said "exact", titled "computed exactly, not estimated", beside "win 26.5%"."""
+    said "exact", titled "computed exactly, not estimated", beside "win 26.5%". Its header
+    said "Only move: no other move was worth searching." with several cards affordable:
+    it is the best last build step solved exactly, not the only legal move."""
     pg = page
     st = ragged_point_position()
     continue_position(pg, server, st, 0)
@@ -115,6 +117,10 @@ def test_exact_badge_says_what_is_exact(server, page):  # noqa: F811
     title = badge.get_attribute("title")
     assert "not estimated" not in title and "win chance and points are still estimates" in title
     assert "win 26.5%" in pg.locator("#hint .hintlist li").first.inner_text()
+    assert len(pg.evaluate("window.bigsur.state.data.legal_actions")) > 1
+    conf = pg.locator("#hint .conf").inner_text()
+    assert conf == "Solved exactly: your best last build step (final score 64).", conf
+    assert "Only move" not in pg.locator("#hint").inner_text()
     assert not pg.js_errors, pg.js_errors
 
 
@@ -188,11 +194,13 @@ def test_hint_with_only_end_possible_says_so(server, page):  # noqa: F811
     texts = pg.evaluate("""async () => {
       const w = await import('/js/words.js');
       const m = {actions: ['end'], visits: 10, win_probability: 0.5, expected_margin: 0};
-      return [w.confidence([m], ['build H01 L pay H02', 'end']).why,
-              w.confidence([m], ['end']).why];
+      const c = (ms, legal) => { const r = w.confidence(ms, legal); return `${r.cue}: ${r.why}`; };
+      return [c([m], ['build H01 L pay H02', 'end']), c([m], ['end']),
+              c([{...m, exact: true, final_score: 18}], ['build H01 L pay H02', 'end'])];
     }""")
-    assert texts == ["no other move was worth searching",
-                     "nothing else is possible, so end the turn"]
+    assert texts == ["only candidate: no other move was worth searching",
+                     "only move: nothing else is possible, so end the turn",
+                     "solved exactly: your best last build step (final score 18)"]
     assert not pg.js_errors, pg.js_errors
 
 

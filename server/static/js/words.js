@@ -305,8 +305,9 @@ export function lineBySeat(first, line, seat, players) {
 }
 
 /** How sure the search is about its first move: a short cue and why. ``legal``: the
- * position's legal actions (a lone move is either all that is possible or the only one
- * the search kept). */
+ * position's legal actions. A lone move is all that is possible ("only move"), the last
+ * build step solved exactly ("solved exactly", its final score), or the only one the
+ * search kept ("only candidate"). */
 export function confidence(moves, legal) {
   if (!moves || !moves.length) return null;
   const [a, b] = moves;
@@ -315,7 +316,11 @@ export function confidence(moves, legal) {
       return {cue: "only move", why: legal[0] === "end" ? "nothing else is possible, so end the turn"
         : "nothing else is possible"};
     }
-    return {cue: "only move", why: "no other move was worth searching"};
+    if (a.exact) {
+      return {cue: "solved exactly", why: "your best last build step" +
+        (a.final_score != null ? ` (final score ${a.final_score})` : "")};
+    }
+    return {cue: "only candidate", why: "no other move was worth searching"};
   }
   const dw = 100 * (a.win_probability - b.win_probability);
   const dm = a.expected_margin - b.expected_margin;
