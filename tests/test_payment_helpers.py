@@ -5,6 +5,8 @@ from __future__ import annotations
 
 import random
 
+import pytest
+
 from bench.payment import random_position
 from solver.rules.actions import Build
 from solver.rules.cards import load_card_set
@@ -109,3 +111,16 @@ def test_cheapest_payment_takes_the_card_id_of_a_build_and_the_view_of_the_seat_
     other = view_of(state, (state.current + 1) % state.num_players)
     with pytest.raises(ValueError, match="only the seat to act pays"):
         cheapest_payment(other, state.cards.highway[state.player.hand[0]].id)
+
+
+@pytest.mark.parametrize("index", [999, -1])
+def test_cheapest_payment_names_a_card_index_out_of_range(index):
+    """cheapest_payment(state, 999) failed with 'tuple index out of range' (and -1 priced
+    the set's last card): an index outside the set is named, as an unknown id is."""
+    from solver.rules.cards import UnknownCardError
+    from solver.rules.engine import new_game, play
+    from solver.rules.payment import cheapest_payment
+
+    state = play(play(new_game(2, seed=1), "take deck"), "take deck")
+    with pytest.raises(UnknownCardError, match=f"no Highway card has index {index}"):
+        cheapest_payment(state, index)

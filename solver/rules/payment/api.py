@@ -9,6 +9,7 @@ from itertools import permutations
 from typing import Any
 
 from ..actions import Payment
+from ..cards import UnknownCardError
 from ..state import GameState, known_state
 from .arrange import best_arrangement, spend_cards
 from .checked import spent_cards
@@ -76,13 +77,19 @@ def cheapest_payment(state: GameState | Any, card: int | str,
     None when the card cannot be paid. :func:`auto_payment_cards` lists the cards it
     spends; :func:`build_costs` the cost in cards of every affordable build.
 
-    ``card`` is a card index or a card id (``Build.card``; an unknown id raises
-    :class:`~solver.rules.cards.UnknownCardError` naming it). ``state`` may be the view
-    of the seat to act. ``Build(card_id, side, payment)`` is the action that pays so."""
+    ``card`` is a card index or a card id (``Build.card``; an unknown id or index raises
+    :class:`~solver.rules.cards.UnknownCardError` naming it). It need not be in hand, nor
+    the state at its build step: a Depot card is priced as if it were in hand (what
+    building it would cost once taken; :func:`auto_payment_cards`), and only playing the
+    ``Build`` checks that it may be built now. ``state`` may be the view of the seat to
+    act. ``Build(card_id, side, payment)`` is the action that pays so."""
     if type(state) is not GameState:
         state = _as_state(state)
     if isinstance(card, str):
         card = state.cards.card(card)
+    elif not 0 <= card < len(state.cards.highway):
+        raise UnknownCardError(f"card: no Highway card has index {card!r} in card set "
+                               f"{state.cards.name!r} (0 to {len(state.cards.highway) - 1})")
     player = state.players[state.current]
     src = Sources(state)
     src_key = src.key()
