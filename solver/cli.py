@@ -23,6 +23,7 @@ import json
 import os
 import random
 import sys
+import warnings
 from pathlib import Path
 
 from .rules.actions import ActionError
@@ -312,9 +313,16 @@ def _command(argv: list[str]) -> str | None:
     return next((a for a in argv if not a.startswith("-")), None)
 
 
+def _warning_line(message, category, filename, lineno, line=None) -> str:
+    """A warning as the command line says it: one line, without Python's file and
+    source line ('bigsur: warning: no value model was trained on card set ...')."""
+    return f"bigsur: warning: {message}\n"
+
+
 def main(argv: list[str] | None = None) -> int:
     argv = sys.argv[1:] if argv is None else list(argv)
     args = build_parser(_command(argv)).parse_args(argv)
+    shown, warnings.formatwarning = warnings.formatwarning, _warning_line
     try:
         return args.func(args)
     except CardSetError as err:  # one line; `bigsur cards validate FILE` lists them all
@@ -333,6 +341,8 @@ def main(argv: list[str] | None = None) -> int:
     except KeyboardInterrupt:  # Ctrl-C in a long review or tournament: no traceback
         print("\nbigsur: interrupted", file=sys.stderr)
         return 130
+    finally:
+        warnings.formatwarning = shown
 
 
 if __name__ == "__main__":

@@ -542,3 +542,25 @@ def test_train_refuses_two_uses_of_one_file(argv, message, tmp_path, no_selfplay
     paths = {"d": str(tmp_path / "data.npz"), "m": str(tmp_path / "m.npz")}
     assert main(["train", *(a.format(**paths) for a in argv)]) == 2
     assert error_line(capsys) == f"bigsur: error: {message.format(**paths)}"
+
+
+def test_a_warning_is_one_line_of_the_command_line(tmp_path):
+    """A hint on a card set no value model was trained on printed Python's warning form:
+    '/.../solver/search/ismcts.py:439: UserWarning: no value model ...' and the source
+    line 'ev = default_evaluator(cards)'. It is one 'bigsur: warning: ...' line."""
+    import copy
+
+    from solver.rules.cards import load_card_set
+
+    raw = copy.deepcopy(load_card_set().to_json())
+    raw.update(name="mine")
+    raw["landmarks"][0]["name"] += " as printed"
+    (tmp_path / "mine.json").write_text(json.dumps(raw))
+    (tmp_path / "pos.json").write_text(json.dumps(state_to_json(new_game(2, seed=1))))
+    out = subprocess.run([sys.executable, "-m", "solver.cli", "hint", "pos.json", "--cards",
+                          "mine.json", "--iterations", "5"], cwd=tmp_path, capture_output=True,
+                         text=True, timeout=120)
+    assert out.returncode == 0, out.stderr
+    lines = out.stderr.strip().splitlines()
+    assert len(lines) == 1 and lines[0].startswith(
+        "bigsur: warning: no value model was trained on card set 'mine'"), out.stderr
