@@ -675,3 +675,40 @@ def test_a_landmark_that_cannot_be_claimed_says_why_without_asking(server, page)
     assert f"({landmark}) now: it needs a Stretch" in text, text[-800:]
     assert not [u for u in sent if "/actions" in u], sent
     assert not pg.js_errors, pg.js_errors
+
+
+def test_payment_box_keeps_the_keyboard_focus(server, page):  # noqa: F811
+    """A QA pass: a hand card selected with ], P, then Enter on a source button or on
+    "Fill it in" dropped the focus to <body> (choosing several sources meant tabbing back
+    each time), and so did L, R and U; P focused "Fill it in", not the first source."""
+    pg = page
+    continue_position(pg, server, ragged_point_position(), 0)
+    focused = "(() => { const a = document.activeElement; return a === document.body ? 'body' " \
+              ": (a.closest('#paybox') ? 'paybox ' : a.closest('#hand') ? 'hand ' : '') " \
+              "+ JSON.stringify(a.dataset); })()"
+    pg.keyboard.press("]")
+    pg.wait_for_selector("#paybox:not([hidden]) .paychip")
+    pg.keyboard.press("p")
+    first = pg.evaluate(focused)
+    assert first.startswith('paybox {"paystep"'), first  # a source, not "Fill it in"
+    pg.keyboard.press("Enter")  # pay with it
+    assert pg.evaluate(focused) == first
+    assert pg.locator("#paybox .paysteps li").count() == 1
+    pg.keyboard.press("Tab")
+    second = pg.evaluate(focused)
+    pg.keyboard.press("Enter")
+    assert pg.evaluate(focused) == second != first
+    pg.focus("#paybox [data-paysuggest]")
+    pg.keyboard.press("Enter")
+    assert pg.evaluate(focused) == 'paybox {"paysuggest":"1"}'
+    card = pg.evaluate("window.bigsur.state.selected")
+    pg.keyboard.press("r")
+    settle(pg)
+    assert card in pg.evaluate("window.bigsur.state.data.view.seats[0].highway")
+    assert pg.evaluate(focused).startswith("hand "), pg.evaluate(focused)
+    pg.keyboard.press("u")
+    settle(pg)
+    assert pg.evaluate(focused) == f'hand {{"select":"{card}"}}', pg.evaluate(focused)
+    pg.keyboard.press("l")  # nothing selected: refused, the focus stays
+    assert pg.evaluate(focused).startswith("hand ")
+    assert not pg.js_errors, pg.js_errors

@@ -802,6 +802,7 @@ async function undo() {
   clearError();
   S.busy = true;
   setBusy(true);
+  const undone = S.data.log[S.data.log.length - 1].action.split(/\s+/)[1]; // the card back in hand
   try {
     const d = await api("POST", `/v1/games/${encodeURIComponent(S.game.id)}/undo`, undefined,
       activeToken(S.data.to_act));
@@ -809,6 +810,7 @@ async function undo() {
     S.selected = null;
     S.payment = null;
     await renderGame();
+    focusHand(undone);
   } catch (e) {
     showError(e);
   } finally {
@@ -821,7 +823,7 @@ function build(side) {
   if (!S.selected) { showError("Select a card of your hand first ([ and ] or click it)."); return; }
   const v = S.data.view;
   if (!v.seats[v.view_of].highway.length) side = "L"; // the first card starts the road
-  act(`build ${S.selected} ${side}`);
+  act(`build ${S.selected} ${side}`).then(() => focusHand());
 }
 
 // -------------------------------------------------- click-to-pay
@@ -1067,7 +1069,31 @@ function payClick(ds) {
     return true;
   } else return false;
   renderPay();
+  refocusPay(ds);
   return true;
+}
+
+/* The payment box is drawn anew on each click: the keyboard focus goes back to the same
+ * control (the same source, "Fill it in"), or, when that is gone (a 3-for-1 started or
+ * finished, a step cleared), to the first source. */
+const PAY_KEYS = ["paystep", "paysub", "submat", "payundo", "payclear", "paysuggest"];
+function refocusPay(ds) {
+  const box = $("paybox");
+  if (box.hidden) return;
+  const key = PAY_KEYS.find((k) => ds[k] !== undefined);
+  const same = key && [...box.querySelectorAll("button")].find((b) => b.dataset[key] === ds[key]);
+  const b = same || box.querySelector(".paysrc .srcbtn") || box.querySelector("button");
+  if (b) b.focus();
+}
+
+/* After a build or an undo the buttons pressed are gone: the keyboard focus goes to
+ * ``card`` in the hand when given, else the first hand card, else "End turn". */
+function focusHand(card) {
+  const a = document.activeElement;
+  if (a && a !== document.body && a.isConnected) return; // focus is still somewhere useful
+  const b = (card && document.querySelector(`#hand .cardbtn[data-select="${CSS.escape(card)}"]`)) ||
+    document.querySelector("#hand .cardbtn") || document.querySelector(".endbtn");
+  if (b) b.focus();
 }
 
 function payBuild(side) {
@@ -1082,7 +1108,7 @@ function payBuild(side) {
     return;
   }
   if (!v.seats[v.view_of].highway.length) side = "L"; // the first card starts the road
-  act(`build ${P.card} ${side} pay ${P.steps.join(" ")}`);
+  act(`build ${P.card} ${side} pay ${P.steps.join(" ")}`).then(() => focusHand());
 }
 
 // ------------------------------------------------------------------ setup
@@ -2151,7 +2177,7 @@ function onKey(ev) {
   if (lower === "l") { build("L"); return; }
   if (lower === "r") { build("R"); return; }
   if (lower === "p") {
-    const b = document.querySelector("#paybox .srcbtn, #paybox button");
+    const b = document.querySelector("#paybox .paysrc .srcbtn") || document.querySelector("#paybox button");
     if (b) b.focus(); else showError("Select a card of your hand to pay for it (build step).");
     return;
   }
