@@ -311,3 +311,20 @@ def test_an_upload_on_cards_this_server_lacks_offers_no_editor(server, page):  #
     assert "loose" in html and pg.locator("#review-open-editor").count() == 0, html[:400]
     assert pg.evaluate("window.bigsur.state.cards.name") == "unshelved"
     assert not pg.js_errors, pg.js_errors
+
+
+def test_a_forced_decision_says_it_was_the_only_legal_move(server, page):  # noqa: F811
+    """A decision with one legal action (ending the turn, nothing else possible) showed
+    "Played: end the turn — —", "Better: — — —", "Before: —" and the legend of the move
+    played and the better move with nothing marked; it says it was the only legal move."""
+    pg = page
+    record = play_random_game(2, seed=5).to_json()
+    record["actions"] = record["actions"][:8]  # decision 6: "end", the only legal action
+    review_upload(pg, server, "forced.json", record)
+    assert pg.evaluate("window.bigsur.state.upload.result.decisions[6].how") == "forced"
+    open_decision(pg, 6, None)
+    detail = pg.locator("#review-detail .cmp").inner_text()
+    assert "the only legal move (not rated)" in detail, detail
+    assert "\u2014 \u2014" not in detail and "Better" not in detail and "Before" not in detail, detail
+    assert pg.locator("#review-detail .key").count() == 0  # nothing marked: no legend
+    assert not pg.js_errors, pg.js_errors

@@ -1973,16 +1973,25 @@ async function selectDecision(index) {
   const v = (val) => val ? `win ${pct(val.win_probability)}, ${signed(val.expected_margin)} pts` : "\u2014";
   const bestPlayed = playedWasBest(dc);
   const best = dc.best ? dc.best.map((a) => decisionWords(dc, a).slice(seatName(dc.seat).length).trim()).join(", then ") : "\u2014";
+  // a forced decision (one legal action) has no values to compare: said so, no empty rows
+  const forced = dc.how === "forced";
+  const playedWords = esc(decisionWords(dc).slice(seatName(dc.seat).length).trim());
   let html = `<h2 class="small">Move ${dc.index + 1}: ${esc(seatName(dc.seat))}, turn ${dc.turn + 1}, ${esc(dc.phase)} step ` +
-    `<span class="muted small keyhint">(\u2190 / \u2192 to step)</span></h2>` +
-    `<dl class="cmp"><dt>Played</dt><dd>${esc(decisionWords(dc).slice(seatName(dc.seat).length).trim())} \u2014 ${v(dc.value_played)}` +
+    `<span class="muted small keyhint">(\u2190 / \u2192 to step)</span></h2>`;
+  if (forced) {
+    html += `<dl class="cmp"><dt>Played</dt><dd>${playedWords} \u2014 the only legal move (not rated)</dd></dl>`;
+    if (/^(take|build|claim) /.test(dc.played)) {
+      html += `<p class="small muted">In the position below: <span class="key played">the move played</span> ` +
+        `(Depot, deck, Landmark or hand card).</p>`;
+    }
+  } else html += `<dl class="cmp"><dt>Played</dt><dd>${playedWords} \u2014 ${v(dc.value_played)}` +
     (dc.label ? ` <span class="lab ${dc.label}">${dc.label}</span>` : "") + `</dd>` +
     (bestPlayed ? `<dt>Best</dt><dd>the move played was the search's best</dd>`
       : `<dt>Better</dt><dd>${esc(best)} \u2014 ${v(dc.value_best)}</dd>`) +
     `<dt>Before</dt><dd>${v(dc.value_before)}</dd>` +
     `<dt>Lost</dt><dd>${dc.loss_win_pct === null ? "not rated (" + esc(HOW_UNRATED[dc.how] || dc.how) + ")"
-      : lossWords(dc.loss_win_pct, dc.loss_points) + " against the best move found"}</dd></dl>`;
-  html += `<p class="small muted">In the position below: <span class="key played">the move played</span> ` +
+      : lossWords(dc.loss_win_pct, dc.loss_points) + " against the best move found"}</dd></dl>` +
+    `<p class="small muted">In the position below: <span class="key played">the move played</span> ` +
     (bestPlayed ? "" : `<span class="key better">the better move</span> `) + `(Depot, deck, Landmark or hand card).</p>`;
   html += `<div class="review-table" data-part="wrap"><p class="muted">Loading the position\u2026</p></div>`;
   box.innerHTML = html;
@@ -2020,7 +2029,7 @@ async function selectDecision(index) {
       }
     };
     mark([dc.played], "played");
-    if (!bestPlayed) mark(dc.best || [], "better");
+    if (!bestPlayed && !forced) mark(dc.best || [], "better");
   } catch (e) {
     if (seq !== decisionSeq) return;
     wrapEl.innerHTML = `<p class="muted">The position could not be loaded: ${esc(e.message)}</p>`;
