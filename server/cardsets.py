@@ -30,7 +30,7 @@ from fastapi import Path as FastPath
 from fastapi.responses import JSONResponse, PlainTextResponse
 
 from solver.rules.cards import CardSet, CardSetError, load_card_set, parse_card_set, read_card_set
-from solver.rules.cardset_csv import csv_to_card_set_json, template_csv
+from solver.rules.cardset_csv import csv_to_card_set_json, read_csv_card_set, template_csv
 from solver.rules.position import PositionError, cards_to_json
 from solver.rules.wording import got
 
@@ -363,12 +363,13 @@ def build_router(registry, store_of) -> APIRouter:
                 raise ApiError(413, "body", f"{len(text)} bytes, at most {MAX_SET_BYTES}",
                                "limit")
             check_name(name)
-            raw, errors = csv_to_card_set_json(text.decode("utf-8", "replace"), name,
-                                               description=description,
-                                               reconstruction=reconstruction)
-            if errors:
-                return invalid(errors)
-            return await store_new(raw)
+            try:  # every problem listed: the rows not read, the checks of the rest
+                cards = read_csv_card_set(text.decode("utf-8", "replace"), name, "upload",
+                                          description=description,
+                                          reconstruction=reconstruction)
+            except CardSetError as err:
+                return invalid(err.errors)
+            return await store_new(cards.to_json())
         return await store_new(await _json_body(request))
 
     @router.post("/cardsets/check", summary="Validate a card set without storing it")

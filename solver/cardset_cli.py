@@ -16,8 +16,8 @@ import json
 import sys
 from pathlib import Path
 
-from .rules.cards import CardSetError, parse_card_set
-from .rules.cardset_csv import csv_to_card_set_json, template_csv
+from .rules.cards import CardSetError
+from .rules.cardset_csv import read_csv_card_set, template_csv
 from .rules.userfiles import JsonFileError, read_text_file, write_output
 
 
@@ -61,12 +61,9 @@ def cmd_cards_import(args) -> int:
               f"{'' if given else ' with --out'})", file=sys.stderr)
         return 2
     name = args.name or path.stem
-    raw, errors = csv_to_card_set_json(text, name, description=args.description,
-                                       reconstruction=args.reconstruction)
     try:
-        if errors:
-            raise CardSetError(str(path), errors)
-        cards = parse_card_set(raw, str(path))
+        cards = read_csv_card_set(text, name, str(path), description=args.description,
+                                  reconstruction=args.reconstruction)
     except CardSetError as err:
         print(str(err), file=sys.stderr)
         return 1

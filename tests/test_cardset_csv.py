@@ -11,6 +11,7 @@ from solver.rules.cardset_csv import (
     csv_to_card_set_json,
     effect_from_text,
     effect_to_text,
+    template_csv,
 )
 
 
@@ -57,3 +58,35 @@ def test_cli_new_then_import(tmp_path, capsys):
     written = json.loads(csv_path.with_suffix(".json").read_text())
     assert written["name"] == "box" and len(written["highway"]) == 69
     assert main(["cards", "validate", str(csv_path.with_suffix(".json"))]) == 0
+
+
+def test_every_problem_of_a_csv_is_listed_at_once(tmp_path, capsys):
+    """A CSV with rows that could not be read listed only those ('row 4 (H03).miles'); a
+    card whose row was read but whose value the set's checks refuse (H05, 9 miles) came
+    up only once the others were fixed. Both are listed, by `bigsur cards import` and by
+    the server (POST /v1/cardsets, text/csv), a card named by its row once."""
+    import csv
+    import io
+
+    from fastapi.testclient import TestClient
+
+    from server.app import Settings, create_app
+
+    rows = list(csv.reader(io.StringIO(template_csv())))
+    miles = rows[0].index("miles")
+    rows[3][miles], rows[5][miles] = "x", "9"  # H03 (row 4) unreadable; H05 (row 6) out of range
+    buf = io.StringIO()
+    csv.writer(buf, lineterminator="\n").writerows(rows)
+    (tmp_path / "broken.csv").write_text(buf.getvalue())
+    assert main(["cards", "import", str(tmp_path / "broken.csv"), "--name", "broken",
+                 "--out", str(tmp_path / "b.json")]) == 1
+    err = capsys.readouterr().err
+    assert "2 problem(s)" in err, err
+    assert "row 4 (H03).miles: must be a whole number 1 to 4, got 'x'" in err, err
+    assert "highway card 'H05'.miles: must be an integer 1 to 4, got 9" in err, err
+    with TestClient(create_app(Settings(db=str(tmp_path / "g.db"), warm=False))) as client:
+        r = client.post("/v1/cardsets?name=broken", content=buf.getvalue(),
+                        headers={"Content-Type": "text/csv"})
+    assert r.status_code == 422, r.text
+    said = json.dumps(r.json())
+    assert "H03" in said and "H05" in said, said

@@ -27,6 +27,7 @@ from __future__ import annotations
 
 import csv
 import io
+import re
 from typing import Any
 
 from .cards import FORMAT, CardSetError, load_card_set, parse_card_set  # noqa: F401
@@ -192,9 +193,19 @@ def _landmark_row(cells: dict[str, str], where: str, errors: list[str]) -> dict[
     return lm
 
 
-def read_csv_card_set(text: str, name: str, **meta: Any):
-    """CSV text -> a validated full CardSet, or CardSetError listing every problem."""
+def read_csv_card_set(text: str, name: str, source: str | None = None, **meta: Any):
+    """CSV text -> a validated full CardSet, or CardSetError (from ``source``, default
+    "NAME (CSV)") listing every problem: the rows that could not be read, then the checks
+    of the set on the rest (a card its row's problem names is not named again: its
+    other problems follow from it)."""
+    source = source or f"{name} (CSV)"
     raw, errors = csv_to_card_set_json(text, name, **meta)
-    if errors:
-        raise CardSetError(f"{name} (CSV)", errors)
-    return parse_card_set(raw, f"{name} (CSV)")
+    if not errors:
+        return parse_card_set(raw, source)
+    if not errors[0].startswith("csv:"):  # the rows were read: the others are checked too
+        named = {m.group(1) for e in errors if (m := re.match(r"row \d+ \(([^)]*)\)", e))}
+        try:
+            parse_card_set(raw, source)
+        except CardSetError as err:
+            errors += [e for e in err.errors if not any(f"'{i}'" in e for i in named)]
+    raise CardSetError(source, errors)
