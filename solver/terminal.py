@@ -37,6 +37,7 @@ from .rules.record import GameRecord
 from .rules.scoring import final_scores, score_player
 from .rules.state import GameState, Phase
 from .rules.stretches import stretches
+from .rules.userfiles import output_problem
 from .rules.views import view_of
 from .rules.wording import got
 
@@ -735,8 +736,10 @@ def cmd_play(args) -> int:
         print(f"bigsur: error: --hint-budget: {str(err).removeprefix('budget: ')}",
               file=sys.stderr)
         return 2
-    if args.save and Path(args.save).is_dir():
-        print(f"bigsur: error: --save {args.save}: is a directory (name the record file)",
+    if args.save and (problem := output_problem(args.save)):
+        # (as every other output: a folder given is not made; the default records/ is)
+        print(f"bigsur: error: --save {args.save}: {problem}"
+              + (" (name the record file)" if problem == "is a directory" else ""),
               file=sys.stderr)
         return 2
     cards = load_card_set(args.cards) if args.cards else None

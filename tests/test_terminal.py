@@ -184,11 +184,15 @@ def test_play_refuses_a_bad_hint_budget_or_save_path_up_front(tmp_path, capsys):
     parser = argparse.ArgumentParser(prog="bigsur")
     add_cli(parser.add_subparsers(dest="command", required=True))
     for argv, words in [(["--hint-budget", "abc"], "--hint-budget: budget must be"),
-                        (["--save", str(tmp_path)], "is a directory")]:
+                        (["--save", str(tmp_path)], "is a directory"),
+                        # a folder that does not exist was made, anywhere (/nonexistent)
+                        (["--save", str(tmp_path / "no" / "x.json")],
+                         f"no such directory: {tmp_path / 'no'}")]:
         args = parser.parse_args(["play", "--ai", "random", *argv])
         assert args.func(args) == 2  # a BudgetError traceback / an error after the game
         err = capsys.readouterr().err
         assert err.count("\n") == 1 and words in err, err
+    assert not (tmp_path / "no").exists()
 
 
 def test_a_record_that_cannot_be_saved_is_reported_not_a_traceback(tmp_path):
