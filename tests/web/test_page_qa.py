@@ -712,3 +712,26 @@ def test_payment_box_keeps_the_keyboard_focus(server, page):  # noqa: F811
     pg.keyboard.press("l")  # nothing selected: refused, the focus stays
     assert pg.evaluate(focused).startswith("hand ")
     assert not pg.js_errors, pg.js_errors
+
+
+def test_deck_cards_counted_and_an_ocean_stretch(server, page):  # noqa: F811
+    """A turning point read "Player 2 (random moves) took a deck card and a deck card and
+    built H35"; a Landmark's screen-reader label read "needs a ocean Stretch"."""
+    pg = page
+    pg.goto(server + "/")
+    pg.wait_for_selector("body[data-ready='1']")
+    texts = pg.evaluate("""async () => {
+      const w = await import('/js/words.js');
+      const svg = await import('/js/svg.js');
+      const ctx = {cards: {highway: {}, landmarks: {}}};
+      return [w.turnInShort(['take deck', 'take deck', 'build H35 L pay H01', 'end'], ctx),
+              w.turnInShort(['take H12', 'take deck', 'end'], ctx),
+              w.turnInShort(['take deck', 'take H12', 'take deck'], ctx),
+              svg.landmarkWords('L01', {name: 'Bixby Bridge', scenery: 'ocean', text: 'x'}),
+              svg.landmarkWords('L02', {name: 'Pfeiffer', scenery: 'forest', text: 'y'})];
+    }""")
+    assert texts == ["took two deck cards and built H35", "took H12 and a deck card",
+                     "took two deck cards and H12",
+                     "L01 Bixby Bridge: needs an ocean Stretch. x",
+                     "L02 Pfeiffer: needs a forest Stretch. y"], texts
+    assert not pg.js_errors, pg.js_errors

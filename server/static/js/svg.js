@@ -1,7 +1,7 @@
 /* Cards, Landmarks and Highways as SVG, from the card-set data (no outside assets).
  * ``setCards`` gives the module the card set in use ({highway: {id: card}, landmarks}). */
 
-import {MAT_COLOR, matGlyph, effectWords} from "./words.js";
+import {MAT_COLOR, matGlyph, effectWords, aOrAn} from "./words.js";
 
 export const SCENERY = ["ocean", "forest", "mountain", "flower", "field"];
 export const SC_COLOR = {ocean: "#1f6fb2", forest: "#2e7d32", mountain: "#795548",
@@ -126,7 +126,7 @@ export function unknownCardSVG(label) {
 export function landmarkWords(id, lm) {
   const l = lm || (S.cards && S.cards.landmarks[id]);
   if (!l) return id;
-  return `${id} ${l.name}: needs a ${l.scenery} Stretch. ${l.text || effectWords(l.ability)}`;
+  return `${id} ${l.name}: needs ${aOrAn(l.scenery)} Stretch. ${l.text || effectWords(l.ability)}`;
 }
 
 /* One Landmark as SVG (viewBox 300 x 60): Scenery band, name, ability. */

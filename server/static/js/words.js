@@ -36,6 +36,9 @@ export function matIcon(m, bare = false) {
 
 export const plural = (n, one, many) => `${n} ${n === 1 ? one : many || one + "s"}`;
 
+/** A word with its indefinite article: ``aOrAn("ocean")`` is "an ocean". */
+export const aOrAn = (word) => `${/^[aeiou]/i.test(word) ? "an" : "a"} ${word}`;
+
 /** A player's name as an owner: "your" for the reader (the name "You"), else the name
  * with "'s" ("AI 2 (easy)'s"); ``capital``: "Your", to start a sentence or a heading. */
 export function possessive(name, capital = false) {
@@ -376,13 +379,21 @@ export function plainError(message, ctx) {
   return m;
 }
 
+const COUNT_WORDS = ["no", "one", "two", "three", "four", "five"];
+
 /** A turn in short words, past tense: "took H54 and a deck card, built H54 and claimed
- * Salmon Creek Falls". ``actions`` are notation strings; "end" says nothing. */
+ * Salmon Creek Falls"; deck cards counted ("took two deck cards"). ``actions`` are
+ * notation strings; "end" says nothing. */
 export function turnInShort(actions, ctx) {
   const taken = [], built = [], claimed = [];
+  const decks = actions.filter((a) => /^\s*take deck\b/.test(a)).length;
+  let deckSaid = false; // all the deck cards where the first was taken
   for (const text of actions) {
     const w = text.trim().split(/\s+/);
-    if (w[0] === "take") taken.push(w[1] === "deck" ? "a deck card" : w[1]);
+    if (w[0] === "take" && w[1] === "deck") {
+      if (!deckSaid) taken.push(decks === 1 ? "a deck card" : `${COUNT_WORDS[decks] || decks} deck cards`);
+      deckSaid = true;
+    } else if (w[0] === "take") taken.push(w[1]);
     else if (w[0] === "build") built.push(w[1]);
     else if (w[0] === "claim") {
       const l = ctx.cards.landmarks[w[1]];
@@ -456,7 +467,7 @@ export function turningPoints(res, ctx, most = 3) {
       const better = dc.best ? dc.best.map((a) => actionWords(a, ctx, seatName(dc.seat))
         .slice(seatName(dc.seat).length).trim()).join(", then ") : "?";
       out.push({index: dc.index, text: `Move ${dc.index + 1}: ${played(dc)} ` +
-        `(${/^[aeiou]/.test(dc.label) ? "an" : "a"} ${dc.label}: lost ${lossWords(dc.loss_win_pct, dc.loss_points)} ` +
+        `(${aOrAn(dc.label)}: lost ${lossWords(dc.loss_win_pct, dc.loss_points)} ` +
         `against the best move found; better: ${better}).`});
     });
   return out;
