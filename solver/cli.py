@@ -191,6 +191,8 @@ def cmd_selfplay(args) -> int:
         raise UserError(f"--games: must be at least 1{got(args.games)}")
     if args.players not in (2, 3, 4):  # before the folder is made
         raise UserError(f"--players: must be 2, 3 or 4{got(args.players)}")
+    if args.seed < 0:  # as tournament's, train's and play's
+        raise UserError(f"--seed: must be 0 or more{got(args.seed)}")
     out = Path(args.out)
     if out.exists() and not out.is_dir():
         raise UserError(f"--out {out}: is a file, not a directory")

@@ -724,6 +724,8 @@ def cmd_play(args) -> int:
                     raise PlayError(f"{option}: not with --resume (the record has its own)")
             resume, seats = resume_from_args(args.resume, args.ai, args.seats)
         else:
+            if args.seed is not None and args.seed < 0:  # as selfplay's and tournament's
+                raise PlayError(f"--seed: must be 0 or more{got(args.seed)}")
             seats = seats_from_args(args.players or 2, args.ai, args.seats)
     except PlayError as err:
         print(f"bigsur: error: {err}", file=sys.stderr)

@@ -564,3 +564,15 @@ def test_a_warning_is_one_line_of_the_command_line(tmp_path):
     lines = out.stderr.strip().splitlines()
     assert len(lines) == 1 and lines[0].startswith(
         "bigsur: warning: no value model was trained on card set 'mine'"), out.stderr
+
+
+@pytest.mark.parametrize("argv", [["selfplay", "--seed", "-3"],
+                                  ["play", "--ai", "random", "--seed", "-1"]])
+def test_a_negative_seed_is_refused_as_by_tournament(argv, tmp_path, capsys, monkeypatch):
+    """`tournament --seed -1` was refused ('must be 0 or more'), `selfplay --seed -3` and
+    `play --seed -1` dealt a game: every command's seed is 0 or more."""
+    monkeypatch.chdir(tmp_path)
+    assert main(argv) == 2
+    err = capsys.readouterr().err
+    assert err.strip() == f"bigsur: error: --seed: must be 0 or more, got {argv[-1]}", err
+    assert not (tmp_path / "records").exists()
