@@ -139,3 +139,23 @@ def test_the_review_graph_is_legible_on_a_phone(server, browser):  # noqa: F811
         assert not pg.js_errors, pg.js_errors
     finally:
         pg.context.close()
+
+
+def test_the_review_legend_keys_stay_on_one_line_on_a_phone(server, browser):  # noqa: F811
+    """On a 390x844 phone the review's legend "the better move" box broke across two
+    lines (a box on each); each key stays on one line."""
+    pg = open_page(browser, 390, 844, has_touch=True, is_mobile=True)
+    try:
+        record = play_random_game(2, seed=5).to_json()
+        record["actions"] = record["actions"][:16]
+        review_upload(pg, server, "phone-legend.json", record)
+        decisions = pg.evaluate("window.bigsur.state.upload.result.decisions")
+        worse = next(d for d in decisions if d["best"] and d["best"][0] != d["played"])
+        pg.click(f"#review-list [data-decision='{worse['index']}']")
+        pg.wait_for_selector("#review-detail .key.better")
+        lines = pg.eval_on_selector_all(
+            "#review-detail .key", "(ks) => ks.map((k) => [k.textContent, k.getClientRects().length])")
+        assert len(lines) == 2 and all(n == 1 for _, n in lines), lines
+        assert not pg.js_errors, pg.js_errors
+    finally:
+        pg.context.close()
