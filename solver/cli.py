@@ -160,8 +160,10 @@ def _write_position(record: GameRecord, args) -> int:
     out = Path(args.out)
     write_output("--out", out, lambda: out.write_text(text, encoding="utf-8"),
                  overwrite=args.force)
-    where = "the game over" if state.phase == Phase.OVER else \
-        f"seat {state.current} to act, turn {state.turn + 1}"
+    # (the file's "turn" counts the turns done; the words name the one being played)
+    where = "the game is over" if state.phase == Phase.OVER else \
+        f"seat {state.current} to act in turn {state.turn + 1} ({state.turn} done, " \
+        f"the file's \"turn\")"
     print(f"wrote {out}: the position after {at} of {plural(total, 'action')} ({where})")
     return 0
 
