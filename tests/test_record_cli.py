@@ -69,7 +69,8 @@ def test_record_with_inline_cards_and_start_position(custom, small):
 def test_record_replay_checks_every_action():
     record, _states = recorded_game(2, seed=1)
     record.actions[3] = "claim L01 H01"
-    with pytest.raises(RecordError, match=r"actions\[3\] \(move 4: 'claim L01 H01'\): illegal action"):
+    with pytest.raises(RecordError,
+                       match=r"actions\[3\] \(move 4: 'claim L01 H01'\): illegal action"):
         record.replay()
     record.actions[3] = "fly away"
     with pytest.raises(RecordError, match=r"actions\[3\].*cannot read action"):
