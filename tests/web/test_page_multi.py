@@ -44,7 +44,8 @@ def test_another_players_payment_is_not_called_yours(server, page):  # noqa: F81
       return {ai: w.actionWords(act, ctx, 'AI 3 (easy)'), me: w.actionWords(act, ctx, 'You'),
               seat: w.actionWords(act, ctx, 'Player 2'),
               fromMe: w.actionWords('build H36 L pay bh:0:H03 bd:0', mine, 'AI 2 (easy)'),
-              owners: [w.possessive('You'), w.possessive('You', true), w.possessive('AI 2 (easy)')]};
+              owners: [w.possessive('You'), w.possessive('You', true),
+                       w.possessive('AI 2 (easy)')]};
     """)
     assert out["ai"] == ("AI 3 (easy) builds H36 at the left end, paying: the Persistent stone "
                          "of H03 in their Highway; recycle the top of their discard pile; "
