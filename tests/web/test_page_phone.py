@@ -154,7 +154,8 @@ def test_the_review_legend_keys_stay_on_one_line_on_a_phone(server, browser):  #
         pg.click(f"#review-list [data-decision='{worse['index']}']")
         pg.wait_for_selector("#review-detail .key.better")
         lines = pg.eval_on_selector_all(
-            "#review-detail .key", "(ks) => ks.map((k) => [k.textContent, k.getClientRects().length])")
+            "#review-detail .key",
+            "(ks) => ks.map((k) => [k.textContent, k.getClientRects().length])")
         assert len(lines) == 2 and all(n == 1 for _, n in lines), lines
         assert not pg.js_errors, pg.js_errors
     finally:

@@ -325,6 +325,7 @@ def test_a_forced_decision_says_it_was_the_only_legal_move(server, page):  # noq
     open_decision(pg, 6, None)
     detail = pg.locator("#review-detail .cmp").inner_text()
     assert "the only legal move (not rated)" in detail, detail
-    assert "\u2014 \u2014" not in detail and "Better" not in detail and "Before" not in detail, detail
+    assert "\u2014 \u2014" not in detail, detail
+    assert "Better" not in detail and "Before" not in detail, detail
     assert pg.locator("#review-detail .key").count() == 0  # nothing marked: no legend
     assert not pg.js_errors, pg.js_errors

@@ -249,7 +249,8 @@ def test_play_a_full_game_hint_review(server, page, tmp_path):
                 first = pg.locator("#hint .hintlist li").first.inner_text()
                 assert re.search(r"win \d+(\.\d)?%", first), first
                 assert re.search(r"[+\u2212]\d+(\.\d)? pts", first), first
-                assert re.search(r"clearly best|close call|likely best|only move|only candidate|solved exactly",
+                assert re.search(r"clearly best|close call|likely best|only move|"
+                                 r"only candidate|solved exactly",
                                  pg.locator("#hint .conf").inner_text(), re.I)
                 assert "pay " not in first and "sub:" not in first  # words, not notation
                 hint = pg.evaluate("window.bigsur.state.hint.result.moves[0].actions")
