@@ -174,3 +174,19 @@ def test_new_game_takes_an_integer_seed(seed):
     with pytest.raises(SetupError, match=f"seed: must be an integer or None, got {seed!r}"):
         new_game(2, seed=seed)
     assert new_game(2, seed=np.int64(3)).players[0].hand == new_game(2, seed=3).players[0].hand
+
+
+def test_view_of_and_view_to_json_name_what_they_were_given():
+    """view_to_json(state) and view_of(None, 0) failed with an AttributeError from inside
+    ('GameState' object has no attribute 'seat'); each names what it takes."""
+    from solver.rules.views import view_of, view_to_json
+
+    state = new_game(2, seed=1)
+    with pytest.raises(TypeError, match="view_to_json: expected a PlayerView .*got a "
+                       "GameState: state_to_json writes a full state"):
+        view_to_json(state)
+    with pytest.raises(TypeError, match="view_of: expected a GameState .*got NoneType"):
+        view_of(None, 0)
+    with pytest.raises(TypeError, match="got a PlayerView: it is a view already"):
+        view_of(view_of(state, 0), 0)
+    assert view_to_json(view_of(state, 0))["format"] == "bigsur-view/1"

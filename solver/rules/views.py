@@ -112,6 +112,10 @@ class PlayerView:
 
 def view_of(state: GameState, seat: int) -> PlayerView:
     """The view of ``seat`` of the full state (PositionError for a seat not in the game)."""
+    if not isinstance(state, GameState):  # (an AttributeError deep inside before)
+        raise TypeError("view_of: expected a GameState (a full state)"
+                        + (", got a PlayerView: it is a view already"
+                           if isinstance(state, PlayerView) else f", got {type(state).__name__}"))
     # -1 would silently be the last seat's hand, True seat 1's, "0" a TypeError
     if isinstance(seat, bool) or not isinstance(seat, Integral) \
             or not 0 <= seat < len(state.players):
@@ -136,6 +140,10 @@ def view_of(state: GameState, seat: int) -> PlayerView:
 def view_to_json(view: PlayerView) -> dict[str, Any]:
     """The view JSON (``bigsur-view/1``, docs/format.md "Views"); :func:`view_from_json`
     reads it back, checked."""
+    if not isinstance(view, PlayerView):
+        raise TypeError("view_to_json: expected a PlayerView (view_of(state, seat))"
+                        + (", got a GameState: state_to_json writes a full state"
+                           if isinstance(view, GameState) else f", got {type(view).__name__}"))
     cards = view.cards
     hid = [c.id for c in cards.highway]
     seats: list[dict[str, Any]] = []
