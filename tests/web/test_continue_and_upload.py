@@ -324,3 +324,45 @@ def test_a_kept_upload_the_server_no_longer_has_can_be_analysed_again(server, pa
     assert pg.evaluate(KEPT) is None
     # the only console errors: the forgotten job's (HTTP 404)
     assert not [e for e in pg.js_errors if "status of 404" not in e], pg.js_errors
+
+
+def test_a_better_move_names_the_materials_it_takes_from_discard_piles(server, page):  # noqa: F811
+    """Both QA passes: a review's "Better" line read "recycle the top of their discard
+    pile" without the Material (the "Played" line names it). Once the decision's position
+    is loaded the Better line names it, and a later build of the move recycles what the
+    earlier one discarded."""
+    from solver.cli import play_random_game as dealt
+    from solver.rules.constants import MATERIALS
+    from solver.rules.state import Phase
+
+    record = dealt(2, seed=9)
+    states = list(record.states())
+    k, st = next((i, s) for i, (s, a) in enumerate(states[:-1])
+                 if s.phase == Phase.BUILD and a is not None and a.notation() == "end"
+                 and s.players[s.current].discard and len(s.players[s.current].hand) >= 3)
+    seat = st.players[st.current]
+    cards = st.cards
+    top = MATERIALS[cards.material[seat.discard[-1]]]
+    first, second, spent = (cards.highway[c].id for c in seat.hand[:3])
+    best = [f"build {first} L pay rec", f"build {second} L pay {spent} rec", "end"]
+    after_first = MATERIALS[cards.material[cards.card(spent)]]  # the second build's top
+
+    def with_best(route):
+        resp = route.fetch()
+        body = resp.json()
+        for dc in (body.get("result") or {}).get("decisions", []):
+            if dc["index"] == k:
+                dc["best"] = best
+        route.fulfill(response=resp, json=body)
+
+    pg = page
+    pg.route("**/v1/analyze/*", with_best)
+    upload_and_review(pg, server, "better.json", json.dumps(record.to_json()))
+    pg.wait_for_selector("#review-graph svg polyline", timeout=120_000)
+    pg.click(f"#review-list [data-decision='{k}']")
+    pg.wait_for_selector("#review-detail .minitable svg.card")
+    line = pg.locator("#review-detail [data-part=better]").inner_text()
+    first_build, second_build = line.split(", then ")[:2]
+    assert f"discard pile ({top})" in first_build, line
+    assert f"discard pile ({after_first})" in second_build, line
+    assert not pg.js_errors, pg.js_errors

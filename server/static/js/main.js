@@ -1673,9 +1673,25 @@ function uploadedPiles(up, entries) {
 }
 
 /* A reviewed decision's move played (or ``action``, one of the search's) in words. */
-function decisionWords(dc, action) {
-  const paid = action ? null : reviewPaid(shownReview() && shownReview().result).get(dc.index);
+function decisionWords(dc, action, paid = null) {
+  paid = paid || (action ? null : reviewPaid(shownReview() && shownReview().result).get(dc.index));
   return actionWords(action || dc.played, {cards: S.cards, seatName, ...paid}, seatName(dc.seat));
+}
+
+/* The better move in words with the Materials its payments take from discard piles, read
+ * from the decision's position ``st`` (a full state): a later build of the move recycles
+ * what an earlier one discarded (discardTopAfter). Without the position the words name
+ * no Material ("recycle the top of their discard pile"). */
+function betterWordsAt(dc, st) {
+  const topId = (x) => (x.discard.length ? x.discard[x.discard.length - 1] : null);
+  const tops = st.seats.map((x) => matOf(topId(x)));
+  let top = topId(st.seats[dc.seat]);
+  return dc.best.map((a) => {
+    const w = a.trim().split(/\s+/), pay = w.indexOf("pay");
+    const words = decisionWords(dc, a, {discardTopMaterial: matOf(top), discardTops: tops});
+    if (w[0] === "build" && pay >= 0) top = discardTopAfter(w.slice(pay + 1), top);
+    return words.slice(seatName(dc.seat).length).trim();
+  }).join(", then ");
 }
 
 /* Turning points in words (words.js): the biggest swings of the reviewed seat's own
@@ -1987,7 +2003,7 @@ async function selectDecision(index) {
   } else html += `<dl class="cmp"><dt>Played</dt><dd>${playedWords} \u2014 ${v(dc.value_played)}` +
     (dc.label ? ` <span class="lab ${dc.label}">${dc.label}</span>` : "") + `</dd>` +
     (bestPlayed ? `<dt>Best</dt><dd>the move played was the search's best</dd>`
-      : `<dt>Better</dt><dd>${esc(best)} \u2014 ${v(dc.value_best)}</dd>`) +
+      : `<dt>Better</dt><dd><span data-part="better">${esc(best)}</span> \u2014 ${v(dc.value_best)}</dd>`) +
     `<dt>Before</dt><dd>${v(dc.value_before)}</dd>` +
     `<dt>Lost</dt><dd>${dc.loss_win_pct === null ? "not rated (" + esc(HOW_UNRATED[dc.how] || dc.how) + ")"
       : lossWords(dc.loss_win_pct, dc.loss_points) + " against the best move found"}</dd></dl>` +
@@ -2003,6 +2019,8 @@ async function selectDecision(index) {
     let scores = [];
     try { scores = (await api("POST", "/v1/score", {position: st})).scores; } catch (e) { scores = []; }
     if (seq !== decisionSeq) return; // a later decision was chosen meanwhile
+    const better = box.querySelector("[data-part=better]");
+    if (better && dc.best) better.textContent = betterWordsAt(dc, st);
     const t = tableFromState(st, dc.seat);
     wrapEl.innerHTML = `<div class="minitable"><div class="market"><div class="market-part"><h3 class="small">Depot</h3><div class="cardrow" data-part="depot"></div></div>` +
       `<div class="market-part deck-part"><h3 class="small">Deck</h3><div data-part="deck"></div></div>` +
