@@ -36,6 +36,7 @@ from .rules.record import GameRecord, RecordError
 from .rules.scoring import final_scores
 from .rules.state import Phase
 from .rules.userfiles import JsonFileError, OutputError, read_json_file, write_output
+from .rules.views import position_or_view_from_json
 from .rules.wording import got
 
 # Commands that other modules register through ``add_cli(subparsers)``: command ->
@@ -109,18 +110,18 @@ def cmd_cards_show(args) -> int:
 
 # ------------------------------------------------------------------ positions and records
 
-def load_position(path: str, cards_path: str | None = None):
+def load_position(path: str, cards_path: str | None = None, views: bool = False):
+    """The position in the file at ``path`` (``views``: or one seat's view), checked."""
     raw = _read_json(path)
     cards = load_card_set(cards_path) if cards_path is not None else None
-    return state_from_json(raw, cards)
+    return position_or_view_from_json(raw, cards) if views else state_from_json(raw, cards)
 
 
 def cmd_score(args) -> int:
-    state = load_position(args.position, args.cards)
-    outcome = final_scores(state)
-    out = outcome.to_json()
-    out["card_set"] = state.cards.label
-    out["game_over"] = state.phase == Phase.OVER
+    position = load_position(args.position, args.cards, views=True)  # Highways are public
+    out = final_scores(position).to_json()
+    out["card_set"] = position.cards.label
+    out["game_over"] = position.phase == Phase.OVER
     print(json.dumps(out, indent=1))
     return 0
 
@@ -271,8 +272,9 @@ def build_parser(command: str | None = None) -> argparse.ArgumentParser:
     from .cardset_cli import add_cli as add_cardset_cli  # cards new / cards import
     add_cardset_cli(cards_sub)
 
-    score = sub.add_parser("score", help="score a position (per-player breakdown, JSON)")
-    score.add_argument("position")
+    score = sub.add_parser("score", help="score a position or a view (per-player "
+                                         "breakdown, JSON; Highways are public)")
+    score.add_argument("position", help="bigsur-position/1 or bigsur-view/1 JSON file")
     score.add_argument("--cards", help="card-set file (default: the position's own)")
     score.set_defaults(func=cmd_score)
 

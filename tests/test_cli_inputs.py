@@ -576,3 +576,23 @@ def test_a_negative_seed_is_refused_as_by_tournament(argv, tmp_path, capsys, mon
     err = capsys.readouterr().err
     assert err.strip() == f"bigsur: error: --seed: must be 0 or more, got {argv[-1]}", err
     assert not (tmp_path / "records").exists()
+
+
+def test_score_takes_a_view_as_the_service_does(tmp_path, capsys):
+    """`bigsur score view.json` said "format: must be 'bigsur-position/1'", though the
+    library and POST /v1/score score a view (Highways and Landmarks are public): it
+    scores the view as the full state it came from."""
+    from solver.rules.views import view_of, view_to_json
+
+    state = play_random_game(3, seed=2).replay()
+    (tmp_path / "view.json").write_text(json.dumps(view_to_json(view_of(state, 1))))
+    (tmp_path / "pos.json").write_text(json.dumps(state_to_json(state)))
+    assert main(["score", str(tmp_path / "view.json")]) == 0
+    of_view = json.loads(capsys.readouterr().out)
+    assert main(["score", str(tmp_path / "pos.json")]) == 0
+    assert of_view == json.loads(capsys.readouterr().out)
+    assert of_view["game_over"] is True and len(of_view["scores"]) == 3
+    (tmp_path / "rec.json").write_text(json.dumps({"format": "bigsur-record/1"}))
+    assert main(["score", str(tmp_path / "rec.json")]) == 2
+    assert "format: must be 'bigsur-position/1' (a full position) or 'bigsur-view/1'" in \
+        capsys.readouterr().err

@@ -8,9 +8,8 @@ from typing import Any
 from fastapi import APIRouter, Request
 
 from solver.rules.position import state_to_json
-from solver.rules.scoring import score_player
-from solver.rules.state import GameState, Phase, PlayerState
-from solver.rules.views import PlayerView
+from solver.rules.scoring import final_scores
+from solver.rules.state import GameState, Phase
 from solver.rules.wording import got
 from solver.search.determinize import determinize
 
@@ -30,20 +29,6 @@ from .common import ERRORS, SEARCH_ERRORS, client_key, posted_record, unless_dis
 router = APIRouter(prefix="/v1", tags=["tools"])
 
 
-def highways(position: GameState | PlayerView) -> list[PlayerState]:
-    """Every seat's Highway and Landmarks (public in a view too)."""
-    if isinstance(position, GameState):
-        return position.players
-    out = []
-    for i in range(position.num_players):
-        if i == position.seat:
-            out.append(position.me)
-        else:
-            o = position.others[i]
-            out.append(PlayerState(highway=o.highway, landmarks=o.landmarks))
-    return out
-
-
 @router.post("/score", response_model=ScoreResponse, responses=ERRORS,
              summary="Score every Highway of a position")
 async def score(req: ScoreRequest, cards: CardsDep) -> dict[str, Any]:
@@ -51,10 +36,7 @@ async def score(req: ScoreRequest, cards: CardsDep) -> dict[str, Any]:
     2-Mile bonuses, Landmark count, Landmark abilities); a view works too (Highways
     are public)."""
     position = parse_position(req.position, await cards.for_position(req.position.get("cards")))
-    scores = [score_player(position.cards, p) for p in highways(position)]
-    best = max(s.total for s in scores)
-    return {"scores": [s.to_json() for s in scores],
-            "winners": [i for i, s in enumerate(scores) if s.total == best],
+    return {**final_scores(position).to_json(),  # a view's Highways are public too
             "game_over": position.phase == Phase.OVER, "card_set": position.cards.label}
 
 

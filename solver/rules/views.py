@@ -52,6 +52,7 @@ from .position import (
     seat_to_json,
 )
 from .state import GameState, Phase, PlayerState
+from .wording import got
 
 FORMAT = "bigsur-view/1"
 VIEW_FIELDS = frozenset({"format", "cards", "view_of", "current", "first_player", "phase",
@@ -233,3 +234,34 @@ def view_from_json(raw: Any, cards: CardSet | None = None) -> PlayerView:
     check_supply(r.cards, n, view.turn, view.picks, view.deck_count, len(view.depot),
                  "deck.count")
     return view
+
+
+def public_players(position: GameState | PlayerView) -> list[PlayerState]:
+    """Every seat's Highway and Landmarks, which a view shows too (public): what scoring
+    reads, e.g. ``[score_player(cards, p) for p in public_players(view)]``. Hands and
+    discard piles are left out of a view's other seats."""
+    if isinstance(position, GameState):
+        return position.players
+    if not isinstance(position, PlayerView):
+        raise TypeError(f"public_players: expected a GameState or a PlayerView, got "
+                        f"{type(position).__name__}")
+    return [position.me if i == position.seat else
+            PlayerState(highway=position.others[i].highway,
+                        landmarks=position.others[i].landmarks)
+            for i in range(position.num_players)]
+
+
+def position_or_view_from_json(raw: Any, cards: CardSet | None = None
+                               ) -> GameState | PlayerView:
+    """A full position (``bigsur-position/1``) or one seat's view (``bigsur-view/1``) by
+    its ``format``, checked (PositionError naming the field)."""
+    from .position import FORMAT as POSITION_FORMAT
+    from .position import state_from_json
+
+    fmt = raw.get("format") if isinstance(raw, dict) else None
+    if fmt == FORMAT:
+        return view_from_json(raw, cards)
+    if fmt == POSITION_FORMAT:
+        return state_from_json(raw, cards)
+    raise PositionError("format", f"must be {POSITION_FORMAT!r} (a full position) or "
+                        f"{FORMAT!r} (one seat's view){got(fmt)}")

@@ -321,25 +321,9 @@ def score_change_words(change: dict[str, int]) -> str:
 # ------------------------------------------------------------------ CLI: bigsur hint
 
 def _load_position(path: str, cards_path: str | None):
-    from ..rules.cards import load_card_set
-    from ..rules.position import FORMAT as POSITION_FORMAT
-    from ..rules.position import PositionError, state_from_json
-    from ..rules.userfiles import JsonFileError, read_json_file
-    from ..rules.views import FORMAT as VIEW_FORMAT
-    from ..rules.views import view_from_json
+    from ..cli import load_position
 
-    try:
-        raw = read_json_file(path)
-    except JsonFileError as err:
-        raise PositionError("position", str(err)) from None
-    cards = load_card_set(cards_path) if cards_path else None
-    fmt = raw.get("format") if isinstance(raw, dict) else None
-    if fmt == VIEW_FORMAT:
-        return view_from_json(raw, cards)
-    if fmt == POSITION_FORMAT:
-        return state_from_json(raw, cards)
-    raise PositionError("format", f"must be {POSITION_FORMAT!r} (a full position) or "
-                        f"{VIEW_FORMAT!r} (one seat's view){got(fmt)}")
+    return load_position(path, cards_path, views=True)
 
 
 def format_table(result: SearchResult, top: int | None = None) -> str:
