@@ -228,6 +228,16 @@ def test_the_decision_shown_belongs_to_the_review_shown(server, page):  # noqa: 
     assert pg.evaluate("window.bigsur.state.game.id") == finished
     status = pg.locator("#status").text_content()
     assert "The game is over" in status and "Your turn" not in status, status
+    # the game's review keeps its decision in the browser, as an upload's does: here and
+    # after a reload (a QA pass: the review came back after a reload, its decision not)
+    for reload in (False, True):
+        if reload:
+            pg.reload()
+            pg.wait_for_selector("body[data-ready='1'] #review-graph svg polyline")
+        pg.wait_for_function("document.querySelector('#review-detail').innerText"
+                             ".includes('Move 3:')")
+        assert pg.locator("#review-list .decision.selected").get_attribute(
+            "data-decision") == "2"
     assert not pg.js_errors, pg.js_errors
 
 

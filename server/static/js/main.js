@@ -1365,6 +1365,13 @@ function reviewBudget() {
   return {[kind]: Number(val)};
 }
 
+/* The game's review kept in the browser: its job, result, budget and the decision shown
+ * (a reload or a later visit shows that decision again). */
+function keepGameReview(rv) {
+  keepJSON(reviewKey(), {jobId: rv.jobId, result: rv.result, budget: rv.budget,
+    selected: rv.selected ?? null});
+}
+
 function loadSavedReview() {
   if (S.review && S.review.gameId === (S.game && S.game.id)) return S.review;
   let saved = null;
@@ -1535,7 +1542,7 @@ async function runReview(again, pickUp = false) {
     // the decision shown came from the old analysis: it is shown again from the new one
     S.review = {gameId, jobId: job.job_id, result: job.result, budget: job.budget,
       selected: rv.selected ?? null, pickedUp: true};
-    keepJSON(reviewKey(), {jobId: job.job_id, result: job.result, budget: job.budget});
+    keepGameReview(S.review);
     showBudgetChoice(job.budget);
     showProgress(null);
     renderFinalReview();
@@ -1982,6 +1989,7 @@ async function selectDecision(index) {
   const seq = ++decisionSeq;
   rv.selected = index;
   if (rv === S.upload) keepUpload();
+  else if (rv === S.review && rv.result && S.game) keepGameReview(rv);
   detailOf = rv;
   renderReviewList();
   renderGraph();
