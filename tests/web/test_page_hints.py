@@ -267,3 +267,20 @@ def test_a_hint_says_what_each_build_step_adds_to_the_score_now(server, page):  
     assert said >= 1, moves  # the position has build steps worth suggesting
     assert "what the move adds now" in pg.locator("#hint .hintlegend").inner_text()
     assert not pg.js_errors, pg.js_errors
+
+
+def test_a_hint_survives_a_reload_in_its_position(server, page):  # noqa: F811
+    """A QA pass: after a reload mid-turn the hint asked for was gone ("Ask for the
+    search's best moves here") and had to be searched again. It is shown again, with no
+    second search, while the position is the one it was asked in."""
+    pg = page
+    continue_position(pg, server, ragged_point_position(), 0)
+    ask_hint(pg)
+    before = pg.locator("#hint .hintlist").inner_text()
+    asked: list[str] = []
+    pg.on("request", lambda r: asked.append(r.url) if r.url.endswith("/hint") else None)
+    pg.reload()
+    pg.wait_for_selector("body[data-ready='1'] #hint .hintlist li")
+    assert pg.locator("#hint .hintlist").inner_text() == before
+    assert not asked, asked
+    assert not pg.js_errors, pg.js_errors

@@ -766,6 +766,20 @@ async function playHint(k) {
   }
 }
 
+/* The last hint of the tab's game, kept for a reload (sessionStorage; shown again only
+ * in the position it was asked in, hintCurrent). */
+const HINT_KEY = "bigsur.hint";
+function keepHint() {
+  try {
+    sessionStorage.setItem(HINT_KEY, JSON.stringify({gameId: S.game.id, ...S.hint}));
+  } catch (e) { /* too large to keep: searched again when asked */ }
+}
+function keptHint() {
+  let h = null;
+  try { h = JSON.parse(sessionStorage.getItem(HINT_KEY) || "null"); } catch (e) { h = null; }
+  return h && S.game && h.gameId === S.game.id ? {n: h.n, key: h.key, result: h.result} : null;
+}
+
 async function askHint() {
   const d = S.data;
   if (!d || d.over) return;
@@ -780,6 +794,7 @@ async function askHint() {
       {budget: {[kind]: Number(val)}, seed: d.actions_applied}, activeToken(d.to_act));
     S.hint = {n: d.actions_applied, key: hintKey(d), result};
     S.hintShow = 0;
+    keepHint();
   } catch (e) {
     S.hint = null;
     showError(e);
@@ -1270,6 +1285,7 @@ async function resume() {
     await loadCards(saved.cards || "default");
     let d = await fetchGame();
     S.data = d;
+    S.hint = keptHint(); // (a reload shows the hint asked for in this position again)
     show(saved.view === "review" && d.over ? "review" : "game");
     await renderGame();
     if (d.ai_thinking) {
