@@ -257,6 +257,12 @@ def review_upload(pg, base: str, name: str, record: dict) -> None:
     pg.click("#nav-review")
     pg.wait_for_selector("#review:not([hidden]) #review-file")
     upload(pg, name, json.dumps(record))
+    # the upload's own review drawn: a finished game's review, resumed by the page load,
+    # may have its graph on screen already (a CI run read that game's list as the upload's)
+    pg.wait_for_function("(n) => { const u = window.bigsur.state.upload;"
+                         " return u && u.name === n && u.result &&"
+                         " document.querySelector('#review-source').innerText.includes(n); }",
+                         arg=name, timeout=120_000)
     pg.wait_for_selector("#review-graph svg polyline", timeout=120_000)
 
 
