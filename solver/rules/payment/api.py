@@ -87,9 +87,6 @@ def cheapest_payment(state: GameState | Any, card: int | str,
         state = _as_state(state)
     if isinstance(card, str):
         card = state.cards.card(card)
-    elif not 0 <= card < len(state.cards.highway):
-        raise UnknownCardError(f"card: no Highway card has index {card!r} in card set "
-                               f"{state.cards.name!r} (0 to {len(state.cards.highway) - 1})")
     player = state.players[state.current]
     src = Sources(state)
     src_key = src.key()
@@ -104,6 +101,9 @@ def cheapest_payment(state: GameState | Any, card: int | str,
         got = _PAYMENTS.get(key, _MISSING)
         if got is not _MISSING:
             return got
+    if not 0 <= card < len(state.cards.highway):  # (checked past the cache: a hot path)
+        raise UnknownCardError(f"card: no Highway card has index {card!r} in card set "
+                               f"{state.cards.name!r} (0 to {len(state.cards.highway) - 1})")
     P = Problem.__new__(Problem)
     fill_single(P, state, card, values, src)
     low, _U, spends = search_one(P.costs[0], P.hand, src_key)
