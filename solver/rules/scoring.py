@@ -221,15 +221,11 @@ def final_scores(state: GameState) -> Outcome:
     <solver.rules.engine.outcome>` returns it then); before, it scores the Highways as
     they stand, and ``winners`` are only the seats leading now. A seat's view scores the
     same (Highways and Landmarks are public: :func:`~solver.rules.views.public_players`)."""
-    players = getattr(state, "players", None)  # (a view has its public players instead)
-    if players is None:
-        players = _public_players(state)
+    players = getattr(state, "players", None)
+    if players is None:  # a view: its public players
+        from .views import public_players  # (views read positions, which read this module)
+
+        players = public_players(state)
     scores = tuple(score_player(state.cards, p) for p in players)
     best = max(s.total for s in scores)
     return Outcome(scores, tuple(i for i, s in enumerate(scores) if s.total == best))
-
-
-def _public_players(view):
-    from .views import public_players  # (views read positions, which read this module)
-
-    return public_players(view)

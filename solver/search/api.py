@@ -320,12 +320,6 @@ def score_change_words(change: dict[str, int]) -> str:
 
 # ------------------------------------------------------------------ CLI: bigsur hint
 
-def _load_position(path: str, cards_path: str | None):
-    from ..cli import load_position
-
-    return load_position(path, cards_path, views=True)
-
-
 def format_table(result: SearchResult, top: int | None = None) -> str:
     """The ranked moves as a readable table."""
     lines = [f"Seat {result.seat} to act. {result.stats['iterations']} iterations in "
@@ -402,7 +396,9 @@ def cmd_hint(args) -> int:
     if problem is not None:
         print(f"bigsur: error: {problem}", file=sys.stderr)
         return 2
-    position = _load_position(args.position, args.cards)
+    from ..cli import load_position  # (the command line's file reader: not for library users)
+
+    position = load_position(args.position, args.cards, views=True)
     budget = Budget(seconds=args.seconds) if args.seconds is not None else \
         Budget(iterations=args.iterations if args.iterations is not None else 1000)
     try:
