@@ -8,11 +8,14 @@ import json
 import pytest
 
 from solver.rules import (
+    Build,
+    Claim,
     End,
     GameState,
     IllegalActionError,
     Phase,
     ScoreBreakdown,
+    Take,
     apply,
     legal_actions,
     new_game,
@@ -66,6 +69,21 @@ def test_apply_given_text_points_to_play(state):
     assert play(state, "end").turn == state.turn + 1  # what the message suggests works
     with pytest.raises(IllegalActionError, match=r"not an action: 42: apply takes an Action"):
         apply(state, 42)
+
+
+@pytest.mark.parametrize("action, unknown", [
+    (Take("H99"), "Highway card 'H99'"),
+    (Take(5), "Highway card 5"),
+    (Build("H99", "L"), "Highway card 'H99'"),
+    (Claim("L99", "H01"), "Landmark 'L99'"),
+    (Claim("L01", "H99"), "Highway card 'H99'"),
+], ids=["take", "take-number", "build", "claim-landmark", "claim-card"])
+def test_apply_names_an_unknown_id_as_play_does(state, action, unknown):
+    """apply (unchecked) looks ids up without checking them first; one the card set does
+    not have is the IllegalActionError play raises, not a KeyError."""
+    with pytest.raises(IllegalActionError, match=rf"illegal action '{action.notation()}' "
+                       rf"for seat {state.current} .*: unknown {unknown} in card set"):
+        apply(state, action)
 
 
 # ------------------------------------------------------------------ score_player's arguments

@@ -246,7 +246,10 @@ def apply_inplace(state: GameState, action: Action) -> None:
         if action.card is None:
             player.hand.append(state.deck.pop())
         else:
-            c = cards.highway_index[action.card]
+            try:
+                c = cards.highway_index[action.card]
+            except (KeyError, TypeError):  # caught, not checked first: the hot path
+                raise _unknown_id(state, action) from None
             state.depot.remove(c)
             player.hand.append(c)
             player.known_hand.add(c)
@@ -254,7 +257,10 @@ def apply_inplace(state: GameState, action: Action) -> None:
         if state.picks == CARDS_TAKEN_PER_TURN:
             state.phase = Phase.BUILD
     elif kind is Build:
-        c = cards.highway_index[action.card]
+        try:
+            c = cards.highway_index[action.card]
+        except (KeyError, TypeError):
+            raise _unknown_id(state, action) from None
         payment = action.payment
         if payment is None:
             payment = cheapest_payment(state, c)
@@ -269,8 +275,12 @@ def apply_inplace(state: GameState, action: Action) -> None:
         else:
             player.highway.append(c)
     elif kind is Claim:
-        lm = cards.landmark_index[action.landmark]
-        player.landmarks.append((lm, cards.highway_index[action.card]))
+        try:
+            lm = cards.landmark_index[action.landmark]
+            c = cards.highway_index[action.card]
+        except (KeyError, TypeError):
+            raise _unknown_id(state, action) from None
+        player.landmarks.append((lm, c))
         state.landmark_row.remove(lm)
         if state.landmark_deck:
             state.landmark_row.append(state.landmark_deck.pop())
@@ -289,6 +299,19 @@ def _not_an_action(action: object) -> str:
         why += f"; for text such as {action!r} use play(state, {action!r}), which reads " \
                "and checks it"
     return why
+
+
+def _unknown_id(state: GameState, action: Take | Build | Claim) -> IllegalActionError:
+    """Why :func:`apply_inplace` refuses an action whose id the card set does not have,
+    worded as :func:`play` words it (looked up again only once the fast lookup failed)."""
+    cards = state.cards
+    try:
+        if type(action) is Claim:
+            cards.landmark(action.landmark)
+        cards.card(action.card)
+    except UnknownCardError as err:
+        return _illegal(state, action, str(err))
+    return _illegal(state, action, "unknown id")  # not reached: one lookup above fails
 
 
 def _end_turn(state: GameState) -> None:
