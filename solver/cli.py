@@ -43,7 +43,8 @@ from .rules.wording import got
 # (module, one-line help). A module is imported only when its command is run (or its own
 # --help asked), so that ``bigsur --help`` and the rules commands start fast.
 EXTENSIONS = {
-    "pay": ("solver.payment_ilp", "cheapest joint payment of builds in a position (JSON plan)"),
+    "pay": ("solver.payment_ilp",
+            "cheapest joint payment of builds in a position or a view (JSON plan)"),
     "hint": ("solver.search.api", "rank the moves of the seat to act (ISMCTS)"),
     "tournament": ("solver.search.tournament",
                    "play bots against each other (paired deals, Elo, intervals)"),

@@ -27,7 +27,6 @@ with one worker and no presolve (the models are tiny; presolve costs more than i
 from __future__ import annotations
 
 import json
-import sys
 import time
 
 from ortools.sat.python import cp_model
@@ -412,8 +411,10 @@ def _read_plan(model: _Model, solver: cp_model.CpSolver) -> JointPlan:
 
 def add_cli(sub) -> None:
     """Register ``bigsur pay POSITION.json --build CARD:left ... [--cards FILE]``."""
-    p = sub.add_parser("pay", help="cheapest joint payment of builds in a position (JSON plan)")
-    p.add_argument("position", help="position JSON at the build step (docs/format.md)")
+    p = sub.add_parser("pay", help="cheapest joint payment of builds in a position or a "
+                                   "view (JSON plan)")
+    p.add_argument("position", help="bigsur-position/1 or bigsur-view/1 JSON file at the "
+                   "build step (a view: of the seat to act)")
     p.add_argument("--build", action="append", required=True, metavar="CARD:SIDE",
                    help="a card to build and its end (left/right or L/R); repeat, in order")
     p.add_argument("--cards", help="card-set file (default: the position's own)")
@@ -433,17 +434,24 @@ def parse_build(text: str) -> tuple[str, str]:
 
 
 def cmd_pay(args) -> int:
-    from .rules.cards import load_card_set
+    from .cli import UserError, load_position  # (the command line's file reader)
+    from .rules.determinize import InconsistentViewError, determinize
     from .rules.payment import joint_payment
-    from .rules.position import state_from_json
-    from .rules.userfiles import JsonFileError, read_json_file
+    from .rules.views import PlayerView
 
-    try:
-        raw = read_json_file(args.position)
-    except JsonFileError as err:
-        print(f"bigsur: error: {err}", file=sys.stderr)
-        return 2
-    state = state_from_json(raw, load_card_set(args.cards) if args.cards else None)
+    state = load_position(args.position, args.cards, views=True)
+    viewer = None
+    if isinstance(state, PlayerView):
+        # a payment reads only the acting seat's cards and public ones: any full state
+        # consistent with the view pays the same (as POST /v1/payment)
+        if state.seat != state.current:
+            raise UserError(f"view_of: the view is of seat {state.seat} but seat "
+                            f"{state.current} is to act; only the seat to act pays")
+        viewer = state.seat
+        try:
+            state = determinize(state, 0)
+        except InconsistentViewError as err:
+            raise UserError(str(err)) from None
     builds = [parse_build(text) for text in args.build]
     try:
         plan = (joint_payment if args.fast else cheapest_joint)(state, builds)
@@ -451,6 +459,6 @@ def cmd_pay(args) -> int:
         print(json.dumps({"feasible": False, "reason": str(err), "short": list(err.short)},
                          indent=1))
         return 1
-    out = {"feasible": True} | plan.to_json(state)
+    out = {"feasible": True} | plan.to_json(state, viewer)
     print(json.dumps(out, indent=1))
     return 0

@@ -141,6 +141,31 @@ def test_cli_pay(tmp_path, capsys):
         assert len(state.player.hand) - len(after.player.hand) == 2 + out["cards_spent"]
 
 
+def test_cli_pay_takes_a_view_of_the_seat_to_act(tmp_path, capsys):
+    """`bigsur pay view.json` said "format: must be 'bigsur-position/1'", though
+    POST /v1/payment pays a view: a payment reads only the acting seat's cards and public
+    ones, so the view of the seat to act pays as its full position; another seat's view
+    is one line naming the seats."""
+    from solver.cli import main
+    from solver.rules.views import view_of, view_to_json
+
+    state, order = _build_step_position()
+    build = ["--build", f"{CARDS.highway[order[0]].id}:left"]
+    for name, raw in [("pos", state_to_json(state)),
+                      ("view", view_to_json(view_of(state, state.current)))]:
+        (tmp_path / f"{name}.json").write_text(json.dumps(raw))
+    assert main(["pay", str(tmp_path / "pos.json"), *build]) == 0
+    of_position = json.loads(capsys.readouterr().out)
+    assert main(["pay", str(tmp_path / "view.json"), *build]) == 0
+    assert json.loads(capsys.readouterr().out) == of_position
+    other = 1 - state.current
+    (tmp_path / "other.json").write_text(json.dumps(view_to_json(view_of(state, other))))
+    assert main(["pay", str(tmp_path / "other.json"), *build]) == 2
+    assert capsys.readouterr().err == (f"bigsur: error: view_of: the view is of seat {other} "
+                                       f"but seat {state.current} is to act; only the seat "
+                                       "to act pays\n")
+
+
 def test_cli_pay_infeasible(tmp_path, capsys):
     state, _order = _build_step_position()
     hand = state.player.hand
