@@ -362,15 +362,17 @@ def add_cli(sub) -> None:
     p = sub.add_parser("serve", help="run the hint and analysis service (HTTP)",
                        description="Serve the HTTP API (docs/api.md); settings from BIGSUR_* "
                        "environment variables.")
-    p.add_argument("--host", default="127.0.0.1")
-    p.add_argument("--port", type=int, default=8000)
+    p.add_argument("--host", default="127.0.0.1",
+                   help="address to listen on (default 127.0.0.1: this machine only)")
+    p.add_argument("--port", type=int, default=8000, help="port to listen on (default 8000)")
     p.add_argument("--db", help="SQLite file or postgresql:// URL of the games and jobs "
                    "(BIGSUR_DB; wins over BIGSUR_DATABASE_URL)")
     p.add_argument("--workers", type=int, help="search processes (BIGSUR_WORKERS)")
     p.add_argument("--forwarded-allow-ips", help="addresses whose X-Forwarded-For is "
                    "trusted: the reverse proxy's (uvicorn's option; default: "
                    "$FORWARDED_ALLOW_IPS, else 127.0.0.1,::1)")
-    p.add_argument("--log-level", default="info")
+    p.add_argument("--log-level", default="info", help="uvicorn's log level: critical, "
+                   "error, warning, info, debug or trace (default info)")
     p.set_defaults(func=cmd_serve)
 
 

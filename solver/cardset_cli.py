@@ -89,11 +89,13 @@ def add_cli(cards_sub) -> None:
     n.set_defaults(func=cmd_cards_new)
     i = cards_sub.add_parser("import", help="convert a CSV (one row per card) to a "
                              "validated card-set JSON file")
-    i.add_argument("file")
+    i.add_argument("file", help="the CSV file, one row per card (bigsur cards new writes "
+                   "a template)")
     i.add_argument("--name", help="the set's name (default: the file's name)")
     i.add_argument("--out", help="the JSON file to write (default: the CSV's path with "
                    ".json: cards.csv -> cards.json)")
-    i.add_argument("--description", default="")
+    i.add_argument("--description", default="", help="a line saying what the set is "
+                   "(default: none)")
     i.add_argument("--reconstruction", action="store_true",
                    help="mark the set as a reconstruction (not the printed list)")
     i.add_argument("--force", action="store_true", help="overwrite an existing output file")

@@ -264,10 +264,12 @@ def build_parser(command: str | None = None) -> argparse.ArgumentParser:
     cards = sub.add_parser("cards", help="validate, show, make (new) or import a card set")
     cards_sub = cards.add_subparsers(dest="cards_command", required=True)
     v = cards_sub.add_parser("validate", help="check a card-set JSON file (default: shipped set)")
-    v.add_argument("file", nargs="?")
+    v.add_argument("file", nargs="?", help="card-set JSON file (default: the shipped "
+                   "reconstruction)")
     v.set_defaults(func=cmd_cards_validate)
     s = cards_sub.add_parser("show", help="list a card set")
-    s.add_argument("file", nargs="?")
+    s.add_argument("file", nargs="?", help="card-set JSON file (default: the shipped "
+                   "reconstruction)")
     s.add_argument("--json", action="store_true", help="print the set as JSON")
     s.set_defaults(func=cmd_cards_show)
     from .cardset_cli import add_cli as add_cardset_cli  # cards new / cards import
@@ -280,7 +282,7 @@ def build_parser(command: str | None = None) -> argparse.ArgumentParser:
     score.set_defaults(func=cmd_score)
 
     replay = sub.add_parser("replay", help="replay a game record and print final scores")
-    replay.add_argument("record")
+    replay.add_argument("record", help="bigsur-record/1 JSON file")
     replay.add_argument("--cards", help="card-set file (default: the record's own)")
     replay.add_argument("--at", type=int, metavar="N",
                         help="write the position after the first N actions (0: the start) "
@@ -304,7 +306,8 @@ def build_parser(command: str | None = None) -> argparse.ArgumentParser:
     selfplay.set_defaults(func=cmd_selfplay)
 
     verify = sub.add_parser("verify", help="check a served game's deal against its commitment")
-    verify.add_argument("record")
+    verify.add_argument("record", help="a finished server game's bigsur-record/1 JSON "
+                        "file (it carries meta.fairness)")
     verify.set_defaults(func=cmd_verify)
 
     for name, (module, help_line) in EXTENSIONS.items():

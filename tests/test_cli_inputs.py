@@ -3,6 +3,7 @@ is wrong and exit status 2 (or 1), never a traceback; Ctrl-C ends quietly and so
 
 from __future__ import annotations
 
+import argparse
 import hashlib
 import io
 import json
@@ -455,6 +456,32 @@ def test_selfplay_help_says_what_each_option_is_and_its_default(capsys):
                   "--out OUT directory for the records (default records)",
                   "--cards CARDS card-set file (default: the shipped reconstruction)"):
         assert words in text, words
+
+
+def _subcommands(parser):
+    """(name, parser) of every subcommand under ``parser``, nested ones too."""
+    for action in parser._actions:
+        if isinstance(action, argparse._SubParsersAction):
+            for name, sub in action.choices.items():
+                yield name, sub
+                for inner, deeper in _subcommands(sub):
+                    yield f"{name} {inner}", deeper
+
+
+def test_every_argument_of_every_command_says_what_it_is():
+    """`bigsur replay --help` listed `record` with nothing beside it (and so did cards
+    validate/show/import, verify, train and serve for some of theirs)."""
+    from solver.cli import EXTENSIONS, build_parser
+
+    bare = []
+    for command in [None, *EXTENSIONS]:  # an extension's own arguments load with it only
+        for name, sub in _subcommands(build_parser(command)):
+            if name.split()[0] in EXTENSIONS and name.split()[0] != command:
+                continue
+            bare += [f"{name}: {a.option_strings[0] if a.option_strings else a.dest}"
+                     for a in sub._actions
+                     if not a.help and not isinstance(a, argparse._SubParsersAction)]
+    assert not bare
 
 
 def test_the_command_list_names_every_cards_subcommand(capsys):

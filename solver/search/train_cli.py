@@ -298,16 +298,19 @@ def add_cli(sub) -> None:
                         "or a bot spec such as mcts:100i (expert iteration); with --data, "
                         "who played them (recorded in the model)")
     p.add_argument("--out", required=True, help="model file to write (.npz)")
-    p.add_argument("--seed", type=int, default=0)
+    p.add_argument("--seed", type=int, default=0,
+                   help="seed of the self-play games and of the fit (default 0)")
     p.add_argument("--workers", type=int, default=2,
                    help=f"self-play processes (1 to {MAX_WORKERS})")
     p.add_argument("--search", nargs="+", metavar="NAME=VALUE",
                    help="SearchParams overrides of the searching --policy (e.g. "
                         "own_take_value=greedy: a cheaper searcher for self-play data)")
     p.add_argument("--cluster", help="Dask scheduler address for the self-play games")
-    p.add_argument("--epochs", type=int, default=14)
-    p.add_argument("--batch", type=int, default=1024)
-    p.add_argument("--lr", type=float, default=2e-3)
+    p.add_argument("--epochs", type=int, default=14,
+                   help="training passes over the data (default 14)")
+    p.add_argument("--batch", type=int, default=1024,
+                   help="positions per training step (default 1024)")
+    p.add_argument("--lr", type=float, default=2e-3, help="learning rate (default 0.002)")
     p.add_argument("--hidden", default="64,64", help="hidden layer sizes (default 64,64)")
     p.add_argument("--data", nargs="+", metavar="FILE",
                    help="fit saved self-play data (one or more --save-data files, fitted "
