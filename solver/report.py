@@ -353,8 +353,8 @@ def add_cli(sub) -> None:
     p.add_argument("--png", help="write the win-probability graph (PNG) here")
     p.add_argument("--json", help="write the review itself (JSON) here")
     group = p.add_mutually_exclusive_group()
-    group.add_argument("--budget-ms", type=int, help=f"search time per decision "
-                       f"(default {DEFAULT_BUDGET_MS}, as the service)")
+    group.add_argument("--budget-ms", type=int, help=f"search time per decision, in "
+                       f"milliseconds (default {DEFAULT_BUDGET_MS}, as the service)")
     group.add_argument("--iterations", type=int, help="search iterations per decision "
                        "(reproducible with --seed)")
     p.add_argument("--seed", type=int, default=0, help="review seed (default 0)")

@@ -770,6 +770,6 @@ def add_cli(sub) -> None:
     p.add_argument("--no-save", action="store_true", help="do not save the record")
     p.add_argument("--resume", metavar="RECORD", help="go on with a saved, unfinished game "
                    "(its seats, seed and cards; saved back to RECORD unless --save)")
-    p.add_argument("--hint-budget", default="1s", help="search budget of 'hint' "
-                   "(e.g. 1s, 500i; default 1s)")
+    p.add_argument("--hint-budget", default="1s", help="search budget of 'hint': seconds "
+                   "(1s, 0.5s) or iterations (500i); default 1s")
     p.set_defaults(func=cmd_play)

@@ -484,6 +484,23 @@ def test_every_argument_of_every_command_says_what_it_is():
     assert not bare
 
 
+@pytest.mark.parametrize("command, words", [
+    ("analyze", "--budget-ms BUDGET_MS search time per decision, in milliseconds"),
+    ("analyze", "--iterations ITERATIONS search iterations per decision"),
+    ("hint", "--seconds SECONDS search time per worker, in seconds"),
+    ("hint", "--iterations ITERATIONS search iterations (default 1000)"),
+    ("play", "--hint-budget HINT_BUDGET search budget of 'hint': seconds (1s, 0.5s) or "
+             "iterations (500i)"),
+])
+def test_each_search_budget_option_says_its_unit(command, words, capsys):
+    """The commands set their search budget differently (analyze --budget-ms, hint
+    --seconds, play --hint-budget 1s); each help says in what unit (hint's --seconds
+    said "time budget per worker", analyze's --budget-ms "search time per decision")."""
+    with pytest.raises(SystemExit):
+        main([command, "--help"])
+    assert words in " ".join(capsys.readouterr().out.split())
+
+
 def test_the_command_list_names_every_cards_subcommand(capsys):
     with pytest.raises(SystemExit):
         main(["--help"])

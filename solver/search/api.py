@@ -424,8 +424,8 @@ def add_cli(sub) -> None:
                        "(without --json) a line on stderr shows the search's time.")
     p.add_argument("position", help="bigsur-position/1 or bigsur-view/1 JSON file")
     group = p.add_mutually_exclusive_group()
-    group.add_argument("--iterations", type=int, help="iteration budget (default 1000)")
-    group.add_argument("--seconds", type=float, help="time budget per worker")
+    group.add_argument("--iterations", type=int, help="search iterations (default 1000)")
+    group.add_argument("--seconds", type=float, help="search time per worker, in seconds")
     p.add_argument("--seed", type=int, default=0, help="random seed (default 0)")
     p.add_argument("--workers", type=int, default=1,
                    help=f"processes (root parallelism), 1 to {MAX_WORKERS}")
