@@ -12,6 +12,8 @@ from solver.rules.actions import Build
 from solver.rules.cards import load_card_set
 from solver.rules.engine import apply, legal_actions, new_game
 from solver.rules.payment import (
+    PaymentInfeasible,
+    PaymentRequestError,
     affordable_cards,
     auto_payment_cards,
     build_costs,
@@ -109,8 +111,46 @@ def test_cheapest_payment_takes_the_card_id_of_a_build_and_the_view_of_the_seat_
     with pytest.raises(UnknownCardError, match="'H99'"):
         cheapest_payment(state, "H99")
     other = view_of(state, (state.current + 1) % state.num_players)
-    with pytest.raises(ValueError, match="only the seat to act pays"):
+    with pytest.raises(PaymentRequestError, match="only the seat to act pays"):
         cheapest_payment(other, state.cards.highway[state.player.hand[0]].id)
+
+
+def test_joint_payments_take_the_view_of_the_seat_to_act():
+    """joint_payment and cheapest_joint failed on a view with "'PlayerView' object has no
+    attribute 'player'", though cheapest_payment takes one: they pay the view of the seat
+    to act as the state (a payment reads only the payer's cards and public ones), and
+    name another seat's view and anything else as a PaymentRequestError."""
+    from solver.payment_ilp import cheapest_joint
+    from solver.rules.payment import joint_payment
+    from solver.rules.views import view_of
+
+    checked = 0
+    for state in build_positions(40, 5):
+        view = view_of(state, state.current)
+        ids = [state.cards.highway[c].id for c in state.player.hand
+               if cheapest_payment(state, c) is not None]
+        requests = [[(ids[0], "L")], [(ids[0], "R"), (ids[-1], "L")]] if ids else []
+        for builds in requests[:len(ids)]:
+            try:
+                expected = joint_payment(state, builds)
+            except PaymentInfeasible:
+                with pytest.raises(PaymentInfeasible):
+                    joint_payment(view, builds)
+                continue
+            for solve in (joint_payment, cheapest_joint):
+                plan = solve(view, builds)
+                assert (plan.cards_spent, plan.value) == (expected.cards_spent,
+                                                          expected.value)
+            checked += 1
+    assert checked > 20
+    state = next(build_positions(1, 4))
+    other = view_of(state, (state.current + 1) % state.num_players)
+    card = state.cards.highway[state.player.hand[0]].id
+    for solve in (joint_payment, cheapest_joint):
+        with pytest.raises(PaymentRequestError, match="only the seat to act pays"):
+            solve(other, [card])
+        with pytest.raises(PaymentRequestError, match="a GameState or a PlayerView, got str"):
+            solve("position.json", [card])
 
 
 @pytest.mark.parametrize("index", [999, -1])

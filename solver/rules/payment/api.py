@@ -10,7 +10,7 @@ from typing import Any
 
 from ..actions import Payment
 from ..cards import UnknownCardError
-from ..state import GameState, known_state
+from ..state import GameState
 from .arrange import best_arrangement, spend_cards
 from .checked import spent_cards
 from .counts import (
@@ -22,7 +22,14 @@ from .counts import (
     solve_counts,
     solve_counts_reduced,
 )
-from .plan import JointPlan, Problem, fill_single, final_top, infeasible_error
+from .plan import (
+    JointPlan,
+    Problem,
+    as_payment_state,
+    fill_single,
+    final_top,
+    infeasible_error,
+)
 from .sources import (
     N_MATERIALS,
     VALUE_SCALE,
@@ -84,7 +91,7 @@ def cheapest_payment(state: GameState | Any, card: int | str,
     ``Build`` checks that it may be built now. ``state`` may be the view of the seat to
     act. ``Build(card_id, side, payment)`` is the action that pays so."""
     if type(state) is not GameState:
-        state = _as_state(state)
+        state = as_payment_state(state)
     if isinstance(card, str):
         card = state.cards.card(card)
     player = state.players[state.current]
@@ -270,7 +277,7 @@ def auto_payment_cards(state: GameState | Any, card: int | str,
     ``card`` is a card index or a card id; ``values`` as for :func:`cheapest_payment`
     (None, a function of a card index, or a sequence / mapping by card index: what a card
     is worth keeping)."""
-    state = _as_state(state)
+    state = as_payment_state(state)
     payment = cheapest_payment(state, card, values)
     return None if payment is None else spent_cards(state, payment)
 
@@ -279,15 +286,5 @@ def build_costs(state: GameState | Any) -> dict[int, int]:
     """The cost in hand cards of every card the player to act can build now (alone):
     ``{card: fewest hand cards}``, in hand order; free sources cost nothing. ``state`` may
     be the view of the seat to act."""
-    state = _as_state(state)
+    state = as_payment_state(state)
     return {c: cheapest_cards_needed(state, c) for c in affordable_cards(state)}
-
-
-def _as_state(state: GameState | Any) -> GameState:
-    """A full state as is; the view of the seat to act as the state of what it shows."""
-    if type(state) is GameState:
-        return state
-    if state.seat != state.current:
-        raise ValueError(f"the view is seat {state.seat}'s but seat {state.current} is to "
-                         "act; only the seat to act pays")
-    return known_state(state)

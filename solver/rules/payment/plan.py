@@ -18,7 +18,7 @@ from ..actions import (
 )
 from ..cards import CardSet, UnknownCardError
 from ..constants import MATERIALS
-from ..state import GameState, Phase
+from ..state import GameState, Phase, known_state
 from .counts import plan_shapes, solve_counts
 from .sources import (
     N_MATERIALS,
@@ -41,6 +41,8 @@ class Problem:
                  "qvalue", "tied", "costs", "built")
 
     def __init__(self, state: GameState, builds, values=None, sources: Sources | None = None):
+        if type(state) is not GameState:
+            state = as_payment_state(state)
         cards = state.cards
         cards_, sides = _normalise_builds(state, builds)
         self.state = state
@@ -69,6 +71,23 @@ class Problem:
         args = (self.costs, self.built, self.hand, self.hand_total, self.src.key())
         got = solve_counts(*args)
         return got if got[0] is None or len(self.costs) == 1 else plan_shapes(*args)
+
+
+def as_payment_state(state) -> GameState:
+    """A full state as is; the view of the seat to act as the state of what it shows
+    (:func:`~solver.rules.state.known_state`: a payment reads only the payer's cards and
+    public ones). Raises PaymentRequestError for another seat's view or another type."""
+    from ..views import PlayerView  # (views imports the payments)
+
+    if type(state) is GameState:
+        return state
+    if not isinstance(state, PlayerView):
+        raise PaymentRequestError(f"state: must be a GameState or a PlayerView, got "
+                                  f"{type(state).__name__}")
+    if state.seat != state.current:
+        raise PaymentRequestError(f"the view is seat {state.seat}'s but seat {state.current} "
+                                  "is to act; only the seat to act pays")
+    return known_state(state)
 
 
 def _normalise_builds(state: GameState, builds) -> tuple[list[int], list[str]]:
