@@ -317,8 +317,8 @@ def build_model(state: GameState, builds, values=None) -> _Model:
 def cheapest_joint(state: GameState, builds, values=None, params=SolverParams,
                    hint: JointPlan | None = None) -> JointPlan:
     """The cheapest joint payment of ``builds`` (an ordered list of cards in hand: indices,
-    ids or (card, side)) by CP-SAT. Raises PaymentInfeasible (naming the short Material)
-    or PaymentRequestError. ``plan.stats`` holds ``build_ms``, ``solve_ms``, ``status``
+    ids or (card, side)) by CP-SAT; ``state`` may be the view of the seat to act. Raises
+    PaymentInfeasible (naming the short Material) or PaymentRequestError. ``plan.stats`` holds ``build_ms``, ``solve_ms``, ``status``
     and the solver's ``objective``."""
     t0 = time.perf_counter()
     c0 = time.thread_time()

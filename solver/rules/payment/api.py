@@ -54,8 +54,8 @@ def joint_payment(state: GameState, builds, values=None) -> JointPlan:
     cards (indices, ids or (card, side) pairs) in the hand of the player to act, at the
     build step. ``values`` says what a hand card is worth keeping: None (default
     :func:`card_keep_value`), a function of a card index, or a sequence / mapping by card
-    index. Raises PaymentInfeasible (naming the short Material) or
-    PaymentRequestError."""
+    index. ``state`` may be the view of the seat to act. Raises PaymentInfeasible (naming
+    the short Material) or PaymentRequestError."""
     P = Problem(state, builds, values)
     n, spends = P.plan_shapes()
     if n is None:
