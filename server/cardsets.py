@@ -34,7 +34,7 @@ from solver.rules.cardset_csv import csv_to_card_set_json, read_csv_card_set, te
 from solver.rules.position import PositionError, cards_to_json
 from solver.rules.wording import got
 
-from .errors import ApiError
+from .errors import ApiError, json_body
 from .store import Conflict, LimitReached, Store
 
 NAME_RE = re.compile(r"^[A-Za-z0-9][A-Za-z0-9_-]{0,39}$")
@@ -269,10 +269,7 @@ async def _json_body(request: Request) -> Any:
     if len(body) > MAX_SET_BYTES:
         raise ApiError(413, "body", f"{len(body)} bytes, a card set may have at most "
                        f"{MAX_SET_BYTES}", "limit")
-    try:
-        return json.loads(body)
-    except (json.JSONDecodeError, UnicodeDecodeError) as err:
-        raise ApiError(422, "body", f"not valid JSON: {err}", "cards") from None
+    return json_body(body)
 
 
 def _validate(raw: Any, version: int | None) -> CardSet | JSONResponse:

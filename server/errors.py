@@ -8,8 +8,10 @@ Body: ``{"error": KIND, "field": FIELD | null, "reason": TEXT, "message": TEXT}`
 
 from __future__ import annotations
 
+import json
 import logging
 import re
+import sys
 from typing import Any
 
 from fastapi import FastAPI, Request
@@ -148,6 +150,31 @@ def _field_of(loc: tuple | list) -> str:
     return out or "body"
 
 
+def not_json(cause: BaseException | None = None) -> ApiError:
+    """The 400 ``body`` of a body that is not JSON at all, saying why when ``cause`` (the
+    decoder's error) does: bad UTF-8, bad syntax, nesting too deep, a number too long."""
+    if isinstance(cause, json.JSONDecodeError):
+        why = f"{cause.msg} at line {cause.lineno} column {cause.colno}"
+    elif isinstance(cause, UnicodeDecodeError):
+        why = f"not UTF-8: {cause.reason} at byte {cause.start}"
+    elif isinstance(cause, RecursionError):
+        why = "nested too deeply"
+    elif isinstance(cause, ValueError):
+        why = f"a number of more than {sys.get_int_max_str_digits()} digits"
+    else:
+        why = "bad UTF-8, nesting too deep or a number too long"
+    return ApiError(400, "body", f"the body is not valid JSON ({why})", "body")
+
+
+def json_body(body: bytes) -> Any:
+    """The JSON value of a request body read by a route itself (as FastAPI reads the
+    others): :func:`not_json` for anything the decoder refuses."""
+    try:
+        return json.loads(body)
+    except (ValueError, RecursionError) as err:  # JSONDecodeError, UnicodeDecodeError too
+        raise not_json(err) from None
+
+
 HTTP_KINDS = {400: "body", 404: "not_found", 405: "method_not_allowed", 413: "limit"}
 
 
@@ -165,9 +192,9 @@ def http_error_response(request: Request, err: StarletteHTTPException) -> JSONRe
     elif status == 405:
         reason = f"{request.method} is not allowed here"
         field = "method"
-    elif status == 400:
-        reason = "the body is not valid JSON (bad UTF-8, nesting too deep or a number " \
-                 "too long)" if "pars" in str(err.detail) else str(err.detail)
+    elif status == 400:  # FastAPI's "error parsing the body", raised from the decoder's
+        reason = not_json(err.__cause__).reason if "pars" in str(err.detail) \
+            else str(err.detail)
         field = "body"
     else:
         reason, field = str(err.detail), None

@@ -245,9 +245,23 @@ def test_size_caps(client):
     assert r.status_code == 413 and r.json()["field"] == "body"
     r = client.post("/v1/cardsets", content=b"{not json",
                     headers={"Content-Type": "application/json"})
-    assert r.status_code == 422 and r.json()["field"] == "body"
+    assert r.status_code == 400 and r.json()["field"] == "body"
     r = client.post("/v1/cardsets", json=[1, 2])
     assert r.status_code == 422 and r.json()["field"] == "body"
+
+
+@pytest.mark.parametrize("body, why", [
+    (b"[" * 2000, "nested too deeply"), (b'{"a":' + b"9" * 5000 + b"}", "digits"),
+    (b'{"name": "\xff"}', "not UTF-8"), (b"{", "line 1 column 2")])
+def test_a_body_that_is_not_json_is_a_400_naming_body_on_every_route(client, body, why):
+    """As FastAPI reads the other routes' bodies (these routes read their own): it was a
+    500 for [[[... and a number of 5,000 digits, a 422 for bad UTF-8 and bad syntax."""
+    assert client.post("/v1/cardsets", json=my_set("mine")).status_code == 201
+    for url in ("/v1/cardsets", "/v1/cardsets/check", "/v1/cardsets/mine/versions"):
+        r = client.post(url, content=body, headers={"Content-Type": "application/json"})
+        assert r.status_code == 400, (url, r.text)
+        assert r.json()["error"] == "body" and r.json()["field"] == "body", r.text
+        assert why in r.json()["reason"], r.text
 
 
 def test_csv_upload_convert_check_and_template(client):
