@@ -205,11 +205,11 @@ def http_error_response(request: Request, err: StarletteHTTPException) -> JSONRe
 
 def validation_response(err: RequestValidationError,
                         content_type: str = "application/json") -> JSONResponse:
+    if any(item.get("type") == "json_invalid" for item in err.errors()):
+        return error_response(not_json(err.__cause__))  # FastAPI's, raised from the decoder
     errors = []
     for item in err.errors():
         field = _field_of(item.get("loc", ()))
-        if item.get("type") == "json_invalid":
-            field = "body"
         errors.append({"field": field, "reason": item.get("msg", "invalid"),
                        "type": item.get("type")})
     first = errors[0] if errors else {"field": "body", "reason": "invalid request"}

@@ -318,6 +318,16 @@ def test_unreadable_bodies_get_the_documented_shape(client, body):
     assert SHAPE <= set(r.json()) and r.json()["field"] == "body", r.text
 
 
+@pytest.mark.parametrize("body", [b"\xff\xfe", b"{", b'{"position": ', b"{'a': 1}",
+                                  b'{"position": "\xff"}', b"[" * 5000])
+def test_bytes_that_are_not_json_are_a_400_body_as_documented(client, body):
+    # bad UTF-8 and bad syntax were a 422 "validation: JSON decode error"
+    for url in ("/v1/hint", "/v1/games", "/v1/replay"):
+        r = raw_post(client, url, body)
+        assert r.status_code == 400 and r.json()["error"] == "body", (url, r.text)
+        assert r.json()["reason"].startswith("the body is not valid JSON ("), r.text
+
+
 def test_404_405_and_options_get_the_documented_shape(client):
     r = client.get("/v1/nope")
     assert r.status_code == 404 and SHAPE <= set(r.json())
