@@ -77,11 +77,10 @@ def as_payment_state(state) -> GameState:
     """A full state as is; the view of the seat to act as the state of what it shows
     (:func:`~solver.rules.state.known_state`: a payment reads only the payer's cards and
     public ones). Raises PaymentRequestError for another seat's view or another type."""
-    from ..views import PlayerView  # (views imports the payments)
-
     if type(state) is GameState:
         return state
-    if not isinstance(state, PlayerView):
+    if not all(hasattr(state, name) for name in ("seat", "current", "me", "others")):
+        # (a view's fields: solver.rules.views imports the payments, not the other way)
         raise PaymentRequestError(f"state: must be a GameState or a PlayerView, got "
                                   f"{type(state).__name__}")
     if state.seat != state.current:
