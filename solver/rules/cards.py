@@ -16,6 +16,7 @@ from __future__ import annotations
 
 import hashlib
 import json
+import re
 from dataclasses import dataclass
 from functools import cached_property, lru_cache
 from importlib import resources
@@ -38,6 +39,11 @@ from .userfiles import JsonFileError, read_json_file
 from .wording import got, got_type
 
 FORMAT = "bigsur-cards/1"
+MAX_ID_LENGTH = 32  # a card id; actions name cards by id (an action has at most 2,000)
+# control characters (a NUL fails in PostgreSQL) and lone surrogates (JSON's "\ud800"):
+# refused in every string of a set; free text (descriptions, card texts) may break lines
+_CONTROL = re.compile(r"[\x00-\x1f\x7f-\x9f\ud800-\udfff]")
+_CONTROL_IN_TEXT = re.compile(r"[\x00-\x08\x0b\x0c\x0e-\x1f\x7f-\x9f\ud800-\udfff]")
 
 
 class CardSetError(ValueError):
@@ -229,12 +235,15 @@ def parse_card_set(raw: Any, source: str = "<data>", require_full: bool = True) 
     if not isinstance(name, str) or not name.strip():
         errors.append("name: must be a non-empty string")
         name = "?"
+    _check_plain("name", name, errors)
     version = raw.get("version", "1")
     if not isinstance(version, str) or not version.strip():
         errors.append(f"version: must be a non-empty string{got(version)}")
+    _check_plain("version", version, errors)
     description = raw.get("description", "")
     if not isinstance(description, str):
         errors.append(f"description: must be a string{got(description)}")
+    _check_plain("description", description, errors, _CONTROL_IN_TEXT)
     reconstruction = raw.get("reconstruction", False)
     if not isinstance(reconstruction, bool):
         errors.append("reconstruction: must be true or false")
@@ -276,17 +285,40 @@ TOP_LEVEL_FIELDS = frozenset({"format", "name", "version", "reconstruction", "de
                               "highway", "landmarks"}) | DERIVED_FIELDS
 
 
+def _check_plain(where: str, value: Any, errors: list[str], pattern=_CONTROL) -> None:
+    """A problem naming ``where`` when the string ``value`` holds a control character or
+    a lone surrogate (``pattern``: which ones); other values are checked elsewhere."""
+    found = pattern.search(value) if isinstance(value, str) else None
+    if found:
+        errors.append(f"{where}: must not contain a control character or a lone surrogate, got "
+                      f"{found.group()!r} at position {found.start()}")
+
+
 def _text(item: dict, where: str, errors: list[str]) -> None:
     text = item.get("text", "")
     if not isinstance(text, str):
         errors.append(f"{where}.text: must be a string{got(text)}")
+    _check_plain(f"{where}.text", text, errors, _CONTROL_IN_TEXT)
+
+
+def _id_shaped(card_id: Any) -> bool:
+    """A non-empty string of at most MAX_ID_LENGTH printable characters, no spaces and
+    none of ``:+=,`` (the action notation's separators)."""
+    return isinstance(card_id, str) and 0 < len(card_id) <= MAX_ID_LENGTH \
+        and card_id.isprintable() and not any(ch.isspace() or ch in ":+=," for ch in card_id)
+
+
+def _where(where: str, kind: str, card_id: Any) -> str:
+    """``highway card 'H01'``, or the list position when the id cannot name the card."""
+    return f"{kind} {card_id!r}" if _id_shaped(card_id) else where
 
 
 def _check_id(where: str, card_id: Any, seen: set[str], errors: list[str]) -> bool:
-    if not isinstance(card_id, str) or not card_id or any(ch.isspace() for ch in card_id) \
-            or any(ch in card_id for ch in ":+=,"):
-        errors.append(f"{where}.id: must be a non-empty string without spaces or ':+=,'"
-                      f"{got(card_id)}")
+    if not _id_shaped(card_id):
+        shown = got(card_id) if not isinstance(card_id, str) or len(card_id) <= MAX_ID_LENGTH \
+            else f", got a string of {len(card_id)} characters"
+        errors.append(f"{where}.id: must be 1 to {MAX_ID_LENGTH} printable characters "
+                      f"without spaces or ':+=,'{shown}")
         return False
     if card_id in ("deck", "rec"):  # words of the action notation ('take deck', 'rec')
         errors.append(f"{where}.id: {card_id!r} is reserved by the action notation")
@@ -315,7 +347,7 @@ def _parse_highway(raw: Any, seen: set[str], errors: list[str]) -> list[HighwayC
             errors.append(f"{where}: must be an object")
             continue
         card_id = item.get("id")
-        where = f"highway card {card_id!r}" if isinstance(card_id, str) else where
+        where = _where(where, "highway card", card_id)
         mine: list[str] = []  # this card's problems; the first is reported (root cause)
         card = _parse_highway_card(item, where, seen, mine)
         if mine:
@@ -393,7 +425,7 @@ def _parse_landmarks(raw: Any, seen: set[str], errors: list[str]) -> list[Landma
             errors.append(f"{where}: must be an object")
             continue
         lm_id = item.get("id")
-        where = f"landmark {lm_id!r}" if isinstance(lm_id, str) else where
+        where = _where(where, "landmark", lm_id)
         mine: list[str] = []  # the first problem is reported (root cause)
         _check_id(where, lm_id, seen, mine)
         landmark = _parse_landmark(item, where, lm_id, mine)
@@ -410,6 +442,7 @@ def _parse_landmark(item: dict, where: str, lm_id: Any, errors: list[str]) -> La
     name = item.get("name")
     if not isinstance(name, str) or not name.strip():
         errors.append(f"{where}.name: must be a non-empty string")
+    _check_plain(f"{where}.name", name, errors)
     scenery = item.get("scenery")
     if scenery not in SCENERIES:
         errors.append(f"{where}.scenery: must be one of {', '.join(SCENERIES)}"

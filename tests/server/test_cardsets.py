@@ -264,6 +264,43 @@ def test_a_body_that_is_not_json_is_a_400_naming_body_on_every_route(client, bod
         assert why in r.json()["reason"], r.text
 
 
+def _edited(path, value):
+    raw = my_set("odd")
+    *keys, last = path
+    target = raw
+    for key in keys:
+        target = target[key]
+    target[last] = value
+    return raw
+
+
+@pytest.mark.parametrize("path, value, field", [
+    (("highway", 3, "id"), "H" * 5000, "highway[3].id"),  # the actions endpoint takes 2000
+    (("highway", 3, "id"), "H" * 33, "highway[3].id"),
+    (("highway", 3, "id"), "H\u0000", "highway[3].id"),
+    (("landmarks", 2, "id"), "L\u0007", "landmarks[2].id"),
+    (("name",), "odd\u0000", "name"),
+    (("description",), "mine\u0000", "description"),
+    (("highway", 5, "text"), "two\nlines\u0000", "H06.text"),
+    (("landmarks", 1, "name"), "Bridge\u001b", "L02.name")])
+def test_ids_and_strings_a_card_set_cannot_hold_are_refused_naming_the_field(
+        client, path, value, field):
+    """Ids the actions endpoint would refuse, and control characters (a NUL fails in
+    PostgreSQL): refused by the check and by saving, naming the field."""
+    raw = _edited(path, value)
+    checked = client.post("/v1/cardsets/check", json=raw).json()
+    assert not checked["ok"], checked
+    r = client.post("/v1/cardsets", json=raw)
+    assert r.status_code == 422 and r.json()["field"] == field, r.text
+    assert len(r.text) < 2000, r.text  # a 5,000-character id is not echoed
+
+
+def test_an_id_of_32_characters_and_line_breaks_in_text_are_fine(client):
+    raw = _edited(("highway", 3, "id"), "H" * 32)
+    raw["highway"][5]["text"] = "two\nlines\twith a tab"
+    assert client.post("/v1/cardsets", json=raw).status_code == 201
+
+
 def test_csv_upload_convert_check_and_template(client):
     template = client.get("/v1/cardsets/template.csv")
     assert template.status_code == 200 and template.text.startswith("kind,id,miles,")
