@@ -272,14 +272,9 @@ async def _json_body(request: Request) -> Any:
     return json_body(body)
 
 
-def _validate(raw: Any, version: int | None) -> CardSet | JSONResponse:
-    check_caps(raw)
-    if version is not None:
-        raw = {**raw, "version": str(version)}
-    try:
-        return parse_card_set(raw, "upload", require_full=True)
-    except CardSetError as err:
-        return invalid(err.errors)
+def _numbered(raw: dict[str, Any], version: int) -> CardSet:
+    """A validated set as stored: its version is the server's number."""
+    return parse_card_set({**raw, "version": str(version)}, "upload", require_full=True)
 
 
 def build_router(registry, store_of) -> APIRouter:
@@ -295,21 +290,32 @@ def build_router(registry, store_of) -> APIRouter:
     def register(cards: CardSet) -> None:
         registry.sets[cards.name] = cards
 
-    async def refuse_a_reconstruction_unlabelled(cards: CardSet) -> None:
+    async def reconstruction_unlabelled(cards: CardSet) -> list[str]:
         """A set labelled the printed cards whose cards are a reconstruction's (the shipped
         ``default``, or a set stored or served labelled one) is refused, naming it: it
         would show a reconstruction as the printed list wherever it is offered."""
         if cards.reconstruction:
-            return
+            return []
         rows = await asyncio.to_thread(lambda: store_of().latest_all())
         known = [c for c in registry.sets.values() if c.reconstruction] + [
             parse_card_set(r["body"], r["name"]) for r in rows
             if r["body"].get("reconstruction")]
         same = next((c for c in known if c.cards_fingerprint == cards.cards_fingerprint), None)
-        if same is not None:
-            raise ApiError(422, "reconstruction", f"these are the cards of {same.label}, "
-                           "a reconstruction: a set with its cards is one too; send "
-                           '"reconstruction": true (a printed list differs from it)', "cards")
+        if same is None:
+            return []
+        return [f"reconstruction: these are the cards of {same.label}, a reconstruction: a "
+                'set with its cards is one too; send "reconstruction": true (a printed '
+                "list differs from it)"]
+
+    async def validate(raw: Any) -> tuple[CardSet | None, list[str]]:
+        """The set as sent and every problem saving it meets: the check and both saves
+        validate through here, so that the check predicts a save (the name aside)."""
+        check_caps(raw)
+        try:
+            cards = parse_card_set(raw, "upload", require_full=True)
+        except CardSetError as err:
+            return None, err.errors
+        return cards, await reconstruction_unlabelled(cards)
 
     async def store_new(raw: Any) -> Any:
         if not isinstance(raw, dict):
@@ -323,10 +329,10 @@ def build_router(registry, store_of) -> APIRouter:
             raise ApiError(409, "name", f"a card set named {other!r} exists; choose another "
                            f"name, or POST /v1/cardsets/{other}/versions for a new version",
                            "conflict")
-        cards = _validate(raw, 1)
-        if isinstance(cards, JSONResponse):
-            return cards
-        await refuse_a_reconstruction_unlabelled(cards)
+        cards, errors = await validate(raw)
+        if errors:
+            return invalid(errors)
+        cards = _numbered(raw, 1)
         await asyncio.to_thread(lambda: store_of().add(name, 1, cards))
         register(cards)
         return JSONResponse(_summary(cards, 1, time.time()), status_code=201)
@@ -374,14 +380,8 @@ def build_router(registry, store_of) -> APIRouter:
         """Always 200 for a JSON object: ``{ok, errors: [{card, field, message}], summary}``
         (the editor's live validation; a name already taken is reported too)."""
         raw = await _json_body(request)
-        check_caps(raw)
-        errors: list[str] = []
-        summary = None
-        try:
-            cards = parse_card_set(raw, "check", require_full=True)
-            summary = _summary(cards, 0)
-        except CardSetError as err:
-            errors = err.errors
+        cards, errors = await validate(raw)
+        summary = _summary(cards, 0) if cards is not None else None
         name = raw.get("name")
         name_note, refused = None, False
         if isinstance(name, str) and name:
@@ -444,17 +444,17 @@ def build_router(registry, store_of) -> APIRouter:
         if not isinstance(raw, dict) or raw.get("name") != latest["name"]:
             raise ApiError(422, "name", f"must be {latest['name']!r} (the set this version "
                            "belongs to)", "cards")
-        same = _validate(raw, latest["version"])
-        if isinstance(same, JSONResponse):
-            return same
+        _, errors = await validate(raw)
+        if errors:
+            return invalid(errors)
+        same = _numbered(raw, latest["version"])
         if same.fingerprint == latest["fingerprint"]:
             return JSONResponse(_summary(same, latest["version"], latest["created"]))
         if len(await asyncio.to_thread(lambda: store_of().versions(name))) >= MAX_VERSIONS:
             raise ApiError(507, "version", f"at most {MAX_VERSIONS} versions of one set",
                            "limit")
         version = latest["version"] + 1
-        cards = _validate(raw, version)
-        await refuse_a_reconstruction_unlabelled(cards)
+        cards = _numbered(raw, version)
         await asyncio.to_thread(lambda: store_of().add(latest["name"], version, cards))
         register(cards)
         return JSONResponse(_summary(cards, version, time.time()), status_code=201)

@@ -301,6 +301,28 @@ def test_an_id_of_32_characters_and_line_breaks_in_text_are_fine(client):
     assert client.post("/v1/cardsets", json=raw).status_code == 201
 
 
+@pytest.mark.parametrize("edit, field", [
+    ({"version": 99}, "version"), ({"version": float("nan")}, "version"),
+    ({"version": "1\u0000"}, "version"),
+    ({"highway": load_card_set().to_json()["highway"], "description": "the shipped cards"},
+     "reconstruction")])
+def test_the_check_says_what_saving_does(client, edit, field):
+    """The check and the saves validate alike: a version that is not a string was ok:false
+    in the check and stored (201); a reconstruction's cards labelled printed were ok:true
+    in the check and refused (422) by saving."""
+    raw = {**my_set("mine"), **edit}
+    if field == "reconstruction":
+        raw["landmarks"] = load_card_set().to_json()["landmarks"]
+    body, headers = json.dumps(raw), {"Content-Type": "application/json"}  # NaN as sent
+    checked = client.post("/v1/cardsets/check", content=body, headers=headers).json()
+    assert not checked["ok"] and checked["errors"][0]["field"] == field, checked
+    r = client.post("/v1/cardsets", content=body, headers=headers)
+    assert r.status_code == 422 and r.json()["field"] == field, r.text
+    assert client.post("/v1/cardsets", json=my_set("mine")).status_code == 201
+    r = client.post("/v1/cardsets/mine/versions", content=body, headers=headers)
+    assert r.status_code == 422 and r.json()["field"] == field, r.text
+
+
 def test_csv_upload_convert_check_and_template(client):
     template = client.get("/v1/cardsets/template.csv")
     assert template.status_code == 200 and template.text.startswith("kind,id,miles,")
