@@ -339,13 +339,13 @@ class GameService:
                 hashes, status, creator, fair.salt, fair.commitment, fair.chosen,
                 self.settings.max_games, self.settings.max_games_per_client, start=start)
         except LimitReached as err:
+            after = {"Retry-After": str(max(self.settings.retry_after, 60))}  # games last
             if err.what == "client":
                 raise ApiError(429, None, f"this client already has {err.limit} games in "
                                "progress (BIGSUR_MAX_GAMES_PER_CLIENT); finish or delete one",
-                               "too_many") from None
+                               "too_many", after) from None
             raise ApiError(503, None, f"the server holds {err.limit} games in progress "
-                           "(BIGSUR_MAX_GAMES); retry later", "busy",
-                           {"Retry-After": "60"}) from None
+                           "(BIGSUR_MAX_GAMES); retry later", "busy", after) from None
         row = await self.store.in_thread(self.store.game, game_id)
         live = LiveGame(row, cards, state)
         self.live[game_id] = live

@@ -267,6 +267,7 @@ def test_games_in_progress_are_limited_per_client_and_overall(make_client):
     assert [create(client).status_code for _ in range(2)] == [201, 201]
     r = create(client)
     assert r.status_code == 429 and r.json()["error"] == "too_many", r.text
+    assert r.headers.get("Retry-After") == "60", r.headers  # as docs/api.md says of a 429
     other = make_client(max_games_per_client=5, max_games=2)  # the same database: 2 exist
     r = create(other)
     assert r.status_code == 503 and "Retry-After" in r.headers, r.text
