@@ -372,17 +372,17 @@ def graph_colours_explained(pg) -> None:
 
 def test_uploaded_review_graph_caption_names_no_you(server, page):  # noqa: F811
     """The graph's caption said the 2-player line is "yours" also for an uploaded record,
-    whose line is Player 1's (as its legend says). And its marks' colours: an orange
-    mistake in a magenta ring (the other player's colour, which the legend did not
-    explain) looked like the red blunder of the legend; each colour drawn is explained."""
+    whose line was Player 1's. Each player has a line now, its legend naming both. And
+    its marks' colours: an orange mistake in a magenta ring (the other player's colour,
+    which the legend did not explain) looked like the red blunder of the legend; each
+    colour drawn is explained."""
     pg = page
     record = play_random_game(2, seed=6).to_json()
     review_upload(pg, server, "other.json", record)
     legend = pg.locator("#review-graph").inner_text()
-    assert "Player 1 (random moves)'s winning chances" in legend, legend
-    assert "Ring: whose move" in legend, legend
+    assert "Player 1 (random moves)" in legend and "Player 2 (random moves)" in legend, legend
     caption = pg.locator("#review figcaption").inner_text()
-    assert "yours" not in caption and "the player its legend names" in caption, caption
+    assert "yours" not in caption and "one line a player" in caption, caption
     graph_colours_explained(pg)
     pg.locator("#review-graph").screenshot(path=str(ARTIFACTS / "qa-09-graph-colours-2p.png"))
     assert not pg.js_errors, pg.js_errors

@@ -9,6 +9,7 @@ import copy
 import json
 import re
 import urllib.request
+from itertools import pairwise
 
 from test_continue_and_upload import upload, upload_error_has
 from test_page_qa import review_upload
@@ -338,4 +339,71 @@ def test_a_forced_decision_says_it_was_the_only_legal_move(server, page):  # noq
     assert "\u2014 \u2014" not in detail, detail
     assert "Better" not in detail and "Before" not in detail, detail
     assert pg.locator("#review-detail .key").count() == 0  # nothing marked: no legend
+    assert not pg.js_errors, pg.js_errors
+
+
+GRAPH_LINES = """(svg) => {
+  // each line's points as win-% read off the axis (the plot's box: 100% at its top, 0% at
+  // its bottom), the line's player found by its colour in the legend, as a reader does
+  const box = svg.querySelector('rect');
+  const top = Number(box.getAttribute('y')), height = Number(box.getAttribute('height'));
+  const seatOf = {};
+  for (const k of svg.querySelectorAll('g.key[data-seat]')) {
+    seatOf[k.querySelector('.ring').getAttribute('stroke')] = {seat: Number(k.dataset.seat),
+      name: k.querySelector('text').textContent};
+  }
+  return [...svg.querySelectorAll('polyline')].map((l) => ({
+    ...seatOf[l.getAttribute('stroke')],
+    pct: l.getAttribute('points').trim().split(/\\s+/)
+      .map((xy) => 100 * (1 - (Number(xy.split(',')[1]) - top) / height))}));
+}"""
+
+CHANCES = re.compile(r"winning chances (\d+\.\d)% \u2192 (\d+\.\d)%")
+
+
+def chances_on_graph(pg, text: str) -> int:
+    """Every "X's winning chances a% → b%" of ``text`` (turning points) is a step of the
+    graph's line of X (the legend's name): two points one after the other, a then b (read
+    off the axis, to the drawing's precision). The number of such changes checked."""
+    lines = pg.eval_on_selector("#review-graph svg", GRAPH_LINES)
+    checked = 0
+    for m in CHANCES.finditer(text):
+        before = text[:m.start()].rstrip().lower()
+        line = [x for x in lines if x.get("name") and before.endswith(
+            "your" if x["name"] == "You" else x["name"].lower() + "'s")]
+        assert len(line) == 1, (text[m.start() - 60:m.end()], lines)
+        a, b = float(m.group(1)), float(m.group(2))
+        pct = line[0]["pct"]
+        assert any(abs(a - p) < 0.2 and abs(b - q) < 0.2 for p, q in pairwise(pct)), \
+            (m.group(0), line[0]["name"], [round(p, 1) for p in pct])
+        checked += 1
+    return checked
+
+
+def test_turning_points_say_numbers_the_graph_shows(server, page):  # noqa: F811
+    """A 2-player review's turning point said "Moves 15–19: AI 2 (easy) took H38 ... —
+    your winning chances 53.5% → 79.1%" while the graph showed about 32% there: the
+    turning points compare the player's own estimates, the one line turned the other
+    player's estimate round at its moves (each made from its own hidden hand), so it
+    jumped at every change of mover. Each player's line is now its own estimates, and
+    every number of the turning points (also "Review ready" on the final scores) is one
+    its player's line shows."""
+    pg = page
+    finish_a_game_against_greedy(server, pg)
+    ready = pg.locator("#final-review-summary").inner_text()
+    pg.click("#final-review")
+    pg.wait_for_selector("#review:not([hidden]) #review-graph svg polyline")
+    turning = pg.locator("#review-turning").inner_text()
+    assert chances_on_graph(pg, turning) >= 1, turning
+    chances_on_graph(pg, ready)
+    assert pg.locator("#review-graph svg polyline").count() == 2  # one line a player
+    # a mark stands on the line of the player who decided
+    lines = pg.eval_on_selector("#review-graph svg", GRAPH_LINES)
+    res = pg.evaluate("window.bigsur.state.review.result")
+    for dc in res["decisions"]:
+        if dc["label"] and dc["value_before"]:
+            pct = 100 * dc["value_before"]["win_probability"]
+            line = next(x for x in lines if x.get("seat") == dc["seat"])
+            assert min(abs(pct - p) for p in line["pct"]) < 0.2, (dc, line)
+    shot(pg, "review-04-turning-points-on-the-graph", full=True)
     assert not pg.js_errors, pg.js_errors

@@ -370,7 +370,7 @@ def test_play_a_full_game_hint_review(server, page, tmp_path):
     shot(pg, "07-final", full=True)
     pg.keyboard.press("v")
     pg.wait_for_selector("#review:not([hidden]) #review-graph svg polyline")
-    assert pg.locator("#review-graph svg polyline").count() == 1  # one line: the human's
+    assert pg.locator("#review-graph svg polyline").count() == 2  # one line a player
     assert pg.locator("#review-turning li").count() >= 1
     pg.keyboard.press("ArrowRight")
     pg.wait_for_selector("#review-detail .minitable svg.card")

@@ -1633,25 +1633,26 @@ function perspective() {
   return seats[0];
 }
 
-/* The advantage series: for 2 players one line from the human's seat (the other seat's
- * estimates flipped), else one line per seat. -> [{seat, points: [[index, p]]}] */
+/* The graph's lines: each player's winning chances as that player's own search saw them
+ * (each from its own hand, so the lines need not add up to 100%; another seat's estimate
+ * turned round jumped at every change of mover), whatever the number of players: before
+ * each of its decisions, after the move it played (the turning points compare these),
+ * then the game's result (a k-way tie: 1 in k). -> [{seat, points: [[index, p]]}] */
 function advantage(res) {
-  const players = res.players.length;
-  const me = perspective();
-  if (players === 2) {
-    const pts = res.decisions.filter((dc) => dc.value_before).map((dc) => [dc.index,
-      dc.seat === me ? dc.value_before.win_probability : 1 - dc.value_before.win_probability]);
-    if (res.final_scores) {
-      const fin = res.final_scores;
-      const other = 1 - me;
-      const last = res.decisions.length ? res.decisions[res.decisions.length - 1].index + 1 : 0;
-      pts.push([last, fin[me] > fin[other] ? 1 : fin[me] < fin[other] ? 0 : 0.5]);
+  const fin = res.final_scores;
+  const top = fin ? Math.max(...fin) : null;
+  const winners = fin ? fin.filter((x) => x === top).length : 0;
+  const last = res.decisions.length ? res.decisions[res.decisions.length - 1].index + 1 : 0;
+  return res.players.map((p) => {
+    const points = [];
+    for (const dc of res.decisions) {
+      if (dc.seat !== p.seat || !dc.value_before) continue;
+      points.push([dc.index, dc.value_before.win_probability]);
+      if (dc.value_played) points.push([dc.index + 1, dc.value_played.win_probability]);
     }
-    return [{seat: me, points: pts}];
-  }
-  return res.players.map((p) => ({seat: p.seat, points: res.decisions
-    .filter((dc) => dc.seat === p.seat && dc.value_before)
-    .map((dc) => [dc.index, dc.value_before.win_probability])}));
+    if (fin) points.push([last, fin[p.seat] === top ? 1 / winners : 0]);
+    return {seat: p.seat, points};
+  });
 }
 
 /* The moves of a review with the discard piles' tops as they were when paid, as the log
@@ -1825,32 +1826,25 @@ function fitText(text, px) {
 
 /* The win-chance graph, ``W`` wide (GRAPH_W: the laptop's layout; narrower: a narrow
  * layout, its legends on rows of their own, fewer turn numbers, its text larger and its
- * marks larger, each with a finger-wide area to tap). A labelled move's mark is a dot of
- * its label's colour inside a thin ring of the player's colour, a white gap between
- * (a magenta ring drawn on an orange mistake read as a red blunder); the legend explains
- * both: the labels' dots, and the rings (2 players: a row of their own; 3-4: on each
- * player's line). */
+ * marks larger, each with a finger-wide area to tap): one line a player (advantage). A
+ * labelled move's mark, on the line of the player who decided, is a dot of its label's
+ * colour inside a thin ring of the player's colour, a white gap between (a magenta ring
+ * drawn on an orange mistake read as a red blunder); the legend explains both: the
+ * labels' dots, and the rings (on each player's line). */
 function graphSVG(res, nActions, cursor, W = GRAPH_W) {
-  const two = res.players.length === 2;
   const narrow = W < GRAPH_W;
   const lines = advantage(res);
-  const me = perspective();
-  const whose = possessive(seatName(me), true);
-  const caption = two ? [`${whose} winning chances`, `(above 50%: ahead of ${seatName(1 - me)})`] : [];
-  const oneRow = fitText(caption.join(" "), W - 28) === caption.join(" ");
-  // the legends' rows: the laptop's 2 players one row (the line's left, the labels'
-  // right), 3-4 players the seats' row then the labels'; narrow: the line's caption in
-  // one row or two, or the seats two a row, then the labels' row
-  const seatRows = narrow ? (two ? (oneRow ? 1 : 2) : Math.ceil(lines.length / 2)) : 1;
-  const ringRows = two ? 1 : 0; // 2 players: whose move each ring colour says
+  // the legends' rows: the laptop's the seats' row then the labels'; narrow: the seats
+  // two a row, then the labels' row
+  const seatRows = narrow ? Math.ceil(lines.length / 2) : 1;
   const rowY = (k) => 4 + 16 * k;
   const L = 44, R = 12, B = 34;
-  const T = narrow ? rowY(seatRows + ringRows + 1) + 10 : 44;
+  const T = narrow ? rowY(seatRows + 1) + 10 : 44;
   const H = narrow ? T + 186 + B : 264;
   const n = Math.max(1, nActions || (res.decisions.length ? res.decisions[res.decisions.length - 1].index + 1 : 1));
   const x = (i) => L + (W - L - R) * (i / n);
   const y = (p) => T + (H - T - B) * (1 - p);
-  let s = `<svg class="graphsvg${narrow ? " narrow" : ""}" viewBox="0 0 ${W} ${H}" role="img" aria-label="${two ? "Your winning chances" : "Win probability of each player"} over the game">`;
+  let s = `<svg class="graphsvg${narrow ? " narrow" : ""}" viewBox="0 0 ${W} ${H}" role="img" aria-label="Win probability of each player over the game, as each player's own search saw it">`;
   s += `<rect x="${L}" y="${T}" width="${W - L - R}" height="${H - T - B}" fill="#fff" stroke="#bbb"/>`;
   const grid = [0, 0.25, 0.5, 0.75, 1];
   for (const p of grid) {
@@ -1875,28 +1869,18 @@ function graphSVG(res, nActions, cursor, W = GRAPH_W) {
     lastTurn = dcs.turn;
   }
   s += `<text x="${(L + W - R) / 2}" y="${H - 4}" class="axis" text-anchor="middle">turn</text>`;
-  if (two && lines[0].points.length) {
-    const pts = lines[0].points.map(([i, p]) => [x(i), y(p)]);
-    const area = `${x(lines[0].points[0][0]).toFixed(1)},${y(0.5)} ` + pts.map((q) => q[0].toFixed(1) + "," + q[1].toFixed(1)).join(" ") +
-      ` ${pts[pts.length - 1][0].toFixed(1)},${y(0.5)}`;
-    s += `<polygon points="${area}" fill="${SEAT_COLOR[me % 4]}" opacity="0.12"/>`;
-  }
   for (const line of lines) {
     if (!line.points.length) continue;
-    s += `<polyline class="seatline" fill="none" stroke="${SEAT_COLOR[line.seat % 4]}" stroke-width="2.2" ` +
+    s += `<polyline class="seatline" data-seat="${line.seat}" fill="none" stroke="${SEAT_COLOR[line.seat % 4]}" stroke-width="2.2" ` +
       `points="${line.points.map(([i, p]) => x(i).toFixed(1) + "," + y(p).toFixed(1)).join(" ")}"/>`;
   }
-  const yOf = (dc) => {
-    const p = dc.value_before.win_probability;
-    return y(two && dc.seat !== me ? 1 - p : p);
-  };
   if (cursor !== null && cursor !== undefined) {
     s += `<line class="cursor" x1="${x(cursor).toFixed(1)}" x2="${x(cursor).toFixed(1)}" y1="${T}" y2="${H - B}" stroke="#7b1fa2" stroke-width="2"/>`;
   }
   const radius = {inaccuracy: 5, mistake: 6, blunder: 7};
   for (const dc of res.decisions) {
     if (!dc.label || !dc.value_before) continue;
-    const px = x(dc.index).toFixed(1), py = yOf(dc).toFixed(1);
+    const px = x(dc.index).toFixed(1), py = y(dc.value_before.win_probability).toFixed(1);
     s += `<g class="mark" tabindex="0" role="button" data-decision="${dc.index}" ` +
       `data-label="${dc.label}" data-seat="${dc.seat}" ` +
       `aria-label="${esc(`${dc.label}: ${decisionWords(dc)} (move ${dc.index + 1}; ${markLoss(dc)})`)}">` +
@@ -1905,34 +1889,20 @@ function graphSVG(res, nActions, cursor, W = GRAPH_W) {
       markSVG(px, py, radius[dc.label] + (narrow ? 2 : 0), LABEL_COLOR[dc.label], SEAT_COLOR[dc.seat % 4]) +
       `</g>`;
   }
-  // a seat's key: its line (3-4 players with its ring on it), or its ring alone
-  const key = (color, tx, ty, text, seat = null, ring = false) =>
-    `<g class="key"${seat === null ? "" : ` data-seat="${seat}"`} transform="translate(${tx} ${ty})">` +
-    (color && !ring ? `<rect width="14" height="4" y="4" fill="${color}"/>` : "") +
-    (color && seat !== null ? `<circle class="ring" cx="7" cy="6" r="4.5" fill="#fff" stroke="${color}" stroke-width="1.5"/>` : "") +
+  // a seat's key: its line with its ring on it
+  const key = (color, tx, ty, text, seat) =>
+    `<g class="key" data-seat="${seat}" transform="translate(${tx} ${ty})">` +
+    `<rect width="14" height="4" y="4" fill="${color}"/>` +
+    `<circle class="ring" cx="7" cy="6" r="4.5" fill="#fff" stroke="${color}" stroke-width="1.5"/>` +
     `<text x="20" y="11" class="axis">${esc(text)}</text></g>`;
-  if (two && narrow && !oneRow) {
-    s += key(SEAT_COLOR[me % 4], 4, rowY(0), fitText(caption[0], W - 28)) +
-      key(null, 4, rowY(1), fitText(caption[1], W - 28));
-  } else if (two) {
-    s += key(SEAT_COLOR[me % 4], narrow ? 4 : L, 4, caption.join(" "));
-  } else {
-    const col = narrow ? Math.min(240, (W - 8) / 2) : (W - L - R) / lines.length;
-    lines.forEach((line, k) => {
-      s += narrow ? key(SEAT_COLOR[line.seat % 4], 4 + (k % 2) * col, rowY(Math.floor(k / 2)),
-        fitText(seatName(line.seat), col - 24), line.seat)
-        : key(SEAT_COLOR[line.seat % 4], L + k * col, 4, seatName(line.seat), line.seat);
-    });
-  }
-  if (two) { // the rings: whose move
-    const [rx, ry] = narrow ? [4, rowY(seatRows)] : [L, 20];
-    const lead = narrow ? 44 : 124, col = Math.min(240, (W - rx - R - lead) / 2);
-    s += `<text x="${rx}" y="${ry + 11}" class="axis">${narrow ? "Ring:" : "Ring: whose move"}</text>` +
-      res.players.map((p, k) => key(SEAT_COLOR[p.seat % 4], rx + lead + k * col, ry,
-        fitText(seatName(p.seat), col - 24), p.seat, true)).join("");
-  }
+  const col = narrow ? Math.min(240, (W - 8) / 2) : (W - L - R) / lines.length;
+  lines.forEach((line, k) => {
+    s += narrow ? key(SEAT_COLOR[line.seat % 4], 4 + (k % 2) * col, rowY(Math.floor(k / 2)),
+      fitText(seatName(line.seat), col - 24), line.seat)
+      : key(SEAT_COLOR[line.seat % 4], L + k * col, 4, seatName(line.seat), line.seat);
+  });
   Object.entries(LABEL_COLOR).forEach(([label, color], k) => {
-    const [lx, ly] = narrow ? [4 + k * 100, rowY(seatRows + ringRows)] : [W - R - 300 + k * 100, two ? 4 : 20];
+    const [lx, ly] = narrow ? [4 + k * 100, rowY(seatRows)] : [W - R - 300 + k * 100, 20];
     s += `<g class="key" data-label="${label}" transform="translate(${lx} ${ly})">` +
       `${markSVG(6, 6, 5, color, null)}<text x="15" y="11" class="axis">${label}</text></g>`;
   });
