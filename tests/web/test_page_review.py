@@ -407,3 +407,31 @@ def test_turning_points_say_numbers_the_graph_shows(server, page):  # noqa: F811
             assert min(abs(pct - p) for p in line["pct"]) < 0.2, (dc, line)
     shot(pg, "review-04-turning-points-on-the-graph", full=True)
     assert not pg.js_errors, pg.js_errors
+
+
+def test_a_decisions_values_say_whose_and_which_search(server, page):  # noqa: F811
+    """The decision box's "Before: win 69.7%, +11.1 pts" and "Played ... win 41.9%" are
+    the estimates of the player who moved (from its own hand) and did not say whose. And
+    a labelled loss's Played and Better values come from a second, longer search
+    (docs/api.md), Before from the first: Before 87.8% above Better 79.7% with no word
+    why. The box names the player's chances, and says which values were measured again."""
+    pg = page
+    record = play_random_game(2, seed=5).to_json()
+    review_upload(pg, server, "whose.json", record)
+    decisions = pg.evaluate("window.bigsur.state.upload.result.decisions")
+    again = "measured again with a longer search"
+    for seat in (0, 1):
+        whose = f"Player {seat + 1} (random moves)'s chances"
+        labelled = next(d for d in decisions if d["seat"] == seat and d["label"]
+                        and d["how"] in ("ranked", "played"))
+        plain = next(d for d in decisions if d["seat"] == seat and not d["label"]
+                     and d["value_played"] and d["how"] != "forced")
+        for dc, measured in ((labelled, True), (plain, False)):
+            open_decision(pg, dc["index"], None)
+            rows = pg.locator("#review-detail dl.cmp dd")
+            played, before = rows.nth(0).inner_text(), rows.nth(2).inner_text()
+            assert whose + ": win" in played and whose + ": win" in before, (played, before)
+            text = pg.locator("#review-detail").inner_text()
+            assert (again in text) == measured, (dc, text[:600])
+    shot(pg, "review-05-whose-chances", full=True)
+    assert not pg.js_errors, pg.js_errors

@@ -14,6 +14,7 @@ import {ApiError, api, recordText, seedOfRecordText, startReview, latestReview, 
 import {MATERIALS, MAT_COLOR, matGlyph, matIcon, stepsInWords, paymentSentence, discardTopAfter, cardsUsed, actionWords,
   paymentsAsPaid,
 lineBySeat, confidence, plainError, joinWords, plural, possessive, turningPoints as reviewTurningPoints,
+  measuredAgain,
   playedWasBest, decidingCategory, lossWords, accuracyWords, scoreChangeWords, signed,
   scoringItemWords}
 from "./words.js";
@@ -1980,7 +1981,9 @@ async function selectDecision(index) {
   renderReviewList();
   renderGraph();
   const box = $("review-detail");
-  const v = (val) => val ? `win ${pct(val.win_probability)}, ${signed(val.expected_margin)} pts` : "\u2014";
+  // the values are the mover's own estimates (from its own hand): said whose
+  const v = (val, capital = false) => val ? `${esc(possessive(seatName(dc.seat), capital))} chances: ` +
+    `win ${pct(val.win_probability)}, ${signed(val.expected_margin)} pts` : "\u2014";
   const bestPlayed = playedWasBest(dc);
   const best = dc.best ? dc.best.map((a) => decisionWords(dc, a).slice(seatName(dc.seat).length).trim()).join(", then ") : "\u2014";
   // a forced decision (one legal action) has no values to compare: said so, no empty rows
@@ -1998,9 +2001,11 @@ async function selectDecision(index) {
     (dc.label ? ` <span class="lab ${dc.label}">${dc.label}</span>` : "") + `</dd>` +
     (bestPlayed ? `<dt>Best</dt><dd>the move played was the search's best</dd>`
       : `<dt>Better</dt><dd><span data-part="better">${esc(best)}</span> \u2014 ${v(dc.value_best)}</dd>`) +
-    `<dt>Before</dt><dd>${v(dc.value_before)}</dd>` +
+    `<dt>Before</dt><dd>${v(dc.value_before, true)}</dd>` +
     `<dt>Lost</dt><dd>${dc.loss_win_pct === null ? "not rated (" + esc(HOW_UNRATED[dc.how] || dc.how) + ")"
-      : lossWords(dc.loss_win_pct, dc.loss_points) + " against the best move found"}</dd></dl>` +
+      : lossWords(dc.loss_win_pct, dc.loss_points) + " against the best move found"}` +
+    (measuredAgain(dc) ? ` <span class="muted small">(Played and ${bestPlayed ? "Best" : "Better"} measured ` +
+      `again with a longer search; Before is the first search's)</span>` : "") + `</dd></dl>` +
     `<p class="small muted">In the position below: <span class="key played">the move played</span> ` +
     (bestPlayed ? "" : `<span class="key better">the better move</span> `) + `(Depot, deck, Landmark or hand card).</p>`;
   html += `<div class="review-table" data-part="wrap"><p class="muted">Loading the position\u2026</p></div>`;
