@@ -30,7 +30,13 @@ from fastapi import Path as FastPath
 from fastapi.responses import JSONResponse, PlainTextResponse
 
 from solver.rules.cards import CardSet, CardSetError, load_card_set, parse_card_set, read_card_set
-from solver.rules.cardset_csv import csv_to_card_set_json, read_csv_card_set, template_csv
+from solver.rules.cardset_csv import (
+    MAX_ROWS,
+    CsvTooLong,
+    csv_to_card_set_json,
+    read_csv_card_set,
+    template_csv,
+)
 from solver.rules.position import PositionError, cards_to_json
 from solver.rules.wording import got
 
@@ -84,6 +90,11 @@ def invalid(errors: list[str], status: int = 422) -> JSONResponse:
     return JSONResponse({"error": "cards", "field": where, "reason": first["message"],
                          "message": f"{len(errors)} problem(s); first: {first['text']}",
                          "errors": items}, status_code=status)
+
+
+def too_many_rows(err: CsvTooLong) -> ApiError:
+    """The CSV row cap, a size cap as the others: 413 naming ``csv``."""
+    return ApiError(413, "csv", f"{err.rows} rows, at most {MAX_ROWS}", "limit")
 
 
 def check_caps(raw: Any) -> None:
@@ -370,6 +381,8 @@ def build_router(registry, store_of) -> APIRouter:
                 cards = read_csv_card_set(text.decode("utf-8", "replace"), name, "upload",
                                           description=description,
                                           reconstruction=reconstruction)
+            except CsvTooLong as err:
+                raise too_many_rows(err) from None
             except CardSetError as err:
                 return invalid(err.errors)
             return await store_new(cards.to_json())
@@ -403,9 +416,12 @@ def build_router(registry, store_of) -> APIRouter:
         body = await request.body()
         if len(body) > MAX_SET_BYTES:
             raise ApiError(413, "body", f"{len(body)} bytes, at most {MAX_SET_BYTES}", "limit")
-        raw, errors = csv_to_card_set_json(body.decode("utf-8", "replace"), name,
-                                           description=description,
-                                           reconstruction=reconstruction)
+        try:
+            raw, errors = csv_to_card_set_json(body.decode("utf-8", "replace"), name,
+                                               description=description,
+                                               reconstruction=reconstruction)
+        except CsvTooLong as err:
+            raise too_many_rows(err) from None
         return {"cards": raw, "errors": structured(errors)}
 
     @router.get("/cardsets/{name}", summary="A stored card set (latest version)")

@@ -39,6 +39,15 @@ LIST_PARAMS = frozenset({"sceneries"})
 MAX_ROWS = 500
 
 
+class CsvTooLong(CardSetError):
+    """A CSV of more than MAX_ROWS rows, read no further: a size cap (the server's 413),
+    not a problem of a card."""
+
+    def __init__(self, source: str, rows: int):
+        self.rows = rows
+        super().__init__(source, [f"csv: {rows} rows, at most {MAX_ROWS}"])
+
+
 def effect_to_text(effect: dict[str, Any] | None) -> str:
     if not effect:
         return ""
@@ -96,7 +105,8 @@ def template_csv() -> str:
 def csv_to_card_set_json(text: str, name: str, version: str = "1", description: str = "",
                          reconstruction: bool = False) -> tuple[dict[str, Any], list[str]]:
     """Read CSV text into a card set's JSON form; the second value lists the conversion
-    errors (each naming the row, the card and the column). The JSON is not validated."""
+    errors (each naming the row, the card and the column). The JSON is not validated.
+    More than MAX_ROWS rows: CsvTooLong."""
     errors: list[str] = []
     raw: dict[str, Any] = {"format": FORMAT, "name": name, "version": version,
                            "reconstruction": reconstruction, "description": description,
@@ -124,7 +134,7 @@ def csv_to_card_set_json(text: str, name: str, version: str = "1", description: 
     except csv.Error as err:
         return raw, [f"csv: {err}"]
     if len(rows) > MAX_ROWS:
-        return raw, [f"csv: {len(rows)} rows, at most {MAX_ROWS}"]
+        raise CsvTooLong(f"{name} (CSV)", len(rows))
     for n, row in enumerate(rows, start=2):
         if not any(cell.strip() for cell in row):
             continue
@@ -199,7 +209,10 @@ def read_csv_card_set(text: str, name: str, source: str | None = None, **meta: A
     of the set on the rest (a card its row's problem names is not named again: its
     other problems follow from it)."""
     source = source or f"{name} (CSV)"
-    raw, errors = csv_to_card_set_json(text, name, **meta)
+    try:
+        raw, errors = csv_to_card_set_json(text, name, **meta)
+    except CsvTooLong as err:
+        raise CsvTooLong(source, err.rows) from None
     if not errors:
         return parse_card_set(raw, source)
     if not errors[0].startswith("csv:"):  # the rows were read: the others are checked too

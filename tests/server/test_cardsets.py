@@ -248,6 +248,11 @@ def test_size_caps(client):
     assert r.status_code == 400 and r.json()["field"] == "body"
     r = client.post("/v1/cardsets", json=[1, 2])
     assert r.status_code == 422 and r.json()["field"] == "body"
+    rows = "kind,id\n" + "highway,H01\n" * 3000  # was 422, unlike every other size cap
+    for url in ("/v1/cardsets?name=rows", "/v1/cardsets/convert?name=rows"):
+        r = client.post(url, content=rows, headers={"Content-Type": "text/csv"})
+        assert r.status_code == 413 and r.json()["field"] == "csv", r.text
+        assert r.json()["reason"] == "3000 rows, at most 500", r.text
 
 
 @pytest.mark.parametrize("body, why", [
