@@ -14,6 +14,7 @@ from itertools import pairwise
 from test_continue_and_upload import upload, upload_error_has
 from test_page_qa import review_upload
 from test_web_page import (  # noqa: F401 - fixtures
+    ARTIFACTS,
     browser,
     finish_a_game_against_greedy,
     open_page,
@@ -435,3 +436,32 @@ def test_a_decisions_values_say_whose_and_which_search(server, page):  # noqa: F
             assert (again in text) == measured, (dc, text[:600])
     shot(pg, "review-05-whose-chances", full=True)
     assert not pg.js_errors, pg.js_errors
+
+
+def test_the_graph_legend_does_not_overlap_with_long_names(server, browser):  # noqa: F811
+    """At 1400x1000 long player names ran into each other and into the labels' keys:
+    "Player 1 (random moves)'s winning chances (above 50%: ahead of Player 2 (random mo…"
+    over "inaccuracy". A name too long for its place in the legend is cut, as on a phone:
+    no two texts of the graph overlap, with 2 players and with 4 of long names."""
+    from test_page_phone import GRAPH_TEXT
+
+    pg = open_page(browser, 1400, 1000)
+    try:
+        four = play_random_game(4, seed=6).to_json()
+        four["actions"] = four["actions"][:40]
+        four["names"] = ["a bot with a very long name that goes on"] * 4
+        for name, record in (("long-2p.json", play_random_game(2, seed=5).to_json()),
+                             ("long-4p.json", four)):
+            review_upload(pg, server, name, record)
+            texts = pg.eval_on_selector("#review-graph svg", GRAPH_TEXT)
+            keys = [t["text"] for t in texts if t["text"].startswith("Player")]
+            assert len(keys) == len(record["names"]), keys
+            for k, a in enumerate(texts):
+                for b in texts[k + 1:]:
+                    apart = (a["right"] <= b["left"] + 0.5 or b["right"] <= a["left"] + 0.5
+                             or a["bottom"] <= b["top"] + 0.5 or b["bottom"] <= a["top"] + 0.5)
+                    assert apart, (name, a, b)
+            pg.locator("#review-graph").screenshot(path=str(ARTIFACTS / f"review-06-{name}.png"))
+        assert not pg.js_errors, pg.js_errors
+    finally:
+        pg.context.close()

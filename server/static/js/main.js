@@ -1892,15 +1892,16 @@ function graphSVG(res, nActions, cursor, W = GRAPH_W) {
   }
   // a seat's key: its line with its ring on it
   const key = (color, tx, ty, text, seat) =>
-    `<g class="key" data-seat="${seat}" transform="translate(${tx} ${ty})">` +
+    `<g class="key" data-seat="${seat}" transform="translate(${tx} ${ty})"><title>${esc(seatName(seat))}</title>` +
     `<rect width="14" height="4" y="4" fill="${color}"/>` +
     `<circle class="ring" cx="7" cy="6" r="4.5" fill="#fff" stroke="${color}" stroke-width="1.5"/>` +
     `<text x="20" y="11" class="axis">${esc(text)}</text></g>`;
+  // a name too long for its place cut (with an ellipsis; its key's title says it whole)
   const col = narrow ? Math.min(240, (W - 8) / 2) : (W - L - R) / lines.length;
   lines.forEach((line, k) => {
     s += narrow ? key(SEAT_COLOR[line.seat % 4], 4 + (k % 2) * col, rowY(Math.floor(k / 2)),
       fitText(seatName(line.seat), col - 24), line.seat)
-      : key(SEAT_COLOR[line.seat % 4], L + k * col, 4, seatName(line.seat), line.seat);
+      : key(SEAT_COLOR[line.seat % 4], L + k * col, 4, fitText(seatName(line.seat), col - 24), line.seat);
   });
   Object.entries(LABEL_COLOR).forEach(([label, color], k) => {
     const [lx, ly] = narrow ? [4 + k * 100, rowY(seatRows)] : [W - R - 300 + k * 100, 20];
