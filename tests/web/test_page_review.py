@@ -465,3 +465,47 @@ def test_the_graph_legend_does_not_overlap_with_long_names(server, browser):  # 
         assert not pg.js_errors, pg.js_errors
     finally:
         pg.context.close()
+
+
+def test_a_game_in_progress_stays_offered_after_an_old_review(server, page):  # noqa: F811
+    """A game started and one card taken, then an old finished game's Review from the
+    games list, then Table and New game: the table showed the old game and the line "You
+    have a game in progress. Resume it" was gone (the game in progress was forgotten).
+    The line stays while a game is in progress, and resumes that game."""
+    pg = page
+    finish_a_game_against_greedy(server, pg)
+    finished = json.loads(pg.evaluate("localStorage.getItem('bigsur.game')"))["id"]
+    pg.click("#nav-new")
+    pg.select_option("#seat-1", "greedy")
+    pg.click("#setup-start")
+    pg.wait_for_selector("#game:not([hidden])")
+    settle(pg)
+    playing = json.loads(pg.evaluate("localStorage.getItem('bigsur.game')"))["id"]
+    pg.locator("#deck .cardbtn").click()
+    settle(pg)
+    pg.click("#nav-new")
+    assert pg.locator("#setup-resume").is_visible()
+    pg.click(f"#games-list [data-open-game='{finished}'][data-mode='review']")
+    pg.wait_for_selector("#review-source:has-text('Reviewing your game')")
+    pg.click("#nav-game")
+    pg.wait_for_selector("#game:not([hidden])")
+    pg.click("#nav-new")
+    pg.wait_for_selector("#setup:not([hidden]) #games-list [data-open-game]")
+    assert pg.locator("#setup-resume").is_visible(), pg.locator("#setup").inner_text()[:300]
+    shot(pg, "review-07-resume-after-an-old-review")
+    pg.click("#setup-resume-btn")
+    pg.wait_for_selector("#game:not([hidden])")
+    settle(pg)
+    assert pg.evaluate("window.bigsur.state.game.id") == playing
+    assert "Your turn" in pg.locator("#status").inner_text()
+    assert pg.evaluate("window.bigsur.state.data.actions_applied") >= 1  # the card taken
+    # and after a reload on the old game's review: still offered
+    pg.click("#nav-new")
+    pg.click(f"#games-list [data-open-game='{finished}'][data-mode='review']")
+    pg.wait_for_selector("#review-source:has-text('Reviewing your game')")
+    pg.reload()
+    pg.wait_for_selector("body[data-ready='1'] #review-graph svg polyline")
+    pg.click("#nav-new")
+    pg.wait_for_selector("#setup:not([hidden]) #games-list [data-open-game]")
+    assert pg.locator("#setup-resume").is_visible()
+    assert not pg.js_errors, pg.js_errors

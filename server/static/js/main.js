@@ -52,6 +52,7 @@ const levelOf = (spec) => {
   return choice ? choice[1].replace(/^AI \u2014 /, "") : spec;
 };
 const STORE_KEY = "bigsur.game";
+const PLAYING_KEY = "bigsur.playing"; // the id of the game in progress (gameInProgress)
 
 // ------------------------------------------------------------------ state
 const S = {
@@ -1181,6 +1182,7 @@ async function renderGamesList() {
   const keep = rows.filter((r) => !r.gone).map((r) => r.g);
   if (keep.length !== list.slice(0, 12).length) {
     localStorage.setItem(GAMES_KEY, JSON.stringify(keep.concat(list.slice(12))));
+    $("setup-resume").hidden = !(S.view === "setup" && gameInProgress()); // (one gone)
   }
   box.innerHTML = rows.filter((r) => r.d).map(({g, d}) => {
     const names = (g.names || []).join(" vs ") || `${d.players} players`;
@@ -1321,13 +1323,32 @@ function show(view) {
     S.game.view = view;
     localStorage.setItem(STORE_KEY, JSON.stringify(S.game));
   }
-  $("setup-resume").hidden = !(view === "setup" && S.game && S.data && !S.data.over);
+  $("setup-resume").hidden = !(view === "setup" && gameInProgress());
   if (view === "setup") renderGamesList();
   const uploadShown = view === "review" && S.reviewSource === "upload";
   if (S.upload && S.upload.jobId && !!S.upload.shown !== uploadShown) {
     S.upload.shown = uploadShown;
     keepUpload();
   }
+}
+
+/* The id of the game in progress the setup's "Resume it" offers: the game shown when it
+ * is in progress, else the one left in progress for another (a finished game's Review
+ * from the games list: the game shown is then that one), kept in localStorage; null when
+ * none (a game that ended, or that the games list found gone from the server). */
+function gameInProgress() {
+  if (S.game && S.data) {
+    if (!S.data.over) localStorage.setItem(PLAYING_KEY, S.game.id);
+    else if (localStorage.getItem(PLAYING_KEY) === S.game.id) localStorage.removeItem(PLAYING_KEY);
+  }
+  const id = localStorage.getItem(PLAYING_KEY);
+  return id && savedGames().some((g) => g.id === id) ? id : null;
+}
+
+function resumeGameInProgress() {
+  const id = gameInProgress();
+  if (id && S.game && S.game.id === id) { show("game"); renderGame(); }
+  else if (id) openSavedGame(id, "game");
 }
 
 // ------------------------------------------------------------------ review
@@ -2341,7 +2362,7 @@ async function init() {
   $("nav-keys").addEventListener("click", toggleKeys);
   $("setup-players").addEventListener("change", renderSeatChoices);
   $("setup-form").addEventListener("submit", startGame);
-  $("setup-resume-btn").addEventListener("click", () => { show("game"); renderGame(); });
+  $("setup-resume-btn").addEventListener("click", resumeGameInProgress);
   $("hint-btn").addEventListener("click", askHint);
   $("skip-btn").addEventListener("click", () => { S.skip = true; });
   $("final-review").addEventListener("click", () => openReview("game"));
