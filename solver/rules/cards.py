@@ -309,8 +309,10 @@ def _id_shaped(card_id: Any) -> bool:
 
 
 def _where(where: str, kind: str, card_id: Any) -> str:
-    """``highway card 'H01'``, or the list position when the id cannot name the card."""
-    return f"{kind} {card_id!r}" if _id_shaped(card_id) else where
+    """``highway card 'H01'`` (``''`` too: the editor finds the card by it), or the list
+    position when the id is not a short printable string (not echoed in every message)."""
+    named = isinstance(card_id, str) and len(card_id) <= MAX_ID_LENGTH and card_id.isprintable()
+    return f"{kind} {card_id!r}" if named else where
 
 
 def _check_id(where: str, card_id: Any, seen: set[str], errors: list[str]) -> bool:
