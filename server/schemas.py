@@ -35,6 +35,23 @@ def _decimal_seed(value: Any) -> Any:
 Seed = Annotated[int, BeforeValidator(_decimal_seed)]
 
 
+def _distinct_seats(seats: list[int]) -> list[int]:
+    """Seats to review: at least one, none twice (no list reviews every seat)."""
+    if not seats:
+        raise PydanticCustomError("no_seats", "must name at least one seat (leave it out to "
+                                  "review every seat)")
+    twice = sorted({s for s in seats if seats.count(s) > 1})
+    if twice:
+        raise PydanticCustomError("repeated_seat", "seat {seat} is listed twice",
+                                  {"seat": twice[0]})
+    return seats
+
+
+# the seats a review covers (POST /v1/analyze, POST /v1/games/{id}/analysis)
+ReviewSeats = Annotated[list[Annotated[int, Field(strict=True)]], Field(max_length=4),
+                        AfterValidator(_distinct_seats)]
+
+
 def _storable(value: str) -> str:
     """Text that is stored (an action, an action id): PostgreSQL's text columns refuse
     NUL and neither database takes a lone surrogate (JSON's "\\ud800"), so both are refused
@@ -161,8 +178,7 @@ class AnalyzeRequest(Strict):
     budget: Budget | None = Field(None, description="per decision; default: "
                                                      "BIGSUR_ANALYSIS_BUDGET_MS")
     seed: int = Field(0, ge=0, le=2**40, strict=True)
-    seats: list[Annotated[int, Field(strict=True)]] | None = Field(None, max_length=4,
-                                    description="review only these seats' decisions")
+    seats: ReviewSeats | None = Field(None, description="review only these seats' decisions")
 
 
 class Progress(Strict):

@@ -13,7 +13,7 @@ from solver.rules.position import PositionError
 from solver.rules.record import GameRecord, RecordError
 
 from ..errors import ApiError
-from ..schemas import Budget, ErrorBody
+from ..schemas import MAX_SEED, Budget, ErrorBody
 from ..store import token_hash
 
 ERRORS: dict[int | str, dict[str, Any]] = {
@@ -34,12 +34,15 @@ SEAT_ERRORS = {**ERRORS, **{code: {"model": ErrorBody, "description": text} for 
 async def posted_record(raw: dict[str, Any], cards) -> GameRecord:
     """A record sent in a request, every action checked by the rules (RecordError naming
     the field: 422); its card set by name or inline (an unknown set name is the
-    record's error)."""
+    record's error); its seed one a game takes (0 to MAX_SEED; a CLI game's may not be)."""
     try:
         named = await cards.for_position(raw.get("cards"))
     except PositionError as err:
         raise RecordError(str(err)) from None
     record = GameRecord.from_json(raw, named)
+    if record.seed is not None and not 0 <= record.seed <= MAX_SEED:
+        shown = record.seed if abs(record.seed) < 10**30 else f"{len(str(record.seed))} digits"
+        raise RecordError(f"seed: must be 0 to {MAX_SEED}, as a game's seed, got {shown}")
     record.replay()  # (a few milliseconds for a whole game)
     return record
 

@@ -12,14 +12,14 @@ unchanged.
 
 from __future__ import annotations
 
-from typing import Annotated, Any
+from typing import Any
 
 from fastapi import APIRouter, Request
 from pydantic import BaseModel, ConfigDict, Field
 
 from ..deps import GamesDep, JobsDep, SearchDep, SettingsDep
 from ..errors import ApiError
-from ..schemas import Budget, JobResponse
+from ..schemas import Budget, JobResponse, ReviewSeats
 from ..sessions import game_record
 from .common import SEAT_ERRORS, budget_dict, client_key
 
@@ -33,8 +33,7 @@ class GameAnalysisRequest(BaseModel):
     budget: Budget | None = Field(None, description="per decision; default: "
                                                      "BIGSUR_ANALYSIS_BUDGET_MS")
     seed: int = Field(0, ge=0, le=2**40, strict=True)
-    seats: list[Annotated[int, Field(strict=True)]] | None = Field(
-        None, max_length=4, description="review only these seats' decisions")
+    seats: ReviewSeats | None = Field(None, description="review only these seats' decisions")
     again: bool = Field(False, strict=True, description="start a new job even if one with "
                                                         "the same budget exists")
 

@@ -143,6 +143,9 @@ class GameRecord:
         except PositionError as err:
             raise RecordError(str(err)) from None
         identity = raw.get("card_set")
+        if identity is not None and not isinstance(identity, dict):
+            raise RecordError(f"card_set: must be an object (the set's name, version and "
+                              f"fingerprint){got_type(identity)}")
         if isinstance(identity, dict) and identity.get("fingerprint") not in (
                 None, cards.fingerprint):
             raise RecordError(f"card_set: the record was played with {identity.get('name')!r} "
@@ -177,7 +180,10 @@ class GameRecord:
                 if not isinstance(name, str) or len(name) > MAX_NAME:
                     raise RecordError(f"names[{i}]: must be a string of at most {MAX_NAME} "
                                       f"characters{got_type(name)}")
-        return cls(cards, players, seed, start, list(actions), names, raw.get("meta", {}))
+        meta = raw.get("meta")
+        if meta is not None and not isinstance(meta, dict):
+            raise RecordError(f"meta: must be an object{got_type(meta)}")
+        return cls(cards, players, seed, start, list(actions), names, meta or {})
 
     def save(self, path: str | Path) -> None:
         Path(path).write_text(json.dumps(self.to_json(), indent=1) + "\n", encoding="utf-8")

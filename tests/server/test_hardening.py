@@ -571,3 +571,30 @@ def test_a_json_body_without_the_json_content_type_says_so(client, content_type)
     assert SHAPE <= set(r.json())
     r = raw_post(client, "/v1/score", b"[1]")  # JSON, just not an object: as before
     assert "Content-Type" not in r.json()["reason"], r.text
+
+
+# ------------------------------------------------------------------ posted records
+
+
+@pytest.mark.parametrize("edit, field", [
+    ({"card_set": "x"}, "card_set"), ({"meta": [1, 2]}, "meta"), ({"seed": -1}, "seed"),
+    ({"seed": 10**30}, "seed"), ({"seed": 2**63}, "seed")])
+def test_a_posted_record_is_type_checked_and_its_seed_bounded_as_a_games(client, edit, field):
+    # all were accepted (200 / 202); a game's seed is 0 to 2**63-1
+    from solver.rules.record import GameRecord
+    record = {**GameRecord.start(2, 5).to_json(), **edit}
+    for url, body in (("/v1/replay", {"record": record, "n": 0}),
+                      ("/v1/analyze", {"record": record})):
+        r = client.post(url, json=body)
+        assert r.status_code == 422 and r.json()["field"] == field, (url, r.text)
+
+
+@pytest.mark.parametrize("seats, reason", [([], "at least one seat"), ([0, 0], "twice")])
+def test_a_review_of_no_seat_or_a_seat_twice_is_refused(client, seats, reason):
+    # [] made a job of 0 decisions; [0, 0] was taken
+    from solver.rules.record import GameRecord
+    record = GameRecord.start(2, 5).to_json()
+    r = client.post("/v1/analyze", json={"record": record, "seats": seats})
+    assert r.status_code == 422 and r.json()["field"] == "seats", r.text
+    assert reason in r.json()["reason"], r.text
+    assert client.post("/v1/analyze", json={"record": record, "seats": [1]}).status_code == 202
