@@ -276,8 +276,9 @@ class CreateGameRequest(Strict):
         None, description="continue from this position instead of a deal: the view "
                           "(bigsur-view/1) of the seat to act, whose hidden cards the server "
                           "draws with `seed` (that seat is the human, the others AI), or a "
-                          "full position (bigsur-position/1); `players` and `cards` come "
-                          "from it. No fairness commitment (there is no seeded deal)")
+                          "full position (bigsur-position/1; there `seed` seeds only the AI "
+                          "seats' decisions); `players` and `cards` come from it. No "
+                          "fairness commitment (there is no seeded deal)")
 
 
 class SeatToken(Strict):

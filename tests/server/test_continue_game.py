@@ -192,3 +192,20 @@ def test_a_full_position_for_several_humans_is_refused_unless_chosen_deals_are_a
     state = random_mid_game(seed=8)
     refused(client, {"position": state_to_json(state), "seats": ["human", "human", "random"]},
             "seats")
+
+
+def test_the_seed_of_a_game_from_a_full_position_seeds_its_ai(client):
+    """A full position hides nothing, so the seed draws no cards there: it seeds the AI
+    seats' decisions (docs/api.md), the same seed replaying the same AI moves."""
+    state = new_game(2, seed=3)
+    seats = ["human", "human"]
+    seats[state.current] = "random"  # the AI moves first, at creation
+
+    def ai_moves(seed):
+        data, tokens = continue_from(client, state_to_json(state), seed=seed, seats=seats)
+        game = client.get(f"/v1/games/{data['game_id']}", headers=auth(next(iter(
+            tokens.values())))).json()
+        return [entry["action"] for entry in game["log"]]
+
+    assert ai_moves(1) == ai_moves(1)
+    assert len({tuple(ai_moves(seed)) for seed in (1, 2, 3, 4)}) > 1
