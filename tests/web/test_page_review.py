@@ -509,3 +509,31 @@ def test_a_game_in_progress_stays_offered_after_an_old_review(server, page):  # 
     pg.wait_for_selector("#setup:not([hidden]) #games-list [data-open-game]")
     assert pg.locator("#setup-resume").is_visible()
     assert not pg.js_errors, pg.js_errors
+
+
+def test_a_turning_points_better_move_says_what_the_decision_box_says(server, page):  # noqa: F811
+    """A turning point's "better:" said "recycle the top of their discard pile, then ends
+    the turn" where the decision box names the Material ("... discard pile (timber)"):
+    the turning point says the better move in the box's words."""
+    pg = page
+    review_upload(pg, server, "better.json", play_random_game(2, seed=5).to_json())
+    links = pg.locator("#review-turning a:has-text('better:')")
+    assert links.count() >= 1
+    said = []
+    for n in [int(x) for x in links.evaluate_all("(ls) => ls.map((l) => l.dataset.decision)")]:
+        pg.click(f"#review-turning a[data-decision='{n}']")
+        pg.wait_for_function("(n) => document.querySelector('#review-detail')"
+                             ".innerText.includes('Move ' + n + ':')", arg=n + 1)
+        pg.wait_for_selector("#review-detail .minitable svg.card")
+        box = pg.locator("#review-detail [data-part=better]").inner_text()
+        try:  # (the turning point's words wait for the decision's position too)
+            pg.wait_for_function("([n, box]) => document.querySelector("
+                                 "`#review-turning a[data-decision='${n}']`).innerText"
+                                 ".endsWith('; better: ' + box + ').')", arg=[n, box],
+                                 timeout=10_000)
+        except Exception:
+            text = pg.locator(f"#review-turning a[data-decision='{n}']").inner_text()
+            raise AssertionError((text, box)) from None
+        said.append(box)
+    assert any("discard pile (" in b for b in said), said  # a Material named
+    assert not pg.js_errors, pg.js_errors

@@ -1644,7 +1644,7 @@ function renderFinalReview() {
   if (!box) return;
   const rv = S.review;
   if (!rv || !rv.result) { box.innerHTML = ""; return; }
-  const tp = turningPoints(rv.result).slice(0, 2);
+  const tp = turningPoints(rv).slice(0, 2);
   box.innerHTML = `<p><b>Review ready.</b> ${tp.map((x) => esc(x.text)).join(" ")} ` +
     `<button type="button" data-review-game="" class="linkbtn">See the review <kbd>V</kbd></button></p>`;
 }
@@ -1727,7 +1727,8 @@ function decisionWords(dc, action, paid = null) {
 /* The better move in words with the Materials its payments take from discard piles, read
  * from the decision's position ``st`` (a full state): a later build of the move recycles
  * what an earlier one discarded (discardTopAfter). Without the position the words name
- * no Material ("recycle the top of their discard pile"). */
+ * no Material ("recycle the top of their discard pile"): the turning points wait for it
+ * (betterOfTurning). */
 function betterWordsAt(dc, st) {
   const topId = (x) => (x.discard.length ? x.discard[x.discard.length - 1] : null);
   const tops = st.seats.map((x) => matOf(topId(x)));
@@ -1740,11 +1741,46 @@ function betterWordsAt(dc, st) {
   }).join(", then ");
 }
 
-/* Turning points in words (words.js): the biggest swings of the reviewed seat's own
- * estimates, the costliest decisions, and the scoring category that decided the game. */
-function turningPoints(res) {
+/* The position before a reviewed decision (a full state): an upload's replayed from its
+ * text, a game's from the server. */
+function positionOf(rv, index) {
+  return rv === S.upload ? replayRecordText(rv.text, index)
+    : api("GET", `/v1/games/${encodeURIComponent(S.game.id)}/positions/${index}`,
+      undefined, activeToken(null));
+}
+
+/* The better moves of a review's labelled turning points in the decision box's words
+ * (betterWordsAt on each decision's position, fetched once): result -> index -> words
+ * (null: the position could not be had; the words then name no Material). */
+const betterOfReview = new WeakMap();
+
+function betterOfTurning(rv, tp) {
+  const res = rv.result;
+  if (!betterOfReview.has(res)) betterOfReview.set(res, new Map());
+  const known = betterOfReview.get(res);
+  const wanted = tp.filter((x) => x.labelled && !known.has(x.index));
+  if (!wanted.length) return;
+  for (const x of wanted) known.set(x.index, null);
+  Promise.all(wanted.map(async (x) => {
+    const dc = res.decisions.find((d) => d.index === x.index);
+    try { known.set(x.index, betterWordsAt(dc, await positionOf(rv, x.index))); } catch (e) { /* as said */ }
+  })).then(() => { // said again with them, where this review is shown
+    if (rv === S.review && rv.result === res) renderFinalReview();
+    if (shownReview() === rv && rv.result === res && S.view === "review") renderTurning(rv);
+  });
+}
+
+/* Turning points in words (words.js) of the review ``rv``: the biggest swings of the
+ * reviewed seat's own estimates, the costliest decisions (their better moves in the
+ * decision box's words once their positions are in: betterOfTurning), and the scoring
+ * category that decided the game. */
+function turningPoints(rv) {
+  const res = rv.result;
   const me = perspective();
-  const out = reviewTurningPoints(res, {me, seatName, cards: S.cards, paid: reviewPaid(res)});
+  const better = betterOfReview.get(res);
+  const out = reviewTurningPoints(res, {me, seatName, cards: S.cards, paid: reviewPaid(res),
+    better: (dc) => (better && better.get(dc.index)) || null});
+  betterOfTurning(rv, out);
   const fin = S.reviewSource === "game" && S.data && S.data.result;
   const decided = fin ? decidingCategory(fin, seatName) : null;
   if (decided) out.unshift({index: null, text: decided});
@@ -1800,13 +1836,17 @@ function renderReview() {
     `100, not a share of the moves: lichess's formula on each rated decision's win-% lost, averaged ` +
     `(100: none lost any win-%). Both judge decisions against the search; points can still be lost ` +
     `to luck and to abilities.</p>`;
-  const tp = turningPoints(res);
-  $("review-turning").innerHTML = tp.length ? `<h3 class="small">Turning points</h3><ul class="turning">` +
-    tp.map((x) => `<li>${x.index === null ? esc(x.text)
-      : `<a href="#move-${x.index + 1}" class="tplink" data-decision="${x.index}">${esc(x.text)}</a>`}</li>`).join("") + `</ul>` : "";
+  renderTurning(rv);
   renderGraph();
   renderReviewList();
   showDetailOf(rv);
+}
+
+function renderTurning(rv) {
+  const tp = turningPoints(rv);
+  $("review-turning").innerHTML = tp.length ? `<h3 class="small">Turning points</h3><ul class="turning">` +
+    tp.map((x) => `<li>${x.index === null ? esc(x.text)
+      : `<a href="#move-${x.index + 1}" class="tplink" data-decision="${x.index}">${esc(x.text)}</a>`}</li>`).join("") + `</ul>` : "";
 }
 
 /* The decision box shows a decision of the review shown (its own choice again), or asks
@@ -2034,9 +2074,7 @@ async function selectDecision(index) {
   box.innerHTML = html;
   const wrapEl = box.querySelector("[data-part=wrap]");
   try {
-    const st = rv === S.upload ? await replayRecordText(rv.text, dc.index)
-      : await api("GET", `/v1/games/${encodeURIComponent(S.game.id)}/positions/${dc.index}`,
-        undefined, activeToken(null));
+    const st = await positionOf(rv, dc.index);
     let scores = [];
     try { scores = (await api("POST", "/v1/score", {position: st})).scores; } catch (e) { scores = []; }
     if (seq !== decisionSeq) return; // a later decision was chosen meanwhile

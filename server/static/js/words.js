@@ -416,8 +416,9 @@ export function turnInShort(actions, ctx) {
  * so a jump there is not something a move did; the other seats' turns in between are
  * named as what happened (one turn in short words, several by their players).
  * ``ctx``: {me, seatName, cards, paid (optional: index -> the payment's ctx, as
- * paymentsAsPaid gives it)}; at most ``most`` swings, in game order, then at most two
- * labelled decisions. -> [{index, text}] (the decision to open). */
+ * paymentsAsPaid gives it), better (optional: a decision's better move in words, or
+ * null: said here without the Materials of discard piles)}; at most ``most`` swings, in game order, then at most two
+ * labelled decisions. -> [{index, text, labelled}] (the decision to open). */
 export function turningPoints(res, ctx, most = 3) {
   const {me, seatName} = ctx;
   const played = (dc) => actionWords(dc.played, {...ctx, ...(ctx.paid && ctx.paid.get(dc.index))},
@@ -464,9 +465,9 @@ export function turningPoints(res, ctx, most = 3) {
     .sort((x, y) => (y.loss_win_pct + y.loss_points) - (x.loss_win_pct + x.loss_points)).slice(0, 2)
     .forEach((dc) => {
       if (out.some((x) => x.index === dc.index)) return;
-      const better = dc.best ? dc.best.map((a) => actionWords(a, ctx, seatName(dc.seat))
-        .slice(seatName(dc.seat).length).trim()).join(", then ") : "?";
-      out.push({index: dc.index, text: `Move ${dc.index + 1}: ${played(dc)} ` +
+      const better = (dc.best && ctx.better && ctx.better(dc)) || (dc.best ? dc.best.map((a) =>
+        actionWords(a, ctx, seatName(dc.seat)).slice(seatName(dc.seat).length).trim()).join(", then ") : "?");
+      out.push({index: dc.index, labelled: true, text: `Move ${dc.index + 1}: ${played(dc)} ` +
         `(${aOrAn(dc.label)}: lost ${lossWords(dc.loss_win_pct, dc.loss_points)} ` +
         `against the best move found; better: ${better}).`});
     });
