@@ -156,3 +156,25 @@ def test_games_list_counts_rounds_as_the_table_does(server, page):  # noqa: F811
     row = pg.locator("#games-list li").first.inner_text()
     assert "round 2, in progress" in row and "turn" not in row, row
     assert not pg.js_errors, pg.js_errors
+
+
+def test_a_persistent_material_used_twice_is_said_as_such(server, page):  # noqa: F811
+    """A 3-player review said "paying: the Persistent stone of H14 in their Highway; the
+    Persistent stone of H14 in their Highway" where a Landmark's ability (an extra use a
+    turn) let the same card give its Material twice: the second use is said as such."""
+    pg = page
+    out = words_in_page(pg, server, """
+      const cards = {highway: {H14: {material: 'water', persistent: 'stone'},
+                               H20: {material: 'steel'}}, landmarks: {}};
+      const ctx = {cards, seatName: (i) => 'AI ' + (i + 1) + ' (easy)'};
+      return {ai: w.actionWords('build H20 R pay per:H14 per:H14', ctx, 'AI 3 (easy)'),
+              me: w.actionWords('build H20 R pay per:H14 per:H14', ctx, 'You'),
+              mats: w.stepsInWords(['per:H14', 'per:H14'], ctx).map((s) => s.material)};
+    """)
+    assert out["ai"] == ("AI 3 (easy) builds H20 at the right end, paying: the Persistent "
+                         "stone of H14 in their Highway; the same stone of H14 again (an "
+                         "extra use)"), out["ai"]
+    assert out["me"].endswith("the Persistent stone of H14 in your Highway; the same stone "
+                              "of H14 again (an extra use)"), out["me"]
+    assert out["mats"] == ["stone", "stone"]  # each use still gives its Material
+    assert not pg.js_errors, pg.js_errors

@@ -85,7 +85,9 @@ export function stepsInWords(steps, ctx) {
     } else if (step.startsWith("per:")) {
       const id = step.slice(4);
       material = (hw[id] || {}).persistent || null;
-      words = `the Persistent ${material || "Material"} of ${id} in ${whose} Highway`;
+      // a second use of the same card (a Landmark's extra use a turn) said as such
+      words = steps.indexOf(step) < out.length ? `the same ${material || "Material"} of ${id} again (an extra use)`
+        : `the Persistent ${material || "Material"} of ${id} in ${whose} Highway`;
     } else if (step.startsWith("sub:")) {
       const [list, m] = step.slice(4).split("=");
       const ids = list.split("+");
