@@ -318,8 +318,8 @@ def cheapest_joint(state: GameState, builds, values=None, params=SolverParams,
                    hint: JointPlan | None = None) -> JointPlan:
     """The cheapest joint payment of ``builds`` (an ordered list of cards in hand: indices,
     ids or (card, side)) by CP-SAT; ``state`` may be the view of the seat to act. Raises
-    PaymentInfeasible (naming the short Material) or PaymentRequestError. ``plan.stats`` holds ``build_ms``, ``solve_ms``, ``status``
-    and the solver's ``objective``."""
+    PaymentInfeasible (naming the short Material) or PaymentRequestError. ``plan.stats``
+    holds ``build_ms``, ``solve_ms``, ``status`` and the solver's ``objective``."""
     t0 = time.perf_counter()
     c0 = time.thread_time()
     P = _Problem(state, builds, values)
