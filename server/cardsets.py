@@ -19,6 +19,7 @@ from __future__ import annotations
 
 import asyncio
 import json
+import logging
 import re
 import time
 from collections.abc import Callable
@@ -42,6 +43,8 @@ from solver.rules.wording import got
 
 from .errors import ApiError, json_body
 from .store import Conflict, LimitReached, Store
+
+log = logging.getLogger("bigsur.server")
 
 NAME_RE = re.compile(r"^[A-Za-z0-9][A-Za-z0-9_-]{0,39}$")
 RESERVED = frozenset({"default", "check", "convert", "template"})
@@ -497,7 +500,14 @@ def attach(app: FastAPI, registry, settings) -> None:
         return box["store"]
 
     for row in store_of().latest_all():
-        cards = parse_card_set(row["body"], row["name"])
+        try:
+            cards = parse_card_set(row["body"], row["name"])
+        except CardSetError as err:
+            # stored before a check it fails now (an older server's): the server starts
+            # without it, and naming it answers what is wrong (422 cards)
+            log.warning("stored card set %r version %s is not offered: %s", row["name"],
+                        row["version"], err)
+            continue
         if cards.name not in registry.sets:
             registry.sets[cards.name] = cards
 

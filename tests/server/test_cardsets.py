@@ -382,3 +382,28 @@ def test_a_version_out_of_range_is_a_422_not_a_crash(client, version):
     r = client.get(f"/v1/cardsets/any/versions/{version}")
     assert r.status_code == 422, r.text
     assert r.json()["field"] == "version"
+
+
+def test_a_stored_set_that_fails_todays_checks_does_not_stop_the_server(make_client, db_target,
+                                                                      caplog):
+    """A set stored before a check it now fails (an id of more than 32 characters, stored
+    by an older server) stopped the server at start (CardSetError from the start-up
+    registration): the server starts without it, logs why, and naming it answers a 422
+    saying what is wrong, never a 500."""
+    import sqlite3
+
+    assert make_client().post("/v1/cardsets", json=my_set("older")).status_code == 201
+    with sqlite3.connect(db_target) as db:
+        body = json.loads(db.execute("SELECT body FROM cardsets WHERE key='older'")
+                          .fetchone()[0])
+        body["highway"][0]["id"] = "H" * 40
+        db.execute("UPDATE cardsets SET body=? WHERE key='older'", (json.dumps(body),))
+    with caplog.at_level("WARNING", logger="bigsur.server"):
+        again = make_client()  # a new app on the same database file
+    assert "older" in caplog.text and "highway[0]" in caplog.text
+    assert "older" not in [s["name"] for s in again.get("/v1/cards").json()]
+    got = again.get("/v1/cardsets/older")
+    assert got.status_code == 422 and "highway[0]" in got.text, got.text
+    game = again.post("/v1/games", json={"players": 2, "seats": ["human", "random"],
+                                         "seed": 3, "cards": "older"})
+    assert game.status_code == 422 and "highway[0]" in game.text, game.text
