@@ -120,6 +120,7 @@ class DecisionReview:
     loss_win_pct: float | None = None
     loss_points: float | None = None
     label: str | None = None
+    measured_again: bool = False  # value_best/value_played from the second search
 
     @property
     def rated(self) -> bool:
@@ -387,6 +388,7 @@ def _measure_again(out: DecisionReview, view: PlayerView, played_move: list[str]
             first = parse_action(m["actions"][0])
             values["played" if same_decision(pair[1][0], first) else "best"] = _value(m)
     if len(values) == 2:
+        out.measured_again = True
         out.value_best, out.value_played = values["best"], values["played"]
         if _rank(out.value_played) >= _rank(out.value_best):  # the played move was best
             out.best, out.value_best = list(played_move), out.value_played

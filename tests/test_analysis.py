@@ -74,6 +74,8 @@ def test_a_labelled_loss_is_measured_again_by_the_two_moves_alone():
     assert review.how == "ranked" and review.label is None and review.loss_win_pct == 0.0
     assert review.value_played.win_probability == 0.55
     assert review.best == [played] and review.value_best == review.value_played  # best found
+    assert review.measured_again  # said in the JSON: the page tells the player
+    assert review.to_json()["measured_again"] is True
 
 
 def test_a_loss_measured_again_keeps_its_label_when_the_second_search_agrees():
@@ -84,7 +86,7 @@ def test_a_loss_measured_again_keeps_its_label_when_the_second_search_agrees():
                        {"moves": [move(other, 0.7, 8.0, 4), move(played, 0.6, 1.0, 1)]}])
     review = review_decision(view, played, None, None, {"iterations": 5}, 7, search=search)
     assert review.loss_win_pct == 10.0 and review.loss_points == 7.0
-    assert review.label == "mistake"
+    assert review.label == "mistake" and review.measured_again
 
 
 def test_no_second_search_when_nothing_is_labelled_or_it_ranks_one_move():
@@ -100,3 +102,4 @@ def test_no_second_search_when_nothing_is_labelled_or_it_ranks_one_move():
                        {"moves": [move(other, 0.7, 8.0), move(played, 0.6, 1.0, visits=0)]}])
     review = review_decision(view, played, None, None, {"iterations": 5}, 0, search=search)
     assert review.label == "blunder" and review.loss_win_pct == 50.0  # the first figures
+    assert not review.measured_again  # the second search left the played move unvisited

@@ -423,9 +423,8 @@ def test_a_decisions_values_say_whose_and_which_search(server, page):  # noqa: F
     again = "measured again with a longer search"
     for seat in (0, 1):
         whose = f"Player {seat + 1} (random moves)'s chances"
-        labelled = next(d for d in decisions if d["seat"] == seat and d["label"]
-                        and d["how"] in ("ranked", "played"))
-        plain = next(d for d in decisions if d["seat"] == seat and not d["label"]
+        labelled = next(d for d in decisions if d["seat"] == seat and d["measured_again"])
+        plain = next(d for d in decisions if d["seat"] == seat and not d["measured_again"]
                      and d["value_played"] and d["how"] != "forced")
         for dc, measured in ((labelled, True), (plain, False)):
             open_decision(pg, dc["index"], None)

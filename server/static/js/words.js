@@ -483,10 +483,9 @@ export function playedWasBest(dc) {
 }
 
 /** Whether a reviewed decision's values of the move played and of the best move come from
- * the review's second search (docs/api.md: a loss that earns a label, where the search
- * ranked the move played or searched it alone, is measured again with four times the
- * budget; its values stand), its value before from the first. The review's JSON says so
- * by its label and ``how``, nothing else. */
+ * the review's second search (docs/api.md: a loss that earns a label is measured again
+ * with four times the budget; its values stand), its value before from the first: the
+ * review's ``measured_again``. */
 export function measuredAgain(dc) {
-  return !!dc.label && (dc.how === "ranked" || dc.how === "played");
+  return !!dc.measured_again;
 }
