@@ -284,3 +284,31 @@ def test_a_hint_survives_a_reload_in_its_position(server, page):  # noqa: F811
     assert pg.locator("#hint .hintlist").inner_text() == before
     assert not asked, asked
     assert not pg.js_errors, pg.js_errors
+
+
+def test_a_hint_says_the_searchs_reasons_in_the_pages_names(server, page):  # noqa: F811
+    """POST /v1/hint's moves may carry ``reasons`` (short sentences, the hint's seat as
+    "you", another seat as "Player N", 1-based): the page says them under the move, each
+    "Player N" by the page's name for that seat ("AI 2 (easy)"); a move without the field
+    (an older server) says none. The real answer is intercepted and given reasons here."""
+    pg = page
+    continue_position(pg, server, ragged_point_position(), 0)
+
+    def with_reasons(route):
+        answer = route.fetch().json()
+        answer["moves"][0]["reasons"] = ["it keeps Player 2 from claiming Pfeiffer Beach",
+                                         "your Stretch grows to 3 cards"]
+        for m in answer["moves"][1:]:
+            m.pop("reasons", None)
+        route.fulfill(json=answer)
+
+    pg.route("**/v1/games/*/hint", with_reasons)
+    ask_hint(pg)
+    items = pg.locator("#hint .hintlist > li")
+    assert items.count() >= 2
+    said = items.first.locator(".reasons li").all_inner_texts()
+    assert said == ["It keeps AI 2 (easy) from claiming Pfeiffer Beach.",
+                    "Your Stretch grows to 3 cards."], said
+    assert "Player 2" not in items.first.inner_text()
+    assert items.nth(1).locator(".reasons").count() == 0
+    assert not pg.js_errors, pg.js_errors

@@ -16,7 +16,7 @@ import {MATERIALS, MAT_COLOR, matGlyph, matIcon, stepsInWords, paymentSentence, 
 lineBySeat, confidence, plainError, joinWords, plural, possessive, turningPoints as reviewTurningPoints,
   measuredAgain,
   playedWasBest, decidingCategory, lossWords, accuracyWords, scoreChangeWords, signed,
-  scoringItemWords}
+  scoringItemWords, reasonWords}
 from "./words.js";
 import {payState, persistentUseFits, borrowsLeft} from "./pay.js";
 import {SCENERY, SC_COLOR, esc, cap, wrap, setCards, sceneryIcon, cardWords, cardSVG,
@@ -514,6 +514,7 @@ function renderHint() {
       top = discardTopAfter(steps, top);
       return words;
     }).join("; ") : "";
+    const reasons = reasonWords(m.reasons, seatName); // why the search likes it (newer servers)
     const parts = lineBySeat(m.actions, m.line || [], v.view_of, v.seats.length).slice(0, 3);
     const then = parts.map((p) => {
       const who = p.seat === v.view_of ? "You" : seatName(p.seat);
@@ -528,6 +529,7 @@ function renderHint() {
       `<span class="muted" title="how often the search tried this move">${m.visits} visits</span></div>` +
       (m.score_change ? `<div class="small scorenow">${esc(cap(scoreChangeWords(m.score_change)))}</div>` : "") +
       (plan ? `<div class="small">Pay: ${esc(plan)}</div>` : "") +
+      (reasons.length ? `<ul class="small thenlist reasons">${reasons.map((x) => `<li>${esc(x)}</li>`).join("")}</ul>` : "") +
       (then ? `<div class="small muted">Then (the search's guess; unseen cards are "a deck card"):<ul class="thenlist">${then}</ul></div>` : "") +
       `<div class="hintbtns"><button type="button" class="playhint" data-hint="${k}">Play this</button>` +
       (k === shown ? `<span class="muted small">shown on the table</span>` :

@@ -342,6 +342,18 @@ export function confidence(moves, legal) {
   return {cue: "likely best", why: `${visits}, ${gaps(dw, dm)}`};
 }
 
+/** A hint move's ``reasons`` (short sentences, no final period; the hint's seat "you",
+ * another seat "Player N", 1-based) as the page says them: each capitalised, with its
+ * period, "Player N" by the page's name for that seat (``seatName(i)``, 0-based). None
+ * (an older server): []. */
+export function reasonWords(reasons, seatName) {
+  if (!Array.isArray(reasons)) return [];
+  return reasons.filter((r) => typeof r === "string" && r.trim()).map((r) => {
+    const s = r.trim().replace(/\bPlayer (\d+)\b/g, (_, n) => seatName(Number(n) - 1));
+    return s.charAt(0).toUpperCase() + s.slice(1) + (/[.!?]$/.test(s) ? "" : ".");
+  });
+}
+
 /** A number with its sign, a minus sign for negatives: ``signed(-4.25)`` is "\u22124.3",
  * ``signed(3, 0)`` "+3". */
 export const signed = (x, digits = 1) => (x >= 0 ? "+" : "\u2212") + Math.abs(x).toFixed(digits);
