@@ -312,3 +312,46 @@ def test_a_hint_says_the_searchs_reasons_in_the_pages_names(server, page):  # no
     assert "Player 2" not in items.first.inner_text()
     assert items.nth(1).locator(".reasons").count() == 0
     assert not pg.js_errors, pg.js_errors
+
+
+def test_confidence_against_the_closest_move_and_not_on_a_short_search(server, page):  # noqa: F811
+    """A QA pass against the strongest AI: the headline compared the top move with the
+    second by visits ("Likely best: 768 vs 438 visits, 36.2 win-% and 35.7 points ahead
+    of the next move") while the 4th listed move was 2.6 win-% behind; gave a verdict at
+    87 iterations ("24 vs 23 visits"); and said "0.0 win-%" where every move showed 0.0%.
+    It compares with the listed move closest in the search's value (win chance three
+    parts, points one), gives no verdict under 100 visits of the top move, and speaks of
+    points only where every win chance shows 0.0% (or 100.0%)."""
+    pg = page
+    st = ragged_point_position()
+    continue_position(pg, server, st, 0)
+    out = pg.evaluate("""async () => {
+      const w = await import('/js/words.js');
+      const m = (visits, p, pts) => ({visits, win_probability: p, expected_margin: pts});
+      const c = (ms) => {
+        const r = w.confidence(ms, ['end', 'take deck']);
+        return `${r.cue}: ${r.why}`;
+      };
+      return {
+        closest: c([m(768, 0.500, 10.0), m(438, 0.138, -25.7), m(300, 0.30, 0),
+                    m(200, 0.474, 9.0)]),
+        short: c([m(24, 0.300, 1.0), m(23, 0.253, -3.0)]),
+        lost: c([m(2898, 0.0001, -5.0), m(1536, 0.0, -9.5), m(400, 0.0002, -12.0)]),
+        won: c([m(2898, 0.9999, 12.0), m(2700, 1.0, 11.5)]),
+      };
+    }""")
+    assert out["closest"] == ("likely best: 768 vs 200 visits, 2.6 win-% and 1.0 points ahead "
+                              "of the closest move in value, the 4th listed"), out
+    assert out["short"] == ("too few iterations to tell: only 24 visits for the top move "
+                            "(a verdict needs 100): search longer"), out
+    assert out["lost"] == ("likely best: 2898 vs 1536 visits; every move's win chance 0.0%, "
+                           "4.5 points ahead of the next move"), out
+    assert out["won"] == ("close call: the top moves are within 0.5 points (2898 vs 2700 "
+                          "visits; every move's win chance 100.0%): either is fine"), out
+    # the page says it: a hint of 50 visits gives no verdict
+    fake_hint(pg, st, [{"actions": ["end"]}, {"actions": ["build H04 R", "end"]}])
+    ask_hint(pg)
+    conf = pg.locator("#hint .conf").inner_text()
+    assert conf == ("Too few iterations to tell: only 50 visits for the top move (a verdict "
+                    "needs 100): search longer."), conf
+    assert not pg.js_errors, pg.js_errors

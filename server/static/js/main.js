@@ -496,7 +496,7 @@ function renderHint() {
   const r = h.result;
   const moves = r.moves.slice(0, 4);
   const ctx = hintCtx();
-  const conf = confidence(r.moves, S.data.legal_actions);
+  const conf = confidence(moves, S.data.legal_actions); // against the listed moves
   const v = S.data.view;
   const shown = S.hintShow || 0;
   let html = conf ? `<p class="conf conf-${conf.cue.replace(/ /g, "-")}"><b>${esc(cap(conf.cue))}</b>: ${esc(conf.why)}.</p>` : "";

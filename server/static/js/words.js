@@ -309,14 +309,27 @@ export function lineBySeat(first, line, seat, players) {
   return out;
 }
 
-/** How sure the search is about its first move: a short cue and why. ``legal``: the
- * position's legal actions. A lone move is all that is possible ("only move"), the last
- * build step solved exactly ("solved exactly", its final score), or the only one the
- * search kept ("only candidate"). */
+/* A move's value as the search rates it (its reward, solver/search/ismcts.py:
+ * margin_weight 0.25, margin_scale 15): the win chance three parts, the points, squashed
+ * into 0..1, one part. */
+const searchValue = (m) => 0.75 * m.win_probability + 0.125 * (1 + Math.tanh(m.expected_margin / 15));
+
+const ordinal = (n) => ({2: "2nd", 3: "3rd"})[n] || `${n}th`;
+
+/* Visits the first move needs before the search's verdict means anything. */
+export const FEW_VISITS = 100;
+
+/** How sure the search is about its first move: a short cue and why. ``moves``: the
+ * listed moves, first the most visited; ``legal``: the position's legal actions. A lone
+ * move is all that is possible ("only move"), the last build step solved exactly
+ * ("solved exactly", its final score), or the only one the search kept ("only
+ * candidate"). Else the first move against the listed move closest to it in the search's
+ * value (not merely the next by visits), and no verdict under FEW_VISITS visits; where
+ * every listed move shows the same 0.0% or 100.0% win chance, in points only. */
 export function confidence(moves, legal) {
   if (!moves || !moves.length) return null;
-  const [a, b] = moves;
-  if (!b) {
+  const a = moves[0];
+  if (moves.length < 2) {
     if (legal && legal.length === 1 && a.actions && a.actions.length === 1 && a.actions[0] === legal[0]) {
       return {cue: "only move", why: legal[0] === "end" ? "nothing else is possible, so end the turn"
         : "nothing else is possible"};
@@ -327,19 +340,33 @@ export function confidence(moves, legal) {
     }
     return {cue: "only candidate", why: "no other move was worth searching"};
   }
-  const dw = 100 * (a.win_probability - b.win_probability);
+  let k = 1;
+  moves.forEach((m, i) => {
+    if (i && Math.abs(searchValue(m) - searchValue(a)) < Math.abs(searchValue(moves[k]) - searchValue(a))) k = i;
+  });
+  const b = moves[k];
+  const next = k === 1 ? "the next move" : `the closest move in value, the ${ordinal(k + 1)} listed`;
+  const shownPct = (m) => (100 * m.win_probability).toFixed(1);
+  const pointsOnly = moves.every((m) => shownPct(m) === shownPct(a)) && ["0.0", "100.0"].includes(shownPct(a));
+  const dw = pointsOnly ? 0 : 100 * (a.win_probability - b.win_probability);
   const dm = a.expected_margin - b.expected_margin;
   const ratio = b.visits ? a.visits / b.visits : 99;
   // (a race gives its last candidates the same rounds: equal visits are no reason)
-  const visits = a.visits === b.visits ? `${a.visits} visits each` : `${a.visits} vs ${b.visits} visits`;
-  if (ratio >= 2 && (dw >= 3 || dm >= 2)) {
-    return {cue: "clearly best", why: `${visits}, ${gaps(dw, dm)}`};
+  const visits = (a.visits === b.visits ? `${a.visits} visits each` : `${a.visits} vs ${b.visits} visits`) +
+    (pointsOnly ? `; every move's win chance ${shownPct(a)}%` : "");
+  if (a.visits < FEW_VISITS) {
+    return {cue: "too few iterations to tell", why: `only ${a.visits} visits for the top move ` +
+      `(a verdict needs ${FEW_VISITS}): search longer`};
   }
-  if (dw < 2 && Math.abs(dm) < 1.5) {
-    return {cue: "close call", why: `the top moves are within ${Math.abs(dw).toFixed(1)} win-% ` +
-      `and ${Math.abs(dm).toFixed(1)} points (${visits}): either is fine`};
+  if (ratio >= 2 && (dw >= 3 || dm >= 2) && searchValue(a) > searchValue(b)) {
+    return {cue: "clearly best", why: `${visits}, ${gaps(dw, dm, next, pointsOnly)}`};
   }
-  return {cue: "likely best", why: `${visits}, ${gaps(dw, dm)}`};
+  if (Math.abs(dw) < 2 && Math.abs(dm) < 1.5) {
+    const pair = k === 1 ? "the top moves are" : `the top move and the ${ordinal(k + 1)} listed are`;
+    return {cue: "close call", why: `${pair} within ${pointsOnly ? ""
+      : Math.abs(dw).toFixed(1) + " win-% and "}${Math.abs(dm).toFixed(1)} points (${visits}): either is fine`};
+  }
+  return {cue: "likely best", why: `${visits}, ${gaps(dw, dm, next, pointsOnly)}`};
 }
 
 /** A hint move's ``reasons`` (short sentences, no final period; the hint's seat "you",
@@ -371,13 +398,15 @@ export function scoreChangeWords(change) {
     (parts.length ? ` (${parts.join(", ")})` : "");
 }
 
-/* The first move against the next one, in win-% and points: "behind" rather than a
- * negative "ahead" (the most visited move can trail on one of the two). */
-function gaps(dw, dm) {
+/* The first move against ``next`` (another move's words), in win-% and points (points
+ * only with ``pointsOnly``): "behind" rather than a negative "ahead" (the most visited
+ * move can trail on one of the two). */
+function gaps(dw, dm, next = "the next move", pointsOnly = false) {
   const w = `${Math.abs(dw).toFixed(1)} win-%`, p = `${Math.abs(dm).toFixed(1)} points`;
-  if ((dw >= 0) === (dm >= 0)) return `${w} and ${p} ${dw >= 0 ? "ahead of" : "behind"} the next move`;
-  return dw >= 0 ? `${w} ahead of the next move but ${p} behind`
-    : `${p} ahead of the next move but ${w} behind`;
+  if (pointsOnly) return `${p} ${dm >= 0 ? "ahead of" : "behind"} ${next}`;
+  if ((dw >= 0) === (dm >= 0)) return `${w} and ${p} ${dw >= 0 ? "ahead of" : "behind"} ${next}`;
+  return dw >= 0 ? `${w} ahead of ${next} but ${p} behind`
+    : `${p} ahead of ${next} but ${w} behind`;
 }
 
 /** A server error message with its notation turned into words. */
