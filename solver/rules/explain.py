@@ -1,0 +1,421 @@
+"""What a move does for its player, in plain facts read from that player's view.
+
+A hint ranks moves with numbers; :func:`explain_move` says what one of them does: the
+Stretches a build step starts or extends (and their points), the Landmark it claims,
+makes claimable or comes within one card of, the Persistent Material it gains, the hand
+cards it keeps that fit an end of the Highway; what a taken Depot card could do for the
+player (the Stretch it extends at which end, the Landmark it would make claimable,
+whether it can be paid for this turn) and which other player it would have served.
+
+Every fact is computed from the :class:`~solver.rules.views.PlayerView` of the seat to
+act (its own hand, every Highway and Landmark, the Depot and the Landmark row) and names
+no card that view hides. A fact is a :class:`Fact`: its sentence (``text``, written
+for the seat: "you/your", another seat as "Player N", 1-based) and the numbers it
+states, so that tests check them against the engine. Sentences end without a period;
+cards are named by id, Landmarks by name and id ("Hearst Castle (L19)"), Sceneries and
+Materials in lower case.
+
+>>> from solver.rules.actions import Action
+>>> from solver.rules.engine import new_game, play
+>>> from solver.rules.views import view_of
+>>> state = new_game(2, seed=8)
+>>> for move in ["take H06", "take H22", "build H06 L", "end", "take H18", "take H03",
+...              "build H35 L", "end", "take H19", "take deck"]:
+...     state = play(state, move)
+>>> view = view_of(state, state.current)
+>>> for reason in explain_move(view, (Action.parse("build H19 L"), Action.parse("end"))):
+...     print(reason)
+makes a new flower Stretch: 2 cards, 2 miles (+2 points)
+makes Esalen (L16) claimable with your flower Stretch
+H19 gives you a Persistent water every turn
+"""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+from dataclasses import dataclass, field
+from typing import Any
+
+from .actions import Action, Build, Claim, Take
+from .cards import CardSet
+from .constants import MATERIALS, SCENERIES, STRETCH_MIN_ICONS
+from .engine import apply_inplace, claimable, play
+from .payment import affordable_cards
+from .scoring import effective_miles, score_player
+from .state import GameState, Phase, PlayerState, known_state
+from .stretches import Stretch, runs, stretches
+from .views import PlayerView
+
+__all__ = ["Fact", "MAX_REASONS", "explain_move", "move_facts"]
+
+MAX_REASONS = 3  # a hint line's reasons, most telling first
+
+
+@dataclass(frozen=True)
+class Fact:
+    """One true thing a move does, ``text`` for the seat, and what it states in numbers.
+
+    ``kind``: ``"stretch"`` (a build step starts or extends a Stretch: ``scenery``,
+    ``cards`` of the Stretch after, ``miles`` after, ``gain`` in points), ``"claim"`` (the
+    move claims ``landmark`` above ``card``: ``gain`` points now), ``"claimable"`` (after
+    the builds ``landmarks`` of the row can be claimed that could not before),
+    ``"near"`` (after the builds a run of ``scenery`` at the ``side`` end has 2 icons
+    and not yet a Stretch: one more card of it there makes one that could claim
+    ``landmarks``; ``card``: a hand card kept that shows the Scenery), ``"persistent"``
+    (``card`` built gives its Persistent ``material``), ``"keeps"`` (hand ``card`` left
+    would start or extend a ``scenery`` Stretch at the ``side`` end), ``"fits"`` (the
+    taken ``card`` at the ``side`` end would start or extend a ``scenery`` Stretch to
+    ``cards`` / ``miles``, ``gain`` points), ``"take_claimable"`` (built at ``side``,
+    the taken card would make ``landmarks`` claimable), ``"payable"`` (the taken card
+    can be paid for in this turn's build step), ``"denies"`` (at the ``side`` end of
+    ``seat``'s Highway the taken card would start or extend Stretches, as ``"fits"``,
+    and make ``landmarks`` claimable), ``"no_fit"`` (a deck take: no
+    Depot card would start or extend a Stretch of the seat at either end)."""
+
+    kind: str
+    text: str
+    scenery: int | None = None
+    cards: tuple[int, ...] = ()
+    miles: int | None = None
+    gain: int | None = None
+    card: int | None = None
+    side: str | None = None
+    seat: int | None = None
+    landmarks: tuple[int, ...] = ()
+    landmark: int | None = None
+    material: int | None = None
+    extra: dict[str, Any] = field(default_factory=dict)
+
+
+def explain_move(view: PlayerView, move: Sequence[Action],
+                 limit: int = MAX_REASONS) -> list[str]:
+    """Up to ``limit`` short sentences on what ``move`` (a whole decision of the seat to
+    act, as a hint gives it: one take, or builds then a claim or ``end``) does for the
+    seat of ``view``, most telling first (:func:`move_facts`' texts)."""
+    return [f.text for f in move_facts(view, move)[:limit]]
+
+
+def move_facts(view: PlayerView, move: Sequence[Action]) -> list[Fact]:
+    """Every :class:`Fact` of ``move`` for the seat of ``view``, most telling first.
+
+    ``view`` must be of the seat to act and ``move`` legal from it (the engine's errors
+    otherwise); a take is explained in the take step, builds, claims and ends in the
+    build step."""
+    if not isinstance(view, PlayerView):
+        raise TypeError(f"move_facts: expected a PlayerView, got {type(view).__name__}")
+    move = tuple(move)
+    if not move:
+        return []
+    if type(move[0]) is Take:
+        return _take_facts(view, move[0])
+    return _build_step_facts(view, move)
+
+
+# ------------------------------------------------------------------ words
+
+def _lm_words(cards: CardSet, lms: Sequence[int]) -> str:
+    names = [f"{cards.landmarks[lm].name} ({cards.landmarks[lm].id})" for lm in lms]
+    return names[0] if len(names) == 1 else ", ".join(names[:-1]) + " and " + names[-1]
+
+
+def _plural(n: int, word: str) -> str:
+    return f"{n} {word}{'' if n == 1 else 's'}"
+
+
+def _side_words(side: str) -> str:
+    return "left" if side == "L" else "right"
+
+
+def _seat_words(seat: int) -> str:
+    return f"Player {seat + 1}"
+
+
+# ------------------------------------------------------------------ Highway facts
+
+def _with_card(player: PlayerState, card: int, side: str) -> PlayerState:
+    """``player``'s Highway and Landmarks with ``card`` built at the ``side`` end."""
+    hw = [card, *player.highway] if side == "L" else [*player.highway, card]
+    return PlayerState(highway=hw, landmarks=list(player.landmarks))
+
+
+def _stretches(cards: CardSet, player: PlayerState) -> list[Stretch]:
+    return stretches(cards, player.highway, effective_miles(cards, player))
+
+
+def stretch_changes(cards: CardSet, before: PlayerState, after: PlayerState
+                    ) -> list[tuple[Stretch, Stretch | None, int]]:
+    """The qualifying Stretches of ``after``'s Highway that ``before``'s had not, or
+    shorter: (Stretch after, the Stretch it extends or None for a new one, points
+    gained), most points first. ``after``'s Highway is ``before``'s with cards added at
+    its ends (runs of one Scenery never merge: each Stretch after holds at most one run
+    before)."""
+    old = _stretches(cards, before)
+    out = []
+    for st in _stretches(cards, after):
+        base = next((o for o in old if o.scenery == st.scenery
+                     and set(o.cards) <= set(st.cards)), None)
+        gain = st.miles - (base.miles if base is not None else 0)
+        if base is None or len(st.cards) > len(base.cards) or gain:
+            out.append((st, base, gain))
+    out.sort(key=lambda t: -t[2])
+    return out
+
+
+def _claimable_landmarks(cards: CardSet, player: PlayerState, row: Sequence[int]
+                         ) -> dict[int, list[int]]:
+    """Landmark -> the cards above which ``player`` could claim it now (the engine's
+    :func:`~solver.rules.engine.claimable`)."""
+    state = GameState(cards, [player], [], [], [], list(row))
+    out: dict[int, list[int]] = {}
+    for lm, c in claimable(state, 0):
+        out.setdefault(lm, []).append(c)
+    return out
+
+
+def _end_runs(cards: CardSet, highway: Sequence[int]) -> list[tuple[str, Stretch]]:
+    """The runs (of every Scenery) that touch an end of the Highway, with that end."""
+    if not highway:
+        return []
+    out = []
+    for r in runs(cards, highway):
+        if r.cards[0] == highway[0]:
+            out.append(("L", r))
+        if r.cards[-1] == highway[-1]:
+            out.append(("R", r))
+    return out
+
+
+def _stretch_words(st: Stretch, base: Stretch | None, gain: int) -> str:
+    """"a new ocean Stretch: 2 cards, 4 miles (+4 points)", "your ocean Stretch to 3
+    cards, 6 miles (+2 points)"."""
+    size = f"{_plural(len(st.cards), 'card')}, {_plural(st.miles, 'mile')}"
+    scenery = SCENERIES[st.scenery]
+    if base is None:
+        return f"a new {scenery} Stretch: {size} (+{gain} points)"
+    return f"your {scenery} Stretch to {size} (+{gain} points)"
+
+
+def _changes_words(changes: list[tuple[Stretch, Stretch | None, int]], whose: str,
+                   sizes: bool = True) -> str:
+    """"make a new flower Stretch of 2 cards, 7 miles and extend your field Stretch to 4
+    cards, 12 miles" (``whose``: "your" / "their"; ``sizes``: False leaves out the
+    new Stretches' sizes and all miles)."""
+    parts = []
+    for st, base, _gain in changes:
+        scenery = SCENERIES[st.scenery]
+        size = _plural(len(st.cards), "card")
+        if sizes:
+            size += f", {_plural(st.miles, 'mile')}"
+        if base is None:
+            parts.append(f"make a new {scenery} Stretch" + (f" of {size}" if sizes else ""))
+        else:
+            parts.append(f"extend {whose} {scenery} Stretch to {size}")
+    return " and ".join(parts)
+
+
+def _stretch_data(changes: list[tuple[Stretch, Stretch | None, int]]) -> dict[str, Any]:
+    """A Fact's ``extra`` for Stretch changes: each as (Scenery, cards, miles, new)."""
+    return {"stretches": [(st.scenery, st.cards, st.miles, base is None)
+                          for st, base, _gain in changes]}
+
+
+# ------------------------------------------------------------------ a build step
+
+def _build_step_facts(view: PlayerView, move: tuple[Action, ...]) -> list[Fact]:
+    cards = view.cards
+    state = known_state(view)
+    builds = [a for a in move if type(a) is Build]
+    claim = next((a for a in move if type(a) is Claim), None)
+    for b in builds:
+        state = play(state, b)  # checked: a move not legal here is the engine's error
+    before, after = view.me, state.players[view.seat]
+    row = view.landmark_row
+    facts: list[Fact] = []
+    if claim is not None:
+        lm, c = cards.landmark(claim.landmark), cards.card(claim.card)
+        claimed = PlayerState(highway=after.highway, landmarks=[*after.landmarks, (lm, c)])
+        gain = (score_player(cards, claimed, False).total
+                - score_player(cards, after, False).total)
+        s = cards.landmark_scenery[lm]
+        facts.append(Fact("claim", f"claims {_lm_words(cards, [lm])} with your "
+                                   f"{SCENERIES[s]} Stretch (+{gain} points now)",
+                          scenery=s, landmark=lm, card=c, gain=gain))
+    if builds:
+        for st, base, gain in stretch_changes(cards, before, after):
+            verb = "makes" if base is None else "extends"
+            facts.append(Fact("stretch", f"{verb} {_stretch_words(st, base, gain)}",
+                              scenery=st.scenery, cards=st.cards, miles=st.miles, gain=gain,
+                              extra={"new": base is None}))
+        facts.extend(_new_claims(cards, before, after, row, claim))
+        facts.extend(_near_landmarks(cards, after, row, {cards.card(b.card) for b in builds}))
+        for b in builds:
+            c = cards.card(b.card)
+            if cards.persistent[c] >= 0:
+                m = cards.persistent[c]
+                facts.append(Fact("persistent", f"{b.card} gives you a Persistent "
+                                                f"{MATERIALS[m]} every turn",
+                                  card=c, material=m))
+    facts.extend(_kept_cards(cards, after))
+    return facts
+
+
+def _new_claims(cards: CardSet, before: PlayerState, after: PlayerState,
+                row: Sequence[int], claim: Claim | None) -> list[Fact]:
+    """Landmarks of the row the builds make claimable (when the move does not claim)."""
+    if claim is not None or not row:
+        return []
+    was = _claimable_landmarks(cards, before, row)
+    now = _claimable_landmarks(cards, after, row)
+    by_scenery: dict[int, list[int]] = {}
+    for lm in now:
+        if lm not in was:
+            by_scenery.setdefault(cards.landmark_scenery[lm], []).append(lm)
+    return [Fact("claimable", f"makes {_lm_words(cards, lms)} claimable with your "
+                              f"{SCENERIES[s]} Stretch", scenery=s, landmarks=tuple(lms))
+            for s, lms in by_scenery.items()]
+
+
+def _near_landmarks(cards: CardSet, after: PlayerState, row: Sequence[int],
+                    new: set[int], prefix: str = "") -> list[Fact]:
+    """Runs at an end of ``after``'s Highway with 2 icons (one more card of their Scenery
+    there makes a Stretch) that hold one of the ``new`` cards, for a Landmark of the
+    row; the hand card kept that shows the Scenery, if any."""
+    out = []
+    for side, r in _end_runs(cards, after.highway):
+        if r.icons != STRETCH_MIN_ICONS - 1 or not new & set(r.cards):
+            continue
+        lms = [lm for lm in row if cards.landmark_scenery[lm] == r.scenery]
+        if not lms:
+            continue
+        scenery = SCENERIES[r.scenery]
+        fit = next((c for c in sorted(set(after.hand), key=lambda c: cards.highway[c].id)
+                    if r.scenery in cards.scenery[c] and c not in new), None)
+        text = (f"{prefix}puts you one {scenery} card from a Stretch for "
+                f"{_lm_words(cards, lms)}" + ("" if prefix else
+                                              f" at your {_side_words(side)} end"))
+        if fit is not None:
+            text += f" ({cards.highway[fit].id} in your hand is one)"
+        out.append(Fact("near", text, scenery=r.scenery, side=side, landmarks=tuple(lms),
+                        card=fit, cards=r.cards))
+    return out
+
+
+def _kept_cards(cards: CardSet, after: PlayerState) -> list[Fact]:
+    """Hand cards left after the move that would start or extend a Stretch at an end."""
+    out = []
+    for c in sorted(set(after.hand), key=lambda c: cards.highway[c].id):
+        fit = _best_fit(cards, after, c)
+        if fit is None:
+            continue
+        side, changes, gain = fit
+        out.append(Fact("keeps", f"keeps {cards.highway[c].id} to "
+                                 f"{_changes_words(changes, 'your', False)} at the "
+                                 f"{_side_words(side)} end",
+                        card=c, side=side, scenery=changes[0][0].scenery, gain=gain,
+                        extra=_stretch_data(changes)))
+    out.sort(key=lambda f: -f.gain)
+    return out
+
+
+# ------------------------------------------------------------------ a take
+
+def _best_fit(cards: CardSet, player: PlayerState, c: int
+              ) -> tuple[str, list[tuple[Stretch, Stretch | None, int]], int] | None:
+    """Where ``c`` would add most Stretch points to ``player``'s Highway: (side, its
+    :func:`stretch_changes` there, points in all), None when it starts or extends none."""
+    best = None
+    if not player.highway:
+        return None
+    for side in ("L", "R"):
+        changes = stretch_changes(cards, player, _with_card(player, c, side))
+        gain = sum(g for _st, _base, g in changes)
+        if changes and (best is None or gain > best[2]):
+            best = (side, changes, gain)
+    return best
+
+
+def _take_facts(view: PlayerView, take: Take) -> list[Fact]:
+    cards = view.cards
+    me = view.me
+    row = view.landmark_row
+    if take.card is None:
+        return _deck_take_facts(view)
+    c = cards.card(take.card)
+    facts: list[Fact] = []
+    fit = _best_fit(cards, me, c)
+    if fit is not None:
+        side, changes, gain = fit
+        st = changes[0][0]
+        facts.append(Fact("fits", f"would {_changes_words(changes, 'your')} at your "
+                                  f"{_side_words(side)} end (+{gain} points)",
+                          card=c, side=side, scenery=st.scenery, cards=st.cards,
+                          miles=st.miles, gain=gain, extra=_stretch_data(changes)))
+    if row and me.highway:
+        was = _claimable_landmarks(cards, me, row)
+        for side in ("L", "R"):
+            now = _claimable_landmarks(cards, _with_card(me, c, side), row)
+            new = [lm for lm in now if lm not in was]
+            if new:
+                facts.append(Fact("take_claimable",
+                                  f"built at your {_side_words(side)} end, it makes "
+                                  f"{_lm_words(cards, new)} claimable",
+                                  card=c, side=side, landmarks=tuple(new)))
+                break
+    if not any(f.kind == "take_claimable" for f in facts):
+        for side in ("L", "R"):
+            near = _near_landmarks(cards, _with_card(me, c, side), row, {c},
+                                   f"built at your {_side_words(side)} end, it ")
+            if near:
+                facts.append(near[0])
+                break
+    if view.picks == 1 and (facts or cards.persistent[c] >= 0):
+        state = known_state(view).copy()
+        apply_inplace(state, take)
+        if state.phase == Phase.BUILD and c in affordable_cards(state):
+            facts.append(Fact("payable", "you can pay for it this turn", card=c))
+    facts.extend(sorted(_denials(view, c), key=lambda f: -(f.gain or 0)))
+    if cards.persistent[c] >= 0:
+        m = cards.persistent[c]
+        facts.append(Fact("persistent", f"once built, it gives you a Persistent "
+                                        f"{MATERIALS[m]} every turn", card=c, material=m))
+    return facts
+
+
+def _denials(view: PlayerView, c: int) -> list[Fact]:
+    """Other seats at whose Highway end ``c`` would start or extend a Stretch (their
+    public Highways only), with the Landmarks of the row it would make claimable for
+    them there: one fact per seat."""
+    cards = view.cards
+    row = view.landmark_row
+    out = []
+    for seat in sorted(view.others):
+        o = view.others[seat]
+        them = PlayerState(highway=o.highway, landmarks=o.landmarks)
+        fit = _best_fit(cards, them, c)
+        if fit is None:
+            continue
+        side, changes, gain = fit
+        st = changes[0][0]
+        new: list[int] = []
+        if row:
+            was = _claimable_landmarks(cards, them, row)
+            new = [lm for lm in _claimable_landmarks(cards, _with_card(them, c, side), row)
+                   if lm not in was]
+        text = (f"denies {_seat_words(seat)} {cards.highway[c].id}, which would "
+                f"{_changes_words(changes, 'their', False)} (+{gain} points)")
+        if new:
+            text += f" and let them claim {_lm_words(cards, new)}"
+        out.append(Fact("denies", text, seat=seat, card=c, side=side, scenery=st.scenery,
+                        cards=st.cards, miles=st.miles, gain=gain, landmarks=tuple(new),
+                        extra=_stretch_data(changes)))
+    return out
+
+
+def _deck_take_facts(view: PlayerView) -> list[Fact]:
+    cards = view.cards
+    me = view.me
+    if not me.highway or not view.depot:
+        return []
+    if any(_best_fit(cards, me, c) is not None for c in set(view.depot)):
+        return []
+    return [Fact("no_fit", "no Depot card would start or extend a Stretch of yours")]

@@ -1,0 +1,288 @@
+"""What a move does (solver.rules.explain): every fact checked against the engine on
+states consistent with the view, no hidden card named, and a hint's moves carry them."""
+
+from __future__ import annotations
+
+import random
+import re
+
+import pytest
+from rules_testkit import noisy_build_steps, random_mid_game
+
+from solver.rules.actions import Build, Claim, End, Take
+from solver.rules.constants import MATERIALS, SCENERIES
+from solver.rules.determinize import sample_states
+from solver.rules.engine import claimable, legal_actions, new_game, play
+from solver.rules.explain import MAX_REASONS, explain_move, move_facts
+from solver.rules.scoring import score_player
+from solver.rules.state import GameState, Phase, PlayerState
+from solver.rules.stretches import runs, stretches
+from solver.rules.views import view_of
+from solver.search.buildsteps import all_build_steps
+from solver.search.ismcts import concrete_move
+
+
+def _take_positions():
+    for seed in range(12):
+        state = random_mid_game(players=2 + seed % 3, seed=seed, actions=20 + 4 * seed)
+        yield state
+        rng = random.Random(seed)
+        yield play(state, rng.choice(legal_actions(state)))  # the second pick
+
+
+def _build_positions():
+    yield from noisy_build_steps(range(6), False)
+    for seed in range(6):
+        state = random_mid_game(players=3, seed=50 + seed, actions=30)
+        while state.phase != Phase.BUILD:
+            state = play(state, "take deck")
+        yield state
+    yield from _unclaimed_positions(range(8))
+
+
+def _unclaimed_positions(seeds):
+    """Build steps whose seat could claim a Landmark before building (random players
+    who never claim): a build's new claims must leave those out."""
+    for seed in seeds:
+        rng = random.Random(seed)
+        state = new_game(2, seed=seed)
+        while not state.is_over:
+            if state.phase == Phase.BUILD and state.turn > 6 and claimable(state) and any(
+                    type(a) is Build for a in legal_actions(state)):
+                yield state
+                break
+            state = play(state, rng.choice([a for a in legal_actions(state)
+                                            if type(a) is not Claim]))
+
+
+def _moves(state: GameState, rng: random.Random, n: int = 12):
+    """Moves as a hint gives them: a take, or a build step with explicit payments."""
+    if state.phase == Phase.TAKE:
+        return [(a,) for a in legal_actions(state)]
+    steps = all_build_steps(state, limit=300)
+    rng.shuffle(steps)
+    return [tuple(concrete_move(state, m)) for m in steps[:n]]
+
+
+def _builds_of(state: GameState, move) -> GameState:
+    for a in move:
+        if type(a) is Build:
+            state = play(state, a)
+    return state
+
+
+def _stretch_points(cards, highway, landmarks=()) -> int:
+    return score_player(cards, PlayerState(highway=list(highway),
+                                           landmarks=list(landmarks)), False).stretches
+
+
+def _placed(highway, card, side):
+    return [card, *highway] if side == "L" else [*highway, card]
+
+
+def _claims(cards, highway, landmarks, row) -> set[int]:
+    """The Landmarks a Highway could claim, by the engine."""
+    state = GameState(cards, [PlayerState(highway=list(highway), landmarks=list(landmarks))],
+                      [], [], [], list(row))
+    return {lm for lm, _c in claimable(state, 0)}
+
+
+def _end_run(cards, highway, side, scenery):
+    """The run of ``scenery`` touching the ``side`` end, by the engine (None if none)."""
+    end = highway[0] if side == "L" else highway[-1]
+    return next((r for r in runs(cards, highway, scenery=scenery) if end in r.cards), None)
+
+
+def _check_fact(state: GameState, move, fact) -> None:
+    """``fact`` of ``move`` holds on the full state ``state`` (of the seat to act)."""
+    cards = state.cards
+    seat = state.current
+    me = state.players[seat]
+    text = fact.text
+    if fact.kind in ("stretch", "claim", "claimable", "near", "persistent", "keeps"):
+        built = _builds_of(state, move)
+        after = built.players[seat]
+    if fact.kind == "stretch":
+        found = stretches(cards, after.highway)
+        assert any(s.scenery == fact.scenery and s.cards == fact.cards for s in found), text
+        st = next(s for s in found if s.cards == fact.cards and s.scenery == fact.scenery)
+        assert st.miles == fact.miles
+        assert f"{len(fact.cards)} card" in text and f"{fact.miles} mile" in text
+        assert f"(+{fact.gain} points)" in text and SCENERIES[fact.scenery] in text
+        old = [s for s in stretches(cards, me.highway) if s.scenery == fact.scenery
+               and set(s.cards) <= set(fact.cards)]
+        assert fact.extra["new"] == (not old), text
+        assert text.startswith("makes a new" if not old else "extends your")
+    elif fact.kind == "claim":
+        claim = move[-1]
+        assert type(claim) is Claim and cards.landmark(claim.landmark) == fact.landmark
+        done = play(built, claim)
+        gain = (score_player(cards, done.players[seat], False).total
+                - score_player(cards, after, False).total)
+        assert gain == fact.gain and f"(+{gain} points now)" in text
+        assert cards.landmarks[fact.landmark].name in text
+    elif fact.kind == "claimable":
+        assert type(move[-1]) is End
+        for lm in fact.landmarks:
+            cards_lm = cards.landmarks[lm]
+            assert cards_lm.id in text and cards_lm.name in text
+            card = next(c for c in after.highway
+                        if (lm, c) in claimable(built))
+            play(built, Claim(cards_lm.id, cards.highway[card].id))  # legal now
+            assert lm not in {x for x, _c in claimable(state)}, text  # and not before
+            assert cards.landmark_scenery[lm] == fact.scenery
+    elif fact.kind == "near":
+        _check_near(cards, after.highway, after.landmarks, after.hand, fact, state.landmark_row)
+        assert set(fact.cards) & {cards.card(a.card) for a in move if type(a) is Build}
+    elif fact.kind == "persistent":
+        assert fact.card in {cards.card(a.card) for a in move if type(a) is Build} \
+            or move == (Take(cards.highway[fact.card].id),)
+        assert cards.persistent[fact.card] == fact.material >= 0
+        assert f"Persistent {MATERIALS[fact.material]}" in text
+    elif fact.kind == "keeps":
+        assert fact.card in after.hand and cards.highway[fact.card].id in text
+        grown = _placed(after.highway, fact.card, fact.side)
+        gain = (_stretch_points(cards, grown, after.landmarks)
+                - _stretch_points(cards, after.highway, after.landmarks))
+        assert gain == fact.gain and (gain > 0 or len(stretches(cards, grown))
+                                      > len(stretches(cards, after.highway)))
+        assert SCENERIES[fact.scenery] in text
+    elif fact.kind in ("fits", "denies"):
+        take = move[0]
+        assert type(take) is Take and cards.card(take.card) == fact.card in state.depot
+        owner = state.players[fact.seat if fact.kind == "denies" else seat]
+        if fact.kind == "denies":
+            assert fact.seat != seat and f"Player {fact.seat + 1} " in text
+        grown = _placed(owner.highway, fact.card, fact.side)
+        gain = (_stretch_points(cards, grown, owner.landmarks)
+                - _stretch_points(cards, owner.highway, owner.landmarks))
+        assert gain == fact.gain and f"(+{gain} points)" in text, text
+        after_stretches = stretches(cards, grown, None)
+        for scenery, run, _miles, new in fact.extra["stretches"]:  # each named Stretch
+            assert any(s.cards == run and s.scenery == scenery for s in after_stretches)
+            assert SCENERIES[scenery] in text
+            assert new == (not any(s.scenery == scenery and set(s.cards) <= set(run)
+                                   for s in stretches(cards, owner.highway)))
+            assert ("a new " + SCENERIES[scenery] in text) == new or \
+                len({x[0] for x in fact.extra["stretches"]}) < len(fact.extra["stretches"])
+        new = (_claims(cards, grown, owner.landmarks, state.landmark_row)
+               - _claims(cards, owner.highway, owner.landmarks, state.landmark_row))
+        assert set(fact.landmarks) <= new
+        if fact.kind == "denies" and fact.landmarks:
+            assert all(cards.landmarks[lm].id in text for lm in fact.landmarks)
+    elif fact.kind == "take_claimable":
+        grown = _placed(me.highway, fact.card, fact.side)
+        new = (_claims(cards, grown, me.landmarks, state.landmark_row)
+               - _claims(cards, me.highway, me.landmarks, state.landmark_row))
+        assert fact.landmarks and set(fact.landmarks) <= new, text
+    elif fact.kind == "payable":
+        done = play(state, move[0])
+        assert done.phase == Phase.BUILD
+        assert any(type(a) is Build and cards.card(a.card) == fact.card
+                   for a in legal_actions(done))
+    elif fact.kind == "no_fit":
+        assert move == (Take(None),)
+        for c in state.depot:
+            for side in "LR":
+                grown = _placed(me.highway, c, side)
+                assert len(stretches(cards, grown)) == len(stretches(cards, me.highway))
+                assert (_stretch_points(cards, grown, me.landmarks)
+                        == _stretch_points(cards, me.highway, me.landmarks))
+    else:
+        raise AssertionError(f"unchecked kind {fact.kind}")
+
+
+def _check_near(cards, highway, landmarks, hand, fact, row) -> None:
+    run = _end_run(cards, highway, fact.side, fact.scenery)
+    assert run is not None and run.icons == 2 and run.cards == fact.cards, fact.text
+    assert fact.landmarks and all(cards.landmark_scenery[lm] == fact.scenery
+                                  and lm in row for lm in fact.landmarks)
+    if fact.card is not None:  # the hand card named makes the Stretch, which can claim
+        assert fact.card in hand and cards.highway[fact.card].id in fact.text
+        grown = _placed(highway, fact.card, fact.side)
+        assert set(fact.landmarks) <= _claims(cards, grown, landmarks, row)
+
+
+def _check_take_near(state, move, fact):
+    cards = state.cards
+    me = state.player
+    grown = _placed(me.highway, cards.card(move[0].card), fact.side)
+    _check_near(cards, grown, me.landmarks, me.hand, fact, state.landmark_row)
+
+
+def _named(text: str) -> tuple[list[str], list[str]]:
+    return re.findall(r"\bH\d+\b", text), re.findall(r"\bL\d+\b", text)
+
+
+def _check_move(state: GameState, move, kinds: set[str]) -> None:
+    view = view_of(state, state.current)
+    facts = move_facts(view, move)
+    reasons = explain_move(view, move)
+    assert reasons == [f.text for f in facts][:MAX_REASONS]
+    cards = state.cards
+    visible = {cards.highway[c].id for c in [*view.me.hand, *view.depot]}
+    visible_lm = {cards.landmarks[lm].id for lm in view.landmark_row}
+    for f in facts:
+        kinds.add(f.kind)
+        assert f.text and not f.text.endswith(".") and "\n" not in f.text
+        if f.kind == "near" and type(move[0]) is Take:
+            _check_take_near(state, move, f)
+        else:
+            _check_fact(state, move, f)
+        hs, ls = _named(f.text)
+        assert set(hs) <= visible, (f.text, visible)  # no hidden card, no card elsewhere
+        assert set(ls) <= visible_lm, f.text
+    # the view alone decides: another full state consistent with it gives the same
+    other = sample_states(view, 1, seed=len(facts))[0]
+    assert move_facts(view_of(other, other.current), move) == facts
+
+
+def test_every_fact_of_a_take_holds_and_names_only_seen_cards():
+    kinds: set[str] = set()
+    moves = 0
+    for state in _take_positions():
+        for move in _moves(state, random.Random(0)):
+            _check_move(state, move, kinds)
+            moves += 1
+    assert moves > 100
+    # each kind is met, so each check above ran
+    assert {"fits", "denies", "payable", "persistent", "no_fit", "take_claimable",
+            "near"} <= kinds, kinds
+
+
+def test_every_fact_of_a_build_step_holds_and_names_only_seen_cards():
+    kinds: set[str] = set()
+    moves = 0
+    for i, state in enumerate(_build_positions()):
+        for move in _moves(state, random.Random(i)):
+            _check_move(state, move, kinds)
+            moves += 1
+    assert moves > 100
+    assert {"stretch", "claim", "claimable", "near", "persistent", "keeps"} <= kinds, kinds
+
+
+def test_stretch_facts_add_up_to_the_stretch_points_the_builds_add():
+    """The "stretch" facts of a build step are all of its Stretch points, none twice."""
+    checked = 0
+    for i, state in enumerate(_build_positions()):
+        seat = state.current
+        view = view_of(state, seat)
+        for move in _moves(state, random.Random(i)):
+            after = _builds_of(state, move).players[seat]
+            added = (score_player(state.cards, after, False).stretches
+                     - score_player(state.cards, state.players[seat], False).stretches)
+            facts = [f for f in move_facts(view, move) if f.kind == "stretch"]
+            assert sum(f.gain for f in facts) == added, [f.text for f in facts]
+            checked += bool(facts)
+    assert checked > 20
+
+
+def test_an_illegal_move_is_the_engines_error():
+    state = next(iter(_build_positions()))
+    view = view_of(state, state.current)
+    missing = next(c.id for i, c in enumerate(state.cards.highway)
+                   if i not in state.player.hand)
+    with pytest.raises(Exception, match=missing):
+        move_facts(view, (Build(missing, "L"), End()))
+    with pytest.raises(TypeError, match="PlayerView"):
+        move_facts(state, (End(),))
