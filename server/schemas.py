@@ -157,6 +157,9 @@ class RankedMove(Open):
     score_change: dict[str, int] | None = Field(
         None, description="what a build step adds now to the seat's score as its Highway "
                           "stands, by category and total (null for a take or a bare end)")
+    reasons: list[str] = Field(
+        default_factory=list, description="what the move does for the seat, 0 to 3 short "
+        "sentences read from its view, most telling first (solver.rules.explain)")
 
 
 class HintResponse(Open):

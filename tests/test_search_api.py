@@ -70,7 +70,9 @@ def _check_result(state, result, iterations):
     for m in moves:
         assert set(m) - {"final_score"} == {"actions", "label", "visits", "win_probability",
                                             "expected_margin", "payment", "line", "exact",
-                                            "score_change"}
+                                            "score_change", "reasons"}
+        assert isinstance(m["reasons"], list) and len(m["reasons"]) <= 3
+        assert all(isinstance(r, str) and r and not r.endswith(".") for r in m["reasons"])
         assert ("final_score" in m) == m["exact"]
         assert m["label"] and isinstance(m["label"], str)
         assert 0.0 <= m["win_probability"] <= 1.0
@@ -139,6 +141,39 @@ def test_a_build_steps_score_change_is_what_playing_it_adds_now(take_state):
                for m in analyse(take_state, Budget(iterations=20), seed=1).moves)
 
 
+def test_each_ranked_move_says_what_it_does_from_the_seats_view(take_state, build_state):
+    """A move's reasons are explain_move of the seat's view and its actions (the facts
+    are checked against the engine in tests/test_explain.py); the positions' best moves
+    have some."""
+    from solver.rules.explain import explain_move
+
+    said = 0
+    for state in (take_state, build_state):
+        view = view_of(state, state.current)
+        result = analyse(state, Budget(iterations=60), seed=2)
+        for m in result.moves:
+            actions = tuple(Action.parse(a) for a in m.actions)
+            assert m.reasons == explain_move(view, actions)
+            assert m.to_json()["reasons"] == m.reasons
+            said += bool(m.reasons)
+    assert said >= 3
+
+
+def test_a_failing_explanation_does_not_fail_the_hint(take_state, monkeypatch, caplog):
+    """A bug in the explanation leaves the moves without reasons, logged; the hint
+    keeps its numbers."""
+    import solver.search.api as api
+
+    def broken(view, move):
+        raise RuntimeError("explain bug")
+
+    monkeypatch.setattr(api, "explain_move", broken)
+    with caplog.at_level("ERROR", logger="solver.search.api"):
+        result = analyse(take_state, Budget(iterations=20), seed=1)
+    assert result.moves and all(m.reasons == [] for m in result.moves)
+    assert "explain bug" in caplog.text
+
+
 def test_state_and_its_view_give_the_same_result(build_state, cards):
     from solver.rules.views import view_from_json
 
@@ -186,6 +221,9 @@ def test_cli_hint(tmp_path, capsys, build_state, cards):
     code, out = _cli(["hint", str(view), "--iterations", "30", "--seed", "4"], capsys)
     assert code == 0
     assert "visits" in out.out and data["moves"][0]["label"] in out.out
+    for m in data["moves"]:  # the reasons, one line under their move
+        if m["reasons"]:
+            assert f"why: {'; '.join(m['reasons'])}" in out.out
     over = tmp_path / "over.json"
     over.write_text(json.dumps(state_to_json(play_greedy_to(cards, 0, Phase.OVER))))
     code, out = _cli(["hint", str(over), "--iterations", "5"], capsys)

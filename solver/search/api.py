@@ -19,6 +19,7 @@ from __future__ import annotations
 
 import argparse
 import json
+import logging
 import random
 import sys
 import threading
@@ -40,12 +41,15 @@ from ..rules.actions import (
     Take,
 )
 from ..rules.constants import SCENERIES
+from ..rules.explain import explain_move
 from ..rules.state import GameState, Phase
 from ..rules.views import PlayerView, view_of
 from ..rules.wording import got, got_type
 from .determinize import Determinizer, InconsistentViewError
 from .ismcts import DEFAULT_PARAMS, SearchParams, concrete_move, search
 from .specs import MAX_SECONDS, MAX_WORKERS, workers_problem
+
+log = logging.getLogger(__name__)
 
 __all__ = ["Budget", "BudgetError", "GameOverError", "NotToActError", "InconsistentViewError",
            "RankedMove", "SearchResult", "analyse", "add_cli"]
@@ -118,6 +122,7 @@ class RankedMove:
     line: list[str]
     exact_score: int | None = None  # the last build step solved exactly: final score
     score_change: dict[str, int] | None = None  # what a build step adds now (score_change)
+    reasons: list[str] = field(default_factory=list)  # what it does: move_reasons
 
     @property
     def exact(self) -> bool:
@@ -133,6 +138,7 @@ class RankedMove:
         if self.exact:
             out["final_score"] = self.exact_score
         out["score_change"] = None if self.score_change is None else dict(self.score_change)
+        out["reasons"] = list(self.reasons)
         return out
 
 
@@ -200,7 +206,8 @@ def analyse(position: GameState | PlayerView, budget: Budget, seed: int | None =
             expected_margin=m.expected_margin,
             payment=payment_plan(sample, actions, view.seat),
             line=m.line, exact_score=out.exact_score if not moves else None,
-            score_change=score_change(sample, actions, view.seat)))
+            score_change=score_change(sample, actions, view.seat),
+            reasons=move_reasons(view, actions)))
     stats = {"iterations": out.iterations, "seconds": round(out.seconds, 4),
              "determinizations": out.determinizations, "workers": out.workers}
     return SearchResult(view.seat, moves, stats)
@@ -301,6 +308,17 @@ def score_change(state: GameState, actions: list[Action], seat: int) -> dict[str
     return {k: after[k] - before[k] for k in before if k != "details"}
 
 
+def move_reasons(view: PlayerView, actions: list[Action]) -> list[str]:
+    """What a move does for the seat, in short sentences
+    (:func:`solver.rules.explain.explain_move` on the seat's view). Never fails a hint:
+    an error in the explanation gives no reasons (logged), the move keeps its numbers."""
+    try:
+        return explain_move(view, tuple(actions))
+    except Exception:  # an explanation is a courtesy: a bug in it must not lose the hint
+        log.exception("explaining %s failed", " ; ".join(a.notation() for a in actions))
+        return []
+
+
 CATEGORY_WORDS = (("stretches", "Stretches"), ("bonuses", "2-Mile bonuses"),
                   ("landmark_count", "Landmarks held"),
                   ("landmark_abilities", "Landmark abilities"))
@@ -333,6 +351,8 @@ def format_table(result: SearchResult, top: int | None = None) -> str:
                          f"{m.exact_score}")
         if m.score_change is not None:
             lines.append(f"{'':>26}{score_change_words(m.score_change)}")
+        if m.reasons:
+            lines.append(f"{'':>26}why: {'; '.join(m.reasons)}")
         lines.append(f"{'':>26}{' ; '.join(m.actions)}")
         if m.line:
             lines.append(f"{'':>26}then: {' ; '.join(m.line)}")

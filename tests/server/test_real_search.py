@@ -47,6 +47,7 @@ def test_hint_with_seed_and_iterations_is_reproducible(real):
     assert a.json()["moves"] == direct.to_json()["moves"]  # the server adds nothing
     for move in a.json()["moves"]:
         assert 0 <= move["win_probability"] <= 1 and move["actions"]
+        assert isinstance(move["reasons"], list)  # what it does, in words (may be none)
 
 
 def test_hint_moves_of_a_build_step_carry_their_payment(real):
