@@ -197,6 +197,7 @@ def _check_near(cards, highway, landmarks, hand, fact, row) -> None:
     assert run is not None and run.icons == 2 and run.cards == fact.cards, fact.text
     assert fact.landmarks and all(cards.landmark_scenery[lm] == fact.scenery
                                   and lm in row for lm in fact.landmarks)
+    assert not set(fact.landmarks) & _claims(cards, highway, landmarks, row)
     if fact.card is not None:  # the hand card named makes the Stretch, which can claim
         assert fact.card in hand and cards.highway[fact.card].id in fact.text
         grown = _placed(highway, fact.card, fact.side)
@@ -286,3 +287,56 @@ def test_an_illegal_move_is_the_engines_error():
         move_facts(view, (Build(missing, "L"), End()))
     with pytest.raises(TypeError, match="PlayerView"):
         move_facts(state, (End(),))
+
+
+def _made_set():
+    from rules_testkit import card_set, fillers, hw, lm
+
+    return card_set(
+        [hw("O1", 3, "ocean ocean"), hw("O2", 2, "ocean forest"), hw("O4", 2, "ocean forest"),
+         hw("M1", 3, "mountain flower"), hw("D1", 3, "ocean ocean"),
+         hw("F1", 1, "forest forest", per="water"), hw("F2", 3, "forest field"),
+         *fillers(6)],
+        [lm("L1", "ocean", name="Cove"), lm("L2", "forest", name="Woods"),
+         lm("L3", "field", name="Meadow")])
+
+
+def test_the_sentences_on_a_position_made_for_them():
+    """Each kind's words on a position built for it: an unused ocean Stretch (Cove is
+    claimable before any build, so a new ocean run two icons long is not "one card
+    from" it), a forest/forest 1-Mile card to build next to an ocean/forest card, a
+    forest/field card kept; Player 2's forest run one icon long at its right end."""
+    from rules_testkit import make_state
+
+    from solver.rules.actions import Discard
+
+    cards = _made_set()
+    state = make_state(cards, [{"hand": "F1 F2 D1 X0 X1", "highway": "M1 O1 O2"},
+                               {"highway": "X5 O4"}],
+                       depot="X2 X3", landmark_row="L1 L2 L3", deck="X4")
+    view = view_of(state, 0)
+    paid = (Discard("X0"), Discard("X1"))
+    assert explain_move(view, (Build("F1", "R", paid), End()), limit=9) == [
+        "makes a new forest Stretch: 2 cards, 3 miles (+3 points)",
+        "makes Woods (L2) claimable with your forest Stretch",
+        "F1 gives you a Persistent water every turn",
+        "keeps F2 to extend your forest Stretch to 3 cards at the right end"]
+    assert explain_move(view, (Build("F1", "R", paid), End())) == explain_move(
+        view, (Build("F1", "R", paid), End()), limit=9)[:3]
+    # D1 alone at the left end is an ocean run of two icons, but Cove is claimable
+    # already (the ocean Stretch O1 O2): nothing is "one card" away
+    facts = move_facts(view, (Build("D1", "L", paid), End()))
+    assert facts and not [f for f in facts if f.kind == "near"], [f.text for f in facts]
+    take = make_state(cards, [{"hand": "X0", "highway": "M1 O1 O2"}, {"highway": "X5 O4"}],
+                      depot="D1 F2 F1 X1 X2", landmark_row="L1 L2 L3", deck="X3 X4",
+                      phase=Phase.TAKE)
+    view = view_of(take, 0)
+    assert explain_move(view, (Take("F2"),), limit=9) == [
+        "built at your right end, it puts you one forest card from a Stretch for Woods (L2)"]
+    assert explain_move(view, (Take("F1"),), limit=9) == [
+        "would make a new forest Stretch of 2 cards, 3 miles at your right end (+3 points)",
+        "built at your right end, it makes Woods (L2) claimable",
+        "denies Player 2 F1, which would make a new forest Stretch (+3 points) and let "
+        "them claim Woods (L2)",
+        "once built, it gives you a Persistent water every turn"]
+    assert explain_move(view, (Take(None),)) == []  # F1 and F2 fit

@@ -279,12 +279,16 @@ def _near_landmarks(cards: CardSet, after: PlayerState, row: Sequence[int],
                     new: set[int], prefix: str = "") -> list[Fact]:
     """Runs at an end of ``after``'s Highway with 2 icons (one more card of their Scenery
     there makes a Stretch) that hold one of the ``new`` cards, for a Landmark of the
-    row; the hand card kept that shows the Scenery, if any."""
+    row not claimable already; the hand card kept that shows the Scenery, if any."""
     out = []
+    claims = None
     for side, r in _end_runs(cards, after.highway):
+        if claims is None:  # Landmarks claimable already are not "one card" away
+            claims = _claimable_landmarks(cards, after, row)
         if r.icons != STRETCH_MIN_ICONS - 1 or not new & set(r.cards):
             continue
-        lms = [lm for lm in row if cards.landmark_scenery[lm] == r.scenery]
+        lms = [lm for lm in row if cards.landmark_scenery[lm] == r.scenery
+               and lm not in claims]
         if not lms:
             continue
         scenery = SCENERIES[r.scenery]
