@@ -108,7 +108,7 @@ def _check_fact(state: GameState, move, fact) -> None:
         st = next(s for s in found if s.cards == fact.cards and s.scenery == fact.scenery)
         assert st.miles == fact.miles
         assert f"{len(fact.cards)} card" in text and f"{fact.miles} mile" in text
-        assert f"(+{fact.gain} points)" in text and SCENERIES[fact.scenery] in text
+        assert _points_in(fact.gain, text) and SCENERIES[fact.scenery] in text
         old = [s for s in stretches(cards, me.highway) if s.scenery == fact.scenery
                and set(s.cards) <= set(fact.cards)]
         assert fact.extra["new"] == (not old), text
@@ -119,7 +119,9 @@ def _check_fact(state: GameState, move, fact) -> None:
         done = play(built, claim)
         gain = (score_player(cards, done.players[seat], False).total
                 - score_player(cards, after, False).total)
-        assert gain == fact.gain and f"(+{gain} points now)" in text
+        assert gain == fact.gain
+        assert (f"(+{gain} point{'' if gain == 1 else 's'} now)" if gain
+                else "(no points now)") in text
         assert cards.landmarks[fact.landmark].name in text
     elif fact.kind == "claimable":
         assert type(move[-1]) is End
@@ -156,7 +158,7 @@ def _check_fact(state: GameState, move, fact) -> None:
         grown = _placed(owner.highway, fact.card, fact.side)
         gain = (_stretch_points(cards, grown, owner.landmarks)
                 - _stretch_points(cards, owner.highway, owner.landmarks))
-        assert gain == fact.gain and f"(+{gain} points)" in text, text
+        assert gain == fact.gain and _points_in(gain, text), text
         after_stretches = stretches(cards, grown, None)
         for scenery, run, _miles, new in fact.extra["stretches"]:  # each named Stretch
             assert any(s.cards == run and s.scenery == scenery for s in after_stretches)
@@ -209,6 +211,10 @@ def _check_take_near(state, move, fact):
     me = state.player
     grown = _placed(me.highway, cards.card(move[0].card), fact.side)
     _check_near(cards, grown, me.landmarks, me.hand, fact, state.landmark_row)
+
+
+def _points_in(gain: int, text: str) -> bool:
+    return f"(+{gain} point{'' if gain == 1 else 's'})" in text
 
 
 def _named(text: str) -> tuple[list[str], list[str]]:

@@ -122,6 +122,11 @@ def _plural(n: int, word: str) -> str:
     return f"{n} {word}{'' if n == 1 else 's'}"
 
 
+def _points(n: int) -> str:
+    """"+1 point", "+4 points"."""
+    return f"+{n} point{'' if n == 1 else 's'}"
+
+
 def _side_words(side: str) -> str:
     return "left" if side == "L" else "right"
 
@@ -191,8 +196,8 @@ def _stretch_words(st: Stretch, base: Stretch | None, gain: int) -> str:
     size = f"{_plural(len(st.cards), 'card')}, {_plural(st.miles, 'mile')}"
     scenery = SCENERIES[st.scenery]
     if base is None:
-        return f"a new {scenery} Stretch: {size} (+{gain} points)"
-    return f"your {scenery} Stretch to {size} (+{gain} points)"
+        return f"a new {scenery} Stretch: {size} ({_points(gain)})"
+    return f"your {scenery} Stretch to {size} ({_points(gain)})"
 
 
 def _changes_words(changes: list[tuple[Stretch, Stretch | None, int]], whose: str,
@@ -238,7 +243,8 @@ def _build_step_facts(view: PlayerView, move: tuple[Action, ...]) -> list[Fact]:
                 - score_player(cards, after, False).total)
         s = cards.landmark_scenery[lm]
         facts.append(Fact("claim", f"claims {_lm_words(cards, [lm])} with your "
-                                   f"{SCENERIES[s]} Stretch (+{gain} points now)",
+                                   f"{SCENERIES[s]} Stretch "
+                                   f"({_points(gain) if gain else 'no points'} now)",
                           scenery=s, landmark=lm, card=c, gain=gain))
     if builds:
         for st, base, gain in stretch_changes(cards, before, after):
@@ -351,7 +357,7 @@ def _take_facts(view: PlayerView, take: Take) -> list[Fact]:
         side, changes, gain = fit
         st = changes[0][0]
         facts.append(Fact("fits", f"would {_changes_words(changes, 'your')} at your "
-                                  f"{_side_words(side)} end (+{gain} points)",
+                                  f"{_side_words(side)} end ({_points(gain)})",
                           card=c, side=side, scenery=st.scenery, cards=st.cards,
                           miles=st.miles, gain=gain, extra=_stretch_data(changes)))
     if row and me.highway:
@@ -406,7 +412,7 @@ def _denials(view: PlayerView, c: int) -> list[Fact]:
             new = [lm for lm in _claimable_landmarks(cards, _with_card(them, c, side), row)
                    if lm not in was]
         text = (f"denies {_seat_words(seat)} {cards.highway[c].id}, which would "
-                f"{_changes_words(changes, 'their', False)} (+{gain} points)")
+                f"{_changes_words(changes, 'their', False)} ({_points(gain)})")
         if new:
             text += f" and let them claim {_lm_words(cards, new)}"
         out.append(Fact("denies", text, seat=seat, card=c, side=side, scenery=st.scenery,
