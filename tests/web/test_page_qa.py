@@ -741,3 +741,46 @@ def test_deck_cards_counted_and_an_ocean_stretch(server, page):  # noqa: F811
                      "L01 Bixby Bridge: needs an ocean Stretch. x",
                      "L02 Pfeiffer: needs a forest Stretch. y"], texts
     assert not pg.js_errors, pg.js_errors
+
+
+def test_keys_that_cannot_act_in_this_step_say_what_to_do(server, page):  # noqa: F811
+    """A QA pass: E at the take step sent "end" and showed the server's refusal in red
+    ('Not allowed: illegal action "end the turn" for You (turn 3, take step): first take
+    1 more card(s) ...', a console 422, "turn 3" beside "Round 1 of 7"); L and R before
+    both cards were taken said "Select a card of your hand first", which misleads. A key
+    that cannot act in the step says in the page's words what to do, with no request."""
+    pg = page
+    continue_position(pg, server, rocky_creek_position(), 0)
+    sent: list[str] = []
+    pg.on("request", lambda r: sent.append(r.url) if r.url.endswith("/actions") else None)
+
+    def said(key: str) -> str:
+        pg.keyboard.press("Escape")  # the last message gone
+        assert pg.locator("#alert").is_hidden()
+        pg.keyboard.press(key)
+        alert = pg.locator("#alert")
+        alert.wait_for(state="visible")
+        return pg.locator("#alert-text").inner_text()
+
+    for key in "elrpc":
+        text = said(key)
+        assert text.startswith("Take 2 cards first"), (key, text)
+    pg.keyboard.press("d")
+    settle(pg)
+    assert len(sent) == 1, sent  # the take only
+    for key in "elrpc":
+        text = said(key)
+        assert text.startswith("Take 1 more card first"), (key, text)
+        assert "Not allowed" not in text and "turn 3" not in text, text
+    pg.keyboard.press("d")
+    settle(pg)
+    assert len(sent) == 2, sent
+    for key in "d1":
+        text = said(key)
+        assert text == "You have taken your 2 cards: build, claim a Landmark or end the turn.", text
+    legal = pg.evaluate("window.bigsur.state.data.legal_actions")
+    if not any(a.startswith("claim ") for a in legal):
+        assert said("c") == "No Landmark can be claimed now."
+    assert said("l").startswith("Select a card of your hand first")
+    assert len(sent) == 2, sent  # no refused key reached the server
+    assert not pg.js_errors, pg.js_errors

@@ -2253,11 +2253,15 @@ function onKey(ev) {
   if (S.view !== "game" || !S.data) return;
   const d = S.data;
   if (/^[1-5]$/.test(k)) {
+    const refused = keyRefusal(k);
+    if (refused) { showError(refused); return; }
     const id = d.view.depot[Number(k) - 1];
     if (id) act("take " + id); else showError(`The Depot has no card ${k}.`);
     return;
   }
   const lower = k.toLowerCase();
+  const refused = keyRefusal(lower);
+  if (refused) { showError(refused); return; }
   if (lower === "d") { act("take deck"); return; }
   if (lower === "e") { act("end"); return; }
   if (lower === "u") { undo(); return; }
@@ -2285,6 +2289,29 @@ function onKey(ev) {
       if (b) b.focus();
     });
   }
+}
+
+/* Why a game key (a Depot card 1-5, D, E, L, R, P, C) cannot act in this step, in the
+ * page's words, with no request to the server (its refusal names the engine's turn
+ * count and notation); null when it can. */
+function keyRefusal(k) {
+  const d = S.data, t = d.view;
+  if (!/^[1-5delrpc]$/.test(k)) return null;
+  if (d.over) return "The game is over.";
+  if (S.animating) return WAIT_AI;
+  if (S.busy) return WAIT_SENT;
+  if (!d.your_turn) return `Wait: it is ${possessive(seatName(t.current))} turn.`;
+  const legal = d.legal_actions || [];
+  if (t.phase === "take") {
+    return /^[1-5d]$/.test(k) ? null
+      : `Take ${t.picks === 0 ? "2 cards" : "1 more card"} first: a Depot card (1\u20135) or the deck (D).`;
+  }
+  if (/^[1-5d]$/.test(k)) return "You have taken your 2 cards: build, claim a Landmark or end the turn.";
+  if (k === "c" && !legal.some((a) => a.startsWith("claim "))) return "No Landmark can be claimed now.";
+  if ((k === "l" || k === "r") && S.selected && !legal.some((a) => a.startsWith(`build ${S.selected} `))) {
+    return `You cannot pay for ${S.selected} now: select another card of your hand.`;
+  }
+  return null;
 }
 
 /* Where the enlarged card of size w x h goes for a pointer at (x, y): beside the pointer,
