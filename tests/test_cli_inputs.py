@@ -263,8 +263,10 @@ def test_train_ctrl_c_during_the_self_play_ends_soon_and_quietly(tmp_path):
          "--players", "2", "--out", str(tmp_path / "m.npz")],
         stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True, start_new_session=True)
     try:
-        time.sleep(5)  # started, and playing
-        assert proc.poll() is None
+        before = []  # up to the first progress line: started, and playing
+        while not (before and before[-1].startswith("self-play ")):
+            before.append(proc.stderr.readline())
+            assert before[-1] and len(before) < 5, before
         os.killpg(proc.pid, signal.SIGINT)
         start = time.monotonic()
         _out, err = proc.communicate(timeout=60)

@@ -270,8 +270,8 @@ def generate(cards: CardSet | None = None, players: tuple[int, ...] = (2, 3, 4),
             if progress:
                 progress(min((i + 1) * chunk, games), games)
     finally:
-        if own:
-            executor.shutdown()
+        if own:  # after Ctrl-C or a failed chunk, the chunks not started are dropped
+            executor.shutdown(cancel_futures=True)
     return Dataset.concat(parts)
 
 
