@@ -355,3 +355,32 @@ def test_confidence_against_the_closest_move_and_not_on_a_short_search(server, p
     assert conf == ("Too few iterations to tell: only 50 visits for the top move (a verdict "
                     "needs 100): search longer."), conf
     assert not pg.js_errors, pg.js_errors
+
+
+def test_a_hints_line_says_unseen_cards_as_its_legend_does(server, page):  # noqa: F811
+    """A QA pass: the line under a hint said in its header that unseen cards are "a deck
+    card", but its lines read "build a card from the hand at the left end", "claim
+    Pfeiffer Beach (L03) above a new card" and "AI 2 (strong) takes a deck card from the
+    Depot" (Depot cards are face up: the card is one the Depot gets from the deck when a
+    turn ends, in the search's sample). The legend says that cards not seen are not
+    named, and each line says what the card is."""
+    pg = page
+    st = ragged_point_position()
+    continue_position(pg, server, st, 0)
+    unseen = [c for c in st["deck"] if c not in st["depot"]][:2]
+    x, y = unseen
+    fake_hint(pg, st, [{"actions": ["end"],
+                        "line": [f"take {x}", "take deck", f"build {x} R", f"claim L03 {x}",
+                                 "take deck", f"take {y}", f"build {y} L", "end"]}])
+    ask_hint(pg)
+    then = pg.locator("#hint .thenlist li").all_inner_texts()
+    assert then == [
+        "AI 2 (easy) takes a Depot card refilled from the deck, takes the top card of the "
+        "deck, builds a card from their hand at the right end, claims Pfeiffer Beach (L03) "
+        "above a card not seen yet",
+        "You take the top card of the deck, take a Depot card refilled from the deck, build a "
+        "card from your hand at the left end, end the turn"], then
+    text = pg.locator("#hint").inner_text()
+    assert "Then (the search's guess; cards you have not seen are not named):" in text, text
+    assert "a deck card" not in text and x not in text and y not in text, text
+    assert not pg.js_errors, pg.js_errors

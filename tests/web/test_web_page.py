@@ -556,7 +556,7 @@ def test_pure_modules_in_the_page(server, page):
     assert out["used"] == ["B", "C", "D", "E"]
     assert out["line"] == [{"seat": 0, "actions": ["take X", "build Y L", "end"]},
                            {"seat": 1, "actions": ["take Z"]}]
-    assert out["hidden"] == "AI 2 takes a deck card from the Depot"
+    assert out["hidden"] == "AI 2 takes a Depot card refilled from the deck"
     assert out["close"] == "close call" and out["clear"] == "clearly best"
     # the cue says how far ahead on both scales, and "behind" rather than "-1.0 ahead"
     # equal visits (a race's last candidates) are said as such, not as a reason

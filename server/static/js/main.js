@@ -434,7 +434,7 @@ function renderLog() {
 }
 
 /* Cards the player can see now (hand, Depot, Highways, known hand cards): a search
- * line past the player's own move names sampled cards, which are shown as "a deck card". */
+ * line past the player's own move names sampled cards, which are not named (actionWords). */
 function visibleCards() {
   const v = S.data.view;
   const seen = new Set(v.depot);
@@ -530,7 +530,7 @@ function renderHint() {
       (m.score_change ? `<div class="small scorenow">${esc(cap(scoreChangeWords(m.score_change)))}</div>` : "") +
       (plan ? `<div class="small">Pay: ${esc(plan)}</div>` : "") +
       (reasons.length ? `<ul class="small thenlist reasons">${reasons.map((x) => `<li>${esc(x)}</li>`).join("")}</ul>` : "") +
-      (then ? `<div class="small muted">Then (the search's guess; unseen cards are "a deck card"):<ul class="thenlist">${then}</ul></div>` : "") +
+      (then ? `<div class="small muted">Then (the search's guess; cards you have not seen are not named):<ul class="thenlist">${then}</ul></div>` : "") +
       `<div class="hintbtns"><button type="button" class="playhint" data-hint="${k}">Play this</button>` +
       (k === shown ? `<span class="muted small">shown on the table</span>` :
         `<button type="button" class="showhint" data-showhint="${k}">Show on the table</button>`) +

@@ -247,14 +247,17 @@ export function actionWords(text, ctx, who) {
   const you = who === "You";
   const v = (s, y) => (you ? y : s);
   const hidden = (id) => ctx.hidden && ctx.hidden(id);
-  const card = (id, unseen = "a deck card") => (hidden(id) ? unseen : id);
+  // a card not seen yet (a search line's sample) is not named: said as what it is
+  const card = (id, unseen) => (hidden(id) ? unseen : id);
   if (w[0] === "take") {
     if (w[1] === "deck") return `${who} ${v("takes", "take")} the top card of the deck`;
-    return `${who} ${v("takes", "take")} ${card(w[1])} from the Depot`;
+    // (Depot cards are face up: one not seen yet comes with a refill, at a turn's end)
+    if (hidden(w[1])) return `${who} ${v("takes", "take")} a Depot card refilled from the deck`;
+    return `${who} ${v("takes", "take")} ${w[1]} from the Depot`;
   }
   if (w[0] === "build") {
     const side = w[2] === "L" ? "left" : "right";
-    let s = `${who} ${v("builds", "build")} ${card(w[1], "a card from the hand")} at the ${side} end`;
+    let s = `${who} ${v("builds", "build")} ${card(w[1], `a card from ${you ? "your" : "their"} hand`)} at the ${side} end`;
     const k = w.indexOf("pay");
     if (k >= 0 && !(ctx.hidden && ctx.hidden(w[1]))) {
       // another player's payment uses their Highway and discard pile, not the reader's
@@ -265,7 +268,7 @@ export function actionWords(text, ctx, who) {
   }
   if (w[0] === "claim") {
     const l = ctx.cards.landmarks[w[1]];
-    return `${who} ${v("claims", "claim")} ${l ? l.name + " (" + w[1] + ")" : w[1]} above ${card(w[2], "a new card")}`;
+    return `${who} ${v("claims", "claim")} ${l ? l.name + " (" + w[1] + ")" : w[1]} above ${card(w[2], "a card not seen yet")}`;
   }
   if (w[0] === "end") return `${who} ${v("ends", "end")} the turn`;
   return `${who}: ${text}`;
