@@ -384,3 +384,39 @@ def test_a_hints_line_says_unseen_cards_as_its_legend_does(server, page):  # noq
     assert "Then (the search's guess; cards you have not seen are not named):" in text, text
     assert "a deck card" not in text and x not in text and y not in text, text
     assert not pg.js_errors, pg.js_errors
+
+
+def test_claims_above_different_cards_with_the_same_numbers_are_one_line(server, page):  # noqa: F811
+    """A QA pass: the 4 lines of a hint were "claim Pfeiffer Beach (L03) above H18 / H36 /
+    H38", all "win 1.2% -21.5 pts 384 visits", pushing real alternatives off the list.
+    Moves that differ only in the card a claim goes above, with the same numbers as shown,
+    are one line naming the choices; different numbers keep their own lines."""
+    from solver.rules.engine import play
+    from solver.rules.position import state_from_json, state_to_json
+
+    pg = page
+    to_two_possible_claims(pg, server)
+    s = state_from_json(ragged_point_position())
+    for a in ("build H14 R pay per:H12 bh:1:H05", "build H04 L pay per:H02 H62"):
+        s = play(s, a)
+    same = {"win_probability": 0.012, "expected_margin": -21.5, "visits": 384}
+    fake_hint(pg, state_to_json(s), [
+        {"actions": ["claim L03 H04"], **same}, {"actions": ["claim L03 H41"], **same},
+        {"actions": ["claim L02 H04"], "win_probability": 0.010, "expected_margin": -22.0,
+         "visits": 300},
+        {"actions": ["claim L02 H41"], "win_probability": 0.010, "expected_margin": -22.3,
+         "visits": 290},
+        {"actions": ["end"], "win_probability": 0.005, "expected_margin": -25.0, "visits": 100}])
+    ask_hint(pg)
+    items = pg.locator("#hint .hintlist > li")
+    heads = [items.nth(k).locator(".hintrow b").inner_text() for k in range(items.count())]
+    assert heads == ["You claim Pfeiffer Beach (L03) above H04 or H41",
+                     "You claim McWay Falls (L02) above H04",
+                     "You claim McWay Falls (L02) above H41",
+                     "You end the turn"], heads
+    assert "384 visits each" in items.first.inner_text()
+    # each line's buttons play and show its own move
+    pg.click("#hint [data-showhint='4']")
+    assert pg.evaluate("window.bigsur.state.hintShow") == 4
+    assert "shown on the table" in items.nth(3).inner_text()
+    assert not pg.js_errors, pg.js_errors

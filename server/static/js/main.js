@@ -16,7 +16,7 @@ import {MATERIALS, MAT_COLOR, matGlyph, matIcon, stepsInWords, paymentSentence, 
 lineBySeat, confidence, plainError, joinWords, plural, possessive, turningPoints as reviewTurningPoints,
   measuredAgain,
   playedWasBest, decidingCategory, lossWords, accuracyWords, scoreChangeWords, signed,
-  scoringItemWords, reasonWords}
+  scoringItemWords, reasonWords, mergedClaims, orWords}
 from "./words.js";
 import {payState, persistentUseFits, borrowsLeft} from "./pay.js";
 import {SCENERY, SC_COLOR, esc, cap, wrap, setCards, sceneryIcon, cardWords, cardSVG,
@@ -494,16 +494,21 @@ function renderHint() {
     return;
   }
   const r = h.result;
-  const moves = r.moves.slice(0, 4);
+  // (claims above different cards with the same numbers: one line naming the cards)
+  const listed = mergedClaims(r.moves).slice(0, 4);
+  const moves = listed.map((x) => x.move);
   const ctx = hintCtx();
   const conf = confidence(moves, S.data.legal_actions); // against the listed moves
   const v = S.data.view;
   const shown = S.hintShow || 0;
   let html = conf ? `<p class="conf conf-${conf.cue.replace(/ /g, "-")}"><b>${esc(cap(conf.cue))}</b>: ${esc(conf.why)}.</p>` : "";
   html += `<ol class="hintlist">`;
-  moves.forEach((m, k) => {
-    const words = m.actions.map((a) => actionWords(a.replace(/ pay .*$/, ""), ctx, "You")).join(", then ")
-      .replace(/, then You /g, ", then ");
+  listed.forEach(({k, move: m, members, above}) => {
+    const words = m.actions.map((a) => actionWords(a.replace(/ pay .*$/, ""), ctx, "You")
+      .replace(/ above \S+$/, (x) => (a.startsWith("claim ") && above.length > 1 ? ` above ${orWords(above)}` : x)))
+      .join(", then ").replace(/, then You /g, ", then ");
+    const visits = members.every((x) => x.visits === m.visits)
+      ? `${m.visits} visits${members.length > 1 ? " each" : ""}` : `${members.map((x) => x.visits).join(", ")} visits`;
     // each build in turn: a later one recycles what the earlier ones discarded
     let top = ctx.discardTop;
     const plan = m.payment && m.payment.builds ? m.payment.builds.map((b) => {
@@ -526,7 +531,7 @@ function renderHint() {
         ? `exact score ${m.final_score}` : "exact"}</span>` : "") + `</div>` +
       `<div class="hintnums"><span title="estimated chance to win">win ${pct(m.win_probability)}</span>` +
       `<span title="expected score minus the best other score">${signed(m.expected_margin)} pts</span>` +
-      `<span class="muted" title="how often the search tried this move">${m.visits} visits</span></div>` +
+      `<span class="muted" title="how often the search tried this move">${visits}</span></div>` +
       (m.score_change ? `<div class="small scorenow">${esc(cap(scoreChangeWords(m.score_change)))}</div>` : "") +
       (plan ? `<div class="small">Pay: ${esc(plan)}</div>` : "") +
       (reasons.length ? `<ul class="small thenlist reasons">${reasons.map((x) => `<li>${esc(x)}</li>`).join("")}</ul>` : "") +

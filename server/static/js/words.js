@@ -164,8 +164,8 @@ export function scoringItemWords(item, cards) {
   return what;
 }
 
-/* "a, b or c". */
-function orWords(parts) {
+/** "a, b or c". */
+export function orWords(parts) {
   return parts.length <= 1 ? parts.join("") : parts.slice(0, -1).join(", ") + " or " + parts[parts.length - 1];
 }
 
@@ -370,6 +370,28 @@ export function confidence(moves, legal) {
       : Math.abs(dw).toFixed(1) + " win-% and "}${Math.abs(dm).toFixed(1)} points (${visits}): either is fine`};
   }
   return {cue: "likely best", why: `${visits}, ${gaps(dw, dm, next, pointsOnly)}`};
+}
+
+/** A hint's moves as the list says them: moves whose actions differ only in the card a
+ * claim goes above, with the same numbers as shown (win %, points, score now, exact),
+ * are one entry naming the choices. [{k: the first one's index in ``moves``, move: it,
+ * members: the merged moves, first to last, above: their claims' cards or null}]. */
+export function mergedClaims(moves) {
+  const shown = (m) => JSON.stringify([m.actions.map((a) => (a.startsWith("claim ") ? a.split(/\s+/)[1] : a)),
+    (100 * m.win_probability).toFixed(1), signed(m.expected_margin), m.score_change || null, !!m.exact,
+    m.final_score == null ? null : m.final_score]);
+  const out = [], byKey = new Map();
+  moves.forEach((m, k) => {
+    const claim = m.actions.find((a) => a.startsWith("claim "));
+    const card = claim ? claim.split(/\s+/)[2] : null;
+    const key = claim ? shown(m) : null;
+    const same = key && byKey.get(key);
+    if (same) { same.members.push(m); same.above.push(card); return; }
+    const entry = {k, move: m, members: [m], above: claim ? [card] : null};
+    if (key) byKey.set(key, entry);
+    out.push(entry);
+  });
+  return out;
 }
 
 /** A hint move's ``reasons`` (short sentences, no final period; the hint's seat "you",
