@@ -178,3 +178,68 @@ def test_a_persistent_material_used_twice_is_said_as_such(server, page):  # noqa
                               "of H14 again (an extra use)"), out["me"]
     assert out["mats"] == ["stone", "stone"]  # each use still gives its Material
     assert not pg.js_errors, pg.js_errors
+
+
+def test_a_seats_numbers_follow_its_cards_while_the_ai_turns_are_shown(server, page):  # noqa: F811
+    """A QA pass (4 players, speed "slow"): while AI 4's turn was shown ("AI 4 (normal)
+    claims ... L04 above H08"), its Highway showed the cards but its header still said
+    "0 pts · hand 2 · discard 3" with no Stretch bar, and "11 pts" only after the moves.
+    A seat's points, hand and discard counts and Stretch bars are known as they stand
+    after its turn (not per build: the log hides another seat's payments): they are
+    shown from the step that ends its turn, as the table then stays."""
+    from rules_testkit import random_mid_game
+    from test_page_qa import continue_position
+
+    from solver.rules.position import state_to_json
+
+    pg = page
+    st = state_to_json(random_mid_game(4, seed=3, actions=40))
+    me = st["current"]
+    continue_position(pg, server, st, me)
+    pg.select_option("#ai-speed", "120")
+    pg.evaluate("""() => {
+      window.seen = [];
+      const part = (el, sel) => (el.querySelector(sel) || {}).innerHTML || '';
+      new MutationObserver(() => {
+        const seats = {};
+        for (const el of document.querySelectorAll('#seats .seat')) {
+          seats[el.dataset.seat] = [part(el, '.seat-head .score') + ' ' +
+            part(el, '.seat-head .muted.small'), part(el, '.hwwrap')];
+        }
+        window.seen.push({caption: document.querySelector('#status').innerText, seats});
+      }).observe(document.querySelector('#status'), {childList: true});
+    }""")
+    for _ in range(2):
+        pg.locator("#deck .cardbtn").click()
+        settle(pg)
+    before = pg.evaluate("window.seen.length")
+    pg.keyboard.press("e")
+    pg.wait_for_function("document.querySelector('#status').innerText.includes('Your turn')",
+                         timeout=90_000)
+    settle(pg)
+    final = pg.evaluate("""() => {
+      const part = (el, sel) => (el.querySelector(sel) || {}).innerHTML || '';
+      const seats = {};
+      for (const el of document.querySelectorAll('#seats .seat')) {
+        seats[el.dataset.seat] = [part(el, '.seat-head .score') + ' ' +
+          part(el, '.seat-head .muted.small'), part(el, '.hwwrap')];
+      }
+      return seats;
+    }""")
+    seen = pg.evaluate("window.seen")[before:]
+    names = {i: pg.locator(f"#seats .seat[data-seat='{i}']").get_attribute("aria-label")
+             for i in range(4) if i != me}
+    checked = 0
+    for i, name in names.items():
+        ends = [x for x in seen if x["caption"].startswith(name) and
+                (" ends the turn" in x["caption"] or " claims " in x["caption"])]
+        assert len(ends) == 1, (name, [x["caption"] for x in seen])
+        head, road = ends[0]["seats"][str(i)]
+        assert head == final[str(i)][0], (ends[0]["caption"], head, final[str(i)][0])
+        assert road == final[str(i)][1], ends[0]["caption"]  # the Stretch bars too
+        checked += 1
+    assert checked == 3
+    # the moves changed what a seat's header says (or the test proves nothing)
+    start = seen[0]["seats"]
+    assert any(start[str(i)][0] != final[str(i)][0] for i in names), start
+    assert not pg.js_errors, pg.js_errors

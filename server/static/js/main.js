@@ -658,22 +658,39 @@ async function transition(prev, next) {
   renderActions();
   renderLog();
   const t = tableFromView(prev.view);
+  const after = tableFromView(next.view);
   // my own seat cannot change during others' moves: show it as it is now
-  t.seats[next.seat] = tableFromView(next.view).seats[next.seat];
+  t.seats[next.seat] = after.seats[next.seat];
+  // a seat's points, Stretches, hand and discard pile are known as they stand after its
+  // last turn of these moves (next's view; a Highway scores by itself), not step by step
+  // (the log hides another seat's payments): shown from the step that ends that turn
+  const lastEnd = {};
+  fresh.forEach((e, j) => { if (e.action === "end" || e.action.startsWith("claim ")) lastEnd[e.seat] = j; });
+  const scores = S.scores ? S.scores.scores.slice() : [];
+  let scoresAfter = null;
+  try {
+    if (!next.over) scoresAfter = (await api("POST", "/v1/score", {position: next.view})).scores;
+  } catch (e) { /* the points as they were until the moves are shown */ }
+  if (next.over && next.result) scoresAfter = next.result.scores;
   // a build or claim brings that Highway into view (3-4 players on a laptop: below the
   // fold), and the page goes back to where the player had it once the AI is done;
   // never after the player scrolled meanwhile
   const startY = window.scrollY;
   let ourY = startY;
   try {
-    for (const e of fresh) {
+    for (const [j, e] of fresh.entries()) {
       applyPublic(t, e);
+      if (lastEnd[e.seat] === j && e.seat !== next.seat) {
+        const a = after.seats[e.seat];
+        Object.assign(t.seats[e.seat], {handCount: a.handCount, known: a.known, discardCount: a.discardCount,
+          discardTop: a.discardTop, discardTopMaterial: a.discardTopMaterial});
+        if (scoresAfter) scores[e.seat] = scoresAfter[e.seat];
+      }
       if (e.seat === next.seat || S.skip) continue;
       const [verb, card] = e.action.split(" ");
       const caption = actionWords(e.action, {cards: S.cards, seatName}, seatName(e.seat));
       renderTable(t, {animating: true, caption,
-        highlight: verb === "build" ? {seat: e.seat, card} : null,
-        scores: S.scores ? S.scores.scores : []});
+        highlight: verb === "build" ? {seat: e.seat, card} : null, scores});
       highlightLog(e.index);
       const seatEl = document.querySelector(`#seats .seat[data-seat="${e.seat}"]`);
       if ((verb === "build" || verb === "claim") && seatEl && window.scrollY === ourY) {
@@ -686,6 +703,7 @@ async function transition(prev, next) {
     S.animating = false;
     $("skip-btn").hidden = true;
   }
+  if (scoresAfter && !next.over) S.scores = {n: next.actions_applied, scores: scoresAfter}; // (asked once)
   const back = ourY !== startY && window.scrollY === ourY; // (before the table changes height)
   await renderGame();
   if (back) window.scrollTo(window.scrollX, startY);
