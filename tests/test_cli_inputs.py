@@ -256,17 +256,28 @@ def test_train_cluster_plays_on_the_clusters_executor_and_closes_its_client(
     assert seen["executor"] is executor and Client.closed
 
 
+def _as_from_a_terminal() -> None:
+    """In the child before it starts: SIGINT handled by default and not blocked, as a
+    shell starts a command, whatever the test runner's process passes down (under two
+    test processes the train once ran on after Ctrl-C; the failure says what it had)."""
+    signal.signal(signal.SIGINT, signal.SIG_DFL)
+    signal.pthread_sigmask(signal.SIG_UNBLOCK, {signal.SIGINT})
+
+
 def test_train_ctrl_c_during_the_self_play_ends_soon_and_quietly(tmp_path):
     """Ctrl-C (SIGINT to the terminal's process group) used to wait for every game left."""
     proc = subprocess.Popen(
         [sys.executable, "-m", "solver.cli", "train", "--games", "1000", "--workers", "2",
          "--players", "2", "--out", str(tmp_path / "m.npz")],
-        stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True, start_new_session=True)
+        stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True, start_new_session=True,
+        preexec_fn=_as_from_a_terminal)
     try:
         before = []  # up to the first progress line: started, and playing
         while not (before and before[-1].startswith("self-play ")):
             before.append(proc.stderr.readline())
             assert before[-1] and len(before) < 5, before
+        signals = [line.strip() for line in open(f"/proc/{proc.pid}/status")
+                   if line.startswith(("SigBlk", "SigIgn", "SigCgt"))]
         os.killpg(proc.pid, signal.SIGINT)
         start = time.monotonic()
         _out, err = proc.communicate(timeout=60)
@@ -275,7 +286,7 @@ def test_train_ctrl_c_during_the_self_play_ends_soon_and_quietly(tmp_path):
         if proc.poll() is None:
             os.killpg(proc.pid, signal.SIGKILL)
             proc.communicate()
-    assert proc.returncode == 130, err
+    assert proc.returncode == 130, f"signals at start: {signals}\n{err}"
     assert "Traceback" not in err and err.rstrip().endswith("bigsur: interrupted")
     # the games left would take many minutes; a loaded machine (CI) took 9.5 s once
     assert took < 30, f"{took:.1f} s after Ctrl-C"
