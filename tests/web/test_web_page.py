@@ -537,6 +537,9 @@ def test_pure_modules_in_the_page(server, page):
         used: w.cardsUsed(['B', 'sub:C+D+E=steel', 'rec', 'per:P']),
         line: w.lineBySeat(['take deck'], ['take X', 'build Y L', 'end', 'take Z'], 0, 2),
         hidden: w.actionWords('take X', {...ctx, hidden: (id) => id === 'X'}, 'AI 2'),
+        // a visible build paid with cards the reader has not seen names none of them
+        paidUnseen: w.actionWords('build A L pay C sub:B+D+E=steel rec',
+                                  {...ctx, hidden: (id) => 'CDE'.includes(id)}, 'AI 2'),
         close: w.confidence([{visits: 140, win_probability: 0.50, expected_margin: 1},
                              {visits: 138, win_probability: 0.495, expected_margin: 0.8}]).cue,
         clear: w.confidence([{visits: 190, win_probability: 0.60, expected_margin: 4},
@@ -557,6 +560,10 @@ def test_pure_modules_in_the_page(server, page):
     assert out["line"] == [{"seat": 0, "actions": ["take X", "build Y L", "end"]},
                            {"seat": 1, "actions": ["take Z"]}]
     assert out["hidden"] == "AI 2 takes a Depot card refilled from the deck"
+    assert out["paidUnseen"] == (
+        "AI 2 builds A at the left end, paying: discard a card from their hand; 3-for-1: "
+        "discard B, a card not seen, a card not seen for steel; recycle the top of their "
+        "discard pile"), out["paidUnseen"]
     assert out["close"] == "close call" and out["clear"] == "clearly best"
     # the cue says how far ahead on both scales, and "behind" rather than "-1.0 ahead"
     # equal visits (a race's last candidates) are said as such, not as a reason

@@ -70,12 +70,16 @@ export function accuracyWords(accuracy) {
 /** The steps of a payment (notation tokens) in words, and the Material each supplies.
  * ``ctx``: {cards, discardTop (own discard top card id or null) or discardTopMaterial
  * (its Material, where the card is not known), discardTops (per seat: Material or null),
- * seatName(i), whose ("your", the default, or "their": another player's payment)}.
+ * seatName(i), whose ("your", the default, or "their": another player's payment), hidden(id)
+ * (whether the reader has not seen a card: then it is not named)}.
  * Returns [{step, material, words}]. */
 export function stepsInWords(steps, ctx) {
   const hw = ctx.cards.highway;
   const whose = ctx.whose || "your";
   let top = ctx.discardTop ? (hw[ctx.discardTop] || {}).material : ctx.discardTopMaterial || null;
+  // a card the reader has not seen (another seat's hand in a search line's sample) is a
+  // guess: not named, nor its Material
+  const unseen = (id) => !!(ctx.hidden && ctx.hidden(id));
   const out = [];
   for (const step of steps) {
     let material = null, words = step;
@@ -92,8 +96,9 @@ export function stepsInWords(steps, ctx) {
       const [list, m] = step.slice(4).split("=");
       const ids = list.split("+");
       material = m;
-      words = `3-for-1: discard ${ids.join(", ")} for ${m}`;
-      top = (hw[ids[ids.length - 1]] || {}).material || top;
+      words = `3-for-1: discard ${ids.map((id) => (unseen(id) ? "a card not seen" : id)).join(", ")} for ${m}`;
+      const last = ids[ids.length - 1];
+      top = unseen(last) ? null : (hw[last] || {}).material || top;
     } else if (step.startsWith("bh:")) {
       const [, seat, id] = step.split(":");
       material = (hw[id] || {}).persistent || null;
@@ -102,6 +107,9 @@ export function stepsInWords(steps, ctx) {
       const seat = Number(step.slice(3));
       material = ctx.discardTops ? ctx.discardTops[seat] : null;
       words = `borrow the top of ${possessive(ctx.seatName(seat))} discard pile${material ? " (" + material + ")" : ""}`;
+    } else if (hw[step] && unseen(step)) {
+      words = `discard a card from ${whose} hand`;
+      top = null;
     } else if (hw[step]) {
       material = hw[step].material;
       words = `discard ${step} (${material})`;
@@ -259,7 +267,7 @@ export function actionWords(text, ctx, who) {
     const side = w[2] === "L" ? "left" : "right";
     let s = `${who} ${v("builds", "build")} ${card(w[1], `a card from ${you ? "your" : "their"} hand`)} at the ${side} end`;
     const k = w.indexOf("pay");
-    if (k >= 0 && !(ctx.hidden && ctx.hidden(w[1]))) {
+    if (k >= 0 && !hidden(w[1])) {
       // another player's payment uses their Highway and discard pile, not the reader's
       const paid = stepsInWords(w.slice(k + 1), {...ctx, whose: you ? "your" : "their"});
       s += `, paying: ${paid.map((x) => x.words).join("; ")}`;
