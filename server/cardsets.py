@@ -312,8 +312,7 @@ def build_router(registry, store_of) -> APIRouter:
             return []
         rows = await asyncio.to_thread(lambda: store_of().latest_all())
         known = [c for c in registry.sets.values() if c.reconstruction] + [
-            parse_card_set(r["body"], r["name"]) for r in rows
-            if r["body"].get("reconstruction")]
+            c for _row, c in readable([r for r in rows if r["body"].get("reconstruction")])]
         same = next((c for c in known if c.cards_fingerprint == cards.cards_fingerprint), None)
         if same is None:
             return []
@@ -359,11 +358,8 @@ def build_router(registry, store_of) -> APIRouter:
 
     @router.get("/cardsets", summary="The stored card sets (latest versions)")
     async def list_sets() -> list[dict[str, Any]]:
-        out = []
-        for row in await asyncio.to_thread(lambda: store_of().latest_all()):
-            cards = parse_card_set(row["body"], row["name"])
-            out.append(_summary(cards, row["version"], row["created"]))
-        return out
+        rows = await asyncio.to_thread(lambda: store_of().latest_all())
+        return [_summary(cards, row["version"], row["created"]) for row, cards in readable(rows)]
 
     @router.post("/cardsets", status_code=201, summary="Store a new card set",
                  responses={409: {"description": "the name is taken"},
@@ -481,6 +477,20 @@ def build_router(registry, store_of) -> APIRouter:
     return router
 
 
+def readable(rows: list[dict[str, Any]]) -> list[tuple[dict[str, Any], CardSet]]:
+    """Stored rows with their sets, leaving out (with a warning) a set stored before a
+    check it fails now (an older server's): the server starts, lists and checks without
+    it, and naming it answers what is wrong (422 cards)."""
+    out = []
+    for row in rows:
+        try:
+            out.append((row, parse_card_set(row["body"], row["name"])))
+        except CardSetError as err:
+            log.warning("stored card set %r version %s is not offered: %s", row["name"],
+                        row["version"], err)
+    return out
+
+
 def _full(row: dict[str, Any]) -> dict[str, Any]:
     cards = parse_card_set(row["body"], row["name"])
     return {**cards.to_json(), "label": cards.label, "fingerprint": cards.fingerprint,
@@ -499,15 +509,7 @@ def attach(app: FastAPI, registry, settings) -> None:
                                         settings.db_wait_seconds)
         return box["store"]
 
-    for row in store_of().latest_all():
-        try:
-            cards = parse_card_set(row["body"], row["name"])
-        except CardSetError as err:
-            # stored before a check it fails now (an older server's): the server starts
-            # without it, and naming it answers what is wrong (422 cards)
-            log.warning("stored card set %r version %s is not offered: %s", row["name"],
-                        row["version"], err)
-            continue
+    for _row, cards in readable(store_of().latest_all()):
         if cards.name not in registry.sets:
             registry.sets[cards.name] = cards
 
