@@ -540,6 +540,8 @@ def test_pure_modules_in_the_page(server, page):
         // a visible build paid with cards the reader has not seen names none of them
         paidUnseen: w.actionWords('build A L pay C sub:B+D+E=steel rec',
                                   {...ctx, hidden: (id) => 'CDE'.includes(id)}, 'AI 2'),
+        // another player's Recycling is of their pile, not the reader's top (E: water)
+        theirRec: w.actionWords('build A L pay rec B', ctx, 'AI 2'),
         close: w.confidence([{visits: 140, win_probability: 0.50, expected_margin: 1},
                              {visits: 138, win_probability: 0.495, expected_margin: 0.8}]).cue,
         clear: w.confidence([{visits: 190, win_probability: 0.60, expected_margin: 4},
@@ -564,6 +566,8 @@ def test_pure_modules_in_the_page(server, page):
         "AI 2 builds A at the left end, paying: discard a card from their hand; 3-for-1: "
         "discard B, a card not seen, a card not seen for steel; recycle the top of their "
         "discard pile"), out["paidUnseen"]
+    assert out["theirRec"] == ("AI 2 builds A at the left end, paying: recycle the top "
+                               "of their discard pile; discard B (stone)"), out["theirRec"]
     assert out["close"] == "close call" and out["clear"] == "clearly best"
     # the cue says how far ahead on both scales, and "behind" rather than "-1.0 ahead"
     # equal visits (a race's last candidates) are said as such, not as a reason

@@ -268,8 +268,10 @@ export function actionWords(text, ctx, who) {
     let s = `${who} ${v("builds", "build")} ${card(w[1], `a card from ${you ? "your" : "their"} hand`)} at the ${side} end`;
     const k = w.indexOf("pay");
     if (k >= 0 && !hidden(w[1])) {
-      // another player's payment uses their Highway and discard pile, not the reader's
-      const paid = stepsInWords(w.slice(k + 1), {...ctx, whose: you ? "your" : "their"});
+      // another player's payment uses their Highway and discard pile, not the reader's:
+      // the reader's discard top says nothing of what they recycle
+      const theirs = you ? ctx : {...ctx, whose: "their", discardTop: null, discardTopMaterial: null};
+      const paid = stepsInWords(w.slice(k + 1), theirs);
       s += `, paying: ${paid.map((x) => x.words).join("; ")}`;
     }
     return s;
