@@ -542,6 +542,13 @@ def test_pure_modules_in_the_page(server, page):
                                   {...ctx, hidden: (id) => 'CDE'.includes(id)}, 'AI 2'),
         // another player's Recycling is of their pile, not the reader's top (E: water)
         theirRec: w.actionWords('build A L pay rec B', ctx, 'AI 2'),
+        // one line standing for claims above 3 cards worth the same is not a lone candidate
+        merged: w.confidence([{visits: 300, win_probability: 0.3, expected_margin: -2,
+                               actions: ['claim L03 H18']}], ['claim L03 H18', 'end'], 3),
+        // a move of 10 visits is not the closest in value, however close its value reads
+        noisy: w.confidence([{visits: 500, win_probability: 0.60, expected_margin: 3},
+                             {visits: 200, win_probability: 0.20, expected_margin: -5},
+                             {visits: 10, win_probability: 0.59, expected_margin: 2.9}]).why,
         close: w.confidence([{visits: 140, win_probability: 0.50, expected_margin: 1},
                              {visits: 138, win_probability: 0.495, expected_margin: 0.8}]).cue,
         clear: w.confidence([{visits: 190, win_probability: 0.60, expected_margin: 4},
@@ -566,6 +573,8 @@ def test_pure_modules_in_the_page(server, page):
         "AI 2 builds A at the left end, paying: discard a card from their hand; 3-for-1: "
         "discard B, a card not seen, a card not seen for steel; recycle the top of their "
         "discard pile"), out["paidUnseen"]
+    assert out["merged"]["cue"] == "close call" and "3 choices" in out["merged"]["why"]
+    assert out["noisy"].endswith("ahead of the next move"), out["noisy"]
     assert out["theirRec"] == ("AI 2 builds A at the left end, paying: recycle the top "
                                "of their discard pile; discard B (stone)"), out["theirRec"]
     assert out["close"] == "close call" and out["clear"] == "clearly best"

@@ -498,7 +498,7 @@ function renderHint() {
   const listed = mergedClaims(r.moves).slice(0, 4);
   const moves = listed.map((x) => x.move);
   const ctx = hintCtx();
-  const conf = confidence(moves, S.data.legal_actions); // against the listed moves
+  const conf = confidence(moves, S.data.legal_actions, listed.length ? listed[0].members.length : 1);
   const v = S.data.view;
   const shown = S.hintShow || 0;
   let html = conf ? `<p class="conf conf-${conf.cue.replace(/ /g, "-")}"><b>${esc(cap(conf.cue))}</b>: ${esc(conf.why)}.</p>` : "";

@@ -338,10 +338,16 @@ export const FEW_VISITS = 100;
  * ("solved exactly", its final score), or the only one the search kept ("only
  * candidate"). Else the first move against the listed move closest to it in the search's
  * value (not merely the next by visits), and no verdict under FEW_VISITS visits; where
- * every listed move shows the same 0.0% or 100.0% win chance, in points only. */
-export function confidence(moves, legal) {
+ * every listed move shows the same 0.0% or 100.0% win chance, in points only.
+ * ``choices``: how many moves the first line stands for (claims above different cards
+ * worth the same, merged into one line). */
+export function confidence(moves, legal, choices = 1) {
   if (!moves || !moves.length) return null;
   const a = moves[0];
+  if (moves.length < 2 && choices > 1) {
+    return {cue: "close call", why: `its ${choices} choices are worth the same as far as the search ` +
+      "can tell: any of them"};
+  }
   if (moves.length < 2) {
     if (legal && legal.length === 1 && a.actions && a.actions.length === 1 && a.actions[0] === legal[0]) {
       return {cue: "only move", why: legal[0] === "end" ? "nothing else is possible, so end the turn"
@@ -353,9 +359,12 @@ export function confidence(moves, legal) {
     }
     return {cue: "only candidate", why: "no other move was worth searching"};
   }
+  // the closest in value among the moves searched enough to have one (a value of a few
+  // visits is noise); the next move when none other is
   let k = 1;
   moves.forEach((m, i) => {
-    if (i && Math.abs(searchValue(m) - searchValue(a)) < Math.abs(searchValue(moves[k]) - searchValue(a))) k = i;
+    if (i > 1 && m.visits >= FEW_VISITS
+        && Math.abs(searchValue(m) - searchValue(a)) < Math.abs(searchValue(moves[k]) - searchValue(a))) k = i;
   });
   const b = moves[k];
   const next = k === 1 ? "the next move" : `the closest move in value, the ${ordinal(k + 1)} listed`;
