@@ -2092,7 +2092,7 @@ async function selectDecision(index) {
     `<dt>Lost</dt><dd>${dc.loss_win_pct === null ? "not rated (" + esc(HOW_UNRATED[dc.how] || dc.how) + ")"
       : lossWords(dc.loss_win_pct, dc.loss_points) + " against the best move found"}` +
     (measuredAgain(dc) ? ` <span class="muted small">(Played and ${bestPlayed ? "Best" : "Better"} measured ` +
-      `again with a longer search; Before is the first search's)</span>` : "") + `</dd></dl>` +
+      `again with a longer search; Before is the first search's, or Played's where that is higher)</span>` : "") + `</dd></dl>` +
     `<p class="small muted">In the position below: <span class="key played">the move played</span> ` +
     (bestPlayed ? "" : `<span class="key better">the better move</span> `) + `(Depot, deck, Landmark or hand card).</p>`;
   html += `<div class="review-table" data-part="wrap"><p class="muted">Loading the position\u2026</p></div>`;
