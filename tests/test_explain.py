@@ -14,7 +14,7 @@ from solver.rules.constants import MATERIALS, SCENERIES
 from solver.rules.determinize import sample_states
 from solver.rules.engine import claimable, legal_actions, new_game, play
 from solver.rules.explain import MAX_REASONS, explain_move, move_facts
-from solver.rules.scoring import score_player
+from solver.rules.scoring import effective_miles, score_player
 from solver.rules.state import GameState, Phase, PlayerState
 from solver.rules.stretches import runs, stretches
 from solver.rules.views import view_of
@@ -103,7 +103,7 @@ def _check_fact(state: GameState, move, fact) -> None:
         built = _builds_of(state, move)
         after = built.players[seat]
     if fact.kind == "stretch":
-        found = stretches(cards, after.highway)
+        found = stretches(cards, after.highway, effective_miles(cards, after))
         assert any(s.scenery == fact.scenery and s.cards == fact.cards for s in found), text
         st = next(s for s in found if s.cards == fact.cards and s.scenery == fact.scenery)
         assert st.miles == fact.miles
@@ -226,6 +226,9 @@ def _check_move(state: GameState, move, kinds: set[str]) -> None:
     facts = move_facts(view, move)
     reasons = explain_move(view, move)
     assert reasons == [f.text for f in facts][:MAX_REASONS]
+    # one fact once: a run that is the whole Highway touches both ends (it was said twice)
+    texts = [f.text.replace("left end", "END").replace("right end", "END") for f in facts]
+    assert len(texts) == len(set(texts)), texts
     cards = state.cards
     visible = {cards.highway[c].id for c in [*view.me.hand, *view.depot]}
     visible_lm = {cards.landmarks[lm].id for lm in view.landmark_row}

@@ -288,11 +288,14 @@ def _near_landmarks(cards: CardSet, after: PlayerState, row: Sequence[int],
     row not claimable already; the hand card kept that shows the Scenery, if any."""
     out = []
     claims = None
+    said = set()  # a run that is the whole Highway touches both ends: said once
     for side, r in _end_runs(cards, after.highway):
         if claims is None:  # Landmarks claimable already are not "one card" away
             claims = _claimable_landmarks(cards, after, row)
-        if r.icons != STRETCH_MIN_ICONS - 1 or not new & set(r.cards):
+        if r.icons != STRETCH_MIN_ICONS - 1 or not new & set(r.cards) \
+                or (r.scenery, r.cards) in said:
             continue
+        said.add((r.scenery, r.cards))
         lms = [lm for lm in row if cards.landmark_scenery[lm] == r.scenery
                and lm not in claims]
         if not lms:
@@ -300,9 +303,10 @@ def _near_landmarks(cards: CardSet, after: PlayerState, row: Sequence[int],
         scenery = SCENERIES[r.scenery]
         fit = next((c for c in sorted(set(after.hand), key=lambda c: cards.highway[c].id)
                     if r.scenery in cards.scenery[c] and c not in new), None)
+        ends = ("either end" if len(r.cards) == len(after.highway)
+                else f"your {_side_words(side)} end")
         text = (f"{prefix}puts you one {scenery} card from a Stretch for "
-                f"{_lm_words(cards, lms)}" + ("" if prefix else
-                                              f" at your {_side_words(side)} end"))
+                f"{_lm_words(cards, lms)}" + ("" if prefix else f" at {ends}"))
         if fit is not None:
             text += f" ({cards.highway[fit].id} in your hand is one)"
         out.append(Fact("near", text, scenery=r.scenery, side=side, landmarks=tuple(lms),
