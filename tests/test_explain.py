@@ -9,7 +9,7 @@ import re
 import pytest
 from rules_testkit import noisy_build_steps, random_mid_game
 
-from solver.rules.actions import Build, Claim, End, Take
+from solver.rules.actions import Build, Claim, End, Take, spent_cards
 from solver.rules.constants import MATERIALS, SCENERIES
 from solver.rules.determinize import sample_states
 from solver.rules.engine import claimable, legal_actions, new_game, play
@@ -99,7 +99,8 @@ def _check_fact(state: GameState, move, fact) -> None:
     seat = state.current
     me = state.players[seat]
     text = fact.text
-    if fact.kind in ("stretch", "claim", "claimable", "near", "persistent", "keeps"):
+    if fact.kind in ("stretch", "claim", "claimable", "near", "persistent", "keeps",
+                     "spends"):
         built = _builds_of(state, move)
         after = built.players[seat]
     if fact.kind == "stretch":
@@ -182,6 +183,20 @@ def _check_fact(state: GameState, move, fact) -> None:
         assert done.phase == Phase.BUILD
         assert any(type(a) is Build and cards.card(a.card) == fact.card
                    for a in legal_actions(done))
+    elif fact.kind == "unpayable":
+        done = play(state, move[0])
+        assert view_of(state, seat).picks == 1 and done.phase == Phase.BUILD
+        assert not any(type(a) is Build and cards.card(a.card) == fact.card
+                       for a in legal_actions(done))
+        assert text == "you cannot pay for it this turn"
+    elif fact.kind == "spends":
+        builds = [a for a in move if type(a) is Build]
+        spent = len(me.hand) - len(after.hand) - len(builds)
+        assert spent == fact.extra["spent"] >= 1 and fact.extra["hand"] == len(me.hand)
+        assert len(after.discard) - len(me.discard) == spent  # discarded, not built
+        if all(b.payment is not None for b in builds):  # 3 for a substitution
+            assert sum(len(spent_cards(b.payment)) for b in builds) == spent
+        assert text == f"spends {spent} of your {len(me.hand)} hand cards"
     elif fact.kind == "no_fit":
         assert move == (Take(None),)
         for c in state.depot:
@@ -242,6 +257,10 @@ def _check_move(state: GameState, move, kinds: set[str]) -> None:
         hs, ls = _named(f.text)
         assert set(hs) <= visible, (f.text, visible)  # no hidden card, no card elsewhere
         assert set(ls) <= visible_lm, f.text
+    # a cost of 2 hand cards or more is never cut: second, after the main gain
+    spends = next((i for i, f in enumerate(facts) if f.kind == "spends"), None)
+    if spends is not None and facts[spends].extra["spent"] >= 2:
+        assert spends <= 1 and facts[spends].text in reasons
     # the view alone decides: another full state consistent with it gives the same
     other = sample_states(view, 1, seed=len(facts))[0]
     assert move_facts(view_of(other, other.current), move) == facts
@@ -256,8 +275,8 @@ def test_every_fact_of_a_take_holds_and_names_only_seen_cards():
             moves += 1
     assert moves > 100
     # each kind is met, so each check above ran
-    assert {"fits", "denies", "payable", "persistent", "no_fit", "take_claimable",
-            "near"} <= kinds, kinds
+    assert {"fits", "denies", "payable", "unpayable", "persistent", "no_fit",
+            "take_claimable", "near"} <= kinds, kinds
 
 
 def test_every_fact_of_a_build_step_holds_and_names_only_seen_cards():
@@ -268,7 +287,8 @@ def test_every_fact_of_a_build_step_holds_and_names_only_seen_cards():
             _check_move(state, move, kinds)
             moves += 1
     assert moves > 100
-    assert {"stretch", "claim", "claimable", "near", "persistent", "keeps"} <= kinds, kinds
+    assert {"stretch", "claim", "claimable", "near", "persistent", "keeps",
+            "spends"} <= kinds, kinds
 
 
 def test_stretch_facts_add_up_to_the_stretch_points_the_builds_add():
@@ -327,6 +347,7 @@ def test_the_sentences_on_a_position_made_for_them():
     paid = (Discard("X0"), Discard("X1"))
     assert explain_move(view, (Build("F1", "R", paid), End()), limit=9) == [
         "makes a new forest Stretch: 2 cards, 3 miles (+3 points)",
+        "spends 2 of your 5 hand cards",
         "makes Woods (L2) claimable with your forest Stretch",
         "F1 gives you a Persistent water every turn",
         "keeps F2 to extend your forest Stretch to 3 cards at the right end"]
@@ -349,3 +370,38 @@ def test_the_sentences_on_a_position_made_for_them():
         "them claim Woods (L2)",
         "once built, it gives you a Persistent water every turn"]
     assert explain_move(view, (Take(None),)) == []  # F1 and F2 fit
+
+
+def test_a_build_steps_cost_in_hand_cards_is_said_and_a_take_it_cannot_pay_for():
+    """A move paid with hand cards says so (it ranked below one that spends none, and
+    nothing said why): second when 2 cards or more, a 3-for-1 substitution's three
+    counted, the built card not; one card after the gains. A Depot take at the turn's
+    second pick that cannot be paid for this turn says so, as one that can."""
+    from rules_testkit import make_state
+
+    from solver.rules.actions import Discard, Recycle, Substitute
+
+    cards = _made_set()
+    state = make_state(cards, [{"hand": "F1 F2 D1 X0 X1", "highway": "M1 O1 O2"},
+                               {"highway": "X5 O4"}],
+                       depot="X2 X3", landmark_row="L1 L2 L3", deck="X4")
+    view = view_of(state, 0)
+    sub = (Substitute(("X0", "X1", "D1"), "stone"), Discard("F2"))
+    assert explain_move(view, (Build("F1", "R", sub), End())) == [
+        "makes a new forest Stretch: 2 cards, 3 miles (+3 points)",
+        "spends 4 of your 5 hand cards",
+        "makes Woods (L2) claimable with your forest Stretch"]
+    one = make_state(cards, [{"hand": "F1 F2 X0", "highway": "M1 O1 O2",
+                              "discard": "X1"}, {"highway": "X5 O4"}],
+                     depot="X2 X3", landmark_row="L1 L2 L3", deck="X4")
+    assert explain_move(view_of(one, 0), (Build("F1", "R", (Discard("X0"), Recycle())),
+                                          End()),
+                        limit=9)[-2:] == [
+        "spends 1 of your 3 hand cards",
+        "keeps F2 to extend your forest Stretch to 3 cards at the right end"]
+    take = make_state(cards, [{"highway": "M1 O1 O2"}, {"highway": "X5 O4"}],
+                      depot="D1 F2 F1 X1 X2", landmark_row="L1 L2 L3", deck="X3 X4",
+                      phase=Phase.TAKE, recycle_used=True)
+    second = play(take, "take X1")  # F1 costs 2 stone: X1 is one, Recycling is used
+    reasons = explain_move(view_of(second, 0), (Take("F1"),), limit=9)
+    assert "you cannot pay for it this turn" in reasons, reasons

@@ -5,7 +5,8 @@ Stretches a build step starts or extends (and their points), the Landmark it cla
 makes claimable or comes within one card of, the Persistent Material it gains, the hand
 cards it keeps that fit an end of the Highway; what a taken Depot card could do for the
 player (the Stretch it extends at which end, the Landmark it would make claimable,
-whether it can be paid for this turn) and which other player it would have served.
+whether it can be paid for this turn) and which other player it would have served; and
+what a build step costs: the hand cards its payments spend.
 
 Every fact is computed from the :class:`~solver.rules.views.PlayerView` of the seat to
 act (its own hand, every Highway and Landmark, the Depot and the Landmark row) and names
@@ -66,8 +67,10 @@ class Fact:
     would start or extend a ``scenery`` Stretch at the ``side`` end), ``"fits"`` (the
     taken ``card`` at the ``side`` end would start or extend a ``scenery`` Stretch to
     ``cards`` / ``miles``, ``gain`` points), ``"take_claimable"`` (built at ``side``,
-    the taken card would make ``landmarks`` claimable), ``"payable"`` (the taken card
-    can be paid for in this turn's build step), ``"denies"`` (at the ``side`` end of
+    the taken card would make ``landmarks`` claimable), ``"payable"`` / ``"unpayable"``
+    (the taken card, at the turn's second pick, can / cannot be paid for in this turn's
+    build step), ``"spends"`` (a build step's payments discard ``extra["spent"]`` hand
+    cards of the ``extra["hand"]`` held before it), ``"denies"`` (at the ``side`` end of
     ``seat``'s Highway the taken card would start or extend Stretches, as ``"fits"``,
     and make ``landmarks`` claimable), ``"no_fit"`` (a deck take: no
     Depot card would start or extend a Stretch of the seat at either end)."""
@@ -262,7 +265,24 @@ def _build_step_facts(view: PlayerView, move: tuple[Action, ...]) -> list[Fact]:
                                                 f"{MATERIALS[m]} every turn",
                                   card=c, material=m))
     facts.extend(_kept_cards(cards, after))
+    cost = _spent_fact(before, after, len(builds))
+    if cost is not None:
+        # a move's cost matters as much as its best gain: second when it is 2 cards or
+        # more (never cut by the reasons' limit), else after the gains
+        at = (min(1, len(facts)) if cost.extra["spent"] >= 2
+              else next((i for i, f in enumerate(facts) if f.kind == "keeps"), len(facts)))
+        facts.insert(at, cost)
     return facts
+
+
+def _spent_fact(before: PlayerState, after: PlayerState, built: int) -> Fact | None:
+    """The hand cards the builds' payments discard (a 3-for-1 substitution's three
+    included; a built card is not spent), out of the hand before the move."""
+    spent = len(before.hand) - len(after.hand) - built
+    if spent <= 0:
+        return None
+    return Fact("spends", f"spends {spent} of your {len(before.hand)} hand cards",
+                extra={"spent": spent, "hand": len(before.hand)})
 
 
 def _new_claims(cards: CardSet, before: PlayerState, after: PlayerState,
@@ -385,8 +405,11 @@ def _take_facts(view: PlayerView, take: Take) -> list[Fact]:
     if view.picks == 1 and (facts or cards.persistent[c] >= 0):
         state = known_state(view).copy()
         apply_inplace(state, take)
-        if state.phase == Phase.BUILD and c in affordable_cards(state):
-            facts.append(Fact("payable", "you can pay for it this turn", card=c))
+        if state.phase == Phase.BUILD:
+            if c in affordable_cards(state):
+                facts.append(Fact("payable", "you can pay for it this turn", card=c))
+            else:
+                facts.append(Fact("unpayable", "you cannot pay for it this turn", card=c))
     facts.extend(sorted(_denials(view, c), key=lambda f: -(f.gain or 0)))
     if cards.persistent[c] >= 0:
         m = cards.persistent[c]
