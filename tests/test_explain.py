@@ -254,6 +254,9 @@ def _check_move(state: GameState, move, kinds: set[str]) -> None:
             _check_take_near(state, move, f)
         else:
             _check_fact(state, move, f)
+        if len(f.landmarks) >= 2:  # choices: one Stretch claims one Landmark
+            assert not re.search(r"\(L\d+\),? and (?!Player)", f.text), f.text
+            assert " or " in f.text and ("either " in f.text) == (len(f.landmarks) == 2)
         hs, ls = _named(f.text)
         assert set(hs) <= visible, (f.text, visible)  # no hidden card, no card elsewhere
         assert set(ls) <= visible_lm, f.text
@@ -327,7 +330,8 @@ def _made_set():
          hw("F1", 1, "forest forest", per="water"), hw("F2", 3, "forest field"),
          *fillers(6)],
         [lm("L1", "ocean", name="Cove"), lm("L2", "forest", name="Woods"),
-         lm("L3", "field", name="Meadow")])
+         lm("L3", "field", name="Meadow"), lm("L4", "forest", name="Grove"),
+         lm("L5", "forest", name="Glen")])
 
 
 def test_the_sentences_on_a_position_made_for_them():
@@ -405,3 +409,29 @@ def test_a_build_steps_cost_in_hand_cards_is_said_and_a_take_it_cannot_pay_for()
     second = play(take, "take X1")  # F1 costs 2 stone: X1 is one, Recycling is used
     reasons = explain_move(view_of(second, 0), (Take("F1"),), limit=9)
     assert "you cannot pay for it this turn" in reasons, reasons
+
+
+def test_landmarks_offered_as_choices_are_joined_with_or():
+    """One Stretch claims one Landmark, one a turn: a list of Landmarks it could claim
+    is a choice ("either A or B", "A, B or C"), not several claims ("A and B")."""
+    from rules_testkit import make_state
+
+    from solver.rules.actions import Discard
+
+    cards = _made_set()
+    take = make_state(cards, [{"hand": "X0", "highway": "M1 O1 O2"}, {"highway": "X5 O4"}],
+                      depot="D1 F2 F1 X1 X2", landmark_row="L1 L2 L3 L4", deck="X3 X4",
+                      phase=Phase.TAKE)
+    assert explain_move(view_of(take, 0), (Take("F1"),), limit=9)[1:3] == [
+        "built at your right end, it makes either Woods (L2) or Grove (L4) claimable",
+        "denies Player 2 F1, which would make a new forest Stretch (+3 points) and let "
+        "them claim either Woods (L2) or Grove (L4)"]
+    assert explain_move(view_of(take, 0), (Take("F2"),), limit=9) == [
+        "built at your right end, it puts you one forest card from a Stretch for either "
+        "Woods (L2) or Grove (L4)"]
+    build = make_state(cards, [{"hand": "F1 X0 X1", "highway": "M1 O1 O2"},
+                               {"highway": "X5 O4"}],
+                       depot="X2 X3", landmark_row="L1 L2 L3 L4 L5", deck="X4")
+    paid = (Discard("X0"), Discard("X1"))
+    assert "makes Woods (L2), Grove (L4) or Glen (L5) claimable with your forest " \
+        "Stretch" in explain_move(view_of(build, 0), (Build("F1", "R", paid), End()))

@@ -117,8 +117,14 @@ def move_facts(view: PlayerView, move: Sequence[Action]) -> list[Fact]:
 # ------------------------------------------------------------------ words
 
 def _lm_words(cards: CardSet, lms: Sequence[int]) -> str:
+    """Landmarks offered as choices: one Stretch claims one Landmark, one a turn, so
+    "A (L1)", "either A (L1) or B (L2)", "A (L1), B (L2) or C (L3)" (never "and")."""
     names = [f"{cards.landmarks[lm].name} ({cards.landmarks[lm].id})" for lm in lms]
-    return names[0] if len(names) == 1 else ", ".join(names[:-1]) + " and " + names[-1]
+    if len(names) == 1:
+        return names[0]
+    if len(names) == 2:
+        return f"either {names[0]} or {names[1]}"
+    return ", ".join(names[:-1]) + " or " + names[-1]
 
 
 def _plural(n: int, word: str) -> str:
