@@ -150,29 +150,41 @@ def _check_fact(state: GameState, move, fact) -> None:
         assert gain == fact.gain and (gain > 0 or len(stretches(cards, grown))
                                       > len(stretches(cards, after.highway)))
         assert SCENERIES[fact.scenery] in text
-    elif fact.kind in ("fits", "denies"):
+    elif fact.kind == "fits":
         take = move[0]
         assert type(take) is Take and cards.card(take.card) == fact.card in state.depot
-        owner = state.players[fact.seat if fact.kind == "denies" else seat]
-        if fact.kind == "denies":
-            assert fact.seat != seat and f"Player {fact.seat + 1} " in text
-        grown = _placed(owner.highway, fact.card, fact.side)
-        gain = (_stretch_points(cards, grown, owner.landmarks)
-                - _stretch_points(cards, owner.highway, owner.landmarks))
-        assert gain == fact.gain and _points_in(gain, text), text
-        after_stretches = stretches(cards, grown, None)
-        for scenery, run, _miles, new in fact.extra["stretches"]:  # each named Stretch
-            assert any(s.cards == run and s.scenery == scenery for s in after_stretches)
-            assert SCENERIES[scenery] in text
-            assert new == (not any(s.scenery == scenery and set(s.cards) <= set(run)
-                                   for s in stretches(cards, owner.highway)))
-            assert ("a new " + SCENERIES[scenery] in text) == new or \
-                len({x[0] for x in fact.extra["stretches"]}) < len(fact.extra["stretches"])
-        new = (_claims(cards, grown, owner.landmarks, state.landmark_row)
-               - _claims(cards, owner.highway, owner.landmarks, state.landmark_row))
-        assert set(fact.landmarks) <= new
-        if fact.kind == "denies" and fact.landmarks:
-            assert all(cards.landmarks[lm].id in text for lm in fact.landmarks)
+        _check_serves(state, me, fact.card, fact.side, fact.gain, fact.extra["stretches"],
+                      fact.landmarks, text)
+        assert _points_in(fact.gain, text), text
+    elif fact.kind == "denies":
+        take = move[0]
+        assert type(take) is Take and cards.card(take.card) == fact.card in state.depot
+        each = fact.extra["each"]
+        assert fact.seat == each[0]["seat"] and fact.gain == max(e["gain"] for e in each)
+        assert set(fact.landmarks) == {lm for e in each for lm in e["landmarks"]}
+        for e in each:  # each seat served, by the engine
+            assert e["seat"] != seat and f"Player {e['seat'] + 1} " in text
+            _check_serves(state, state.players[e["seat"]], fact.card, e["side"], e["gain"],
+                          e["stretches"], e["landmarks"], text, len(each) == 1)
+        assert len({e["seat"] for e in each}) == len(each)
+        gains = [e["gain"] for e in each]
+        changes = [x for e in each for x in e["stretches"]]
+        if len(each) == 1:
+            assert _points_in(gains[0], text), text
+        else:  # words true for every seat: the same points or each in seat order
+            if len(set(gains)) == 1:
+                assert f"(+{gains[0]} point{'' if gains[0] == 1 else 's'} each)" in text
+            else:
+                assert re.search(r"\(" + r"(, | and )".join(f"\\+{g}" for g in gains)
+                                 + r" points\)", text), text
+            for name in SCENERIES:  # a Scenery named is every Stretch's
+                if f" {name} Stretch" in text:
+                    assert all(SCENERIES[x[0]] == name for x in changes), text
+            news = {x[3] for x in changes}
+            assert ("make a new " in text) == (news == {True})
+            assert ("which would extend " in text) == (news == {False})
+            if "let each claim" in text:
+                assert all(e["landmarks"] == each[0]["landmarks"] != () for e in each)
     elif fact.kind == "take_claimable":
         grown = _placed(me.highway, fact.card, fact.side)
         new = (_claims(cards, grown, me.landmarks, state.landmark_row)
@@ -207,6 +219,30 @@ def _check_fact(state: GameState, move, fact) -> None:
                         == _stretch_points(cards, me.highway, me.landmarks))
     else:
         raise AssertionError(f"unchecked kind {fact.kind}")
+
+
+def _check_serves(state, owner, card, side, gain, named, landmarks, text,
+                  words=True) -> None:
+    """``card`` built at ``side`` of ``owner``'s Highway adds ``gain`` Stretch points,
+    makes the ``named`` Stretches (Scenery, cards, miles, new) and ``landmarks``
+    claimable, named in ``text`` (``words``: the Stretches' own words, one seat's)."""
+    cards = state.cards
+    grown = _placed(owner.highway, card, side)
+    assert gain == (_stretch_points(cards, grown, owner.landmarks)
+                    - _stretch_points(cards, owner.highway, owner.landmarks)), text
+    after_stretches = stretches(cards, grown, None)
+    for scenery, run, _miles, new in named:  # each named Stretch
+        assert any(s.cards == run and s.scenery == scenery for s in after_stretches)
+        assert new == (not any(s.scenery == scenery and set(s.cards) <= set(run)
+                               for s in stretches(cards, owner.highway)))
+        if words:
+            assert SCENERIES[scenery] in text
+            assert ("a new " + SCENERIES[scenery] in text) == new or \
+                len({x[0] for x in named}) < len(named)
+    new = (_claims(cards, grown, owner.landmarks, state.landmark_row)
+           - _claims(cards, owner.highway, owner.landmarks, state.landmark_row))
+    assert set(landmarks) <= new
+    assert all(cards.landmarks[lm].id in text for lm in landmarks)
 
 
 def _check_near(cards, highway, landmarks, hand, fact, row) -> None:
@@ -254,9 +290,15 @@ def _check_move(state: GameState, move, kinds: set[str]) -> None:
             _check_take_near(state, move, f)
         else:
             _check_fact(state, move, f)
-        if len(f.landmarks) >= 2:  # choices: one Stretch claims one Landmark
-            assert not re.search(r"\(L\d+\),? and (?!Player)", f.text), f.text
-            assert " or " in f.text and ("either " in f.text) == (len(f.landmarks) == 2)
+        # Landmarks offered are choices: one Stretch claims one Landmark, one a turn
+        assert not re.search(r"\(L\d+\),? and (?!Player)", f.text), f.text
+        for lms in ([e["landmarks"] for e in f.extra["each"]] if f.kind == "denies"
+                    else [f.landmarks]):
+            names = [f"{cards.landmarks[lm].name} ({cards.landmarks[lm].id})" for lm in lms]
+            if len(names) == 2:
+                assert f"either {names[0]} or {names[1]}" in f.text, f.text
+            elif len(names) > 2:
+                assert ", ".join(names[:-1]) + " or " + names[-1] in f.text, f.text
         hs, ls = _named(f.text)
         assert set(hs) <= visible, (f.text, visible)  # no hidden card, no card elsewhere
         assert set(ls) <= visible_lm, f.text
@@ -328,6 +370,7 @@ def _made_set():
         [hw("O1", 3, "ocean ocean"), hw("O2", 2, "ocean forest"), hw("O4", 2, "ocean forest"),
          hw("M1", 3, "mountain flower"), hw("D1", 3, "ocean ocean"),
          hw("F1", 1, "forest forest", per="water"), hw("F2", 3, "forest field"),
+         hw("O5", 2, "ocean forest"),
          *fillers(6)],
         [lm("L1", "ocean", name="Cove"), lm("L2", "forest", name="Woods"),
          lm("L3", "field", name="Meadow"), lm("L4", "forest", name="Grove"),
@@ -435,3 +478,27 @@ def test_landmarks_offered_as_choices_are_joined_with_or():
     paid = (Discard("X0"), Discard("X1"))
     assert "makes Woods (L2), Grove (L4) or Glen (L5) claimable with your forest " \
         "Stretch" in explain_move(view_of(build, 0), (Build("F1", "R", paid), End()))
+
+
+def test_a_cards_denials_are_one_sentence_and_a_small_one_comes_last():
+    """A card that would serve two other players is one denial in words true for both
+    (it filled the reasons' limit in a 3-player game, one line per player); a denial
+    of at most 1 point and no Landmark is said after a Persistent Material gained."""
+    from rules_testkit import make_state
+
+    cards = _made_set()
+    three = make_state(cards, [{"hand": "X0", "highway": "M1 O1 O2"}, {"highway": "X5 O4"},
+                               {"highway": "X4 O5"}],
+                       depot="D1 F2 F1 X1 X2", landmark_row="L1 L2 L3", deck="X3",
+                       phase=Phase.TAKE)
+    assert explain_move(view_of(three, 0), (Take("F1"),), limit=9)[2:] == [
+        "denies Player 2 and Player 3 F1, which would make a new forest Stretch for each "
+        "(+3 points each) and let each claim Woods (L2)",
+        "once built, it gives you a Persistent water every turn"]
+    small = make_state(cards, [{"hand": "X0", "highway": "M1 O1 O2"},
+                               {"highway": "X5 O4 O5 F2"}],
+                       depot="D1 F2 F1 X1 X2", landmark_row="L1 L2 L3", deck="X3 X4",
+                       phase=Phase.TAKE)
+    assert explain_move(view_of(small, 0), (Take("F1"),), limit=9)[-2:] == [
+        "once built, it gives you a Persistent water every turn",
+        "denies Player 2 F1, which would extend their forest Stretch to 4 cards (+1 point)"]

@@ -72,7 +72,8 @@ class Fact:
     build step), ``"spends"`` (a build step's payments discard ``extra["spent"]`` hand
     cards of the ``extra["hand"]`` held before it), ``"denies"`` (at the ``side`` end of
     ``seat``'s Highway the taken card would start or extend Stretches, as ``"fits"``,
-    and make ``landmarks`` claimable), ``"no_fit"`` (a deck take: no
+    and make ``landmarks`` claimable; one fact for every other seat it would serve,
+    each in ``extra["each"]``), ``"no_fit"`` (a deck take: no
     Depot card would start or extend a Stretch of the seat at either end)."""
 
     kind: str
@@ -416,21 +417,25 @@ def _take_facts(view: PlayerView, take: Take) -> list[Fact]:
                 facts.append(Fact("payable", "you can pay for it this turn", card=c))
             else:
                 facts.append(Fact("unpayable", "you cannot pay for it this turn", card=c))
-    facts.extend(sorted(_denials(view, c), key=lambda f: -(f.gain or 0)))
-    if cards.persistent[c] >= 0:
+    denials = _denials(view, c)
+    small = [f for f in denials if (f.gain or 0) <= 1 and not f.landmarks]
+    facts.extend(f for f in denials if f not in small)
+    if cards.persistent[c] >= 0:  # worth more than a denial of 1 point
         m = cards.persistent[c]
         facts.append(Fact("persistent", f"once built, it gives you a Persistent "
                                         f"{MATERIALS[m]} every turn", card=c, material=m))
+    facts.extend(small)
     return facts
 
 
 def _denials(view: PlayerView, c: int) -> list[Fact]:
     """Other seats at whose Highway end ``c`` would start or extend a Stretch (their
     public Highways only), with the Landmarks of the row it would make claimable for
-    them there: one fact per seat."""
+    them there: one fact for all of them (``extra["each"]``: per seat its ``seat``,
+    ``side``, ``gain``, ``landmarks`` and ``stretches``; ``gain`` the most of one)."""
     cards = view.cards
     row = view.landmark_row
-    out = []
+    each = []
     for seat in sorted(view.others):
         o = view.others[seat]
         them = PlayerState(highway=o.highway, landmarks=o.landmarks)
@@ -438,20 +443,69 @@ def _denials(view: PlayerView, c: int) -> list[Fact]:
         if fit is None:
             continue
         side, changes, gain = fit
-        st = changes[0][0]
         new: list[int] = []
         if row:
             was = _claimable_landmarks(cards, them, row)
             new = [lm for lm in _claimable_landmarks(cards, _with_card(them, c, side), row)
                    if lm not in was]
-        text = (f"denies {_seat_words(seat)} {cards.highway[c].id}, which would "
+        each.append((seat, side, changes, gain, new))
+    if not each:
+        return []
+    cid = cards.highway[c].id
+    if len(each) == 1:
+        seat, side, changes, gain, new = each[0]
+        text = (f"denies {_seat_words(seat)} {cid}, which would "
                 f"{_changes_words(changes, 'their', False)} ({_points(gain)})")
         if new:
             text += f" and let them claim {_lm_words(cards, new)}"
-        out.append(Fact("denies", text, seat=seat, card=c, side=side, scenery=st.scenery,
-                        cards=st.cards, miles=st.miles, gain=gain, landmarks=tuple(new),
-                        extra=_stretch_data(changes)))
-    return out
+    else:
+        text = (f"denies {_and_words([_seat_words(e[0]) for e in each])} {cid}, which "
+                f"would {_each_changes_words([e[2] for e in each])} "
+                f"({_each_points_words([e[3] for e in each])})")
+        lms = [e[4] for e in each]
+        if all(lms) and all(x == lms[0] for x in lms):
+            text += f" and let each claim {_lm_words(cards, lms[0])}"
+        elif any(lms):  # seats offered the same Landmarks together
+            offers: dict[tuple[int, ...], list[str]] = {}
+            for e in each:
+                if e[4]:
+                    offers.setdefault(tuple(e[4]), []).append(_seat_words(e[0]))
+            text += " and let " + _and_words([f"{_and_words(seats)} claim "
+                                               f"{_lm_words(cards, lms)}"
+                                               for lms, seats in offers.items()])
+    first = each[0]
+    st = first[2][0][0]
+    return [Fact("denies", text, seat=first[0], card=c, side=first[1], scenery=st.scenery,
+                 cards=st.cards, miles=st.miles, gain=max(e[3] for e in each),
+                 landmarks=tuple(dict.fromkeys(lm for e in each for lm in e[4])),
+                 extra={"each": [{"seat": seat, "side": side, "gain": gain,
+                                  "landmarks": tuple(new), **_stretch_data(changes)}
+                                 for seat, side, changes, gain, new in each]})]
+
+
+def _and_words(items: Sequence[str]) -> str:
+    return items[0] if len(items) == 1 else ", ".join(items[:-1]) + " and " + items[-1]
+
+
+def _each_changes_words(each: Sequence[list[tuple[Stretch, Stretch | None, int]]]) -> str:
+    """What a card would do for each of several seats, in words true for all: "extend
+    a field Stretch of each", "make a new Stretch for each", "start or extend a ..."."""
+    changes = [ch for changes in each for ch in changes]
+    sceneries = {st.scenery for st, _base, _gain in changes}
+    what = (f"{SCENERIES[next(iter(sceneries))]} Stretch" if len(sceneries) == 1
+            else "Stretch")
+    if all(base is None for _st, base, _gain in changes):
+        return f"make a new {what} for each"
+    if all(base is not None for _st, base, _gain in changes):
+        return f"extend a {what} of each"
+    return f"start or extend a {what} of each"
+
+
+def _each_points_words(gains: Sequence[int]) -> str:
+    """"+1 point each", or in seat order "+1 and +3 points"."""
+    if all(g == gains[0] for g in gains):
+        return f"{_points(gains[0])} each"
+    return _and_words([f"+{g}" for g in gains]) + " points"
 
 
 def _deck_take_facts(view: PlayerView) -> list[Fact]:
