@@ -288,6 +288,8 @@ def _check_move(state: GameState, move, kinds: set[str]) -> None:
         assert f.text and not f.text.endswith(".") and "\n" not in f.text
         if f.kind == "near" and type(move[0]) is Take:
             _check_take_near(state, move, f)
+            if f.card is not None:
+                kinds.add("near naming a hand card")
         else:
             _check_fact(state, move, f)
         # Landmarks offered are choices: one Stretch claims one Landmark, one a turn
@@ -321,7 +323,7 @@ def test_every_fact_of_a_take_holds_and_names_only_seen_cards():
     assert moves > 100
     # each kind is met, so each check above ran
     assert {"fits", "denies", "payable", "unpayable", "persistent", "no_fit",
-            "take_claimable", "near"} <= kinds, kinds
+            "take_claimable", "near", "near naming a hand card"} <= kinds, kinds
 
 
 def test_every_fact_of_a_build_step_holds_and_names_only_seen_cards():
@@ -502,3 +504,18 @@ def test_a_cards_denials_are_one_sentence_and_a_small_one_comes_last():
     assert explain_move(view_of(small, 0), (Take("F1"),), limit=9)[-2:] == [
         "once built, it gives you a Persistent water every turn",
         "denies Player 2 F1, which would extend their forest Stretch to 4 cards (+1 point)"]
+
+
+def test_a_takes_one_card_from_a_stretch_names_the_hand_card_that_completes_it():
+    """As a build step's does ("(H04 in your hand is one)"): a take's "one forest card
+    from a Stretch" named no hand card though one was there."""
+    from rules_testkit import make_state
+
+    cards = _made_set()
+    take = make_state(cards, [{"hand": "F1 X0", "highway": "M1 O1 O2"},
+                              {"highway": "X5 O4"}],
+                      depot="D1 F2 O5 X1 X2", landmark_row="L1 L2 L3", deck="X3 X4",
+                      phase=Phase.TAKE)
+    assert explain_move(view_of(take, 0), (Take("F2"),)) == [
+        "built at your right end, it puts you one forest card from a Stretch for "
+        "Woods (L2) (F1 in your hand is one)"]

@@ -148,9 +148,10 @@ def _seat_words(seat: int) -> str:
 # ------------------------------------------------------------------ Highway facts
 
 def _with_card(player: PlayerState, card: int, side: str) -> PlayerState:
-    """``player``'s Highway and Landmarks with ``card`` built at the ``side`` end."""
+    """``player``'s Highway and Landmarks with ``card`` built at the ``side`` end, and
+    its hand (the hand card that would go next is named as a build step's is)."""
     hw = [card, *player.highway] if side == "L" else [*player.highway, card]
-    return PlayerState(highway=hw, landmarks=list(player.landmarks))
+    return PlayerState(hand=list(player.hand), highway=hw, landmarks=list(player.landmarks))
 
 
 def _stretches(cards: CardSet, player: PlayerState) -> list[Stretch]:
