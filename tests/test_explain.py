@@ -143,12 +143,24 @@ def _check_fact(state: GameState, move, fact) -> None:
         assert cards.persistent[fact.card] == fact.material >= 0
         assert f"Persistent {MATERIALS[fact.material]}" in text
     elif fact.kind == "keeps":
-        assert fact.card in after.hand and cards.highway[fact.card].id in text
-        grown = _placed(after.highway, fact.card, fact.side)
-        gain = (_stretch_points(cards, grown, after.landmarks)
-                - _stretch_points(cards, after.highway, after.landmarks))
-        assert gain == fact.gain and (gain > 0 or len(stretches(cards, grown))
-                                      > len(stretches(cards, after.highway)))
+        each = fact.extra["each"]
+        assert fact.card == each[0]["card"] and fact.gain == max(e["gain"] for e in each)
+        for e in each:  # each card kept, by the engine
+            assert e["card"] in after.hand and cards.highway[e["card"]].id in text
+            grown = _placed(after.highway, e["card"], e["side"])
+            gain = (_stretch_points(cards, grown, after.landmarks)
+                    - _stretch_points(cards, after.highway, after.landmarks))
+            assert gain == e["gain"] and (gain > 0 or len(stretches(cards, grown))
+                                          > len(stretches(cards, after.highway)))
+            _check_serves(built, after, e["card"], e["side"], gain, e["stretches"], (),
+                          text)
+            assert f"at the {'left' if e['side'] == 'L' else 'right'} end" in text
+            # the same words for each: the same Sceneries, new or not, at the same end
+            assert [(x[0], x[3]) for x in e["stretches"]] == \
+                [(x[0], x[3]) for x in each[0]["stretches"]] and e["side"] == each[0]["side"]
+        assert len({e["card"] for e in each}) == len(each)
+        if len(each) > 1:
+            assert f"{'either' if len(each) == 2 else 'any'} of which " in text
         assert SCENERIES[fact.scenery] in text
     elif fact.kind == "fits":
         take = move[0]
@@ -304,6 +316,10 @@ def _check_move(state: GameState, move, kinds: set[str]) -> None:
         hs, ls = _named(f.text)
         assert set(hs) <= visible, (f.text, visible)  # no hidden card, no card elsewhere
         assert set(ls) <= visible_lm, f.text
+    # a hand card named as the one that makes a Stretch is not said again as kept for it
+    near = {(f.card, f.scenery) for f in facts if f.kind == "near" and f.card is not None}
+    assert not [f.text for f in facts if f.kind == "keeps" for e in f.extra["each"]
+                if {(e["card"], x[0]) for x in e["stretches"]} & near], [f.text for f in facts]
     # a cost of 2 hand cards or more is never cut: second, after the main gain
     spends = next((i for i, f in enumerate(facts) if f.kind == "spends"), None)
     if spends is not None and facts[spends].extra["spent"] >= 2:
@@ -519,3 +535,28 @@ def test_a_takes_one_card_from_a_stretch_names_the_hand_card_that_completes_it()
     assert explain_move(view_of(take, 0), (Take("F2"),)) == [
         "built at your right end, it puts you one forest card from a Stretch for "
         "Woods (L2) (F1 in your hand is one)"]
+
+
+def test_hand_cards_kept_for_the_same_thing_are_said_once():
+    """Two kept cards that would do the same are one line ("keeps F2 and O5, either of
+    which ..."), and a card named as the one that completes a Stretch is not said again
+    as kept to make it (it was said twice, in two lines)."""
+    from rules_testkit import make_state
+
+    from solver.rules.actions import Discard
+
+    cards = _made_set()
+    paid = (Discard("X0"), Discard("X1"))
+    state = make_state(cards, [{"hand": "F1 F2 O5 X0 X1", "highway": "M1 O1 O2"},
+                               {"highway": "X5 O4"}],
+                       depot="X2 X3", landmark_row="L1 L2 L3", deck="X4")
+    assert explain_move(view_of(state, 0), (Build("F1", "R", paid), End()), limit=9)[-1] == (
+        "keeps F2 and O5, either of which extends your forest Stretch to 3 cards at the "
+        "right end")
+    state = make_state(cards, [{"hand": "O5 F2 X0 X1", "highway": "M1 O1 O2"},
+                               {"highway": "X5 O4"}],
+                       depot="X2 X3", landmark_row="L1 L2 L3", deck="X4")
+    reasons = explain_move(view_of(state, 0), (Build("O5", "R", paid), End()), limit=9)
+    assert reasons[-1] == ("puts you one forest card from a Stretch for Woods (L2) at your "
+                           "right end (F2 in your hand is one)"), reasons
+    assert not [r for r in reasons if r.startswith("keeps")], reasons

@@ -64,7 +64,8 @@ class Fact:
     and not yet a Stretch: one more card of it there makes one that could claim
     ``landmarks``; ``card``: a hand card kept that shows the Scenery), ``"persistent"``
     (``card`` built gives its Persistent ``material``), ``"keeps"`` (hand ``card`` left
-    would start or extend a ``scenery`` Stretch at the ``side`` end), ``"fits"`` (the
+    would start or extend a ``scenery`` Stretch at the ``side`` end; with the other
+    cards that would do it in the same words, each in ``extra["each"]``), ``"fits"`` (the
     taken ``card`` at the ``side`` end would start or extend a ``scenery`` Stretch to
     ``cards`` / ``miles``, ``gain`` points), ``"take_claimable"`` (built at ``side``,
     the taken card would make ``landmarks`` claimable), ``"payable"`` / ``"unpayable"``
@@ -212,10 +213,10 @@ def _stretch_words(st: Stretch, base: Stretch | None, gain: int) -> str:
 
 
 def _changes_words(changes: list[tuple[Stretch, Stretch | None, int]], whose: str,
-                   sizes: bool = True) -> str:
+                   sizes: bool = True, s: str = "") -> str:
     """"make a new flower Stretch of 2 cards, 7 miles and extend your field Stretch to 4
     cards, 12 miles" (``whose``: "your" / "their"; ``sizes``: False leaves out the
-    new Stretches' sizes and all miles)."""
+    new Stretches' sizes and all miles; ``s``: "s" for "makes", "extends")."""
     parts = []
     for st, base, _gain in changes:
         scenery = SCENERIES[st.scenery]
@@ -223,9 +224,10 @@ def _changes_words(changes: list[tuple[Stretch, Stretch | None, int]], whose: st
         if sizes:
             size += f", {_plural(st.miles, 'mile')}"
         if base is None:
-            parts.append(f"make a new {scenery} Stretch" + (f" of {size}" if sizes else ""))
+            parts.append(f"make{s} a new {scenery} Stretch"
+                         + (f" of {size}" if sizes else ""))
         else:
-            parts.append(f"extend {whose} {scenery} Stretch to {size}")
+            parts.append(f"extend{s} {whose} {scenery} Stretch to {size}")
     return " and ".join(parts)
 
 
@@ -247,6 +249,7 @@ def _build_step_facts(view: PlayerView, move: tuple[Action, ...]) -> list[Fact]:
     before, after = view.me, state.players[view.seat]
     row = view.landmark_row
     facts: list[Fact] = []
+    named: set[tuple[int, int]] = set()  # (hand card, Scenery) a "near" fact names
     if claim is not None:
         lm, c = cards.landmark(claim.landmark), cards.card(claim.card)
         claimed = PlayerState(highway=after.highway, landmarks=[*after.landmarks, (lm, c)])
@@ -264,7 +267,9 @@ def _build_step_facts(view: PlayerView, move: tuple[Action, ...]) -> list[Fact]:
                               scenery=st.scenery, cards=st.cards, miles=st.miles, gain=gain,
                               extra={"new": base is None}))
         facts.extend(_new_claims(cards, before, after, row, claim))
-        facts.extend(_near_landmarks(cards, after, row, {cards.card(b.card) for b in builds}))
+        near = _near_landmarks(cards, after, row, {cards.card(b.card) for b in builds})
+        facts.extend(near)
+        named = {(f.card, f.scenery) for f in near if f.card is not None}
         for b in builds:
             c = cards.card(b.card)
             if cards.persistent[c] >= 0:
@@ -272,7 +277,7 @@ def _build_step_facts(view: PlayerView, move: tuple[Action, ...]) -> list[Fact]:
                 facts.append(Fact("persistent", f"{b.card} gives you a Persistent "
                                                 f"{MATERIALS[m]} every turn",
                                   card=c, material=m))
-    facts.extend(_kept_cards(cards, after))
+    facts.extend(_kept_cards(cards, after, named))
     cost = _spent_fact(before, after, len(builds))
     if cost is not None:
         # a move's cost matters as much as its best gain: second when it is 2 cards or
@@ -342,20 +347,37 @@ def _near_landmarks(cards: CardSet, after: PlayerState, row: Sequence[int],
     return out
 
 
-def _kept_cards(cards: CardSet, after: PlayerState) -> list[Fact]:
-    """Hand cards left after the move that would start or extend a Stretch at an end."""
-    out = []
+def _kept_cards(cards: CardSet, after: PlayerState, named: set[tuple[int, int]]
+                ) -> list[Fact]:
+    """Hand cards left after the move that would start or extend a Stretch at an end;
+    cards doing the same in the same words are one fact (``extra["each"]``: per card
+    its ``card``, ``side``, ``gain`` and ``stretches``; ``gain`` the most of one). A
+    card ``named`` already with that Scenery (a "near" fact's card) is not said again."""
+    groups: dict[str, list[tuple[int, str, list, int]]] = {}
     for c in sorted(set(after.hand), key=lambda c: cards.highway[c].id):
         fit = _best_fit(cards, after, c)
         if fit is None:
             continue
         side, changes, gain = fit
-        out.append(Fact("keeps", f"keeps {cards.highway[c].id} to "
-                                 f"{_changes_words(changes, 'your', False)} at the "
-                                 f"{_side_words(side)} end",
-                        card=c, side=side, scenery=changes[0][0].scenery, gain=gain,
-                        extra=_stretch_data(changes)))
-    out.sort(key=lambda f: -f.gain)
+        if any((c, st.scenery) in named for st, _base, _gain in changes):
+            continue
+        words = (f"{_changes_words(changes, 'your', False, 's')} at the "
+                 f"{_side_words(side)} end")
+        groups.setdefault(words, []).append((c, side, changes, gain))
+    out = []
+    for words, group in groups.items():
+        c, side, changes, _gain = group[0]
+        if len(group) == 1:
+            text = (f"keeps {cards.highway[c].id} to "
+                    f"{_changes_words(changes, 'your', False)} at the {_side_words(side)} end")
+        else:
+            ids = _and_words([cards.highway[g[0]].id for g in group])
+            text = f"keeps {ids}, {'either' if len(group) == 2 else 'any'} of which {words}"
+        out.append(Fact("keeps", text, card=c, side=side, scenery=changes[0][0].scenery,
+                        gain=max(g[3] for g in group), extra={"each": [
+                            {"card": g[0], "side": g[1], "gain": g[3], **_stretch_data(g[2])}
+                            for g in group]}))
+    out.sort(key=lambda f: -(f.gain or 0))
     return out
 
 
