@@ -267,7 +267,7 @@ def test_persistent_material_once_per_turn_without_discarding():
     after = play(state, "build WW R pay per:P W1")
     assert names(cards, after.player.highway) == ["P", "WW"]  # P stays built
     assert after.persistent_uses == {cards.card("P"): 1}
-    bad_payment(state, "build WW R pay per:P per:P", "no Landmark allowing it")
+    bad_payment(state, "build WW R pay per:P per:P", "no Landmark of yours allows it")
     bad_payment(after, "build WWW R pay per:P W2 W3", "P already used")
     # next turn it is available again
     nxt = play(play(play(play(play(after, "end"), "take deck"), "take deck"), "end"),

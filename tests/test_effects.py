@@ -197,11 +197,12 @@ def test_persistent_extra_use():
     assert after.persistent_uses == {cards.card("P"): 2}
     assert after.resource_uses == {"persistent_extra_use": 1}
     # a third use is beyond the one extra use
-    with pytest.raises(IllegalActionError, match="persistent_extra_use not available"):
+    with pytest.raises(IllegalActionError,
+                       match="a second use of a Persistent Material this turn is not possible"):
         play(with_lm, "build WWW R pay per:P per:P per:P")
     # without the Landmark a second use is refused
     plain = make_state(cards, [{"hand": "WW", "highway": "P"}, {"hand": "X1"}])
-    with pytest.raises(IllegalActionError, match="no Landmark allowing it"):
+    with pytest.raises(IllegalActionError, match="no Landmark of yours allows it"):
         play(plain, "build WW R pay per:P per:P")
     # uses=2 allows three uses of one card in a turn
     two = make_state(cards, [{"hand": "WWW", "highway": "P", "landmarks": [("EX2", "P")]},
@@ -243,7 +244,8 @@ def test_borrow_highway():
         with pytest.raises(IllegalActionError, match=words):
             play(state, f"build SW R pay {pay}")
     plain = make_state(cards, [{"hand": "SW", "highway": "P"}, {"highway": "Q"}])
-    with pytest.raises(IllegalActionError, match="borrow_highway not available"):
+    with pytest.raises(IllegalActionError, match="borrowing a Persistent Material from "
+                                                 "another player.s Highway is not possible"):
         play(plain, "build SW R pay bh:1:Q per:P")
 
 
@@ -269,7 +271,8 @@ def test_borrow_discard():
     with pytest.raises(IllegalActionError, match="seat must be another"):
         play(state, "build SW R pay bd:0 per:P")
     plain = make_state(cards, [{"hand": "SW", "highway": "P"}, {"discard": "Y"}])
-    with pytest.raises(IllegalActionError, match="borrow_discard not available"):
+    with pytest.raises(IllegalActionError, match="borrowing the top of another player.s "
+                                                 "discard pile is not possible"):
         play(plain, "build SW R pay bd:1 per:P")
     used = make_state(cards, [{"hand": "SW", "highway": "P", "landmarks": [("BD", "P")]},
                               {"discard": "Y"}], resource_uses={"borrow_discard": 1})

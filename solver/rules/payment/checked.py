@@ -30,6 +30,14 @@ def _hand_index(cards: CardSet, card_id: str, hand: list[int], what: str) -> int
     return c
 
 
+# the per-turn uses a Landmark's ability allows, in the rules' words (for errors)
+RESOURCE_WORDS = {
+    "persistent_extra_use": "a second use of a Persistent Material this turn",
+    "borrow_highway": "borrowing a Persistent Material from another player's Highway",
+    "borrow_discard": "borrowing the top of another player's discard pile",
+}
+
+
 def apply_payment(state: GameState, card: int, steps: Payment) -> None:
     """Check that ``steps`` pay for building ``card`` (in hand) and carry them out: the
     spent cards and ``card`` leave the hand (the caller places ``card``), the spent cards
@@ -53,9 +61,9 @@ def apply_payment(state: GameState, card: int, steps: Payment) -> None:
     def use_resource(resource: str, what: str) -> None:
         used = resource_uses.get(resource, 0)
         if used >= allowed[resource]:
-            have = "no Landmark allowing it" if not allowed[resource] else \
+            have = "no Landmark of yours allows it" if not allowed[resource] else \
                 f"all {allowed[resource]} use(s) this turn are spent"
-            raise PaymentError(f"{what}: {resource} not available ({have})")
+            raise PaymentError(f"{what}: {RESOURCE_WORDS[resource]} is not possible ({have})")
         resource_uses[resource] = used + 1
 
     def other_seat(seat_no: int, what: str) -> PlayerState:
