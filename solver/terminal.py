@@ -34,7 +34,7 @@ from .rules.constants import MATERIALS, SCENERIES
 from .rules.engine import legal_actions, new_game, play, turns_per_player
 from .rules.payment import cheapest_payment
 from .rules.record import GameRecord
-from .rules.scoring import final_scores, score_player
+from .rules.scoring import effective_miles, final_scores, score_player
 from .rules.state import GameState, Phase
 from .rules.stretches import stretches
 from .rules.userfiles import output_problem
@@ -105,7 +105,7 @@ def render(state: GameState, seat: int | None = None) -> str:
                      f"{MATERIALS[cards.material[p.discard[-1]]] if p.discard else '-'}")
         lines.append("   Highway: " + (" | ".join(card_text(cards, c) for c in p.highway)
                                        or "-"))
-        for s in stretches(cards, p.highway):
+        for s in stretches(cards, p.highway, effective_miles(cards, p)):  # as scored
             lines.append(f"   Stretch {SCENERIES[s.scenery]}: {s.miles} mi "
                          f"({' '.join(cards.highway[c].id for c in s.cards)})")
         for lm, c in p.landmarks:
@@ -274,7 +274,8 @@ def render_rich(state: GameState, seat: int | None, seats: Sequence[str] | None 
             body.append(CardRow(cards, p.highway, marks))
         else:
             body.append(Text("Highway: none yet", style="dim"))
-        for s in stretches(cards, p.highway):
+        # the miles the scorer counts: a Landmark may add miles to the card below it
+        for s in stretches(cards, p.highway, effective_miles(cards, p)):
             name = SCENERIES[s.scenery]
             line = Text("  ")
             line.append(f" {SCENERY_GLYPH[name]} {name} Stretch {plural(s.miles, 'pt')} ",

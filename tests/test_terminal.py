@@ -520,3 +520,23 @@ def test_the_screen_reads_the_terminal_width_at_each_drawing():
     screen.show(render_rich(state, 0))
     assert max(map(len, out[0].splitlines())) > 50
     assert max(map(len, out[1].splitlines())) <= 50 and "…" not in out[1].split("Landmarks")[0]
+
+
+def test_a_stretch_line_counts_the_miles_a_landmark_adds():
+    # with L06 Julia Pfeiffer Burns (1 more mile) above H32 the lines read 5 and 10 pts,
+    # the scorer counts 6 and 11: the panel's 'stretches 17' was not the lines' sum
+    from solver.rules.scoring import score_player
+    from solver.terminal import Screen, render, render_rich
+
+    state = new_game(2, seed=11)
+    cards, p = state.cards, state.players[0]
+    p.highway = [cards.card(c) for c in "H68 H64 H32 H36 H13".split()]
+    p.landmarks = [(cards.landmark("L06"), cards.card("H32"))]
+    total = score_player(cards, p).stretches
+    out: list[str] = []
+    Screen(out.append, color=False).show(render_rich(state, 0))
+    rich_pts = [int(n) for n in re.findall(r"Stretch (\d+) pts? ", out[0])]
+    assert sorted(rich_pts) == [6, 11] and sum(rich_pts) == total, out[0]
+    assert f"stretches {total} ·" in out[0]
+    plain = [int(n) for n in re.findall(r"Stretch \w+: (\d+) mi", render(state, 0))]
+    assert sorted(plain) == [6, 11]
