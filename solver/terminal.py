@@ -9,7 +9,8 @@ At the prompt: an action in the notation (``take H12``, ``take deck``, ``build H
 ``build H12 L pay H03 rec``, ``claim L04 H12``, ``end``), a number from ``moves``,
 ``hint [BUDGET]`` (the search's ranked moves; ``h N`` then plays the N-th), ``undo``
 (takes back your last move and the AI's moves after it; at a hot-seat table, the last
-move whoever made it), ``help``, ``quit``. Tab completes legal actions when the terminal
+move whoever made it; never a take once its player has seen a card from the deck),
+``help``, ``quit``. Tab completes legal actions when the terminal
 is interactive (readline).
 The record is saved at the end (``--save``), also when the game is left early.
 
@@ -67,6 +68,7 @@ Commands:
   hint [BUDGET]  the search's best moves, e.g. 'hint', 'hint 2s', 'hint 500i'
   h N            play the N-th move of the last hint
   undo           take back your last move (and the AI's moves after it); again for more
+                 (not a card taken from the deck: you have seen it)
   table          draw the table again      score   the scores so far
   help           this text                 quit    leave (the record is still saved)
 Tab completes legal actions."""
@@ -414,16 +416,43 @@ def _hint_table(result, top: int = 5):
     return table
 
 
-def take_back(record: GameRecord, humans: Sequence[int]
+class UndoRefused(ValueError):
+    """An undo that would let a player take again a card they have seen in the deck."""
+
+
+def visible_cards(state: GameState, seat: int) -> set[int]:
+    """The cards the table shows ``seat``: its hand and discard pile, the Depot, every
+    Highway and the cards known in the other hands and discard piles."""
+    seen = set(state.depot)
+    for i, p in enumerate(state.players):
+        seen.update(p.highway)
+        seen.update(p.hand + p.discard if i == seat else p.known_hand | p.known_discard)
+    return seen
+
+
+def take_back(record: GameRecord, humans: Sequence[int],
+              seen: dict[int, set[int]] | None = None
               ) -> tuple[GameState, list[tuple[int, Action]]] | None:
     """Undo: cut the record's actions before the last one a human seat played (so also
     every AI action after it) and replay the rest. Returns the state then and the (seat,
-    action) pairs taken back, or None when no human seat has played."""
-    steps = list(record.states())[:-1]  # (state before, action), every action checked
+    action) pairs taken back, or None when no human seat has played.
+
+    ``seen``: the cards each human seat has been shown. A take is never taken back when
+    the deck it goes back to holds a card its player has seen (drawn from the deck, or
+    put into the Depot from it at the end of the turn): the player would take it again
+    knowing it; UndoRefused says why, and the record is left as it was."""
+    *steps, (now, _none) = record.states()  # (state before, action), every action checked
     last = next((i for i in reversed(range(len(steps))) if steps[i][0].current in humans),
                 None)
     if last is None:
         return None
+    before, move = steps[last]
+    if before.phase == Phase.TAKE and (seen or {}).get(before.current, set()) & set(before.deck):
+        who = "you have" if before.current == now.current else f"seat {before.current} has"
+        if move.notation() == "take deck":
+            raise UndoRefused(f"a card drawn from the deck cannot be taken back: {who} seen it")
+        raise UndoRefused("a take cannot be taken back once the Depot was refilled from the "
+                          f"deck: {who} seen the cards drawn")
     taken = [(before.current, action) for before, action in steps[last:]]
     del record.actions[last:]
     return steps[last][0], taken
@@ -506,6 +535,7 @@ def play_game(seats: Sequence[str], seed: int | None, cards: CardSet | None = No
     write(f"Big Sur: {', '.join(_seat_label(seats, i, viewer()) for i in range(len(seats)))};"
           f" seed {seed}. Type 'help' for the notation, Tab completes.")
     shown_at = -1
+    seen: dict[int, set[int]] = {}  # the cards each human seat was shown (for undo)
     seen_by = None  # hot-seat: the human whose hand was last drawn
     try:
         while state.phase != Phase.OVER:
@@ -536,6 +566,7 @@ def play_game(seats: Sequence[str], seed: int | None, cards: CardSet | None = No
                 seen_by, shown_at = seat, -1
             if shown_at != len(record.actions):
                 screen.show(render_rich(state, viewer(), seats))
+                seen.setdefault(viewer(), set()).update(visible_cards(state, viewer()))
                 shown_at = len(record.actions)
             moves = legal_actions(state)
             try:
@@ -584,7 +615,11 @@ def play_game(seats: Sequence[str], seed: int | None, cards: CardSet | None = No
                 write("type 'h N' to play hint N")
                 continue
             if word == "undo":
-                undone = take_back(record, humans)
+                try:
+                    undone = take_back(record, humans, seen)
+                except UndoRefused as err:
+                    write(f"! undo: {err}")
+                    continue
                 if undone is None:
                     write("! undo: nothing to take back ("
                           + ("no move of yours in this game)" if single

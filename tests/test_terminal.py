@@ -320,7 +320,7 @@ def test_undo_takes_back_the_human_move_and_the_ai_moves_after_it(tmp_path):
 
 def test_undo_with_nothing_to_take_back_is_refused(tmp_path):
     actions, out = saved_actions(tmp_path, [HUMAN, "greedy"], 2,
-                                 ["undo", "take deck", "undo", "undo", "quit"])
+                                 ["undo", "0", "undo", "undo", "quit"])  # a Depot take
     errors = [ln for ln in out if ln.startswith("! ")]
     assert errors == ["! undo: nothing to take back (no move of yours in this game)"] * 2
     first, _ = saved_actions(tmp_path, [HUMAN, "greedy"], 2, ["quit"], "first.json")
@@ -349,10 +349,40 @@ def test_a_command_typed_with_an_extra_word_is_refused_as_undo_is(word, does, tm
     assert "Commands:" not in "\n".join(out)  # not the help either
 
 
+def test_undo_never_takes_back_a_card_drawn_from_the_deck(tmp_path):
+    # 'take deck' (H35), 'undo', 'take deck' gave H35 again: the undo showed the deck's
+    # top card, which the rules hide
+    actions, out = saved_actions(tmp_path, [HUMAN, "greedy"], 2,
+                                 ["take deck", "undo", "undo", "quit"], "a.json")
+    errors = [ln for ln in out if ln.startswith("! ")]
+    assert errors == ["! undo: a card drawn from the deck cannot be taken back: you have "
+                      "seen it"] * 2, errors
+    direct, _ = saved_actions(tmp_path, [HUMAN, "greedy"], 2, ["take deck", "quit"], "b.json")
+    assert actions == direct and actions[-1] == "take deck"
+    # a Depot card (face up) is taken back as before, and a build after a deck take
+    actions, out = saved_actions(tmp_path, [HUMAN, "greedy"], 2,
+                                 ["take deck", "0", "undo", "quit"], "c.json")
+    assert actions == direct and any(ln.startswith("taken back: take H") for ln in out), out
+
+
+def test_undo_never_takes_back_a_take_once_the_depot_was_refilled(tmp_path):
+    # two Depot takes, 'end': the Depot is refilled from the deck in front of the player;
+    # the 'end' is taken back, not the take before it (the deck's top cards are known)
+    actions, out = saved_actions(tmp_path, [HUMAN, "greedy"], 2,
+                                 ["0", "0", "end", "undo", "undo", "quit"], "a.json")
+    assert any(ln.startswith("taken back: end") for ln in out), out
+    errors = [ln for ln in out if ln.startswith("! ")]
+    assert errors == ["! undo: a take cannot be taken back once the Depot was refilled "
+                      "from the deck: you have seen the cards drawn"], errors
+    direct, _ = saved_actions(tmp_path, [HUMAN, "greedy"], 2, ["0", "0", "quit"], "b.json")
+    assert actions == direct
+
+
 def test_hot_seat_undo_takes_back_the_last_move_whoever_made_it(tmp_path):
     first = new_game(2, seed=1).current
     other = 1 - first
-    script = Script(["take deck", "take deck", "end", "", "undo", "", "undo", "quit"])
+    # (the second take is from the Depot: a card drawn from the deck is never taken back)
+    script = Script(["take deck", "0", "end", "", "undo", "", "undo", "quit"])
     out: list[str] = []
     save = tmp_path / "hs.json"
     play_game([HUMAN, HUMAN], seed=1, save=str(save), read=script, write=out.append)
