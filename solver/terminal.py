@@ -29,7 +29,7 @@ from collections.abc import Callable, Sequence
 from pathlib import Path
 
 from .analysis import number, plural
-from .rules.actions import Action, ActionError, Build, parse_action
+from .rules.actions import Action, ActionError, Build, Claim, Take, parse_action
 from .rules.cards import CardSet, load_card_set
 from .rules.constants import MATERIALS, SCENERIES
 from .rules.engine import legal_actions, new_game, play, turns_per_player
@@ -394,6 +394,20 @@ def _moves_table(state: GameState, moves):
     return table
 
 
+def move_words(cards: CardSet, move: Action) -> str:
+    """A move in the table's words: ``take H14 from the Depot``, ``build H12 at the left
+    end of your Highway``, ``claim L06 Julia Pfeiffer Burns above H32``, ``end the turn``."""
+    if isinstance(move, Take):
+        return f"take {move.card} from the Depot" if move.card else "take the deck's top card"
+    if isinstance(move, Build):
+        return f"build {move.card} at the {'left' if move.side == 'L' else 'right'} end of " \
+            "your Highway"
+    if isinstance(move, Claim):
+        return f"claim {move.landmark} {cards.landmarks[cards.landmark(move.landmark)].name} " \
+            f"above {move.card}"
+    return "end the turn"
+
+
 def _hint_table(result, top: int = 5):
     rich = _rich()
     iterations = result.stats.get("iterations") or 0
@@ -650,6 +664,8 @@ def play_game(seats: Sequence[str], seed: int | None, cards: CardSet | None = No
                           f"{plural(len(moves), 'move')}, from 0")
                     continue
                 queue = [moves[int(text)].notation()]
+                # said, as the list may never have been shown ('0' played 'take H14')
+                write(f"{int(text)}: {move_words(state.cards, moves[int(text)])}")
             else:
                 queue = [text]
             for item in queue:

@@ -570,3 +570,21 @@ def test_a_stretch_line_counts_the_miles_a_landmark_adds():
     assert f"stretches {total} ·" in out[0]
     plain = [int(n) for n in re.findall(r"Stretch \w+: (\d+) mi", render(state, 0))]
     assert sorted(plain) == [6, 11]
+
+
+def test_a_number_typed_says_the_move_it_played(tmp_path):
+    # at the first prompt '0' silently played 'take H14', the list never shown
+    state = new_game(2, seed=1)
+    depot = legal_actions(state)[0].card
+    actions, out = saved_actions(tmp_path, [HUMAN, HUMAN], 1,
+                                 ["0", "take deck", "moves", "0", "quit"])
+    assert f"0: take {depot} from the Depot" in out, out
+    build_or_end = actions[2]
+    words = [ln for ln in out if ln.startswith("0: ")]
+    assert len(words) == 2 and actions[:2] == [f"take {depot}", "take deck"], (words, actions)
+    if build_or_end == "end":
+        assert words[1] == "0: end the turn"
+    else:
+        card, side = build_or_end.split()[1:3]
+        assert words[1] == f"0: build {card} at the {'left' if side == 'L' else 'right'} " \
+            "end of your Highway", words
