@@ -22,6 +22,7 @@ seat's view. In hot-seat, when the turn passes to another human, the game waits 
 
 from __future__ import annotations
 
+import dataclasses
 import io
 import sys
 import time
@@ -29,7 +30,15 @@ from collections.abc import Callable, Sequence
 from pathlib import Path
 
 from .analysis import number, plural
-from .rules.actions import Action, ActionError, Build, Claim, Take, parse_action
+from .rules.actions import (
+    Action,
+    ActionError,
+    Build,
+    Claim,
+    Substitute,
+    Take,
+    parse_action,
+)
 from .rules.cards import CardSet, load_card_set
 from .rules.constants import MATERIALS, SCENERIES
 from .rules.engine import legal_actions, new_game, play, turns_per_player
@@ -408,6 +417,47 @@ def move_words(cards: CardSet, move: Action) -> str:
     return "end the turn"
 
 
+def _typed_id(cards: CardSet, typed: str, landmark: bool = False) -> str:
+    """A card id typed at the prompt: as typed when the set has it, else the one id of
+    the set that matches it in another case ('h43': H43); ValueError names the ids when
+    several do (a card set may hold ids differing only in case)."""
+    ids = cards.landmark_index if landmark else cards.highway_index
+    if typed in ids:
+        return typed
+    found = [i for i in ids if i.casefold() == typed.casefold()]
+    if len(found) > 1:
+        raise ValueError(f"unknown {'Landmark' if landmark else 'Highway card'} {typed!r} "
+                         f"in card set {cards.name!r}; did you mean {' or '.join(found)}?")
+    return found[0] if found else typed
+
+
+def typed_action(cards: CardSet, text: str) -> str:
+    """An action typed at the prompt with its card ids and 'deck' in any case, in the
+    notation the library reads (strict). Text that is no action is returned as typed
+    (the engine says what is wrong)."""
+    try:
+        action = parse_action(text)
+    except ActionError:
+        return text
+    if isinstance(action, Take) and action.card is not None:
+        if action.card not in cards.highway_index and action.card.lower() == "deck":
+            return "take deck"
+        action = Take(_typed_id(cards, action.card))
+    elif isinstance(action, Claim):
+        action = Claim(_typed_id(cards, action.landmark, landmark=True),
+                       _typed_id(cards, action.card))
+    elif isinstance(action, Build):
+        steps = None
+        if action.payment is not None:
+            steps = tuple(
+                dataclasses.replace(st, cards=tuple(_typed_id(cards, c) for c in st.cards))
+                if isinstance(st, Substitute) else
+                dataclasses.replace(st, card=_typed_id(cards, st.card))
+                if hasattr(st, "card") else st for st in action.payment)
+        action = Build(_typed_id(cards, action.card), action.side, steps)
+    return action.notation()
+
+
 def _hint_table(result, top: int = 5):
     rich = _rich()
     iterations = result.stats.get("iterations") or 0
@@ -667,7 +717,11 @@ def play_game(seats: Sequence[str], seed: int | None, cards: CardSet | None = No
                 # said, as the list may never have been shown ('0' played 'take H14')
                 write(f"{int(text)}: {move_words(state.cards, moves[int(text)])}")
             else:
-                queue = [text]
+                try:  # card ids and 'deck' in any case, here only (the notation is strict)
+                    queue = [typed_action(state.cards, text)]
+                except ValueError as err:
+                    write(f"! {err}")
+                    continue
             for item in queue:
                 try:
                     new_state = play(state, item)

@@ -588,3 +588,52 @@ def test_a_number_typed_says_the_move_it_played(tmp_path):
         card, side = build_or_end.split()[1:3]
         assert words[1] == f"0: build {card} at the {'left' if side == 'L' else 'right'} " \
             "end of your Highway", words
+
+
+def test_card_ids_and_deck_are_read_in_any_case_at_the_prompt(tmp_path):
+    # 'take h43' gave "unknown Highway card 'h43'" and 'TAKE DECK' "unknown Highway card
+    # 'DECK'", while the verbs were read in any case
+    from solver.rules.actions import ActionError
+    from solver.rules.engine import play
+
+    state = new_game(2, seed=1)
+    depot = legal_actions(state)[0].card
+    actions, out = saved_actions(tmp_path, [HUMAN, HUMAN], 1,
+                                 [f"take {depot.lower()}", "TAKE DECK", "quit"])
+    assert actions == [f"take {depot}", "take deck"], out  # the record in the set's ids
+    assert not [ln for ln in out if ln.startswith("! ")]
+    with pytest.raises(ActionError):  # the library's notation stays strict
+        play(state, f"take {depot.lower()}")
+    # the ids of a build's payment and of a claim too
+    from solver.terminal import typed_action
+
+    typed = "build h12 r pay h03 sub:h01+h02+h04=steel per:h05 rec bh:1:h06 bd:1"
+    assert typed_action(state.cards, typed) == \
+        "build H12 R pay H03 sub:H01+H02+H04=steel per:H05 rec bh:1:H06 bd:1"
+    assert typed_action(state.cards, "claim l06 h32") == "claim L06 H32"
+
+
+def test_a_card_id_matching_several_ids_in_another_case_is_refused_with_them(tmp_path):
+    # a card set may hold ids that differ only in case: then none is guessed
+    import json
+
+    from solver.rules.cards import load_card_set
+
+    data = load_card_set().to_json()
+    state = new_game(2, seed=1)
+    depot = [state.cards.highway[c].id for c in state.depot]
+    for card in data["highway"]:
+        if card["id"] == depot[0]:
+            card["id"] = "Hx"
+        elif card["id"] == depot[1]:
+            card["id"] = "hX"
+    path = tmp_path / "cards.json"
+    path.write_text(json.dumps(data))
+    cards = load_card_set(str(path))
+    out: list[str] = []
+    play_game([HUMAN, HUMAN], seed=1, cards=cards, read=Script(["take HX", "take hx", "quit"]),
+              write=out.append)
+    errors = [ln for ln in out if ln.startswith("! ")]
+    assert len(errors) == 2, errors
+    assert all(re.search(r"did you mean (Hx or hX|hX or Hx)\?$", e) for e in errors), errors
+    assert "unknown Highway card 'HX'" in errors[0]
