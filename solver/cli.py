@@ -92,21 +92,35 @@ def cmd_cards_show(args) -> int:
     print(f"Card set: {cards.label}")
     if cards.description:
         print(cards.description)
-    print(f"\n{'id':6} {'mi':>2}  {'scenery':18} {'cost':30} {'back':12} {'players':8} extra")
+    print(f"\n{HIGHWAY_HEADER}")
     for c in cards.highway:
-        extra = ""
-        if c.persistent is not None:
-            extra = f"persistent {MATERIALS[c.persistent]}"
-        if c.bonus is not None:
-            extra = describe(c.bonus.to_json())
-        print(f"{c.id:6} {c.miles:>2}  {'+'.join(SCENERIES[s] for s in c.scenery):18} "
-              f"{'+'.join(MATERIALS[m] for m in c.cost):30} {MATERIALS[c.material]:12} "
-              f"{','.join(map(str, sorted(c.players))):8} {extra}")
-    print(f"\n{'id':6} {'name':28} {'scenery':9} ability")
+        print(highway_line(c))
+    print(f"\n{LANDMARK_HEADER}")
     for lm in cards.landmarks:
-        print(f"{lm.id:6} {lm.name:28} {SCENERIES[lm.scenery]:9} "
-              f"{describe(lm.ability.to_json())}")
+        print(landmark_line(lm))
     return 0
+
+
+# the columns of `bigsur cards show`, one card a line (also `card ID` at the play prompt)
+HIGHWAY_HEADER = f"{'id':6} {'mi':>2}  {'scenery':18} {'cost':30} {'back':12} {'players':8} extra"
+LANDMARK_HEADER = f"{'id':6} {'name':28} {'scenery':9} ability"
+
+
+def highway_line(c) -> str:
+    """A Highway card under :data:`HIGHWAY_HEADER`, its bonus in words."""
+    extra = ""
+    if c.persistent is not None:
+        extra = f"persistent {MATERIALS[c.persistent]}"
+    if c.bonus is not None:
+        extra = describe(c.bonus.to_json())
+    return (f"{c.id:6} {c.miles:>2}  {'+'.join(SCENERIES[s] for s in c.scenery):18} "
+            f"{'+'.join(MATERIALS[m] for m in c.cost):30} {MATERIALS[c.material]:12} "
+            f"{','.join(map(str, sorted(c.players))):8} {extra}")
+
+
+def landmark_line(lm) -> str:
+    """A Landmark under :data:`LANDMARK_HEADER`, its ability in words."""
+    return f"{lm.id:6} {lm.name:28} {SCENERIES[lm.scenery]:9} {describe(lm.ability.to_json())}"
 
 
 # ------------------------------------------------------------------ positions and records

@@ -7,7 +7,8 @@
 
 At the prompt: an action in the notation (``take H12``, ``take deck``, ``build H12 R``,
 ``build H12 L pay H03 rec``, ``claim L04 H12``, ``end``), a number from ``moves``,
-``hint [BUDGET]`` (the search's ranked moves; ``h N`` then plays the N-th), ``undo``
+``hint [BUDGET]`` (the search's ranked moves; ``h N`` then plays the N-th), ``card ID``
+(a card's or Landmark's line of ``bigsur cards show``: its bonus or ability), ``undo``
 (takes back your last move and the AI's moves after it; at a hot-seat table, the last
 move whoever made it; never a take once its player has seen a card from the deck),
 ``help``, ``quit``. Tab completes legal actions when the terminal
@@ -76,11 +77,12 @@ Commands:
   moves          list the legal actions (type a number to play one)
   hint [BUDGET]  the search's best moves, e.g. 'hint', 'hint 2s', 'hint 500i'
   h N            play the N-th move of the last hint
+  card ID        a card or Landmark in words: its bonus or ability, and its printed text
   undo           take back your last move (and the AI's moves after it); again for more
                  (not a card taken from the deck: you have seen it)
   table          draw the table again      score   the scores so far
   help           this text                 quit    leave (the record is still saved)
-Tab completes legal actions."""
+Tab completes legal actions, commands and the ids of 'card'."""
 
 
 class PlayError(ValueError):
@@ -345,6 +347,36 @@ ALONE = {"help": "it lists the actions and commands", "moves": "it lists the leg
          "exit": "it leaves the game"}
 
 
+def prompt_candidates(state: GameState) -> list[str]:
+    """What Tab completes at the prompt: the legal actions, the commands and ``card ID``
+    of every card and Landmark of the set."""
+    cards = state.cards
+    return ([m.notation() for m in legal_actions(state)] + list(COMMANDS)
+            + [f"card {c.id}" for c in (*cards.highway, *cards.landmarks)])
+
+
+def card_words(cards: CardSet, typed: str) -> str:
+    """``card ID`` at the prompt: the card's or Landmark's line of ``bigsur cards show``
+    under its header (its bonus or ability in words), then its printed text if the set
+    has one; the id in any case. ValueError names an unknown or ambiguous id."""
+    from .cli import HIGHWAY_HEADER, LANDMARK_HEADER, highway_line, landmark_line
+
+    card_id = _typed_id(cards, typed)
+    if card_id in cards.highway_index:
+        card = cards.highway[cards.highway_index[card_id]]
+        lines = [HIGHWAY_HEADER, highway_line(card)]
+    else:
+        card_id = _typed_id(cards, typed, landmark=True)
+        if card_id not in cards.landmark_index:
+            raise ValueError(f"card: no card or Landmark {typed!r} in card set "
+                             f"{cards.name!r}")
+        card = cards.landmarks[cards.landmark_index[card_id]]
+        lines = [LANDMARK_HEADER, landmark_line(card)]
+    if card.text:
+        lines.append(f"printed: {card.text}")
+    return "\n".join(line.rstrip() for line in lines)
+
+
 def completions(buffer: str, begidx: int, candidates: Sequence[str]) -> list[str]:
     """Readline completions of the word starting at ``begidx`` of ``buffer``: the next
     word of every candidate (a legal action or a command) that extends the buffer."""
@@ -576,8 +608,8 @@ def play_game(seats: Sequence[str], seed: int | None, cards: CardSet | None = No
     humans = [i for i, s in enumerate(seats) if s == HUMAN]
     single = len(humans) == 1
     last_hint = None
-    undo = _install_completer(lambda: [m.notation() for m in legal_actions(state)]
-                              + list(COMMANDS)) if interactive else (lambda: None)
+    undo = _install_completer(lambda: prompt_candidates(state)) if interactive \
+        else (lambda: None)
 
     def viewer() -> int:
         return humans[0] if single else state.current
@@ -659,6 +691,15 @@ def play_game(seats: Sequence[str], seed: int | None, cards: CardSet | None = No
                 continue
             if word == "moves":
                 screen.show(_moves_table(state, moves))
+                continue
+            if word == "card":
+                if len(extra) != 1:
+                    write("! card ID: one card or Landmark id, e.g. 'card H41', 'card L06'")
+                    continue
+                try:
+                    write(card_words(state.cards, extra[0]))
+                except ValueError as err:
+                    write(f"! {err}")
                 continue
             if word == "hint":
                 args = text.split()[1:]

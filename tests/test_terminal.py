@@ -637,3 +637,23 @@ def test_a_card_id_matching_several_ids_in_another_case_is_refused_with_them(tmp
     assert len(errors) == 2, errors
     assert all(re.search(r"did you mean (Hx or hX|hX or Hx)\?$", e) for e in errors), errors
     assert "unknown Highway card 'HX'" in errors[0]
+
+
+def test_card_command_says_a_cards_bonus_and_a_landmarks_ability():
+    # the table shows '★bonus' and claimed Landmarks by name only; the condition was in
+    # 'bigsur cards show' alone, and 'help' named no way to see it
+    from solver.terminal import HELP, prompt_candidates
+
+    out: list[str] = []
+    play_game([HUMAN, HUMAN], seed=1, read=Script(["card h41", "card L06", "card Q99",
+                                                   "card", "quit"]), write=out.append)
+    text = "\n".join(out)
+    assert re.search(r"^H41 +2 .*1 point per 2 miles of your longest Stretch$", text, re.M), text
+    assert "printed: 1 point per 2 miles of your longest Stretch (rounded down)." in text
+    assert re.search(r"^L06 +Julia Pfeiffer Burns +forest +The card below counts", text, re.M)
+    assert "! card: no card or Landmark 'Q99' in card set 'default'" in out
+    assert "! card ID: one card or Landmark id, e.g. 'card H41', 'card L06'" in out
+    assert "card ID" in HELP
+    candidates = prompt_candidates(new_game(2, seed=1))
+    assert "H41" in completions("card H4", 5, candidates)
+    assert "card L06" in candidates
