@@ -35,7 +35,13 @@ from .rules.position import PositionError, state_from_json, state_to_json
 from .rules.record import GameRecord, RecordError
 from .rules.scoring import final_scores
 from .rules.state import Phase
-from .rules.userfiles import JsonFileError, OutputError, read_json_file, write_output
+from .rules.userfiles import (
+    JsonFileError,
+    OutputError,
+    read_json_file,
+    read_text_file,
+    write_output,
+)
 from .rules.views import position_or_view_from_json
 from .rules.wording import got
 
@@ -73,6 +79,11 @@ def _cards(args):
 # ------------------------------------------------------------------ cards
 
 def cmd_cards_validate(args) -> int:
+    if args.file is not None:
+        try:  # a missing or unreadable file is an error of the command (one line, exit 2,
+            read_text_file(args.file)  # as `cards show`), not a problem of the set
+        except JsonFileError as err:
+            raise CardSetError(err.path, [err.reason]) from None
     try:
         cards = read_card_set(args.file) if args.file is not None else load_card_set()
     except CardSetError as err:

@@ -537,8 +537,22 @@ def test_an_empty_file_name_is_refused_not_read_as_the_folder_or_the_default(
 
 
 def test_cards_validate_of_an_empty_file_name_is_refused(capsys):
-    assert main(["cards", "validate", ""]) == 1
-    assert "the file name is empty" in capsys.readouterr().err
+    assert main(["cards", "validate", ""]) == 2
+    assert error_line(capsys).endswith('"": the file name is empty')
+
+
+def test_cards_validate_of_a_missing_or_unreadable_file_is_one_error_line(tmp_path, capsys):
+    # it printed 'card set nofile.json: 1 problem(s):' and '  file not found' (exit 1):
+    # the file is no set with problems, the command's argument is wrong (exit 2, one line)
+    missing = tmp_path / "nofile.json"
+    assert main(["cards", "validate", str(missing)]) == 2
+    assert error_line(capsys) == f"bigsur: error: card set {missing}: file not found"
+    assert main(["cards", "validate", str(tmp_path)]) == 2  # a directory
+    assert "cannot read the file" in error_line(capsys)
+    bad = tmp_path / "bad.json"  # a file that reads keeps its problem list (exit 1)
+    bad.write_text('{"highway": 1}', encoding="utf-8")
+    assert main(["cards", "validate", str(bad)]) == 1
+    assert capsys.readouterr().err.startswith(f"card set {bad}: ")
 
 
 def test_tournament_and_train_refuse_an_empty_cards_file_name(tmp_path, no_games, no_selfplay,

@@ -270,7 +270,7 @@ def test_unreadable_files_are_one_line_errors(argv, kind, words, tmp_path, capsy
 
 
 def test_cards_validate_names_an_unreadable_file(tmp_path, capsys):
-    assert main(["cards", "validate", str(tmp_path)]) == 1
+    assert main(["cards", "validate", str(tmp_path)]) == 2  # an error of the command
     out = capsys.readouterr()
     assert "cannot read the file" in out.err and "Traceback" not in out.err
 
