@@ -143,6 +143,19 @@ def load_position(path: str, cards_path: str | None = None, views: bool = False)
     return position_or_view_from_json(raw, cards) if views else state_from_json(raw, cards)
 
 
+def load_record(path: str, cards=None, raw=None) -> GameRecord:
+    """The record in the file at ``path`` (``raw``: its JSON, already read), checked as
+    :meth:`GameRecord.load` checks it; its errors name the file as a JSON error does
+    ("bad.json: format: must be 'bigsur-record/1' (missing)"). Not its actions: the
+    errors of a replay name the move."""
+    try:
+        return GameRecord.from_json(read_json_file(path) if raw is None else raw, cards)
+    except JsonFileError as err:  # already 'path: reason'
+        raise RecordError(str(err)) from None
+    except RecordError as err:
+        raise RecordError(f"{path}: {err}") from None
+
+
 def cmd_score(args) -> int:
     position = load_position(args.position, args.cards, views=True)  # Highways are public
     out = final_scores(position).to_json()
@@ -156,7 +169,7 @@ def cmd_replay(args) -> int:
     cards = load_card_set(args.cards) if args.cards is not None else None
     if args.out and Path(args.out).resolve() == Path(args.record).resolve():
         raise UserError(f"--out {args.out}: is the record being replayed (name another file)")
-    record = GameRecord.load(args.record, cards)
+    record = load_record(args.record, cards)
     if args.at is not None or args.out:
         return _write_position(record, args)
     state = record.replay()
@@ -271,7 +284,7 @@ def cmd_verify(args) -> int:
     if problems:
         print("FAILED: " + "; ".join(problems))
         return 1
-    state = GameRecord.from_json(raw).replay()  # RecordError (exit 2) names a bad action
+    state = load_record(args.record, raw=raw).replay()  # RecordError (exit 2) names a bad action
     print(f"OK: the deal of seed {fair['seed']} matches the commitment {fair['commitment']}; "
           f"{len(raw.get('actions') or [])} actions replay"
           + (" to the end" if state.phase == Phase.OVER else ""))

@@ -32,6 +32,7 @@ from .analysis import (
     number,
     plural,
 )
+from .cli import load_record
 from .rules.record import GameRecord, RecordError
 from .rules.userfiles import OutputError, output_problem, write_output
 from .rules.wording import got
@@ -268,7 +269,7 @@ def run(record_path: str, html_path: str | None, png_path: str | None,
     """Analyse a record file and write the requested outputs; returns the review.
     ``table``: print the rated decisions (:func:`format_review`) before the summary."""
     out = out or sys.stdout
-    record = GameRecord.load(record_path)
+    record = load_record(record_path)
     list(record.states())  # every action checked before the long part starts
     if progress:
         from rich.progress import (

@@ -61,6 +61,28 @@ def test_a_deeply_nested_json_file_is_one_line_naming_the_file(argv, tmp_path, p
     assert "deep.json" in line and "nested too deeply" in line
 
 
+@pytest.mark.parametrize("argv", [
+    ["replay", "{f}"], ["replay", "{f}", "--at", "0"], ["verify", "{f}"],
+    ["analyze", "{f}", "--no-progress"],
+])
+def test_a_file_of_the_wrong_format_is_named_as_a_json_error_names_it(argv, tmp_path,
+                                                                     position_file, capsys):
+    # 'bigsur replay bad.json' said "format: must be 'bigsur-record/1' (missing)" and
+    # 'bigsur analyze pos.json' "format: must be 'bigsur-record/1', got 'bigsur-position/1'",
+    # while 'bad.txt: not valid JSON' names the file
+    fair = {"commitment": hashlib.sha256(b"1:s").hexdigest(), "seed": 1, "salt": "s"}
+    bad = tmp_path / "bad.json"  # a fair deal (for verify), no format
+    bad.write_text(json.dumps({"seed": 1, "meta": {"fairness": fair}}), encoding="utf-8")
+    for path, wanted in ((bad, "format: must be "),
+                         (position_file, "got 'bigsur-position/1'")):
+        if path == position_file and "verify" in argv:
+            continue  # no meta.fairness: said, naming the file
+        assert main([a.format(f=path) for a in argv]) == 2
+        line = error_line(capsys)
+        assert line.startswith(f"bigsur: error: {path}: format: must be "), line
+        assert wanted in line, line
+
+
 def test_cards_validate_of_a_deeply_nested_file_lists_the_problem(tmp_path, capsys):
     deep = tmp_path / "deep.json"
     deep.write_text("{\"a\":" * 50_000 + "1" + "}" * 50_000, encoding="utf-8")
@@ -78,7 +100,8 @@ def test_a_record_seed_of_thousands_of_digits_is_one_line(command, record_file, 
     record_file.write_text(json.dumps(raw))
     argv = [command, str(record_file)] + (["--no-progress"] if command == "analyze" else [])
     assert main(argv) == 2
-    assert error_line(capsys).startswith("bigsur: error: seed: must be an integer")
+    assert error_line(capsys).startswith(f"bigsur: error: {record_file}: seed: must be an "
+                                         "integer")
 
 
 @pytest.mark.parametrize("argv", [
