@@ -321,6 +321,10 @@ def summary_text(review: Review, record: GameRecord) -> str:
     return "\n".join(accuracy_line(p, seat_name(record, p.seat)) for p in review.players)
 
 
+# the names each output may have: its data is written in that format whatever the name
+SUFFIXES = {"--html": (".html", ".htm"), "--png": (".png",), "--json": (".json",)}
+
+
 def cmd_analyze(args) -> int:
     try:
         budget = budget_from_args(args.budget_ms, args.iterations)
@@ -328,6 +332,10 @@ def cmd_analyze(args) -> int:
             problem = path and output_problem(path)  # found before the review, not after
             if path and not problem and Path(path).resolve() == Path(args.record).resolve():
                 problem = "is the record being reviewed (name another file)"
+            if path and not problem and Path(path).suffix.lower() not in SUFFIXES[option]:
+                # a PNG under an .svg name opens in no viewer
+                problem = f"must end in {' or '.join(SUFFIXES[option])} (it is written as " \
+                    f"{option[2:].upper()})"
             if problem:
                 raise ReportError(f"{option} {path}: {problem}")
         run(args.record, args.html, args.png, budget, args.seed, args.json,

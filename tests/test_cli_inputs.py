@@ -332,10 +332,35 @@ def test_train_an_out_that_cannot_be_written_is_one_line(tmp_path, capsys):
 @pytest.mark.parametrize("option", ["--png", "--html", "--json"])
 def test_analyze_an_output_that_cannot_be_written_names_the_option(option, record_file, capsys):
     # /proc's folder exists, so the check before the review passes; the write fails
-    path = "/proc/version" if option == "--png" else "/proc/bigsur-review"
+    path = f"/proc/bigsur-review.{option[2:]}"
     argv = ["analyze", str(record_file), "--iterations", "1", "--no-progress", option, path]
     assert main(argv) == 2
     assert error_line(capsys).startswith(f"bigsur: error: {option} {path}: cannot write it (")
+
+
+@pytest.mark.parametrize("option, name, words", [
+    ("--png", "out.svg", "must end in .png (it is written as PNG)"),
+    ("--html", "out.txt", "must end in .html or .htm (it is written as HTML)"),
+    ("--json", "out", "must end in .json (it is written as JSON)"),
+])
+def test_analyze_refuses_an_output_named_for_another_format_before_the_review(
+        option, name, words, record_file, tmp_path, monkeypatch, capsys):
+    # '--png out.svg' wrote PNG data under an .svg name
+    if option == "--png":  # the suffix in any case, and .htm too
+        assert main(["analyze", str(record_file), "--iterations", "1", "--no-progress",
+                     "--png", str(tmp_path / "G.PNG"), "--html", str(tmp_path / "r.htm")]) == 0
+        assert (tmp_path / "G.PNG").exists() and (tmp_path / "r.htm").exists()
+        capsys.readouterr()
+
+    def no_review(*_args, **_kwargs):
+        raise AssertionError("the review ran before the output's name was checked")
+
+    monkeypatch.setattr("solver.report.analyse_record", no_review)
+    out = tmp_path / name
+    argv = ["analyze", str(record_file), "--iterations", "1", "--no-progress", option, str(out)]
+    assert main(argv) == 2
+    assert error_line(capsys) == f"bigsur: error: {option} {out}: {words}"
+    assert not out.exists()
 
 
 # ------------------------------------------------------------------ hint
