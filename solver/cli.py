@@ -202,8 +202,8 @@ def _write_position(record: GameRecord, args) -> int:
                  overwrite=args.force)
     # (the file's "turn" counts the turns done; the words name the one being played)
     where = "the game is over" if state.phase == Phase.OVER else \
-        f"seat {state.current} to act in turn {state.turn + 1} ({state.turn} done, " \
-        f"the file's \"turn\")"
+        f"seat {state.current} to act in turn {state.turn + 1}; the file's \"turn\" is " \
+        f"{state.turn}, the turns done"
     print(f"wrote {out}: the position after {at} of {plural(total, 'action')} ({where})")
     return 0
 

@@ -176,8 +176,9 @@ def test_cli_replay_writes_the_position_at_a_move(tmp_path, capsys):
         said = capsys.readouterr().out
         assert f"the position after {at} of {n} actions" in said
         st = states[at]  # the turn in words is the file's "turn" + 1, and says so
-        assert ("the game is over" if st.is_over else f"to act in turn {st.turn + 1} "
-                f"({st.turn} done, the file's \"turn\")") in said, said
+        assert ("the game is over" if st.is_over else f"to act in turn {st.turn + 1}; "
+                f"the file's \"turn\" is {st.turn}, the turns done") in said, said
+        assert said.count("(") == said.count(")") == 1, said  # no nested parentheses
     assert main(["score", str(out)]) == 0  # what bigsur score reads
     assert json.loads(capsys.readouterr().out)["game_over"] is True
     assert main(["replay", str(path), "--at", "5"]) == 0  # no --out: on stdout
