@@ -27,6 +27,7 @@ from __future__ import annotations
 import json
 import math
 import random
+import signal
 from collections.abc import Callable
 from concurrent.futures import Executor, ProcessPoolExecutor
 from dataclasses import dataclass, field, replace
@@ -244,6 +245,18 @@ def _chunk(cards: CardSet, players: tuple[int, ...], games: int, seed: int,
                    np.array(share), saved)
 
 
+def self_play_executor(workers: int) -> ProcessPoolExecutor:
+    """The local pool of :func:`generate`: its workers leave Ctrl-C to the parent, which
+    stops the pool (Ctrl-C reaches the whole process group, and a worker waiting for its
+    next chunk printed a traceback)."""
+    return ProcessPoolExecutor(max_workers=max(1, workers),
+                               initializer=_leave_ctrl_c_to_the_parent)
+
+
+def _leave_ctrl_c_to_the_parent() -> None:
+    signal.signal(signal.SIGINT, signal.SIG_IGN)
+
+
 def generate(cards: CardSet | None = None, players: tuple[int, ...] = (2, 3, 4),
              games: int = 3000, seed: int = 0, workers: int = 2, policy: str = "rollout",
              executor: Executor | None = None,
@@ -259,7 +272,7 @@ def generate(cards: CardSet | None = None, players: tuple[int, ...] = (2, 3, 4),
     starts = list(range(0, games, chunk))
     own = executor is None
     if own:
-        executor = ProcessPoolExecutor(max_workers=max(1, workers))
+        executor = self_play_executor(workers)
     try:
         futures = [executor.submit(_chunk, cards, tuple(players), min(chunk, games - s),
                                    seed * 1_000_003 + s, policy, s, positions, search)

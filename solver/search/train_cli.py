@@ -32,7 +32,7 @@ from .specs import MAX_WORKERS, workers_problem
 
 def cmd_train(args) -> int:
     from ..rules.cards import load_card_set
-    from .train import Dataset, fit, generate
+    from .train import Dataset, fit, generate, self_play_executor
     from .value import model_in_use
 
     cards = load_card_set(args.cards)  # None: the shipped set; "" is refused
@@ -129,9 +129,7 @@ def cmd_train(args) -> int:
                 print(f"bigsur: error: {err}", file=sys.stderr)
                 return 2
         else:  # ours, so that Ctrl-C cancels the games not started instead of playing them
-            from concurrent.futures import ProcessPoolExecutor
-
-            executor = ProcessPoolExecutor(max_workers=args.workers)
+            executor = self_play_executor(args.workers)
         try:
             data = generate(cards, players, args.games, args.seed, args.workers, args.policy,
                             executor, progress=progress, positions=bool(args.save_data),
