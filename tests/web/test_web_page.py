@@ -540,8 +540,11 @@ def test_pure_modules_in_the_page(server, page):
         // a visible build paid with cards the reader has not seen names none of them
         paidUnseen: w.actionWords('build A L pay C sub:B+D+E=steel rec',
                                   {...ctx, hidden: (id) => 'CDE'.includes(id)}, 'AI 2'),
-        // another player's Recycling is of their pile, not the reader's top (E: water)
-        theirRec: w.actionWords('build A L pay rec B', ctx, 'AI 2'),
+        // in a hint's line, another player's Recycling is of their pile (its top shown by
+        // Material in the view), not the reader's top (E: water)
+        theirRec: w.actionWords('build A L pay rec B',
+                                w.lineCtx({...ctx, discardTops: [null, 'timber']}, 1, 0), 'AI 2'),
+        ownRec: w.actionWords('build A L pay rec B', w.lineCtx(ctx, 0, 0), 'You'),
         // one line standing for claims above 3 cards worth the same is not a lone candidate
         merged: w.confidence([{visits: 300, win_probability: 0.3, expected_margin: -2,
                                actions: ['claim L03 H18']}], ['claim L03 H18', 'end'], 3),
@@ -576,7 +579,8 @@ def test_pure_modules_in_the_page(server, page):
     assert out["merged"]["cue"] == "close call" and "3 choices" in out["merged"]["why"]
     assert out["noisy"].endswith("ahead of the next move"), out["noisy"]
     assert out["theirRec"] == ("AI 2 builds A at the left end, paying: recycle the top "
-                               "of their discard pile; discard B (stone)"), out["theirRec"]
+                               "of their discard pile (timber); discard B (stone)"), out["theirRec"]
+    assert "recycle the top of your discard pile (water)" in out["ownRec"], out["ownRec"]
     assert out["close"] == "close call" and out["clear"] == "clearly best"
     # the cue says how far ahead on both scales, and "behind" rather than "-1.0 ahead"
     # equal visits (a race's last candidates) are said as such, not as a reason

@@ -11,7 +11,7 @@
  */
 import {ApiError, api, recordText, seedOfRecordText, startReview, latestReview, job as getJob,
   analyseRecordText, replayRecordText, continueGame} from "./api.js";
-import {MATERIALS, MAT_COLOR, matGlyph, matIcon, stepsInWords, paymentSentence, discardTopAfter, cardsUsed, actionWords,
+import {MATERIALS, MAT_COLOR, matGlyph, matIcon, stepsInWords, paymentSentence, discardTopAfter, cardsUsed, actionWords, lineCtx,
   paymentsAsPaid,
 lineBySeat, confidence, plainError, joinWords, plural, possessive, turningPoints as reviewTurningPoints,
   measuredAgain,
@@ -523,7 +523,8 @@ function renderHint() {
     const parts = lineBySeat(m.actions, m.line || [], v.view_of, v.seats.length).slice(0, 3);
     const then = parts.map((p) => {
       const who = p.seat === v.view_of ? "You" : seatName(p.seat);
-      const acts = p.actions.map((a) => actionWords(a, ctx, who).slice(who.length).trim());
+      const acts = p.actions.map((a) => actionWords(a, lineCtx(ctx, p.seat, v.view_of), who)
+        .slice(who.length).trim());
       return `<li><span class="who" style="color:${SEAT_COLOR[p.seat % 4]}">${esc(who)}</span> ${esc(acts.join(", "))}</li>`;
     }).join("");
     html += `<li class="${k === shown ? "shown" : ""}"><div class="hintrow"><b>${esc(words)}</b>` +

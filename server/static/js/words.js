@@ -248,6 +248,15 @@ export function paymentSentence(steps, ctx) {
   return joinWords(w) + (spent ? ` \u2014 ${plural(spent, "card")} from your hand` : " \u2014 no card from your hand");
 }
 
+/** The context of ``seat``'s actions in a hint's line read by ``reader``: another seat's
+ * Recycling is of its own pile, whose top the view shows by Material (``discardTops``),
+ * not the reader's (``discardTop``). */
+export function lineCtx(ctx, seat, reader) {
+  if (seat === reader) return ctx;
+  return {...ctx, discardTop: null,
+    discardTopMaterial: ctx.discardTops ? ctx.discardTops[seat] || null : null};
+}
+
 /** An action in words, for the log and the hint lines. ``who`` is "You" or a name;
  * ``hidden(id)`` says whether a card id is one the reader cannot see. */
 export function actionWords(text, ctx, who) {
@@ -268,10 +277,8 @@ export function actionWords(text, ctx, who) {
     let s = `${who} ${v("builds", "build")} ${card(w[1], `a card from ${you ? "your" : "their"} hand`)} at the ${side} end`;
     const k = w.indexOf("pay");
     if (k >= 0 && !hidden(w[1])) {
-      // another player's payment uses their Highway and discard pile, not the reader's:
-      // the reader's discard top says nothing of what they recycle
-      const theirs = you ? ctx : {...ctx, whose: "their", discardTop: null, discardTopMaterial: null};
-      const paid = stepsInWords(w.slice(k + 1), theirs);
+      // another player's payment uses their Highway and discard pile, not the reader's
+      const paid = stepsInWords(w.slice(k + 1), {...ctx, whose: you ? "your" : "their"});
       s += `, paying: ${paid.map((x) => x.words).join("; ")}`;
     }
     return s;
