@@ -279,6 +279,13 @@ def test_train_cluster_plays_on_the_clusters_executor_and_closes_its_client(
     assert seen["executor"] is executor and Client.closed
 
 
+def _ctrl_c_as_in_a_terminal() -> None:
+    """In the child before it starts: SIGINT handled by default, as a shell starts a
+    command in the foreground. A run started in the background (``nohup ... &``) ignores
+    SIGINT, the child inherited it and played all its games (its SigIgn was 0x1007)."""
+    signal.signal(signal.SIGINT, signal.SIG_DFL)
+
+
 def test_train_ctrl_c_during_the_self_play_ends_soon_and_quietly(tmp_path):
     """Ctrl-C (SIGINT to the terminal's process group) used to wait for every game left.
     Sent as a progress line comes out, when a worker has just finished a chunk: a worker
@@ -287,7 +294,8 @@ def test_train_ctrl_c_during_the_self_play_ends_soon_and_quietly(tmp_path):
     proc = subprocess.Popen(
         [sys.executable, "-m", "solver.cli", "train", "--games", "1000", "--workers", "2",
          "--players", "2", "--out", str(tmp_path / "m.npz")],
-        stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True, start_new_session=True)
+        stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True, start_new_session=True,
+        preexec_fn=_ctrl_c_as_in_a_terminal)
     try:
         before = []  # up to the first progress line: started, and playing
         while not (before and before[-1].startswith("self-play ")):
