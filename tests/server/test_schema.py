@@ -12,6 +12,7 @@ suite's two processes, cannot tell apart: it ran one of them).
 
 from __future__ import annotations
 
+import atexit
 import os
 import shutil
 import tempfile
@@ -33,6 +34,9 @@ BY_STATUS: dict[int, int] = {}
 
 # budgets and job caps out of reach: a 503 (saturation, by design) would hide nothing here
 _DB_DIR = tempfile.mkdtemp(prefix="bigsur-schema-")
+# removed when the process ends: every process that collects this file makes one, and
+# under pytest-xdist only one of them runs its tests (a module fixture left the others)
+atexit.register(shutil.rmtree, _DB_DIR, ignore_errors=True)
 _app = create_app(Settings(db=os.path.join(_DB_DIR, "s.db"),
                            workers=2, pool="thread", warm=False, max_budget_ms=50,
                            max_iterations=50, default_budget_ms=20, analysis_budget_ms=5,
@@ -41,12 +45,6 @@ _app = create_app(Settings(db=os.path.join(_DB_DIR, "s.db"),
                            queue_wait_seconds=600, deadline_grace_ms=600_000))
 schema = schemathesis.openapi.from_asgi("/openapi.json", _app)
 OPERATIONS = [result.ok() for result in schema.get_all_operations()]
-
-
-@pytest.fixture(scope="module", autouse=True)
-def _remove_the_database():
-    yield
-    shutil.rmtree(_DB_DIR, ignore_errors=True)
 
 
 @pytest.mark.parametrize("operation", OPERATIONS, ids=lambda operation: operation.label)
