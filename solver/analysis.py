@@ -63,6 +63,7 @@ from .rules.record import GameRecord
 from .rules.scoring import final_scores
 from .rules.state import GameState, Phase
 from .rules.views import PlayerView, view_of
+from .rules.wording import plural
 
 WIN_PCT_THRESHOLDS = (5.0, 10.0, 15.0)  # inaccuracy, mistake, blunder (win-% points)
 POINTS_THRESHOLDS = (3.0, 6.0, 10.0)  # same, in expected points of margin
@@ -257,11 +258,6 @@ def better_move(decision: DecisionReview) -> str | None:
     if same_decision(parse_action(decision.played), parse_action(decision.best[0])):
         return None
     return " ; ".join(decision.best)
-
-
-def plural(count: int, word: str, many: str | None = None) -> str:
-    """``count`` and the word in the right number: ``1 mistake``, ``2 inaccuracies``."""
-    return f"{count} {word if count == 1 else many or word + 's'}"
 
 
 def number(value: float, sign: bool = False, digits: int = 1) -> str:

@@ -24,7 +24,7 @@ from dataclasses import dataclass
 from typing import Any, Protocol
 
 from .constants import MATERIALS, SCENERIES
-from .wording import got
+from .wording import got, plural
 
 
 class HighwayFacts(Protocol):
@@ -160,21 +160,17 @@ def describe(raw: dict[str, Any]) -> str:
     return REGISTRY[raw["kind"]].text(raw)
 
 
-def _plural(n: int, word: str) -> str:
-    return f"{n} {word}" if n == 1 else f"{n} {word}s"
-
-
 # ---------------------------------------------------------------- scoring effects
 
 @register("distinct_scenery", "score", {"bonus"}, {"points": Param(_positive_int)},
-          lambda p: f"{_plural(p['points'], 'point')} per different Scenery type in your Highway")
+          lambda p: f"{plural(p['points'], 'point')} per different Scenery type in your Highway")
 def _distinct_scenery(facts: HighwayFacts, params, owner) -> int:
     return params["points"] * sum(1 for n in facts.icon_counts if n > 0)
 
 
 @register("scenery_points", "score", {"bonus", "landmark"},
           {"scenery": Param(_scenery), "points": Param(_positive_int)},
-          lambda p: f"{_plural(p['points'], 'point')} per {p['scenery'].title()} icon "
+          lambda p: f"{plural(p['points'], 'point')} per {p['scenery'].title()} icon "
           "in your Highway")
 def _scenery_points(facts: HighwayFacts, params, owner) -> int:
     return params["points"] * facts.icon_counts[params["scenery"]]
@@ -182,21 +178,21 @@ def _scenery_points(facts: HighwayFacts, params, owner) -> int:
 
 @register("mile_cards", "score", {"bonus"},
           {"miles": Param(_miles), "points": Param(_positive_int)},
-          lambda p: f"{_plural(p['points'], 'point')} per {p['miles']}-Mile card in your Highway")
+          lambda p: f"{plural(p['points'], 'point')} per {p['miles']}-Mile card in your Highway")
 def _mile_cards(facts: HighwayFacts, params, owner) -> int:
     printed = facts.cards.miles
     return params["points"] * sum(1 for c in facts.highway if printed[c] == params["miles"])
 
 
 @register("stretch_count", "score", {"bonus"}, {"points": Param(_positive_int)},
-          lambda p: f"{_plural(p['points'], 'point')} per Stretch in your Highway")
+          lambda p: f"{plural(p['points'], 'point')} per Stretch in your Highway")
 def _stretch_count(facts: HighwayFacts, params, owner) -> int:
     return params["points"] * len(facts.stretches)
 
 
 @register("landmark_collection", "score", {"bonus", "landmark"},
           {"points": Param(_positive_int), "sceneries": Param(_scenery_list, required=False)},
-          lambda p: f"{_plural(p['points'], 'point')} per "
+          lambda p: f"{plural(p['points'], 'point')} per "
           + ("/".join(s.title() for s in p["sceneries"]) + " " if "sceneries" in p else "")
           + "Landmark in your Highway")
 def _landmark_collection(facts: HighwayFacts, params, owner) -> int:
@@ -208,7 +204,7 @@ def _landmark_collection(facts: HighwayFacts, params, owner) -> int:
 
 @register("material_cards", "score", {"bonus"},
           {"material": Param(_material), "points": Param(_positive_int)},
-          lambda p: f"{_plural(p['points'], 'point')} per {p['material'].title()} card "
+          lambda p: f"{plural(p['points'], 'point')} per {p['material'].title()} card "
           "in your Highway")
 def _material_cards(facts: HighwayFacts, params, owner) -> int:
     material = facts.cards.material
@@ -216,7 +212,7 @@ def _material_cards(facts: HighwayFacts, params, owner) -> int:
 
 
 @register("highway_end", "score", {"bonus"}, {"points": Param(_positive_int)},
-          lambda p: f"{_plural(p['points'], 'point')} if this card ends your Highway (either end)")
+          lambda p: f"{plural(p['points'], 'point')} if this card ends your Highway (either end)")
 def _highway_end(facts: HighwayFacts, params, owner) -> int:
     return params["points"] if owner in (facts.highway[0], facts.highway[-1]) else 0
 
@@ -239,7 +235,7 @@ def _mile_bonus(params) -> int:
 # ---------------------------------------------------------------- payment effects
 
 @register("persistent_extra_use", "payment", {"landmark"}, {"uses": Param(_positive_int)},
-          lambda p: f"Use one of your Persistent Materials {_plural(p['uses'], 'extra time')}"
+          lambda p: f"Use one of your Persistent Materials {plural(p['uses'], 'extra time')}"
           " each turn")
 def _persistent_extra_use(params) -> tuple[str, int]:
     return "persistent_extra_use", params["uses"]
@@ -247,14 +243,14 @@ def _persistent_extra_use(params) -> tuple[str, int]:
 
 @register("borrow_highway", "payment", {"landmark"}, {"uses": Param(_positive_int)},
           lambda p: "Use a Persistent Material of another player's Highway, "
-          + _plural(p["uses"], "time") + " per turn")
+          + plural(p["uses"], "time") + " per turn")
 def _borrow_highway(params) -> tuple[str, int]:
     return "borrow_highway", params["uses"]
 
 
 @register("borrow_discard", "payment", {"landmark"}, {"uses": Param(_positive_int)},
           lambda p: "Use the top Material of another player's discard pile, "
-          + _plural(p["uses"], "time") + " per turn")
+          + plural(p["uses"], "time") + " per turn")
 def _borrow_discard(params) -> tuple[str, int]:
     return "borrow_discard", params["uses"]
 

@@ -46,6 +46,7 @@ from .scoring import effective_miles, score_player
 from .state import GameState, Phase, PlayerState, known_state
 from .stretches import Stretch, runs, stretches
 from .views import PlayerView
+from .wording import plural
 
 __all__ = ["Fact", "MAX_REASONS", "explain_move", "move_facts"]
 
@@ -129,13 +130,9 @@ def _lm_words(cards: CardSet, lms: Sequence[int]) -> str:
     return ", ".join(names[:-1]) + " or " + names[-1]
 
 
-def _plural(n: int, word: str) -> str:
-    return f"{n} {word}{'' if n == 1 else 's'}"
-
-
 def _points(n: int) -> str:
     """"+1 point", "+4 points"."""
-    return f"+{n} point{'' if n == 1 else 's'}"
+    return "+" + plural(n, "point")
 
 
 def _side_words(side: str) -> str:
@@ -205,7 +202,7 @@ def _end_runs(cards: CardSet, highway: Sequence[int]) -> list[tuple[str, Stretch
 def _stretch_words(st: Stretch, base: Stretch | None, gain: int) -> str:
     """"a new ocean Stretch: 2 cards, 4 miles (+4 points)", "your ocean Stretch to 3
     cards, 6 miles (+2 points)"."""
-    size = f"{_plural(len(st.cards), 'card')}, {_plural(st.miles, 'mile')}"
+    size = f"{plural(len(st.cards), 'card')}, {plural(st.miles, 'mile')}"
     scenery = SCENERIES[st.scenery]
     if base is None:
         return f"a new {scenery} Stretch: {size} ({_points(gain)})"
@@ -220,9 +217,9 @@ def _changes_words(changes: list[tuple[Stretch, Stretch | None, int]], whose: st
     parts = []
     for st, base, _gain in changes:
         scenery = SCENERIES[st.scenery]
-        size = _plural(len(st.cards), "card")
+        size = plural(len(st.cards), "card")
         if sizes:
-            size += f", {_plural(st.miles, 'mile')}"
+            size += f", {plural(st.miles, 'mile')}"
         if base is None:
             parts.append(f"make{s} a new {scenery} Stretch"
                          + (f" of {size}" if sizes else ""))

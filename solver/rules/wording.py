@@ -23,3 +23,8 @@ def got(value: Any) -> str:
 def got_type(value: Any) -> str:
     """The end of a message about the type: ``", got list"``, or ``" (missing)"``."""
     return " (missing)" if value is None else f", got {type(value).__name__}"
+
+
+def plural(count: int, word: str, many: str | None = None) -> str:
+    """``count`` and the word in the right number: ``1 mistake``, ``2 inaccuracies``."""
+    return f"{count} {word if count == 1 else many or word + 's'}"
