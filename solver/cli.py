@@ -137,10 +137,15 @@ def landmark_line(lm) -> str:
 # ------------------------------------------------------------------ positions and records
 
 def load_position(path: str, cards_path: str | None = None, views: bool = False):
-    """The position in the file at ``path`` (``views``: or one seat's view), checked."""
+    """The position in the file at ``path`` (``views``: or one seat's view), checked; its
+    errors name the file as a JSON error does ("pos.json: current: must be an integer 0
+    to 1, got 9"), as :func:`load_record`'s do."""
     raw = _read_json(path)
     cards = load_card_set(cards_path) if cards_path is not None else None
-    return position_or_view_from_json(raw, cards) if views else state_from_json(raw, cards)
+    try:
+        return position_or_view_from_json(raw, cards) if views else state_from_json(raw, cards)
+    except PositionError as err:
+        raise UserError(f"{path}: {err}") from None
 
 
 def load_record(path: str, cards=None, raw=None) -> GameRecord:

@@ -83,6 +83,24 @@ def test_a_file_of_the_wrong_format_is_named_as_a_json_error_names_it(argv, tmp_
         assert wanted in line, line
 
 
+@pytest.mark.parametrize("argv", [
+    ["score", "{f}"], ["hint", "{f}", "--iterations", "10", "--json"],
+    ["pay", "{f}", "--build", "H1:L"],
+])
+def test_a_position_file_with_a_bad_field_is_named_as_a_record_file_is(argv, tmp_path,
+                                                                      position_file, capsys):
+    # 'bigsur score bad.json' said "current: must be ..." where 'bigsur replay bad.json'
+    # says 'bad.json: format: ...' (cli.load_record)
+    good = json.loads(position_file.read_text(encoding="utf-8"))
+    bad = tmp_path / "bad.json"
+    for change, field in (({"format": "bogus"}, "format"), ({"current": 9}, "current"),
+                          ({"cards": 5}, "cards")):
+        bad.write_text(json.dumps({**good, **change}), encoding="utf-8")
+        assert main([a.format(f=bad) for a in argv]) == 2
+        line = error_line(capsys)
+        assert line.startswith(f"bigsur: error: {bad}: {field}: must be "), line
+
+
 def test_cards_validate_of_a_deeply_nested_file_lists_the_problem(tmp_path, capsys):
     deep = tmp_path / "deep.json"
     deep.write_text("{\"a\":" * 50_000 + "1" + "}" * 50_000, encoding="utf-8")

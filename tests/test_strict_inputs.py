@@ -234,7 +234,7 @@ def test_the_cli_reports_a_bad_card_set_in_one_line(tmp_path, capsys):
     position.write_text(json.dumps(inline))
     assert main(["score", str(position)]) == 2
     err = capsys.readouterr().err
-    assert err.count("\n") == 1 and err.startswith("bigsur: error: cards: ")
+    assert err.count("\n") == 1 and err.startswith(f"bigsur: error: {position}: cards: ")
 
 
 def _one_line_error(capsys, words: str) -> None:
