@@ -379,10 +379,12 @@ def card_words(cards: CardSet, typed: str) -> str:
 
 def completions(buffer: str, begidx: int, candidates: Sequence[str]) -> list[str]:
     """Readline completions of the word starting at ``begidx`` of ``buffer``: the next
-    word of every candidate (a legal action or a command) that extends the buffer."""
+    word of every candidate (a legal action or a command) that extends the buffer, in
+    any case, as the prompt reads ids and commands ('take h4' completes to H41, H43)."""
+    typed = buffer.casefold()
     words = set()
     for c in candidates:
-        if c.startswith(buffer) and len(c) >= begidx:
+        if len(c) >= len(buffer) and c[:len(buffer)].casefold() == typed:
             rest = c[begidx:]
             word = rest.split(" ", 1)[0]
             words.add(word + (" " if " " in rest else ""))

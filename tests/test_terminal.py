@@ -151,6 +151,25 @@ def test_completions_of_legal_actions():
     assert completions("build ", 6, legal) == []  # no build in the take step
 
 
+def test_completions_take_any_case_as_typed_ids_are_read():
+    # 'take h43' plays H43 (any case when one id matches) but 'take h4<Tab>' completed
+    # nothing: completion matched the case
+    from solver.terminal import prompt_candidates, typed_action
+
+    state = new_game(2, seed=5)
+    candidates = prompt_candidates(state)
+    depot = sorted(state.cards.highway[c].id for c in state.depot)
+    first = depot[0]
+    for typed in (first[:2].lower(), first[:2].upper()):
+        found = completions(f"TAKE {typed}", 5, candidates)
+        assert found == sorted(d for d in depot if d.lower().startswith(typed.lower()))
+        assert all(typed_action(state.cards, f"take {w}") == f"take {w}" for w in found)
+    assert completions("take DE", 5, candidates) == ["deck"]
+    assert completions("HIN", 0, candidates) == ["hint"]
+    assert "H41" in completions("card h4", 5, candidates)
+    assert "L06" in completions("CARD l0", 5, candidates)
+
+
 def test_seats_from_args():
     assert seats_from_args(3, "greedy", None) == [HUMAN, "greedy", "greedy"]
     assert seats_from_args(2, None, None) == [HUMAN, HUMAN]
