@@ -32,7 +32,7 @@ from .rules.constants import MATERIALS, SCENERIES
 from .rules.effects import describe
 from .rules.engine import SetupError, legal_actions
 from .rules.position import PositionError, state_from_json, state_to_json
-from .rules.record import GameRecord, RecordError
+from .rules.record import MAX_SEED, GameRecord, RecordError
 from .rules.scoring import final_scores
 from .rules.state import Phase
 from .rules.userfiles import (
@@ -74,6 +74,24 @@ def _read_json(path: str):
 
 def _cards(args):
     return load_card_set(getattr(args, "cards", None))
+
+
+def seed_arg(text: str) -> int:
+    """The argparse ``type`` of every ``--seed``: an integer 0 to :data:`MAX_SEED` (the
+    seeds the service takes, so that a game's record can be reviewed there). A UserError,
+    which argparse lets through to :func:`main`, says what is wrong in one line."""
+    try:
+        value = int(text)
+    except ValueError:
+        shown = repr(text) if len(text) <= 40 else f"a text of {len(text)} characters"
+        raise UserError(f"--seed: must be an integer 0 to {MAX_SEED}, got {shown}") from None
+    shown = str(value) if len(str(value)) <= 40 else f"a number of {len(str(value))} digits"
+    if value < 0:
+        raise UserError(f"--seed: must be 0 or more, got {shown}")
+    if value > MAX_SEED:
+        raise UserError(f"--seed: must be at most {MAX_SEED} (2**63 - 1, the largest seed "
+                        f"the service takes), got {shown}")
+    return value
 
 
 # ------------------------------------------------------------------ cards
@@ -238,8 +256,10 @@ def cmd_selfplay(args) -> int:
         raise UserError(f"--games: must be at least 1{got(args.games)}")
     if args.players not in (2, 3, 4):  # before the folder is made
         raise UserError(f"--players: must be 2, 3 or 4{got(args.players)}")
-    if args.seed < 0:  # as tournament's, train's and play's
-        raise UserError(f"--seed: must be 0 or more{got(args.seed)}")
+    if args.seed + args.games - 1 > MAX_SEED:  # (--seed itself is checked by seed_arg)
+        raise UserError(f"--seed {args.seed} with --games {args.games}: the last game's seed "
+                        f"would be {args.seed + args.games - 1}, more than {MAX_SEED} "
+                        "(2**63 - 1, the largest seed the service takes)")
     out = Path(args.out)
     if out.exists() and not out.is_dir():
         raise UserError(f"--out {out}: is a file, not a directory")
@@ -341,7 +361,7 @@ def build_parser(command: str | None = None) -> argparse.ArgumentParser:
                           help="seats in each game: 2, 3 or 4 (default 2)")
     selfplay.add_argument("--games", type=int, default=1,
                           help="games, one record each (default 1)")
-    selfplay.add_argument("--seed", type=int, default=0,
+    selfplay.add_argument("--seed", type=seed_arg, default=0,
                           help="game k uses seed S+k (default 0)")
     selfplay.add_argument("--out", default="records",
                           help="directory for the records (default records)")
@@ -374,9 +394,9 @@ def _warning_line(message, category, filename, lineno, line=None) -> str:
 
 def main(argv: list[str] | None = None) -> int:
     argv = sys.argv[1:] if argv is None else list(argv)
-    args = build_parser(_command(argv)).parse_args(argv)
     shown, warnings.formatwarning = warnings.formatwarning, _warning_line
-    try:
+    try:  # (an option's type such as seed_arg may raise UserError)
+        args = build_parser(_command(argv)).parse_args(argv)
         return args.func(args)
     except CardSetError as err:  # one line; `bigsur cards validate FILE` lists them all
         print(f"bigsur: error: {err.summary()}", file=sys.stderr)

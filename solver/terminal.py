@@ -873,8 +873,6 @@ def cmd_play(args) -> int:
                     raise PlayError(f"{option}: not with --resume (the record has its own)")
             resume, seats = resume_from_args(args.resume, args.ai, args.seats)
         else:
-            if args.seed is not None and args.seed < 0:  # as selfplay's and tournament's
-                raise PlayError(f"--seed: must be 0 or more{got(args.seed)}")
             seats = seats_from_args(args.players or 2, args.ai, args.seats)
     except PlayError as err:
         print(f"bigsur: error: {err}", file=sys.stderr)
@@ -905,6 +903,8 @@ def cmd_play(args) -> int:
 
 def add_cli(sub) -> None:
     """Register ``bigsur play`` on the CLI's subparsers."""
+    from .cli import seed_arg
+
     p = sub.add_parser("play", help="play in the terminal (against the AI or hot-seat)",
                        description="Play Big Sur in the terminal. Moves are typed in the "
                        "action notation ('help' at the prompt); Tab completes legal moves.")
@@ -913,7 +913,8 @@ def add_cli(sub) -> None:
                    "without it every seat is human (hot-seat)")
     p.add_argument("--seats", help="every seat, comma-separated, e.g. human,greedy,mcts:1s "
                    "(overrides --players/--ai)")
-    p.add_argument("--seed", type=int, default=None, help="deal seed (default: random)")
+    p.add_argument("--seed", type=seed_arg, default=None,
+                   help="deal seed, 0 to 2**63 - 1 (default: random)")
     p.add_argument("--cards", help="card-set file (default: the shipped reconstruction)")
     p.add_argument("--save", help="record file (default records/play-SEED-TIME.json)")
     p.add_argument("--no-save", action="store_true", help="do not save the record")

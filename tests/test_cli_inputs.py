@@ -717,6 +717,40 @@ def test_a_negative_seed_is_refused_as_by_tournament(argv, tmp_path, capsys, mon
     assert not (tmp_path / "records").exists()
 
 
+@pytest.mark.parametrize("argv", [["selfplay", "--seed", "{s}"],
+                                  ["play", "--ai", "random", "--seed", "{s}"]])
+def test_a_seed_the_service_refuses_is_refused(argv, tmp_path, capsys, monkeypatch):
+    """`play --seed 9223372036854775808` dealt a game whose record the service's review
+    refuses (its seeds are 0 to 2**63 - 1): refused in one line, as a negative seed."""
+    from solver.cli import seed_arg
+    from solver.rules.record import MAX_SEED
+
+    monkeypatch.chdir(tmp_path)
+    for seed in (MAX_SEED + 1, 10**4000):
+        assert main([a.format(s=seed) for a in argv]) == 2
+        line = error_line(capsys)
+        assert line.startswith(f"bigsur: error: --seed: must be at most {MAX_SEED} "), line
+        assert len(line) < 200, line
+    assert main([a.format(s="ten") for a in argv]) == 2
+    assert error_line(capsys) == ("bigsur: error: --seed: must be an integer 0 to "
+                                  f"{MAX_SEED}, got 'ten'")
+    assert not (tmp_path / "records").exists()
+    assert seed_arg(str(MAX_SEED)) == MAX_SEED and seed_arg("0") == 0
+
+
+def test_selfplay_refuses_games_whose_seeds_pass_the_largest(tmp_path, capsys):
+    from solver.rules.record import MAX_SEED
+
+    out = tmp_path / "records"
+    assert main(["selfplay", "--seed", str(MAX_SEED), "--games", "2", "--out", str(out)]) == 2
+    assert "the last game's seed would be" in error_line(capsys)
+    assert not out.exists()
+    assert main(["selfplay", "--seed", str(MAX_SEED - 1), "--games", "2",
+                 "--out", str(out)]) == 0
+    assert sorted(p.name for p in out.iterdir()) == [f"game-{MAX_SEED - 1}.json",
+                                                    f"game-{MAX_SEED}.json"]
+
+
 def test_score_takes_a_view_as_the_service_does(tmp_path, capsys):
     """`bigsur score view.json` said "format: must be 'bigsur-position/1'", though the
     library and POST /v1/score score a view (Highways and Landmarks are public): it

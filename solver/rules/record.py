@@ -50,6 +50,9 @@ from .wording import got, got_type
 
 FORMAT = "bigsur-record/1"
 MAX_NAME = 200  # characters of a seat's name (reports print them)
+# the largest seed of a game that the service takes (a signed 64-bit integer): the
+# command line deals no game beyond it, so that every record it writes can be reviewed
+MAX_SEED = 2**63 - 1
 RECORD_FIELDS = frozenset({"format", "cards", "card_set", "players", "seed", "start", "names",
                            "actions", "meta"})
 
