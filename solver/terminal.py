@@ -6,7 +6,8 @@
     bigsur play --resume records/play-7-1700000000.json   # go on with a saved game
 
 At the prompt: an action in the notation (``take H12``, ``take deck``, ``build H12 R``,
-``build H12 L pay H03 rec``, ``claim L04 H12``, ``end``), a number from ``moves``,
+``build H12 L pay H03 rec``, ``claim L04 H12``, ``end``), a number from ``moves``
+(they count from 1, as a hint's lines),
 ``hint [BUDGET]`` (the search's ranked moves; ``h N`` then plays the N-th), ``card ID``
 (a card's or Landmark's line of ``bigsur cards show``: its bonus or ability), ``undo``
 (takes back your last move and the AI's moves after it; at a hot-seat table, the last
@@ -74,7 +75,7 @@ HELP = """Actions (the notation):
   claim LANDMARK CARD                   claim a Landmark, placed above CARD (ends the turn)
   end                                   end the turn
 Commands:
-  moves          list the legal actions (type a number to play one)
+  moves          list the legal actions, numbered from 1 (type a number to play one)
   hint [BUDGET]  the search's best moves, e.g. 'hint', 'hint 2s', 'hint 500i'
   h N            play the N-th move of the last hint
   card ID        a card or Landmark in words: its bonus or ability, and its printed text
@@ -428,13 +429,24 @@ def _moves_table(state: GameState, moves):
     table.add_column("#", justify="right")
     table.add_column("action")
     table.add_column("cheapest payment", style="dim")
-    for i, m in enumerate(moves):
+    for i, m in enumerate(moves, 1):  # numbered from 1, as a hint's lines ('h 1')
         pay = ""
         if isinstance(m, Build):
             steps = cheapest_payment(state, state.cards.card(m.card))
             pay = " ".join(s.notation() for s in steps) if steps else "free"
         table.add_row(str(i), m.notation(), pay)
     return table
+
+
+def numbered(text: str, count: int) -> int | None:
+    """The index of the item a number typed at the prompt names in a list numbered 1 to
+    ``count`` (the moves of 'moves', the lines of a hint for 'h N'), else None: not digits,
+    or out of the range. ('²' is a digit that int() refuses, and thousands of digits a
+    number it will not read: both are None, never an error.)"""
+    if not (text.isdecimal() and len(text) <= 9):
+        return None
+    n = int(text)
+    return n - 1 if 1 <= n <= count else None
 
 
 def move_words(cards: CardSet, move: Action) -> str:
@@ -746,19 +758,19 @@ def play_game(seats: Sequence[str], seed: int | None, cards: CardSet | None = No
                 if last_hint is None or last_hint[0] != len(record.actions):
                     write("! no hint for this position: type 'hint' first")
                     continue
-                if len(args) != 1 or not args[0].isdigit() or \
-                        not 1 <= int(args[0]) <= min(5, len(last_hint[1].moves)):
-                    write(f"! h N: N is a hint number 1 to {min(5, len(last_hint[1].moves))}")
+                shown_hints = min(5, len(last_hint[1].moves))
+                if len(args) != 1 or (i := numbered(args[0], shown_hints)) is None:
+                    write(f"! h N: N is a hint number 1 to {shown_hints}")
                     continue
-                queue = list(last_hint[1].moves[int(args[0]) - 1].actions)
+                queue = list(last_hint[1].moves[i].actions)
             elif text.isdigit():
-                if int(text) >= len(moves):
+                if (i := numbered(text, len(moves))) is None:
                     write(f"! no move number {text}; 'moves' lists "
-                          f"{plural(len(moves), 'move')}, from 0")
+                          f"{plural(len(moves), 'move')}, numbered 1 to {len(moves)}")
                     continue
-                queue = [moves[int(text)].notation()]
-                # said, as the list may never have been shown ('0' played 'take H14')
-                write(f"{int(text)}: {move_words(state.cards, moves[int(text)])}")
+                queue = [moves[i].notation()]
+                # said, as the list may never have been shown ('1' played 'take H14')
+                write(f"{i + 1}: {move_words(state.cards, moves[i])}")
             else:
                 try:  # card ids and 'deck' in any case, here only (the notation is strict)
                     queue = [typed_action(state.cards, text)]

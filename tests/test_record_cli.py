@@ -234,13 +234,13 @@ def test_cli_selfplay_writes_replayable_deterministic_records(tmp_path, capsys):
 
 
 def scripted(lines):
-    """A fake ``read`` for hot_seat: the given lines, then "0" (the first legal move)."""
+    """A fake ``read`` for hot_seat: the given lines, then "1" (the first legal move)."""
     it = iter(lines)
     prompts = []
 
     def read(prompt):
         prompts.append(prompt)
-        return next(it, "0")
+        return next(it, "1")
 
     return read, prompts
 
@@ -248,11 +248,11 @@ def scripted(lines):
 def test_hot_seat_plays_a_game_with_scripted_input(tmp_path, small):
     out = []
     save = tmp_path / "hs.json"
-    read, prompts = scripted(["help", "moves", "999", "take NOPE", "build S00 Q", "1", "take deck"])
+    read, prompts = scripted(["help", "moves", "999", "take NOPE", "build S00 Q", "2", "take deck"])
     assert hot_seat(2, 5, small, str(save), read=read, write=out.append) == 0
     text = "\n".join(out)
     assert "Actions (the notation)" in text  # help
-    assert re.search(r"\b0\s+take ", text)  # moves
+    assert re.search(r"^\s*1\s+take ", text, re.M)  # moves (numbered from 1)
     assert "no move number 999" in text
     assert "illegal action 'take NOPE'" in text
     assert "'build S00 Q': the side must be L or R" in text
@@ -290,7 +290,7 @@ def test_cli_play_reads_stdin(monkeypatch, capsys, tmp_path):
     monkeypatch.setattr("sys.stdin", io.StringIO("moves\ntake deck\nquit\n"))
     assert main(["play", "--players", "2", "--seed", "3"]) == 0
     out = capsys.readouterr().out
-    assert "reconstruction" in out and re.search(r"\b0\s+take ", out)
+    assert "reconstruction" in out and re.search(r"^\s*1\s+take ", out, re.M)
 
 
 def test_a_record_played_with_other_cards_is_refused():

@@ -28,9 +28,10 @@ from solver.terminal import (
 
 
 class Script:
-    """``read`` for play_game: the given lines, then a fallback (default: move 0)."""
+    """``read`` for play_game: the given lines, then a fallback (default: move 1, the
+    first legal move)."""
 
-    def __init__(self, lines=(), fallback="0", limit=2000):
+    def __init__(self, lines=(), fallback="1", limit=2000):
         self.lines = list(lines)
         self.fallback = fallback
         self.prompts: list[str] = []
@@ -188,7 +189,7 @@ def test_play_subcommand_with_piped_input(tmp_path, monkeypatch, capsys):
     save = tmp_path / "cli.json"
     args = parser.parse_args(["play", "--players", "2", "--ai", "random", "--seed", "8",
                               "--save", str(save)])
-    monkeypatch.setattr(sys, "stdin", io.StringIO("0\n" * 500))
+    monkeypatch.setattr(sys, "stdin", io.StringIO("1\n" * 500))
     assert args.func(args) == 0
     text = capsys.readouterr().out
     assert "winner(s):" in text and f"record saved to {save}" in text
@@ -339,7 +340,7 @@ def test_undo_takes_back_the_human_move_and_the_ai_moves_after_it(tmp_path):
 
 def test_undo_with_nothing_to_take_back_is_refused(tmp_path):
     actions, out = saved_actions(tmp_path, [HUMAN, "greedy"], 2,
-                                 ["undo", "0", "undo", "undo", "quit"])  # a Depot take
+                                 ["undo", "1", "undo", "undo", "quit"])  # a Depot take
     errors = [ln for ln in out if ln.startswith("! ")]
     assert errors == ["! undo: nothing to take back (no move of yours in this game)"] * 2
     first, _ = saved_actions(tmp_path, [HUMAN, "greedy"], 2, ["quit"], "first.json")
@@ -380,7 +381,7 @@ def test_undo_never_takes_back_a_card_drawn_from_the_deck(tmp_path):
     assert actions == direct and actions[-1] == "take deck"
     # a Depot card (face up) is taken back as before, and a build after a deck take
     actions, out = saved_actions(tmp_path, [HUMAN, "greedy"], 2,
-                                 ["take deck", "0", "undo", "quit"], "c.json")
+                                 ["take deck", "1", "undo", "quit"], "c.json")
     assert actions == direct and any(ln.startswith("taken back: take H") for ln in out), out
 
 
@@ -388,12 +389,12 @@ def test_undo_never_takes_back_a_take_once_the_depot_was_refilled(tmp_path):
     # two Depot takes, 'end': the Depot is refilled from the deck in front of the player;
     # the 'end' is taken back, not the take before it (the deck's top cards are known)
     actions, out = saved_actions(tmp_path, [HUMAN, "greedy"], 2,
-                                 ["0", "0", "end", "undo", "undo", "quit"], "a.json")
+                                 ["1", "1", "end", "undo", "undo", "quit"], "a.json")
     assert any(ln.startswith("taken back: end") for ln in out), out
     errors = [ln for ln in out if ln.startswith("! ")]
     assert errors == ["! undo: a take cannot be taken back once the Depot was refilled "
                       "from the deck: you have seen the cards drawn"], errors
-    direct, _ = saved_actions(tmp_path, [HUMAN, "greedy"], 2, ["0", "0", "quit"], "b.json")
+    direct, _ = saved_actions(tmp_path, [HUMAN, "greedy"], 2, ["1", "1", "quit"], "b.json")
     assert actions == direct
 
 
@@ -401,7 +402,7 @@ def test_hot_seat_undo_takes_back_the_last_move_whoever_made_it(tmp_path):
     first = new_game(2, seed=1).current
     other = 1 - first
     # (the second take is from the Depot: a card drawn from the deck is never taken back)
-    script = Script(["take deck", "0", "end", "", "undo", "", "undo", "quit"])
+    script = Script(["take deck", "1", "end", "", "undo", "", "undo", "quit"])
     out: list[str] = []
     save = tmp_path / "hs.json"
     play_game([HUMAN, HUMAN], seed=1, save=str(save), read=script, write=out.append)
@@ -592,21 +593,50 @@ def test_a_stretch_line_counts_the_miles_a_landmark_adds():
 
 
 def test_a_number_typed_says_the_move_it_played(tmp_path):
-    # at the first prompt '0' silently played 'take H14', the list never shown
+    # at the first prompt '0' (now '1') silently played 'take H14', the list never shown
     state = new_game(2, seed=1)
     depot = legal_actions(state)[0].card
     actions, out = saved_actions(tmp_path, [HUMAN, HUMAN], 1,
-                                 ["0", "take deck", "moves", "0", "quit"])
-    assert f"0: take {depot} from the Depot" in out, out
+                                 ["1", "take deck", "moves", "1", "quit"])
+    assert f"1: take {depot} from the Depot" in out, out
     build_or_end = actions[2]
-    words = [ln for ln in out if ln.startswith("0: ")]
+    words = [ln for ln in out if ln.startswith("1: ")]
     assert len(words) == 2 and actions[:2] == [f"take {depot}", "take deck"], (words, actions)
     if build_or_end == "end":
-        assert words[1] == "0: end the turn"
+        assert words[1] == "1: end the turn"
     else:
         card, side = build_or_end.split()[1:3]
-        assert words[1] == f"0: build {card} at the {'left' if side == 'L' else 'right'} " \
+        assert words[1] == f"1: build {card} at the {'left' if side == 'L' else 'right'} " \
             "end of your Highway", words
+
+
+def test_move_numbers_count_from_1_as_the_hints_do(tmp_path):
+    # 'moves' and a number typed counted from 0 while 'hint' and 'h N' count from 1
+    state = new_game(2, seed=1)
+    moves = legal_actions(state)
+    actions, out = saved_actions(tmp_path, [HUMAN, HUMAN], 1,
+                                 ["moves", "0", str(len(moves) + 1), str(len(moves)), "quit"])
+    table = next(ln for ln in out if " take " in ln and "#" in ln)  # the moves table
+    rows = [r for r in (ln.split() for ln in table.splitlines()) if r and r[0].isdigit()]
+    assert [r[0] for r in rows] == [str(n) for n in range(1, len(moves) + 1)], table
+    assert [r[1:3] for r in rows] == [m.notation().split()[:2] for m in moves], table
+    errors = [ln for ln in out if ln.startswith("! ")]
+    assert errors == [f"! no move number {n}; 'moves' lists {len(moves)} moves, numbered 1 "
+                      f"to {len(moves)}" for n in (0, len(moves) + 1)], errors
+    assert actions == [moves[-1].notation()]  # the last move's number played the last move
+
+
+@pytest.mark.parametrize("typed", ["²", "9" * 5000, "h ²", "h " + "9" * 5000])
+def test_a_number_python_cannot_read_is_refused_not_a_crash(typed, tmp_path):
+    # '²' is a digit int() refuses and 5000 digits a number it will not read: both
+    # raised ValueError out of the game
+    actions, out = saved_actions(tmp_path, [HUMAN, HUMAN], 1,
+                                 ["hint 5i", typed, "take deck", "quit"])
+    errors = [ln for ln in out if ln.startswith("! ")]
+    assert len(errors) == 1 and (errors[0].startswith("! h N: N is a hint number 1 to ")
+                                 if typed.startswith("h ") else
+                                 errors[0].startswith("! no move number ")), errors
+    assert actions == ["take deck"]
 
 
 def test_card_ids_and_deck_are_read_in_any_case_at_the_prompt(tmp_path):
