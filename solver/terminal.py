@@ -11,7 +11,8 @@ At the prompt: an action in the notation (``take H12``, ``take deck``, ``build H
 ``hint [BUDGET]`` (the search's ranked moves; ``h N`` then plays the N-th), ``card ID``
 (a card's or Landmark's line of ``bigsur cards show``: its bonus or ability), ``undo``
 (takes back your last move and the AI's moves after it; at a hot-seat table, the last
-move whoever made it; never a take once its player has seen a card from the deck),
+move whoever made it; never a take once its player has seen a card from the deck, nor
+the end of a turn once another player has seen the cards it drew into the Depot),
 ``help``, ``quit``. Tab completes legal actions when the terminal
 is interactive (readline).
 The record is saved at the end (``--save``), also when the game is left early.
@@ -37,6 +38,7 @@ from .rules.actions import (
     ActionError,
     Build,
     Claim,
+    End,
     Substitute,
     Take,
     parse_action,
@@ -80,7 +82,8 @@ Commands:
   h N            play the N-th move of the last hint
   card ID        a card or Landmark in words: its bonus or ability, and its printed text
   undo           take back your last move (and the AI's moves after it); again for more
-                 (not a card taken from the deck: you have seen it)
+                 (not a card taken from the deck: you have seen it; nor, at a
+                 hot-seat table, an end whose Depot refill another player saw)
   table          draw the table again      score   the scores so far
   help           this text                 quit    leave (the record is still saved)
 Tab completes legal actions, commands and the ids of 'card'."""
@@ -550,13 +553,25 @@ def take_back(record: GameRecord, humans: Sequence[int],
     ``seen``: the cards each human seat has been shown. A take is never taken back when
     the deck it goes back to holds a card its player has seen (drawn from the deck, or
     put into the Depot from it at the end of the turn): the player would take it again
-    knowing it; UndoRefused says why, and the record is left as it was."""
+    knowing it. Nor is the end of a turn ('end', or a claim) once another human seat
+    has seen a card its refill of the Depot drew (hot-seat): the card would go back to
+    the deck, known to them. UndoRefused says why, and the record is left as it was."""
     *steps, (now, _none) = record.states()  # (state before, action), every action checked
     last = next((i for i in reversed(range(len(steps))) if steps[i][0].current in humans),
                 None)
     if last is None:
         return None
     before, move = steps[last]
+    if isinstance(move, (End, Claim)):
+        after = steps[last + 1][0] if last + 1 < len(steps) else now
+        drawn = set(before.deck) - set(after.deck)
+        seers = [s for s, cards in (seen or {}).items() if s != before.current and cards & drawn]
+        if seers:
+            seer = now.current if now.current in seers else min(seers)
+            who = "you have" if seer == now.current else f"seat {seer} has"
+            what = "the end of a turn" if isinstance(move, End) else "a claim"
+            raise UndoRefused(f"{what} cannot be taken back once the Depot was refilled from "
+                              f"the deck: {who} seen the cards drawn")
     if before.phase == Phase.TAKE and (seen or {}).get(before.current, set()) & set(before.deck):
         who = "you have" if before.current == now.current else f"seat {before.current} has"
         if move.notation() == "take deck":

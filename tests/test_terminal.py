@@ -401,8 +401,8 @@ def test_undo_never_takes_back_a_take_once_the_depot_was_refilled(tmp_path):
 def test_hot_seat_undo_takes_back_the_last_move_whoever_made_it(tmp_path):
     first = new_game(2, seed=1).current
     other = 1 - first
-    # (the second take is from the Depot: a card drawn from the deck is never taken back)
-    script = Script(["take deck", "1", "end", "", "undo", "", "undo", "quit"])
+    # (two deck draws: the 'end' refills no Depot, so it shows the next player no card)
+    script = Script(["take deck", "take deck", "end", "", "undo", "", "undo", "quit"])
     out: list[str] = []
     save = tmp_path / "hs.json"
     play_game([HUMAN, HUMAN], seed=1, save=str(save), read=script, write=out.append)
@@ -410,8 +410,57 @@ def test_hot_seat_undo_takes_back_the_last_move_whoever_made_it(tmp_path):
     assert f"taken back: end (seat {first})" in out, out
     assert script.prompts[5] == f"seat {first} to play: pass the keyboard, then press Enter "
     assert script.prompts[6] == f"seat {first}> "
-    assert GameRecord.load(save).actions == ["take deck"]
+    assert "! undo: a card drawn from the deck cannot be taken back: you have seen it" in out
+    assert GameRecord.load(save).actions == ["take deck", "take deck"]
     assert other != first
+
+
+def test_hot_seat_undo_never_takes_back_an_end_whose_refill_another_seat_saw(tmp_path):
+    # the next player saw the Depot refilled by the 'end' of the one before, then took
+    # that 'end' back (and the Depot take before it): the cards went back to the deck,
+    # known to them
+    first = new_game(2, seed=1).current
+    script = Script(["take deck", "1", "end", "", "undo", "undo", "quit"])
+    out: list[str] = []
+    save = tmp_path / "hs.json"
+    play_game([HUMAN, HUMAN], seed=1, save=str(save), read=script, write=out.append)
+    errors = [ln for ln in out if ln.startswith("! ")]
+    assert errors == ["! undo: the end of a turn cannot be taken back once the Depot was "
+                      "refilled from the deck: you have seen the cards drawn"] * 2, errors
+    actions = GameRecord.load(save).actions
+    assert len(actions) == 3 and actions[2] == "end", actions
+    assert script.prompts[4] == f"seat {1 - first}> "  # asked by the next player
+
+
+def test_undo_never_takes_back_a_claim_whose_refill_another_seat_saw():
+    # a claim ends the turn and refills the Depot as 'end' does
+    from solver.cli import play_random_game
+    from solver.rules.actions import Claim
+    from solver.terminal import UndoRefused, take_back, visible_cards
+
+    for seed in range(200):
+        full = play_random_game(2, seed)
+        steps = list(full.states())
+        for k, (before, action) in enumerate(steps[:-1]):
+            after = steps[k + 1][0]
+            drawn = set(before.deck) - set(after.deck)
+            if isinstance(action, Claim) and drawn and not after.is_over:
+                break
+        else:
+            continue
+        break
+    else:
+        pytest.fail("no claim that refilled the Depot in 200 random games")
+    record = GameRecord(full.cards, 2, seed=seed, actions=full.actions[:k + 1])
+    mover, other = before.current, after.current
+    seen = {other: visible_cards(after, other)}
+    with pytest.raises(UndoRefused, match="^a claim cannot be taken back once the Depot was "
+                       "refilled from the deck: you have seen the cards drawn$"):
+        take_back(record, [mover, other], seen)
+    assert len(record.actions) == k + 1  # left as it was
+    # the mover's own sight is no reason (a game against the AI: a misclicked claim)
+    state, taken = take_back(record, [mover], {mover: visible_cards(after, mover)})
+    assert taken == [(mover, action)] and len(record.actions) == k
 # ------------------------------------------------------------------ resume
 
 def play_cli(argv, stdin, monkeypatch, capsys):
