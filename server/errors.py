@@ -3,7 +3,9 @@ reason. One handler maps the engine's named errors (all ``ValueError`` subclasse
 server's own :class:`ApiError` to a status; request-validation errors get the same shape.
 
 Body: ``{"error": KIND, "field": FIELD | null, "reason": TEXT, "message": TEXT}`` (plus
-``"errors"``, the full list, for request validation).
+``"errors"``, the list, for request validation). What a body repeats of the client's input
+is capped (:func:`clip_echo`, :func:`clip_field`): a 20,000-character game id is not sent
+back twice in full.
 """
 
 from __future__ import annotations
@@ -37,6 +39,78 @@ log = logging.getLogger("bigsur.server")
 # ('end'): illegal action 'end' ..." (the field is actions[72], not the whole record)
 _LEADING_FIELD = re.compile(r"^(?P<field>[A-Za-z_][\w.\[\]]*)(?: \((?P<what>.*?)\))?: "
                             r"(?P<reason>.*)$", re.S)
+
+
+# What an error body repeats of one piece of client input (a quoted value, a word, a key of
+# a field path), and of the whole reason; and the problems of a request validation listed
+# (cut to the limit only beyond the limit and _SLACK, what a cut adds: so a body made
+# of cut text, as a position's error is made again inside a request's, is not cut twice)
+ECHO_LIMIT = 200
+REASON_LIMIT = 2000
+MAX_ERRORS = 20
+_SLACK = 30
+_LONGER = ECHO_LIMIT + _SLACK + 1
+_LONG_RUN = re.compile(rf"(?<!\S)\S{{{_LONGER},}}")  # a word, a number, an id
+_LONG_KEY = re.compile(rf"(?<![^.\[\]])[^.\[\]]{{{_LONGER},}}")  # a part of a field path
+
+
+def _cut(text: str, limit: int, tail: str = "", total: int | None = None) -> str:
+    """``text`` as its first ``limit`` characters, an ellipsis and its length (``total``)."""
+    return f"{text[:limit]}\u2026{tail} ({total or len(text)} characters)"
+
+
+def _clip_words(text: str) -> str:
+    return _LONG_RUN.sub(lambda m: _cut(m[0], ECHO_LIMIT), text)
+
+
+# a quote that opens a value as ``!r`` writes it (not the one of "seat's"), and the text
+# up to its closing quote (escaped quotes skipped); possessive, so linear
+_OPENING = {quotes: re.compile(rf"(?<!\w)[{quotes}]") for quotes in ("'\"", "'", '"')}
+_REST = {q: re.compile(rf"(?:[^{q}\\]++|\\.)*+{q}", re.S) for q in "'\""}
+
+
+def clip_echo(reason: str) -> str:
+    """A reason with each piece of client input it quotes cut to ``ECHO_LIMIT`` characters
+    and its length (``"no game 'xxx\u2026' (20000 characters)"``): quoted values (as ``!r``
+    writes them), words without a space (ids, numbers); beyond ``REASON_LIMIT`` (a long
+    list, say) the reason itself is cut, with its length. Linear in the reason's length."""
+    out: list[str] = []
+    size = plain = 0
+    quotes = "'\""  # the quotes that may still open a value
+    while quotes and size <= REASON_LIMIT + _SLACK:
+        m = _OPENING[quotes].search(reason, plain)
+        if m is None:
+            break
+        k, quote = m.start(), m[0]
+        rest = _REST[quote].match(reason, k + 1)
+        if rest is None:  # no later quote of this kind closes either
+            quotes = quotes.replace(quote, "")
+            continue
+        inner = reason[k + 1:rest.end() - 1]
+        out += [_clip_words(reason[plain:k]),
+                f"{quote}{inner}{quote}" if len(inner) <= ECHO_LIMIT + _SLACK
+                else quote + _cut(inner, ECHO_LIMIT, quote)]
+        size += len(out[-2]) + len(out[-1])
+        plain = rest.end()
+    out.append(_clip_words(reason[plain:]))
+    text = "".join(out)
+    return text if len(text) <= REASON_LIMIT + _SLACK else \
+        _cut(text, REASON_LIMIT, total=len(reason))
+
+
+def clip_field(field: str | None) -> str | None:
+    """A field path with each part longer than ``ECHO_LIMIT`` (a client's key) cut as
+    :func:`clip_echo` cuts a value: ``per_turn.persistent_used.QQQ… (10000 characters)``."""
+    if field is None:
+        return None
+    return _LONG_KEY.sub(lambda m: _cut(m[0], ECHO_LIMIT), field)
+
+
+def error_body(kind: str, field: str | None, reason: str) -> dict[str, Any]:
+    """The one error shape, what it repeats of the client's input capped."""
+    field, reason = clip_field(field), clip_echo(reason)
+    return {"error": kind, "field": field, "reason": reason,
+            "message": f"{field}: {reason}" if field else reason}
 
 
 class ApiError(Exception):
@@ -99,14 +173,11 @@ ERROR_MAP: list[tuple[type[Exception], int, str, str | None]] = [
 def describe(err: Exception) -> tuple[int, dict[str, Any], dict[str, str] | None]:
     """Status, body and headers for a client error (500 only for what is not one)."""
     if isinstance(err, ApiError):
-        body = {"error": err.kind, "field": err.field, "reason": err.reason,
-                "message": str(err)}
-        return err.status, body, err.headers
+        return err.status, error_body(err.kind, err.field, err.reason), err.headers
     if isinstance(err, StoreUnavailable):
-        reason = "the database is unavailable; retry shortly"
         log.warning("database unavailable: %s", err)  # the details stay in the log
-        return 503, {"error": "unavailable", "field": None, "reason": reason,
-                     "message": reason}, {"Retry-After": "5"}
+        return 503, error_body("unavailable", None, "the database is unavailable; retry "
+                               "shortly"), {"Retry-After": "5"}
     for etype, status, kind, default_field in ERROR_MAP:
         if isinstance(err, etype):
             field = getattr(err, "field", None)
@@ -123,11 +194,8 @@ def describe(err: Exception) -> tuple[int, dict[str, Any], dict[str, str] | None
             field = field or default_field
             if isinstance(err, WorkerError):
                 kind = err.kind
-            message = f"{field}: {reason}" if field else reason
-            return status, {"error": kind, "field": field, "reason": reason,
-                            "message": message}, None
-    return 500, {"error": "internal", "field": None, "reason": "internal server error",
-                 "message": "internal server error"}, None
+            return status, error_body(kind, field, reason), None
+    return 500, error_body("internal", None, "internal server error"), None
 
 
 def error_response(err: Exception) -> JSONResponse:
@@ -145,8 +213,8 @@ def _field_of(loc: tuple | list) -> str:
             continue
         if isinstance(part, int):
             out += f"[{part}]"
-        else:
-            out += ("." if out else "") + str(part)
+        else:  # a key of the client's (an unknown field) may be of any length
+            out += ("." if out else "") + clip_field(str(part))
     return out or "body"
 
 
@@ -198,9 +266,8 @@ def http_error_response(request: Request, err: StarletteHTTPException) -> JSONRe
         field = "body"
     else:
         reason, field = str(err.detail), None
-    body = {"error": HTTP_KINDS.get(status, "request"), "field": field, "reason": reason,
-            "message": f"{field}: {reason}" if field else reason}
-    return JSONResponse(body, status_code=status, headers=getattr(err, "headers", None))
+    return JSONResponse(error_body(HTTP_KINDS.get(status, "request"), field, reason),
+                        status_code=status, headers=getattr(err, "headers", None))
 
 
 def validation_response(err: RequestValidationError,
@@ -208,9 +275,10 @@ def validation_response(err: RequestValidationError,
     if any(item.get("type") == "json_invalid" for item in err.errors()):
         return error_response(not_json(err.__cause__))  # FastAPI's, raised from the decoder
     errors = []
-    for item in err.errors():
+    problems = err.errors()
+    for item in problems[:MAX_ERRORS]:  # 20,000 unknown keys are not 20,000 entries
         field = _field_of(item.get("loc", ()))
-        errors.append({"field": field, "reason": item.get("msg", "invalid"),
+        errors.append({"field": field, "reason": clip_echo(item.get("msg", "invalid")),
                        "type": item.get("type")})
     first = errors[0] if errors else {"field": "body", "reason": "invalid request"}
     if first["field"] == "body" and first.get("type") != "missing" and \
@@ -219,8 +287,9 @@ def validation_response(err: RequestValidationError,
         first = {**first, "reason": "the body must be a JSON object sent with "
                  f"'Content-Type: application/json' (got {content_type or 'none'!r})"}
         errors[0] = first
-    body = {"error": "validation", "field": first["field"], "reason": first["reason"],
-            "message": f"{first['field']}: {first['reason']}", "errors": errors}
+    body = {**error_body("validation", first["field"], first["reason"]), "errors": errors}
+    if len(problems) > len(errors):
+        body["errors_left_out"] = len(problems) - len(errors)
     return JSONResponse(body, status_code=422)
 
 

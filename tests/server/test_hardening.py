@@ -598,3 +598,102 @@ def test_a_review_of_no_seat_or_a_seat_twice_is_refused(client, seats, reason):
     assert r.status_code == 422 and r.json()["field"] == "seats", r.text
     assert reason in r.json()["reason"], r.text
     assert client.post("/v1/analyze", json={"record": record, "seats": [1]}).status_code == 202
+
+
+# ------------------------------------------------------------------ echoed input is capped
+
+from server.errors import ECHO_LIMIT, MAX_ERRORS, REASON_LIMIT, clip_echo  # noqa: E402
+
+LONG = 20_000
+
+
+def long_id_requests(client) -> list:
+    """Every kind of route that names a path id it does not know."""
+    ident = "x" * LONG
+    return [client.get(f"/v1/games/{ident}"), client.post(f"/v1/games/{ident}/actions",
+                                                           json={"action": "take deck"}),
+            client.get(f"/v1/analyze/{ident}"), client.get(f"/v1/cards/{ident}"),
+            client.delete(f"/v1/analyze/{ident}")]
+
+
+def assert_capped(r, field: str) -> None:
+    """The body names the field and says how long the input was, without repeating it."""
+    body = r.json()
+    assert 400 <= r.status_code < 500 and SHAPE <= set(body), r.text[:500]
+    assert body["field"].startswith(field), body["field"][:500]
+    assert f"({LONG} characters)" in body["message"], body["message"][:500]
+    assert len(r.content) < 4 * ECHO_LIMIT + 600, len(r.content)
+
+
+def test_an_unknown_id_of_20000_characters_is_not_sent_back_in_full(client):
+    """Old code: a 20,000-character game id came back twice (reason and message), a
+    40 KB answer."""
+    for r in long_id_requests(client):
+        assert r.status_code == 404, r.text[:300]
+        assert_capped(r, r.json()["field"])  # game_id, job_id or name
+        assert r.json()["field"] in ("game_id", "job_id", "name")
+
+
+@pytest.mark.parametrize("where", ["format", "key", "per_turn"])
+def test_a_long_value_or_key_in_a_position_is_cut_where_it_is_named(client, where):
+    position = hint_body()["position"]
+    long = "Q" * LONG
+    if where == "format":
+        position["format"], field = long, "format"
+    elif where == "key":
+        position[long], field = 1, "Q" * ECHO_LIMIT
+    else:
+        position["per_turn"], field = {"persistent_used": {long: 1}}, "per_turn.persistent_used."
+    for url in ("/v1/hint", "/v1/score", "/v1/payment"):
+        body = {"position": position, **({"builds": ["H01"]} if url == "/v1/payment" else {})}
+        assert_capped(client.post(url, json=body), field)
+    # a game from a position names the field inside it, cut once (the length is the key's)
+    assert_capped(client.post("/v1/games", json={"position": position}), "position." + field)
+
+
+def test_a_request_with_20000_unknown_fields_lists_some_and_counts_the_rest(client):
+    """Old code: one entry per unknown field, a 1.7 MB answer to a 200 KB body."""
+    r = client.post("/v1/games", json={"players": 2, **{f"k{i}": 1 for i in range(LONG)}})
+    body = r.json()
+    assert r.status_code == 422 and body["field"] == "k0", r.text[:300]
+    assert len(body["errors"]) == MAX_ERRORS
+    assert body["errors_left_out"] == LONG - MAX_ERRORS
+    r = client.post("/v1/games", json={"players": 2, "k": 1})
+    assert len(r.json()["errors"]) == 1 and "errors_left_out" not in r.json()
+
+
+def test_a_long_key_or_number_in_a_request_is_cut_in_the_validation_error(client):
+    r = client.post("/v1/games", json={"players": 2, "K" * LONG: 1})
+    assert_capped(r, "K" * ECHO_LIMIT)
+    assert r.json()["errors"][0]["field"] == r.json()["field"]
+    r = client.post("/v1/analyze", json={"record": short_record(),
+                                         "seats": [10**(LONG // 5), 10**(LONG // 5)]})
+    assert r.status_code == 422 and r.json()["field"] == "seats", r.text[:300]
+    assert f"({LONG // 5 + 1} characters) is listed twice" in r.json()["reason"]
+
+
+def test_a_long_list_in_a_position_cuts_the_reason_saying_its_length(client):
+    position = {**hint_body()["position"], "current": [1] * LONG}
+    r = client.post("/v1/score", json={"position": position})
+    body = r.json()
+    assert r.status_code == 422 and body["field"] == "current", r.text[:300]
+    assert body["reason"].startswith("must be an integer 0 to 1, got [1, 1")
+    assert len(body["reason"]) < REASON_LIMIT + 40
+    assert body["reason"].endswith("characters)")
+
+
+@pytest.mark.parametrize("text", [
+    "no game " + repr("x" * LONG), "got " + repr("it's " * LONG), "seat " + "9" * LONG,
+    "got " + repr(["a" * 300] * 100), " '\\'" * LONG, "a'" * LONG, "'\"" * LONG])
+def test_clipping_is_short_and_idempotent(text):
+    """A body made again from a clipped one (a position's error inside a request's) is
+    not cut twice: the length said stays the input's."""
+    once = clip_echo(text)
+    assert len(once) < REASON_LIMIT + 40 and clip_echo(once) == once
+    assert "characters)" in once
+
+
+def test_short_reasons_are_left_as_they_are():
+    for text in ["no game 'abc'", "the seat's turn, got 'H99'", "x" * (ECHO_LIMIT + 10),
+                 f"got {'y' * ECHO_LIMIT!r} (known: 'a', \"b\")"]:
+        assert clip_echo(text) == text
