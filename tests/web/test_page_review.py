@@ -19,9 +19,11 @@ from test_web_page import (  # noqa: F401 - fixtures
     finish_a_game_against_greedy,
     open_page,
     page,
+    play_out_by_api,
     server,
     settle,
     shot,
+    start_a_game_against_greedy,
 )
 
 from solver.cli import play_random_game
@@ -535,4 +537,45 @@ def test_a_turning_points_better_move_says_what_the_decision_box_says(server, pa
             raise AssertionError((text, box)) from None
         said.append(box)
     assert any("discard pile (" in b for b in said), said  # a Material named
+    assert not pg.js_errors, pg.js_errors
+
+
+def test_a_game_is_drawn_with_the_version_of_its_card_set_it_was_played_with(server, page):  # noqa: F811
+    """A game on a stored card set whose name got a new version since was drawn and named
+    with the newest version's cards after a reload (the page loaded the set by its name),
+    though the game is played with the version it started with. The table, the header and
+    the game's review draw the game's own version; the review says why its positions do
+    not open in the position editor (it loads a set's newest version)."""
+    pg = page
+    api_post(server, "/v1/cardsets", marked_set("vbox", "first box"))
+    start_a_game_against_greedy(pg, server + "/?speed=0&review=iterations:5", cards="vbox")
+    settle(pg)
+    assert "first box" in pg.locator("#depot").inner_html()
+    api_post(server, "/v1/cardsets/vbox/versions", marked_set("vbox", "second box"))
+
+    def drawn_with_the_first_version() -> None:
+        html = pg.locator("#depot").inner_html() + pg.locator("#landmarks").inner_html()
+        assert "first box" in html and "second box" not in html, html[:400]
+        assert pg.locator("#cardset-label").inner_text() == "Cards: vbox v1"
+
+    pg.reload()
+    pg.wait_for_selector("body[data-ready='1']")
+    settle(pg)
+    drawn_with_the_first_version()
+    pg.click("#nav-new")
+    pg.click("#nav-game")  # back to the table
+    pg.wait_for_selector("#game:not([hidden])")
+    settle(pg)
+    drawn_with_the_first_version()
+
+    play_out_by_api(server, pg)
+    pg.reload()
+    pg.wait_for_selector("#final-review-summary:has-text('Review ready')", timeout=120_000)
+    pg.click("#final-review")
+    pg.wait_for_selector("#review:not([hidden]) #review-graph svg polyline")
+    html = open_decision(pg, 1, None)
+    assert "first box" in html and "second box" not in html, html[:400]
+    assert pg.locator("#review-open-editor").count() == 0
+    note = pg.locator("#review-no-editor").inner_text()
+    assert "played with an earlier one (vbox v1)" in note, note
     assert not pg.js_errors, pg.js_errors

@@ -133,6 +133,16 @@ async function loadCards(name) {
   return useCards(await fetchCards(name));
 }
 
+/* The cards the game is played with in use (``d``: a seat's answer of it): the server's
+ * set of its name, or, when that name has held a new version since the game started, the
+ * game's own version, which the server then sends inline in the view (the newest one drew
+ * and named other cards than the game's). */
+async function loadGameCards(d = S.data) {
+  const own = d && d.view && d.view.cards;
+  if (own && typeof own === "object") return useCards(pageCards(own, true));
+  return loadCards(own || (S.game && S.game.cards) || "default");
+}
+
 function turnsPerPlayer(players) {
   if (!S.cards) return null;
   const n = S.cards.raw.highway.filter((c) => c.players.includes(players)).length;
@@ -1232,8 +1242,8 @@ async function openSavedGame(id, mode) {
   S.payment = null;
   localStorage.setItem(STORE_KEY, JSON.stringify(S.game));
   try {
-    await loadCards(g.cards || "default");
     S.data = await fetchGame();
+    await loadGameCards();
     // the table (its status line) is this game's, also under its review
     if (mode === "review" && S.data.over) { await renderGame(); await openReview("game"); return; }
     show("game");
@@ -1286,8 +1296,8 @@ async function enterGame(g, cardsName, names) {
   S.data = null; S.hint = null; S.scores = null; S.selected = null; S.review = null;
   S.payment = null;
   S.reviewSource = "game";
-  await loadCards(cardsName);
   let d = await fetchGame();
+  await loadGameCards(d);
   d = await waitForAI(d);
   S.data = d;
   show("game");
@@ -1311,9 +1321,9 @@ async function resume() {
   if (!saved || !saved.id || !saved.tokens) { localStorage.removeItem(STORE_KEY); return false; }
   S.game = saved;
   try {
-    await loadCards(saved.cards || "default");
     let d = await fetchGame();
     S.data = d;
+    await loadGameCards(d);
     S.hint = keptHint(); // (a reload shows the hint asked for in this position again)
     show(saved.view === "review" && d.over ? "review" : "game");
     await renderGame();
@@ -1475,7 +1485,7 @@ async function useReviewCards() {
       const up = S.upload;
       if (!up.cards) up.cards = await uploadCards(up); // a kept upload's, after a reload
       if (S.upload === up && S.reviewSource === "upload") useCards(up.cards);
-    } else if (S.game) await loadCards(S.game.cards || "default");
+    } else if (S.game) await loadGameCards();
   } catch (e) { showError(e); }
 }
 
@@ -2115,10 +2125,15 @@ async function selectDecision(index) {
     // the human seat's view (the seat that decided, when it is one of ours)
     const human = rv === S.upload || (S.game && S.game.tokens[dc.seat] !== undefined) ? dc.seat : myseat();
     rv.position = {st, seat: human};
+    // (the editor loads a set by its name: the newest version of it)
+    const earlier = rv !== S.upload && S.cards && S.cards.inline;
     wrapEl.insertAdjacentHTML("afterbegin", rv === S.upload && !uploadEditable(rv)
       ? `<p class="muted small" id="review-no-editor">The position editor works with this server's card sets, ` +
         `and this record's cards (\u201c${esc(rv.cardsName)}\u201d, held in the record) are not one of them: ` +
         `add them under Card sets to open its positions there.</p>`
+      : earlier ? `<p class="muted small" id="review-no-editor">The position editor opens the newest version ` +
+        `of a card set, and this game was played with an earlier one (${esc(S.cards.label)}): its positions ` +
+        `cannot be opened there.</p>`
       : `<p><button type="button" id="review-open-editor" data-open-editor="">` +
       `Open in the position editor</button> <span class="muted small">(the position as ${esc(seatName(human) === "You" ? "you" : seatName(human))} saw it, to try other moves)</span></p>`);
     const mark = (actions, cls) => {
@@ -2236,7 +2251,7 @@ function onClick(ev) {
     if (ds.view === "setup") { show("setup"); $("setup-players").focus(); }
     else if (ds.view === "game" || ds.view === "review") {
       // the editors may have loaded another card set: the game's own first
-      loadCards((S.game && S.game.cards) || "default").then(() => {
+      loadGameCards().then(() => {
         if (ds.view === "game") { show("game"); renderGame(); } else openReview();
       }).catch(showError);
     }
