@@ -7,6 +7,8 @@ from __future__ import annotations
 import copy
 import json
 import random
+import re
+from pathlib import Path
 
 import pytest
 from rules_testkit import card_set, hw, lm, make_state
@@ -425,3 +427,71 @@ def test_view_of_takes_numpy_integers():
     np = pytest.importorskip("numpy")
     state = new_game(2, seed=1)
     assert view_of(state, np.int64(1)) == view_of(state, 1)
+
+
+# ------------------------------------------------------------------ fields left out
+
+
+def documented_absences() -> tuple[dict[str, object], list[str]]:
+    """docs/format.md ("Positions"): each field that may be left out with the value it is
+    read as, and the fields it says are required."""
+    text = (Path(__file__).resolve().parent.parent / "docs" / "format.md").read_text("utf-8")
+    part = text[text.index("A field left out is read as follows"):]
+    part = part[:part.index("\n\n", part.index("| left out |"))]
+    required = re.findall(r"`([\w.]+)`", part[part.index("every other"):part.index("is required")])
+    absent = {}
+    for row in re.findall(r"^\| (`.*?) \| (.*) \|$", part, re.M):
+        value = json.loads(re.findall(r"`([^`]+)`", row[1])[-1])
+        for name in re.findall(r"`([\w.\[\]]+)`", row[0]):
+            absent[name] = value
+    return absent, required
+
+
+def drop(raw: dict, path: str, value=None, keep_value: bool = False) -> dict:
+    """``raw`` with ``path`` (``per_turn.recycle_used``; ``seats[i].x`` is every seat's)
+    left out, or set to ``value``."""
+    raw = copy.deepcopy(raw)
+    *parents, name = path.replace("seats[i].", "seats.").split(".")
+    targets = [raw]
+    for key in parents:
+        targets = [t for parent in targets for t in (
+            parent[key] if isinstance(parent[key], list) else [parent[key]])]
+    for target in targets:
+        if keep_value:
+            target[name] = copy.deepcopy(value)
+        else:
+            target.pop(name)
+    return raw
+
+
+def outcome(raw: dict):
+    try:
+        return state_from_json(raw)
+    except PositionError as err:
+        return err.field, err.reason
+
+
+@pytest.mark.parametrize("usage", [False, True])
+def test_fields_left_out_are_read_as_the_format_page_says(usage):
+    """Each field docs/format.md lists as optional reads, left out, as its documented
+    value (the same state, or the same error); the per-turn usage of a build step left out
+    is none used. Every other field named required is refused, named, when left out."""
+    state, raw = base_position()
+    if usage:  # a build step that has used its Recycling: left out, it is unused
+        raw["per_turn"]["recycle_used"] = True
+    absent, required = documented_absences()
+    assert "per_turn" in absent and set(absent) <= {
+        *raw, *(f"per_turn.{k}" for k in raw["per_turn"]),
+        *(f"seats[i].{k}" for k in raw["seats"][0])}
+    for path, value in absent.items():
+        assert outcome(drop(raw, path)) == outcome(drop(raw, path, value, keep_value=True)), path
+    left_out = state_from_json(drop(raw, "per_turn"))
+    assert (left_out.recycle_used, left_out.persistent_uses, left_out.resource_uses) == (
+        False, {}, {})
+    assert set(required) | {p.removeprefix("seats[i].") for p in absent} | {"seats"} >= {
+        *raw, *raw["seats"][0]}
+    for name in required:
+        path = name if name in raw else f"seats[i].{name}"
+        with pytest.raises(PositionError) as info:
+            state_from_json(drop(raw, path))
+        assert info.value.field in (name, f"seats[0].{name}"), (name, str(info.value))
