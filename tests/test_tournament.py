@@ -66,9 +66,29 @@ class CrashBot:
         raise RuntimeError("out of ideas")
 
 
+class TextBot:
+    """Plays randomly, returning the action's text (play reads text too)."""
+
+    name = "text"
+
+    def act(self, view, seed):
+        return random.Random(seed).choice(legal_from_view(view)).notation()
+
+
+class ReturnsBot:
+    """Returns a fixed non-action: None, a number, or text no action reads as."""
+
+    returns: object = None
+    name = "returns"
+
+    def act(self, view, seed):
+        return self.returns
+
+
 @pytest.fixture
 def test_bots(monkeypatch):
-    for name, cls in (("first", FirstBot), ("illegal", IllegalBot), ("crash", CrashBot)):
+    for name, cls in (("first", FirstBot), ("illegal", IllegalBot), ("crash", CrashBot),
+                      ("text", TextBot), ("returns", ReturnsBot)):
         monkeypatch.setitem(bots_module.BOT_FACTORIES, name, lambda arg, cls=cls: cls())
 
 
@@ -281,6 +301,30 @@ def test_crashing_bot_is_reported_and_other_games_count(small, test_bots):
     assert "out of ideas" in s.failed[0]["message"]
     s = play(["first", "random"], small, games=2)
     assert not s.failed and s.games == 2
+
+
+def test_a_bot_returning_action_text_plays_and_its_record_replays(small, test_bots,
+                                                                  tmp_path):
+    summary = play(["text", "random"], small, games=2, out=tmp_path)
+    assert summary.games == 2 and not summary.failed
+    for path in sorted((tmp_path / "records").iterdir()):
+        assert GameRecord.from_json(json.loads(path.read_text()), small).replay().is_over
+
+
+@pytest.mark.parametrize("returns, shown, words", [
+    (None, None, "not an action: None"),
+    (3, "3", "not an action: 3 (int)"),
+    ("take nothing", "take nothing", "nothing"),
+    ("build", "build", "build"),
+])
+def test_a_bot_returning_no_action_loses_only_that_game(small, test_bots, monkeypatch,
+                                                        returns, shown, words):
+    monkeypatch.setattr(ReturnsBot, "returns", returns)
+    s = play(["returns", "random"], small, games=2)
+    assert len(s.failed) == 2 and s.games == 0
+    for e in s.failed:
+        assert e["kind"] == "illegal" and e["bot"] == "returns" and e["action"] == shown
+        assert words in e["message"]
 
 
 def test_cli_prints_table_and_writes_summary(tmp_path, capsys):

@@ -15,9 +15,11 @@ Design:
 - **Seeds.** A bot's seed for each decision is a hash of (deal seed, seat, turn,
   decision index within the turn): with iteration budgets a run is reproducible, on
   any executor and any number of workers. One bot object per seat lives for the game.
-- **Checked.** Actions go through :func:`solver.rules.engine.play`; a bot that raises or
-  returns an illegal action loses nothing but that game, which is reported as that
-  bot's error (bot, game, action, reason) and left out of the statistics.
+- **Checked.** Actions go through :func:`solver.rules.engine.play`: a bot returns an
+  Action or its text (``"take deck"``; the record holds the action read). A bot that
+  raises or returns an illegal action (or no action: ``None``, a number, unreadable
+  text) loses nothing but that game, which is reported as that bot's error (bot, game,
+  action, reason) and left out of the statistics.
 - **Statistics** (:func:`summarize`). Win share of a game: 1 to the winner, ties shared
   (a 2-way tie is 0.5 each); a bot's *win rate* is its mean share per seat it held
   (parity is 1/players). *Margin* of a seat: its score minus the best other score.
@@ -54,7 +56,7 @@ from typing import Any
 
 import numpy as np
 
-from ..rules.actions import Action, ActionError
+from ..rules.actions import Action, ActionError, parse_action
 from ..rules.cards import CardSet, load_card_set
 from ..rules.engine import new_game, play
 from ..rules.position import cards_to_json, resolve_cards
@@ -146,7 +148,7 @@ def play_game(task: GameTask) -> GameResult:
 
     def fail(kind: str, seat: int, action: Any, message: str) -> dict:
         shown = action.notation() if isinstance(action, Action) else (
-            None if action is None else repr(action))
+            action if action is None or isinstance(action, str) else repr(action))
         return {"kind": kind, "bot": task.lineup[seat], "seat": seat, "game": task.game_id,
                 "action": shown, "message": message}
 
@@ -168,6 +170,8 @@ def play_game(task: GameTask) -> GameResult:
         finally:
             think[seat] += time.perf_counter() - start
         try:
+            if isinstance(action, str):  # play takes the text too; record what it read
+                action = parse_action(action)
             state = play(state, action)
         except ActionError as err:
             error = fail("illegal", seat, action, str(err))
