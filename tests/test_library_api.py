@@ -3,6 +3,7 @@ errors that say what to do instead (docs/rules.md, "Using the rules as a library
 
 from __future__ import annotations
 
+import dataclasses
 import json
 
 import pytest
@@ -17,6 +18,7 @@ from solver.rules import (
     ScoreBreakdown,
     Take,
     apply,
+    final_scores,
     legal_actions,
     new_game,
     play,
@@ -123,10 +125,26 @@ def test_a_score_breakdown_prints_its_total():
     assert str(score) == ("31 points: stretches 19, 2-Mile bonuses 7, Landmark count 3, "
                           "Landmark abilities 2")
     assert f"{score}" == str(score) and str(ScoreBreakdown()).startswith("0 points: ")
-    # the dataclass stays as it was: fields, repr, equality
-    assert repr(score) == ("ScoreBreakdown(stretches=19, bonuses=7, landmark_count=3, "
-                           "landmark_abilities=2, details=[])")
+    # the dataclass stays as it was: fields, equality
+    assert [f.name for f in dataclasses.fields(score)] == [
+        "stretches", "bonuses", "landmark_count", "landmark_abilities", "details"]
     assert score == ScoreBreakdown(19, 7, 3, 2) and score != ScoreBreakdown(19, 7, 3, 1)
+
+
+def test_a_score_breakdowns_repr_starts_with_its_total_and_pastes_back(state):
+    # the repr had every category but not the total, what a library user looks for first
+    score = ScoreBreakdown(stretches=19, bonuses=7, landmark_count=3, landmark_abilities=2)
+    assert repr(score) == ("ScoreBreakdown(total=31, stretches=19, bonuses=7, "
+                           "landmark_count=3, landmark_abilities=2, details=[])")
+    while not state.is_over:  # a real one, with its detail lines
+        state = play(state, legal_actions(state)[0])
+    for score in final_scores(state).scores:
+        assert repr(score).startswith(f"ScoreBreakdown(total={score.total}, ")
+        assert eval(repr(score)) == score  # as a python-chess value's repr
+        assert dataclasses.replace(score, bonuses=score.bonuses + 1).total == score.total + 1
+    with pytest.raises(ValueError, match=r"^total: 30 is not the sum of the categories, 31$"):
+        ScoreBreakdown(total=30, stretches=19, bonuses=7, landmark_count=3,
+                       landmark_abilities=2)
 
 
 # ------------------------------------------------------------------ a phase prints its name

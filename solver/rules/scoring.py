@@ -96,14 +96,24 @@ def highway_facts(cards: CardSet, player: PlayerState) -> HighwayFacts:
                         list(player.landmarks))
 
 
-@dataclass
+@dataclass(init=False)
 class ScoreBreakdown:
     """One seat's score by category (``total`` is their sum); ``details`` has one line
     per scoring item: ``{"category", "points", "what"}`` (a Stretch's line also lists its
     ``"cards"``). ``to_json`` adds ``"total"``; ``str()`` starts with it:
 
-    >>> print(ScoreBreakdown(stretches=19, bonuses=7, landmark_count=3))
+    >>> score = ScoreBreakdown(stretches=19, bonuses=7, landmark_count=3)
+    >>> print(score)
     29 points: stretches 19, 2-Mile bonuses 7, Landmark count 3, Landmark abilities 0
+
+    and so does ``repr()``, which pastes back (a ``total`` given is checked against the
+    sum of the categories; it is no field):
+
+    >>> score
+    ScoreBreakdown(total=29, stretches=19, bonuses=7, landmark_count=3,
+                   landmark_abilities=0, details=[])
+    >>> eval(repr(score)) == score
+    True
     """
 
     stretches: int = 0
@@ -112,10 +122,26 @@ class ScoreBreakdown:
     landmark_abilities: int = 0
     details: list[dict] = field(default_factory=list)  # one line per scoring item
 
+    def __init__(self, stretches: int = 0, bonuses: int = 0, landmark_count: int = 0,
+                 landmark_abilities: int = 0, details: list[dict] | None = None, *,
+                 total: int | None = None):
+        self.stretches = stretches
+        self.bonuses = bonuses
+        self.landmark_count = landmark_count
+        self.landmark_abilities = landmark_abilities
+        self.details = [] if details is None else details
+        if total is not None and total != self.total:
+            raise ValueError(f"total: {total} is not the sum of the categories, {self.total}")
+
     @property
     def total(self) -> int:
         """The score: the sum of the four categories."""
         return self.stretches + self.bonuses + self.landmark_count + self.landmark_abilities
+
+    def __repr__(self) -> str:
+        return (f"ScoreBreakdown(total={self.total}, stretches={self.stretches!r}, "
+                f"bonuses={self.bonuses!r}, landmark_count={self.landmark_count!r}, "
+                f"landmark_abilities={self.landmark_abilities!r}, details={self.details!r})")
 
     def __str__(self) -> str:
         total = self.total
