@@ -6,7 +6,8 @@ from __future__ import annotations
 
 import json
 
-from test_continue_and_upload import upload
+from rules_testkit import random_mid_game
+from test_continue_and_upload import editor_link, upload
 from test_page_layout import to_a_late_four_player_turn
 from test_page_qa import review_upload
 from test_web_page import (  # noqa: F401 - fixtures
@@ -21,6 +22,7 @@ from test_web_page import (  # noqa: F401 - fixtures
 )
 
 from solver.cli import play_random_game
+from solver.rules.position import state_to_json
 
 
 def test_four_players_on_a_phone_your_highway_and_hand_come_first(server, browser):  # noqa: F811
@@ -157,6 +159,38 @@ def test_the_review_legend_keys_stay_on_one_line_on_a_phone(server, browser):  #
             "#review-detail .key",
             "(ks) => ks.map((k) => [k.textContent, k.getClientRects().length])")
         assert len(lines) == 2 and all(n == 1 for _, n in lines), lines
+        assert not pg.js_errors, pg.js_errors
+    finally:
+        pg.context.close()
+
+
+def test_a_long_highway_scrolls_in_its_own_row_on_a_phone(server, browser):  # noqa: F811
+    """The position editor on a 390x844 phone: another player's Highway of 7 cards (drawn
+    at a fixed size, some 400 px) widened its column, and with it the whole page, to its
+    width: every panel ran off the right of the screen (the Place row, the Landmark
+    chips, the discard piles cut off). The Highway scrolls inside its own row; the page
+    and every panel stay within the screen's width."""
+    st = state_to_json(random_mid_game(2, seed=8, actions=60))
+    assert len(st["seats"][1]["highway"]) >= 7
+    pg = open_page(browser, 390, 844, has_touch=True, is_mobile=True)
+    try:
+        fresh_page(pg, server + "/?speed=0")
+        link = editor_link(pg, st, 0)
+        pg.goto("about:blank")
+        pg.goto(f"{server}/?speed=0#position={link}")
+        pg.wait_for_selector("#pe-problems:has-text('No problem found')")
+        shot(pg, "phone-06-editor-long-highway", full=True)
+        assert pg.evaluate("document.scrollingElement.scrollWidth") <= 390
+        no_overflow(pg)
+        rows = pg.eval_on_selector_all(
+            "#editor .pe-hw", "(hs) => hs.map((h) => [h.getBoundingClientRect().right,"
+            " h.scrollWidth, h.clientWidth])")
+        assert len(rows) == 2 and all(right <= 390 for right, _, _ in rows), rows
+        right, wide, shown = rows[1]  # the other player's: scrolls in its row
+        assert wide > shown, rows
+        panels = pg.eval_on_selector_all("#editor .panel",
+                                         "(ps) => ps.map((p) => p.getBoundingClientRect().right)")
+        assert panels and max(panels) <= 390, panels
         assert not pg.js_errors, pg.js_errors
     finally:
         pg.context.close()
