@@ -495,3 +495,82 @@ def test_fields_left_out_are_read_as_the_format_page_says(usage):
         with pytest.raises(PositionError) as info:
             state_from_json(drop(raw, path))
         assert info.value.field in (name, f"seats[0].{name}"), (name, str(info.value))
+
+
+# ------------------------------------------------------------------ impossible hidden discards
+
+
+def view_with_one_material_pile(players: int, seat: int, seed: int = 4) -> tuple[dict, str]:
+    """A view (of the seat to act, late in a random game) in which ``seat``'s discard pile
+    shows only the Material of which the viewer has fewest unseen cards, none of its fronts
+    known: more hidden discards of it than unseen cards of it. Also the Material."""
+    from solver.rules.constants import MATERIALS
+
+    state = new_game(players, seed)
+    rng = random.Random(seed)
+    while state.phase != Phase.TAKE or state.current == seat or \
+            len(state.players[seat].discard) < 8:
+        state = apply(state, rng.choice(legal_actions(state)))
+    raw = view_to_json(view_of(state, state.current))
+    pile = raw["seats"][seat]["discard"]
+    pile["known"] = []  # fronts no longer known: unseen, and still a consistent view
+    unseen = {name: 0 for name in MATERIALS}
+    for c in view_from_json(raw).unseen_cards():
+        unseen[MATERIALS[state.cards.material[c]]] += 1
+    rarest = min(unseen, key=unseen.get)
+    assert len(pile["materials"]) > unseen[rarest]
+    pile["materials"] = [rarest] * len(pile["materials"])
+    return raw, rarest
+
+
+@pytest.mark.parametrize("players, seat", [(2, 0), (2, 1), (3, 1), (3, 2), (4, 3)])
+def test_too_many_hidden_discards_of_a_material_name_the_seat(players, seat):
+    """Old code: 'seats[*].discard.materials', which the server could not read as a field
+    and reported under 'position'."""
+    from solver.rules.determinize import Determinizer, InconsistentViewError
+
+    raw, material = view_with_one_material_pile(players, seat)
+    view = view_from_json(raw)  # the counts are the determinizer's to check
+    with pytest.raises(InconsistentViewError) as info:
+        Determinizer(view)
+    field, _, reason = str(info.value).partition(": ")
+    assert field == f"seats[{seat}].discard.materials", str(info.value)
+    assert f"{len(raw['seats'][seat]['discard']['materials'])} hidden {material}" in reason
+
+
+def test_hidden_discards_too_many_together_name_the_pile_that_tips_it():
+    """Two piles, each possible alone, that together need more cards of a Material than
+    are unseen: the later seat is named, the earlier pile's count said."""
+    from solver.rules.constants import MATERIALS
+    from solver.rules.determinize import Determinizer, InconsistentViewError
+
+    state = new_game(3, 6)
+    rng = random.Random(6)
+    while state.phase != Phase.TAKE or state.current != 0 or \
+            min(len(p.discard) for p in state.players[1:]) < 4:
+        state = apply(state, rng.choice(legal_actions(state)))
+    raw = view_to_json(view_of(state, 0))
+    piles = [raw["seats"][i]["discard"] for i in (1, 2)]
+    for pile in piles:
+        pile["known"] = []
+    unseen = {name: 0 for name in MATERIALS}
+    for c in view_from_json(raw).unseen_cards():
+        unseen[MATERIALS[state.cards.material[c]]] += 1
+    sizes = [len(pile["materials"]) for pile in piles]
+    # the rarest Material that the two piles can hold more of than are unseen, neither
+    # pile alone (each then shows it n times, its other positions the most common other)
+    def split(u: int) -> tuple[int, int]:
+        return min(u, sizes[0]), u + 1 - min(u, sizes[0])
+
+    material = min((m for m, u in unseen.items() if u >= 1 and split(u)[1] <= min(u, sizes[1])),
+                   key=unseen.get)
+    u = unseen[material]
+    first, second = split(u)
+    filler = max((m for m in MATERIALS if m != material), key=unseen.get)
+    for pile, n, size in zip(piles, (first, second), sizes, strict=True):
+        pile["materials"] = [material] * n + [filler] * (size - n)
+    with pytest.raises(InconsistentViewError) as info:
+        Determinizer(view_from_json(raw))
+    assert str(info.value).startswith(
+        f"seats[2].discard.materials: {second} hidden {material} discard(s) "
+        f"(and {first} in seats[1]'s pile) but only {u} unseen"), str(info.value)

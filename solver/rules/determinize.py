@@ -108,9 +108,7 @@ class Determinizer:
                 need[m] += len(pos) - len(s.known_by_material.get(m, ()))
         for m in range(len(MATERIALS)):
             if need[m] > len(pools[m]):
-                raise InconsistentViewError(
-                    f"seats[*].discard.materials: {need[m]} hidden {MATERIALS[m]} discard(s) "
-                    f"but only {len(pools[m])} unseen {MATERIALS[m]} card(s)")
+                raise InconsistentViewError(self._too_many_hidden(seats, m, len(pools[m])))
         slots = sum(s.hidden_hand for s in seats) + sum(need.values()) + view.deck_count
         if slots != len(self.unseen):
             raise InconsistentViewError(
@@ -128,6 +126,24 @@ class Determinizer:
             raise InconsistentViewError(
                 f"landmark_deck.count: {len(self.landmarks_unseen)} Landmark(s) are neither "
                 f"claimed nor in the row, but the count says {view.landmark_deck_count}")
+
+    @staticmethod
+    def _too_many_hidden(seats: list[_Seat], m: int, unseen: int) -> str:
+        """The error of more hidden discards of Material ``m`` than unseen cards of it,
+        naming the seat whose pile makes them too many (counting the piles in seat
+        order), as every other error of a seat names it."""
+        name = MATERIALS[m]
+        before: list[tuple[int, int]] = []  # (seat, its hidden discards of m)
+        for s in seats:
+            mine = len(s.positions.get(m, ())) - len(s.known_by_material.get(m, ()))
+            if mine + sum(n for _i, n in before) > unseen:
+                also = " (and " + ", ".join(f"{n} in seats[{i}]'s pile" for i, n in before) \
+                    + ")" if before else ""
+                return (f"seats[{s.seat}].discard.materials: {mine} hidden {name} "
+                        f"discard(s){also} but only {unseen} unseen {name} card(s)")
+            if mine:
+                before.append((s.seat, mine))
+        raise AssertionError("called only when the hidden discards are too many")
 
     @staticmethod
     def _seat(cards, i: int, f: str, o, hidden: int) -> _Seat:

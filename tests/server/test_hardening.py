@@ -697,3 +697,21 @@ def test_short_reasons_are_left_as_they_are():
     for text in ["no game 'abc'", "the seat's turn, got 'H99'", "x" * (ECHO_LIMIT + 10),
                  f"got {'y' * ECHO_LIMIT!r} (known: 'a', \"b\")"]:
         assert clip_echo(text) == text
+
+
+# ------------------------------------------------------------------ a view no deal matches
+
+@pytest.mark.parametrize("players, seat", [(2, 0), (3, 2)])
+def test_impossible_hidden_discards_are_named_under_the_seat(client, players, seat):
+    """Old code: the determinizer said 'seats[*].discard.materials', which no field
+    pattern reads, so every route reported it under 'position'."""
+    from test_position_views import view_with_one_material_pile
+
+    view, material = view_with_one_material_pile(players, seat)
+    for url, body, prefix in (("/v1/hint", {"position": view}, ""),
+                              ("/v1/score", {"position": view}, ""),
+                              ("/v1/games", {"position": view, "seed": 1}, "position.")):
+        r = client.post(url, json=body)
+        assert r.status_code == 422 and r.json()["error"] == "position", (url, r.text)
+        assert r.json()["field"] == f"{prefix}seats[{seat}].discard.materials", (url, r.text)
+        assert f"hidden {material} discard(s)" in r.json()["reason"], r.text
