@@ -88,6 +88,55 @@ def test_apply_names_an_unknown_id_as_play_does(state, action, unknown):
         apply(state, action)
 
 
+def _misplaced_cases(state):
+    """(state, action, where) of actions whose card or Landmark the set has but that is
+    not where the action takes it from."""
+    from solver.rules.payment import cheapest_payment
+
+    cards = state.cards
+    other = (state.current + 1) % state.num_players
+    ids = cards.highway
+    build = play(state, "take deck")  # the build step
+    not_in_row = next(lm.id for i, lm in enumerate(cards.landmarks)
+                      if i not in build.landmark_row)
+    payable = next(c for c in build.deck if cheapest_payment(build, c) is not None)
+    unpayable = next(c for c in build.deck if cheapest_payment(build, c) is None)
+    return [
+        (state, Take(ids[state.players[other].hand[0]].id), "the Depot"),  # another's hand
+        (state, Take(ids[state.player.hand[0]].id), "the Depot"),          # one's own
+        (state, Take(ids[state.deck[0]].id), "the Depot"),                 # in the deck
+        # paid by the engine: a payment found for the card, and none found
+        (build, Build(ids[payable].id, "L"), "your hand"),
+        (build, Build(ids[unpayable].id, "R"), "your hand"),
+        (build, Build(ids[build.players[other].hand[0]].id, "R", ()), "your hand"),  # own payment
+        (build, Claim(not_in_row, ids[build.player.hand[0]].id), "the Landmark row"),
+    ]
+
+
+@pytest.mark.parametrize("case", range(7))
+def test_apply_names_a_card_not_where_the_action_takes_it_as_play_does(state, case):
+    """apply (unchecked) took a card out of its place with list.remove: a card of the set
+    elsewhere (another hand, the deck) was Python's bare 'list.remove(x): x not in list'.
+    It is play's IllegalActionError naming the card and where it was expected, and the
+    state is left as it was."""
+    from solver.rules.engine import apply_inplace
+
+    at, action, where = _misplaced_cases(state)[case]
+    name = action.landmark if isinstance(action, Claim) else action.card
+    with pytest.raises(IllegalActionError) as err:
+        apply(at, action)
+    assert str(err.value).startswith(f"illegal action '{action.notation()}' for seat "
+                                     f"{at.current} "), err.value
+    assert f": {name} is not in {where}" in str(err.value), err.value
+    with pytest.raises(IllegalActionError) as checked:
+        play(at, action)
+    assert str(checked.value) == str(err.value)  # in play's words
+    copy = at.copy()
+    with pytest.raises(IllegalActionError):
+        apply_inplace(copy, action)
+    assert copy == at  # refused before anything changed
+
+
 # ------------------------------------------------------------------ score_player's arguments
 
 

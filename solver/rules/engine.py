@@ -250,7 +250,10 @@ def apply_inplace(state: GameState, action: Action) -> None:
                 c = cards.highway_index[action.card]
             except (KeyError, TypeError):  # caught, not checked first: the hot path
                 raise _unknown_id(state, action) from None
-            state.depot.remove(c)
+            try:
+                state.depot.remove(c)
+            except ValueError:  # the same: a card of the set that is not in the Depot
+                raise _misplaced(state, action) from None
             player.hand.append(c)
             player.known_hand.add(c)
         state.picks += 1
@@ -262,13 +265,21 @@ def apply_inplace(state: GameState, action: Action) -> None:
         except (KeyError, TypeError):
             raise _unknown_id(state, action) from None
         payment = action.payment
-        if payment is None:
-            payment = cheapest_payment(state, c)
+        try:  # both take the card out of the hand first (list.remove), changing nothing else
             if payment is None:
-                raise PaymentError(f"{action.notation()!r}: {action.card} cannot be paid for")
-            carry_out_payment(state, c, payment)  # found by the engine: no checks needed
-        else:
-            apply_payment(state, c, payment)
+                payment = cheapest_payment(state, c)
+                if payment is None:
+                    if c not in player.hand:
+                        raise _misplaced(state, action)
+                    raise PaymentError(f"{action.notation()!r}: {action.card} cannot be paid "
+                                       "for")
+                carry_out_payment(state, c, payment)  # found by the engine: no checks needed
+            else:
+                apply_payment(state, c, payment)
+        except ValueError as err:  # a card of the set that is not in the hand
+            if isinstance(err, IllegalActionError) or c in player.hand:
+                raise
+            raise _misplaced(state, action) from None
         player.known_hand.discard(c)
         if action.side == "L":
             player.highway.insert(0, c)
@@ -280,8 +291,11 @@ def apply_inplace(state: GameState, action: Action) -> None:
             c = cards.highway_index[action.card]
         except (KeyError, TypeError):
             raise _unknown_id(state, action) from None
+        try:
+            state.landmark_row.remove(lm)
+        except ValueError:  # a Landmark of the set that is not in the row
+            raise _misplaced(state, action) from None
         player.landmarks.append((lm, c))
-        state.landmark_row.remove(lm)
         if state.landmark_deck:
             state.landmark_row.append(state.landmark_deck.pop())
         _end_turn(state)
@@ -312,6 +326,22 @@ def _unknown_id(state: GameState, action: Take | Build | Claim) -> IllegalAction
     except UnknownCardError as err:
         return _illegal(state, action, str(err))
     return _illegal(state, action, "unknown id")  # not reached: one lookup above fails
+
+
+def _misplaced(state: GameState, action: Take | Build | Claim) -> IllegalActionError:
+    """Why :func:`apply_inplace` refuses an action whose card or Landmark the set has but
+    that is not where the action takes it from (the Depot, the hand, the Landmark row),
+    worded as :func:`play` words it; found once ``list.remove`` failed, before the state
+    was changed (the hot path checks nothing)."""
+    cards = state.cards
+    if type(action) is Take:
+        shown = " ".join(cards.highway[c].id for c in state.depot)
+        return _illegal(state, action, f"{action.card} is not in the Depot ({shown})")
+    if type(action) is Claim:
+        shown = " ".join(cards.landmarks[x].id for x in state.landmark_row)
+        return _illegal(state, action, f"{action.landmark} is not in the Landmark row "
+                        f"({shown})")
+    return _illegal(state, action, f"{action.card} is not in your hand")
 
 
 def _end_turn(state: GameState) -> None:
