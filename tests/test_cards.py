@@ -445,3 +445,34 @@ def test_parse_does_not_mutate_input():
     before = copy.deepcopy(raw)
     parse_card_set(raw, require_full=True)
     assert raw == before
+
+
+# ------------------------------------------------------------------ a set is a value
+
+
+def test_sets_of_equal_content_are_equal_however_made(tmp_path):
+    """Two loads of one file, a parse of its JSON, a pickle and a copy are one value:
+    equal, equal hashes, one dict key; the views and states made with them are equal."""
+    import pickle
+
+    from solver.rules.engine import play
+    from solver.rules.views import view_from_json, view_of, view_to_json
+
+    raw = load_card_set().to_json()
+    raw["name"] = "mine"
+    path = tmp_path / "mine.json"
+    path.write_text(json.dumps(raw))
+    first, second = load_card_set(str(path)), load_card_set(path)
+    made = [second, parse_card_set(json.loads(path.read_text())), copy.copy(first),
+            copy.deepcopy(first), pickle.loads(pickle.dumps(first))]
+    for other in made:
+        assert other == first and hash(other) == hash(first) and {first: 1}[other] == 1
+    assert first != load_card_set() and first.cards_fingerprint == load_card_set(
+        ).cards_fingerprint  # the name is part of the value
+    raw["description"] = "another"
+    assert parse_card_set(raw) != first
+    states = [new_game(2, seed=8, cards=c) for c in (first, second)]
+    states = [play(play(s, "take deck"), "take deck") for s in states]
+    views = [view_of(s, 0) for s in states]
+    assert views[0] == views[1] and view_from_json(view_to_json(views[0])) == views[0]
+    assert view_from_json(view_to_json(views[0])).cards == first

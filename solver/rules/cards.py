@@ -17,6 +17,8 @@ from __future__ import annotations
 import hashlib
 import json
 import re
+import threading
+import weakref
 from dataclasses import dataclass
 from functools import cached_property, lru_cache
 from importlib import resources
@@ -122,10 +124,38 @@ class Landmark:
 
 
 class CardSet:
-    """A validated card set with per-index lookup tables for the engine's hot paths."""
+    """A validated card set with per-index lookup tables for the engine's hot paths.
 
-    def __init__(self, name: str, version: str, reconstruction: bool, description: str,
-                 highway: tuple[HighwayCard, ...], landmarks: tuple[Landmark, ...]):
+    A card set is a value: sets of equal content (the same :attr:`fingerprint`: name,
+    version, description and every card) are one object, however each was made (loaded
+    twice, parsed from JSON, unpickled, copied). So ``==`` and ``hash`` compare content,
+    a view or state of one equals that of the other, and the search's caches keyed by a
+    set keep the speed of an identity hash.
+
+    >>> load_card_set() == parse_card_set(load_card_set().to_json())
+    True
+    """
+
+    def __new__(cls, name: str, version: str, reconstruction: bool, description: str,
+                highway: tuple[HighwayCard, ...], landmarks: tuple[Landmark, ...]):
+        self = super().__new__(cls)
+        self._fill(name, version, reconstruction, description, highway, landmarks)
+        with _SETS_LOCK:  # one object per content: identity is value equality
+            return _SETS.setdefault((cls, self.fingerprint), self)
+
+    def __reduce__(self):  # unpickled as the process's own set of that content
+        return (_card_set_of, (type(self), self.fingerprint, (
+            self.name, self.version, self.reconstruction, self.description, self.highway,
+            self.landmarks)))
+
+    def __copy__(self) -> CardSet:
+        return self
+
+    def __deepcopy__(self, memo: dict) -> CardSet:
+        return self
+
+    def _fill(self, name: str, version: str, reconstruction: bool, description: str,
+              highway: tuple[HighwayCard, ...], landmarks: tuple[Landmark, ...]) -> None:
         self.name = name
         self.version = version
         self.reconstruction = reconstruction
@@ -208,6 +238,16 @@ class CardSet:
     def __repr__(self) -> str:
         return (f"<CardSet {self.label}: {len(self.highway)} Highway, "
                 f"{len(self.landmarks)} Landmarks>")
+
+
+_SETS: weakref.WeakValueDictionary[tuple[type, str], CardSet] = weakref.WeakValueDictionary()
+_SETS_LOCK = threading.Lock()
+
+
+def _card_set_of(cls: type[CardSet], fingerprint: str, args: tuple) -> CardSet:
+    """The set of ``fingerprint`` this process holds, else one made of ``args``."""
+    found = _SETS.get((cls, fingerprint))
+    return found if found is not None else cls(*args)
 
 
 def _check_equal_turns(counts: dict[int, int], errors: list[str]) -> None:
