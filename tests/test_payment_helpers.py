@@ -164,3 +164,22 @@ def test_cheapest_payment_names_a_card_index_out_of_range(index):
     state = play(play(new_game(2, seed=1), "take deck"), "take deck")
     with pytest.raises(UnknownCardError, match=f"no Highway card has index {index}"):
         cheapest_payment(state, index)
+
+
+def test_affordable_cards_and_sets_take_the_view_of_the_seat_to_act():
+    """affordable_cards(view) and affordable_sets(view) failed with an AttributeError,
+    while build_costs, cheapest_payment and joint_payment take the view of the seat to
+    act: they read it as the state, and name another seat's view and anything else."""
+    from solver.rules.payment import affordable_sets
+    from solver.rules.views import view_of
+
+    for state in build_positions(60, 6):
+        view = view_of(state, state.current)
+        assert affordable_cards(view) == affordable_cards(state)
+        assert affordable_sets(view, 2) == affordable_sets(state, 2)
+    other = view_of(state, (state.current + 1) % state.num_players)
+    for helper in (affordable_cards, affordable_sets):
+        with pytest.raises(PaymentRequestError, match="only the seat to act pays"):
+            helper(other)
+        with pytest.raises(PaymentRequestError, match="a GameState or a PlayerView, got str"):
+            helper("position.json")

@@ -140,10 +140,15 @@ _PAYMENTS_MAX = 30_000  # entries (cleared when full): a few MB
 _MISSING = object()
 
 
-def affordable_cards(state: GameState) -> list[int]:
-    """Distinct hand cards of the player to act that can be paid for right now."""
+def affordable_cards(state: GameState | Any) -> list[int]:
+    """Distinct hand cards of the player to act that can be paid for right now. ``state``
+    may be the view of the seat to act."""
+    try:
+        player = state.players[state.current]
+    except AttributeError:  # a view (caught, not checked: the search's path)
+        state = as_payment_state(state)
+        player = state.players[state.current]
     cards = state.cards
-    player = state.players[state.current]
     hand = player.hand
     material = cards.material
     items = cost_items(cards)
@@ -212,11 +217,14 @@ def cheapest_cards_needed(state: GameState, card: int, sources_key: tuple | None
     return None if low > total else low
 
 
-def affordable_sets(state: GameState, max_size: int = 3) -> dict[frozenset[int], tuple]:
+def affordable_sets(state: GameState | Any, max_size: int = 3
+                    ) -> dict[frozenset[int], tuple]:
     """Every set of up to ``max_size`` hand cards that the player to act can build this
     turn, with its best order: ``{frozenset(cards): (order, cards_spent)}``, the order
     spending the fewest hand cards (ties: the first in hand order). Sets are found by
-    growing affordable ones (a prefix of a payable order is payable)."""
+    growing affordable ones (a prefix of a payable order is payable). ``state`` may be
+    the view of the seat to act."""
+    state = as_payment_state(state)
     cards = state.cards
     hand = list(dict.fromkeys(state.player.hand))
     key = Sources(state).key()
