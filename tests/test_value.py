@@ -691,3 +691,37 @@ def test_train_cli_records_search_overrides_and_names_a_bad_one(tmp_path, capsys
                  "--out", str(tmp_path / "bad.npz")]) == 2
     assert "searching policy" in capsys.readouterr().err
     assert not (tmp_path / "bad.npz").exists()
+
+
+def test_the_shipped_cards_under_another_name_get_no_warning_and_one_names_the_call(
+        tmp_path, monkeypatch):
+    """The default cards renamed (``cards_fingerprint`` equal) are the cards the model was
+    trained on: no warning ("no value model was trained on card set 'mine'" was said).
+    Other cards are warned of at the user's call, not inside the search (ismcts.py)."""
+    from solver.rules.views import view_of
+    from solver.search.api import Budget, analyse
+
+    cards = load_card_set()
+    path = tmp_path / "m.npz"
+    ValueModel.random(0, fingerprint=cards.fingerprint).save(path)
+    monkeypatch.setenv("BIGSUR_VALUE_MODEL", str(path))
+    value_mod._shipped.cache_clear()
+    value_mod._warn_other_cards.cache_clear()
+    raw = cards.to_json()
+    raw.update(name="mine", description="my copy", reconstruction=False)
+    mine = parse_card_set(raw)
+    assert mine.fingerprint != cards.fingerprint
+    try:
+        for some, warned in ((mine, False), (_other_cards(cards), True)):
+            with warnings.catch_warnings(record=True) as caught:
+                warnings.simplefilter("always")
+                assert default_evaluator(some).fingerprint == cards.fingerprint
+                value_mod._warn_other_cards.cache_clear()
+                analyse(view_of(new_game(2, seed=1, cards=some), 0), Budget.parse("4i"),
+                        seed=1)
+            said = [w for w in caught if "no value model" in str(w.message)]
+            assert len(said) == 2 * warned, some.name
+            assert all(w.filename == __file__ for w in said)
+    finally:
+        value_mod._shipped.cache_clear()
+        value_mod._warn_other_cards.cache_clear()

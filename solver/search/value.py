@@ -36,6 +36,7 @@ from __future__ import annotations
 import io
 import math
 import os
+import sys
 import warnings
 from functools import lru_cache
 from pathlib import Path
@@ -43,7 +44,7 @@ from pathlib import Path
 import numpy as np
 from threadpoolctl import ThreadpoolController
 
-from ..rules.cards import CardSet
+from ..rules.cards import CardSet, load_card_set
 from ..rules.state import GameState, Phase
 from .policies import (
     FEATURES,
@@ -413,9 +414,18 @@ def default_evaluator(cards: CardSet) -> Evaluator:
     model = model_in_use(cards)
     if model is None:
         return HeuristicEvaluator()
-    if model.fingerprint != cards.fingerprint:
+    if model.fingerprint != cards.fingerprint and not _same_cards(model, cards):
         _warn_other_cards(cards.fingerprint, cards.name, model.fingerprint)
     return model
+
+
+def _same_cards(model: ValueModel, cards: CardSet) -> bool:
+    """Whether ``model`` was trained on the cards of ``cards`` under another name or
+    description (``cards_fingerprint``): known of the shipped set's cards, as a model file
+    records only its set's ``fingerprint``."""
+    default = load_card_set()
+    return (model.fingerprint == default.fingerprint
+            and cards.cards_fingerprint == default.cards_fingerprint)
 
 
 @lru_cache(maxsize=32)
@@ -424,7 +434,22 @@ def _warn_other_cards(fingerprint: str, name: str, trained_on: str) -> None:
                   f"the one trained on {trained_on[:12]} is used as is: on reshuffled card "
                   "sets it played as well as on its own, and fine-tuning it on such a set's "
                   "searched games (`bigsur train --cards FILE --policy mcts:60i --init "
-                  "MODEL`) gained no significant strength (docs/ai.md)", stacklevel=3)
+                  "MODEL`) gained no significant strength (docs/ai.md)",
+                  stacklevel=_outside_this_package())
+
+
+_PACKAGE = os.path.dirname(os.path.dirname(os.path.abspath(__file__))) + os.sep
+
+
+def _outside_this_package() -> int:
+    """The ``stacklevel`` of a warning given by this function's caller that names the
+    first frame outside the ``solver`` package: the user's call, however deep the search
+    made it."""
+    frame, level = sys._getframe(2), 2  # (1 is the caller, the frame that warns)
+    while frame is not None and os.path.abspath(frame.f_code.co_filename).startswith(
+            _PACKAGE):
+        frame, level = frame.f_back, level + 1
+    return level if frame is not None else 1
 
 
 __all__ = ["FEATURE_NAMES", "HeuristicEvaluator", "SHIPPED_MODEL", "ValueModel",
