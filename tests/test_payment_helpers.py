@@ -183,3 +183,45 @@ def test_affordable_cards_and_sets_take_the_view_of_the_seat_to_act():
             helper(other)
         with pytest.raises(PaymentRequestError, match="a GameState or a PlayerView, got str"):
             helper("position.json")
+
+
+def tutorial_position():
+    """docs/rules.md's position: seat 1 at its build step, H37 and H36 in hand."""
+    from solver.rules.engine import play
+
+    state = new_game(2, seed=8)
+    for move in ["take H06", "take H22", "end", "take H18", "take H19", "end",
+                 "take H02", "take H37"]:
+        state = play(state, move)
+    return state
+
+
+@pytest.mark.parametrize("values, words", [
+    ({0: 1.0}, "no value for card index {index} ({id})"),
+    ([1.0] * 3, "no value for card index {index} ({id})"),
+    ({"H36": 1.0}, "no value for card index {index} ({id})"),
+    ("abc", "must be a function of a card index, or a list or dict by card index, got str"),
+    (7, "must be a function of a card index, or a list or dict by card index, got int"),
+    ([None] * 69, "the value of card index {index} ({id}) must be a finite number, got None"),
+    ([float("nan")] * 69, "the value of card index {index} ({id}) must be a finite number"),
+    (lambda c: "x", "the value of card index {index} ({id}) must be a finite number"),
+])
+def test_malformed_values_are_named(values, words):
+    """values={0: 1.0} raised KeyError: 35, [1.0] * 3 and "abc" an IndexError: the request
+    names ``values`` and the hand card it has no number for."""
+    from solver.payment_ilp import cheapest_joint
+    from solver.rules.payment import joint_cost, joint_payment
+
+    state = tutorial_position()
+    target = state.cards.card("H37")
+    first = next(c for c in state.player.hand if c != target)
+    words = words.format(index=first, id=state.cards.highway[first].id)
+    for ask in (lambda: cheapest_payment(state, target, values),
+                lambda: auto_payment_cards(state, target, values),
+                lambda: joint_payment(state, [target], values),
+                lambda: joint_cost(state, [target], values),
+                lambda: cheapest_joint(state, [target], values)):
+        with pytest.raises(PaymentRequestError) as info:
+            ask()
+        assert str(info.value).startswith("values: ") and words in str(info.value)
+    assert cheapest_payment(state, target, [1.0] * 69) is not None

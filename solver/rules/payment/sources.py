@@ -14,6 +14,7 @@ from ..cards import CardSet
 from ..constants import MATERIALS
 from ..effects import PAYMENT_RESOURCES, REGISTRY
 from ..state import GameState, PlayerState
+from ..wording import got_type
 
 N_MATERIALS = len(MATERIALS)
 
@@ -72,9 +73,33 @@ def qvalues(cards: CardSet, pool: list[int], values) -> dict[int, int]:
     if values is None:
         dq = _default_qvalues(cards)
         return {c: dq[c] for c in pool}
-    if callable(values):
-        return {c: round(float(values(c)) * VALUE_SCALE) for c in pool}
-    return {c: round(float(values[c]) * VALUE_SCALE) for c in pool}
+    get = values if callable(values) else getattr(values, "__getitem__", None)
+    if get is None or isinstance(values, (str, bytes)):
+        raise PaymentRequestError(f"values: must be a function of a card index, or a list "
+                                  f"or dict by card index{got_type(values)}")
+    try:
+        return {c: round(float(get(c)) * VALUE_SCALE) for c in pool}
+    except (LookupError, TypeError, ValueError, OverflowError):
+        _values_problem(cards, pool, get)
+        raise  # a fault inside the caller's own function, raised again as it was
+
+
+def _values_problem(cards: CardSet, pool: list[int], get) -> None:
+    """Raise PaymentRequestError naming the first pool card ``values`` has no number for
+    (a card index missing from a list or dict, a value that is no finite number)."""
+    for c in pool:
+        where = f"card index {c} ({cards.highway[c].id})"
+        try:
+            value = get(c)
+        except LookupError:
+            raise PaymentRequestError(
+                f"values: no value for {where}: values is a function of a card index, or "
+                "a list or dict by card index, with a value for every hand card") from None
+        try:
+            round(float(value) * VALUE_SCALE)
+        except (TypeError, ValueError, OverflowError):
+            raise PaymentRequestError(f"values: the value of {where} must be a finite "
+                                      f"number, got {value!r}") from None
 
 
 def ties(cards: CardSet, pool: list[int], qvalue: dict[int, int]) -> bool:
