@@ -256,10 +256,17 @@ def test_exact_cost_no_overpayment_no_underpayment():
 
 
 def test_cannot_spend_the_card_being_built_or_a_card_twice():
+    """Each says why: the card being built was said 'not in your hand (or is already
+    spent)', though it is in hand."""
     cards, state = state_of("SS S1 S2")
-    bad_payment(state, "build SS L pay SS S1", "SS is not in your hand (or is already spent)")
-    bad_payment(state, "build SS L pay S1 S1", "S1 is not in your hand (or is already spent)")
-    bad_payment(state, "build SS L pay sub:S1+S2+SS=stone", "SS is not in your hand")
+    bad_payment(state, "build SS L pay SS S1",
+                "SS is the card being built; it cannot pay for itself")
+    bad_payment(state, "build SS L pay S1 S1",
+                "S1 is already spent by an earlier step of this payment")
+    bad_payment(state, "build SS L pay sub:S1+S2+SS=stone",
+                "SS is the card being built; it cannot pay for itself")
+    bad_payment(state, "build SS L pay S1 sub:S1+S2+S2=stone",
+                "S1 is already spent by an earlier step of this payment")
 
 
 def test_persistent_material_once_per_turn_without_discarding():

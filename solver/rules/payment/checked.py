@@ -20,13 +20,22 @@ from ..state import GameState, PlayerState
 from .sources import N_MATERIALS, PaymentError, allowances
 
 
-def _hand_index(cards: CardSet, card_id: str, hand: list[int], what: str) -> int:
+def _hand_index(cards: CardSet, card_id: str, hand: list[int], what: str,
+                building: int, held: list[int]) -> int:
+    """The index of a card a payment step spends, in ``hand`` (the cards still unspent);
+    ``building`` is the card being built, ``held`` the hand before the payment."""
     try:
         c = cards.card(card_id)
     except UnknownCardError as err:
         raise PaymentError(f"{what}: {err}") from None
     if c not in hand:
-        raise PaymentError(f"{what}: {card_id} is not in your hand (or is already spent)")
+        if c == building:
+            raise PaymentError(f"{what}: {card_id} is the card being built; it cannot pay "
+                               "for itself")
+        if c in held:
+            raise PaymentError(f"{what}: {card_id} is already spent by an earlier step of "
+                               "this payment")
+        raise PaymentError(f"{what}: {card_id} is not in your hand")
     return c
 
 
@@ -76,12 +85,13 @@ def apply_payment(state: GameState, card: int, steps: Payment) -> None:
         what = f"payment step {step.notation()!r}"
         kind = type(step)
         if kind is Discard:
-            c = _hand_index(cards, step.card, hand, what)
+            c = _hand_index(cards, step.card, hand, what, card, player.hand)
             hand.remove(c)
             discard.append(c)
             supplied = material[c]
         elif kind is Substitute:
-            spent = [_hand_index(cards, cid, hand, what) for cid in step.cards]
+            spent = [_hand_index(cards, cid, hand, what, card, player.hand)
+                     for cid in step.cards]
             if len(set(spent)) != SUBSTITUTION_CARDS:
                 raise PaymentError(f"{what}: the {SUBSTITUTION_CARDS} cards must differ")
             for c in spent:
