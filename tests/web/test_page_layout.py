@@ -228,3 +228,29 @@ def test_four_players_at_1280x800_an_ai_build_is_shown_on_screen(server, browser
         assert not pg.js_errors, pg.js_errors
     finally:
         pg.context.close()
+
+
+@pytest.mark.parametrize("width", [1366, 1400])
+def test_the_review_graph_uses_the_width_of_its_row(server, browser, width):  # noqa: F811
+    """At 1366-1400 px the review graph was the 860 px drawing scaled to at most 980 px,
+    a quarter of its row left empty (some 330 px). It is drawn at its row's width, 1 px a
+    px (its text as large as it is drawn, 12 px), and its texts do not overlap."""
+    from test_page_phone import GRAPH_TEXT
+
+    pg = open_page(browser, width, 900)
+    try:
+        review_upload(pg, server, f"wide-{width}.json", play_random_game(2, seed=5).to_json())
+        pg.locator("#review-graph").screenshot(path=str(ARTIFACTS / f"layout-05-graph-{width}.png"))
+        row = pg.eval_on_selector("#review-graph", "(b) => b.clientWidth")
+        drawn = pg.locator("#review-graph svg").bounding_box()["width"]
+        assert row - 2 <= drawn <= row, (row, drawn)
+        texts = pg.eval_on_selector("#review-graph svg", GRAPH_TEXT)
+        assert all(abs(t["px"] - 12) < 0.1 for t in texts), {t["px"] for t in texts}
+        for k, a in enumerate(texts):
+            for b in texts[k + 1:]:
+                assert (a["right"] <= b["left"] + 0.5 or b["right"] <= a["left"] + 0.5
+                        or a["bottom"] <= b["top"] + 0.5 or b["bottom"] <= a["top"] + 0.5), (a, b)
+        no_overflow(pg)
+        assert not pg.js_errors, pg.js_errors
+    finally:
+        pg.context.close()

@@ -1898,14 +1898,16 @@ function showDetailOf(rv) {
   else $("review-detail").innerHTML = CHOOSE_DECISION;
 }
 
-/* The graph is the laptop's drawing, GRAPH_W wide and scaled to its box, where the box
- * is that wide; in a narrower box (a phone: about 360 px) it is drawn at the box's own
- * width, unscaled: scaled down there its text was under 5 px and its marks a few px.
+/* The graph is drawn at its box's width, 1 px a px (style.css: never wider than its box):
+ * at GRAPH_W or more the laptop's layout, up to GRAPH_MAX (a 1366 px screen drew 860 and
+ * scaled it to 980, leaving a quarter of the row empty; wider than GRAPH_MAX its 264 px
+ * would only flatten the lines); in a narrower box (a phone: about 360 px) the narrow
+ * layout: scaled down there the laptop's text was under 5 px and its marks a few px.
  * Redrawn when the box's width changes. */
-const GRAPH_W = 860;
+const GRAPH_W = 860, GRAPH_MAX = 1400;
 let graphWidth = GRAPH_W;
-const graphWidthIn = (box) =>
-  !box.clientWidth || box.clientWidth >= GRAPH_W ? GRAPH_W : Math.max(280, box.clientWidth);
+const graphWidthIn = (box) => !box.clientWidth ? GRAPH_W
+  : box.clientWidth >= GRAPH_W ? Math.min(GRAPH_MAX, box.clientWidth) : Math.max(280, box.clientWidth);
 
 function renderGraph() {
   const rv = shownReview();
@@ -1922,7 +1924,7 @@ function fitText(text, px) {
   return text.length <= n ? text : text.slice(0, Math.max(1, n - 1)) + "\u2026";
 }
 
-/* The win-chance graph, ``W`` wide (GRAPH_W: the laptop's layout; narrower: a narrow
+/* The win-chance graph, ``W`` wide (GRAPH_W or more: the laptop's layout; narrower: a narrow
  * layout, its legends on rows of their own, fewer turn numbers, its text larger and its
  * marks larger, each with a finger-wide area to tap): one line a player (advantage). A
  * labelled move's mark, on the line of the player who decided, is a dot of its label's
@@ -1942,7 +1944,7 @@ function graphSVG(res, nActions, cursor, W = GRAPH_W) {
   const n = Math.max(1, nActions || (res.decisions.length ? res.decisions[res.decisions.length - 1].index + 1 : 1));
   const x = (i) => L + (W - L - R) * (i / n);
   const y = (p) => T + (H - T - B) * (1 - p);
-  let s = `<svg class="graphsvg${narrow ? " narrow" : ""}" viewBox="0 0 ${W} ${H}" role="img" aria-label="Win probability of each player over the game, as each player's own search saw it">`;
+  let s = `<svg class="graphsvg${narrow ? " narrow" : ""}" viewBox="0 0 ${W} ${H}" width="${W}" height="${H}" role="img" aria-label="Win probability of each player over the game, as each player's own search saw it">`;
   s += `<rect x="${L}" y="${T}" width="${W - L - R}" height="${H - T - B}" fill="#fff" stroke="#bbb"/>`;
   const grid = [0, 0.25, 0.5, 0.75, 1];
   for (const p of grid) {
