@@ -15,6 +15,7 @@ from pydantic import (
     BeforeValidator,
     ConfigDict,
     Field,
+    StringConstraints,
     model_validator,
 )
 from pydantic_core import PydanticCustomError
@@ -68,6 +69,9 @@ def _storable(value: str) -> str:
 
 
 StoredText = Annotated[str, AfterValidator(_storable)]
+# an action id: its lengths on the string itself (on the optional they read "items")
+ActionId = Annotated[str, StringConstraints(min_length=1, max_length=100),
+                     AfterValidator(_storable)]
 
 
 def _examples() -> dict[str, Any]:
@@ -348,9 +352,8 @@ class ActionRequest(Strict):
 
     action: StoredText = Field(min_length=1, max_length=2000,
                                description="one action in the notation")
-    action_id: StoredText | None = Field(None, min_length=1, max_length=100,
-                                         description="client-chosen id: a retry with the "
-                                                     "same id is applied once")
+    action_id: ActionId | None = Field(None, description="client-chosen id: a retry with the "
+                                                    "same id is applied once")
 
 
 class Applied(Strict):

@@ -85,6 +85,22 @@ def test_turns_and_idempotence(client):
     assert r4.status_code == 422 and r4.json()["error"] == "illegal_action"
 
 
+
+def test_an_action_id_of_the_wrong_length_is_named_in_characters(client):
+    """Old code: 'Value should have at most 100 items after validation, not 101' (the
+    lengths were checked on the optional, not on the string)."""
+    from server.schemas import ActionRequest
+
+    limits = ActionRequest.model_json_schema()["properties"]["action_id"]["anyOf"][0]
+    game_id, tokens = new_game(client, seats=["human", "human"], seed=21)
+    for action_id, words in (("a" * (limits["maxLength"] + 1),
+                              f"at most {limits['maxLength']} characters"),
+                             ("", f"at least {limits['minLength']} character")):
+        r = client.post(f"/v1/games/{game_id}/actions", headers=auth(tokens[0]),
+                        json={"action": "take deck", "action_id": action_id})
+        assert r.status_code == 422 and r.json()["field"] == "action_id", r.text
+        assert words in r.json()["reason"] and "items" not in r.json()["reason"], r.text
+
 def test_full_game_against_ai_and_its_record(client, rng):
     game_id, tokens = new_game(client, seats=["human", "greedy"], seed=8)
     r = client.get(f"/v1/games/{game_id}/record", headers=auth(tokens[0]))
