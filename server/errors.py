@@ -278,8 +278,8 @@ def validation_response(err: RequestValidationError,
     problems = err.errors()
     for item in problems[:MAX_ERRORS]:  # 20,000 unknown keys are not 20,000 entries
         field = _field_of(item.get("loc", ()))
-        errors.append({"field": field, "reason": clip_echo(item.get("msg", "invalid")),
-                       "type": item.get("type")})
+        reason = item.get("msg", "invalid").removeprefix("Value error, ")  # a validator's
+        errors.append({"field": field, "reason": clip_echo(reason), "type": item.get("type")})
     first = errors[0] if errors else {"field": "body", "reason": "invalid request"}
     if first["field"] == "body" and first.get("type") != "missing" and \
             "json" not in content_type.lower():

@@ -715,3 +715,11 @@ def test_impossible_hidden_discards_are_named_under_the_seat(client, players, se
         assert r.status_code == 422 and r.json()["error"] == "position", (url, r.text)
         assert r.json()["field"] == f"{prefix}seats[{seat}].discard.materials", (url, r.text)
         assert f"hidden {material} discard(s)" in r.json()["reason"], r.text
+
+
+def test_a_budget_of_both_kinds_says_why_without_pydantics_prefix(client):
+    """Old code: 'budget: Value error, give at most one of 'ms' and 'iterations''."""
+    r = client.post("/v1/hint", json={**hint_body(), "budget": {"ms": 5, "iterations": 5}})
+    assert r.status_code == 422 and r.json()["field"] == "budget", r.text
+    assert r.json()["reason"].startswith("give at most one of"), r.text
+    assert r.json()["errors"][0]["reason"] == r.json()["reason"]
