@@ -25,11 +25,19 @@ MAX_SEED = 2**63 - 1
 
 def _decimal_seed(value: Any) -> Any:
     """Seeds may be sent as decimal strings: a JavaScript number rounds above 2**53, so
-    the page sends ``"9007199254740993"``. Only plain digits; anything else is left for
-    the strict integer check to refuse."""
-    if isinstance(value, str) and value.isascii() and value.isdigit() and len(value) <= 19:
+    the page sends ``"9007199254740993"``. Only plain digits (the bounds are checked on
+    the number); another string is refused saying so, any other type is left for the
+    strict integer check to refuse."""
+    if not isinstance(value, str):
+        return value
+    if value.isascii() and value.isdigit():
+        if len(value) > len(str(MAX_SEED)) + 1:
+            raise PydanticCustomError("seed_digits", "a seed has at most {most} digits, "
+                                      "got {n}", {"most": len(str(MAX_SEED)), "n": len(value)})
         return int(value)
-    return value
+    raise PydanticCustomError("seed_string", "must be an integer 0 to {most}, or its decimal "
+                              "digits as a string (no sign, space or other character)",
+                              {"most": MAX_SEED})
 
 
 # an integer seed, or the same as a string of decimal digits

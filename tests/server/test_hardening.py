@@ -723,3 +723,18 @@ def test_a_budget_of_both_kinds_says_why_without_pydantics_prefix(client):
     assert r.status_code == 422 and r.json()["field"] == "budget", r.text
     assert r.json()["reason"].startswith("give at most one of"), r.text
     assert r.json()["errors"][0]["reason"] == r.json()["reason"]
+
+
+@pytest.mark.parametrize("seed, words", [("-1", "decimal digits"), (" 7", "decimal digits"),
+                                         ("١٢", "decimal digits"), ("7" * 5000, "digits"),
+                                         ("9" * 20, "less than or equal to")])
+def test_a_seed_string_that_is_not_one_says_what_a_seed_string_is(client, seed, words):
+    """Old code: 'seed: Input should be a valid integer' for a string of 20 digits, a sign
+    or a space, whereas the seed may be a string of decimal digits."""
+    r = client.post("/v1/games", json={"players": 2, "seats": ["human", "random"],
+                                       "seed": seed})
+    assert r.status_code == 422 and r.json()["field"] == "seed", r.text
+    assert words in r.json()["reason"] and "valid integer" not in r.json()["reason"], r.text
+    r = client.post("/v1/games", json={"players": 2, "seats": ["human", "random"],
+                                       "seed": "0" + "9" * 18})
+    assert r.status_code == 201, r.text
