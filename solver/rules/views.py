@@ -41,7 +41,7 @@ from numbers import Integral
 from typing import Any
 
 from .cards import CardSet
-from .constants import MATERIALS
+from .constants import CARDS_TAKEN_PER_TURN, HAND_SIZE, MATERIALS
 from .position import (
     PositionError,
     cards_to_json,
@@ -233,7 +233,34 @@ def view_from_json(raw: Any, cards: CardSet | None = None) -> PlayerView:
                         [s.turns for s in seats], [len(s.landmarks) for s in seats])
     check_supply(r.cards, n, view.turn, view.picks, view.deck_count, len(view.depot),
                  "deck.count")
+    for i, s in enumerate(seats):
+        _check_cards_held(view, i, s)
     return view
+
+
+def _check_cards_held(view: PlayerView, i: int, s: PlayerState | OpponentView) -> None:
+    """A seat holds in hand, Highway and discard pile the cards its turns took, as in a
+    full state: an opponent's hand count is what its taken cards leave (PositionError
+    naming ``seats[i].hand.count``, or the seat when its Highway and pile hold more)."""
+    taken = HAND_SIZE + CARDS_TAKEN_PER_TURN * s.turns + (
+        view.picks if i == view.current and view.phase != Phase.OVER else 0)
+    after = f"after {s.turns} turn(s)" + (f" and {view.picks} pick(s)" if taken != (
+        HAND_SIZE + CARDS_TAKEN_PER_TURN * s.turns) else "")
+    if isinstance(s, PlayerState):
+        held = len(s.hand) + len(s.highway) + len(s.discard)
+        if held != taken:
+            raise PositionError(f"seats[{i}]", f"must hold {taken} cards in hand, Highway "
+                                f"and discard pile {after}, holds {held}")
+        return
+    placed = len(s.highway) + len(s.discard_materials)
+    if placed > taken:
+        raise PositionError(f"seats[{i}]", f"{placed} cards in the Highway and discard pile "
+                            f"but {taken} taken {after}")
+    if s.hand_count != taken - placed:
+        raise PositionError(f"seats[{i}].hand.count", f"must be {taken - placed} {after} "
+                            f"({taken} cards taken, {len(s.highway)} in the Highway, "
+                            f"{len(s.discard_materials)} in the discard pile), "
+                            f"got {s.hand_count}")
 
 
 def public_players(position: GameState | PlayerView) -> list[PlayerState]:
