@@ -207,3 +207,27 @@ def test_claimed_landmarks_are_never_moved_or_replaced(small):
                 claims += len(new.landmarks) > len(old.landmarks)
             state = after
     assert claims > 0
+
+
+def test_claimable_takes_a_view_of_any_seat(small):
+    """claimable(view) failed ('PlayerView' object has no attribute 'players') where
+    legal_actions took the view: a claim reads only public facts, so every seat's view
+    gives every seat's pairs as the full state does."""
+    from solver.rules.views import view_of
+
+    found = 0
+    for seed in range(4):
+        state = new_game(2 + seed % 3, seed, small)
+        rng = random.Random(seed)
+        while not state.is_over:
+            for viewer in range(state.num_players):
+                view = view_of(state, viewer)
+                assert claimable(view) == claimable(state)
+                for seat in range(state.num_players):
+                    assert claimable(view, seat) == claimable(state, seat)
+                    found += bool(claimable(state, seat))
+            acts = legal_actions(state)
+            claims = [a for a in acts if isinstance(a, Claim)]
+            state = apply(state, rng.choice(claims) if claims and rng.random() < 0.5
+                          else rng.choice(acts))
+    assert found  # not vacuous: some seat could claim

@@ -16,7 +16,8 @@ Also here: :func:`new_game` (a seeded deal), :func:`turns_per_player` (every pla
 the same number of turns, fixed by the deck size at setup), :func:`claimable` (the
 (Landmark, card) pairs a seat could claim now), :func:`outcome` (final scores and
 winners once the game is over). :func:`legal_actions` also takes the
-:class:`~solver.rules.views.PlayerView` of the seat to act.
+:class:`~solver.rules.views.PlayerView` of the seat to act, :func:`claimable` that of
+any seat.
 
 >>> state = new_game(2, seed=7)
 >>> state = play(state, "take deck")
@@ -128,7 +129,9 @@ def legal_actions(state: GameState | PlayerView) -> list[Action]:
     else:
         actions = [builds[c][0] for c in affordable_cards(state)]
     if state.landmark_row:
-        for pair in claimable(state):
+        player = state.players[state.current]
+        for pair in _claims(state.cards, player.highway, player.landmarks, state.landmark_row,
+                            False):
             claim = claims.get(pair)
             if claim is None:
                 cards = state.cards
@@ -162,8 +165,15 @@ def _action_table(cards: CardSet) -> tuple[tuple[Take, ...], tuple[tuple[Build, 
             tuple((Build(c.id, "L"), Build(c.id, "R")) for c in cards.highway), {})
 
 
-def claimable(state: GameState, seat: int | None = None) -> list[tuple[int, int]]:
-    """(landmark, card) pairs the seat could claim now if it were its claim step."""
+def claimable(state: GameState | PlayerView, seat: int | None = None) -> list[tuple[int, int]]:
+    """(landmark, card) pairs the seat (by default the seat to act) could claim now if it
+    were its claim step.
+
+    Also of a :class:`~solver.rules.views.PlayerView`, for any seat: a claim reads only
+    public facts (the seat's Highway and Landmarks, the Landmark row), so the answer is
+    that of every full state consistent with the view."""
+    if type(state) is not GameState and isinstance(state, PlayerView):
+        state = known_state(state)
     player = state.players[state.current if seat is None else seat]
     return _claims(state.cards, player.highway, player.landmarks, state.landmark_row, False)
 
