@@ -225,3 +225,21 @@ def test_malformed_values_are_named(values, words):
             ask()
         assert str(info.value).startswith("values: ") and words in str(info.value)
     assert cheapest_payment(state, target, [1.0] * 69) is not None
+
+
+@pytest.mark.parametrize("card", [True, False, 1.0, None])
+def test_cheapest_payment_refuses_a_card_that_is_no_id_or_index(card):
+    """cheapest_payment(state, True) priced card 1 (a bool is an int), as 1.0 did, while
+    joint_payment and view_of refuse bools: the card is named; numpy integers are
+    indices."""
+    np = pytest.importorskip("numpy")
+    from solver.rules.cards import UnknownCardError
+
+    state = tutorial_position()
+    for ask in (cheapest_payment, auto_payment_cards):
+        with pytest.raises(UnknownCardError, match=rf"^card: must be a Highway card id or "
+                           rf"an index 0 to 68, got {card!r} \({type(card).__name__}\)$"):
+            ask(state, card)
+    target = state.cards.card("H37")
+    assert cheapest_payment(state, np.int64(target)) == cheapest_payment(state, "H37") \
+        == cheapest_payment(state, target) is not None

@@ -6,10 +6,11 @@ cards an automatic payment spends, the cost in cards of every affordable build).
 from __future__ import annotations
 
 from itertools import permutations
+from numbers import Integral
 from typing import Any
 
 from ..actions import Payment
-from ..cards import UnknownCardError
+from ..cards import CardSet, UnknownCardError
 from ..state import GameState
 from .arrange import best_arrangement, spend_cards
 from .checked import spent_cards
@@ -92,8 +93,8 @@ def cheapest_payment(state: GameState | Any, card: int | str,
     act. ``Build(card_id, side, payment)`` is the action that pays so."""
     if type(state) is not GameState:
         state = as_payment_state(state)
-    if isinstance(card, str):
-        card = state.cards.card(card)
+    if type(card) is not int:  # (one test on the search's path, which passes indices)
+        card = _card_index(state.cards, card)
     player = state.players[state.current]
     src = Sources(state)
     src_key = src.key()
@@ -120,6 +121,17 @@ def cheapest_payment(state: GameState | Any, card: int | str,
             _PAYMENTS.clear()
         _PAYMENTS[key] = got
     return got
+
+
+def _card_index(cards: CardSet, card: Any) -> int:
+    """The index of ``card`` given as an id or another integer type; a bool (True would
+    be card 1), a float or anything else is refused, naming ``card``."""
+    if isinstance(card, str):
+        return cards.card(card)
+    if isinstance(card, Integral) and not isinstance(card, bool):
+        return int(card)
+    raise UnknownCardError(f"card: must be a Highway card id or an index 0 to "
+                           f"{len(cards.highway) - 1}, got {card!r} ({type(card).__name__})")
 
 
 def clear_caches() -> None:
