@@ -63,6 +63,12 @@ def _clip_words(text: str) -> str:
     return _LONG_RUN.sub(lambda m: _cut(m[0], ECHO_LIMIT), text)
 
 
+def _encodable(text: str) -> str:
+    """``text`` with what UTF-8 cannot encode (a lone surrogate of a client's key, JSON's
+    ``"\\ud800"``) written as its escape: the answer is UTF-8 JSON, or else a 500."""
+    return text.encode("utf-8", "backslashreplace").decode("utf-8")
+
+
 # a quote that opens a value as ``!r`` writes it (not the one of "seat's"), and the text
 # up to its closing quote (escaped quotes skipped); possessive, so linear
 _OPENING = {quotes: re.compile(rf"(?<!\w)[{quotes}]") for quotes in ("'\"", "'", '"')}
@@ -74,6 +80,7 @@ def clip_echo(reason: str) -> str:
     and its length (``"no game 'xxx\u2026' (20000 characters)"``): quoted values (as ``!r``
     writes them), words without a space (ids, numbers); beyond ``REASON_LIMIT`` (a long
     list, say) the reason itself is cut, with its length. Linear in the reason's length."""
+    reason = _encodable(reason)
     out: list[str] = []
     size = plain = 0
     quotes = "'\""  # the quotes that may still open a value
@@ -103,7 +110,7 @@ def clip_field(field: str | None) -> str | None:
     :func:`clip_echo` cuts a value: ``per_turn.persistent_used.QQQ… (10000 characters)``."""
     if field is None:
         return None
-    return _LONG_KEY.sub(lambda m: _cut(m[0], ECHO_LIMIT), field)
+    return _LONG_KEY.sub(lambda m: _cut(m[0], ECHO_LIMIT), _encodable(field))
 
 
 def error_body(kind: str, field: str | None, reason: str) -> dict[str, Any]:

@@ -521,6 +521,36 @@ def test_a_nul_in_an_action_or_its_id_is_422_naming_it_and_changes_nothing(make_
     assert snapshot(client, ctx.game_id, ctx.tokens) == before
 
 
+
+KEY_BODIES = {  # a key of the client's that is refused, so the error's field names it
+    "/v1/hint": lambda position, record: {"position": {**position, "KEY": 1}},
+    "/v1/score": lambda position, record: {"position": {
+        **position, "per_turn": {"resources_used": {"KEY": 1}}}},
+    "/v1/payment": lambda position, record: {"position": {
+        **position, "seats": [{**position["seats"][0], "KEY": 1}, *position["seats"][1:]]},
+        "builds": ["H01"]},
+    "/v1/games": lambda position, record: {"position": {
+        **position, "per_turn": {"persistent_used": {"KEY": 1}}}},
+    "/v1/replay": lambda position, record: {"record": {**record, "KEY": 1}, "n": 0},
+    "/v1/analyze": lambda position, record: {"record": {**record, "KEY": 1}},
+}
+
+
+@pytest.mark.parametrize("key", [r"\ud800", r"a\udfffb", r"\u0000", r"\u202e",
+                                 r"\ud83c\udca1"])  # as JSON writes them
+@pytest.mark.parametrize("url", list(KEY_BODIES))
+def test_an_odd_unicode_key_is_named_in_a_documented_4xx(client, url, key):
+    """Found by a hostile-client pass: a lone surrogate in a key of a position or a
+    record ('{"\\ud800": 1}') became the error's field, which UTF-8 cannot encode: a
+    plain-text 500 instead of the 422 naming it (the mutator changes values, not keys)."""
+    position = state_to_json(new_game(2, seed=3))
+    record = play_random_game(2, seed=5).to_json()
+    body = json.dumps(KEY_BODIES[url](position, record)).replace('"KEY"', f'"{key}"')
+    out = send(client, "POST", url, body.encode())
+    assert 400 <= out.status < 500 and not problems(out), (url, key, out.status, out.text)
+    assert out.body["field"], out.text
+
+
 # ------------------------------------------------------------------ odd path parameters
 
 ODD_IDS = ["%00", "a%00b", "x" * 5000, "%ff", "%F0%9F%82%A1", "%E2%80%AE", "%20", "%27%3B--",
