@@ -334,8 +334,20 @@ def _unknown_id(state: GameState, action: Take | Build | Claim) -> IllegalAction
             cards.landmark(action.landmark)
         cards.card(action.card)
     except UnknownCardError as err:
-        return _illegal(state, action, str(err))
+        return _illegal(state, action, _unknown_why(state, action, err))
     return _illegal(state, action, "unknown id")  # not reached: one lookup above fails
+
+
+def _unknown_why(state: GameState, action: Action, err: UnknownCardError) -> str:
+    """Why an id is unknown: the card set's words, or, for a Take of a card whose text is
+    that of the deck take (``Take('deck')``, ``Take('')``: both read 'take deck'), that
+    it is not a card id and which action takes from the deck."""
+    if _written_as_deck_take(action) or (type(action) is Take and isinstance(action.card, str)
+                                         and action.card.strip().casefold() == "deck"):
+        return (f"{action.card!r} is not a Highway card id of card set {state.cards.name!r}: "
+                f"the deck take is the action {_TAKE_DECK!r}, written "
+                f"{_TAKE_DECK.notation()!r}")
+    return str(err)
 
 
 def _misplaced(state: GameState, action: Take | Build | Claim) -> IllegalActionError:
@@ -384,8 +396,16 @@ def _not_a_state(entry: str, state: object) -> TypeError:
 # ------------------------------------------------------------------ checked entry
 
 def _illegal(state: GameState, action: Action, why: str) -> IllegalActionError:
-    return IllegalActionError(f"illegal action {action.notation()!r} for seat {state.current} "
+    # named by its repr when its text is the deck take's ('take deck' for Take('deck'))
+    named = repr(action) if _written_as_deck_take(action) else repr(action.notation())
+    return IllegalActionError(f"illegal action {named} for seat {state.current} "
                               f"(turn {state.turn + 1}, {state.phase.name.lower()} step): {why}")
+
+
+def _written_as_deck_take(action: Action) -> bool:
+    """A Take of a card (``Take('deck')``, ``Take('')``) written as the deck take is."""
+    return type(action) is Take and action.card is not None \
+        and action.notation() == _TAKE_DECK.notation()
 
 
 def check(state: GameState, action: Action) -> None:
@@ -443,7 +463,7 @@ def play(state: GameState, action: Action | str) -> GameState:
     except PaymentError as err:
         raise _illegal(state, action, str(err)) from None
     except UnknownCardError as err:
-        raise _illegal(state, action, str(err)) from None
+        raise _illegal(state, action, _unknown_why(state, action, err)) from None
     return new
 
 
