@@ -476,3 +476,21 @@ def test_sets_of_equal_content_are_equal_however_made(tmp_path):
     views = [view_of(s, 0) for s in states]
     assert views[0] == views[1] and view_from_json(view_to_json(views[0])) == views[0]
     assert view_from_json(view_to_json(views[0])).cards == first
+
+
+@pytest.mark.parametrize("players", [5, 1, 0, -3, True, 2.0, "2", None])
+def test_turns_per_player_names_a_player_count_the_rules_do_not_have(players):
+    """load_card_set().turns_per_player(5) was -2: the rules have 2 to 4 players."""
+    with pytest.raises(ValueError, match=rf"^players: must be 2 to 4, got {players!r}$"):
+        load_card_set().turns_per_player(players)
+
+
+def test_turns_per_player_names_a_count_the_set_cannot_deal():
+    np = pytest.importorskip("numpy")
+    highway = [hw(f"H{i:02d}", 1 + i % 4, players=[2, 3, 4] if i < 8 else [4],
+                  bonus={"kind": "distinct_scenery", "points": 1} if i % 4 == 1 else None)
+               for i in range(30)]
+    cards = parse_card_set(raw_set(highway, [lm("L00")]), require_full=False)
+    assert cards.turns_per_player(np.int64(4)) == cards.turns_per_player(4) >= 0
+    with pytest.raises(ValueError, match="has 8 cards for 3 players, fewer than the 11"):
+        cards.turns_per_player(3)

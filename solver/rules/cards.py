@@ -22,6 +22,7 @@ import weakref
 from dataclasses import dataclass
 from functools import cached_property, lru_cache
 from importlib import resources
+from numbers import Integral
 from pathlib import Path
 from typing import Any
 
@@ -205,8 +206,19 @@ class CardSet:
     def turns_per_player(self, players: int) -> int:
         """How many turns each of ``players`` gets: the game ends when the deck runs out,
         after the hands and the Depot are dealt and each turn takes its cards (a set's
-        deck sizes make it a whole number, checked when the set is read)."""
-        spare = len(self.deck_for(players)) - HAND_SIZE * players - DEPOT_SIZE
+        deck sizes make it a whole number, checked when the set is read). ValueError for
+        a player count the rules do not have, or one this set cannot deal."""
+        if isinstance(players, bool) or not isinstance(players, Integral) \
+                or not MIN_PLAYERS <= players <= MAX_PLAYERS:
+            raise ValueError(f"players: must be {MIN_PLAYERS} to {MAX_PLAYERS}, "
+                             f"got {players!r}")
+        players = int(players)
+        deck = len(self.deck_for(players))
+        spare = deck - HAND_SIZE * players - DEPOT_SIZE
+        if spare < 0:
+            raise ValueError(f"players: card set {self.name!r} has {deck} cards for "
+                             f"{players} players, fewer than the {deck - spare} the hands "
+                             "and the Depot are dealt")
         return spare // (CARDS_TAKEN_PER_TURN * players)
 
     def card(self, card_id: str) -> int:
