@@ -27,3 +27,31 @@ def test_a_take_of_the_card_deck_points_to_the_deck_take(card):
         apply(state, Take(card))
     assert str(unchecked.value) == words  # apply says it in play's words
     play(state, deck_take)  # the deck take itself plays
+
+
+@pytest.mark.parametrize("given", ["mine.json", "default", "data", {}, 3],
+                         ids=["path", "default", "data", "empty-dict", "number"])
+def test_new_game_names_a_card_set_given_as_anything_else(given):
+    """new_game(2, cards='mine.json') (or 'default', or a dict) failed inside with
+    AttributeError: 'str' object has no attribute 'deck_for', and cards={} dealt the
+    default set. A TypeError names the argument, what was given and how to get a
+    CardSet; that way deals the game as the default cards do."""
+    from solver.rules.cards import load_card_set, parse_card_set
+
+    raw = load_card_set().to_json()
+    given = raw if given == "data" else given
+    with pytest.raises(TypeError) as err:
+        new_game(2, seed=1, cards=given)
+    words = str(err.value)
+    assert words.startswith("cards: must be a CardSet or None (the default set), got "
+                            f"{type(given).__name__}"), words
+    if isinstance(given, str):
+        assert f"load_card_set({given!r})" in words, words
+    if given == raw:
+        assert "parse_card_set(data)" in words, words
+        cards = parse_card_set(given)
+    elif given == "default":
+        cards = load_card_set(given)
+    else:
+        return
+    assert new_game(2, seed=1, cards=cards).depot == new_game(2, seed=1).depot

@@ -31,6 +31,7 @@ import random
 from collections.abc import Sequence
 from functools import lru_cache
 from numbers import Integral
+from os import PathLike
 
 from .actions import Action, Build, Claim, End, IllegalActionError, Take, parse_action
 from .cards import CardSet, UnknownCardError, load_card_set
@@ -64,8 +65,13 @@ class SetupError(ValueError):
 
 def new_game(num_players: int, seed: int | None = None, cards: CardSet | None = None) -> GameState:
     """Deal a new game: deck filtered by player count and shuffled, hands of 2, Depot of
-    5, Landmark row of 5, first player drawn. Same seed, same game."""
-    cards = cards or load_card_set()
+    5, Landmark row of 5, first player drawn. Same seed, same game. ``cards``: a
+    :class:`~solver.rules.cards.CardSet` (``load_card_set(path)``), None for the default
+    set."""
+    if cards is None:
+        cards = load_card_set()
+    elif not isinstance(cards, CardSet):
+        raise _not_a_card_set(cards)
     if isinstance(num_players, bool) or not isinstance(num_players, int) \
             or not MIN_PLAYERS <= num_players <= MAX_PLAYERS:
         raise SetupError(f"players: must be {MIN_PLAYERS} to {MAX_PLAYERS}, got {num_players!r}")
@@ -88,6 +94,19 @@ def new_game(num_players: int, seed: int | None = None, cards: CardSet | None = 
     first = rng.randrange(num_players)
     return GameState(cards, players, deck, depot, landmark_deck, row, current=first,
                      first_player=first)
+
+
+def _not_a_card_set(cards: object) -> TypeError:
+    """The error of :func:`new_game` given something else than a CardSet for ``cards``."""
+    if isinstance(cards, (str, PathLike)):
+        how = f"load it with load_card_set({str(cards)!r})"
+    elif isinstance(cards, dict):
+        how = "build it from parsed JSON with parse_card_set(data) (solver.rules.cards)"
+    else:
+        how = "load one with load_card_set(path) ('default' for the shipped set)"
+    given = f" {cards!r}" if isinstance(cards, str) else ""
+    return TypeError(f"cards: must be a CardSet or None (the default set), got "
+                     f"{type(cards).__name__}{given}: {how}")
 
 
 def turns_per_player(state: GameState) -> int:
