@@ -738,3 +738,19 @@ def test_a_seed_string_that_is_not_one_says_what_a_seed_string_is(client, seed, 
     r = client.post("/v1/games", json={"players": 2, "seats": ["human", "random"],
                                        "seed": "0" + "9" * 18})
     assert r.status_code == 201, r.text
+
+
+@pytest.mark.parametrize("name", [r"\ud800", r"a\udfff", r"\u0000", r"x\u001b[31m"])
+def test_a_posted_records_seat_name_must_be_plain_text(client, name):
+    """Old code: a lone surrogate in a name was taken (202), then every GET of the review,
+    which shows the names, was a plain-text 500 (UTF-8 cannot encode it)."""
+    record = short_record()
+    record["names"] = ["NAME", "b"]
+    for url, extra in (("/v1/analyze", ""), ("/v1/replay", ', "n": 0')):
+        body = ('{"record": ' + json.dumps(record).replace('"NAME"', f'"{name}"')
+                + extra + "}").encode()
+        r = client.post(url, content=body, headers={"Content-Type": "application/json"})
+        assert r.status_code == 422 and r.json()["field"] == "names[0]", (url, r.text)
+        assert "control character or a lone surrogate" in r.json()["reason"]
+    record["names"] = ["Ana \u00e9 \U0001f0a1", "b"]
+    assert client.post("/v1/analyze", json={"record": record}).status_code == 202
