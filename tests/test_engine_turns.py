@@ -329,3 +329,40 @@ def test_highway_only_grows_at_the_ends(small):
                 assert b == a or (len(b) == len(a) + 1 and (b[1:] == a or b[:-1] == a))
                 grew += len(b) > len(a)
     assert grew > 10
+
+
+def test_a_phase_given_as_its_number_is_that_phase(small):
+    """A state whose phase is a plain int (state.phase = 0) listed only 'end' in the take
+    step (the engine compares phases by identity) and play's refusals failed with an
+    AttributeError. legal_actions and play read the number as its Phase (play's state
+    has a Phase), apply's refusals word it as play does, and another value is an error
+    naming the field."""
+    from solver.rules.position import PositionError
+
+    seen = set()
+    for state in random_game(new_game(3, seed=4, cards=small), 4):
+        numbered = state.copy()
+        numbered.phase = int(state.phase)
+        seen.add(state.phase)
+        assert legal_actions(numbered) == legal_actions(state)
+        assert numbered.phase == state.phase and type(numbered.phase) is int  # unchanged
+        for action in legal_actions(state)[:4]:
+            after = play(numbered, action)
+            assert after == play(state, action) and type(after.phase) is Phase
+        if not state.is_over:
+            with pytest.raises(IllegalActionError) as checked:
+                play(state, Take("S01") if state.phase == Phase.BUILD else End())
+            with pytest.raises(IllegalActionError) as numbered_err:
+                play(numbered, Take("S01") if state.phase == Phase.BUILD else End())
+            assert str(numbered_err.value) == str(checked.value)
+            gone = next(c for c in range(len(small.highway)) if c not in state.depot)
+            with pytest.raises(IllegalActionError) as unchecked:
+                apply(numbered, Take(small.highway[gone].id))
+            assert f"{state.phase} step" in str(unchecked.value)
+    assert seen == set(Phase)
+    for bad in (7, "take", True, None):
+        numbered.phase = bad
+        for entry in (legal_actions, lambda s: play(s, "end")):
+            with pytest.raises(PositionError, match=r"phase: must be a Phase \(Phase.TAKE, "
+                               rf".* or its number 0 to 2, got {bad!r}"):
+                entry(numbered)

@@ -53,6 +53,7 @@ from .payment import (
     carry_out_payment,
     cheapest_payment,
 )
+from .position import PositionError
 from .scoring import Outcome, effective_miles, final_scores
 from .state import GameState, Phase, PlayerState, known_state
 from .stretches import highway_runs, runs
@@ -141,8 +142,10 @@ def legal_actions(state: GameState | PlayerView) -> list[Action]:
         if state.deck:
             actions.append(_TAKE_DECK)
         return actions
-    if phase is _OVER_PHASE:
-        return []
+    if phase is not _BUILD_PHASE:  # (tested here: the take and build steps test no more)
+        if phase is _OVER_PHASE:
+            return []
+        return legal_actions(_with_phase(state))  # a plain int such as 0
     if state.players[state.current].highway:
         actions = [b for c in affordable_cards(state) for b in builds[c]]
     else:
@@ -169,7 +172,31 @@ def _stand_in(view: PlayerView) -> GameState:
 
 
 _TAKE_PHASE = Phase.TAKE
+_BUILD_PHASE = Phase.BUILD
 _OVER_PHASE = Phase.OVER
+
+
+def _with_phase(state: GameState) -> GameState:
+    """A copy of a state whose phase is its number (``state.phase = 0``), not a
+    :class:`Phase`, with the Phase of that number: the engine compares phases by
+    identity (the hot path), and the checked entries take a number for its Phase.
+    A phase that is neither is a :class:`~solver.rules.position.PositionError`."""
+    new = state.copy()
+    new.phase = _as_phase(state.phase)
+    return new
+
+
+def _as_phase(phase: object) -> Phase:
+    if isinstance(phase, Phase):
+        return phase
+    if isinstance(phase, Integral) and not isinstance(phase, bool):
+        try:
+            return Phase(int(phase))
+        except ValueError:
+            pass
+    names = ", ".join(f"Phase.{p.name}" for p in Phase)
+    raise PositionError("phase", f"must be a Phase ({names}) or its number "
+                        f"{min(Phase):d} to {max(Phase):d}, got {phase!r}")
 _TAKE_DECK = Take(None)
 _END = End()
 
@@ -418,7 +445,7 @@ def _illegal(state: GameState, action: Action, why: str) -> IllegalActionError:
     # named by its repr when its text is the deck take's ('take deck' for Take('deck'))
     named = repr(action) if _written_as_deck_take(action) else repr(action.notation())
     return IllegalActionError(f"illegal action {named} for seat {state.current} "
-                              f"(turn {state.turn + 1}, {state.phase.name.lower()} step): {why}")
+                              f"(turn {state.turn + 1}, {_as_phase(state.phase)} step): {why}")
 
 
 def _written_as_deck_take(action: Action) -> bool:
@@ -441,6 +468,8 @@ def play(state: GameState, action: Action | str) -> GameState:
     """
     if type(state) is not GameState and not isinstance(state, GameState):
         raise _not_a_state("play", state)
+    if type(state.phase) is not Phase:
+        state = _with_phase(state)
     if isinstance(action, str):
         action = parse_action(action)
     if not isinstance(action, Action):
