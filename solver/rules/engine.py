@@ -397,10 +397,10 @@ def _unknown_why(state: GameState, action: Action, err: UnknownCardError) -> str
 
 
 def _misplaced(state: GameState, action: Take | Build | Claim) -> IllegalActionError:
-    """Why :func:`apply_inplace` refuses an action whose card or Landmark the set has but
-    that is not where the action takes it from (the Depot, the hand, the Landmark row),
-    worded as :func:`play` words it; found once ``list.remove`` failed, before the state
-    was changed (the hot path checks nothing)."""
+    """Why an action whose card or Landmark the set has is refused when that is not where
+    the action takes it from (the Depot, the hand, the Landmark row): :func:`play` checks
+    first, :func:`apply_inplace` finds it once ``list.remove`` failed, before the state
+    was changed (the hot path checks nothing); both say it in these words."""
     cards = state.cards
     if type(action) is Take:
         shown = " ".join(cards.highway[c].id for c in state.depot)
@@ -492,12 +492,11 @@ def play(state: GameState, action: Action | str) -> GameState:
                 if not state.deck:
                     raise _illegal(state, action, "the Highway deck is empty")
             elif cards.card(action.card) not in state.depot:
-                shown = " ".join(cards.highway[c].id for c in state.depot)
-                raise _illegal(state, action, f"{action.card} is not in the Depot ({shown})")
+                raise _misplaced(state, action)
         elif kind is Build:
             c = cards.card(action.card)
             if c not in player.hand:
-                raise _illegal(state, action, f"{action.card} is not in your hand")
+                raise _misplaced(state, action)
             if action.side not in ("L", "R"):
                 raise _illegal(state, action, "the side must be L or R")
             if action.payment is None and cheapest_payment(state, c) is None:
@@ -521,8 +520,7 @@ def _check_claim(state: GameState, action: Claim) -> None:
     lm = cards.landmark(action.landmark)
     c = cards.card(action.card)
     if lm not in state.landmark_row:
-        shown = " ".join(cards.landmarks[x].id for x in state.landmark_row)
-        raise _illegal(state, action, f"{action.landmark} is not in the Landmark row ({shown})")
+        raise _misplaced(state, action)
     if c not in player.highway:
         raise _illegal(state, action, f"{action.card} is not in your Highway")
     if any(card == c for _lm, card in player.landmarks):
