@@ -90,3 +90,47 @@ def test_every_problem_of_a_csv_is_listed_at_once(tmp_path, capsys):
     assert r.status_code == 422, r.text
     said = json.dumps(r.json())
     assert "H03" in said and "H05" in said, said
+
+
+def test_load_card_set_reads_a_csv_file_and_a_dict(tmp_path):
+    """load_card_set took only a JSON path or a name: 'x.csv' was 'not valid JSON' and a
+    dict a TypeError from inside pathlib. A .csv path (any case) is read by the CSV reader
+    (named after the file), a dict by parse_card_set; anything else is named."""
+    import pytest
+
+    from solver.rules import CardSetError, parse_card_set
+
+    default = load_card_set()
+    raw = default.to_json()
+    raw["name"] = "mine"
+    for name in ("mine.csv", "MINE.CSV"):
+        path = tmp_path / name
+        path.write_text("\ufeff" + card_set_to_csv(raw), encoding="utf-8")  # a BOM too
+        for spec in (path, str(path)):
+            cards = load_card_set(spec)
+            assert cards.name == path.stem
+            assert cards.cards_fingerprint == default.cards_fingerprint
+    assert load_card_set(raw) == parse_card_set(raw) != default
+    assert load_card_set(default.to_json()) == default
+    bad = tmp_path / "bad.csv"
+    bad.write_text(card_set_to_csv(raw).replace("highway,H02,1,", "highway,H02,one,"))
+    with pytest.raises(CardSetError, match="row 3 \\(H02\\).miles") as info:
+        load_card_set(bad)
+    assert info.value.source == str(bad)
+    with pytest.raises(CardSetError, match="file not found") as info:
+        load_card_set(tmp_path / "absent.csv")
+    with pytest.raises(CardSetError, match="highway: a full set has 69 cards"):
+        load_card_set({**raw, "highway": raw["highway"][:10]})
+    with pytest.raises(TypeError, match="expected None, 'default', a path to a JSON or CSV "
+                       "card set or a dict of the JSON schema, got int"):
+        load_card_set(3)
+
+
+def test_the_rules_package_exports_the_card_set_names_its_cards_index():
+    import solver.rules as rules
+    from solver.rules.constants import MATERIALS, SCENERIES
+    from solver.rules.position import check_state
+
+    assert (rules.MATERIALS, rules.SCENERIES) == (MATERIALS, SCENERIES)
+    assert rules.parse_card_set is parse_card_set and rules.check_state is check_state
+    assert {"MATERIALS", "SCENERIES", "parse_card_set", "check_state"} <= set(rules.__all__)

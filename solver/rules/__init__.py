@@ -39,7 +39,10 @@ from .cards import (
     Landmark,
     UnknownCardError,
     load_card_set,
+    parse_card_set,
 )
+from .cardset_csv import read_csv_file  # noqa: F401 - load_card_set reads .csv with it
+from .constants import MATERIALS, SCENERIES
 from .determinize import InconsistentViewError, sample_states
 from .engine import (
     SetupError,
@@ -62,7 +65,7 @@ from .payment import (
     cheapest_payment,
     joint_payment,
 )
-from .position import PositionError, state_from_json, state_to_json
+from .position import PositionError, check_state, state_from_json, state_to_json
 from .record import GameRecord, RecordError
 from .scoring import Outcome, ScoreBreakdown, final_scores, score_player
 from .state import GameState, Phase, PlayerState
@@ -86,9 +89,10 @@ __all__ = [
     # scores
     "score_player", "final_scores", "ScoreBreakdown", "Outcome",
     # cards
-    "load_card_set", "CardSet", "HighwayCard", "Landmark", "CardSetError",
-    "UnknownCardError",
+    "load_card_set", "parse_card_set", "CardSet", "HighwayCard", "Landmark",
+    "CardSetError", "UnknownCardError", "SCENERIES", "MATERIALS",
     # JSON: positions, views, records
-    "state_to_json", "state_from_json", "PositionError", "view_to_json", "view_from_json",
+    "state_to_json", "state_from_json", "check_state", "PositionError", "view_to_json",
+    "view_from_json",
     "GameRecord", "RecordError",
 ]

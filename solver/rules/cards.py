@@ -19,6 +19,7 @@ import json
 import re
 import threading
 import weakref
+from collections.abc import Callable
 from dataclasses import dataclass
 from functools import cached_property, lru_cache
 from importlib import resources
@@ -527,9 +528,24 @@ def default_card_set() -> CardSet:
     return parse_card_set(json.loads(text), "default")
 
 
-def load_card_set(spec: str | Path | None = None) -> CardSet:
-    """The card set named by ``spec``: None or "default" for the shipped reconstruction,
-    otherwise a path to a JSON file in the same schema."""
+def load_card_set(spec: str | Path | dict | None = None) -> CardSet:
+    """The card set named by ``spec``: None or "default" for the shipped reconstruction;
+    a path to a JSON file in the schema (docs/format.md, "Card sets") or, named ``.csv``,
+    to a CSV of one row per card ("Card sets as CSV", its name the file's stem); or a
+    dict of the JSON schema (:func:`parse_card_set`). A full set is required, and
+    CardSetError lists every problem."""
     if spec is None or spec == "default":
         return default_card_set()
-    return read_card_set(spec)
+    if isinstance(spec, dict):
+        return parse_card_set(spec, "(dict)")
+    if not isinstance(spec, (str, Path)):
+        raise TypeError(f"load_card_set: expected None, 'default', a path to a JSON or CSV "
+                        f"card set or a dict of the JSON schema, got {type(spec).__name__}")
+    reader = FILE_READERS.get(Path(spec).suffix.lower())
+    return reader(spec) if reader is not None else read_card_set(spec)
+
+
+# Readers of card-set files in a format other than JSON, by file suffix: a reader builds
+# on this module, so it adds itself (solver.rules.cardset_csv adds ".csv"; the package
+# imports it).
+FILE_READERS: dict[str, Callable[[str | Path], CardSet]] = {}

@@ -28,9 +28,18 @@ from __future__ import annotations
 import csv
 import io
 import re
+from pathlib import Path
 from typing import Any
 
-from .cards import FORMAT, CardSetError, load_card_set, parse_card_set  # noqa: F401
+from .cards import (  # noqa: F401
+    FILE_READERS,
+    FORMAT,
+    CardSet,
+    CardSetError,
+    load_card_set,
+    parse_card_set,
+)
+from .userfiles import JsonFileError, read_text_file
 from .wording import got
 
 COLUMNS = ("kind", "id", "miles", "scenery", "cost", "material", "persistent", "bonus",
@@ -222,3 +231,17 @@ def read_csv_card_set(text: str, name: str, source: str | None = None, **meta: A
         except CardSetError as err:
             errors += [e for e in err.errors if not any(f"'{i}'" in e for i in named)]
     raise CardSetError(source, errors)
+
+
+def read_csv_file(path: str | Path) -> CardSet:
+    """A CSV card-set file (UTF-8, a spreadsheet's byte-order mark allowed) as a
+    validated full CardSet named after the file's stem, or CardSetError from the path.
+    :func:`~solver.rules.cards.load_card_set` reads a path ending in ``.csv`` so."""
+    try:
+        text = read_text_file(path, encoding="utf-8-sig")
+    except JsonFileError as err:  # (the file readers' words: not found, not UTF-8...)
+        raise CardSetError(err.path, [err.reason]) from None
+    return read_csv_card_set(text, Path(path).stem, str(path))
+
+
+FILE_READERS[".csv"] = read_csv_file
