@@ -420,3 +420,41 @@ def test_claims_above_different_cards_with_the_same_numbers_are_one_line(server,
     assert pg.evaluate("window.bigsur.state.hintShow") == 4
     assert "shown on the table" in items.nth(3).inner_text()
     assert not pg.js_errors, pg.js_errors
+
+
+def test_every_place_of_a_landmark_is_marked(server, page):  # noqa: F811
+    """Pfeiffer Beach can be claimed above H04 or H41: the hint's line said "above H04 or
+    H41" but the table marked one place (above H04), and the Landmark row showed only
+    that the Landmark could be claimed, not where. Every place of a shown hint is marked
+    on the Highway, and the row says where a Landmark can go (and how many places)."""
+    from solver.rules.engine import play
+    from solver.rules.position import state_from_json, state_to_json
+
+    pg = page
+    to_two_possible_claims(pg, server)
+    row = {lm: pg.locator(f"#landmarks [data-claim='{lm}']") for lm in ("L02", "L03")}
+    for lm, button in row.items():
+        said = button.inner_text()
+        assert "Claim above H04 or H41 (2 places)" in said, (lm, said)
+        assert "above H04 or H41 (2 places)" in button.get_attribute("aria-label")
+    others = pg.locator("#landmarks .cardbtn:not(.claimable)")
+    assert others.count() and others.locator(".lmplaces").count() == 0
+
+    s = state_from_json(ragged_point_position())
+    for a in ("build H14 R pay per:H12 bh:1:H05", "build H04 L pay per:H02 H62"):
+        s = play(s, a)
+    same = {"win_probability": 0.012, "expected_margin": -21.5, "visits": 384}
+    fake_hint(pg, state_to_json(s), [
+        {"actions": ["claim L03 H04"], **same}, {"actions": ["claim L03 H41"], **same},
+        {"actions": ["end"], "win_probability": 0.005, "expected_margin": -25.0, "visits": 100}])
+    ask_hint(pg)
+    assert "above H04 or H41" in pg.locator("#hint .hintlist > li").first.inner_text()
+    marks = pg.locator("#seats .seat.me g.hintclaim")
+    assert sorted(marks.nth(k).get_attribute("data-card") for k in range(marks.count())) == \
+        ["H04", "H41"]
+    assert "above H04 or H41 (2 places)" in marks.first.locator("title").text_content()
+    assert "suggested" in row["L03"].get_attribute("class")
+    shot(pg, "hints-every-place-marked")
+    pg.click("#hint [data-showhint='2']")  # the other line: no claim marked
+    assert marks.count() == 0
+    assert not pg.js_errors, pg.js_errors

@@ -248,15 +248,21 @@ function renderTable(t, opts = {}) {
     : cardButton(null, (takeLegal.has("deck") ? "takeable" : "") + (hm && hm.take.includes("deck") ? " suggested" : ""),
       `Take the top card of the deck (${t.deckCount} cards left, key D)`, {act: "take deck"},
       deckInner);
-  // Landmark row
-  const claims = legal.filter((a) => a.startsWith("claim "));
-  const claimable = new Set(claims.map((a) => a.split(" ")[1]));
+  // Landmark row: a Landmark that can be claimed says above which cards of your Highway
+  // (one a place; the row showed only that it could be, and a second place went unseen)
+  const places = {};
+  for (const a of legal.filter((x) => x.startsWith("claim "))) {
+    const [, lm, card] = a.split(" ");
+    (places[lm] = places[lm] || []).push(card);
+  }
+  const placesWords = (id) => `above ${orWords(places[id])}` +
+    (places[id].length > 1 ? ` (${places[id].length} places)` : "");
   q("landmarks").innerHTML = t.landmarkRow.map((id) => id === null
     ? `<div class="lmslot">${landmarkSVG(null)}</div>`
     : (opts.static ? `<div class="lmslot" data-card="${esc(id)}">${landmarkSVG(id)}</div>`
-      : `<button type="button" class="cardbtn lm ${claimable.has(id) ? "claimable" : ""}${hm && hm.claim.some((x) => x.landmark === id) ? " suggested" : ""}" ` +
-        `data-claim="${esc(id)}" aria-label="${esc("Claim " + landmarkWords(id))}">` +
-        `${landmarkSVG(id)}</button>`)).join("");
+      : `<button type="button" class="cardbtn lm ${places[id] ? "claimable" : ""}${hm && hm.claim.some((x) => x.landmark === id) ? " suggested" : ""}" ` +
+        `data-claim="${esc(id)}" aria-label="${esc("Claim " + landmarkWords(id) + (places[id] ? ` \u2014 ${placesWords(id)}` : ""))}">` +
+        `${landmarkSVG(id)}${places[id] ? `<span class="lmplaces" aria-hidden="true">Claim ${esc(placesWords(id))}</span>` : ""}</button>`)).join("");
   const lmc = q("lmcount");
   if (lmc) lmc.textContent = `${t.lmDeckCount} more in the deck`;
 
@@ -471,18 +477,25 @@ function hintCurrent(h) {
   return !!(h && h.result && S.data && h.key === hintKey(S.data));
 }
 
-/* The move a hint shows on the table: {take, build: {card, side}, claim}. */
+/* The move a hint shows on the table: {take, build: {card, side}, claim: {landmark, card,
+ * places}}. A line of the list that merges claims above different cards (mergedClaims:
+ * "above H04 or H41") marks every place (``places``: the line's cards). */
 function hintMarks() {
   const h = S.hint;
   if (!hintCurrent(h)) return null;
-  const m = h.result.moves[S.hintShow || 0];
+  const shown = S.hintShow || 0;
+  const m = h.result.moves[shown];
   if (!m) return null;
+  const line = mergedClaims(h.result.moves).find((x) => x.k === shown);
   const marks = {take: [], build: [], claim: []};
   for (const a of m.actions) {
     const w = a.split(/\s+/);
     if (w[0] === "take") marks.take.push(w[1]);
     if (w[0] === "build") marks.build.push({card: w[1], side: w[2]});
-    if (w[0] === "claim") marks.claim.push({landmark: w[1], card: w[2]});
+    if (w[0] === "claim") {
+      const above = line && line.above ? line.above : [w[2]];
+      for (const card of above) marks.claim.push({landmark: w[1], card, places: above});
+    }
   }
   return marks;
 }

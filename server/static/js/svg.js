@@ -1,7 +1,7 @@
 /* Cards, Landmarks and Highways as SVG, from the card-set data (no outside assets).
  * ``setCards`` gives the module the card set in use ({highway: {id: card}, landmarks}). */
 
-import {MAT_COLOR, matGlyph, effectWords, aOrAn} from "./words.js";
+import {MAT_COLOR, matGlyph, effectWords, aOrAn, orWords} from "./words.js";
 
 export const SCENERY = ["ocean", "forest", "mountain", "flower", "field"];
 export const SC_COLOR = {ocean: "#1f6fb2", forest: "#2e7d32", mountain: "#795548",
@@ -153,7 +153,8 @@ export function landmarkSVG(id, lm) {
 
 /* A Highway: cards left to right, Landmarks above, qualifying Stretches as bars below.
  * A hint's move is marked: ``ghosts`` ({card, side}) the cards it builds, ``claims``
- * ({landmark, card}) the card its Landmark is claimed above, with the Landmark's place. */
+ * ({landmark, card, places}) the card its Landmark is claimed above, with the Landmark's
+ * place (one a card when it may go above any of ``places``). */
 export function highwaySVG(highway, landmarks, stretches, scale, highlight, ghosts = [], claims = []) {
   const W = 100, G = 6, LM = 24, LANE = 17;
   const left = ghosts.filter((g) => g.side === "L" || !highway.length).map((g) => g.card).reverse();
@@ -195,7 +196,8 @@ export function highwaySVG(highway, landmarks, stretches, scale, highlight, ghos
     const x = pos[cl.card];
     if (x === undefined) continue;
     const l = S.cards.landmarks[cl.landmark];
-    const what = `hint: claim ${l ? l.name + " (" + cl.landmark + ")" : cl.landmark} above ${cl.card}`;
+    const what = `hint: claim ${l ? l.name + " (" + cl.landmark + ")" : cl.landmark} above ` +
+      (cl.places && cl.places.length > 1 ? `${orWords(cl.places)} (${cl.places.length} places)` : cl.card);
     s += `<g class="hintclaim" data-card="${esc(cl.card)}"><title>${esc(what)}</title>` +
       `<rect x="${x}" y="1" width="${W}" height="${LM - 4}" rx="5" fill="#fff" stroke="#7b1fa2" stroke-width="2" stroke-dasharray="6 4"/>` +
       `<text x="${x + W / 2}" y="${LM - 8}" class="lmtag ghosttag">hint: ${esc(cl.landmark)}</text>` +
