@@ -275,3 +275,11 @@ def test_moves_to_rank_must_be_legal_for_the_seat_to_act():
             analyse(state, Budget(iterations=5), moves=moves)
     ranked = analyse(build_step, Budget(iterations=5), moves=[(End(),)])
     assert [m.actions for m in ranked.moves] == [["end"]]
+
+
+@pytest.mark.parametrize("text", ["1 s", "fast", ""])
+def test_a_budget_outside_the_grammar_names_the_budget_once(text):
+    with pytest.raises(BudgetError) as info:
+        Budget.parse(text)
+    assert str(info.value).startswith("budget must be <iterations>i or <seconds>s")
+    assert "budget" not in str(info.value)[len("budget"):].split("(e.g.")[0]

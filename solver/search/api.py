@@ -96,8 +96,9 @@ class Budget:
 
         try:
             b = parse_budget(text)
-        except SpecError as err:
-            raise BudgetError(str(err)) from None
+        except SpecError as err:  # "budget must be ...", not "budget: budget must be"
+            raise BudgetError(err.reason if err.reason.startswith(f"{err.field} ")
+                              else str(err)) from None
         return cls(iterations=b.iterations, seconds=b.seconds)
 
     def scaled(self, share: float) -> Budget:
