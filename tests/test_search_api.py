@@ -277,6 +277,24 @@ def test_moves_to_rank_must_be_legal_for_the_seat_to_act():
     assert [m.actions for m in ranked.moves] == [["end"]]
 
 
+def test_the_search_package_and_its_results_say_what_each_field_is():
+    """help() on RankedMove and SearchResult explained no field (win_probability,
+    expected_margin, visits, line), solver.search had no docstring, and Budget said only
+    "wall time, per worker" though set-up at a large hand overruns a short budget."""
+    import dataclasses
+
+    import solver.search
+    from solver.search.api import RankedMove, SearchResult
+
+    assert "solver.search.api" in (solver.search.__doc__ or "")
+    for cls in (RankedMove, SearchResult):
+        doc = cls.__doc__ or ""
+        assert doc and not doc.startswith(cls.__name__ + "(")  # not the dataclass's
+        for f in dataclasses.fields(cls):
+            assert f"``{f.name}``" in doc, (cls.__name__, f.name)
+    assert "overrun" in Budget.__doc__ and "set-up" in Budget.__doc__
+
+
 @pytest.mark.parametrize("text", ["1 s", "fast", ""])
 def test_a_budget_outside_the_grammar_names_the_budget_once(text):
     with pytest.raises(BudgetError) as info:
