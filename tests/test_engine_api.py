@@ -5,7 +5,7 @@ from __future__ import annotations
 
 import pytest
 
-from solver.rules import IllegalActionError, Take, apply, legal_actions, new_game, play
+from solver.rules import GameRecord, IllegalActionError, Take, apply, legal_actions, new_game, play
 
 
 @pytest.mark.parametrize("card", ["deck", "", "Deck"])
@@ -55,3 +55,14 @@ def test_new_game_names_a_card_set_given_as_anything_else(given):
     else:
         return
     assert new_game(2, seed=1, cards=cards).depot == new_game(2, seed=1).depot
+
+
+@pytest.mark.parametrize("cards", ["mine.json", {}, "default"])
+def test_a_record_started_on_anything_but_a_card_set_says_how_to_get_one(cards):
+    """GameRecord.start deals as new_game does, so it names a wrong ``cards`` the same
+    way (it raised AttributeError on a path, and dealt the default set for ``{}``)."""
+    with pytest.raises(TypeError, match=r"cards: must be a CardSet or None \(the default") as err:
+        GameRecord.start(2, 1, cards=cards)
+    with pytest.raises(TypeError) as same:
+        new_game(2, seed=1, cards=cards)
+    assert str(err.value) == str(same.value)

@@ -69,10 +69,7 @@ def new_game(num_players: int, seed: int | None = None, cards: CardSet | None = 
     5, Landmark row of 5, first player drawn. Same seed, same game. ``cards``: a
     :class:`~solver.rules.cards.CardSet` (``load_card_set(path)``), None for the default
     set."""
-    if cards is None:
-        cards = load_card_set()
-    elif not isinstance(cards, CardSet):
-        raise _not_a_card_set(cards)
+    cards = card_set_or_default(cards)
     if isinstance(num_players, bool) or not isinstance(num_players, int) \
             or not MIN_PLAYERS <= num_players <= MAX_PLAYERS:
         raise SetupError(f"players: must be {MIN_PLAYERS} to {MAX_PLAYERS}, got {num_players!r}")
@@ -97,8 +94,14 @@ def new_game(num_players: int, seed: int | None = None, cards: CardSet | None = 
                      first_player=first)
 
 
-def _not_a_card_set(cards: object) -> TypeError:
-    """The error of :func:`new_game` given something else than a CardSet for ``cards``."""
+def card_set_or_default(cards: object) -> CardSet:
+    """``cards`` if it is a CardSet, the default set for None; anything else (a path, a
+    dict) is a TypeError saying how to get a CardSet, for every entry that deals a game
+    (:func:`new_game`, ``GameRecord.start``)."""
+    if cards is None:
+        return load_card_set()
+    if isinstance(cards, CardSet):
+        return cards
     if isinstance(cards, (str, PathLike)):
         how = f"load it with load_card_set({str(cards)!r})"
     elif isinstance(cards, dict):
@@ -106,8 +109,8 @@ def _not_a_card_set(cards: object) -> TypeError:
     else:
         how = "load one with load_card_set(path) ('default' for the shipped set)"
     given = f" {cards!r}" if isinstance(cards, str) else ""
-    return TypeError(f"cards: must be a CardSet or None (the default set), got "
-                     f"{type(cards).__name__}{given}: {how}")
+    raise TypeError(f"cards: must be a CardSet or None (the default set), got "
+                    f"{type(cards).__name__}{given}: {how}")
 
 
 def turns_per_player(state: GameState) -> int:

@@ -40,8 +40,8 @@ from pathlib import Path
 from typing import Any
 
 from .actions import Action, ActionError, parse_action
-from .cards import CardSet, load_card_set
-from .engine import apply_inplace, new_game, play
+from .cards import CardSet
+from .engine import apply_inplace, card_set_or_default, new_game, play
 from .position import PositionError, cards_to_json, resolve_cards, state_from_json, state_to_json
 from .scoring import final_scores
 from .state import GameState, Phase
@@ -82,7 +82,7 @@ class GameRecord:
               names: list[str] | None = None) -> GameRecord:
         """A new record of a game dealt by ``seed``, checked as :meth:`from_json` checks
         a record read back (RecordError naming the field), so that what is saved loads."""
-        record = cls(cards or load_card_set(), players, seed=seed, names=names)
+        record = cls(card_set_or_default(cards), players, seed=seed, names=names)
         cls.from_json(record.to_json(), record.cards)
         return record
 
