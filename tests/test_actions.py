@@ -29,7 +29,7 @@ from solver.rules.actions import (
     parse_action,
     parse_step,
 )
-from solver.rules.cards import CardSetError, parse_card_set
+from solver.rules.cards import CardSetError, load_card_set, parse_card_set
 from solver.rules.constants import MATERIALS
 from solver.rules.engine import legal_actions, new_game, play
 from solver.rules.payment import PaymentError
@@ -38,8 +38,8 @@ from solver.rules.state import Phase
 # ------------------------------------------------------------------ notation
 
 ID_CHARS = string.ascii_letters + string.digits + "-_.#/'()[]{}<>!?*&^%$@~|;\"é"
-ids = st.text(alphabet=ID_CHARS, min_size=1, max_size=6).filter(lambda s: s not in ("deck",
-                                                                                     "rec"))
+ids = st.text(alphabet=ID_CHARS, min_size=1, max_size=6).filter(  # words of the notation
+    lambda s: s.lower() != "deck" and s != "rec")
 steps = st.one_of(
     st.builds(Discard, ids),
     st.builds(Substitute, st.tuples(ids, ids, ids), st.sampled_from(MATERIALS)),
@@ -366,3 +366,17 @@ def test_engine_pays_the_cheapest_way_when_no_payment_is_given():
     cards, state = state_of("SW S1", highway="P")
     after = play(state, "build SW R")  # water from P, stone from S1
     assert names(cards, after.player.discard) == ["S1"]
+
+
+@pytest.mark.parametrize("deck", ["DECK", "Deck", "deck"])
+def test_deck_is_read_in_any_case_as_the_verbs_are(deck):
+    """'TAKE DECK' said "unknown Highway card 'DECK'": the verb was read in any case and
+    'deck' was not. A card id may not be 'deck' in any case, so the notation still
+    round-trips."""
+    assert parse_action(f"TAKE {deck}") == parse_action(f"take {deck}") == Take(None)
+    state = new_game(2, seed=1)
+    assert play(state, f"Take {deck}") == play(state, "take deck")
+    raw = load_card_set().to_json()
+    raw["highway"][0]["id"] = deck
+    with pytest.raises(CardSetError, match=f"'{deck}' is reserved by the action notation"):
+        parse_card_set(raw)

@@ -11,6 +11,9 @@ Notation (one action per line; card ids as printed in the card set):
 ``end``                                  end the turn (no more builds, no claim)
 =======================================  =============================================
 
+The verbs, the side and ``deck`` are read in any case (``TAKE DECK``, ``build H12 l``);
+card ids and payment steps as written.
+
 Payment steps, in the order they happen (each supplies one Material):
 
 - ``H03``: discard H03 from hand for the Material on its back
@@ -246,7 +249,7 @@ def parse_action(text: str) -> Action:
         raise NotationError(f"empty action; {_USAGE}")
     verb, args = words[0].lower(), words[1:]
     if verb == "take" and len(args) == 1:
-        return Take(None if args[0] == "deck" else _card(args[0], text))
+        return Take(None if args[0].lower() == "deck" else _card(args[0], text))
     if verb == "end" and not args:
         return End()
     if verb == "claim" and len(args) == 2:

@@ -375,8 +375,10 @@ def _check_id(where: str, card_id: Any, seen: set[str], errors: list[str]) -> bo
         errors.append(f"{where}.id: must be 1 to {MAX_ID_LENGTH} printable characters "
                       f"without spaces or ':+=,'{shown}")
         return False
-    if card_id in ("deck", "rec"):  # words of the action notation ('take deck', 'rec')
-        errors.append(f"{where}.id: {card_id!r} is reserved by the action notation")
+    if card_id.lower() == "deck" or card_id == "rec":  # of the notation: 'take deck' (in
+        # any case), 'rec'
+        errors.append(f"{where}.id: {card_id!r} is reserved by the action notation"
+                      + (" ('take deck' reads it in any case)" if card_id != "rec" else ""))
         return False
     if card_id in seen:
         errors.append(f"{where}.id: duplicate id {card_id!r}")
