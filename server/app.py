@@ -43,13 +43,19 @@ STATIC = Path(__file__).parent / "static"
 
 
 class Metrics:
-    """Request counts and latencies by route and status (Prometheus text format)."""
+    """Request counts and latencies by route and status (Prometheus text format). A
+    method outside HTTP's own is counted as "other": a label per made-up method would
+    let any client grow the metrics without limit."""
+
+    METHODS = frozenset({"GET", "HEAD", "POST", "PUT", "DELETE", "PATCH", "OPTIONS",
+                         "TRACE", "CONNECT"})
 
     def __init__(self):
         self.requests: dict[tuple[str, str, int], int] = defaultdict(int)
         self.seconds: dict[tuple[str, str], float] = defaultdict(float)
 
     def observe(self, method: str, route: str, status: int, seconds: float) -> None:
+        method = method if method in self.METHODS else "other"
         self.requests[(method, route, status)] += 1
         self.seconds[(method, route)] += seconds
 

@@ -263,3 +263,17 @@ def test_settings_and_the_serve_command(tmp_path, monkeypatch):
     add_cli(parser.add_subparsers(dest="command"))
     args = parser.parse_args(["serve", "--port", "9", "--db", "x.db"])
     assert (args.host, args.port, args.db) == ("127.0.0.1", 9, "x.db") and callable(args.func)
+
+
+def test_made_up_methods_share_one_metrics_label(client):
+    """Every method outside HTTP's own counts as "other": a label per made-up method let
+    a client grow /metrics (and the server's memory) by two lines a request."""
+    before = client.get("/metrics").text.count("\n")
+    for i in range(30):
+        assert client.request(f"BREW{i}", "/v1/cards").status_code == 405
+    text = client.get("/metrics").text
+    other = [line for line in text.splitlines() if 'method="other"' in line]
+    assert other and sum(float(line.split()[-1]) for line in other
+                         if line.startswith("bigsur_requests_total")) == 30
+    assert "BREW" not in text
+    assert text.count("\n") - before <= 4  # the GET /metrics itself and "other"'s lines
