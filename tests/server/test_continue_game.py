@@ -148,9 +148,9 @@ def test_an_impossible_view_is_refused_naming_the_field(client):
     assert twice["depot"][0] in err["reason"]
     crowded = copy.deepcopy(view)
     other = next(i for i in range(3) if i != me)
-    crowded["seats"][other]["hand"]["count"] += 40  # more cards than the game holds
-    err = refused(client, {"position": crowded}, "position.deck.count")
-    assert "unseen card(s)" in err["reason"]
+    crowded["seats"][other]["hand"]["count"] += 40  # more cards than its turns took
+    err = refused(client, {"position": crowded}, f"position.seats[{other}].hand.count")
+    assert err["reason"].endswith(f"got {crowded['seats'][other]['hand']['count']}")
 
 
 @pytest.mark.parametrize("position,field", [

@@ -91,8 +91,8 @@ POSITIONS: list[tuple[str, object, str]] = [
     ("Landmarks a number in a view", edit(VIEW, lambda p: p["seats"][1 - p["view_of"]].update(
         landmarks=3)), "landmarks: must be a list"),
     ("view without deck", edit(VIEW, lambda p: p.pop("deck")), "deck"),
-    ("view: more hidden cards than unseen", edit(VIEW, lambda p: p["seats"][1 - p["view_of"]][
-        "hand"].update(count=60)), "unseen card"),
+    ("view: more hidden cards than its turns took", edit(VIEW, lambda p: p["seats"][
+        1 - p["view_of"]]["hand"].update(count=60)), "hand.count: must be"),
     ("view: persistent uses not a number", edit(VIEW, lambda p: p["per_turn"].update(
         persistent_used={p["seats"][p["view_of"]]["hand"][0]: "many"})),
      "per_turn.persistent_used"),
