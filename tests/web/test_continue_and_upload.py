@@ -18,7 +18,7 @@ from __future__ import annotations
 import json
 
 from rules_testkit import random_mid_game
-from test_web_page import SEED, browser, log_count, page, server, settle, shot  # noqa: F401
+from test_web_page import SEED, browser, fresh_page, log_count, page, server, settle, shot  # noqa: F401
 
 from solver.cli import play_random_game
 from solver.rules.position import state_to_json
@@ -365,4 +365,37 @@ def test_a_better_move_names_the_materials_it_takes_from_discard_piles(server, p
     first_build, second_build = line.split(", then ")[:2]
     assert f"discard pile ({top})" in first_build, line
     assert f"discard pile ({after_first})" in second_build, line
+    assert not pg.js_errors, pg.js_errors
+
+
+def test_the_address_review_budget_is_in_the_menu_or_said_unknown(server, page):  # noqa: F811
+    """?review= in the address was sent as it was, beside the menu: a budget not among the
+    menu's choices was used while the menu showed another, and a word such as "deep" or
+    "fast" reached the server as an unknown field (the upload refused, naming the file).
+    The address sets the menu: a choice by its value or its word, any budget the server
+    takes added to it; another value is said in one line, and the menu's choice is used."""
+    pg = page
+    upload_and_review(pg, server, "seven.json", json.dumps(short_record(10)), "iterations:7")
+    pg.wait_for_selector("#review-graph svg polyline", timeout=120_000)
+    assert "search 7 iterations each" in pg.locator("#review-summary").inner_text()
+    assert pg.locator("#review-budget").input_value() == "iterations:7"
+    assert pg.locator("#review-budget option:checked").inner_text() == "7 iterations"
+
+    fresh_page(pg, server + "/?review=deep")
+    assert pg.locator("#review-budget").input_value() == "ms:500"
+    pg.click("#nav-review")
+    assert pg.locator("#review-address").is_hidden()
+
+    fresh_page(pg, server + "/?review=fast")
+    pg.click("#nav-review")
+    note = pg.locator("#review-address")
+    assert note.is_visible() and note.inner_text() == (
+        "The address's review=fast is not a search budget: use quick, normal or deep, or "
+        "iterations:N or ms:N (N a whole number); the menu's choice is used."), note.inner_text()
+    assert pg.locator("#review-budget").input_value() == "ms:100"
+    upload(pg, "menu.json", json.dumps(short_record(6)))
+    pg.wait_for_selector("#review-summary:has-text('search 100 ms each')", timeout=120_000)
+    assert pg.locator("#review-upload-error").is_hidden()
+    pg.select_option("#review-budget", "iterations:30")
+    assert note.is_hidden()
     assert not pg.js_errors, pg.js_errors

@@ -1446,10 +1446,31 @@ function restoreUpload() {
   if (S.upload.shown) S.reviewSource = "upload";
 }
 
+/* The review's search per decision: the menu's choice (?review= sets it, addressBudget). */
 function reviewBudget() {
-  const param = new URLSearchParams(location.search).get("review");
-  const [kind, val] = (param || $("review-budget").value).split(":");
+  const [kind, val] = $("review-budget").value.split(":");
   return {[kind]: Number(val)};
+}
+
+/* ?review= in the menu: a choice by its value ("ms:500") or its word ("deep"), or any
+ * budget the server takes, "iterations:N" or "ms:N" (N a whole number from 1; its caps are
+ * the server's to say), added to the menu. Another value is said in one line and leaves
+ * the menu as it is (it was sent as it was: refused, or silently not shown). */
+function addressBudget() {
+  const wanted = new URLSearchParams(location.search).get("review");
+  if (wanted === null) return;
+  const v = wanted.trim().toLowerCase();
+  const sel = $("review-budget");
+  const byWord = [...sel.options].find((o) => o.textContent.trim().toLowerCase().split(" ")[0] === v);
+  if (byWord) { sel.value = byWord.value; return; }
+  const m = /^(iterations|ms):0*([1-9]\d{0,8})$/.exec(v.replace(/\s+/g, ""));
+  if (m) { showBudgetChoice({[m[1]]: Number(m[2])}); return; }
+  const words = [...sel.options].map((o) => o.textContent.trim().split(" ")[0]);
+  const note = $("review-address"); // (in the review's head, until another choice is made)
+  note.textContent = `The address's review=${wanted} is not a search budget: use ${orWords(words)}, ` +
+    "or iterations:N or ms:N (N a whole number); the menu's choice is used.";
+  note.hidden = false;
+  sel.addEventListener("change", () => { note.hidden = true; }, {once: true});
 }
 
 /* The game's review kept in the browser: its job, result, budget and the decision shown
@@ -1666,13 +1687,17 @@ function startOrPickUpReview() {
   return runReview(false, true);
 }
 
-/* The "search per decision" choice showing the budget of the analysis shown (when it is
- * one of the choices). */
+/* The "search per decision" choice showing ``budget`` (the analysis shown's), added to the
+ * menu when it is none of its choices (a budget from the address; the menu kept showing
+ * another). */
 function showBudgetChoice(budget) {
-  if (!budget) return;
+  if (!budget || !(budget.iterations || budget.ms)) return;
   const value = budget.iterations ? `iterations:${budget.iterations}` : `ms:${budget.ms}`;
   const sel = $("review-budget");
-  if ([...sel.options].some((o) => o.value === value)) sel.value = value;
+  if (![...sel.options].some((o) => o.value === value)) {
+    sel.add(new Option(budget.iterations ? plural(budget.iterations, "iteration") : `${budget.ms / 1000} s`, value));
+  }
+  sel.value = value;
 }
 
 function showProgress(done, total) {
@@ -2515,6 +2540,7 @@ async function init() {
   $("primer-mats").innerHTML = MATERIALS.map((m) => matIcon(m)).join(" ");
   $("primer-scenery").innerHTML = SCENERY.map((x) => `<span class="scn"><svg viewBox="-13 -13 26 26" class="mi" aria-hidden="true">` +
     `<circle r="13" fill="${SC_COLOR[x]}"/>${sceneryIcon(x, 0, 0, 10)}</svg>${x}</span>`).join(" ");
+  addressBudget();
   setupZoom();
   if (matchMedia("(hover: none), (pointer: coarse)").matches) document.body.classList.add("touch");
   try {
