@@ -423,6 +423,27 @@ def test_view_of_a_seat_that_is_not_an_integer_is_named(seat):
         view_of(state, seat)
 
 
+@pytest.mark.parametrize("players", [2, 3])
+def test_a_phase_given_as_its_number_is_written_as_that_phase(players):
+    """``t.phase = 0`` (which the engine reads as Phase.TAKE) is written as its Phase by
+    state_to_json and view_to_json (an AttributeError: 'int' has no attribute 'name');
+    a value that is no phase is named."""
+    for state in game_states(None, players, 11)[:12]:
+        numbered = state.copy()
+        numbered.phase = int(state.phase)
+        assert type(numbered.phase) is int
+        assert state_to_json(numbered) == state_to_json(state)
+        assert view_to_json(view_of(numbered, 1)) == view_to_json(view_of(state, 1))
+    for bad in (7, -1, "take", None, True):
+        numbered.phase = bad
+        with pytest.raises(PositionError, match=r"^phase: must be a Phase \(Phase.TAKE, ") \
+                as info:
+            state_to_json(numbered)
+        assert repr(bad) in str(info.value)
+        with pytest.raises(PositionError, match=r"^phase: must be a Phase"):
+            view_to_json(view_of(numbered, 0))
+
+
 def test_view_of_takes_numpy_integers():
     np = pytest.importorskip("numpy")
     state = new_game(2, seed=1)

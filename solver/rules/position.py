@@ -8,6 +8,7 @@ and raises :class:`PositionError` naming the field and the reason.
 
 from __future__ import annotations
 
+from numbers import Integral
 from typing import Any
 
 from .cards import CardSet, CardSetError, UnknownCardError, load_card_set, parse_card_set
@@ -83,6 +84,21 @@ def seat_to_json(cards: CardSet, p: PlayerState) -> dict:
     }
 
 
+def as_phase(phase: object) -> Phase:
+    """``phase`` as its :class:`Phase`: a Phase, or its number (``state.phase = 0`` is
+    Phase.TAKE); anything else is a PositionError naming ``phase``."""
+    if isinstance(phase, Phase):
+        return phase
+    if isinstance(phase, Integral) and not isinstance(phase, bool):
+        try:
+            return Phase(int(phase))
+        except ValueError:
+            pass
+    names = ", ".join(f"Phase.{p.name}" for p in Phase)
+    raise PositionError("phase", f"must be a Phase ({names}) or its number "
+                        f"{min(Phase):d} to {max(Phase):d}, got {phase!r}")
+
+
 def per_turn_to_json(state: GameState) -> dict:
     hid = state.cards.highway
     return {
@@ -103,7 +119,7 @@ def state_to_json(state: GameState) -> dict:
         "cards": cards_to_json(cards),
         "current": state.current,
         "first_player": state.first_player,
-        "phase": state.phase.name.lower(),
+        "phase": as_phase(state.phase).name.lower(),
         "picks": state.picks,
         "turn": state.turn,
         "deck": [hid[c] for c in reversed(state.deck)],

@@ -44,6 +44,7 @@ from .cards import CardSet
 from .constants import CARDS_TAKEN_PER_TURN, HAND_SIZE, MATERIALS
 from .position import (
     PositionError,
+    as_phase,
     cards_to_json,
     check_supply,
     check_turn_counters,
@@ -170,7 +171,7 @@ def view_to_json(view: PlayerView) -> dict[str, Any]:
         "view_of": view.seat,
         "current": view.current,
         "first_player": view.first_player,
-        "phase": view.phase.name.lower(),
+        "phase": as_phase(view.phase).name.lower(),
         "picks": view.picks,
         "turn": view.turn,
         "deck": {"count": view.deck_count},
