@@ -387,6 +387,22 @@ def build_router(registry, store_of) -> APIRouter:
             return await store_new(cards.to_json())
         return await store_new(await _json_body(request))
 
+    async def name_check(name: Any) -> tuple[str | None, bool]:
+        """The check's note on the name and whether saving refuses it (its shape, a
+        reserved name, the BIGSUR_CARDS set's), as saving says it; a taken name is noted,
+        not refused. No note for a missing name: the validator names it."""
+        if not isinstance(name, str) or not name:
+            return None, False
+        try:
+            check_name(name)
+        except ApiError as err:
+            return f"name: {err.reason}", True
+        if note := registry.file_set_note(name):
+            return f"name: {note}", True
+        if taken(name) or await asyncio.to_thread(lambda: store_of().get(name)):
+            return f"name: {name!r} is taken (saving adds a new version if it is yours)", False
+        return None, False
+
     @router.post("/cardsets/check", summary="Validate a card set without storing it")
     async def check(request: Request) -> dict[str, Any]:
         """Always 200 for a JSON object: ``{ok, errors: [{card, field, message}], summary}``
@@ -394,16 +410,7 @@ def build_router(registry, store_of) -> APIRouter:
         raw = await _json_body(request)
         cards, errors = await validate(raw)
         summary = _summary(cards, 0) if cards is not None else None
-        name = raw.get("name")
-        name_note, refused = None, False
-        if isinstance(name, str) and name:
-            if not NAME_RE.match(name):
-                name_note, refused = "name: must be 1 to 40 letters, digits, '-' or '_'", True
-            elif note := registry.file_set_note(name):
-                name_note, refused = f"name: {note}", True
-            elif name.lower() in RESERVED or taken(name) or \
-                    await asyncio.to_thread(lambda: store_of().get(name)):
-                name_note = f"name: {name!r} is taken (saving adds a new version if it is yours)"
+        name_note, refused = await name_check(raw.get("name"))
         return {"ok": not errors, "errors": structured(errors), "summary": summary,
                 "name": name_note, "name_refused": refused}
 

@@ -166,6 +166,18 @@ def test_names_that_cannot_be_used(client, name, status):
     assert r.json()["field"] == "name"
 
 
+@pytest.mark.parametrize("name", ["default", "Default", "template", "check"])
+def test_the_check_refuses_a_reserved_name_as_saving_does(client, name):
+    """A reserved name was noted by the live check as merely taken ('saving adds a new
+    version if it is yours', name_refused false), then saving refused it (409 reserved):
+    the check now refuses it in saving's words."""
+    check = client.post("/v1/cardsets/check", json=my_set(name)).json()
+    assert check["name_refused"], check
+    assert check["name"] == f"name: {name!r} is reserved; choose another name", check
+    r = client.post("/v1/cardsets", json=my_set(name))
+    assert r.status_code == 409 and r.json()["reason"] in check["name"], r.text
+
+
 def test_a_taken_name_is_refused_and_a_version_added(client):
     assert client.post("/v1/cardsets", json=my_set("mine")).status_code == 201
     r = client.post("/v1/cardsets", json=my_set("MINE"))

@@ -704,3 +704,28 @@ def test_position_editor_alert_clears_when_the_position_changes(server, page):  
                 "document.querySelector('#alert').hidden = false")
     pg.click("[data-pe-mat='1:water']")
     assert pg.locator("#alert:has-text(\"not the editor's\")").is_visible()
+
+
+def posts_sent(pg) -> list[str]:
+    """The POSTs the page sends from now on, the live checks aside."""
+    sent: list[str] = []
+    pg.on("request", lambda r: sent.append(r.url)
+          if r.method == "POST" and "/check" not in r.url else None)
+    return sent
+
+
+def test_card_set_reserved_name_is_refused_before_saving(server, page):  # noqa: F811
+    """A reserved name ('Default') was noted as merely taken ('saving adds a new version
+    if it is yours'), then Save sent it and the server refused it as reserved; the note
+    now says it cannot be saved, and Save sends nothing."""
+    pg = page
+    open_editor(pg, server, "#nav-cards", "#ce-ok")
+    pg.fill("#ce-setname", "Default")
+    pg.wait_for_selector("#ce-name-note.bad:has-text('reserved')")
+    sent = posts_sent(pg)
+    pg.click("#ce-save")
+    alert = pg.locator("#alert")
+    alert.wait_for(state="visible")
+    assert "Cannot be saved under this name" in alert.inner_text(), alert.inner_text()
+    assert "reserved" in alert.inner_text() and not sent, sent
+    assert not pg.js_errors, pg.js_errors
