@@ -641,3 +641,34 @@ def test_a_views_hand_counts_are_what_each_seats_turns_took(players):
                         view_from_json(raw)
                     assert info.value.field == f"seats[{seat}]", str(info.value)
     assert named > 50
+
+
+@pytest.mark.parametrize("players", [2, 3])
+def test_a_seat_holding_a_card_too_few_is_named_alike_in_a_position_and_a_view(players):
+    """The cards a seat took are counted once (position.cards_taken) for a full position
+    and a view: the seat to act one card short (passed to the next seat's hand) is named
+    in the same words by both, the picks of its turn under way said (the position's
+    message left them out)."""
+    compared = 0
+    for state in game_states(None, players, 5)[:40]:
+        seat, other = state.current, state.current + 1
+        full = state_to_json(state)
+        view = view_to_json(view_of(state, seat))
+        if other == players or not full["seats"][seat]["hand"]:
+            continue
+        for raw in (full, view):
+            card = raw["seats"][seat]["hand"].pop()
+            raw["seats"][seat]["known_hand"] = [c for c in raw["seats"][seat]["known_hand"]
+                                                if c != card]
+        full["seats"][other]["hand"].append(card)
+        view["seats"][other]["hand"]["count"] += 1
+        with pytest.raises(PositionError) as in_full:
+            state_from_json(full)
+        with pytest.raises(PositionError) as in_view:
+            view_from_json(view)
+        assert in_full.value.field == f"seats[{seat}]", str(in_full.value)
+        assert str(in_view.value) == str(in_full.value)
+        if state.picks:
+            assert f"and {state.picks} pick(s), holds" in str(in_full.value)
+            compared += 1
+    assert compared > 5

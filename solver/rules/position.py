@@ -413,6 +413,28 @@ def check_supply(cards: CardSet, n: int, turn: int, picks: int, deck: int, depot
                             f"turns and {picks} pick(s), got {deck + depot}")
 
 
+def cards_taken(seat: int, turns: int, current: int, phase: Phase, picks: int
+                ) -> tuple[int, str]:
+    """The cards seat ``seat`` has taken (dealt, and two a turn) after ``turns`` turns of
+    its own and, when it is the seat to act, the ``picks`` of its turn under way; with the
+    words saying when ('after 3 turn(s) and 1 pick(s)'). Its hand, Highway and discard
+    pile hold exactly these, in a full state as in a seat's view."""
+    now = picks if seat == current and phase != Phase.OVER else 0
+    after = f"after {turns} turn(s)" + (f" and {now} pick(s)" if now else "")
+    return HAND_SIZE + CARDS_TAKEN_PER_TURN * turns + now, after
+
+
+def check_seat_holds(seat: int, p: PlayerState, current: int, phase: Phase,
+                     picks: int) -> None:
+    """A seat known whole (a full state's, a view's own) holds the cards it took
+    (:func:`cards_taken`); PositionError naming ``seats[i]``."""
+    taken, after = cards_taken(seat, p.turns, current, phase, picks)
+    held = len(p.hand) + len(p.highway) + len(p.discard)
+    if held != taken:
+        raise PositionError(f"seats[{seat}]", f"must hold {taken} cards in hand, Highway and "
+                            f"discard pile {after}, holds {held}")
+
+
 def _check_turns(state: GameState) -> None:
     n = state.num_players
     t = state.turn
@@ -426,12 +448,7 @@ def _check_turns(state: GameState) -> None:
         raise PositionError("depot", f"must hold {DEPOT_SIZE - picks} to {DEPOT_SIZE} cards "
                             f"after {picks} pick(s), got {len(state.depot)}")
     for i, p in enumerate(state.players):  # the supply is right: is it shared right?
-        held = len(p.hand) + len(p.highway) + len(p.discard)
-        taken = HAND_SIZE + CARDS_TAKEN_PER_TURN * p.turns + (
-            picks if i == state.current and phase != Phase.OVER else 0)
-        if held != taken:
-            raise PositionError(f"seats[{i}]", f"must hold {taken} cards in hand, Highway and "
-                                f"discard pile after {p.turns} turn(s), holds {held}")
+        check_seat_holds(i, p, state.current, phase, picks)
     if (phase == Phase.OVER) != (not state.deck and picks == 0 and t > 0):
         raise PositionError("phase", "the game is over exactly when the deck is empty at the "
                             "end of a turn")

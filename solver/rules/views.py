@@ -41,11 +41,13 @@ from numbers import Integral
 from typing import Any
 
 from .cards import CardSet
-from .constants import CARDS_TAKEN_PER_TURN, HAND_SIZE, MATERIALS
+from .constants import MATERIALS
 from .position import (
     PositionError,
     as_phase,
+    cards_taken,
     cards_to_json,
+    check_seat_holds,
     check_supply,
     check_turn_counters,
     open_document,
@@ -241,18 +243,13 @@ def view_from_json(raw: Any, cards: CardSet | None = None) -> PlayerView:
 
 def _check_cards_held(view: PlayerView, i: int, s: PlayerState | OpponentView) -> None:
     """A seat holds in hand, Highway and discard pile the cards its turns took, as in a
-    full state: an opponent's hand count is what its taken cards leave (PositionError
-    naming ``seats[i].hand.count``, or the seat when its Highway and pile hold more)."""
-    taken = HAND_SIZE + CARDS_TAKEN_PER_TURN * s.turns + (
-        view.picks if i == view.current and view.phase != Phase.OVER else 0)
-    after = f"after {s.turns} turn(s)" + (f" and {view.picks} pick(s)" if taken != (
-        HAND_SIZE + CARDS_TAKEN_PER_TURN * s.turns) else "")
+    full state (:func:`~solver.rules.position.cards_taken`): an opponent's hand count is
+    what its taken cards leave (PositionError naming ``seats[i].hand.count``, or the seat
+    when its Highway and pile hold more)."""
     if isinstance(s, PlayerState):
-        held = len(s.hand) + len(s.highway) + len(s.discard)
-        if held != taken:
-            raise PositionError(f"seats[{i}]", f"must hold {taken} cards in hand, Highway "
-                                f"and discard pile {after}, holds {held}")
+        check_seat_holds(i, s, view.current, view.phase, view.picks)
         return
+    taken, after = cards_taken(i, s.turns, view.current, view.phase, view.picks)
     placed = len(s.highway) + len(s.discard_materials)
     if placed > taken:
         raise PositionError(f"seats[{i}]", f"{placed} cards in the Highway and discard pile "
