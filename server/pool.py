@@ -52,6 +52,17 @@ def cards_of(raw: Any) -> CardSet:
     return _CARD_CACHE[key]
 
 
+async def read_position(raw: Any, card_sets) -> GameState | PlayerView:
+    """:func:`parse_position` of a posted position, its set named (``card_sets``: the
+    server's :class:`~server.cardsets.CardSets`) or inline. An inline set is parsed off
+    the event loop: a body of a few hundred kilobytes of cards takes half a second, which
+    would hold every other request meanwhile."""
+    named = await card_sets.for_position(raw.get("cards") if isinstance(raw, dict) else None)
+    if isinstance(raw, dict) and isinstance(raw.get("cards"), dict):
+        return await asyncio.to_thread(parse_position, raw, named)
+    return parse_position(raw, named)
+
+
 def parse_position(raw: Any, cards: CardSet | None = None) -> GameState | PlayerView:
     """A full state (``bigsur-position/1``) or one seat's view (``bigsur-view/1``), checked
     by the engine. Malformed shapes the engine's readers do not anticipate (a number where

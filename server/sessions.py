@@ -47,7 +47,7 @@ from solver.rules.wording import got_type
 from solver.search.specs import SpecError, check_caps, parse_bot_spec
 
 from .errors import ApiError, describe
-from .pool import parse_position
+from .pool import read_position
 from .scheduler import cancel_and_wait
 from .settings import SERVER_BOTS
 from .store import Conflict, GameRow, LimitReached, Store, token_hash, token_matches
@@ -310,7 +310,7 @@ class GameService:
             raise ApiError(422, "position", f"must be an object (bigsur-view/1 or "
                            f"bigsur-position/1){got_type(raw)}", "position")
         try:
-            position = parse_position(raw, await self.cards.for_position(raw.get("cards")))
+            position = await read_position(raw, self.cards)
         except (PositionError, InconsistentViewError) as err:
             raise _in_position(err) from None
         cards = next((c for c in self.cards.sets.values()

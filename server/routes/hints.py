@@ -10,7 +10,7 @@ from solver.rules.views import view_to_json
 from solver.search.api import to_view
 
 from ..deps import CardsDep, SearchDep, SettingsDep
-from ..pool import SearchService, parse_position, position_kind
+from ..pool import SearchService, position_kind, read_position
 from ..schemas import HintRequest, HintResponse
 from .common import SEARCH_ERRORS, budget_dict, client_key, unless_disconnected
 
@@ -39,5 +39,5 @@ async def hint(req: HintRequest, request: Request, settings: SettingsDep,
     visits, the payment plan of its builds and the principal line, plus search stats.
     With a seed and an iteration budget the answer is reproducible."""
     budget = budget_dict(req.budget, settings.default_budget_ms, settings)
-    position = parse_position(req.position, await cards.for_position(req.position.get("cards")))
+    position = await read_position(req.position, cards)
     return await run_hint(position, budget, req.seed, search, request, client_key(request))

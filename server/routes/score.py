@@ -15,7 +15,7 @@ from solver.search.determinize import determinize
 
 from ..deps import CardsDep, SearchDep
 from ..errors import ApiError
-from ..pool import parse_position
+from ..pool import read_position
 from ..schemas import (
     PaymentRequest,
     PaymentResponse,
@@ -35,7 +35,7 @@ async def score(req: ScoreRequest, cards: CardsDep) -> dict[str, Any]:
     """The final-scoring breakdown of every seat's Highway as it stands (Stretches,
     2-Mile bonuses, Landmark count, Landmark abilities); a view works too (Highways
     are public)."""
-    position = parse_position(req.position, await cards.for_position(req.position.get("cards")))
+    position = await read_position(req.position, cards)
     return {**final_scores(position).to_json(),  # a view's Highways are public too
             "game_over": position.phase == Phase.OVER, "card_set": position.cards.label}
 
@@ -49,7 +49,7 @@ async def payment(req: PaymentRequest, request: Request, cards: CardsDep,
     and the cheapest joint payment (CP-SAT, :mod:`solver.payment_ilp`): fewest hand cards,
     then the least valuable ones, then the most useful discard top for next turn. Runs
     in the search pool (503 when it is busy)."""
-    position = parse_position(req.position, await cards.for_position(req.position.get("cards")))
+    position = await read_position(req.position, cards)
     raw = await cards.canonical(req.position)
     viewer = None
     if not isinstance(position, GameState):

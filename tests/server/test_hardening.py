@@ -754,3 +754,40 @@ def test_a_posted_records_seat_name_must_be_plain_text(client, name):
         assert "control character or a lone surrogate" in r.json()["reason"]
     record["names"] = ["Ana \u00e9 \U0001f0a1", "b"]
     assert client.post("/v1/analyze", json={"record": record}).status_code == 202
+
+
+
+import server.pool  # noqa: E402
+
+
+@pytest.mark.parametrize("route", ["/v1/score", "/v1/hint", "/v1/games"])
+def test_an_inline_card_set_is_read_off_the_event_loop(client, monkeypatch, route):
+    """Reading a position whose card set is inline takes up to half a second for a body of
+    a few hundred kilobytes: it runs in a thread, so other requests are answered
+    meanwhile (on the loop, /healthz waited for it). Here the reading waits until
+    /healthz has answered, or gives up after 10 s and the test fails."""
+    started, healthz_answered = threading.Event(), threading.Event()
+    waited: list[bool] = []
+    real = server.pool.parse_position
+
+    def slow_parse(raw, cards=None):
+        started.set()
+        waited.append(healthz_answered.wait(10))
+        return real(raw, cards)
+
+    monkeypatch.setattr(server.pool, "parse_position", slow_parse)
+    state = engine_new_game(2, seed=4)
+    position = {**state_to_json(state), "cards": state.cards.to_json()}  # inline
+    body = {"position": position}
+    if route == "/v1/hint":
+        body["budget"] = {"iterations": 5}
+    answers: list = []
+    poster = threading.Thread(target=lambda: answers.append(client.post(route, json=body)))
+    poster.start()
+    assert started.wait(10)
+    assert client.get("/healthz").status_code == 200
+    healthz_answered.set()
+    poster.join(30)
+    # (a hint's position is read again by the search's worker, in its own thread)
+    assert waited and all(waited), "the position was read on the event loop: /healthz waited"
+    assert answers and answers[0].status_code < 500, answers[0].text
