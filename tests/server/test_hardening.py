@@ -791,3 +791,36 @@ def test_an_inline_card_set_is_read_off_the_event_loop(client, monkeypatch, rout
     # (a hint's position is read again by the search's worker, in its own thread)
     assert waited and all(waited), "the position was read on the event loop: /healthz waited"
     assert answers and answers[0].status_code < 500, answers[0].text
+
+
+from solver.rules.record import GameRecord  # noqa: E402
+
+
+@pytest.mark.parametrize("route", ["/v1/replay", "/v1/analyze"])
+def test_a_posted_record_is_read_off_the_event_loop(client, monkeypatch, route):
+    """A posted record (its set maybe inline) is read and replayed in a thread, as a
+    position is: /healthz answers while it is read."""
+    record = short_record()
+    record["cards"] = engine_new_game(2, seed=4).cards.to_json()  # inline
+    started, healthz_answered = threading.Event(), threading.Event()
+    waited: list[bool] = []
+    real = GameRecord.from_json.__func__
+
+    def slow_from_json(cls, raw, cards=None):
+        started.set()
+        waited.append(healthz_answered.wait(10))
+        return real(cls, raw, cards)
+
+    monkeypatch.setattr(GameRecord, "from_json", classmethod(slow_from_json))
+    body = {"record": record}
+    if route == "/v1/replay":
+        body["n"] = 2
+    answers: list = []
+    poster = threading.Thread(target=lambda: answers.append(client.post(route, json=body)))
+    poster.start()
+    assert started.wait(10)
+    assert client.get("/healthz").status_code == 200
+    healthz_answered.set()
+    poster.join(30)
+    assert waited and all(waited), "the record was read on the event loop: /healthz waited"
+    assert answers and answers[0].status_code < 500, answers[0].text
