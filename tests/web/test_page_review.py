@@ -579,3 +579,56 @@ def test_a_game_is_drawn_with_the_version_of_its_card_set_it_was_played_with(ser
     note = pg.locator("#review-no-editor").inner_text()
     assert "played with an earlier one (vbox v1)" in note, note
     assert not pg.js_errors, pg.js_errors
+
+
+LOG_TEXTS = """(ids) => { window.__said = {};
+  for (const id of ids) {
+    const el = document.getElementById(id);
+    window.__said[id] = [el.textContent];
+    new MutationObserver(() => window.__said[id].push(el.textContent))
+      .observe(el, {childList: true, characterData: true, subtree: true});
+  } }"""
+
+
+def test_each_review_job_reports_its_own_progress(server, page):  # noqa: F811
+    """The game analysed again and a record uploaded while it runs: both jobs drew their
+    progress on one bar and one line ("Analysing the game: 3 of 10", then "41 of 77", the
+    numbers jumping between the two jobs), in the review and on the final scores. The
+    review's line says the job of the review shown, by name; the final scores say the
+    game's; the button back to the game's review says its job is still running."""
+    pg = page
+    finish_a_game_against_greedy(server, pg)
+    pg.click("#final-review")
+    pg.wait_for_selector("#review:not([hidden]) #review-graph svg polyline")
+    ids = ["review-status", "final-status", "review-back-game"]
+    pg.evaluate(LOG_TEXTS, ids)
+    pg.select_option("#review-budget", "ms:100")  # some seconds: still running at the upload
+    pg.click("#review-run")
+    game_line = pg.wait_for_selector("#review-status:has-text('Analysing the game')").inner_text()
+    game_total = re.search(r"of (\d+) decisions", game_line)[1]
+    upload(pg, "both.json", json.dumps(record_on(load_card_set().to_json() | {"name": "y"},
+                                                 actions=10)))
+    pg.wait_for_function("() => { const s = window.bigsur.state;"
+                         " return s.upload && s.upload.name === 'both.json' && s.upload.result"
+                         " && s.review.result && s.review.budget.ms === 100"
+                         " && !s.review.running; }", timeout=120_000)
+    said = pg.evaluate("window.__said")
+    lines = [t for t in said["review-status"] if t]
+    first_upload = next((i for i, t in enumerate(lines) if "both.json" in t), len(lines))
+    game_said = f"of {game_total} decisions\u2026"
+    assert all(t.startswith("Analysing the game: ") and t.endswith(game_said)
+               for t in lines[:first_upload]), lines
+    # from the upload on, the review shown is the upload's: only its job, by its name
+    assert lines[first_upload:] and all(
+        t.startswith("Analysing both.json: ") and t.endswith("of 10 decisions\u2026")
+        for t in lines[first_upload:]), lines
+    finals = [t for t in said["final-status"] if t]
+    assert finals and all(t.startswith("Analysing the game: ") and t.endswith(game_said)
+                          for t in finals), finals
+    assert any(re.search(rf"\(analysing: \d+ of {game_total}\)$", t)
+               for t in said["review-back-game"]), said["review-back-game"]
+    assert pg.locator("#review-back-game").inner_text() == "Back to your game's review"
+    assert pg.locator("#review-progress").is_hidden() and not pg.locator("#alert").is_visible()
+    pg.click("#review-back-game")
+    pg.wait_for_selector("#review-summary:has-text('search 100 ms each')")
+    assert not pg.js_errors, pg.js_errors

@@ -1552,11 +1552,10 @@ async function pickUpUpload() {
   up.pickedUp = true;
   up.running = true;
   up.lost = null;
-  $("review-run").disabled = true;
   renderReview();
   try {
     const job = await reviewUpload.followJob({job: getJob}, await getJob(up.jobId),
-      (done, total) => { if (S.upload === up) showProgress(done, total); });
+      (done, total) => setProgress(up, done, total));
     up.result = job.result;
     up.budget = job.budget;
     keepUpload();
@@ -1572,8 +1571,7 @@ async function pickUpUpload() {
     }
   } finally {
     up.running = false;
-    if (S.upload === up) showProgress(null);
-    $("review-run").disabled = false;
+    setProgress(up, null);
   }
   if (S.upload === up && S.view === "review" && S.reviewSource === "upload") renderReview();
 }
@@ -1594,17 +1592,16 @@ async function runUpload(text, name) {
     pickedUp: true, shown: true};
   S.upload = up;
   S.reviewSource = "upload";
-  $("review-run").disabled = true;
   $("review-file").disabled = true;
   renderReview();
   try {
     const job = await reviewUpload.analyseUploaded({analyseRecordText, job: getJob}, text,
-      reviewBudget(), showProgress, (started) => {
+      reviewBudget(), (done, total) => setProgress(up, done, total), (started) => {
         up.jobId = started.job_id;
         up.budget = started.budget;
         keepUpload(); // from now on a reload picks the job up
       });
-    S.upload = {...up, result: job.result, budget: job.budget, running: false};
+    S.upload = {...up, result: job.result, budget: job.budget, running: false, progress: null};
     keepUpload();
   } catch (e) {
     S.upload = prev.upload;
@@ -1613,8 +1610,8 @@ async function runUpload(text, name) {
     keepUpload(); // the upload before it, if any, is the one kept again
     uploadFailed(name, e);
   } finally {
-    showProgress(null);
-    $("review-run").disabled = false;
+    up.running = false;
+    setProgress(up, null);
     $("review-file").disabled = false;
   }
   if (S.view === "review") await useReviewCards();
@@ -1632,14 +1629,14 @@ async function runReview(again, pickUp = false) {
   const gameId = S.game.id;
   const token = activeToken(null);
   if (!pickUp) clearError();
-  $("review-run").disabled = true;
+  renderJobs();
   try {
     let job = pickUp ? await latestReviewJob(gameId, token, rv)
       : await api("POST", `/v1/games/${encodeURIComponent(gameId)}/analysis`,
         {budget: reviewBudget(), seed: 0, again: !!again}, token);
     if (!job) return;
     while (job.status === "queued" || job.status === "running") {
-      showProgress(job.progress.done, job.progress.total);
+      setProgress(rv, job.progress.done, job.progress.total);
       await sleep(400);
       job = await getJob(job.job_id);
     }
@@ -1652,15 +1649,13 @@ async function runReview(again, pickUp = false) {
       selected: rv.selected ?? null, pickedUp: true};
     keepGameReview(S.review);
     showBudgetChoice(job.budget);
-    showProgress(null);
     renderFinalReview();
     if (S.view === "review") renderReview();
   } catch (e) {
-    showProgress(null);
     showError(e);
   } finally {
     rv.running = false;
-    $("review-run").disabled = false;
+    setProgress(rv, null);
   }
 }
 
@@ -1700,16 +1695,36 @@ function showBudgetChoice(budget) {
   sel.value = value;
 }
 
-function showProgress(done, total) {
-  for (const [bar, label] of [["review-progress", "review-status"], ["final-progress", "final-status"]]) {
-    const p = $(bar), l = $(label);
-    if (!p) continue;
-    if (done === null) { p.hidden = true; l.textContent = ""; continue; }
-    p.hidden = false;
-    p.max = Math.max(1, total);
-    p.value = done;
-    l.textContent = `Analysing the game: ${done} of ${total} decisions\u2026`;
-  }
+/* A review's job progress, kept on the review (``rv.progress``: {done, total}; null: none
+ * running) and drawn where that review is shown (renderJobs). */
+function setProgress(rv, done, total = 0) {
+  rv.progress = done === null ? null : {done, total};
+  renderJobs();
+}
+
+/* Each review's job where that review is shown: the game's on the final scores, and in
+ * the review view the job of the review shown, named (an upload's review and the game's
+ * analysis can run at once: both drew on both bars, the numbers jumping between the two
+ * jobs); the other review's running job is said on the button that shows that review.
+ * Analyse waits for the job of the review shown only. */
+function renderJobs() {
+  const game = S.review && S.game && S.review.gameId === S.game.id ? S.review : null;
+  const up = S.upload, shown = shownReview();
+  progressBar("final-progress", "final-status", game && game.progress, "Analysing the game");
+  progressBar("review-progress", "review-status", shown && shown.progress,
+    shown && shown === up ? `Analysing ${up.name}` : "Analysing the game");
+  const also = (rv) => (rv && rv !== shown && rv.progress
+    ? ` (analysing: ${rv.progress.done} of ${rv.progress.total})` : "");
+  $("review-back-game").textContent = "Back to your game's review" + also(game);
+  if (up) $("review-show-upload").textContent = `The review of ${up.name}` + also(up);
+  $("review-run").disabled = !!(shown && shown.running);
+}
+
+function progressBar(barId, labelId, progress, what) {
+  const bar = $(barId);
+  bar.hidden = !progress;
+  $(labelId).textContent = progress ? `${what}: ${progress.done} of ${progress.total} decisions\u2026` : "";
+  if (progress) { bar.max = Math.max(1, progress.total); bar.value = progress.done; }
 }
 
 /* On the final scores: a line about the review once it is ready. */
@@ -1870,7 +1885,7 @@ function renderReview() {
   $("review-run").hidden = !upload && !gameOver;
   $("review-back-game").hidden = !(upload && gameOver);
   $("review-show-upload").hidden = upload || !S.upload;
-  if (S.upload) $("review-show-upload").textContent = `The review of ${S.upload.name}`;
+  renderJobs(); // (the bar, the line and those buttons say the jobs of the review shown)
   const lost = $("review-lost");
   lost.hidden = !(upload && rv.lost);
   lost.textContent = upload && rv.lost
@@ -1878,7 +1893,7 @@ function renderReview() {
   $("review-source").textContent = upload ? `Reviewing the uploaded record ${rv.name}` +
     (rv.start ? " (from a start position)" : "") : gameOver ? "Reviewing your game" : "";
   if (!res) {
-    $("review-summary").innerHTML = rv.running || $("review-progress").hidden === false
+    $("review-summary").innerHTML = rv.running || rv.progress
       ? "<p>The analysis is running\u2026</p>"
       : upload || gameOver ? "<p>Press <b>Analyse</b> to review every decision of the game.</p>"
         : "<p>Upload a record (a <code>bigsur-record/1</code> file, such as <b>Download the record</b> " +
