@@ -8,8 +8,9 @@ and raises :class:`PositionError` naming the field and the reason.
 
 from __future__ import annotations
 
+from collections.abc import Sequence
 from numbers import Integral
-from typing import Any
+from typing import Any, NamedTuple
 
 from .cards import CardSet, CardSetError, UnknownCardError, load_card_set, parse_card_set
 from .constants import (
@@ -296,8 +297,58 @@ def state_from_json(raw: Any, cards: CardSet | None = None) -> GameState:
     return state
 
 
+class PublicPosition(NamedTuple):
+    """What every seat sees of a position: what a full state and a seat's view both show,
+    and what :func:`check_public` checks (the one check of it for both readers).
+
+    ``seats`` are read for their Highway, Landmarks and turns (a view's other seats show
+    no more), and for ``known_hand`` / ``known_discard`` against the hand and pile given.
+    ``landmark_deck`` is the Landmark deck itself in a full state, None in a view (which
+    shows its size, ``landmark_deck_count``)."""
+
+    cards: CardSet
+    seats: Sequence[PlayerState]
+    landmark_row: list[int]
+    landmark_deck: list[int] | None
+    landmark_deck_count: int
+    deck_count: int
+    depot: list[int]
+    current: int
+    first_player: int
+    phase: Phase
+    picks: int
+    turn: int
+    recycle_used: bool
+    persistent_uses: dict[int, int]
+    resource_uses: dict[str, int]
+
+    @classmethod
+    def of_state(cls, state: GameState) -> PublicPosition:
+        return cls(cards=state.cards, seats=state.players, landmark_row=state.landmark_row,
+                   landmark_deck=state.landmark_deck,
+                   landmark_deck_count=len(state.landmark_deck), deck_count=len(state.deck),
+                   depot=state.depot, current=state.current, first_player=state.first_player,
+                   phase=state.phase, picks=state.picks, turn=state.turn,
+                   recycle_used=state.recycle_used, persistent_uses=state.persistent_uses,
+                   resource_uses=state.resource_uses)
+
+    @property
+    def full(self) -> bool:
+        """A full state's (its fields named as bigsur-position/1 names them), not a view's
+        (bigsur-view/1: ``deck.count``, ``landmark_deck.count``)."""
+        return self.landmark_deck is not None
+
+
 def check_state(state: GameState) -> None:
     """Raise PositionError unless the state could arise in a game by the rules."""
+    _check_places(state)
+    check_public(PublicPosition.of_state(state))
+    for i, p in enumerate(state.players):  # the supply is right: is it shared right?
+        check_seat_holds(i, p, state.current, state.phase, state.picks)
+
+
+def _check_places(state: GameState) -> None:
+    """Every card of the game in exactly one place (what only a full state knows)."""
     cards = state.cards
     n = state.num_players
     hid = [c.id for c in cards.highway]
@@ -325,14 +376,35 @@ def check_state(state: GameState) -> None:
     if missing:
         raise PositionError("deck", f"{len(missing)} card(s) of the {n}-player deck are "
                             f"nowhere: {', '.join(missing[:8])}")
+
+
+def check_public(pub: PublicPosition) -> None:
+    """Raise PositionError unless what every seat sees could arise in a game by the rules:
+    the Landmarks (each in one place, claimed above a card of a qualifying Stretch of its
+    Scenery, one claim a Stretch, the row full while the Landmark deck lasts), the turn
+    counters and the cards left, the end of the game, and the per-turn usage of the
+    player to act. The checks of a full state (:func:`check_state`) and of a seat's view
+    (:func:`~solver.rules.views.view_from_json`) both, the field named as each format
+    names it; the cards each seat holds are checked by :func:`check_seat_holds`."""
+    _check_landmarks(pub)
+    if len(pub.landmark_row) > LANDMARK_ROW_SIZE or (
+            len(pub.landmark_row) < LANDMARK_ROW_SIZE and pub.landmark_deck_count):
+        raise PositionError("landmark_row", f"must hold {LANDMARK_ROW_SIZE} Landmarks while "
+                            "the Landmark deck has any")
+    _check_turns(pub)
+
+
+def _check_landmarks(pub: PublicPosition) -> None:
+    cards = pub.cards
+    hid = [c.id for c in cards.highway]
     lm_where: dict[int, str] = {}
-    for field, lms in (("landmark_deck", state.landmark_deck), ("landmark_row",
-                                                                  state.landmark_row)):
+    for field, lms in (("landmark_deck", pub.landmark_deck or ()),
+                       ("landmark_row", pub.landmark_row)):
         for lm in lms:
             if lm in lm_where:
                 raise PositionError(field, f"{cards.landmarks[lm].id} is also in {lm_where[lm]}")
             lm_where[lm] = field
-    for i, p in enumerate(state.players):
+    for i, p in enumerate(pub.seats):
         below = set()
         used_runs: dict[tuple[int, tuple[int, ...]], int] = {}  # each Stretch claims once
         for lm, c in p.landmarks:
@@ -362,17 +434,15 @@ def check_state(state: GameState) -> None:
             raise PositionError(f"seats[{i}].known_discard", "lists cards not in the discard pile")
     missing_lm = [cards.landmarks[lm].id for lm in range(len(cards.landmarks))
                   if lm not in lm_where]
-    if missing_lm:
+    if pub.full and missing_lm:
         raise PositionError("landmark_deck", f"Landmark(s) nowhere: {', '.join(missing_lm)}")
-    if len(state.landmark_row) > LANDMARK_ROW_SIZE or (
-            len(state.landmark_row) < LANDMARK_ROW_SIZE and state.landmark_deck):
-        raise PositionError("landmark_row", f"must hold {LANDMARK_ROW_SIZE} Landmarks while "
-                            "the Landmark deck has any")
-    _check_turns(state)
+    if not pub.full and len(missing_lm) != pub.landmark_deck_count:
+        raise PositionError("landmark_deck.count", f"must be {len(missing_lm)}, the Landmarks "
+                            f"neither in the row nor claimed, got {pub.landmark_deck_count}")
 
 
-def check_turn_counters(first_player: int, turn: int, phase: Phase, picks: int,
-                        current: int, seat_turns: list[int], seat_landmarks: list[int]) -> None:
+def _check_turn_counters(first_player: int, turn: int, phase: Phase, picks: int,
+                         current: int, seat_turns: list[int], seat_landmarks: list[int]) -> None:
     """The checks of the turn counters that a full state and a seat's view can both make:
     picks by step, the seat to act, each seat's turns and Landmarks (at most one claim a
     turn). PositionError naming the field."""
@@ -397,8 +467,8 @@ def check_turn_counters(first_player: int, turn: int, phase: Phase, picks: int,
                                 f"after {turns} turn(s): at most one claim per turn")
 
 
-def check_supply(cards: CardSet, n: int, turn: int, picks: int, deck: int, depot: int,
-                 field: str) -> None:
+def _check_supply(cards: CardSet, n: int, turn: int, picks: int, deck: int, depot: int,
+                  field: str) -> None:
     """The turn within the game and the cards left for it, which a full state and a seat's
     view can both check: every turn takes two cards from the deck and the Depot, so after
     ``turn`` turns and ``picks`` picks they hold what the hands and the turns have not
@@ -435,38 +505,37 @@ def check_seat_holds(seat: int, p: PlayerState, current: int, phase: Phase,
                             f"discard pile {after}, holds {held}")
 
 
-def _check_turns(state: GameState) -> None:
-    n = state.num_players
-    t = state.turn
-    phase = state.phase
-    picks = state.picks
-    check_turn_counters(state.first_player, t, phase, picks, state.current,
-                        [p.turns for p in state.players],
-                        [len(p.landmarks) for p in state.players])
-    check_supply(state.cards, n, t, picks, len(state.deck), len(state.depot), "deck")
-    if state.deck and not DEPOT_SIZE - picks <= len(state.depot) <= DEPOT_SIZE:
+def _check_turns(pub: PublicPosition) -> None:
+    n = len(pub.seats)
+    t = pub.turn
+    phase = pub.phase
+    picks = pub.picks
+    _check_turn_counters(pub.first_player, t, phase, picks, pub.current,
+                         [p.turns for p in pub.seats], [len(p.landmarks) for p in pub.seats])
+    _check_supply(pub.cards, n, t, picks, pub.deck_count, len(pub.depot),
+                  "deck" if pub.full else "deck.count")
+    if pub.deck_count and not DEPOT_SIZE - picks <= len(pub.depot) <= DEPOT_SIZE:
         raise PositionError("depot", f"must hold {DEPOT_SIZE - picks} to {DEPOT_SIZE} cards "
-                            f"after {picks} pick(s), got {len(state.depot)}")
-    for i, p in enumerate(state.players):  # the supply is right: is it shared right?
-        check_seat_holds(i, p, state.current, phase, picks)
-    if (phase == Phase.OVER) != (not state.deck and picks == 0 and t > 0):
+                            f"after {picks} pick(s), got {len(pub.depot)}")
+    if (phase == Phase.OVER) != (not pub.deck_count and picks == 0 and t > 0):
         raise PositionError("phase", "the game is over exactly when the deck is empty at the "
                             "end of a turn")
-    _check_usage(state)
-    if phase == Phase.TAKE and (state.recycle_used or state.persistent_uses
-                                or any(state.resource_uses.values())):
+    _check_usage(pub)
+    if phase == Phase.TAKE and (pub.recycle_used or pub.persistent_uses
+                                or any(pub.resource_uses.values())):
         raise PositionError("per_turn", "must show no usage in the take step (nothing is "
                             "built before both cards are taken)")
 
 
-def _check_usage(state: GameState) -> None:
+def _check_usage(pub: PublicPosition) -> None:
     """Per-turn usage only where a card or a Landmark of the player to act allows it."""
-    cards = state.cards
-    allowed = allowances(cards, state.player)
+    cards = pub.cards
+    player = pub.seats[pub.current]
+    allowed = allowances(cards, player)
     extra = 0
-    for c, uses in state.persistent_uses.items():
+    for c, uses in pub.persistent_uses.items():
         field = f"per_turn.persistent_used.{cards.highway[c].id}"
-        if c not in state.player.highway:
+        if c not in player.highway:
             raise PositionError(field, "not in the Highway of the player to act")
         if cards.persistent[c] < 0:
             raise PositionError(field, f"{cards.highway[c].id} is a {cards.miles[c]}-Mile "
@@ -480,7 +549,7 @@ def _check_usage(state: GameState) -> None:
         raise PositionError("per_turn.persistent_used", f"{extra} extra use(s) of Persistent "
                             f"Materials, but the Landmarks of the player to act allow "
                             f"{allowed['persistent_extra_use']} a turn")
-    for resource, used in state.resource_uses.items():
+    for resource, used in pub.resource_uses.items():
         if used > allowed[resource]:
             why = "no Landmark of the player to act grants it" if not allowed[resource] \
                 else f"its Landmarks grant {allowed[resource]} use(s) a turn"

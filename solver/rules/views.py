@@ -44,12 +44,12 @@ from .cards import CardSet
 from .constants import MATERIALS
 from .position import (
     PositionError,
+    PublicPosition,
     as_phase,
     cards_taken,
     cards_to_json,
+    check_public,
     check_seat_holds,
-    check_supply,
-    check_turn_counters,
     open_document,
     per_turn_to_json,
     seat_to_json,
@@ -186,8 +186,10 @@ def view_to_json(view: PlayerView) -> dict[str, Any]:
 
 
 def view_from_json(raw: Any, cards: CardSet | None = None) -> PlayerView:
-    """Read a view; the counts and ids are checked, the field named on error.
-    Consistency with some full state is checked by sampling one (the determinizer)."""
+    """Read a view, checked as a full position is for all it shows (the one
+    :func:`~solver.rules.position.check_public`: Landmarks, the row, turns, cards left,
+    per-turn usage) and for the cards each seat holds, the field named on error. That the
+    hidden cards can fill the hidden places is the determinizer's check (it samples them)."""
     r, seats_raw = open_document(raw, FORMAT, cards, VIEW_FIELDS)
     n = len(seats_raw)
     seat = r.int(raw.get("view_of"), "view_of", 0, n - 1)
@@ -231,13 +233,15 @@ def view_from_json(raw: Any, cards: CardSet | None = None) -> PlayerView:
         recycle_used=recycle_used, persistent_uses=persistent_uses,
         resource_uses=resource_uses,
     )
-    seats = [me if i == seat else others[i] for i in range(n)]
-    check_turn_counters(view.first_player, view.turn, view.phase, view.picks, view.current,
-                        [s.turns for s in seats], [len(s.landmarks) for s in seats])
-    check_supply(r.cards, n, view.turn, view.picks, view.deck_count, len(view.depot),
-                 "deck.count")
-    for i, s in enumerate(seats):
-        _check_cards_held(view, i, s)
+    check_public(PublicPosition(
+        cards=r.cards, seats=public_players(view), landmark_row=view.landmark_row,
+        landmark_deck=None, landmark_deck_count=view.landmark_deck_count,
+        deck_count=view.deck_count, depot=view.depot, current=view.current,
+        first_player=view.first_player, phase=view.phase, picks=view.picks, turn=view.turn,
+        recycle_used=view.recycle_used, persistent_uses=view.persistent_uses,
+        resource_uses=view.resource_uses))
+    for i in range(n):
+        _check_cards_held(view, i, me if i == seat else others[i])
     return view
 
 
@@ -262,9 +266,10 @@ def _check_cards_held(view: PlayerView, i: int, s: PlayerState | OpponentView) -
 
 
 def public_players(position: GameState | PlayerView) -> list[PlayerState]:
-    """Every seat's Highway and Landmarks, which a view shows too (public): what scoring
-    reads, e.g. ``[score_player(cards, p) for p in public_players(view)]``. Hands and
-    discard piles are left out of a view's other seats."""
+    """Every seat's Highway, Landmarks and turns, which a view shows too (public): what
+    scoring reads, e.g. ``[score_player(cards, p) for p in public_players(view)]``, and
+    what check_public reads. Hands and discard piles are left out of a view's other
+    seats."""
     if isinstance(position, GameState):
         return position.players
     if not isinstance(position, PlayerView):
@@ -272,7 +277,7 @@ def public_players(position: GameState | PlayerView) -> list[PlayerState]:
                         f"{type(position).__name__}")
     return [position.me if i == position.seat else
             PlayerState(highway=position.others[i].highway,
-                        landmarks=position.others[i].landmarks)
+                        landmarks=position.others[i].landmarks, turns=position.others[i].turns)
             for i in range(position.num_players)]
 
 
