@@ -153,6 +153,28 @@ def test_an_impossible_view_is_refused_naming_the_field(client):
     assert err["reason"].endswith(f"got {crowded['seats'][other]['hand']['count']}")
 
 
+def test_a_view_the_rules_forbid_is_refused_alike_for_scores_hints_and_games(client):
+    """/v1/score and /v1/hint answered a view /v1/games refused (view_from_json skipped the
+    Landmark and per-turn checks of a full position): each is 422 at the same field."""
+    state = random_mid_game(seed=8)
+    view = view_to_json(view_of(state, state.current))
+    assert view["landmark_deck"]["count"] and view["landmark_row"]
+    no_row = copy.deepcopy(view)  # the Landmark row empty while the Landmark deck has any
+    no_row["landmark_deck"]["count"] += len(no_row["landmark_row"])
+    no_row["landmark_row"] = []
+    borrowing = copy.deepcopy(view)  # a use of another pile's top no Landmark grants
+    borrowing["per_turn"]["resources_used"] = {"borrow_discard": 1}
+    for bad, field in ((no_row, "landmark_row"),
+                       (borrowing, "per_turn.resources_used.borrow_discard")):
+        reasons = {refused(client, {"position": bad}, f"position.{field}")["reason"]}
+        for route, body in (("/v1/score", {}), ("/v1/hint", {"budget": {"iterations": 5}})):
+            r = client.post(route, json={"position": bad, **body})
+            assert r.status_code == 422, (route, r.text)
+            assert r.json()["field"] in (field, f"position.{field}"), (route, r.text)
+            reasons.add(r.json()["reason"])
+        assert len(reasons) == 1, reasons
+
+
 @pytest.mark.parametrize("position,field", [
     (5, "position"),
     ({"format": "bigsur-view/1"}, "position.seats"),
