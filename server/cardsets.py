@@ -30,7 +30,14 @@ from fastapi import APIRouter, FastAPI, Request
 from fastapi import Path as FastPath
 from fastapi.responses import JSONResponse, PlainTextResponse
 
-from solver.rules.cards import CardSet, CardSetError, load_card_set, parse_card_set, read_card_set
+from solver.rules.cards import (
+    MAX_ID_LENGTH,
+    CardSet,
+    CardSetError,
+    load_card_set,
+    parse_card_set,
+    read_card_set,
+)
 from solver.rules.cardset_csv import (
     MAX_ROWS,
     CsvTooLong,
@@ -101,27 +108,38 @@ def too_many_rows(err: CsvTooLong) -> ApiError:
 
 
 def check_caps(raw: Any) -> None:
-    """Size caps checked before validation (413 naming the field)."""
+    """Size caps checked before validation (413 naming the field): the cards per list."""
     if not isinstance(raw, dict):
         raise ApiError(422, "body", "must be a card set object (bigsur-cards/1)", "cards")
     for key in ("highway", "landmarks"):
         items = raw.get(key)
         if isinstance(items, list) and len(items) > MAX_CARDS:
             raise ApiError(413, key, f"{len(items)} cards, at most {MAX_CARDS}", "limit")
+
+
+def long_texts(raw: dict[str, Any]) -> list[str]:
+    """The texts longer than the server stores (a card's text or a Landmark's name of more
+    than MAX_TEXT characters, a description of more than MAX_DESCRIPTION): problems of the
+    set, listed with the validator's and named as it names a card (by its id, or by its
+    place in the list when the id is no short printable string)."""
+    out = []
     desc = raw.get("description")
     if isinstance(desc, str) and len(desc) > MAX_DESCRIPTION:
-        raise ApiError(413, "description", f"{len(desc)} characters, at most "
-                       f"{MAX_DESCRIPTION}", "limit")
-    for key in ("highway", "landmarks"):
+        out.append(f"description: {len(desc)} characters, at most {MAX_DESCRIPTION}")
+    for key, kind in (("highway", "highway card"), ("landmarks", "landmark")):
         items = raw.get(key)
         for i, item in enumerate(items if isinstance(items, list) else []):
             if not isinstance(item, dict):
                 continue
-            for field in ("text", "name"):
+            card_id = item.get("id")
+            named = isinstance(card_id, str) and len(card_id) <= MAX_ID_LENGTH \
+                and card_id.isprintable()
+            where = f"{kind} {card_id!r}" if named else f"{key}[{i}]"
+            for field in ("name", "text"):
                 value = item.get(field)
                 if isinstance(value, str) and len(value) > MAX_TEXT:
-                    raise ApiError(413, f"{key}[{i}].{field}", f"{len(value)} characters, "
-                                   f"at most {MAX_TEXT}", "limit")
+                    out.append(f"{where}.{field}: {len(value)} characters, at most {MAX_TEXT}")
+    return out
 
 
 class CardRegistry:
@@ -324,11 +342,12 @@ def build_router(registry, store_of) -> APIRouter:
         """The set as sent and every problem saving it meets: the check and both saves
         validate through here, so that the check predicts a save (the name aside)."""
         check_caps(raw)
+        too_long = long_texts(raw)
         try:
             cards = parse_card_set(raw, "upload", require_full=True)
         except CardSetError as err:
-            return None, err.errors
-        return cards, await reconstruction_unlabelled(cards)
+            return None, too_long + err.errors
+        return cards, too_long + await reconstruction_unlabelled(cards)
 
     async def store_new(raw: Any) -> Any:
         if not isinstance(raw, dict):
@@ -405,8 +424,9 @@ def build_router(registry, store_of) -> APIRouter:
 
     @router.post("/cardsets/check", summary="Validate a card set without storing it")
     async def check(request: Request) -> dict[str, Any]:
-        """Always 200 for a JSON object: ``{ok, errors: [{card, field, message}], summary}``
-        (the editor's live validation; a name already taken is reported too)."""
+        """Always 200 for a JSON object within the size caps (a body of MAX_SET_BYTES,
+        MAX_CARDS a list: 413): ``{ok, errors: [{card, field, message}], summary}`` (the
+        editor's live validation; a name already taken is reported too)."""
         raw = await _json_body(request)
         cards, errors = await validate(raw)
         summary = _summary(cards, 0) if cards is not None else None

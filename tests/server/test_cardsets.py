@@ -248,10 +248,6 @@ def test_size_caps(client):
     raw["highway"] = raw["highway"] * 5  # 345 cards, above the cap of 300
     r = client.post("/v1/cardsets", json=raw)
     assert r.status_code == 413 and r.json()["field"] == "highway"
-    raw = my_set("wordy")
-    raw["highway"][3]["text"] = "x" * 301
-    r = client.post("/v1/cardsets", json=raw)
-    assert r.status_code == 413 and r.json()["field"] == "highway[3].text"
     big = json.dumps(my_set("big")) + " " * 300_000  # above 256 kB, under the body cap
     r = client.post("/v1/cardsets", content=big, headers={"Content-Type": "application/json"})
     assert r.status_code == 413 and r.json()["field"] == "body"
@@ -265,6 +261,28 @@ def test_size_caps(client):
         r = client.post(url, content=rows, headers={"Content-Type": "text/csv"})
         assert r.status_code == 413 and r.json()["field"] == "csv", r.text
         assert r.json()["reason"] == "3000 rows, at most 500", r.text
+
+
+def test_a_text_too_long_is_a_problem_of_its_card_not_a_size_cap(client):
+    """A Landmark name of 301 characters made the live check answer 413 (its docs say
+    always 200), and the editor showed 'landmarks[0].name: landmarks[0].name: 301
+    characters...'; a text too long is a problem of the card, listed with the others,
+    named by the card's id (by its place when the id is not one to show)."""
+    raw = my_set("wordy")
+    raw["landmarks"][0]["name"] = "x" * 301
+    raw["highway"][3]["text"] = "y" * 301
+    raw["highway"][5].update(id="i" * 33, text="z" * 301)
+    raw["description"] = "d" * 2001
+    r = client.post("/v1/cardsets/check", json=raw)
+    assert r.status_code == 200 and not r.json()["ok"], r.text
+    found = {(e["card"], e["field"]): e["message"] for e in r.json()["errors"]}
+    assert found[("L01", "name")] == "301 characters, at most 300", found
+    assert found[("H04", "text")] == "301 characters, at most 300", found
+    assert found[("highway[5]", "text")] == "301 characters, at most 300", found
+    assert found[(None, "description")] == "2001 characters, at most 2000", found
+    r = client.post("/v1/cardsets", json=raw)
+    assert r.status_code == 422 and r.json()["field"] == "description", r.text
+    assert client.post("/v1/cardsets/check", json=my_set("wordy")).json()["ok"]
 
 
 @pytest.mark.parametrize("body, why", [

@@ -97,7 +97,7 @@ def test_card_set_editor_form_and_csv(server, page):  # noqa: F811
     status_has(pg, "H05 \u00b7 scenery")
     assert "CSV row 8" in pg.locator("#ce-status").inner_text()
     shot(pg, "21-cardset-csv-errors")
-    pg.click("#ce-status [data-ce-jump='H05']")
+    pg.click("#ce-status [data-ce-jump='highway:4']")  # H05
     pg.wait_for_selector(".ce-field.bad[data-field='scenery']")
     pg.select_option("select[name='scenery1']", "forest")
     pg.click("[data-ce-pick='highway:6']")  # H07
@@ -728,4 +728,30 @@ def test_card_set_reserved_name_is_refused_before_saving(server, page):  # noqa:
     alert.wait_for(state="visible")
     assert "Cannot be saved under this name" in alert.inner_text(), alert.inner_text()
     assert "reserved" in alert.inner_text() and not sent, sent
+    assert not pg.js_errors, pg.js_errors
+
+
+def test_card_set_problems_of_a_card_named_by_its_place_lead_to_it(server, page):  # noqa: F811
+    """An id of 33 characters is named by the card's place ('highway[2] · id'): the
+    jump found no card and the card was not marked; a Landmark name of 301 characters
+    made the check answer 413, shown as 'landmarks[0].name: landmarks[0].name: 301
+    characters...'. Both are problems of their card, which the jump selects."""
+    pg = page
+    open_editor(pg, server, "#nav-cards", "#ce-ok")
+    pg.click("[data-ce-pick='landmark:0']")
+    pg.fill("#ce-name", "x" * 301)
+    status_has(pg, "L01 \u00b7 name: 301 characters, at most 300")
+    assert "name: landmarks" not in pg.locator("#ce-status").inner_text()
+    pg.wait_for_selector(".ce-field.bad[data-field='name'] .ce-err")
+    pg.fill("#ce-name", "Bixby Bridge")
+    pg.click("[data-ce-pick='highway:2']")
+    long_id = "H" * 33
+    pg.fill("#ce-id", long_id)
+    status_has(pg, "highway[2] \u00b7 id")
+    pg.wait_for_selector(".ce-chip.bad[data-ce-pick='highway:2']")
+    pg.click("[data-ce-pick='highway:5']")
+    pg.click("#ce-status [data-ce-jump]")
+    assert pg.locator("#ce-id").input_value() == long_id
+    pg.wait_for_selector(".ce-field.bad[data-field='id'] .ce-err")
+    assert pg.evaluate("document.activeElement.id") == "ce-id"
     assert not pg.js_errors, pg.js_errors

@@ -187,9 +187,32 @@ function current() {
   return list[E.sel.index] || null;
 }
 
-function errorsFor(id) {
-  const all = [...(E.check ? E.check.errors : []), ...E.convertErrors];
-  return all.filter((e) => e.card === id);
+/* Every problem shown: the CSV conversion's (their root causes) first, then the check's. */
+function allProblems() {
+  return [...E.convertErrors, ...(E.check ? E.check.errors : [])];
+}
+
+/* The card a problem is of, {kind, index}, or null (a problem of the set). The server
+ * names a card by its id, or by its place in its list ("highway[2]") when the id is not
+ * one to show (too long, not printable). */
+function locate(e) {
+  if (!e.card) return null;
+  const m = /^(highway|landmarks)\[(\d+)\]$/.exec(e.card);
+  if (m && (!e.text || e.text.startsWith(e.card))) {
+    return {kind: m[1] === "highway" ? "highway" : "landmark", index: Number(m[2])};
+  }
+  let i = E.set.highway.findIndex((c) => c.id === e.card);
+  if (i >= 0) return {kind: "highway", index: i};
+  i = E.set.landmarks.findIndex((c) => c.id === e.card);
+  return i >= 0 ? {kind: "landmark", index: i} : null;
+}
+
+/* The problems of the card at ``index`` of the ``kind`` list. */
+function errorsFor(kind, index) {
+  return allProblems().filter((e) => {
+    const at = locate(e);
+    return at && at.kind === kind && at.index === index;
+  });
 }
 
 function setErrors() {
@@ -212,8 +235,8 @@ function options(values, chosen, blank) {
     values.map((v) => `<option value="${esc(v)}"${String(v) === String(chosen) ? " selected" : ""}>${esc(v)}</option>`).join("");
 }
 
-function field(name, label, control, id) {
-  const errs = errorsFor(id).filter((e) => e.field === name);
+function field(name, label, control) {
+  const errs = errorsFor(E.sel.kind, E.sel.index).filter((e) => e.field === name);
   return `<div class="ce-field${errs.length ? " bad" : ""}" data-field="${name}"><label for="ce-${name}">${label}</label><div class="ce-ctl">${control}</div>` +
     errs.map((e) => `<div class="ce-err" role="alert">${esc(e.message)}</div>`).join("") + `</div>`;
 }
@@ -221,31 +244,30 @@ function field(name, label, control, id) {
 function formHTML() {
   const c = current();
   if (!c) return `<p class="muted">Choose a card on the left, or add one.</p>`;
-  const id = c.id;
   if (E.sel.kind === "highway") {
     const cost = c.cost || [];
     const players = c.players || [];
     return `<form id="ce-form" class="ce-form" autocomplete="off">` +
-      field("id", "Id", `<input id="ce-id" name="id" value="${esc(c.id || "")}" spellcheck="false">`, id) +
-      field("miles", "Miles", `<select id="ce-miles" name="miles">${options([1, 2, 3, 4], c.miles, "?")}</select>`, id) +
+      field("id", "Id", `<input id="ce-id" name="id" value="${esc(c.id || "")}" spellcheck="false">`) +
+      field("miles", "Miles", `<select id="ce-miles" name="miles">${options([1, 2, 3, 4], c.miles, "?")}</select>`) +
       field("scenery", "Sceneries", `<select id="ce-scenery" name="scenery0">${options(SCENERY, (c.scenery || [])[0], "?")}</select>` +
-        `<select name="scenery1" aria-label="second Scenery">${options(SCENERY, (c.scenery || [])[1], "?")}</select>`, id) +
-      field("cost", "Cost", [0, 1, 2].map((i) => `<select name="cost${i}" ${i ? `aria-label="cost ${i + 1}"` : 'id="ce-cost"'}>${options(MATERIALS, cost[i], i < 2 ? "?" : "\u2014")}</select>`).join(""), id) +
-      field("material", "Back Material", `<select id="ce-material" name="material">${options(MATERIALS, c.material, "?")}</select>`, id) +
-      field("persistent", "Persistent (1-Mile cards)", `<select id="ce-persistent" name="persistent">${options(MATERIALS, c.persistent, "\u2014")}</select>`, id) +
+        `<select name="scenery1" aria-label="second Scenery">${options(SCENERY, (c.scenery || [])[1], "?")}</select>`) +
+      field("cost", "Cost", [0, 1, 2].map((i) => `<select name="cost${i}" ${i ? `aria-label="cost ${i + 1}"` : 'id="ce-cost"'}>${options(MATERIALS, cost[i], i < 2 ? "?" : "\u2014")}</select>`).join("")) +
+      field("material", "Back Material", `<select id="ce-material" name="material">${options(MATERIALS, c.material, "?")}</select>`) +
+      field("persistent", "Persistent (1-Mile cards)", `<select id="ce-persistent" name="persistent">${options(MATERIALS, c.persistent, "\u2014")}</select>`) +
       field("bonus", "2-Mile bonus", `<input id="ce-bonus" name="bonus" value="${esc(effectToText(c.bonus))}" list="ce-bonus-kinds" placeholder="e.g. scenery_points scenery=ocean points=1" spellcheck="false">` +
-        `<datalist id="ce-bonus-kinds">${KINDS_BONUS.map((k) => `<option value="${k} points=1">`).join("")}</datalist>`, id) +
-      field("players", "Player counts", [2, 3, 4].map((p) => `<label class="inl"><input type="checkbox" name="p${p}"${players.includes(p) ? " checked" : ""}> ${p}</label>`).join(""), id) +
-      field("text", "Text", `<input id="ce-text" name="text" value="${esc(c.text || "")}">`, id) +
+        `<datalist id="ce-bonus-kinds">${KINDS_BONUS.map((k) => `<option value="${k} points=1">`).join("")}</datalist>`) +
+      field("players", "Player counts", [2, 3, 4].map((p) => `<label class="inl"><input type="checkbox" name="p${p}"${players.includes(p) ? " checked" : ""}> ${p}</label>`).join("")) +
+      field("text", "Text", `<input id="ce-text" name="text" value="${esc(c.text || "")}">`) +
       `</form>`;
   }
   return `<form id="ce-form" class="ce-form" autocomplete="off">` +
-    field("id", "Id", `<input id="ce-id" name="id" value="${esc(c.id || "")}" spellcheck="false">`, id) +
-    field("name", "Name", `<input id="ce-name" name="name" value="${esc(c.name || "")}">`, id) +
-    field("scenery", "Scenery", `<select id="ce-scenery" name="scenery">${options(SCENERY, c.scenery, "?")}</select>`, id) +
+    field("id", "Id", `<input id="ce-id" name="id" value="${esc(c.id || "")}" spellcheck="false">`) +
+    field("name", "Name", `<input id="ce-name" name="name" value="${esc(c.name || "")}">`) +
+    field("scenery", "Scenery", `<select id="ce-scenery" name="scenery">${options(SCENERY, c.scenery, "?")}</select>`) +
     field("ability", "Ability", `<input id="ce-ability" name="ability" value="${esc(effectToText(c.ability))}" list="ce-lm-kinds" placeholder="e.g. mile_bonus miles=2" spellcheck="false">` +
-      `<datalist id="ce-lm-kinds">${KINDS_LM.map((k) => `<option value="${k}">`).join("")}</datalist>`, id) +
-    field("text", "Text", `<input id="ce-text" name="text" value="${esc(c.text || "")}">`, id) +
+      `<datalist id="ce-lm-kinds">${KINDS_LM.map((k) => `<option value="${k}">`).join("")}</datalist>`) +
+    field("text", "Text", `<input id="ce-text" name="text" value="${esc(c.text || "")}">`) +
     `</form>`;
 }
 
@@ -262,10 +284,11 @@ function previewHTML() {
 
 function listHTML() {
   const chip = (kind, c, i) => {
-    const bad = errorsFor(c.id).length;
+    const errs = errorsFor(kind, i);
+    const bad = errs.length;
     const sel = E.sel && E.sel.kind === kind && E.sel.index === i;
     return `<button type="button" class="ce-chip${bad ? " bad" : ""}${sel ? " sel" : ""}" data-ce-pick="${kind}:${i}" ` +
-      `aria-pressed="${sel}" title="${bad ? esc(errorsFor(c.id).map((e) => e.field + ": " + e.message).join("; ")) : ""}">${esc(c.id || "(no id)")}</button>`;
+      `aria-pressed="${sel}" title="${bad ? esc(errs.map((e) => e.field + ": " + e.message).join("; ")) : ""}">${esc(c.id || "(no id)")}</button>`;
   };
   return `<h3 class="small">Highway cards (${E.set.highway.length})</h3><div class="ce-chips">` +
     E.set.highway.map((c, i) => chip("highway", c, i)).join("") + `</div>` +
@@ -278,7 +301,7 @@ function listHTML() {
 
 function statusHTML() {
   const ch = E.check;
-  const problems = [...E.convertErrors, ...(ch ? ch.errors : [])];
+  const problems = allProblems();
   let head;
   if (!ch) head = `<span class="muted">Checking\u2026</span>`;
   else if (!problems.length) {
@@ -288,7 +311,8 @@ function statusHTML() {
   } else head = `<span class="bad">${problems.length} problem${problems.length > 1 ? "s" : ""}:</span>`;
   const items = problems.slice(0, 12).map((e) => {
     const where = e.card ? `${e.card}${e.field ? " \u00b7 " + e.field : ""}` : (e.field || "set");
-    const jump = e.card ? ` data-ce-jump="${esc(e.card)}"` : "";
+    const at = locate(e);
+    const jump = at ? ` data-ce-jump="${at.kind}:${at.index}"` : "";
     return `<li><button type="button" class="linkish"${jump}>${esc(where)}</button>: ${esc(e.message)}${e.row ? ` (CSV row ${e.row})` : ""}</li>`;
   }).join("");
   const more = problems.length > 12 ? `<li class="muted">\u2026 and ${problems.length - 12} more</li>` : "";
@@ -423,7 +447,7 @@ function onForm(ev) {
   const c = current();
   if (!c) return;
   const f = ev.currentTarget.elements;
-  const oldId = c.id;
+  const here = errorsFor(E.sel.kind, E.sel.index); // (found by the card's id before it changes)
   c.id = f.id.value.trim();
   c.text = f.text.value;
   if (!c.text) delete c.text;
@@ -443,7 +467,7 @@ function onForm(ev) {
   }
   // a CSV conversion problem of this card is settled once the card is edited (what is
   // still wrong comes back from the server's check, naming the field)
-  E.convertErrors = E.convertErrors.filter((e) => e.card !== oldId);
+  E.convertErrors = E.convertErrors.filter((e) => !here.includes(e));
   const prev = document.querySelector(".ce-preview");
   if (prev) prev.outerHTML = previewHTML();
   scheduleCheck();
@@ -465,7 +489,9 @@ async function runCheck() {
     E.check = {...res, checkedName: name};
   } catch (e) {
     if (seq !== E.seq) return;
-    E.check = {ok: false, errors: [{card: null, field: e.field, message: e.message}], summary: null};
+    // the reason alone: the status line names the field before it (it was said twice)
+    const reason = (e.body && e.body.reason) || e.message;
+    E.check = {ok: false, errors: [{card: null, field: e.field, message: reason}], summary: null};
   }
   if (E.root && !E.root.closest(".view").hidden) rerender();
   document.body.dataset.ceChecked = String(seq);
@@ -491,24 +517,20 @@ async function importCSV(ev) {
     E.set = {...data.cards, description: E.set.description, reconstruction: E.set.reconstruction};
     E.convertErrors = data.errors;
     E.sel = {kind: "highway", index: 0};
-    const first = data.errors.find((x) => x.card);
-    if (first) jumpTo(first.card, false);
+    const first = data.errors.map(locate).find(Boolean);
+    if (first) jumpTo(first, false);
     E.check = null;
     render();
     scheduleCheck(0);
   } catch (e) { E.ctx.showError(e); }
 }
 
-function jumpTo(id, draw = true) {
-  let i = E.set.highway.findIndex((c) => c.id === id);
-  if (i >= 0) E.sel = {kind: "highway", index: i};
-  else {
-    i = E.set.landmarks.findIndex((c) => c.id === id);
-    if (i >= 0) E.sel = {kind: "landmark", index: i};
-  }
+/* Select the card ``at`` ({kind, index}: a problem's card), its first bad field focused. */
+function jumpTo(at, draw = true) {
+  E.sel = {kind: at.kind, index: at.index};
   if (draw) {
     render();
-    const errs = errorsFor(id);
+    const errs = errorsFor(at.kind, at.index);
     const el = errs.length && document.querySelector(`#ce-form [data-field="${CSS.escape(errs[0].field || "")}"] select, #ce-form [data-field="${CSS.escape(errs[0].field || "")}"] input`);
     (el || $("ce-id") || document.body).focus();
   }
@@ -587,7 +609,11 @@ export function onClick(el) {
     if (again) again.focus();
     return true;
   }
-  if (ds.ceJump) { jumpTo(ds.ceJump); return true; }
+  if (ds.ceJump) {
+    const [kind, i] = ds.ceJump.split(":");
+    jumpTo({kind, index: Number(i)});
+    return true;
+  }
   if (!ds.ce) return false;
   if (ds.ce === "load") {
     startFrom($("ce-start").value).then(render).catch(E.ctx.showError);
