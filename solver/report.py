@@ -353,6 +353,8 @@ def cmd_analyze(args) -> int:
 
 def add_cli(sub) -> None:
     """Register ``bigsur analyze`` on the CLI's subparsers."""
+    from .cli import seed_arg  # (the one type of every --seed)
+
     p = sub.add_parser("analyze", help="review a game record: HTML report and graph",
                        description="Review every decision of a record (the same analysis as "
                        "POST /v1/analyze) and write a self-contained HTML report and a "
@@ -366,6 +368,7 @@ def add_cli(sub) -> None:
                        f"milliseconds (default {DEFAULT_BUDGET_MS}, as the service)")
     group.add_argument("--iterations", type=int, help="search iterations per decision "
                        "(reproducible with --seed)")
-    p.add_argument("--seed", type=int, default=0, help="review seed (default 0)")
+    p.add_argument("--seed", type=seed_arg, default=0,
+                   help="review seed, 0 to 2**63 - 1 (default 0)")
     p.add_argument("--no-progress", action="store_true", help="no progress bar")
     p.set_defaults(func=cmd_analyze)

@@ -502,13 +502,10 @@ def test_cards_import_of_a_missing_or_directory_path_says_so_once(make, reason, 
     ("solver.terminal", ["play", "--players", "5"], "--players: must be 2 to 4", 5),
     ("solver.search.tournament", ["tournament", "--bots", "random", "--games", "0"],
      "--games: must be 1 to 100000", 0),
-    ("solver.search.tournament", ["tournament", "--bots", "random", "--seed", "-3"],
-     "--seed: must be 0 or more", -3),
     ("solver.search.train_cli", ["train", "--games", "1"],
      "--games: at least 2 (whole games are held out to test the fit)", 1),
     ("solver.search.train_cli", ["train", "--games", "2000000"], "--games: at most 1000000",
      2000000),
-    ("solver.search.train_cli", ["train", "--seed", "-1"], "--seed: must be 0 or more", -1),
     ("solver.search.train_cli", ["train", "--epochs", "0"], "--epochs: must be at least 1", 0),
     ("solver.search.train_cli", ["train", "--batch", "0"], "--batch: must be at least 1", 0),
 ])
@@ -736,6 +733,44 @@ def test_a_seed_the_service_refuses_is_refused(argv, tmp_path, capsys, monkeypat
                                   f"{MAX_SEED}, got 'ten'")
     assert not (tmp_path / "records").exists()
     assert seed_arg(str(MAX_SEED)) == MAX_SEED and seed_arg("0") == 0
+
+
+@pytest.mark.parametrize("argv", [
+    ["tournament", "--bots", "random", "--quiet", "--out", "t", "--seed", "{s}"],
+    ["train", "--out", "m.npz", "--seed", "{s}"],
+    ["analyze", "record.json", "--seed", "{s}"],
+    ["hint", "position.json", "--seed", "{s}"],
+])
+def test_every_commands_seed_is_read_by_the_one_seed_type(argv, tmp_path, capsys, no_games,
+                                                          no_selfplay, monkeypatch):
+    """tournament, train, analyze and hint read --seed as play and selfplay do (cli.seed_arg,
+    0 to 2**63 - 1): hint took a 23-digit seed, tournament one past the largest, and a
+    seed that is no integer was argparse's usage text, not one line."""
+    from solver.cli import UserError, seed_arg
+    from solver.rules.record import MAX_SEED
+
+    monkeypatch.chdir(tmp_path)  # (the record and position files are never read)
+    for seed in (-1, MAX_SEED + 1, 10**22, "ten"):
+        assert main([a.format(s=seed) for a in argv]) == 2
+        with pytest.raises(UserError) as info:
+            seed_arg(str(seed))
+        assert error_line(capsys) == f"bigsur: error: {info.value}"
+    assert not any(tmp_path.iterdir())
+
+
+def test_tournament_refuses_deals_whose_seeds_pass_the_largest(tmp_path, capsys, no_games):
+    """Deal k uses seed S+k, as selfplay's game k: the last deal's seed is checked too."""
+    from solver.rules.record import MAX_SEED
+
+    argv = ["tournament", "--bots", "random,greedy", "--quiet", "--out", str(tmp_path / "t"),
+            "--games", "4"]  # 2 deals of 2 rotated games
+    assert main([*argv, "--seed", str(MAX_SEED)]) == 2
+    assert error_line(capsys) == (
+        f"bigsur: error: seed {MAX_SEED} with 4 games: the last deal's seed would be "
+        f"{MAX_SEED + 1} (2 deals), more than {MAX_SEED} (2**63 - 1, the largest seed the "
+        "service takes)")
+    with pytest.raises(AssertionError, match="the tournament was started"):
+        main([*argv, "--seed", str(MAX_SEED - 1)])  # its last deal's seed is the largest
 
 
 def test_selfplay_refuses_games_whose_seeds_pass_the_largest(tmp_path, capsys):

@@ -133,6 +133,21 @@ def test_schedule_uses_whole_deals_one_seed_per_deal(small):
         schedule(["random", "nope"], 2, 2, cards=small)
 
 
+def test_schedule_deals_seeds_the_service_takes(small):
+    """Deal k uses seed S+k, so S and the last deal's seed are 0 to 2**63 - 1 (a record
+    beyond is refused by the service's review), as selfplay's games."""
+    from solver.rules.record import MAX_SEED
+
+    tasks = schedule(["random", "greedy"], 2, 4, seed=MAX_SEED - 1, cards=small)
+    assert max(t.seed for t in tasks) == MAX_SEED
+    with pytest.raises(TournamentError, match=f"the last deal's seed would be {MAX_SEED + 1} "
+                       r"\(2 deals\), more than"):
+        schedule(["random", "greedy"], 2, 4, seed=MAX_SEED, cards=small)
+    for seed in (-1, MAX_SEED + 1, True, 1.0, "3"):
+        with pytest.raises(TournamentError, match=f"^seed: must be an integer 0 to {MAX_SEED}"):
+            schedule(["random"], 2, 2, seed=seed, cards=small)
+
+
 def test_paired_deals_rotate_seats_and_records_replay(small, test_bots, tmp_path):
     summary = play(["first", "random"], small, games=6, out=tmp_path)  # 3 deals x 2 seatings
     assert summary.games == 6 and summary.deals == 3 and not summary.failed

@@ -480,6 +480,8 @@ def cmd_hint(args) -> int:
 
 def add_cli(sub) -> None:
     """Register ``bigsur hint`` on the CLI's subparsers."""
+    from ..cli import seed_arg  # (the one type of every --seed)
+
     p = sub.add_parser("hint", help="rank the moves of the seat to act (ISMCTS)",
                        description="Search a position (full state or one seat's view) and "
                        "print the moves of the seat to act, best first. On a terminal "
@@ -488,7 +490,8 @@ def add_cli(sub) -> None:
     group = p.add_mutually_exclusive_group()
     group.add_argument("--iterations", type=int, help="search iterations (default 1000)")
     group.add_argument("--seconds", type=float, help="search time per worker, in seconds")
-    p.add_argument("--seed", type=int, default=0, help="random seed (default 0)")
+    p.add_argument("--seed", type=seed_arg, default=0,
+                   help="random seed, 0 to 2**63 - 1 (default 0)")
     p.add_argument("--workers", type=int, default=1,
                    help=f"processes (root parallelism), 1 to {MAX_WORKERS}")
     p.add_argument("--cards", help="card-set file (default: the position's own)")

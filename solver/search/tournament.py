@@ -60,7 +60,7 @@ from ..rules.actions import Action, ActionError, parse_action
 from ..rules.cards import CardSet, load_card_set
 from ..rules.engine import new_game, play
 from ..rules.position import cards_to_json, resolve_cards
-from ..rules.record import GameRecord
+from ..rules.record import MAX_SEED, GameRecord
 from ..rules.scoring import final_scores
 from ..rules.state import Phase
 from ..rules.views import view_of
@@ -277,6 +277,8 @@ def schedule(bots: Sequence[str], players: int, games: int, seed: int = 0,
         raise TournamentError(f"games: must be a positive integer, got {games!r}")
     if isinstance(players, bool) or players not in (2, 3, 4):
         raise TournamentError(f"players: must be 2, 3 or 4, got {players!r}")
+    if isinstance(seed, bool) or not isinstance(seed, int) or not 0 <= seed <= MAX_SEED:
+        raise TournamentError(f"seed: must be an integer 0 to {MAX_SEED}, got {seed!r}")
     lineup = lineup_for(list(bots), players)
     for spec in set(lineup):
         try:
@@ -287,6 +289,10 @@ def schedule(bots: Sequence[str], players: int, games: int, seed: int = 0,
     raw_cards = cards_to_json(cards)
     rots = rotations(lineup)
     deals = -(-games // len(rots))
+    if seed + deals - 1 > MAX_SEED:  # a deal's record must be one the service reviews
+        raise TournamentError(f"seed {seed} with {games} games: the last deal's seed would "
+                              f"be {seed + deals - 1} ({deals} deals), more than {MAX_SEED} "
+                              "(2**63 - 1, the largest seed the service takes)")
     return [GameTask(d, seed + d, r, seats, raw_cards, code)
             for d in range(deals) for r, seats in rots]
 
@@ -722,8 +728,6 @@ def cmd_tournament(args) -> int:
             raise TournamentError(problem)
         if args.players not in (2, 3, 4):  # schedule() would say "players", not the option
             raise TournamentError(f"--players: must be 2, 3 or 4{got(args.players)}")
-        if args.seed < 0:  # the intervals' bootstrap is seeded with it
-            raise TournamentError(f"--seed: must be 0 or more{got(args.seed)}")
         cards = load_card_set(args.cards) if args.cards is not None else None
         bots = [s.strip() for s in args.bots.split(",")]
         if not all(bots):
@@ -762,6 +766,8 @@ class _DefaultsShown(argparse.ArgumentDefaultsHelpFormatter):
 
 def add_cli(sub) -> None:
     """Register ``bigsur tournament`` on an argparse subparsers object."""
+    from ..cli import seed_arg  # (the one type of every --seed)
+
     p = sub.add_parser(
         "tournament", help="play bots against each other (paired deals, Elo, intervals)",
         description="Play bots against each other on paired deals (seats rotated) and "
@@ -776,7 +782,8 @@ def add_cli(sub) -> None:
                    help=f"games (rounded up to whole deals), at most {MAX_GAMES}")
     p.add_argument("--workers", type=int, default=None,
                    help=f"local worker processes, 1 to {MAX_WORKERS} (default: all cores)")
-    p.add_argument("--seed", type=int, default=0, help="deal k uses seed S+k (S >= 0)")
+    p.add_argument("--seed", type=seed_arg, default=0,
+                   help="deal k uses seed S+k (S and the last deal's 0 to 2**63 - 1)")
     p.add_argument("--out", default="tournament-results",
                    help="directory for summary.json and records/")
     p.add_argument("--cluster", metavar="ADDRESS",

@@ -196,8 +196,6 @@ def _number_problem(args) -> str | None:
         return f"--games: at most {MAX_GAMES}{got(args.games)}"
     if problem := workers_problem("--workers", args.workers):
         return problem
-    if args.seed < 0:  # numpy's generators are seeded with it
-        return f"--seed: must be 0 or more{got(args.seed)}"
     if args.epochs < 1:
         return f"--epochs: must be at least 1{got(args.epochs)}"
     if args.batch < 1:
@@ -286,6 +284,8 @@ def _generation(policy: str, sources: list[dict], current_generation: int) -> in
 
 def add_cli(sub) -> None:
     """Register ``bigsur train``."""
+    from ..cli import seed_arg  # (the one type of every --seed)
+
     p = sub.add_parser("train", help="train the value model by self-play",
                        description=__doc__.split("\n\n")[0])
     p.add_argument("--games", type=int, default=24_000, help="self-play games (default 24000)")
@@ -296,8 +296,9 @@ def add_cli(sub) -> None:
                         "or a bot spec such as mcts:100i (expert iteration); with --data, "
                         "who played them (recorded in the model)")
     p.add_argument("--out", required=True, help="model file to write (.npz)")
-    p.add_argument("--seed", type=int, default=0,
-                   help="seed of the self-play games and of the fit (default 0)")
+    p.add_argument("--seed", type=seed_arg, default=0,
+                   help="seed of the self-play games and of the fit, 0 to 2**63 - 1 "
+                        "(default 0)")
     p.add_argument("--workers", type=int, default=2,
                    help=f"self-play processes (1 to {MAX_WORKERS})")
     p.add_argument("--search", nargs="+", metavar="NAME=VALUE",
