@@ -299,3 +299,12 @@ def test_mutated_positions_never_cause_a_server_error(make_client):
             if r.status_code == 422:
                 assert r.json()["field"] and r.json()["reason"]
     assert seen.get(422, 0) > FUZZ // 2
+
+
+def test_the_service_and_the_command_line_take_the_same_seeds():
+    """One largest seed (solver.rules.record.MAX_SEED): the service's schemas had their
+    own copy, the command line's seed_arg reads the rules' one."""
+    import server.schemas
+    import solver.rules.record
+
+    assert server.schemas.MAX_SEED is solver.rules.record.MAX_SEED
