@@ -6,6 +6,7 @@ from __future__ import annotations
 import copy
 import json
 import random
+import re
 
 import pytest
 from rules_testkit import card_set, hw, lm, make_state
@@ -110,6 +111,40 @@ def test_a_set_with_unequal_turns_is_refused_inline_and_from_a_file(tmp_path):
     with pytest.raises(PositionError) as info:
         state_from_json(position)
     assert info.value.field == "cards"
+
+
+def test_the_card_examples_of_the_format_page_are_the_shipped_cards():
+    """docs/format.md shows cards of the shipped set (JSON lines and CSV rows, as the
+    set's file and the CSV writer have them): its H01 and H30 were not (other Sceneries,
+    costs, backs, H30 another bonus), nor was a Persistent Material of a card taken by
+    per:/bh: a 1-Mile card's."""
+    import csv
+    from importlib import resources
+    from pathlib import Path
+
+    from solver.rules.cardset_csv import card_set_to_csv
+
+    doc = (Path(__file__).resolve().parents[1] / "docs" / "format.md").read_text("utf-8")
+    raw = json.loads(resources.files("solver.rules").joinpath("data/default.json")
+                     .read_text("utf-8"))
+    shipped = {c["id"]: c for c in raw["highway"] + raw["landmarks"]}
+    shown: dict[str, int] = {"json": 0, "csv": 0}
+    for lang, body in re.findall(r"```(json|csv)\n(.*?)```", doc, re.S):
+        for line in body.splitlines():
+            if lang == "json" and line.startswith('{"id": '):
+                card = json.loads(line)
+                assert card == shipped[card["id"]], card["id"]
+            elif lang == "csv" and not line.startswith("kind,"):
+                row = next(csv.reader([line]))
+                kind = {"highway": "highway", "landmark": "landmarks"}[row[0]]
+                written = card_set_to_csv({kind: [shipped[row[1]]]}).splitlines()[1]
+                assert line == written, row[1]
+            else:
+                continue
+            shown[lang] += 1
+    assert min(shown.values()) >= 3, shown
+    taken = re.findall(r"`(?:per|bh:\d+):(\w+)`", doc)
+    assert taken and all(shipped[c]["miles"] == 1 for c in taken), taken
 
 
 # ------------------------------------------------------------------ positions
