@@ -589,7 +589,8 @@ def test_review_analysed_again_survives_leaving_the_page(server, page):  # noqa:
     """"Analyse again" with a deeper search, and the page left (reloaded) while it runs:
     the page showed the old analysis again and never the new one (it did not ask the
     server for the game's running review). It follows the running job, shows its
-    progress, then the new analysis; ← / → step through it."""
+    progress, then the new analysis; ← / → step through it. While the deeper analysis
+    runs, the budget menu says its budget (it said the shown analysis's, 5 iterations)."""
     pg = page
     finish_a_game_against_greedy(server, pg)  # reviewed at 5 iterations a decision
     pg.goto(server + "/?speed=0")
@@ -606,6 +607,8 @@ def test_review_analysed_again_survives_leaving_the_page(server, page):  # noqa:
     pg.wait_for_selector("body[data-ready='1']")
     pg.wait_for_selector("#review:not([hidden])")
     pg.wait_for_selector("#review-status:has-text('Analysing the game')")  # followed
+    assert "search 5 iterations each" in pg.locator("#review-summary").inner_text()
+    assert pg.locator("#review-budget").input_value() == "ms:100"  # the job running
     pg.wait_for_selector("#review-summary:has-text('search 100 ms each')", timeout=120_000)
     assert pg.locator("#review-budget").input_value() == "ms:100"
     pg.keyboard.press("ArrowRight")

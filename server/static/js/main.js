@@ -1485,7 +1485,6 @@ function loadSavedReview() {
   let saved = null;
   try { saved = JSON.parse(localStorage.getItem(reviewKey()) || "null"); } catch (e) { saved = null; }
   S.review = saved && saved.result ? {...saved, gameId: S.game.id} : {gameId: S.game.id};
-  if (S.review.result) showBudgetChoice(S.review.budget);
   return S.review;
 }
 
@@ -1496,6 +1495,7 @@ async function openReview(source) {
   if (source) S.reviewSource = source;
   else if (S.upload && !(S.data && S.data.over)) S.reviewSource = "upload";
   if (S.reviewSource === "upload" && S.upload) {
+    showBudgetChoice(budgetOf(S.upload));
     show("review");
     await useReviewCards();
     renderReview();
@@ -1506,7 +1506,7 @@ async function openReview(source) {
   show("review");
   if (!S.data || !S.data.over) { renderReview(); return; }
   await useReviewCards();
-  loadSavedReview();
+  showBudgetChoice(budgetOf(loadSavedReview()));
   renderReview();
   await startOrPickUpReview();
 }
@@ -1554,7 +1554,10 @@ async function pickUpUpload() {
   up.lost = null;
   renderReview();
   try {
-    const job = await reviewUpload.followJob({job: getJob}, await getJob(up.jobId),
+    const running = await getJob(up.jobId);
+    up.budget = running.budget;
+    if (shownReview() === up) showBudgetChoice(up.budget);
+    const job = await reviewUpload.followJob({job: getJob}, running,
       (done, total) => setProgress(up, done, total));
     up.result = job.result;
     up.budget = job.budget;
@@ -1635,6 +1638,8 @@ async function runReview(again, pickUp = false) {
       : await api("POST", `/v1/games/${encodeURIComponent(gameId)}/analysis`,
         {budget: reviewBudget(), seed: 0, again: !!again}, token);
     if (!job) return;
+    rv.jobBudget = job.budget; // (a deeper analysis picked up: the menu says it while it runs)
+    if (shownReview() === rv) showBudgetChoice(rv.jobBudget);
     while (job.status === "queued" || job.status === "running") {
       setProgress(rv, job.progress.done, job.progress.total);
       await sleep(400);
@@ -1648,13 +1653,15 @@ async function runReview(again, pickUp = false) {
     S.review = {gameId, jobId: job.job_id, result: job.result, budget: job.budget,
       selected: rv.selected ?? null, pickedUp: true};
     keepGameReview(S.review);
-    showBudgetChoice(job.budget);
+    if (shownReview() === S.review) showBudgetChoice(job.budget);
     renderFinalReview();
     if (S.view === "review") renderReview();
   } catch (e) {
     showError(e);
   } finally {
     rv.running = false;
+    rv.jobBudget = null;
+    if (pickUp && shownReview() === rv) showBudgetChoice(rv.budget); // (none, or it failed)
     setProgress(rv, null);
   }
 }
@@ -1680,6 +1687,12 @@ function startOrPickUpReview() {
   if (rv.pickedUp) return Promise.resolve();
   rv.pickedUp = true;
   return runReview(false, true);
+}
+
+/* The budget of a review's analysis as the menu says it: its running job's while one runs
+ * (a deeper analysis picked up after a reload), else its result's. */
+function budgetOf(rv) {
+  return rv ? (rv.running && rv.jobBudget) || rv.budget : null;
 }
 
 /* The "search per decision" choice showing ``budget`` (the analysis shown's), added to the
