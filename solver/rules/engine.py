@@ -53,7 +53,7 @@ from .payment import (
     carry_out_payment,
     cheapest_payment,
 )
-from .position import PositionError
+from .position import as_phase
 from .scoring import Outcome, effective_miles, final_scores
 from .state import GameState, Phase, PlayerState, known_state
 from .stretches import highway_runs, runs
@@ -185,21 +185,10 @@ def _with_phase(state: GameState) -> GameState:
     identity (the hot path), and the checked entries take a number for its Phase.
     A phase that is neither is a :class:`~solver.rules.position.PositionError`."""
     new = state.copy()
-    new.phase = _as_phase(state.phase)
+    new.phase = as_phase(state.phase)
     return new
 
 
-def _as_phase(phase: object) -> Phase:
-    if isinstance(phase, Phase):
-        return phase
-    if isinstance(phase, Integral) and not isinstance(phase, bool):
-        try:
-            return Phase(int(phase))
-        except ValueError:
-            pass
-    names = ", ".join(f"Phase.{p.name}" for p in Phase)
-    raise PositionError("phase", f"must be a Phase ({names}) or its number "
-                        f"{min(Phase):d} to {max(Phase):d}, got {phase!r}")
 _TAKE_DECK = Take(None)
 _END = End()
 
@@ -448,7 +437,7 @@ def _illegal(state: GameState, action: Action, why: str) -> IllegalActionError:
     # named by its repr when its text is the deck take's ('take deck' for Take('deck'))
     named = repr(action) if _written_as_deck_take(action) else repr(action.notation())
     return IllegalActionError(f"illegal action {named} for seat {state.current} "
-                              f"(turn {state.turn + 1}, {_as_phase(state.phase)} step): {why}")
+                              f"(turn {state.turn + 1}, {as_phase(state.phase)} step): {why}")
 
 
 def _written_as_deck_take(action: Action) -> bool:
