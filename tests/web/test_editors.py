@@ -163,7 +163,8 @@ def test_position_editor_three_players(server, page):  # noqa: F811
     pg.click(f"[data-pe-lm='{stray}']")
     pg.wait_for_selector("#pe-pending")
     pg.click(f"[data-pe-hwcard='1:{p2[0]}']")
-    pg.wait_for_selector(f"#pe-problems:has-text('Landmark {stray}')")
+    pg.wait_for_selector(f"#pe-problems:has-text('{stray} sits above {p2[0]}')")
+    assert "Player 2's Landmarks: " in pg.locator("#pe-problems").inner_text()
     assert "no qualifying" in pg.locator("#pe-problems").inner_text()
     # a card typed twice is refused, naming it
     pg.select_option("#pe-target", "hand")
@@ -755,3 +756,62 @@ def test_card_set_problems_of_a_card_named_by_its_place_lead_to_it(server, page)
     pg.wait_for_selector(".ce-field.bad[data-field='id'] .ce-err")
     assert pg.evaluate("document.activeElement.id") == "ce-id"
     assert not pg.js_errors, pg.js_errors
+
+
+def greedy_position(players: int, seed: int, actions: int) -> dict:
+    """The full position after ``actions`` actions of a game of greedy players."""
+    from solver.rules import new_game, play, view_of
+    from solver.search.bots import make_bot
+
+    st, bot = new_game(players, seed=seed), make_bot("greedy")
+    for k in range(actions):
+        st = play(st, bot.act(view_of(st, st.current), k))
+    from solver.rules import state_to_json
+
+    return state_to_json(st)
+
+
+def load_position(pg, position: dict) -> str:
+    """``position`` loaded by Load JSON, once the editor has checked it: what it says."""
+    before = int(pg.evaluate("document.body.dataset.peChecked || 0"))
+    pg.fill("#pe-jsonbox", json.dumps(position))
+    pg.click("#pe-loadjson")
+    pg.wait_for_function("(n) => Number(document.body.dataset.peChecked || 0) > n", arg=before)
+    return pg.locator("#pe-problems").inner_text()
+
+
+def test_position_editor_flags_what_the_rules_forbid_of_landmarks_and_borrowing(
+        server, page):  # noqa: F811
+    """'No problem found' was said of positions the rules forbid, which Hint and Score
+    answered and 'Continue as a game' refused: an empty Landmark row while the Landmark
+    deck has some, two Landmarks on one Stretch, a discard pile borrowed from with no
+    Landmark granting it. The server's check of the position (its score, asked on each
+    change) refuses them: the page says so in its words and asks nothing more of them."""
+    pg = page
+    open_editor(pg, server, "#nav-editor", "#pe-problems")
+    base = greedy_position(3, 0, 28)  # Player 3: L05 above H03, of a forest Stretch with H24
+    empty_row = {**base, "landmark_row": [],
+                 "landmark_deck": base["landmark_deck"] + base["landmark_row"]}
+    two = json.loads(json.dumps(base))
+    two["seats"][2]["landmarks"] = [{"landmark": "L05", "card": "H03"},
+                                    {"landmark": "L08", "card": "H24"}]
+    two["landmark_row"] = [x if x != "L08" else "L15" for x in base["landmark_row"]]
+    borrowing, _card = build_step_position()  # 2 players, no Landmark
+    borrowing["per_turn"] = {"resources_used": {"borrow_discard": 1}}
+    sent = []
+    pg.on("request", lambda r: sent.append(r.url)
+          if r.method == "POST" and "/v1/score" not in r.url else None)
+    for position, words in [
+            (empty_row, "The Landmark row: must hold 5 Landmarks while the Landmark deck has any"),
+            (two, "Player 3's Landmarks: L08 and L05 sit on one Stretch"),
+            (borrowing, "Used this turn: the top Material of another player's discard pile: "
+                        "1 use(s) this turn, but no Landmark of the player to act grants it")]:
+        said = load_position(pg, position)
+        assert "No problem found" not in said and words in said, said
+        for button in ["#pe-hint", "#pe-continue"]:
+            pg.click(button)
+            error = pg.locator("#pe-error")
+            assert "Fix the position first" in error.inner_text() and words in error.inner_text()
+            error.evaluate("e => e.remove()")
+    assert not sent, sent
+    assert pg.locator("#editor").is_visible()

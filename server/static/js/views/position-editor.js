@@ -20,7 +20,8 @@ import {SC_COLOR, esc, cardSVG, highwaySVG, landmarkSVG} from "../svg.js";
 
 const HAND = 2, DEPOT = 5;
 const P = {ctx: null, root: null, cards: null, pos: null, target: "hand", pending: null,
-  score: null, scoreErr: null, result: "", seq: 0, timer: null, ai: "mcts:1s", alert: null};
+  score: null, scoreErr: null, checked: null, result: "", seq: 0, timer: null, ai: "mcts:1s",
+  alert: null};
 const $ = (id) => document.getElementById(id);
 
 /* ------------------------------------------------------------------ pure functions */
@@ -169,9 +170,11 @@ function placements(p) {
 
 const poss = (p, i) => (i === p.me ? "your" : `Player ${i + 1}'s`);
 
-/* What the rules forbid, as entered. cards: {highway, landmarks} of the set; stretches:
- * per seat [{scenery, cards}] from the server's score (null when not known yet). */
-export function problems(p, cards, stretches) {
+/* What the page finds the rules forbid, as entered (cards: {highway, landmarks} of the
+ * set): the placements, the counts, the turns. The rest (the Stretches below the
+ * Landmarks, the Landmark row, what a turn's Landmarks allow) the server checks when the
+ * page asks for the position's score (``refresh``). */
+export function problems(p, cards) {
   const out = [];
   const deck = Object.values(cards.highway).filter((c) => c.players.includes(p.players));
   const inDeck = new Set(deck.map((c) => c.id));
@@ -215,11 +218,6 @@ export function problems(p, cards, stretches) {
       }
       if (perCard.has(l.card)) out.push(`${l.card} carries two Landmarks (one a card)`);
       perCard.add(l.card);
-      const lm = cards.landmarks[l.landmark];
-      const st = stretches && stretches[i];
-      if (lm && st && !st.some((x) => x.scenery === lm.scenery && x.cards.includes(l.card))) {
-        out.push(`Landmark ${l.landmark} (${lm.scenery}) sits above ${l.card}, which is in no qualifying ${lm.scenery} Stretch of ${poss(p, i)} Highway`);
-      }
     }
     if (!turnsOk) return;
     if (i === p.me) {
@@ -395,9 +393,10 @@ export function render() {
   const lmUsed = new Set([...p.row, ...p.seats.flatMap((s) => s.landmarks.map((l) => l.landmark))]);
   const sets = P.ctx.cardSets() || [];
   const v = view();
-  const probs = problems(p, P.cards, P.score ? P.score.scores.map((_, i) => stretchesOf(i)) : null);
+  const probs = problems(p, P.cards);
   // the server's word only on what the page did not find itself (one message a problem)
-  const serverProblem = P.scoreErr && !probs.length ? `<li>${esc(P.scoreErr)}</li>` : "";
+  const refused = serverRefusal();
+  const serverProblem = refused && !probs.length ? `<li id="pe-server-problem">${esc(refused)}</li>` : "";
   const opt = (vals, cur) => vals.map(([val, label]) => `<option value="${esc(val)}"${String(val) === String(cur) ? " selected" : ""}>${esc(label)}</option>`).join("");
   const step = p.phase === "build" ? "build" : `take${p.picks}`;
   P.root.innerHTML = `<div class="panel pe-head">
@@ -417,7 +416,8 @@ export function render() {
     ${perTurnHTML()}
     <div class="pe-problems" id="pe-problems" aria-live="polite">${probs.length || serverProblem
       ? `<b class="bad">Not allowed as entered:</b><ul>${probs.map((x) => `<li>${esc(x)}</li>`).join("")}${serverProblem}</ul>`
-      : `<span class="ok">No problem found.</span>`}</div>
+      : P.checked === encode(p) ? `<span class="ok">No problem found.</span>`
+        : `<span class="muted">Checking\u2026</span>`}</div>
   </div>
   <div class="pe-grid">
   <div>
@@ -568,17 +568,53 @@ function changed() {
   P.timer = setTimeout(refresh, 200);
 }
 
-/* What the page finds wrong without the server (the Stretch checks need its score). */
-const knownProblems = () => problems(P.pos, P.cards, null);
+/* What the page finds wrong without the server. */
+const knownProblems = () => problems(P.pos, P.cards);
 const knownIncomplete = () => knownProblems().length > 0;
 
-/* A hint, a score, a payment or a game of a position the page already finds wrong is
- * not asked for: the server would refuse it (a failed request in the console) for the
- * reason the page lists under "Not allowed as entered". */
+/* A field of the view the server names, in the page's words ("seats[2].landmarks" ->
+ * "Player 3's Landmarks"). */
+const SEAT_PARTS = {landmarks: "Landmarks", highway: "Highway", hand: "hand", discard: "discard pile",
+  known_hand: "known hand cards", known_discard: "known discard fronts", turns: "turns done"};
+const FIELD_WORDS = {landmark_row: "the Landmark row", landmark_deck: "the Landmark deck",
+  depot: "the Depot", deck: "the deck", turn: "turns done", picks: "the step", phase: "the step",
+  current: "the player to act", per_turn: "used this turn"};
+function fieldWords(field) {
+  const p = P.pos;
+  const f = String(field || "").replace(/^position\./, "");
+  let m = /^seats\[(\d+)\](?:\.(\w+))?/.exec(f);
+  if (m) {
+    const i = Number(m[1]);
+    return m[2] ? `${poss(p, i)} ${SEAT_PARTS[m[2]] || m[2]}` : (i === p.me ? "you" : `Player ${i + 1}`);
+  }
+  m = /^per_turn\.resources_used\.(\w+)$/.exec(f);
+  if (m) {
+    const use = ABILITY_USES.find(([r]) => r === m[1]);
+    return `used this turn: ${use ? use[1] : m[1]}`;
+  }
+  m = /^per_turn\.persistent_used\.(.+)$/.exec(f);
+  if (m) return `used this turn: the Persistent Material of ${m[1]}`;
+  return FIELD_WORDS[f.split(".")[0]] || f;
+}
+
+/* Why the server refused the position as it is now (its live check, ``refresh``), in the
+ * page's words; null when it did not, or it answered about an earlier position. */
+function serverRefusal() {
+  const e = P.scoreErr;
+  if (!e || P.checked !== encode(P.pos)) return null;
+  const where = e.field ? fieldWords(e.field) : "";
+  const why = plainError(e.reason, wordsCtx());
+  return where ? `${where[0].toUpperCase()}${where.slice(1)}: ${why}` : why;
+}
+
+/* A hint, a score, a payment or a game of a position the page already finds wrong, or
+ * the server's check refused, is not asked for: the server would refuse it (a failed
+ * request in the console) for the reason listed under "Not allowed as entered". */
 function notComplete() {
   const probs = knownProblems();
-  if (!probs.length) return null;
-  return `Fix the position first (see "Not allowed as entered"): ${probs.join("; ")}.`;
+  const refused = serverRefusal();
+  if (!probs.length && !refused) return null;
+  return `Fix the position first (see "Not allowed as entered"): ${(probs.length ? probs : [refused]).join("; ")}.`;
 }
 
 /* Ask the server for the score of the view as entered: it checks the view (naming the
@@ -588,7 +624,8 @@ function notComplete() {
 async function refresh() {
   const seq = ++P.seq;
   const v = view();
-  history.replaceState(null, "", "#position=" + encode(P.pos));
+  const key = encode(P.pos);
+  history.replaceState(null, "", "#position=" + key);
   if (knownIncomplete()) {
     if (P.scoreErr) { P.scoreErr = null; render(); }
     document.body.dataset.peChecked = String(seq);
@@ -601,8 +638,9 @@ async function refresh() {
     P.scoreErr = null;
   } catch (e) {
     if (seq !== P.seq) return;
-    P.scoreErr = e.message;
+    P.scoreErr = {field: e.field, reason: (e.body && e.body.reason) || e.message};
   }
+  P.checked = key;
   render();
   document.body.dataset.peChecked = String(seq);
 }
