@@ -815,3 +815,23 @@ def test_position_editor_flags_what_the_rules_forbid_of_landmarks_and_borrowing(
             error.evaluate("e => e.remove()")
     assert not sent, sent
     assert pg.locator("#editor").is_visible()
+
+
+def test_position_editor_draws_no_stretch_of_an_earlier_position(server, page):  # noqa: F811
+    """After Load JSON of a position the page finds wrong (not scored again), the
+    Stretches of the previous position's score were drawn under the new Highways (and
+    had made a false problem: 'Landmark L01 sits above H04, which is in no qualifying
+    ocean Stretch')."""
+    pg = page
+    open_editor(pg, server, "#nav-editor", "#pe-problems")
+    first = greedy_position(3, 0, 28)  # Player 3's Highway: H19 H24 H03 H41
+    assert "No problem found" in load_position(pg, first)
+    lanes = pg.locator(".pe-seat[data-seat='2'] text.lane")
+    assert lanes.count() > 0
+    second = json.loads(json.dumps(first))
+    second["seats"][2]["highway"].remove("H41")
+    second["depot"].remove("H48")
+    second["deck"] += ["H41", "H48"]
+    said = load_position(pg, second)
+    assert "the Depot holds 4 cards" in said and "Stretch" not in said, said
+    assert lanes.count() == 0, lanes.all_inner_texts()

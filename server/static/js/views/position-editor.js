@@ -20,8 +20,8 @@ import {SC_COLOR, esc, cardSVG, highwaySVG, landmarkSVG} from "../svg.js";
 
 const HAND = 2, DEPOT = 5;
 const P = {ctx: null, root: null, cards: null, pos: null, target: "hand", pending: null,
-  score: null, scoreErr: null, checked: null, result: "", seq: 0, timer: null, ai: "mcts:1s",
-  alert: null};
+  score: null, scoreFor: null, scoreErr: null, checked: null, result: "", seq: 0, timer: null,
+  ai: "mcts:1s", alert: null};
 const $ = (id) => document.getElementById(id);
 
 /* ------------------------------------------------------------------ pure functions */
@@ -303,8 +303,14 @@ function zoneCards(ids, zone) {
   return ids.map((id) => `<button type="button" class="cardbtn pe-card" data-pe-remove="${esc(zone)}" data-card="${esc(id)}" aria-label="${esc(id)} (click to remove)">${cardSVG(id, {compact: true})}</button>`).join("");
 }
 
+/* What a score's Stretches are about: the set and the Highways. */
+const highwaysKey = (p) => JSON.stringify([p.cards, p.players, p.seats.map((s) => s.highway)]);
+
+/* The Stretches of seat ``i``'s Highway from the server's score, when that score is of
+ * these Highways (not of an earlier position's: a position the page finds wrong is not
+ * scored again). */
 function stretchesOf(i) {
-  const s = P.score && P.score.scores[i];
+  const s = P.score && P.scoreFor === highwaysKey(P.pos) && P.score.scores[i];
   if (!s) return [];
   return s.details.filter((d) => d.category === "stretches").map((d) => ({
     scenery: d.what.split(" ")[0].toLowerCase(), cards: d.cards || [], points: d.points}));
@@ -624,10 +630,10 @@ function notComplete() {
 async function refresh() {
   const seq = ++P.seq;
   const v = view();
-  const key = encode(P.pos);
+  const key = encode(P.pos), sentFor = highwaysKey(P.pos);
   history.replaceState(null, "", "#position=" + key);
-  if (knownIncomplete()) {
-    if (P.scoreErr) { P.scoreErr = null; render(); }
+  if (knownIncomplete()) { // not scored: the last score is of another position
+    if (P.scoreErr || P.score) { P.scoreErr = null; P.score = null; render(); }
     document.body.dataset.peChecked = String(seq);
     return;
   }
@@ -635,6 +641,7 @@ async function refresh() {
     const res = await P.ctx.api("POST", "/v1/score", {position: v});
     if (seq !== P.seq) return;
     P.score = res;
+    P.scoreFor = sentFor;
     P.scoreErr = null;
   } catch (e) {
     if (seq !== P.seq) return;
