@@ -318,11 +318,11 @@ class SearchService:
         """Stop every worker; searches in progress end (their requests get 503)."""
         self.runner.close()
 
-    def deadline(self, budget: dict | None, factor: float = 1.0) -> float:
-        """Wall-clock seconds a task of this budget may run."""
-        if budget and budget.get("ms") is not None:
-            return factor * budget["ms"] / 1000 + self.grace
-        return factor * self.max_budget_ms / 1000 + self.grace
+    def deadline(self, budget: dict | None, factor: float = 1.0, searches: int = 1) -> float:
+        """Wall-clock seconds a task of ``searches`` searches of ``factor`` budgets in all
+        may run: each search has its set-up (the grace) beside its budget."""
+        ms = budget["ms"] if budget and budget.get("ms") is not None else self.max_budget_ms
+        return factor * ms / 1000 + searches * self.grace
 
     # running ------------------------------------------------------------
     async def _run(self, fn: Callable, args: tuple, priority: Priority, client: str,
@@ -351,8 +351,8 @@ class SearchService:
         except DeadlineExceeded:
             self.deadlines += 1
             raise ApiError(503, "budget", f"{what} did not finish within its deadline of "
-                           f"{deadline:g} s (budget + BIGSUR_DEADLINE_GRACE_MS, iteration "
-                           "budgets: BIGSUR_MAX_BUDGET_MS + grace); its answer is no longer "
+                           f"{deadline:g} s (its budget and BIGSUR_DEADLINE_GRACE_MS a search; "
+                           "iteration budgets: BIGSUR_MAX_BUDGET_MS); its answer is no longer "
                            "awaited (a process worker is stopped, a thread or cluster task runs "
                            "out its budget); ask for a smaller budget", "deadline",
                            {"Retry-After": str(self.scheduler.retry_after(priority))}) from None
@@ -404,9 +404,13 @@ class SearchService:
     async def review(self, view: dict, played: str, after_view: dict | None,
                      terminal: dict | None, budget: dict, seed: int,
                      client: str = "analysis") -> dict:
-        """One reviewed decision of an analysis job (batch priority; up to two searches:
-        the position and, when needed, the one after the move played)."""
+        """One reviewed decision of an analysis job (batch priority; up to three searches
+        of six budgets in all, solver.analysis.REVIEW_SEARCHES and REVIEW_BUDGETS: the
+        position, the move played, a labelled loss again with a larger budget)."""
+        from solver.analysis import REVIEW_BUDGETS, REVIEW_SEARCHES
+
         return await self._run(review_task, (view, played, after_view, terminal, budget,
                                              seed, self.search_fn),
-                               Priority.BATCH, client, None, self.deadline(budget, 2),
+                               Priority.BATCH, client, None,
+                               self.deadline(budget, REVIEW_BUDGETS, REVIEW_SEARCHES),
                                "the review")

@@ -341,6 +341,10 @@ def review_decision(view: PlayerView, played: str | Action, after_view: PlayerVi
 
 
 AGAIN_FACTOR = 4  # a labelled loss is measured again with this many times the budget
+# the most one reviewed decision searches: the position, the move played alone (or the
+# position after it), then a labelled loss again at AGAIN_FACTOR times the budget
+REVIEW_SEARCHES = 3
+REVIEW_BUDGETS = 2 + AGAIN_FACTOR
 
 
 def _deeper(budget: Any) -> Any:

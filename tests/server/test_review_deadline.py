@@ -1,0 +1,56 @@
+"""A reviewed decision's deadline covers every search it may make: the position, the
+move played alone, and a labelled loss measured again (solver.analysis); the deadline of
+two budgets and one grace failed whole end-of-game reviews on a loaded machine ("the
+review did not finish within its deadline of 2.2 s" at decision 49 of 73)."""
+
+from __future__ import annotations
+
+import asyncio
+import time
+
+from server.pool import SearchService
+from solver.analysis import REVIEW_SEARCHES
+from solver.rules.engine import legal_actions, new_game
+from solver.rules.views import view_of, view_to_json
+
+BUDGET_MS = 100
+GRACE_S = 0.5
+
+
+class SlowSearch:
+    """Each search takes its budget and most of the grace (a slow set-up, as on a loaded
+    machine or at a hoarded last step); the move played is left out of the first search
+    and rated far below the best, so the decision is labelled and measured again."""
+
+    def __init__(self, played: str):
+        self.played = played
+        self.calls = 0
+
+    def __call__(self, view, budget, seed=None, moves=None):
+        self.calls += 1
+        time.sleep(BUDGET_MS / 1000 + 0.8 * GRACE_S)
+        texts = [a.notation() for a in legal_actions(view)]
+        if moves is None:
+            texts = [t for t in texts if t != self.played]
+        else:
+            texts = [m[0].notation() for m in moves]
+        out = [{"actions": [t], "label": t, "visits": 50, "payment": None, "line": [],
+                "win_probability": 0.1 if t == self.played else 0.9,
+                "expected_margin": -10.0 if t == self.played else 10.0} for t in texts]
+        out.sort(key=lambda m: -m["win_probability"])
+        return {"seat": view.seat, "moves": out, "stats": {"iterations": 50}}
+
+
+def test_a_decision_searched_three_times_finishes_within_its_deadline():
+    state = new_game(2, seed=3)
+    view = view_of(state, state.current)
+    played = legal_actions(state)[0].notation()
+    search = SlowSearch(played)
+    service = SearchService(1, "thread", 1, search, max_budget_ms=1000, grace=GRACE_S)
+    try:
+        review = asyncio.run(service.review(view_to_json(view), played, None, None,
+                                            {"ms": BUDGET_MS}, 0))
+    finally:
+        service.close()
+    assert search.calls == REVIEW_SEARCHES  # the position, the move played, again
+    assert review["label"] is not None and review["measured_again"], review
