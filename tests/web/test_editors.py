@@ -835,3 +835,39 @@ def test_position_editor_draws_no_stretch_of_an_earlier_position(server, page): 
     said = load_position(pg, second)
     assert "the Depot holds 4 cards" in said and "Stretch" not in said, said
     assert lanes.count() == 0, lanes.all_inner_texts()
+
+
+def test_position_editor_i_am_keeps_each_seats_cards(server, page):  # noqa: F811
+    """Changing 'I am' moved the hand and discard pile entered for Player 1 to the new
+    seat, and Player 2's known hand card H40 vanished (from the table and from 'Highway
+    cards not placed'); each seat now keeps its cards, and the page says what to add."""
+    pg = page
+    open_editor(pg, server, "#nav-editor", "#pe-problems")
+    pg.click("[data-pe='clear']")
+    pg.select_option("#pe-players", "2")
+    for target, cid in [("hand", "H01"), ("hand", "H02"), ("discard", "H05"),
+                        ("known:1", "H40"), ("kd:1", "H12")]:
+        pg.select_option("#pe-target", target)
+        pg.click(f".pe-palette [data-pe-place='{cid}']")
+    pg.click("[data-pe-mat='1:stone']")  # H12's back Material, and one card not known
+    pg.click("[data-pe-mat='1:water']")
+    palette = pg.locator(".pe-palette [data-pe-place]")
+    before = palette.count()
+    pg.select_option("#pe-me", "1")
+    pg.wait_for_selector(".pe-seat.mine[data-seat='1']")
+    assert palette.count() == before  # no card vanished, none came back
+    assert pg.locator("#pe-hand [data-card]").evaluate_all(
+        "els => els.map((e) => e.dataset.card)") == ["H40"]
+    pg.wait_for_selector("#alert:has-text('You are now Player 2')")
+    assert "remove those Player 2 cannot know" in pg.locator("#alert").inner_text()
+    mine = pg.locator(".pe-seat.mine")
+    assert "H12" in mine.inner_text() and mine.get_attribute("data-seat") == "1"
+    first = pg.locator(".pe-seat[data-seat='0']")
+    assert [first.locator(f"[data-card='{c}']").count() for c in ("H01", "H02", "H05")] == [
+        1, 1, 1]
+    pg.select_option("#pe-me", "0")  # and back: as entered (what was known of each)
+    pg.wait_for_selector("#alert:has-text('You are now Player 1')")
+    assert pg.locator("#pe-hand [data-card]").evaluate_all(
+        "els => els.map((e) => e.dataset.card)") == ["H01", "H02"]
+    assert palette.count() == before
+    assert not [e for e in pg.js_errors if "status of" not in e], pg.js_errors

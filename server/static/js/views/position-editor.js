@@ -99,6 +99,48 @@ export function toView(p, deckSize, landmarkTotal) {
   };
 }
 
+/* ``p`` as seat ``seat`` sees it ("I am" changed), each seat keeping its cards: the hand
+ * and discard pile of the seat that was asking stay its own, as its known hand cards and
+ * its discard pile (its Materials, every card known); the known hand cards and discard
+ * fronts of the new seat are its hand and discard pile (matched to its Materials, bottom
+ * to top), and what the others knew of them. ``matOf``: a card id's back Material.
+ * Returns [the position, what the player is to check or add, or null]. */
+export function asSeat(p, seat, matOf) {
+  if (seat === p.me) return [p, null];
+  const q = JSON.parse(JSON.stringify(p));
+  const was = q.seats[p.me], now = q.seats[seat];
+  was.known = p.hand.slice();
+  was.knownDiscard = p.discard.slice();
+  was.materials = p.discard.map(matOf).filter(Boolean);
+  const fronts = now.knownDiscard.slice();
+  const pile = [];
+  for (const m of now.materials) { // each Material of the pile, by a known card of it
+    const k = fronts.findIndex((id) => matOf(id) === m);
+    if (k >= 0) pile.push(fronts.splice(k, 1)[0]);
+  }
+  q.hand = now.known.slice();
+  q.discard = [...pile, ...fronts];
+  q.myKnown = now.known.slice();
+  q.myKnownDiscard = now.knownDiscard.slice();
+  const hidden = handCount(p, seat) - now.known.length;
+  const unknown = now.materials.length - pile.length;
+  now.known = [];
+  now.knownDiscard = [];
+  now.materials = [];
+  q.me = seat;
+  const notes = [];
+  if (p.hand.length || p.discard.length) {
+    notes.push(`Player ${p.me + 1}'s hand and discard pile are kept as cards you know of them: ` +
+      `remove those Player ${seat + 1} cannot know`);
+  }
+  if (hidden > 0 || unknown > 0) {
+    notes.push(`add the ${[hidden > 0 ? plural(hidden, "card") + " of your hand" : "",
+      unknown > 0 ? plural(unknown, "card") + " of your discard pile" : ""].filter(Boolean).join(" and ")} ` +
+      `that ${hidden + unknown > 1 ? "were" : "was"} hidden from Player ${p.me + 1}`);
+  }
+  return [q, notes.length ? `You are now Player ${seat + 1}. ${notes.join("; ")}.` : null];
+}
+
 /* Back from a view (or from a full position, reduced to ``seat``'s view). */
 export function fromView(v, matOf) {
   const n = v.seats.length;
@@ -483,7 +525,13 @@ function bind() {
     P.pos = reshaped(p, p.cards, Number(ev.target.value));
     changed();
   });
-  $("pe-me").addEventListener("change", (ev) => { p.me = Number(ev.target.value); changed(); });
+  $("pe-me").addEventListener("change", (ev) => {
+    const [q, note] = asSeat(p, Number(ev.target.value), (id) => (P.cards.highway[id] || {}).material);
+    P.pos = q;
+    if (!targets().some(([t]) => t === P.target)) P.target = "hand";
+    changed();
+    if (note) say(note);
+  });
   $("pe-first").addEventListener("change", (ev) => { p.first = Number(ev.target.value); changed(); });
   $("pe-turn").addEventListener("change", (ev) => { p.turn = Math.max(0, Math.floor(Number(ev.target.value)) || 0); changed(); });
   $("pe-step").addEventListener("change", (ev) => {
