@@ -48,6 +48,9 @@ if TYPE_CHECKING:
     from .store import Store
 
 log = logging.getLogger("bigsur.server")
+# a decision whose search failed for these (a loaded machine, a worker replaced) is
+# searched once more before its job fails: one slow decision lost a 73-decision review
+RETRIED = frozenset({"deadline", "busy"})
 ACTIVE = ("queued", "running")
 
 
@@ -199,10 +202,16 @@ class JobService:
         if point.legal <= 1:
             return forced_review(point)
         after = point.after_view
-        raw = await search.review(view_to_json(point.view), point.action.notation(),
-                                  view_to_json(after) if after is not None else None,
-                                  point.terminal, budget, decision_seed(seed, point.index),
-                                  client)
+        args = (view_to_json(point.view), point.action.notation(),
+                view_to_json(after) if after is not None else None, point.terminal, budget,
+                decision_seed(seed, point.index), client)
+        try:
+            raw = await search.review(*args)
+        except ApiError as err:  # one decision past its deadline, or its worker died
+            if err.kind not in RETRIED:
+                raise
+            log.warning("analysis decision %d searched again: %s", point.index, err.reason)
+            raw = await search.review(*args)  # (same seed: the same answer when in time)
         review = DecisionReview.from_json(raw)
         review.index = point.index
         review.legal = point.legal

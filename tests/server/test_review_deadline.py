@@ -6,6 +6,7 @@ review did not finish within its deadline of 2.2 s" at decision 49 of 73)."""
 from __future__ import annotations
 
 import asyncio
+import threading
 import time
 
 from server.pool import SearchService
@@ -54,3 +55,44 @@ def test_a_decision_searched_three_times_finishes_within_its_deadline():
         service.close()
     assert search.calls == REVIEW_SEARCHES  # the position, the move played, again
     assert review["label"] is not None and review["measured_again"], review
+
+
+def test_a_decision_past_its_deadline_is_searched_again_not_the_whole_job_failed(
+        db_target):
+    """One decision's search stalls past its deadline (a loaded machine): the job
+    searches that decision once more and finishes, where it failed the whole review."""
+    from conftest import FakeSearch, make_settings
+    from fastapi.testclient import TestClient
+    from session_testkit import poll_job
+
+    from server.app import create_app
+    from server.deps import get_search
+    from solver.cli import play_random_game
+
+    class FirstSearchStalls:
+        def __init__(self):
+            self.fake, self.calls, self.release = FakeSearch(), 0, threading.Event()
+
+        def __call__(self, *args, **kwargs):
+            self.calls += 1
+            if self.calls == 1:
+                self.release.wait(20)  # far past the deadline: answered 503 'deadline'
+            return self.fake(*args, **kwargs)
+
+    search_fn = FirstSearchStalls()
+    settings = make_settings(db_target, deadline_grace_ms=100, batch_workers=2)  # (a thread
+    # past its deadline keeps its slot until it ends: the process pool kills it)
+    service = SearchService.from_settings(settings, search_fn=search_fn)
+    app = create_app(settings, search=service)
+    app.dependency_overrides[get_search] = lambda: service
+    record = play_random_game(2, seed=13)
+    record.actions = record.actions[:6]
+    with TestClient(app) as client:
+        try:
+            job = client.post("/v1/analyze", json={"record": record.to_json(),
+                                                   "budget": {"ms": 50}}).json()
+            done = poll_job(client, job["job_id"], timeout=60)
+        finally:
+            search_fn.release.set()  # (the stalled thread ends before the app stops)
+    assert done["status"] == "done", done
+    assert search_fn.calls >= 2  # the stalled decision was searched again
