@@ -871,3 +871,28 @@ def test_position_editor_i_am_keeps_each_seats_cards(server, page):  # noqa: F81
         "els => els.map((e) => e.dataset.card)") == ["H01", "H02"]
     assert palette.count() == before
     assert not [e for e in pg.js_errors if "status of" not in e], pg.js_errors
+
+
+def test_position_editor_link_to_a_card_set_this_server_lacks(server, page):  # noqa: F811
+    """A #position= link naming a card set this server does not have left the editor
+    blank (and 'Position editor' again stayed blank); it now opens on the default set,
+    saying the named set is unknown here, with what the link placed."""
+    import base64
+
+    pg = page
+    position = {"cards": "elsewhere-set", "players": 3, "me": 0, "first": 0, "turn": 0,
+                "phase": "take", "picks": 0, "depot": [], "row": [], "hand": ["H01"],
+                "discard": [], "perTurn": {"recycle": False, "persistent": [],
+                                           "resources": {}},
+                "seats": [{"highway": [], "landmarks": [], "known": [], "knownDiscard": [],
+                           "materials": []} for _ in range(3)]}
+    link = base64.urlsafe_b64encode(json.dumps(position).encode()).decode().rstrip("=")
+    pg.goto(server + "/#position=" + link)
+    pg.wait_for_selector("body[data-ready='1']")
+    pg.wait_for_selector("#alert:has-text('no card set named \"elsewhere-set\"')")
+    assert pg.locator("#pe-cards").input_value() == "default"
+    assert pg.locator("#pe-hand [data-card='H01']").count() == 1
+    pg.click("#alert-close")
+    pg.click("#nav-editor")
+    pg.wait_for_selector("#editor:not([hidden]) #pe-hand [data-card='H01']")
+    assert not [e for e in pg.js_errors if "status of" not in e], pg.js_errors

@@ -302,15 +302,31 @@ function deckSize() {
 }
 function view() { return toView(P.pos, deckSize(), Object.keys(P.cards.landmarks).length); }
 
+/* Open the editor on ``initial`` (a link's position, a review's), else the position
+ * being edited. A position on a card set this server does not have (a link from another
+ * server) is shown on the default set, and said so: the editor had stayed blank. */
 export async function open(ctx, root, initial) {
   P.ctx = ctx;
   P.root = root;
-  if (initial) P.pos = initial;
-  if (!P.pos) P.pos = emptyPosition("default", 3, 0);
-  P.cards = await ctx.loadCards(P.pos.cards);
+  let pos = initial || P.pos || emptyPosition("default", 3, 0);
+  let unknown = null;
+  try {
+    P.cards = await ctx.loadCards(pos.cards);
+  } catch (e) {
+    if (!(e instanceof ctx.ApiError) || e.status !== 404 || pos.cards === "default") throw e;
+    unknown = String(pos.cards);
+    P.cards = await ctx.loadCards("default");
+    pos = reshaped(pos, "default", pos.players);
+  }
+  P.pos = pos;
   P.result = "";
   render();
   refresh();
+  if (unknown !== null) {
+    say(`This server has no card set named "${unknown}": the position is shown with the ` +
+      `default cards (a card they lack is flagged). Choose its set under Cards if this server ` +
+      `has it under another name.`);
+  }
 }
 
 function targets() {
