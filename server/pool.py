@@ -86,24 +86,8 @@ def parse_position(raw: Any, cards: CardSet | None = None) -> GameState | Player
 
 
 def _check_view(view: PlayerView) -> None:
-    """Checks view_from_json leaves to the determinizer but every reader needs up front
-    (a view no full state matches, e.g. an opponent holding 150 cards, is refused here,
-    for scores as for hints)."""
-    if view.me is None:
-        raise PositionError("view_of", "names no seat of this view")
-    if view.phase != Phase.OVER and view.current != (view.first_player + view.turn) \
-            % view.num_players:
-        raise PositionError("current", f"after {view.turn} turns from first player "
-                            f"{view.first_player}, seat "
-                            f"{(view.first_player + view.turn) % view.num_players} acts")
-    for card, uses in view.persistent_uses.items():
-        if isinstance(uses, bool) or not isinstance(uses, int) or not 0 <= uses <= 100:
-            raise PositionError("per_turn.persistent_used", f"{view.cards.highway[card].id}: "
-                                f"uses must be an integer 0 to 100{got(uses)}")
-    for key, uses in view.resource_uses.items():
-        if isinstance(uses, bool) or not isinstance(uses, int) or not 0 <= uses <= 100:
-            raise PositionError(f"per_turn.resources_used.{key}",
-                                f"must be an integer 0 to 100{got(uses)}")
+    """The check view_from_json leaves to the determinizer but every reader needs up
+    front: a view no full state matches is refused here, for scores as for hints."""
     from solver.search.determinize import Determinizer
 
     Determinizer(view)  # InconsistentViewError naming what no deal can match
