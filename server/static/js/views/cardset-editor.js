@@ -187,12 +187,34 @@ function current() {
   return list[E.sel.index] || null;
 }
 
-/* Every problem shown: the CSV conversion's (their root causes) first, then the check's. */
-function allProblems() {
-  return [...E.convertErrors, ...(E.check ? E.check.errors : [])];
+/* Every problem shown, each with the card it is of: [{e, at}] (``at``: {kind, index}, or
+ * null for a problem of the set). The CSV conversion's problems (root causes) come first;
+ * the check's problem of a card's field the conversion already names is its consequence
+ * (a miles cell 'x' is read as no miles: 'missing'), not said again. */
+function located() {
+  const named = new Set(E.convertErrors.map((e) => `${e.card}\n${e.field}`));
+  const checked = (E.check ? E.check.errors : []).filter((e) => !e.card || !named.has(`${e.card}\n${e.field}`));
+  const dups = new Map(); // id -> its duplicates placed so far
+  return [...E.convertErrors, ...checked].map((e) => {
+    let at = locate(e);
+    if (at && e.field === "id" && /^duplicate id/.test(e.message || "")) {
+      // the validator keeps the first card of an id: the problem is of a later one
+      const n = (dups.get(e.card) || 0) + 1;
+      dups.set(e.card, n);
+      at = cardsWithId(e.card)[n] || at;
+    }
+    return {e, at};
+  });
 }
 
-/* The card a problem is of, {kind, index}, or null (a problem of the set). The server
+/* The cards of an id, in the validator's order (Highway cards, then Landmarks). */
+function cardsWithId(id) {
+  return [...E.set.highway.map((c, index) => ({kind: "highway", index, id: c.id})),
+    ...E.set.landmarks.map((c, index) => ({kind: "landmark", index, id: c.id}))]
+    .filter((c) => c.id === id).map(({kind, index}) => ({kind, index}));
+}
+
+/* The card a problem names, {kind, index}, or null (a problem of the set). The server
  * names a card by its id, or by its place in its list ("highway[2]") when the id is not
  * one to show (too long, not printable). */
 function locate(e) {
@@ -201,22 +223,12 @@ function locate(e) {
   if (m && (!e.text || e.text.startsWith(e.card))) {
     return {kind: m[1] === "highway" ? "highway" : "landmark", index: Number(m[2])};
   }
-  let i = E.set.highway.findIndex((c) => c.id === e.card);
-  if (i >= 0) return {kind: "highway", index: i};
-  i = E.set.landmarks.findIndex((c) => c.id === e.card);
-  return i >= 0 ? {kind: "landmark", index: i} : null;
+  return cardsWithId(e.card)[0] || null;
 }
 
 /* The problems of the card at ``index`` of the ``kind`` list. */
 function errorsFor(kind, index) {
-  return allProblems().filter((e) => {
-    const at = locate(e);
-    return at && at.kind === kind && at.index === index;
-  });
-}
-
-function setErrors() {
-  return E.check ? E.check.errors.filter((e) => !e.card) : [];
+  return located().filter(({at}) => at && at.kind === kind && at.index === index).map(({e}) => e);
 }
 
 /* A copy of a card safe to draw while it is being typed (missing fields shown blank). */
@@ -301,7 +313,7 @@ function listHTML() {
 
 function statusHTML() {
   const ch = E.check;
-  const problems = allProblems();
+  const problems = located();
   let head;
   if (!ch) head = `<span class="muted">Checking\u2026</span>`;
   else if (!problems.length) {
@@ -309,14 +321,13 @@ function statusHTML() {
     head = `<span class="ok" id="ce-ok">Valid: ${s.highway} Highway cards, ${s.landmarks} Landmarks; decks ` +
       `${s.decks["2"]} / ${s.decks["3"]} / ${s.decks["4"]} cards for 2 / 3 / 4 players.</span>`;
   } else head = `<span class="bad">${problems.length} problem${problems.length > 1 ? "s" : ""}:</span>`;
-  const items = problems.slice(0, 12).map((e) => {
+  const items = problems.slice(0, 12).map(({e, at}) => {
     const where = e.card ? `${e.card}${e.field ? " \u00b7 " + e.field : ""}` : (e.field || "set");
-    const at = locate(e);
     const jump = at ? ` data-ce-jump="${at.kind}:${at.index}"` : "";
     return `<li><button type="button" class="linkish"${jump}>${esc(where)}</button>: ${esc(e.message)}${e.row ? ` (CSV row ${e.row})` : ""}</li>`;
   }).join("");
   const more = problems.length > 12 ? `<li class="muted">\u2026 and ${problems.length - 12} more</li>` : "";
-  const derived = problems.some((e) => e.card) && problems.some((e) => !e.card)
+  const derived = problems.some(({e}) => e.card) && problems.some(({e}) => !e.card)
     ? `<p class="muted small">A card with a problem is left out of the counts, so the set-level problems may go once the cards are fixed.</p>` : "";
   // a name the server will refuse: said so next to "Valid" (the cards are; saving is not)
   const badName = !!(ch && ch.name_refused);
@@ -517,9 +528,9 @@ async function importCSV(ev) {
     E.set = {...data.cards, description: E.set.description, reconstruction: E.set.reconstruction};
     E.convertErrors = data.errors;
     E.sel = {kind: "highway", index: 0};
-    const first = data.errors.map(locate).find(Boolean);
-    if (first) jumpTo(first, false);
     E.check = null;
+    const first = located().find(({at}) => at);
+    if (first) jumpTo(first.at, false);
     render();
     scheduleCheck(0);
   } catch (e) { E.ctx.showError(e); }
