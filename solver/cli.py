@@ -27,7 +27,7 @@ import warnings
 from pathlib import Path
 
 from .rules.actions import ActionError
-from .rules.cards import CardSetError, load_card_set, read_card_set
+from .rules.cards import CardSetError, load_card_set
 from .rules.constants import MATERIALS, SCENERIES
 from .rules.effects import describe
 from .rules.engine import SetupError, legal_actions
@@ -103,7 +103,7 @@ def cmd_cards_validate(args) -> int:
         except JsonFileError as err:
             raise CardSetError(err.path, [err.reason]) from None
     try:
-        cards = read_card_set(args.file) if args.file is not None else load_card_set()
+        cards = load_card_set(args.file)  # JSON, or CSV by its .csv name
     except CardSetError as err:
         print(str(err), file=sys.stderr)
         return 1
@@ -114,7 +114,7 @@ def cmd_cards_validate(args) -> int:
 
 
 def cmd_cards_show(args) -> int:
-    cards = read_card_set(args.file) if args.file is not None else load_card_set()
+    cards = load_card_set(args.file)
     if args.json:
         print(json.dumps(cards.to_json(), indent=1))
         return 0
@@ -326,13 +326,13 @@ def build_parser(command: str | None = None) -> argparse.ArgumentParser:
 
     cards = sub.add_parser("cards", help="validate, show, make (new) or import a card set")
     cards_sub = cards.add_subparsers(dest="cards_command", required=True)
-    v = cards_sub.add_parser("validate", help="check a card-set JSON file (default: shipped set)")
-    v.add_argument("file", nargs="?", help="card-set JSON file (default: the shipped "
-                   "reconstruction)")
+    v = cards_sub.add_parser("validate", help="check a card-set file (default: shipped set)")
+    v.add_argument("file", nargs="?", help="card-set file, JSON or a .csv (default: the "
+                   "shipped reconstruction)")
     v.set_defaults(func=cmd_cards_validate)
     s = cards_sub.add_parser("show", help="list a card set")
-    s.add_argument("file", nargs="?", help="card-set JSON file (default: the shipped "
-                   "reconstruction)")
+    s.add_argument("file", nargs="?", help="card-set file, JSON or a .csv (default: the "
+                   "shipped reconstruction)")
     s.add_argument("--json", action="store_true", help="print the set as JSON")
     s.set_defaults(func=cmd_cards_show)
     from .cardset_cli import add_cli as add_cardset_cli  # cards new / cards import

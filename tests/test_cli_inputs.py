@@ -620,6 +620,26 @@ def test_cards_validate_of_a_missing_or_unreadable_file_is_one_error_line(tmp_pa
     assert capsys.readouterr().err.startswith(f"card set {bad}: ")
 
 
+def test_cards_validate_and_show_read_a_csv_set_as_every_cards_option_does(tmp_path, capsys):
+    """A card set named by a .csv path is read as CSV (load_card_set), as --cards reads
+    it; validate and show read it as JSON ("csv: not valid JSON")."""
+    from solver.rules.cards import load_card_set
+    from solver.rules.cardset_csv import card_set_to_csv
+
+    good = tmp_path / "club.csv"
+    good.write_text(card_set_to_csv(load_card_set().to_json()), encoding="utf-8")
+    assert main(["cards", "validate", str(good)]) == 0
+    assert capsys.readouterr().out.startswith("OK: club v1: ")
+    assert main(["cards", "show", str(good)]) == 0
+    assert capsys.readouterr().out.startswith("Card set: club v1")
+    bad = tmp_path / "bad.csv"  # one cell wrong: the problem names its row
+    bad.write_text(good.read_text(encoding="utf-8").replace(
+        "highway,H01,1,", "highway,H01,x,", 1), encoding="utf-8")
+    assert main(["cards", "validate", str(bad)]) == 1
+    err = capsys.readouterr().err
+    assert "H01" in err and "miles" in err and "row 2" in err, err
+
+
 def test_tournament_and_train_refuse_an_empty_cards_file_name(tmp_path, no_games, no_selfplay,
                                                              capsys):
     assert main(["tournament", "--bots", "random", "--games", "2", "--quiet",
