@@ -17,7 +17,6 @@ their payments, then a claim or ``end``). ``actions`` apply in sequence with
 
 from __future__ import annotations
 
-import argparse
 import json
 import logging
 import random
@@ -499,13 +498,3 @@ def add_cli(sub) -> None:
     p.add_argument("--json", action="store_true", help="print the result as JSON")
     p.set_defaults(func=cmd_hint)
 
-
-def main(argv: list[str] | None = None) -> int:  # pragma: no cover - thin wrapper
-    parser = argparse.ArgumentParser(prog="bigsur")
-    add_cli(parser.add_subparsers(dest="command", required=True))
-    args = parser.parse_args(argv)
-    try:
-        return args.func(args)
-    except ValueError as err:
-        print(f"bigsur: error: {err}", file=sys.stderr)
-        return 2
