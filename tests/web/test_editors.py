@@ -923,3 +923,37 @@ def test_card_set_csv_problem_said_once_and_duplicate_found(server, page):  # no
     pg.wait_for_selector(".ce-chip.sel[data-ce-pick='highway:8']")
     pg.wait_for_selector(".ce-field.bad[data-field='id'] .ce-err")
     assert not [e for e in pg.js_errors if "status of" not in e], pg.js_errors
+
+
+def test_card_set_save_refused_alert_goes_and_nothing_sent_with_problems(
+        server, page):  # noqa: F811
+    """After a refused Save its alert stayed up once the name was fixed and the status
+    said Valid; Save with an empty name sent the set anyway (422) though the live check
+    had said 'name: must be a non-empty string'. Save now sends nothing the check found
+    wrong, and the editor's alert goes with the next change."""
+    pg = page
+    open_editor(pg, server, "#nav-cards", "#ce-ok")
+    pg.fill("#ce-setname", "refused-once")
+    pg.click("#ce-save")
+    pg.wait_for_selector("#ce-saved")
+    pg.click("[data-ce='load']")  # the shipped set again: a new set, under a taken name
+    pg.wait_for_selector("#ce-setname[value='my-cards']")
+    pg.fill("#ce-setname", "refused-once")
+    pg.wait_for_selector("#ce-name-note:has-text('taken')")
+    pg.click("#ce-save")
+    alert = pg.locator("#alert")
+    alert.wait_for(state="visible")
+    pg.fill("#ce-setname", "refused-then-renamed")
+    alert.wait_for(state="hidden")
+    pg.wait_for_selector("#ce-ok")
+    sent = posts_sent(pg)
+    pg.fill("#ce-setname", "")
+    status_has(pg, "name: must be")
+    pg.click("#ce-save")
+    alert.wait_for(state="visible")
+    assert "Not saved: fix the problem listed first (name: must be" in alert.inner_text()
+    assert not sent, sent
+    pg.fill("#ce-setname", "named-at-last")
+    alert.wait_for(state="hidden")
+    pg.wait_for_selector("#ce-ok")
+    assert not [e for e in pg.js_errors if "status of" not in e], pg.js_errors

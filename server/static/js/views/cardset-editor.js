@@ -8,6 +8,7 @@
 
 import {MATERIALS} from "../words.js";
 import {SCENERY, esc, cardSVG, landmarkSVG} from "../svg.js";
+import {editorAlert} from "./editor-alert.js";
 
 /* storedName: the stored set the one edited is a version of (null: a new set);
  * stored + savedText: that set's version on the server ({label, fingerprint}) and the
@@ -21,7 +22,7 @@ import {SCENERY, esc, cardSVG, landmarkSVG} from "../svg.js";
 const E = {set: null, sel: null, check: null, seq: 0, timer: null, storedName: null,
   stored: null, savedText: null, saveNote: null, missingBase: null,
   convertErrors: [], ctx: null, root: null, restored: false, recons: [], reconWarn: null,
-  startChoice: null};
+  startChoice: null, alert: null};
 const DRAFT_KEY = "bigsur.cardset-draft"; // the set being edited survives a reload
 const $ = (id) => document.getElementById(id);
 const KINDS_BONUS = ["distinct_scenery", "scenery_points", "mile_cards", "stretch_count",
@@ -49,6 +50,7 @@ export function effectFromText(text) {
 }
 
 export async function open(ctx, root) {
+  if (E.ctx !== ctx) E.alert = editorAlert(ctx);
   E.ctx = ctx;
   E.root = root;
   if (!E.set) {
@@ -311,6 +313,9 @@ function listHTML() {
     `<button type="button" data-ce="delete">Delete this card</button></div>`;
 }
 
+/* Where a problem is: "H07 \u00b7 miles", "name", "set". */
+const whereOf = (e) => (e.card ? `${e.card}${e.field ? " \u00b7 " + e.field : ""}` : (e.field || "set"));
+
 function statusHTML() {
   const ch = E.check;
   const problems = located();
@@ -322,9 +327,8 @@ function statusHTML() {
       `${s.decks["2"]} / ${s.decks["3"]} / ${s.decks["4"]} cards for 2 / 3 / 4 players.</span>`;
   } else head = `<span class="bad">${problems.length} problem${problems.length > 1 ? "s" : ""}:</span>`;
   const items = problems.slice(0, 12).map(({e, at}) => {
-    const where = e.card ? `${e.card}${e.field ? " \u00b7 " + e.field : ""}` : (e.field || "set");
     const jump = at ? ` data-ce-jump="${at.kind}:${at.index}"` : "";
-    return `<li><button type="button" class="linkish"${jump}>${esc(where)}</button>: ${esc(e.message)}${e.row ? ` (CSV row ${e.row})` : ""}</li>`;
+    return `<li><button type="button" class="linkish"${jump}>${esc(whereOf(e))}</button>: ${esc(e.message)}${e.row ? ` (CSV row ${e.row})` : ""}</li>`;
   }).join("");
   const more = problems.length > 12 ? `<li class="muted">\u2026 and ${problems.length - 12} more</li>` : "";
   const derived = problems.some(({e}) => e.card) && problems.some(({e}) => !e.card)
@@ -487,6 +491,7 @@ function onForm(ev) {
 function scheduleCheck(delay = 250) {
   saveDraft(); // every change passes here
   E.reconWarn = null; // it was about the set before the change
+  E.alert.drop(); // so was the editor's alert (a Save refused)
   clearTimeout(E.timer);
   E.timer = setTimeout(runCheck, delay);
 }
@@ -494,10 +499,11 @@ function scheduleCheck(delay = 250) {
 async function runCheck() {
   const seq = ++E.seq;
   const name = E.set.name;
+  const text = JSON.stringify(E.set);
   try {
     const res = await E.ctx.api("POST", "/v1/cardsets/check", E.set);
     if (seq !== E.seq) return;
-    E.check = {...res, checkedName: name};
+    E.check = {...res, checkedName: name, checkedText: text};
   } catch (e) {
     if (seq !== E.seq) return;
     // the reason alone: the status line names the field before it (it was said twice)
@@ -564,7 +570,7 @@ async function save() {
   E.reconWarn = null;
   const ch = E.check;
   if (ch && ch.name_refused && ch.checkedName === E.set.name) { // the server would refuse it
-    E.ctx.showError(`Cannot be saved under this name: ${ch.name.replace(/^name: /, "")}`);
+    E.alert.say(`Cannot be saved under this name: ${ch.name.replace(/^name: /, "")}`);
     return;
   }
   if (unchanged()) { // no new version of the same set: said so
@@ -581,8 +587,15 @@ async function save() {
       return;
     }
   }
-  const asVersion = sameStored();
   const sent = JSON.stringify(E.set); // what is saved, even if edited while it is sent
+  const listed = ch && ch.checkedText === sent ? located() : [];
+  if (listed.length) { // the check of the set as it is found problems: the server refuses them
+    const {e} = listed[0];
+    E.alert.say(`Not saved: fix the ${listed.length > 1 ? listed.length + " problems" : "problem"} ` +
+      `listed first (${whereOf(e)}: ${e.message}).`);
+    return;
+  }
+  const asVersion = sameStored();
   try {
     const path = asVersion
       ? `/v1/cardsets/${encodeURIComponent(E.storedName)}/versions` : "/v1/cardsets";
@@ -605,7 +618,7 @@ async function save() {
       return;
     }
     if (e.body && e.body.errors) { E.check = {ok: false, errors: e.body.errors, summary: null}; render(); }
-    E.ctx.showError(e);
+    E.alert.say(e);
   }
 }
 

@@ -17,6 +17,7 @@
 import {MATERIALS, matIcon, actionWords, paymentSentence, discardTopAfter, plainError,
   plural} from "../words.js";
 import {SC_COLOR, esc, cardSVG, highwaySVG, landmarkSVG} from "../svg.js";
+import {editorAlert} from "./editor-alert.js";
 
 const HAND = 2, DEPOT = 5;
 const P = {ctx: null, root: null, cards: null, pos: null, target: "hand", pending: null,
@@ -306,6 +307,7 @@ function view() { return toView(P.pos, deckSize(), Object.keys(P.cards.landmarks
  * being edited. A position on a card set this server does not have (a link from another
  * server) is shown on the default set, and said so: the editor had stayed blank. */
 export async function open(ctx, root, initial) {
+  if (P.ctx !== ctx) P.alert = editorAlert(ctx);
   P.ctx = ctx;
   P.root = root;
   let pos = initial || P.pos || emptyPosition("default", 3, 0);
@@ -616,23 +618,11 @@ function placeTyped() {
 }
 
 /* An alert of the editor's (a card that cannot go where it was put, a box that holds no
- * position): shown by the page's alert, and remembered as shown there, so that the next
- * change of the position takes it away (it was about the position before; it had stayed
- * up through later edits). Another alert shown since is left alone. */
-function say(err) {
-  P.ctx.showError(err);
-  const text = $("alert-text");
-  P.alert = text ? text.textContent : null;
-}
-
-function dropAlert() {
-  const box = $("alert"), text = $("alert-text");
-  if (P.alert !== null && box && !box.hidden && text && text.textContent === P.alert) P.ctx.clearError();
-  P.alert = null;
-}
+ * position), taken away by the next change of the position (editor-alert.js). */
+const say = (err) => P.alert.say(err);
 
 function changed() {
-  dropAlert();
+  P.alert.drop();
   render();
   clearTimeout(P.timer);
   P.timer = setTimeout(refresh, 200);
