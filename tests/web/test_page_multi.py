@@ -207,7 +207,7 @@ def test_a_seats_numbers_follow_its_cards_while_the_ai_turns_are_shown(server, p
             part(el, '.seat-head .muted.small'), part(el, '.hwwrap')];
         }
         window.seen.push({caption: document.querySelector('#status').innerText, seats});
-      }).observe(document.querySelector('#status'), {childList: true});
+      }).observe(document.querySelector('#status'), {childList: true, subtree: true});
     }""")
     for _ in range(2):
         pg.locator("#deck .cardbtn").click()

@@ -187,6 +187,14 @@ function stretchesFrom(score) {
     scenery: d.what.split(" ")[0].toLowerCase(), cards: d.cards || [], points: d.points}));
 }
 
+/* The status line (``html``: whose turn and what to do, a heading the focus can go to at
+ * the start of a turn) and beside it ``deck`` (the round and the deck's count; kept when
+ * not given). */
+function setStatus(html, deck) {
+  $("status-line").innerHTML = html;
+  if (deck !== undefined) $("status-deck").textContent = deck;
+}
+
 function cardButton(id, cls, label, data, inner) {
   return `<button type="button" class="cardbtn ${cls || ""}" aria-label="${esc(label)}" ` +
     Object.entries(data || {}).map(([k, v]) => `data-${k}="${esc(v)}"`).join(" ") +
@@ -226,7 +234,7 @@ function renderTable(t, opts = {}) {
   }
   const deckInfo = `Round ${round}${tpp ? " of " + tpp : ""} \u00b7 deck ${t.deckCount}`;
   if (!opts.target) {
-    $("status").innerHTML = `<span>${status}</span><span class="muted">${deckInfo}</span>`;
+    setStatus(status, deckInfo);
     // 3-4 players: the other Highways do not fit above your hand (style.css orders them)
     $("game").classList.toggle("many", t.seats.length > 2);
   }
@@ -645,6 +653,7 @@ async function renderGame() {
   renderFinal();
   $("hint-btn").disabled = !d.your_turn || d.over;
   $("nav-game").hidden = false;
+  restoreFocus();
 }
 
 // ------------------------------------------------------------------ playing
@@ -773,7 +782,7 @@ async function act(text) {
   const next = (prev.view.current + 1) % prev.players;
   const waitFor = endsTurn && S.game.tokens[next] === undefined
     ? `${esc(seatName(next))} is thinking\u2026` : "Sending your move\u2026";
-  $("status").innerHTML = `<span class="thinking"><b>${waitFor}</b></span>`;
+  setStatus(`<span class="thinking"><b>${waitFor}</b></span>`);
   try {
     const actionId = `${S.game.id}:${prev.actions_applied}:${Date.now()}:${++actionCounter}`;
     let d = await api("POST", `/v1/games/${encodeURIComponent(S.game.id)}/actions`,
@@ -850,7 +859,7 @@ async function askHint() {
     S.hint = null;
     showError(e);
   }
-  if (S.data === d) await renderGame(); else renderHint(); // marks the move on the table
+  if (S.data === d) await renderGame(); else { renderHint(); restoreFocus(); } // marks the move on the table
 }
 
 /* Undo: the server takes back the last build of this turn (games against the AI). */
@@ -875,8 +884,8 @@ async function undo() {
     S.data = d;
     S.selected = null;
     S.payment = null;
+    wantFocus(`#hand .cardbtn[data-select="${CSS.escape(undone)}"]`); // the card back in hand
     await renderGame();
-    focusHand(undone);
   } catch (e) {
     showError(e);
   } finally {
@@ -889,7 +898,7 @@ function build(side) {
   if (!S.selected) { showError("Select a card of your hand first ([ and ] or click it)."); return; }
   const v = S.data.view;
   if (!v.seats[v.view_of].highway.length) side = "L"; // the first card starts the road
-  act(`build ${S.selected} ${side}`).then(() => focusHand());
+  act(`build ${S.selected} ${side}`);
 }
 
 // -------------------------------------------------- click-to-pay
@@ -1152,16 +1161,6 @@ function refocusPay(ds) {
   if (b) b.focus();
 }
 
-/* After a build or an undo the buttons pressed are gone: the keyboard focus goes to
- * ``card`` in the hand when given, else the first hand card, else "End turn". */
-function focusHand(card) {
-  const a = document.activeElement;
-  if (a && a !== document.body && a.isConnected) return; // focus is still somewhere useful
-  const b = (card && document.querySelector(`#hand .cardbtn[data-select="${CSS.escape(card)}"]`)) ||
-    document.querySelector("#hand .cardbtn") || document.querySelector(".endbtn");
-  if (b) b.focus();
-}
-
 function payBuild(side) {
   const P = S.payment;
   const v = S.data.view;
@@ -1174,7 +1173,7 @@ function payBuild(side) {
     return;
   }
   if (!v.seats[v.view_of].highway.length) side = "L"; // the first card starts the road
-  act(`build ${P.card} ${side} pay ${P.steps.join(" ")}`).then(() => focusHand());
+  act(`build ${P.card} ${side} pay ${P.steps.join(" ")}`);
 }
 
 // ------------------------------------------------------------------ setup
@@ -1730,7 +1729,8 @@ function renderJobs() {
     ? ` (analysing: ${rv.progress.done} of ${rv.progress.total})` : "");
   $("review-back-game").textContent = "Back to your game's review" + also(game);
   if (up) $("review-show-upload").textContent = `The review of ${up.name}` + also(up);
-  $("review-run").disabled = !!(shown && shown.running);
+  // (aria-disabled: a disabled button loses the keyboard focus; a click is ignored)
+  $("review-run").setAttribute("aria-disabled", String(!!(shown && shown.running)));
 }
 
 function progressBar(barId, labelId, progress, what) {
@@ -1942,6 +1942,7 @@ function renderReview() {
   renderGraph();
   renderReviewList();
   showDetailOf(rv);
+  restoreFocus();
 }
 
 function renderTurning(rv) {
@@ -2146,6 +2147,7 @@ async function selectDecision(index) {
   detailOf = rv;
   renderReviewList();
   renderGraph();
+  restoreFocus();
   const box = $("review-detail");
   // the values are the mover's own estimates (from its own hand): said whose
   const v = (val, capital = false) => val ? `${esc(possessive(seatName(dc.seat), capital))} chances: ` +
@@ -2252,6 +2254,99 @@ async function downloadRecord() {
   } catch (e) { showError(e); }
 }
 
+// ------------------------------------------------------------------ keyboard focus
+/* Each change draws parts of the page anew (innerHTML), which takes the keyboard focus off
+ * the control that had it (to <body>: a keyboard player started again from the top after
+ * each take, end of turn or claim). The control focused is remembered (focusin) with the
+ * places to put the focus back (focusTries), tried in turn after each redraw
+ * (restoreFocus): the same control drawn again, else an equivalent one (the card now in
+ * the same Depot place, the deck, the next hand card, the decision chosen), else the
+ * heading of the view (the status line of the table). At the start of a new turn the
+ * status line comes first: it says what to do. Nothing moves when the focus is still on a
+ * control, or when the player clicked elsewhere (pointerdown forgets the control). */
+let focusMemo = null; // {el, tries, turn}
+let focusWanted = null; // tried first by the next restore (an undo: the card back in hand)
+let pointerLast = false; // the last input was a pointer: the focus put back scrolls nothing
+
+const HEADING = {game: "#status-line", review: "#review-title", setup: "#setup-title"};
+const turnKey = () => (S.game && S.data ? `${S.game.id}:${S.data.view.turn}` : null);
+
+/* Where the focus goes back to when ``el`` is drawn anew or goes away: selectors, or
+ * [selector, k] for the k-th match (the last when fewer). */
+function focusTries(el) {
+  const ds = el.dataset || {}, q = CSS.escape;
+  const index = (sel) => [...document.querySelectorAll(sel)].indexOf(el);
+  const tries = el.id ? ["#" + q(el.id)] : [];
+  const hand = ["#hand .cardbtn", ".endbtn"];
+  if (el.closest("#depot")) {
+    tries.push(`#depot [data-act="${q(ds.act || "")}"]`, ["#depot > *", index("#depot > *"), ".takeable"],
+      "#depot .takeable", "#deck .takeable");
+  } else if (el.closest("#deck")) tries.push("#deck .takeable", "#depot .takeable");
+  else if (el.closest("#hand")) {
+    tries.push(`#hand [data-select="${q(ds.select)}"]`, ["#hand .cardbtn", index("#hand .cardbtn")], ".endbtn");
+  } else if (ds.build || ds.paybuild || ds.undo) tries.push(...hand);
+  else if (el.closest("#paybox")) tries.push(...hand);
+  else if (ds.act) tries.push(`#actionbar [data-act="${q(ds.act)}"]`, "#actionbar .claimbtn");
+  else if (ds.claim) tries.push(`#landmarks [data-claim="${q(ds.claim)}"]`);
+  else if (ds.showhint !== undefined) tries.push(`#hint [data-hint="${q(ds.showhint)}"]`);
+  else if (el.closest("#review-list")) {
+    tries.push("#review-list .decision.selected", `#review-list [data-decision="${q(ds.decision)}"]`,
+      "#review-list .decision");
+  } else if (el.closest("#review-graph")) {
+    tries.push(`#review-graph .mark[data-decision="${q(ds.decision)}"]`, "#review-list .decision.selected");
+  } else if (ds.decision !== undefined) tries.push(`[data-decision="${q(ds.decision)}"]`);
+  else if (el.closest(".seat")) {
+    tries.push(`.seat[data-seat="${q(el.closest(".seat").dataset.seat)}"] ${el.tagName.toLowerCase()}`);
+  }
+  return tries;
+}
+
+function canFocus(el) {
+  return !!el && el.isConnected && !el.disabled && el.getClientRects().length > 0;
+}
+
+/* The place a try names, when it can take the focus. */
+function tryFocus(t) {
+  if (typeof t === "string") {
+    const el = document.querySelector(t);
+    return canFocus(el) ? el : null;
+  }
+  const [sel, k, cls] = t;
+  const all = [...document.querySelectorAll(sel)];
+  const el = k < 0 ? null : all[Math.min(k, all.length - 1)];
+  return canFocus(el) && (!cls || el.matches(cls)) ? el : null;
+}
+
+function rememberFocus(el) {
+  focusMemo = el === document.body ? null : {el, tries: focusTries(el), turn: turnKey()};
+}
+
+/* A selector the next restore tries first. */
+function wantFocus(sel) { focusWanted = sel; }
+
+/* After a redraw: the focus back where the player had it (see above). */
+function restoreFocus() {
+  const wanted = focusWanted;
+  focusWanted = null;
+  const m = focusMemo;
+  const a = document.activeElement;
+  if (!m || S.animating || (a && a !== document.body && a.isConnected)) return;
+  if (m.el.isConnected && canFocus(m.el)) { m.el.focus({preventScroll: pointerLast}); return; }
+  const heading = HEADING[S.view];
+  const newTurn = S.view === "game" && m.turn && m.turn !== turnKey();
+  const tries = [wanted, ...(newTurn ? [heading] : m.tries), heading].filter(Boolean);
+  for (const t of tries) {
+    const el = tryFocus(t);
+    if (el) { el.focus({preventScroll: pointerLast}); return; }
+  }
+}
+
+function setupFocus() {
+  document.addEventListener("focusin", (e) => rememberFocus(e.target));
+  document.addEventListener("keydown", () => { pointerLast = false; }, true);
+  document.addEventListener("pointerdown", () => { pointerLast = true; focusMemo = null; }, true);
+}
+
 // ------------------------------------------------------------------ events
 function onClick(ev) {
   const el = ev.target.closest("button, [data-decision]");
@@ -2287,10 +2382,7 @@ function onClick(ev) {
   if (ds.undo) { undo(); return; }
   if (ds.select) {
     S.selected = S.selected === ds.select ? null : ds.select;
-    renderGame().then(() => {
-      const again = document.querySelector(`button[data-select="${CSS.escape(ds.select)}"]`);
-      if (again) again.focus();
-    });
+    renderGame(); // (the focus stays on the card: restoreFocus)
     return;
   }
   if (ds.build) { build(ds.build); return; }
@@ -2300,7 +2392,7 @@ function onClick(ev) {
     if (claims.length > 1) {
       const first = document.querySelector(`.claimbtn[data-act^="claim ${CSS.escape(ds.claim)} "]`);
       if (first) first.focus();
-      $("status").innerHTML = `<span><b>Choose the Highway card</b> to place ${esc(ds.claim)} above (buttons under your hand).</span>`;
+      setStatus(`<b>Choose the Highway card</b> to place ${esc(ds.claim)} above (buttons under your hand).`);
       return;
     }
     // not claimable now: said here (a claim above a guessed card could only be refused,
@@ -2530,6 +2622,7 @@ async function openEditor(initial) {
 }
 
 async function init() {
+  setupFocus();
   document.addEventListener("click", onClick);
   document.addEventListener("keydown", onKey);
   $("alert-close").addEventListener("click", clearError);
@@ -2542,8 +2635,10 @@ async function init() {
   $("final-review").addEventListener("click", () => openReview("game"));
   $("final-record").addEventListener("click", downloadRecord);
   $("final-new").addEventListener("click", () => { show("setup"); $("setup-players").focus(); });
-  $("review-run").addEventListener("click", () =>
-    S.reviewSource === "upload" ? runUpload(S.upload.text, S.upload.name) : runReview(true));
+  $("review-run").addEventListener("click", (ev) => {
+    if (ev.currentTarget.getAttribute("aria-disabled") === "true") return; // (one running)
+    if (S.reviewSource === "upload") runUpload(S.upload.text, S.upload.name); else runReview(true);
+  });
   $("review-filter").addEventListener("change", () => shownReview() && shownReview().result && renderReviewList());
   $("review-file").addEventListener("change", async (ev) => {
     const file = ev.target.files[0];

@@ -1,0 +1,125 @@
+"""The page as a keyboard-only player and a screen reader meet it (an accessibility QA
+pass, WCAG 2.x): where the keyboard focus goes after each action, what the page says
+to assistive technology, and the contrast of its text. Same setup as test_web_page.py
+(a real uvicorn, Debian's Chromium through Playwright).
+"""
+
+from __future__ import annotations
+
+from test_page_hints import ask_hint, build_by_payment_box
+from test_page_qa import continue_position, ragged_point_position
+from test_web_page import (  # noqa: F401
+    browser,
+    finish_a_game_against_greedy,
+    page,
+    server,
+    settle,
+    start_a_game_against_greedy,
+)
+
+FOCUSED = """(() => { const a = document.activeElement;
+  if (!a || a === document.body) return 'body';
+  const part = a.closest('[id]');
+  return (a.id ? '#' + a.id : (part ? '#' + part.id + ' ' : '') + JSON.stringify(a.dataset)
+    + (a.classList.contains('takeable') ? ' takeable' : '')); })()"""
+
+
+def focused(pg) -> str:
+    return pg.evaluate(FOCUSED)
+
+
+def test_the_focus_stays_on_an_equivalent_control_after_each_action(server, page):  # noqa: F811
+    """The QA pass: Enter on a Depot card, the keys 1-5 / D, E, H, "Show on the table"
+    and Start game dropped the keyboard focus to <body> (a redraw removed the control):
+    a keyboard player started again from the page's top after nearly every action. The
+    focus goes to the equivalent control: the card now in the same Depot place, the deck,
+    the same card after a hint; at the start of a step or turn with no such control, the
+    status line (a heading)."""
+    pg = page
+    start_a_game_against_greedy(pg, server + "/?speed=0")  # (Start game: pressed)
+    settle(pg)
+    assert focused(pg) == "#status-line"  # Start game: gone with the setup
+    pg.focus("#deck .cardbtn")
+    pg.keyboard.press("Enter")  # take 1 from the deck: the deck again
+    settle(pg)
+    assert focused(pg) == '#deck {"act":"take deck"} takeable'
+    pg.focus("#depot .cardbtn >> nth=2")
+    pg.keyboard.press("Enter")  # take 2: the build step, no card to take
+    settle(pg)
+    assert pg.evaluate("window.bigsur.state.data.view.phase") == "build"
+    assert focused(pg) == "#status-line"
+    pg.focus("#actionbar .endbtn")
+    pg.keyboard.press("e")  # the AI plays: the status line of the new turn
+    settle(pg)
+    assert "Your turn" in pg.locator("#status-line").inner_text()
+    assert focused(pg) == "#status-line"
+    pg.focus("#depot .cardbtn >> nth=0")
+    first = focused(pg)
+    pg.keyboard.press("h")  # a hint: the table is drawn again with the move marked
+    pg.wait_for_selector("#hint .hintlist li", timeout=60_000)
+    settle(pg)
+    assert focused(pg).split(" takeable")[0] == first.split(" takeable")[0]
+    pg.focus("#depot .cardbtn >> nth=-1")
+    pg.keyboard.press("5")  # take 1 by key: the next card (the Depot fills up at the end)
+    settle(pg)
+    assert focused(pg).startswith('#depot {"act":"take ') and focused(pg).endswith(" takeable")
+    assert pg.evaluate("[...document.querySelectorAll('#depot > *')]"
+                       ".indexOf(document.activeElement)") == pg.locator("#depot > *").count() - 1
+    assert not pg.js_errors, pg.js_errors
+
+
+def test_the_focus_after_an_undo_and_a_hint_shown_or_played(server, page):  # noqa: F811
+    """Undo puts the focus on the card back in hand; "Show on the table" is replaced by
+    the words "shown on the table": the focus goes to that move's "Play this"; "Play this"
+    plays a move and the status line says what comes next."""
+    pg = page
+    continue_position(pg, server, ragged_point_position(), 0)
+    build_by_payment_box(pg, "H04")
+    pg.focus("[data-undo]")
+    pg.keyboard.press("Enter")
+    settle(pg)
+    assert focused(pg) == '#hand {"select":"H04"}'
+    ask_hint(pg)
+    assert pg.locator("#hint .showhint").count()
+    k = pg.locator("#hint .showhint").first.get_attribute("data-showhint")
+    pg.focus(f"#hint [data-showhint='{k}']")
+    pg.keyboard.press("Enter")
+    settle(pg)
+    assert focused(pg) == f'#hint {{"hint":"{k}"}}'
+    pg.locator("#hint .playhint").first.focus()
+    pg.keyboard.press("Enter")  # the move played: its buttons are gone
+    settle(pg)
+    assert focused(pg) == "#status-line"
+    assert not pg.js_errors, pg.js_errors
+
+
+def test_the_focus_stays_in_the_review(server, page):  # noqa: F811
+    """Enter on a decision of the review's list or on a mark of its graph drew both anew
+    and dropped the focus to <body>; so did "Analyse" (a disabled button loses the
+    focus). The focus stays on the decision chosen (← / → with the focus in the list: the
+    decision stepped to), on the same mark, and on Analyse while it runs."""
+    pg = page
+    finish_a_game_against_greedy(server, pg)
+    pg.click("#final-review")
+    pg.wait_for_selector("#review:not([hidden]) #review-graph svg polyline")
+    pg.focus("#review-list .decision >> nth=3")
+    pg.keyboard.press("Enter")
+    pg.wait_for_selector("#review-detail .minitable")
+    assert focused(pg) == '#review-list {"decision":"3"}'
+    pg.keyboard.press("ArrowRight")
+    pg.wait_for_function("document.querySelector('#review-detail').innerText.includes('Move 5:')")
+    assert focused(pg) == '#review-list {"decision":"4"}'
+    mark = pg.locator("#review-graph .mark").first
+    index = mark.get_attribute("data-decision")
+    mark.focus()
+    pg.keyboard.press("Enter")
+    pg.wait_for_selector(f"#review-list .decision.selected[data-decision='{index}']")
+    assert pg.evaluate("document.activeElement.matches("
+                       f"'#review-graph .mark[data-decision=\"{index}\"]')")
+    pg.focus("#review-run")
+    pg.keyboard.press("Enter")
+    pg.wait_for_selector("#review-run[aria-disabled='true']")
+    assert focused(pg) == "#review-run"
+    pg.wait_for_selector("#review-run[aria-disabled='false']", timeout=120_000)
+    assert focused(pg) == "#review-run"
+    assert not pg.js_errors, pg.js_errors
