@@ -840,7 +840,10 @@ def test_position_editor_draws_no_stretch_of_an_earlier_position(server, page): 
 def test_position_editor_i_am_keeps_each_seats_cards(server, page):  # noqa: F811
     """Changing 'I am' moved the hand and discard pile entered for Player 1 to the new
     seat, and Player 2's known hand card H40 vanished (from the table and from 'Highway
-    cards not placed'); each seat now keeps its cards, and the page says what to add."""
+    cards not placed'). Each seat now keeps its cards: the new seat's known cards are its
+    hand and discard pile, the cards of the seat that was asking that the others do not
+    know are hidden (among the cards not placed, as the page says), and switching back
+    gives each seat what was entered."""
     pg = page
     open_editor(pg, server, "#nav-editor", "#pe-problems")
     pg.click("[data-pe='clear']")
@@ -853,23 +856,31 @@ def test_position_editor_i_am_keeps_each_seats_cards(server, page):  # noqa: F81
     pg.click("[data-pe-mat='1:water']")
     palette = pg.locator(".pe-palette [data-pe-place]")
     before = palette.count()
+
+    def cards(selector: str) -> list[str]:
+        return pg.locator(selector).evaluate_all("els => els.map((e) => e.dataset.card)")
+
     pg.select_option("#pe-me", "1")
     pg.wait_for_selector(".pe-seat.mine[data-seat='1']")
-    assert palette.count() == before  # no card vanished, none came back
-    assert pg.locator("#pe-hand [data-card]").evaluate_all(
-        "els => els.map((e) => e.dataset.card)") == ["H40"]
-    pg.wait_for_selector("#alert:has-text('You are now Player 2')")
-    assert "remove those Player 2 cannot know" in pg.locator("#alert").inner_text()
-    mine = pg.locator(".pe-seat.mine")
-    assert "H12" in mine.inner_text() and mine.get_attribute("data-seat") == "1"
-    first = pg.locator(".pe-seat[data-seat='0']")
-    assert [first.locator(f"[data-card='{c}']").count() for c in ("H01", "H02", "H05")] == [
-        1, 1, 1]
-    pg.select_option("#pe-me", "0")  # and back: as entered (what was known of each)
-    pg.wait_for_selector("#alert:has-text('You are now Player 1')")
-    assert pg.locator("#pe-hand [data-card]").evaluate_all(
-        "els => els.map((e) => e.dataset.card)") == ["H01", "H02"]
+    assert cards("#pe-hand [data-card]") == ["H40"]
+    assert cards(".pe-seat.mine [data-pe-remove='discard']") == ["H12"]
+    assert palette.count() == before + 3  # Player 1's cards Player 2 cannot know
+    assert [pg.locator(f".pe-palette [data-pe-place='{c}']").count()
+            for c in ("H01", "H02", "H05")] == [1, 1, 1]
+    assert pg.locator(".pe-seat[data-seat='0'] [data-pe-unmat]").count() == 1  # H05's
+    said = pg.locator("#alert")
+    said.wait_for(state="visible")
+    assert "You are now Player 2" in said.inner_text(), said.inner_text()
+    assert "(H01 H02 H05) are hidden from you" in said.inner_text(), said.inner_text()
+    assert "add the 1 card of your discard pile" in said.inner_text(), said.inner_text()
+
+    pg.select_option("#pe-me", "0")  # and back: each seat as entered
+    pg.wait_for_selector(".pe-seat.mine[data-seat='0']")
+    assert cards("#pe-hand [data-card]") == ["H01", "H02"]
     assert palette.count() == before
+    assert cards("[data-pe-remove='known:1']") == ["H40"]
+    assert cards("[data-pe-remove='kd:1']") == ["H12"]
+    assert pg.locator(".pe-seat[data-seat='1'] [data-pe-unmat]").count() == 2
     assert not [e for e in pg.js_errors if "status of" not in e], pg.js_errors
 
 

@@ -22,7 +22,7 @@ import {editorAlert} from "./editor-alert.js";
 const HAND = 2, DEPOT = 5;
 const P = {ctx: null, root: null, cards: null, pos: null, target: "hand", pending: null,
   score: null, scoreFor: null, scoreErr: null, checked: null, result: "", seq: 0, timer: null,
-  ai: "mcts:1s", alert: null};
+  ai: "mcts:1s", alert: null, kept: {}};
 const $ = (id) => document.getElementById(id);
 
 /* ------------------------------------------------------------------ pure functions */
@@ -100,46 +100,67 @@ export function toView(p, deckSize, landmarkTotal) {
   };
 }
 
-/* ``p`` as seat ``seat`` sees it ("I am" changed), each seat keeping its cards: the hand
- * and discard pile of the seat that was asking stay its own, as its known hand cards and
- * its discard pile (its Materials, every card known); the known hand cards and discard
- * fronts of the new seat are its hand and discard pile (matched to its Materials, bottom
- * to top), and what the others knew of them. ``matOf``: a card id's back Material.
- * Returns [the position, what the player is to check or add, or null]. */
-export function asSeat(p, seat, matOf) {
-  if (seat === p.me) return [p, null];
-  const q = JSON.parse(JSON.stringify(p));
-  const was = q.seats[p.me], now = q.seats[seat];
-  was.known = p.hand.slice();
-  was.knownDiscard = p.discard.slice();
-  was.materials = p.discard.map(matOf).filter(Boolean);
-  const fronts = now.knownDiscard.slice();
-  const pile = [];
-  for (const m of now.materials) { // each Material of the pile, by a known card of it
+/* A seat as the seat asking holds it (``mine``: {hand, discard, myKnown, myKnownDiscard})
+ * and as another seat sees it ({known, knownDiscard, materials}: its discard pile's
+ * Materials and the cards the others know), each from the other. */
+function seenByOthers(mine, matOf) {
+  return {known: mine.hand.filter((id) => mine.myKnown.includes(id)),
+    knownDiscard: mine.discard.filter((id) => mine.myKnownDiscard.includes(id)),
+    materials: mine.discard.map(matOf).filter(Boolean)};
+}
+function asTheirOwn(seen, matOf) {
+  const fronts = seen.knownDiscard.slice();
+  const discard = [];
+  for (const m of seen.materials) { // each Material of the pile, by a known card of it
     const k = fronts.findIndex((id) => matOf(id) === m);
-    if (k >= 0) pile.push(fronts.splice(k, 1)[0]);
+    if (k >= 0) discard.push(fronts.splice(k, 1)[0]);
   }
-  q.hand = now.known.slice();
-  q.discard = [...pile, ...fronts];
-  q.myKnown = now.known.slice();
-  q.myKnownDiscard = now.knownDiscard.slice();
-  const hidden = handCount(p, seat) - now.known.length;
-  const unknown = now.materials.length - pile.length;
-  now.known = [];
-  now.knownDiscard = [];
-  now.materials = [];
+  return {hand: seen.known.slice(), discard: [...discard, ...fronts], myKnown: seen.known.slice(),
+    myKnownDiscard: seen.knownDiscard.slice()};
+}
+const same = (a, b) => JSON.stringify(a) === JSON.stringify(b);
+
+/* ``p`` as seat ``seat`` sees it ("I am" changed), each seat keeping its cards. The seat
+ * that was asking is seen as the others see it: its discard pile's Materials and the
+ * cards known to them; its other cards are hidden from the new seat (among the cards not
+ * placed). The new seat's known hand cards and discard fronts are its hand and discard
+ * pile (matched to its Materials, bottom to top); the player adds the rest. ``kept``: each
+ * seat as it was before its last change of side; a seat whose side is unchanged since
+ * gets it back (a switch there and back is no change). ``matOf``: a card's back Material.
+ * Returns {pos, note: what the player is to know or add (or null), kept}. */
+export function asSeat(p, seat, matOf, kept = {}) {
+  if (seat === p.me) return {pos: p, note: null, kept};
+  const q = JSON.parse(JSON.stringify(p));
+  const a = p.me, was = q.seats[a], now = q.seats[seat];
+  const mine = {hand: p.hand, discard: p.discard, myKnown: p.myKnown || [],
+    myKnownDiscard: p.myKnownDiscard || []};
+  const seen = {known: now.known, knownDiscard: now.knownDiscard, materials: now.materials};
+  const wasSeen = kept[a] && same(asTheirOwn(kept[a], matOf), mine) ? kept[a] : seenByOthers(mine, matOf);
+  Object.assign(was, JSON.parse(JSON.stringify(wasSeen)));
+  Object.assign(now, {known: [], knownDiscard: [], materials: []});
   q.me = seat;
+  const taken = new Set(placements(q).map((x) => x.id));
+  const back = kept[seat];
+  const restore = back && same(seenByOthers(back, matOf), seen) &&
+    ![...back.hand, ...back.discard].some((id) => taken.has(id));
+  const own = restore ? back : asTheirOwn(seen, matOf);
+  Object.assign(q, JSON.parse(JSON.stringify(own)));
   const notes = [];
-  if (p.hand.length || p.discard.length) {
-    notes.push(`Player ${p.me + 1}'s hand and discard pile are kept as cards you know of them: ` +
-      `remove those Player ${seat + 1} cannot know`);
+  const hidden = [...mine.hand, ...mine.discard].filter((id) => !was.known.includes(id) && !was.knownDiscard.includes(id));
+  if (hidden.length) {
+    notes.push(`Player ${a + 1}'s ${plural(hidden.length, "card")} the others do not know ` +
+      `(${hidden.join(" ")}) ${hidden.length > 1 ? "are" : "is"} hidden from you: among the cards not placed ` +
+      `again, and back with Player ${a + 1} if you are Player ${a + 1} again`);
   }
-  if (hidden > 0 || unknown > 0) {
-    notes.push(`add the ${[hidden > 0 ? plural(hidden, "card") + " of your hand" : "",
-      unknown > 0 ? plural(unknown, "card") + " of your discard pile" : ""].filter(Boolean).join(" and ")} ` +
-      `that ${hidden + unknown > 1 ? "were" : "was"} hidden from Player ${p.me + 1}`);
+  const toHand = handCount(p, seat) - q.hand.length, toPile = seen.materials.length - q.discard.length;
+  if (!restore && (toHand > 0 || toPile > 0)) {
+    notes.push(`add the ${[toHand > 0 ? plural(toHand, "card") + " of your hand" : "",
+      toPile > 0 ? plural(toPile, "card") + " of your discard pile" : ""].filter(Boolean).join(" and ")} ` +
+      `that Player ${a + 1} could not see`);
   }
-  return [q, notes.length ? `You are now Player ${seat + 1}. ${notes.join("; ")}.` : null];
+  const keptNext = {...kept, [a]: mine, [seat]: seen};
+  return {pos: q, note: notes.length ? `You are now Player ${seat + 1}. ${notes.join("; ")}.` : null,
+    kept: JSON.parse(JSON.stringify(keptNext))};
 }
 
 /* Back from a view (or from a full position, reduced to ``seat``'s view). */
@@ -320,6 +341,7 @@ export async function open(ctx, root, initial) {
     P.cards = await ctx.loadCards("default");
     pos = reshaped(pos, "default", pos.players);
   }
+  if (pos !== P.pos) P.kept = {};
   P.pos = pos;
   P.result = "";
   render();
@@ -544,8 +566,10 @@ function bind() {
     changed();
   });
   $("pe-me").addEventListener("change", (ev) => {
-    const [q, note] = asSeat(p, Number(ev.target.value), (id) => (P.cards.highway[id] || {}).material);
-    P.pos = q;
+    const {pos, note, kept} = asSeat(p, Number(ev.target.value),
+      (id) => (P.cards.highway[id] || {}).material, P.kept);
+    P.pos = pos;
+    P.kept = kept;
     if (!targets().some(([t]) => t === P.target)) P.target = "hand";
     changed();
     if (note) say(note);
@@ -882,6 +906,7 @@ async function loadJSON() {
         return P.cards.highway[id].material;
       });
     } else P.pos = fromView(raw);
+    P.kept = {};
   } catch (e) {
     say(e instanceof P.ctx.ApiError ? e : `The ${format} in the box cannot be read: ${e.message}`);
     return;
@@ -952,7 +977,7 @@ export function onClick(el) {
     return true;
   }
   if (!ds.pe) return false;
-  if (ds.pe === "clear") { P.pos = emptyPosition(p.cards, p.players, p.me); P.result = ""; changed(); }
+  if (ds.pe === "clear") { P.pos = emptyPosition(p.cards, p.players, p.me); P.kept = {}; P.result = ""; changed(); }
   else if (ds.pe === "hint" || ds.pe === "score" || ds.pe === "pay") ask(ds.pe);
   else if (ds.pe === "continue") continueAsGame();
   else if (ds.pe === "link") copy(location.href.split("#")[0] + "#position=" + encode(p), "Link");
