@@ -968,3 +968,42 @@ def test_card_set_save_refused_alert_goes_and_nothing_sent_with_problems(
     alert.wait_for(state="hidden")
     pg.wait_for_selector("#ce-ok")
     assert not [e for e in pg.js_errors if "status of" not in e], pg.js_errors
+
+
+def test_card_set_effect_suggestions_each_pass_the_check(server, page):  # noqa: F811
+    """The effect fields suggested entries the check refuses ('scenery_points points=1'
+    lacks its scenery, 'longest_stretch points=1' has no points, the Landmark abilities
+    were bare kinds): each suggestion, put on a card, now passes the server's check, and
+    every kind the rules allow there is suggested."""
+    from solver.rules.effects import REGISTRY
+
+    pg = page
+    open_editor(pg, server, "#nav-cards", "#ce-ok")
+    two_mile = next(i for i, c in enumerate(CARDS.highway) if c.miles == 2)
+    pg.click(f"[data-ce-pick='highway:{two_mile}']")
+    bonus = pg.locator("#ce-bonus-kinds option").evaluate_all("os => os.map((o) => o.value)")
+    pg.click("[data-ce-pick='landmark:0']")
+    ability = pg.locator("#ce-lm-kinds option").evaluate_all("os => os.map((o) => o.value)")
+    for suggested, where in [(bonus, "bonus"), (ability, "landmark")]:
+        kinds = {text.split()[0] for text in suggested}
+        assert kinds == {k for k, spec in REGISTRY.items() if where in spec.on}, suggested
+    refused = pg.evaluate("""async ([bonus, ability, i]) => {
+      const c = await import('/js/views/cardset-editor.js');
+      const base = await (await fetch('/v1/cards/default')).json();
+      const out = [];
+      for (const [texts, list, at, key] of [[bonus, 'highway', i, 'bonus'],
+                                            [ability, 'landmarks', 0, 'ability']]) {
+        for (const text of texts) {
+          const set = JSON.parse(JSON.stringify(base));
+          set.name = 'suggestions';
+          set.reconstruction = true;
+          delete set.label; delete set.fingerprint;
+          set[list][at][key] = c.effectFromText(text);
+          const res = await (await fetch('/v1/cardsets/check', {method: 'POST',
+            headers: {'Content-Type': 'application/json'}, body: JSON.stringify(set)})).json();
+          if (!res.ok) out.push([text, res.errors.map((e) => e.text)]);
+        }
+      }
+      return out;
+    }""", [bonus, ability, two_mile])
+    assert not refused, refused

@@ -25,10 +25,14 @@ const E = {set: null, sel: null, check: null, seq: 0, timer: null, storedName: n
   startChoice: null, alert: null};
 const DRAFT_KEY = "bigsur.cardset-draft"; // the set being edited survives a reload
 const $ = (id) => document.getElementById(id);
-const KINDS_BONUS = ["distinct_scenery", "scenery_points", "mile_cards", "stretch_count",
-  "landmark_collection", "material_cards", "highway_end", "longest_stretch"];
-const KINDS_LM = ["scenery_points", "landmark_collection", "mile_bonus",
-  "persistent_extra_use", "borrow_highway", "borrow_discard"];
+/* The suggestions of the effect fields: one entry each kind, with every parameter it
+ * needs (each passes the server's check; docs/format.md lists the kinds). */
+const BONUS_EXAMPLES = ["distinct_scenery points=1", "scenery_points scenery=ocean points=1",
+  "mile_cards miles=1 points=1", "stretch_count points=1", "landmark_collection points=1",
+  "material_cards material=stone points=1", "highway_end points=2", "longest_stretch divisor=3"];
+const ABILITY_EXAMPLES = ["mile_bonus miles=1", "scenery_points scenery=ocean points=1",
+  "landmark_collection points=2 sceneries=ocean|flower", "persistent_extra_use uses=1",
+  "borrow_highway uses=1", "borrow_discard uses=1"];
 
 /* "scenery_points scenery=ocean points=1" <-> {kind, ...} (as the CSV writes effects). */
 export function effectToText(e) {
@@ -270,7 +274,7 @@ function formHTML() {
       field("material", "Back Material", `<select id="ce-material" name="material">${options(MATERIALS, c.material, "?")}</select>`) +
       field("persistent", "Persistent (1-Mile cards)", `<select id="ce-persistent" name="persistent">${options(MATERIALS, c.persistent, "\u2014")}</select>`) +
       field("bonus", "2-Mile bonus", `<input id="ce-bonus" name="bonus" value="${esc(effectToText(c.bonus))}" list="ce-bonus-kinds" placeholder="e.g. scenery_points scenery=ocean points=1" spellcheck="false">` +
-        `<datalist id="ce-bonus-kinds">${KINDS_BONUS.map((k) => `<option value="${k} points=1">`).join("")}</datalist>`) +
+        `<datalist id="ce-bonus-kinds">${BONUS_EXAMPLES.map((k) => `<option value="${k}">`).join("")}</datalist>`) +
       field("players", "Player counts", [2, 3, 4].map((p) => `<label class="inl"><input type="checkbox" name="p${p}"${players.includes(p) ? " checked" : ""}> ${p}</label>`).join("")) +
       field("text", "Text", `<input id="ce-text" name="text" value="${esc(c.text || "")}">`) +
       `</form>`;
@@ -280,7 +284,7 @@ function formHTML() {
     field("name", "Name", `<input id="ce-name" name="name" value="${esc(c.name || "")}">`) +
     field("scenery", "Scenery", `<select id="ce-scenery" name="scenery">${options(SCENERY, c.scenery, "?")}</select>`) +
     field("ability", "Ability", `<input id="ce-ability" name="ability" value="${esc(effectToText(c.ability))}" list="ce-lm-kinds" placeholder="e.g. mile_bonus miles=2" spellcheck="false">` +
-      `<datalist id="ce-lm-kinds">${KINDS_LM.map((k) => `<option value="${k}">`).join("")}</datalist>`) +
+      `<datalist id="ce-lm-kinds">${ABILITY_EXAMPLES.map((k) => `<option value="${k}">`).join("")}</datalist>`) +
     field("text", "Text", `<input id="ce-text" name="text" value="${esc(c.text || "")}">`) +
     `</form>`;
 }
