@@ -1007,3 +1007,46 @@ def test_card_set_effect_suggestions_each_pass_the_check(server, page):  # noqa:
       return out;
     }""", [bonus, ability, two_mile])
     assert not refused, refused
+
+
+def test_card_set_text_of_a_changed_ability_is_not_saved_silently(server, page):  # noqa: F811
+    """Changing a card's bonus or ability left its text, which the table shows in place of
+    the effect: the table would describe the old ability, saved without a word. The editor
+    now warns below the Text, offers to clear it (or keep it), and Save stops until then."""
+    pg = page
+    open_editor(pg, server, "#nav-cards", "#ce-ok")
+    pg.fill("#ce-setname", "stale-texts")
+    lm = next(i for i, x in enumerate(CARDS.landmarks) if x.ability.kind == "borrow_discard")
+    lm_id = CARDS.landmarks[lm].id
+    pg.click(f"[data-ce-pick='landmark:{lm}']")
+    assert "discard pile" in pg.locator("#ce-text").input_value()
+    pg.fill("#ce-ability", "mile_bonus miles=1")
+    warning = pg.locator("#ce-text-stale")
+    warning.wait_for()
+    assert "borrow_discard uses=1" in warning.inner_text(), warning.inner_text()
+    pg.wait_for_selector(f"#ce-stale-texts:has-text('{lm_id}')")
+    shot(pg, "32-cardset-stale-text")
+    sent = posts_sent(pg)
+    pg.click("#ce-save")
+    alert = pg.locator("#alert")
+    alert.wait_for(state="visible")
+    assert f"Not saved: the text of {lm_id} was written for" in alert.inner_text()
+    assert not sent, sent
+    pg.click("[data-ce='clear-text']")
+    warning.wait_for(state="detached")
+    assert pg.locator("#ce-text").input_value() == ""
+    pg.wait_for_selector("#ce-stale-texts", state="detached")
+
+    two_mile = next(i for i, c in enumerate(CARDS.highway) if c.miles == 2 and c.text)
+    pg.click(f"[data-ce-pick='highway:{two_mile}']")
+    pg.fill("#ce-bonus", "stretch_count points=1")
+    warning.wait_for()
+    pg.click("[data-ce='keep-text']")  # the owner's word: the text fits
+    warning.wait_for(state="detached")
+    pg.wait_for_selector("#ce-ok")
+    pg.click("#ce-save")
+    pg.wait_for_selector("#ce-saved")
+    stored = get(server, "/v1/cardsets/stale-texts")
+    assert "text" not in stored["landmarks"][lm]
+    assert stored["highway"][two_mile]["text"] == CARDS.highway[two_mile].text
+    assert not [e for e in pg.js_errors if "status of" not in e], pg.js_errors

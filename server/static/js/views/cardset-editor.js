@@ -6,7 +6,7 @@
  * ctx (from main.js): {api, ApiError, showError, clearError, refreshCardSets()}.
  */
 
-import {MATERIALS} from "../words.js";
+import {MATERIALS, effectWords} from "../words.js";
 import {SCENERY, esc, cardSVG, landmarkSVG} from "../svg.js";
 import {editorAlert} from "./editor-alert.js";
 
@@ -18,11 +18,13 @@ import {editorAlert} from "./editor-alert.js";
  * recons: the cards of each reconstruction the server offers ({name, fingerprint, label,
  * key}), to tell a set whose cards are one of them; reconWarn: the label of the
  * reconstruction whose cards a Save was about to store as not a reconstruction;
- * startChoice: the set chosen in "Start from" (kept through redraws). */
+ * startChoice: the set chosen in "Start from" (kept through redraws); staleText: the cards
+ * whose bonus or ability changed under a text written for the earlier one ("highway:H21"
+ * -> that effect, as text): the table shows a card's text, not its effect. */
 const E = {set: null, sel: null, check: null, seq: 0, timer: null, storedName: null,
   stored: null, savedText: null, saveNote: null, missingBase: null,
   convertErrors: [], ctx: null, root: null, restored: false, recons: [], reconWarn: null,
-  startChoice: null, alert: null};
+  startChoice: null, alert: null, staleText: {}};
 const DRAFT_KEY = "bigsur.cardset-draft"; // the set being edited survives a reload
 const $ = (id) => document.getElementById(id);
 /* The suggestions of the effect fields: one entry each kind, with every parameter it
@@ -116,7 +118,7 @@ function saveDraft() {
   try {
     localStorage.setItem(DRAFT_KEY, JSON.stringify({set: E.set, storedName: E.storedName, sel: E.sel,
       convertErrors: E.convertErrors, stored: E.stored, savedText: E.savedText,
-      missingBase: E.missingBase}));
+      missingBase: E.missingBase, staleText: E.staleText}));
   } catch (e) { /* storage full or refused: the draft lives in the page only */ }
 }
 
@@ -131,6 +133,7 @@ function restoreDraft() {
   E.stored = d.stored || null;
   E.savedText = d.savedText || null;
   E.missingBase = d.missingBase || null;
+  E.staleText = d.staleText || {};
   E.saveNote = null;
   E.check = null;
   E.restored = true;
@@ -181,6 +184,7 @@ async function startFrom(name) {
   E.missingBase = null;
   E.sel = {kind: "highway", index: 0};
   E.convertErrors = [];
+  E.staleText = {};
   E.check = null;
   E.restored = false;
   E.reconWarn = null;
@@ -276,7 +280,7 @@ function formHTML() {
       field("bonus", "2-Mile bonus", `<input id="ce-bonus" name="bonus" value="${esc(effectToText(c.bonus))}" list="ce-bonus-kinds" placeholder="e.g. scenery_points scenery=ocean points=1" spellcheck="false">` +
         `<datalist id="ce-bonus-kinds">${BONUS_EXAMPLES.map((k) => `<option value="${k}">`).join("")}</datalist>`) +
       field("players", "Player counts", [2, 3, 4].map((p) => `<label class="inl"><input type="checkbox" name="p${p}"${players.includes(p) ? " checked" : ""}> ${p}</label>`).join("")) +
-      field("text", "Text", `<input id="ce-text" name="text" value="${esc(c.text || "")}">`) +
+      field("text", "Text", `<input id="ce-text" name="text" value="${esc(c.text || "")}">${staleTextHTML(c)}`) +
       `</form>`;
   }
   return `<form id="ce-form" class="ce-form" autocomplete="off">` +
@@ -285,8 +289,32 @@ function formHTML() {
     field("scenery", "Scenery", `<select id="ce-scenery" name="scenery">${options(SCENERY, c.scenery, "?")}</select>`) +
     field("ability", "Ability", `<input id="ce-ability" name="ability" value="${esc(effectToText(c.ability))}" list="ce-lm-kinds" placeholder="e.g. mile_bonus miles=2" spellcheck="false">` +
       `<datalist id="ce-lm-kinds">${ABILITY_EXAMPLES.map((k) => `<option value="${k}">`).join("")}</datalist>`) +
-    field("text", "Text", `<input id="ce-text" name="text" value="${esc(c.text || "")}">`) +
+    field("text", "Text", `<input id="ce-text" name="text" value="${esc(c.text || "")}">${staleTextHTML(c)}`) +
     `</form>`;
+}
+
+/* Below the Text of a card whose bonus or ability changed under it: the table shows the
+ * text, not the effect; clear it (the table then words the effect) or keep it. */
+function staleTextHTML(c) {
+  const was = E.staleText[textKey(c)];
+  if (was === undefined) return "";
+  const what = E.sel.kind === "highway" ? "bonus" : "ability";
+  const own = effectWords(effectOf(c));
+  return `<div class="ce-err" role="alert" id="ce-text-stale">This text was written for the ${what} ` +
+    `before your change (${esc(was || "none")}), and the table shows the text, not the ${what}. ` +
+    `<button type="button" data-ce="clear-text">Clear the text</button>` +
+    `${own ? ` (the table then says \u201c${esc(own)}\u201d)` : ""} ` +
+    `<button type="button" data-ce="keep-text">Keep the text</button></div>`;
+}
+
+/* The cards whose text was written for an earlier bonus or ability, listed by the status
+ * (each a jump to the card). */
+function staleCards() {
+  return Object.keys(E.staleText).map((key) => {
+    const [kind, id] = [key.slice(0, key.indexOf(":")), key.slice(key.indexOf(":") + 1)];
+    const index = (kind === "highway" ? E.set.highway : E.set.landmarks).findIndex((c) => c.id === id);
+    return index >= 0 ? {kind, index, id} : null;
+  }).filter(Boolean);
 }
 
 function previewHTML() {
@@ -346,8 +374,13 @@ function statusHTML() {
   const missing = E.missingBase ? `<p class="small" id="ce-base-missing"><b>${esc(E.missingBase)}</b> ` +
     `is not on this server (this draft was kept in your browser from another server, or the set ` +
     `was removed), so it cannot get a new version here: Save to the server stores the draft as a new set.</p>` : "";
+  const stale = staleCards();
+  const staleNote = stale.length ? `<ul class="ce-problems bad" id="ce-stale-texts">` + stale.map((x) =>
+    `<li><button type="button" class="linkish" data-ce-jump="${x.kind}:${x.index}">${esc(x.id)} \u00b7 text</button>: ` +
+    `written for its ${x.kind === "highway" ? "bonus" : "ability"} before your change ` +
+    `(${esc(E.staleText[`${x.kind}:${x.id}`] || "none")}); the table shows the text, not the effect</li>`).join("") + `</ul>` : "";
   return `<div id="ce-status" aria-live="polite">${head}<ul class="ce-problems">${items}${more}</ul>` +
-    `${derived}${note}${restored}${missing}${reconWarnHTML()}${saveNoteHTML()}</div>`;
+    `${staleNote}${derived}${note}${restored}${missing}${reconWarnHTML()}${saveNoteHTML()}</div>`;
 }
 
 /* Beside the "a reconstruction" box: what it states. Unchecked, the set is shown as the
@@ -467,6 +500,7 @@ function onForm(ev) {
   if (!c) return;
   const f = ev.currentTarget.elements;
   const here = errorsFor(E.sel.kind, E.sel.index); // (found by the card's id before it changes)
+  const before = {key: textKey(c), effect: effectToText(effectOf(c)), text: c.text || ""};
   c.id = f.id.value.trim();
   c.text = f.text.value;
   if (!c.text) delete c.text;
@@ -484,12 +518,30 @@ function onForm(ev) {
     c.scenery = f.scenery.value;
     c.ability = effectFromText(f.ability.value);
   }
+  noteStaleText(c, before);
   // a CSV conversion problem of this card is settled once the card is edited (what is
   // still wrong comes back from the server's check, naming the field)
   E.convertErrors = E.convertErrors.filter((e) => !here.includes(e));
   const prev = document.querySelector(".ce-preview");
   if (prev) prev.outerHTML = previewHTML();
   scheduleCheck();
+}
+
+/* A card's bonus or ability, and its key in ``E.staleText``. */
+const effectOf = (c) => (E.sel.kind === "highway" ? c.bonus : c.ability);
+const textKey = (c) => `${E.sel.kind}:${c.id}`;
+
+/* After an edit of card ``c`` (``before``: its key, effect and text): a changed effect
+ * under a text written for the earlier one is noted (the table would describe the old
+ * one); a new text, or the effect back as it was, settles it. */
+function noteStaleText(c, before) {
+  let was = E.staleText[before.key];
+  delete E.staleText[before.key];
+  const effect = effectToText(effectOf(c));
+  if (was === undefined && effect !== before.effect) was = before.effect;
+  if (was !== undefined && c.text && c.text === before.text && effect !== was) {
+    E.staleText[textKey(c)] = was;
+  }
 }
 
 function scheduleCheck(delay = 250) {
@@ -537,6 +589,7 @@ async function importCSV(ev) {
     }
     E.set = {...data.cards, description: E.set.description, reconstruction: E.set.reconstruction};
     E.convertErrors = data.errors;
+    E.staleText = {};
     E.sel = {kind: "highway", index: 0};
     E.check = null;
     const first = located().find(({at}) => at);
@@ -599,6 +652,13 @@ async function save() {
       `listed first (${whereOf(e)}: ${e.message}).`);
     return;
   }
+  const stale = staleCards();
+  if (stale.length) { // saved, the table would describe the old effect
+    E.alert.say(`Not saved: the text of ${stale.map((x) => x.id).join(", ")} was written for ` +
+      `${stale.length > 1 ? "their" : "its"} bonus or ability before your change. Clear it or keep it ` +
+      `(below the card's Text), or write the new one.`);
+    return;
+  }
   const asVersion = sameStored();
   try {
     const path = asVersion
@@ -655,7 +715,16 @@ export function onClick(el) {
       scenery: "ocean", ability: {kind: "mile_bonus", miles: 1}});
     E.sel = {kind: "landmark", index: E.set.landmarks.length - 1};
     render(); scheduleCheck();
+  } else if ((ds.ce === "clear-text" || ds.ce === "keep-text") && current()) {
+    const c = current();
+    delete E.staleText[textKey(c)];
+    if (ds.ce === "clear-text") delete c.text;
+    scheduleCheck();
+    rerender();
+    const box = $(ds.ce === "clear-text" ? "ce-text" : "ce-bonus") || $("ce-ability");
+    if (box) box.focus();
   } else if (ds.ce === "delete" && current()) {
+    delete E.staleText[textKey(current())];
     const list = E.sel.kind === "highway" ? E.set.highway : E.set.landmarks;
     list.splice(E.sel.index, 1);
     E.sel.index = Math.max(0, Math.min(E.sel.index, list.length - 1));
