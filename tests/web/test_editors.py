@@ -1050,3 +1050,27 @@ def test_card_set_text_of_a_changed_ability_is_not_saved_silently(server, page):
     assert "text" not in stored["landmarks"][lm]
     assert stored["highway"][two_mile]["text"] == CARDS.highway[two_mile].text
     assert not [e for e in pg.js_errors if "status of" not in e], pg.js_errors
+
+
+def test_position_editor_problems_count_in_good_english(server, page):  # noqa: F811
+    """'Player 2 has 1 Landmarks after 0 turns', '... but 1 are known', '1 known discard
+    fronts': one of a thing is said as one."""
+    pg = page
+    open_editor(pg, server, "#nav-editor", "#pe-problems")
+    said = pg.evaluate("""async () => {
+      const m = await import('/js/views/position-editor.js');
+      const cards = await (await fetch('/v1/cards/default')).json();
+      const set = {highway: Object.fromEntries(cards.highway.map((c) => [c.id, c])),
+                   landmarks: Object.fromEntries(cards.landmarks.map((l) => [l.id, l]))};
+      const a = m.emptyPosition('default', 2, 0);
+      Object.assign(a.seats[1], {highway: ['H01'], landmarks: [{landmark: 'L01', card: 'H01'}],
+                                 known: ['H02'], materials: ['stone']});
+      const b = m.emptyPosition('default', 2, 0);
+      b.seats[1].knownDiscard = ['H03'];
+      b.hand = ['H04'];
+      return [...m.problems(a, set), ...m.problems(b, set)].join('\\n');
+    }""")
+    assert "Player 2 has 1 Landmark after 0 turns" in said, said
+    assert "0 hand cards of the 2 held after 0 turns, but 1 is known" in said, said
+    assert "1 known discard front on a pile of 0 Materials" in said, said
+    assert "hold 1 card; after 0 turns" in said, said

@@ -272,7 +272,7 @@ export function problems(p, cards) {
     const t = seatTurns(p, i);
     const who = i === p.me ? "You" : `Player ${i + 1}`;
     if (s.landmarks.length > t) {
-      out.push(`${who} ${i === p.me ? "have" : "has"} ${s.landmarks.length} Landmarks after ${t} turn${t === 1 ? "" : "s"} (at most one claim a turn)`);
+      out.push(`${who} ${i === p.me ? "have" : "has"} ${plural(s.landmarks.length, "Landmark")} after ${plural(t, "turn")} (at most one claim a turn)`);
     }
     const perCard = new Set();
     for (const l of s.landmarks) {
@@ -287,17 +287,19 @@ export function problems(p, cards) {
     if (i === p.me) {
       const have = p.hand.length + s.highway.length + p.discard.length;
       if (have !== held(p, i)) {
-        out.push(`your hand, Highway and discard pile hold ${have} cards; after ${t} turn${t === 1 ? "" : "s"}` +
-          `${i === toAct(p) && p.picks ? ` and ${p.picks} pick${p.picks > 1 ? "s" : ""}` : ""} you hold ${held(p, i)}`);
+        out.push(`your hand, Highway and discard pile hold ${plural(have, "card")}; after ${plural(t, "turn")}` +
+          `${i === toAct(p) && p.picks ? ` and ${plural(p.picks, "pick")}` : ""} you hold ${held(p, i)}`);
       }
     } else {
       const h = handCount(p, i);
       if (h < s.known.length) {
         out.push(`Player ${i + 1}: Highway (${s.highway.length}) and discard pile (${s.materials.length}) leave ` +
-          `${Math.max(0, h)} hand cards of the ${held(p, i)} held after ${t} turns, but ${s.known.length} are known`);
+          `${plural(Math.max(0, h), "hand card")} of the ${held(p, i)} held after ${plural(t, "turn")}, ` +
+          `but ${s.known.length} ${s.known.length === 1 ? "is" : "are"} known`);
       }
       if (s.knownDiscard.length > s.materials.length) {
-        out.push(`Player ${i + 1}: ${s.knownDiscard.length} known discard fronts on a pile of ${s.materials.length}`);
+        out.push(`Player ${i + 1}: ${plural(s.knownDiscard.length, "known discard front")} on a pile of ` +
+          `${plural(s.materials.length, "Material")}`);
       }
     }
   });
