@@ -6,7 +6,9 @@ to assistive technology, and the contrast of its text. Same setup as test_web_pa
 
 from __future__ import annotations
 
-from test_page_hints import ask_hint, build_by_payment_box
+import re
+
+from test_page_hints import ask_hint, build_by_payment_box, fake_hint
 from test_page_qa import continue_position, ragged_point_position
 from test_web_page import (  # noqa: F401
     browser,
@@ -109,6 +111,12 @@ def test_the_focus_stays_in_the_review(server, page):  # noqa: F811
     pg.keyboard.press("ArrowRight")
     pg.wait_for_function("document.querySelector('#review-detail').innerText.includes('Move 5:')")
     assert focused(pg) == '#review-list {"decision":"4"}'
+    # the graph: a group of buttons (its marks), named by its lines in words, not an
+    # image holding focusable marks (axe: nested-interactive)
+    graph = pg.locator("#review-graph").aria_snapshot()
+    assert "- img" not in graph and "group \"Win probability of each player" in graph, graph
+    assert re.search(r"You from \d+\.\d% to \d+\.\d%", graph) and "labelled move" in graph, graph
+    assert "button \"" in graph and "- text" not in graph, graph  # (no axis numbers)
     mark = pg.locator("#review-graph .mark").first
     index = mark.get_attribute("data-decision")
     mark.focus()
@@ -122,4 +130,42 @@ def test_the_focus_stays_in_the_review(server, page):  # noqa: F811
     assert focused(pg) == "#review-run"
     pg.wait_for_selector("#review-run[aria-disabled='false']", timeout=120_000)
     assert focused(pg) == "#review-run"
+    assert not pg.js_errors, pg.js_errors
+
+
+def test_a_highway_is_read_in_words_and_a_hint_as_a_suggestion(server, page):  # noqa: F811
+    """A screen reader read a Highway as one image named by its card ids ("Highway: H41,
+    H12, H02, H14"): no Scenery, miles, Landmark or Stretch, and a hint's build shown on
+    the table counted as built. Each Highway is read in words (cards left to right with
+    their Scenery and miles, the Landmark above, the Stretches with their points), a
+    hint's move as a suggestion; the score's breakdown opens from the keyboard (it was
+    the title of "N pts", shown on hovering only)."""
+    from solver.rules.position import state_from_json, state_to_json
+
+    pg = page
+    st = ragged_point_position()
+    continue_position(pg, server, st, 0)
+    fake_hint(pg, state_to_json(state_from_json(st)),
+              [{"actions": ["build H14 R pay per:H12 bh:1:H05", "end"]}])
+    ask_hint(pg)
+    mine = pg.locator("#seats .seat.me")
+    said = mine.aria_snapshot()
+    assert "img" not in said, said  # the picture is hidden: its words are read
+    items = mine.get_by_role("listitem").all_inner_texts()
+    assert [x.split(":")[0] for x in items] == ["H41", "H12", "H02"], items  # not H14
+    assert items[2].startswith("H02: 1 mile, two mountain icons; persistent water. "), items
+    assert "Landmark above: L09 Ragged Point" in items[2], items
+    assert "Landmark" not in items[0] + items[1], items
+    text = mine.locator(".hwwords").inner_text()
+    assert "Mountain Stretch, " in text and " points (H12 H02)" in text, text
+    assert "Hint, not built: build H14 at the right end." in text, text
+    # the score: its breakdown opens with the keyboard, and stays open across redraws
+    summary = mine.locator("details.score summary")
+    summary.focus()
+    pg.keyboard.press("Enter")
+    breakdown = mine.locator("details.score .breakdown")
+    assert breakdown.is_visible() and "Stretches " in breakdown.inner_text()
+    pg.keyboard.press("]")  # a card selected: the table drawn again
+    settle(pg)
+    assert pg.locator("#seats .seat.me details.score .breakdown").is_visible()
     assert not pg.js_errors, pg.js_errors

@@ -20,7 +20,7 @@ lineBySeat, confidence, plainError, joinWords, plural, possessive, turningPoints
 from "./words.js";
 import {payState, persistentUseFits, borrowsLeft} from "./pay.js";
 import {SCENERY, SC_COLOR, esc, cap, wrap, setCards, sceneryIcon, cardWords, cardSVG,
-  unknownCardSVG, landmarkWords, landmarkSVG, highwaySVG} from "./svg.js";
+  unknownCardSVG, landmarkWords, landmarkSVG, highwaySVG, highwayWords} from "./svg.js";
 import {tableFromView, tableFromState, matOf, applyPublic, setModelCards} from "./table-model.js";
 import * as cardsetEditor from "./views/cardset-editor.js";
 import * as positionEditor from "./views/position-editor.js";
@@ -72,6 +72,7 @@ const S = {
   upload: null, // an uploaded record's review: {name, text, jobId, budget, cardsName, names, nActions,
   //               cards, result, selected, position, running, pickedUp, lost, shown}; kept (UPLOAD_KEY)
   reviewSource: "game", // which review the review view shows: "game" or "upload"
+  scoresOpen: new Set(), // the seats whose score breakdown is open (kept across redraws)
 };
 
 /* The review the review view shows. */
@@ -291,15 +292,21 @@ function renderTable(t, opts = {}) {
       ? ` \u00b7 known: ${s.known.map(esc).join(" ")}` : "";
     const acting = i === t.current && !(d && d.over && !opts.static);
     return `<div class="seat panel${acting ? " acting" : ""}${i === mine ? " me" : ""}" data-seat="${i}" ` +
-      `style="--seat:${SEAT_COLOR[i % 4]}" aria-label="${esc(seatName(i))}">` +
+      `style="--seat:${SEAT_COLOR[i % 4]}" role="group" aria-label="${esc(seatName(i))}">` +
       `<div class="seat-head"><h2 class="small"><span class="dot"></span>${esc(i === mine && !opts.static ? "Your Highway" : seatName(i) + (opts.static && i === mine ? " (to act)" : ""))}</h2>` +
       (i === t.firstPlayer ? `<span class="firstp" title="First player: the round starts with this seat">\u2691 first player</span>` : "") +
-      `<span class="score" title="${esc(br)}">${total} pts</span>` +
+      // the breakdown opens from the keyboard too (a title shows on hovering only)
+      (br ? `<details class="score"${S.scoresOpen.has(i) ? " open" : ""}><summary title="${esc(br)}">${total} pts</summary>` +
+        `<span class="breakdown small">${esc(br)}</span></details>` : `<span class="score">${total} pts</span>`) +
       `<span class="muted small">hand ${s.handCount}${known} \u00b7 discard ${s.discardCount}, top ${top}` +
       `${s.landmarks.length ? " \u00b7 " + plural(s.landmarks.length, "Landmark") : ""}</span></div>` +
-      `<div class="hwwrap">${highwaySVG(s.highway, s.landmarks, stretchesFrom(sc), scale,
+      // the picture hidden from a screen reader, which reads the Highway in words
+      `<div class="hwwrap" aria-hidden="true">${highwaySVG(s.highway, s.landmarks, stretchesFrom(sc), scale,
         opts.highlight && opts.highlight.seat === i ? opts.highlight.card : null,
-        i === mine && hm ? hm.build : [], i === mine && hm ? hm.claim : [])}</div></div>`;
+        i === mine && hm ? hm.build : [], i === mine && hm ? hm.claim : [])}</div>` +
+      highwayWords(i === mine && !opts.static ? "Your Highway" : possessive(seatName(i), true) + " Highway",
+        s.highway, s.landmarks, stretchesFrom(sc), i === mine && hm ? hm.build : [],
+        i === mine && hm ? hm.claim : []) + `</div>`;
   };
   // Highway cards as large as the width allows (a long road shrinks to fit); #seats has
   // no box of its own in the 3-4 player order and on a phone (display: contents): its
@@ -2011,7 +2018,14 @@ function graphSVG(res, nActions, cursor, W = GRAPH_W) {
   const n = Math.max(1, nActions || (res.decisions.length ? res.decisions[res.decisions.length - 1].index + 1 : 1));
   const x = (i) => L + (W - L - R) * (i / n);
   const y = (p) => T + (H - T - B) * (1 - p);
-  let s = `<svg class="graphsvg${narrow ? " narrow" : ""}" viewBox="0 0 ${W} ${H}" width="${W}" height="${H}" role="img" aria-label="Win probability of each player over the game, as each player's own search saw it">`;
+  // a group, not an image (its marks are buttons): named by each line in words; its
+  // drawing hidden from a screen reader (axis numbers, keys), its marks not
+  const lineWords = lines.filter((l) => l.points.length).map((l) => `${seatName(l.seat)} from ` +
+    `${pct(l.points[0][1])} to ${pct(l.points[l.points.length - 1][1])}`);
+  const marks = res.decisions.filter((dc) => dc.label && dc.value_before).length;
+  let s = `<svg class="graphsvg${narrow ? " narrow" : ""}" viewBox="0 0 ${W} ${H}" width="${W}" height="${H}" role="group" ` +
+    `aria-label="${esc(`Win probability of each player over the game, as each player's own search saw it: ` +
+      `${joinWords(lineWords)}; ${plural(marks, "labelled move")} marked (buttons)`)}"><g aria-hidden="true">`;
   s += `<rect x="${L}" y="${T}" width="${W - L - R}" height="${H - T - B}" fill="#fff" stroke="#bbb"/>`;
   const grid = [0, 0.25, 0.5, 0.75, 1];
   for (const p of grid) {
@@ -2044,6 +2058,7 @@ function graphSVG(res, nActions, cursor, W = GRAPH_W) {
   if (cursor !== null && cursor !== undefined) {
     s += `<line class="cursor" x1="${x(cursor).toFixed(1)}" x2="${x(cursor).toFixed(1)}" y1="${T}" y2="${H - B}" stroke="#7b1fa2" stroke-width="2"/>`;
   }
+  s += `</g>`;
   const radius = {inaccuracy: 5, mistake: 6, blunder: 7};
   for (const dc of res.decisions) {
     if (!dc.label || !dc.value_before) continue;
@@ -2056,6 +2071,7 @@ function graphSVG(res, nActions, cursor, W = GRAPH_W) {
       markSVG(px, py, radius[dc.label] + (narrow ? 2 : 0), LABEL_COLOR[dc.label], SEAT_COLOR[dc.seat % 4]) +
       `</g>`;
   }
+  s += `<g aria-hidden="true">`; // (the keys: the figure's caption says them)
   // a seat's key: its line with its ring on it
   const key = (color, tx, ty, text, seat) =>
     `<g class="key" data-seat="${seat}" transform="translate(${tx} ${ty})"><title>${esc(seatName(seat))}</title>` +
@@ -2074,7 +2090,7 @@ function graphSVG(res, nActions, cursor, W = GRAPH_W) {
     s += `<g class="key" data-label="${label}" transform="translate(${lx} ${ly})">` +
       `${markSVG(6, 6, 5, color, null)}<text x="15" y="11" class="axis">${label}</text></g>`;
   });
-  s += `</svg>`;
+  s += `</g></svg>`;
   return s;
 }
 
@@ -2623,6 +2639,10 @@ async function openEditor(initial) {
 
 async function init() {
   setupFocus();
+  document.addEventListener("toggle", (e) => { // (no bubbling: caught on its way down)
+    const seat = e.target.matches && e.target.matches(".seat details.score") && e.target.closest("#seats .seat");
+    if (seat) S.scoresOpen[e.target.open ? "add" : "delete"](Number(seat.dataset.seat));
+  }, true);
   document.addEventListener("click", onClick);
   document.addEventListener("keydown", onKey);
   $("alert-close").addEventListener("click", clearError);

@@ -1,7 +1,7 @@
 /* Cards, Landmarks and Highways as SVG, from the card-set data (no outside assets).
  * ``setCards`` gives the module the card set in use ({highway: {id: card}, landmarks}). */
 
-import {MAT_COLOR, matGlyph, effectWords, aOrAn, orWords} from "./words.js";
+import {MAT_COLOR, matGlyph, effectWords, aOrAn, orWords, plural} from "./words.js";
 
 export const SCENERY = ["ocean", "forest", "mountain", "flower", "field"];
 export const SC_COLOR = {ocean: "#1f6fb2", forest: "#2e7d32", mountain: "#795548",
@@ -163,13 +163,15 @@ export function highwaySVG(highway, landmarks, stretches, scale, highlight, ghos
   const ghostSet = new Set(ghosts.map((g) => g.card));
   const n = highway.length;
   if (!n) return `<p class="muted empty">No Highway yet.</p>`;
+  const built = highway.filter((id) => !ghostSet.has(id));
   const lanes = stretches.length;
   const width = n * (W + G) - G + 4;
   const height = LM + 140 + (lanes ? 6 + lanes * LANE : 4);
   const pos = {};
   highway.forEach((id, i) => { pos[id] = 2 + i * (W + G); });
   let s = `<svg class="highway" viewBox="0 0 ${width} ${height}" width="${(width * scale).toFixed(0)}" ` +
-    `height="${(height * scale).toFixed(0)}" role="img" aria-label="Highway: ${esc(highway.join(", "))}">`;
+    `height="${(height * scale).toFixed(0)}" role="img" aria-label="${esc(`Highway: ${built.join(", ") || "none built"}` +
+      (ghosts.length || claims.length ? ` (${hintWords(ghosts, claims, built.length)})` : ""))}">`;
   for (const lmk of landmarks) {
     const x = pos[lmk.card];
     if (x === undefined) continue;
@@ -217,3 +219,50 @@ export function highwaySVG(highway, landmarks, stretches, scale, highlight, ghos
   return s;
 }
 
+
+/* A card of a Highway in words: what counts there (its Scenery, miles, Persistent
+ * Material and 2-Mile bonus), not its cost nor its back. */
+function roadCardWords(id) {
+  const c = S.cards && S.cards.highway[id];
+  if (!c) return id;
+  const [a, b] = c.scenery;
+  return `${id}: ${plural(c.miles, "mile")}, ${a === b ? `two ${a} icons` : `${a} and ${b}`}` +
+    (c.persistent ? `; persistent ${c.persistent}` : "") +
+    (c.bonus ? `; \u2605 ${c.text || effectWords(c.bonus)}` : "");
+}
+
+/* A hint's move on a Highway (highwaySVG's ``ghosts`` and ``claims``) in words, as
+ * suggestions: "hint, not built: build H12 at the right end; claim Pfeiffer Beach (L03)
+ * above H04 or H41". */
+function hintWords(ghosts, claims, builtCount) {
+  const builds = ghosts.map((g) => `build ${g.card} ` +
+    (!builtCount ? "to start the road" : g.side === "L" ? "at the left end" : "at the right end"));
+  const seen = new Set();
+  const claimed = claims.filter((c) => !seen.has(c.landmark) && seen.add(c.landmark)).map((c) => {
+    const l = S.cards && S.cards.landmarks[c.landmark];
+    return `claim ${l ? `${l.name} (${c.landmark})` : c.landmark} above ` +
+      orWords(c.places && c.places.length ? c.places : [c.card]);
+  });
+  return `hint, not built: ${builds.concat(claimed).join("; ")}`;
+}
+
+/* A Highway in words for a screen reader (highwaySVG draws it; its picture names only
+ * the cards): ``who``'s cards left to right, each with its Scenery and miles and the
+ * Landmark claimed above it, the Stretches with their points, and a hint's move said
+ * as a suggestion (never as cards built). A visually hidden block (class sr). */
+export function highwayWords(who, highway, landmarks, stretches, ghosts = [], claims = []) {
+  const above = {};
+  for (const l of landmarks) (above[l.card] = above[l.card] || []).push(l.landmark);
+  let h = `<div class="sr hwwords"><p>${esc(who)}, left to right: ` +
+    `${highway.length ? plural(highway.length, "card") : "no card yet"}.</p>`;
+  if (highway.length) {
+    h += `<ol>` + highway.map((id) => `<li>${esc(roadCardWords(id))}` +
+      (above[id] ? `. Landmark above: ${esc(above[id].map((l) => landmarkWords(l)).join("; "))}` : "") +
+      `</li>`).join("") + `</ol>`;
+    h += `<p>${stretches.length ? "Stretches: " + stretches.map((st) =>
+      `${esc(cap(st.scenery))} Stretch, ${plural(st.points, "point")} (${esc(st.cards.join(" "))})`).join("; ")
+      : "No Stretch yet"}.</p>`;
+  }
+  if (ghosts.length || claims.length) h += `<p>${esc(cap(hintWords(ghosts, claims, highway.length)))}.</p>`;
+  return h + `</div>`;
+}
