@@ -950,7 +950,7 @@ def test_card_set_save_refused_alert_goes_and_nothing_sent_with_problems(
     pg.click("[data-ce='load']")  # the shipped set again: a new set, under a taken name
     pg.wait_for_selector("#ce-setname[value='my-cards']")
     pg.fill("#ce-setname", "refused-once")
-    pg.wait_for_selector("#ce-name-note:has-text('taken')")
+    pg.wait_for_selector("#ce-name-note:has-text('already on this server')")
     pg.click("#ce-save")
     alert = pg.locator("#alert")
     alert.wait_for(state="visible")
@@ -1074,3 +1074,38 @@ def test_position_editor_problems_count_in_good_english(server, page):  # noqa: 
     assert "0 hand cards of the 2 held after 0 turns, but 1 is known" in said, said
     assert "1 known discard front on a pile of 0 Materials" in said, said
     assert "hold 1 card; after 0 turns" in said, said
+
+
+def test_card_set_taken_name_said_to_a_player_before_saving(server, page):  # noqa: F811
+    """A name another stored set has was noted 'taken (saving adds a new version if it
+    is yours)', then Save sent it and the alert told a player to 'POST
+    /v1/cardsets/qa-set/versions'. The note now says in a player's words that it cannot
+    be saved under that name and how to add a version; Save sends nothing. The stored
+    set itself, loaded, still saves a new version."""
+    pg = page
+    open_editor(pg, server, "#nav-cards", "#ce-ok")
+    pg.fill("#ce-setname", "qa-set")
+    pg.click("#ce-save")
+    pg.wait_for_selector("#ce-saved")
+    pg.wait_for_selector("#ce-name-note", state="detached")  # its own name: no note
+    pg.click("[data-ce='load']")  # the shipped set: a new set
+    pg.wait_for_selector("#ce-setname[value='my-cards']")
+    pg.fill("#ce-setname", "qa-set")
+    note = pg.locator("#ce-name-note.bad")
+    note.wait_for()
+    assert 'a card set named "qa-set" is already on this server' in note.inner_text()
+    sent = posts_sent(pg)
+    pg.click("#ce-save")
+    alert = pg.locator("#alert")
+    alert.wait_for(state="visible")
+    assert "choose another name" in alert.inner_text() and "/v1/" not in alert.inner_text()
+    assert not sent, sent
+    pg.select_option("#ce-start", "qa-set")
+    pg.click("[data-ce='load']")
+    pg.wait_for_selector("#ce-save:has-text('Save a new version')")
+    pg.click("[data-ce-pick='highway:2']")
+    pg.fill("#ce-text", "a second version")
+    pg.wait_for_selector("#ce-ok")
+    pg.click("#ce-save")
+    pg.wait_for_selector("#ce-saved:has-text('qa-set v2')")
+    assert not [e for e in pg.js_errors if "status of" not in e], pg.js_errors

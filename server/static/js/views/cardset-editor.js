@@ -366,9 +366,8 @@ function statusHTML() {
   const derived = problems.some(({e}) => e.card) && problems.some(({e}) => !e.card)
     ? `<p class="muted small">A card with a problem is left out of the counts, so the set-level problems may go once the cards are fixed.</p>` : "";
   // a name the server will refuse: said so next to "Valid" (the cards are; saving is not)
-  const badName = !!(ch && ch.name_refused);
-  const note = ch && ch.name ? `<p class="${badName ? "bad" : "muted"} small" id="ce-name-note">` +
-    `${badName ? "Cannot be saved under this name: " : ""}${esc(ch.name)}</p>` : "";
+  const refusal = nameRefusal();
+  const note = refusal ? `<p class="bad small" id="ce-name-note">Cannot be saved under this name: ${esc(refusal)}</p>` : "";
   const restored = E.restored ? `<p class="muted small" id="ce-restored">The set you were editing, ` +
     `kept in this browser. Load starts from a stored set instead.</p>` : "";
   const missing = E.missingBase ? `<p class="small" id="ce-base-missing"><b>${esc(E.missingBase)}</b> ` +
@@ -618,6 +617,19 @@ function freeId(prefix, list) {
   return prefix + String(n).padStart(2, "0");
 }
 
+/* Why the server refuses the name checked last, in a player's words; null when it takes
+ * it. A name taken by another stored set is refused as a new set (409: the server's
+ * reason names its API's way to a new version); the stored set loaded here gets a new
+ * version under its own name. */
+function nameRefusal() {
+  const ch = E.check;
+  if (!ch || !ch.name) return null;
+  if (ch.name_refused) return ch.name.replace(/^name: /, "");
+  if (sameStored()) return null;
+  return `a card set named "${ch.checkedName}" is already on this server: choose another name ` +
+    `(to save a new version of that set, choose it under Start from and Load it)`;
+}
+
 const sameStored = () => !!E.storedName && E.storedName.toLowerCase() === (E.set.name || "").toLowerCase();
 
 /* ``printed``: the owner confirmed that cards equal to a reconstruction's are saved as
@@ -626,8 +638,9 @@ async function save() {
   E.ctx.clearError();
   E.reconWarn = null;
   const ch = E.check;
-  if (ch && ch.name_refused && ch.checkedName === E.set.name) { // the server would refuse it
-    E.alert.say(`Cannot be saved under this name: ${ch.name.replace(/^name: /, "")}`);
+  const refusal = ch && ch.checkedName === E.set.name ? nameRefusal() : null;
+  if (refusal) { // the server would refuse it
+    E.alert.say(`Cannot be saved under this name: ${refusal}`);
     return;
   }
   if (unchanged()) { // no new version of the same set: said so
