@@ -616,7 +616,8 @@ def build_step_position() -> tuple[dict, str]:
 def test_position_editor_hint_and_payment_in_words(server, page):  # noqa: F811
     """The editor's Hint and Pay answered in notation ('pay: build H02 L pay
     sub:H26+H40+H01=timber rec'); they now say it in the table's words (words.js), the
-    notation kept in a tooltip and a 'notation' line for power users."""
+    notation kept in a tooltip and a 'notation' line for power users, and the hint says
+    how sure the search is, as the table's does."""
     pg = page
     position, card = build_step_position()
     open_editor(pg, server, "#nav-editor", "#pe-problems")
@@ -644,6 +645,8 @@ def test_position_editor_hint_and_payment_in_words(server, page):  # noqa: F811
         assert "pay" in pays.nth(k).get_attribute("title")
     moves = pg.locator("#pe-moves li b").all_inner_texts()
     assert all(m.startswith("You ") for m in moves), moves
+    # no verdict on 100 iterations, as the table's hint says (the editor said nothing)
+    assert "Too few iterations to tell" in pg.locator("#pe-conf").inner_text()
     shot(pg, "26-position-hint-in-words", full=True)
     assert not [e for e in pg.js_errors if "status of" not in e], pg.js_errors
 

@@ -15,8 +15,8 @@
  */
 
 import {MATERIALS, matIcon, actionWords, paymentSentence, discardTopAfter, plainError,
-  plural} from "../words.js";
-import {SC_COLOR, esc, cardSVG, highwaySVG, landmarkSVG} from "../svg.js";
+  plural, confidence} from "../words.js";
+import {SC_COLOR, esc, cap, cardSVG, highwaySVG, landmarkSVG} from "../svg.js";
 import {editorAlert} from "./editor-alert.js";
 
 const HAND = 2, DEPOT = 5;
@@ -756,8 +756,13 @@ async function ask(kind) {
       const [unit, n] = $("pe-budget").value.split(":");
       const res = await P.ctx.api("POST", "/v1/hint", {position: v, budget: {[unit]: Number(n)}, seed: 1});
       const ctx = wordsCtx();
-      P.result = `<h3 class="small">Hint: best moves for you</h3><ol class="pe-moves" id="pe-moves">` +
-        res.moves.slice(0, 6).map((m) => {
+      const moves = res.moves.slice(0, 6);
+      // how sure the search is, as the table's hint says it (no verdict on a few visits)
+      const conf = confidence(moves, null);
+      P.result = `<h3 class="small">Hint: best moves for you</h3>` +
+        (conf ? `<p class="conf conf-${conf.cue.replace(/ /g, "-")}" id="pe-conf"><b>${esc(cap(conf.cue))}</b>: ${esc(conf.why)}.</p>` : "") +
+        `<ol class="pe-moves" id="pe-moves">` +
+        moves.map((m) => {
           const pay = planWords(m.payment, ctx);
           return `<li><b title="${esc(m.actions.join(", "))}">${esc(moveWords(m.actions, ctx))}</b> \u2014 win ${pct(m.win_probability)}, ` +
             `${m.expected_margin >= 0 ? "+" : "\u2212"}${Math.abs(m.expected_margin).toFixed(1)} pts, ${m.visits} visits` +
