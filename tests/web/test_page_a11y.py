@@ -17,6 +17,7 @@ from test_web_page import (  # noqa: F401
     server,
     settle,
     start_a_game_against_greedy,
+    to_the_first_build_step,
 )
 
 FOCUSED = """(() => { const a = document.activeElement;
@@ -168,4 +169,31 @@ def test_a_highway_is_read_in_words_and_a_hint_as_a_suggestion(server, page):  #
     pg.keyboard.press("]")  # a card selected: the table drawn again
     settle(pg)
     assert pg.locator("#seats .seat.me details.score .breakdown").is_visible()
+    assert not pg.js_errors, pg.js_errors
+
+
+def test_a_card_focused_from_the_keyboard_is_shown_enlarged(server, page):  # noqa: F811
+    """The enlarged card (its text readable) opened on hovering a card or pressing and
+    holding it, never from the keyboard. A card focused from the keyboard is shown
+    enlarged beside it, the focus staying on the card; Esc hides it, and so does moving
+    the focus on to another control."""
+    pg = page
+    to_the_first_build_step(pg, server + "/?speed=0")
+    zoom = pg.locator("#zoom")
+    pg.keyboard.press("]")  # the first hand card selected and focused
+    settle(pg)
+    card = pg.evaluate("document.activeElement.dataset.select")
+    zoom.wait_for(state="visible")
+    assert zoom.locator("p").inner_text().startswith(card + ": ")
+    box, shown = pg.locator(f"#hand [data-select='{card}']").bounding_box(), zoom.bounding_box()
+    assert shown["x"] >= box["x"] + box["width"] or shown["x"] + shown["width"] <= box["x"]
+    pg.keyboard.press("Escape")
+    assert zoom.is_hidden() and focused(pg) == f'#hand {{"select":"{card}"}}'
+    pg.keyboard.press("Tab")
+    nxt = pg.evaluate("document.activeElement.dataset.select")
+    if nxt:  # the next hand card
+        zoom.wait_for(state="visible")
+        assert zoom.locator("p").inner_text().startswith(nxt + ": ")
+    pg.focus("#hint-btn")
+    assert zoom.is_hidden()
     assert not pg.js_errors, pg.js_errors

@@ -2439,6 +2439,7 @@ function onClick(ev) {
 function onKey(ev) {
   const tag = (ev.target.tagName || "").toLowerCase();
   if (ev.key === "Escape") {
+    if (hideZoom()) return; // (the enlarged card first: the focus stays)
     if (S.animating) { S.skip = true; return; }
     if (S.payment && S.payment.sub) { S.payment.sub = null; renderPay(); return; }
     if (!$("keys").hidden) { toggleKeys(); return; }
@@ -2533,12 +2534,12 @@ function keyRefusal(k) {
  * unless that covers the action bar or the payment box (a hand card clicked opened it
  * over "Still need" and the Build buttons), then above them, beside them or below them;
  * null when none of these fits on the screen. */
-function zoomPlace(x, y, w, h) {
+function zoomPlace(x, y, w, h, gap = 24) {
   const keep = ["actionbar", "paybox"].map((id) => $(id)).filter((el) => el && !el.hidden)
     .map((el) => el.getBoundingClientRect()).filter((r) => r.width && r.height);
   const clampX = (l) => Math.max(4, Math.min(l, innerWidth - w - 4));
   const clampY = (t) => Math.max(4, Math.min(t, innerHeight - h - 4));
-  const left = clampX(x + 24 + w < innerWidth ? x + 24 : x - 24 - w);
+  const left = clampX(x + gap + w < innerWidth ? x + gap : x - gap - w);
   const fits = ([l, t]) => l >= 4 && t >= 4 && l + w <= innerWidth - 4 && t + h <= innerHeight - 4 &&
     !keep.some((r) => l < r.right && r.left < l + w && t < r.bottom && r.top < t + h);
   const places = [[left, clampY(y - h / 2)]];
@@ -2551,7 +2552,10 @@ function zoomPlace(x, y, w, h) {
   return places.find(fits) || null;
 }
 
-/* Hover (or press and hold on a touch screen) a card to see it large. */
+/* Hover (or press and hold on a touch screen) a card to see it large; or focus it from
+ * the keyboard (shown beside it, the focus left where it is; Esc or moving on hides
+ * it). */
+let hideZoom = () => false; // hides the enlarged card: whether it was shown
 function setupZoom() {
   const z = document.createElement("div");
   z.id = "zoom";
@@ -2560,13 +2564,15 @@ function setupZoom() {
   document.body.appendChild(z);
   let timer = null;
   let held = false;
-  const hide = () => { clearTimeout(timer); z.hidden = true; };
-  const showFor = (el, x, y) => {
+  let byFocus = false; // shown for the card focused (not hovered)
+  const hide = () => { clearTimeout(timer); const was = !z.hidden; z.hidden = true; return was; };
+  hideZoom = hide;
+  const showFor = (el, x, y, gap) => {
     const id = el.dataset.zoom;
     if (!S.cards || !S.cards.highway[id]) return;
     z.innerHTML = cardSVG(id) + `<p>${esc(cardWords(id))}</p>`;
     z.hidden = false;
-    const place = zoomPlace(x, y, z.offsetWidth, z.offsetHeight);
+    const place = zoomPlace(x, y, z.offsetWidth, z.offsetHeight, gap);
     if (!place) { z.hidden = true; return; }
     z.style.left = place[0] + "px";
     z.style.top = place[1] + "px";
@@ -2575,9 +2581,9 @@ function setupZoom() {
     if (document.body.classList.contains("touch")) return;
     const el = e.target.closest && e.target.closest("[data-zoom]");
     clearTimeout(timer);
-    if (!el) { z.hidden = true; return; }
+    if (!el) { if (!byFocus) z.hidden = true; return; } // (a focused card's stays)
     const {clientX, clientY} = e;
-    timer = setTimeout(() => showFor(el, clientX, clientY), 400);
+    timer = setTimeout(() => { byFocus = false; showFor(el, clientX, clientY); }, 400);
   });
   document.addEventListener("pointerdown", (e) => {
     if (held) { held = false; hide(); }
@@ -2585,7 +2591,20 @@ function setupZoom() {
     const el = e.target.closest && e.target.closest("[data-zoom]");
     if (!el) return;
     const {clientX, clientY} = e;
-    timer = setTimeout(() => { held = true; showFor(el, clientX, clientY); }, 500);
+    timer = setTimeout(() => { held = true; byFocus = false; showFor(el, clientX, clientY); }, 500);
+  });
+  // the keyboard: a card focused (a mouse click focuses it too, not :focus-visible)
+  document.addEventListener("focusin", (e) => {
+    const card = e.target.querySelector && e.target.matches(":focus-visible") &&
+      e.target.querySelector("[data-zoom]");
+    if (!card) { if (byFocus) hide(); return; } // (a card drawn anew had the focus)
+    clearTimeout(timer);
+    const r = e.target.getBoundingClientRect();
+    showFor(card, r.left + r.width / 2, r.top + r.height / 2, r.width / 2 + 12);
+    byFocus = true;
+  });
+  document.addEventListener("focusout", (e) => {
+    if (e.target.querySelector && e.target.querySelector("[data-zoom]")) hide();
   });
   for (const type of ["pointerup", "pointercancel", "scroll"]) {
     document.addEventListener(type, () => clearTimeout(timer), true);
