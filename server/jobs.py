@@ -8,8 +8,12 @@ Jobs live in the database (the ``jobs`` and ``job_reviews`` tables of
 resumes a job where it was. A job runs in the server process that holds its lease
 (``BIGSUR_JOB_LEASE_SECONDS``, renewed every third of it while the job runs); when that
 process dies, another one sharing the database takes the job over once the lease has run
-out (SQLite has one server process: it takes every job over at start-up). A job
-cancelled through another process stops here at the next renewal. At most
+out (SQLite has one server process: it takes every job over at start-up). Only the leases
+of jobs whose task is alive here are renewed: a task that ended without finishing its job
+(the database, or the search cluster, went away under it) leaves the job active, and this
+process resumes it at the next renewal once the database answers (another process may
+take it over first, once its lease runs out). A job cancelled through another process
+stops here at the next renewal. At most
 ``BIGSUR_MAX_JOBS`` are queued or running at once (503 beyond), at most
 ``BIGSUR_MAX_JOBS_PER_CLIENT`` per client (429 beyond); finished jobs are deleted
 ``BIGSUR_JOB_TTL_SECONDS`` after they end. ``DELETE /v1/analyze/{id}`` cancels a job
@@ -40,7 +44,7 @@ from solver.rules.views import view_to_json
 from .errors import ApiError, describe
 from .scheduler import cancel_and_wait
 from .sessions import plausible_id, position_after
-from .store import LimitReached
+from .store import LimitReached, StoreUnavailable
 
 if TYPE_CHECKING:
     from .pool import SearchService
@@ -52,6 +56,8 @@ log = logging.getLogger("bigsur.server")
 # searched once more before its job fails: one slow decision lost a 73-decision review
 RETRIED = frozenset({"deadline", "busy"})
 ACTIVE = ("queued", "running")
+# what ends a job's task without ending the job: it is resumed once they are over
+OUTAGES = (StoreUnavailable,)
 
 
 class JobService:
@@ -107,10 +113,14 @@ class JobService:
 
     def _start(self, job_id: str, record: GameRecord, points: list[DecisionPoint],
                budget: dict[str, Any], seed: int, client: str, search: SearchService) -> None:
+        """Run the job here (once: a job whose task is alive is not started again)."""
+        if job_id in self.tasks:
+            return
         task = asyncio.get_running_loop().create_task(
             self._run(job_id, record, points, budget, seed, client, search))
         self.tasks[job_id] = task
-        task.add_done_callback(lambda _t: self.tasks.pop(job_id, None))
+        task.add_done_callback(
+            lambda t: self.tasks.pop(job_id) if self.tasks.get(job_id) is t else None)
 
     async def stored(self, job_id: str) -> dict[str, Any] | None:
         """The job as stored (its client, seats and owner too), or None."""
@@ -157,8 +167,8 @@ class JobService:
         return started
 
     async def take_over(self, search: SearchService, cards, everything: bool = False) -> int:
-        """Claim and start the active jobs without a live lease (``everything``: all
-        active jobs not ours)."""
+        """Claim and start the active jobs without a live lease, and ours whose task
+        ended here without finishing them (``everything``: all active jobs)."""
         started = 0
         for job_id in await self.store.in_thread(self.store.claimable_jobs, self.owner,
                                               everything):
@@ -172,28 +182,39 @@ class JobService:
                 record = await self._record(job_id, cards)
                 points = decision_points(record, job["seats"],
                                          self.settings.analysis_max_decisions)
+            except OUTAGES:
+                raise  # the job is not at fault: resumed at a later round
             except Exception as err:  # noqa: BLE001 - one bad job must not stop the server
                 _status, body, _ = describe(err)
                 await self.store.in_thread(self.store.finish_job, job_id, "failed", None, body,
                                         self.owner)
                 continue
-            log.info("analysis job %s: taken over (was %s)", job_id, job["owner"])
+            if job_id in self.tasks:  # (started here while we read it)
+                continue
+            log.info("analysis job %s: %s", job_id, "resumed" if job["owner"] == self.owner
+                     else f"taken over (was {job['owner']})")
             self._start(job_id, record, points, job["budget"], job["seed"], job["client"],
                         search)
             started += 1
         return started
 
     async def keep_leases(self, search: SearchService, cards) -> None:
-        """Every third of the lease: renew ours, stop the jobs we no longer hold
-        (cancelled or taken over elsewhere) and take over those whose lease ran out."""
+        """Every third of the lease: renew the leases of the jobs running here, stop those
+        we no longer hold (cancelled or taken over elsewhere), and start those whose lease
+        ran out or whose task here ended without finishing them (an outage)."""
         while True:
             await asyncio.sleep(self.lease / 3)
             try:
-                held = await self.store.in_thread(self.store.renew_leases, self.owner, self.lease)
-                for job_id, task in list(self.tasks.items()):
-                    if job_id not in held:
+                running = list(self.tasks)
+                held = await self.store.in_thread(self.store.renew_leases, self.owner,
+                                                  self.lease, running)
+                for job_id in running:
+                    task = self.tasks.get(job_id)
+                    if task is not None and job_id not in held:
                         task.cancel()
                 await self.take_over(search, cards)
+            except OUTAGES as err:  # expected: the next round tries again
+                log.warning("analysis job leases: not renewed (%s)", err)
             except Exception:  # noqa: BLE001 - the database may be back at the next round
                 log.exception("analysis job leases: renewal failed")
 
@@ -239,12 +260,19 @@ class JobService:
         except asyncio.CancelledError:
             # DELETE: already marked cancelled; shutdown: stays active, resumed at start
             raise
+        except OUTAGES as err:
+            # not the job's fault: it stays active (its lease no longer renewed) and is
+            # resumed at its first decision not stored once the database is back
+            log.warning("analysis job %s paused: %s", job_id, err)
         except Exception as err:  # noqa: BLE001 - reported in the job, logged if a bug
             status, body, _ = describe(err)
             if status >= 500:
                 log.exception("analysis job %s failed", job_id)
-            await self.store.in_thread(self.store.finish_job, job_id, "failed", None, body,
-                                    self.owner)
+            try:
+                await self.store.in_thread(self.store.finish_job, job_id, "failed", None,
+                                           body, self.owner)
+            except OUTAGES as outage:  # recorded when resumed (and failing again)
+                log.warning("analysis job %s: its failure not recorded: %s", job_id, outage)
 
     async def close(self) -> None:
         """Stop the jobs running here and give up their leases (another process sharing

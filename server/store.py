@@ -812,24 +812,30 @@ class Store:
                            f"{ACTIVE_JOB}{held}", args) == 1
 
     def claimable_jobs(self, owner: str, take_over: bool = False) -> list[str]:
-        """Active jobs without a live lease (oldest first); ``take_over``: every active
-        job not already ``owner``'s."""
+        """Active jobs without a live lease, and ``owner``'s own (the caller skips those
+        it runs), oldest first; ``take_over``: every active job not already ``owner``'s."""
         if take_over:
             return [r[0] for r in self.query(
                 f"SELECT id FROM jobs WHERE {ACTIVE_JOB} AND (owner IS NULL OR owner != ?) "
                 "ORDER BY created", (owner,))]
         return [r[0] for r in self.query(
-            f"SELECT id FROM jobs WHERE {ACTIVE_JOB} AND (owner IS NULL OR lease_until < ?) "
-            "ORDER BY created", (time.time(),))]
+            f"SELECT id FROM jobs WHERE {ACTIVE_JOB} AND (owner IS NULL OR owner=? OR "
+            "lease_until < ?) ORDER BY created", (owner, time.time()))]
 
-    def renew_leases(self, owner: str, lease_seconds: float) -> set[str]:
-        """Extend ``owner``'s leases; the active jobs it still holds (a job cancelled
-        or taken over elsewhere is not among them)."""
+    def renew_leases(self, owner: str, lease_seconds: float,
+                     job_ids: list[str]) -> set[str]:
+        """Extend ``owner``'s leases of ``job_ids`` (the jobs it runs: a job whose task
+        ended without finishing it keeps its lease no longer); those it still holds (a
+        job cancelled or taken over elsewhere is not among them)."""
+        if not job_ids:
+            return set()
+        marks = ",".join("?" * len(job_ids))
         with self.transaction() as tx:
-            tx.execute(f"UPDATE jobs SET lease_until=? WHERE owner=? AND {ACTIVE_JOB}",
-                       (time.time() + lease_seconds, owner))
+            tx.execute(f"UPDATE jobs SET lease_until=? WHERE owner=? AND {ACTIVE_JOB} AND "
+                       f"id IN ({marks})", (time.time() + lease_seconds, owner, *job_ids))
             return {r[0] for r in tx.execute(
-                f"SELECT id FROM jobs WHERE owner=? AND {ACTIVE_JOB}", (owner,)).fetchall()}
+                f"SELECT id FROM jobs WHERE owner=? AND {ACTIVE_JOB} AND id IN ({marks})",
+                (owner, *job_ids)).fetchall()}
 
     def release_jobs(self, owner: str) -> int:
         """Give up ``owner``'s leases (a clean shutdown: another process may resume)."""

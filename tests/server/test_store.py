@@ -234,14 +234,21 @@ def test_job_leases(store):
     assert not store.claim_job("held", "b", 30)  # a holds it
     assert store.claim_job("lapsed", "b", 30) and store.claim_job("free", "b", 30)
     assert not store.claim_job("lapsed", "c", 30)  # b was first
-    assert store.renew_leases("a", 30) == {"held"}
-    assert store.renew_leases("b", 30) == {"lapsed", "free"}
+    assert store.renew_leases("a", 30, ["held"]) == {"held"}
+    assert store.renew_leases("b", 30, ["lapsed", "free"]) == {"lapsed", "free"}
     assert store.claimable_jobs("c") == []
+    assert store.claimable_jobs("b") == ["lapsed", "free"]  # its own (it skips its running)
     assert store.claimable_jobs("c", take_over=True) == ["held", "lapsed", "free"]
     assert store.claim_job("held", "c", 30, take_over=True)  # a restart of the only process
-    assert store.renew_leases("a", 30) == set()
+    assert store.renew_leases("a", 30, ["held"]) == set()
     store.cancel_job("free", {"error": "cancelled"})
-    assert store.renew_leases("b", 30) == {"lapsed"}  # cancelled elsewhere: not b's now
+    assert store.renew_leases("b", 30, ["lapsed", "free"]) == {"lapsed"}  # cancelled elsewhere
+    # only the jobs b still runs are renewed: one whose task ended (an outage) runs out
+    assert store.claim_job("lapsed", "b", 0.01)
+    time.sleep(0.05)
+    assert store.renew_leases("b", 30, []) == set()
+    assert store.claimable_jobs("d") == ["lapsed"]
+    assert store.claim_job("lapsed", "b", 30)
     assert store.release_jobs("b") == 1 and store.claimable_jobs("d") == ["lapsed"]
 
 

@@ -1,0 +1,52 @@
+"""What an operator meets running the service (docs/deploy.md): database outages in the
+middle of work, the logs, the database URL's secrets, full disks, a restarted Dask
+scheduler, a regular install."""
+
+from __future__ import annotations
+
+import threading
+
+from session_testkit import poll_job
+
+from server.store import StoreUnavailable
+from solver.cli import play_random_game
+
+
+def outage(*_args, **_kwargs):
+    raise StoreUnavailable("PostgreSQL at postgresql://bigsur@db/bigsur did not answer")
+
+
+def test_a_job_whose_task_met_a_database_outage_is_resumed_once_it_is_back(make_client,
+                                                                           monkeypatch):
+    """The database goes away mid-review: saving a decision fails, and recording the
+    job's failure fails too. The job stayed 'running' for ever (its task dead, its lease
+    renewed by the keeper, so no process took it over, and it counted against
+    BIGSUR_MAX_JOBS); it is resumed where it was once the database answers."""
+    client = make_client(job_lease_seconds=0.3)
+    store = client.app.state.store
+    save_review, finish_job = store.save_review, store.finish_job
+    down = threading.Event()
+
+    def flaky_save(job_id, idx, *args, **kwargs):
+        if idx == 3 and not down.is_set():
+            down.set()  # the outage begins here...
+            raise StoreUnavailable("PostgreSQL at postgresql://bigsur@db/bigsur did not "
+                                   "answer (OperationalError: server closed the connection)")
+        return save_review(job_id, idx, *args, **kwargs)
+
+    def flaky_finish(job_id, status, *args, **kwargs):
+        if status == "failed":  # ...and goes on: nor can a failure be recorded
+            outage()
+        return finish_job(job_id, status, *args, **kwargs)
+
+    monkeypatch.setattr(store, "save_review", flaky_save)
+    monkeypatch.setattr(store, "finish_job", flaky_finish)
+    record = play_random_game(2, seed=13)
+    record.actions = record.actions[:12]
+    r = client.post("/v1/analyze", json={"record": record.to_json(), "budget": {"ms": 10}})
+    assert r.status_code == 202, r.text
+    done = poll_job(client, r.json()["job_id"], timeout=20)
+    assert down.is_set()
+    assert done["status"] == "done", done
+    assert done["progress"]["done"] == done["progress"]["total"]
+    assert client.get("/healthz").json()["jobs"] == 0  # no longer counted as active
