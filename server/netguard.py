@@ -239,36 +239,65 @@ class GuardedH11Protocol(H11Protocol):
         self.transport.close()
 
 
-class RateLimitFilter(logging.Filter):
-    """Lets a message through at most once per ``interval`` seconds per (logger, first
-    words); says how many were dropped. Keeps floods (accept errors when file descriptors
-    run out, invalid requests) from filling the disk."""
+# The floods a client (or running out of file descriptors) can cause: (logger, how the
+# message begins). Nothing else is ever dropped: not an access line, not "Exception in
+# ASGI application", not the server's own messages.
+FLOODS: tuple[tuple[str, str], ...] = (
+    ("asyncio", "socket.accept() out of system resource"),  # out of file descriptors
+    ("uvicorn.error", "Invalid HTTP request received"),
+    ("uvicorn.error", "Unsupported upgrade request"),
+    ("uvicorn.error", "No supported WebSocket library"),  # said after each of those
+)
 
-    def __init__(self, interval: float = 10.0):
+
+class RateLimitFilter(logging.Filter):
+    """Lets each of the :data:`FLOODS` (accept errors when file descriptors run out,
+    invalid requests) through at most once per ``interval`` seconds, keyed by its
+    formatted message, and says how many were dropped; every other record passes.
+    Keeps floods from filling the disk."""
+
+    def __init__(self, interval: float = 10.0, floods=FLOODS):
         super().__init__()
         self.interval = interval
+        self.floods = tuple(floods)
         self.last: dict[tuple[str, str], float] = {}
         self.dropped: dict[tuple[str, str], int] = defaultdict(int)
 
+    def _flood(self, record: logging.LogRecord) -> tuple[str, str] | None:
+        """The key of a record of one of the floods (its formatted message's first
+        line), None for any other record."""
+        if not any(record.name == name for name, _ in self.floods):
+            return None
+        try:
+            text = record.getMessage()
+        except Exception:  # noqa: BLE001 - a bad format: the handler reports it
+            return None
+        for name, start in self.floods:
+            if record.name == name and text.startswith(start):
+                return (record.name, text.split("\n", 1)[0][:200])
+        return None
+
     def filter(self, record: logging.LogRecord) -> bool:
-        key = (record.name, str(record.msg)[:40])
+        key = self._flood(record)
+        if key is None:
+            return True
         now = time.monotonic()
         if now - self.last.get(key, -1e9) < self.interval:
             self.dropped[key] += 1
             return False
+        if len(self.last) > 1000:
+            self.last.clear()
         self.last[key] = now
         dropped = self.dropped.pop(key, 0)
         if dropped:
             record.msg = f"{record.msg} [{dropped} similar messages dropped in the last " \
                          f"{self.interval:g} s]"
-        if len(self.last) > 1000:
-            self.last.clear()
         return True
 
 
 def install_log_limits(interval: float = 10.0) -> RateLimitFilter:
     f = RateLimitFilter(interval)
-    for name in ("asyncio", "uvicorn.error", "uvicorn.access"):
+    for name in {name for name, _ in FLOODS}:
         logging.getLogger(name).addFilter(f)
     return f
 

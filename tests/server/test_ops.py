@@ -4,10 +4,12 @@ scheduler, a regular install."""
 
 from __future__ import annotations
 
+import logging
 import threading
 
 from session_testkit import poll_job
 
+from server.netguard import RateLimitFilter, install_log_limits
 from server.store import StoreUnavailable
 from solver.cli import play_random_game
 
@@ -50,3 +52,44 @@ def test_a_job_whose_task_met_a_database_outage_is_resumed_once_it_is_back(make_
     assert done["status"] == "done", done
     assert done["progress"]["done"] == done["progress"]["total"]
     assert client.get("/healthz").json()["jobs"] == 0  # no longer counted as active
+
+
+# ------------------------------------------------------------------ logs
+
+def log_record(name: str, msg: str, *args) -> logging.LogRecord:
+    return logging.LogRecord(name, logging.INFO, __file__, 1, msg, args or None, None)
+
+
+def test_the_log_limit_drops_floods_only_never_the_access_lines_of_requests():
+    """The filter keyed on (logger, the first 40 characters of the format string):
+    uvicorn's access line is one format string for every request, so the whole server
+    logged about one request per 10 s; "Exception in ASGI application" was cut too."""
+    f = RateLimitFilter(interval=60)
+    access = [log_record("uvicorn.access", '%s - "%s %s HTTP/%s" %d', "10.0.0.1:5000", "GET",
+                         f"/v1/games/g{i}", "1.1", 200) for i in range(50)]
+    assert all(f.filter(r) for r in access)
+    crashes = [log_record("uvicorn.error", "Exception in ASGI application\n")
+               for _ in range(5)]
+    assert all(f.filter(r) for r in crashes)
+    assert all(f.filter(log_record("bigsur.server", "analysis job %s paused", i))
+               for i in range(5))
+    accepts = [log_record("asyncio", "socket.accept() out of system resource\nsocket: "
+                          f"<socket fd={i}>") for i in range(1000)]
+    assert sum(f.filter(r) for r in accepts) == 1
+    invalid = [log_record("uvicorn.error", "Invalid HTTP request received.")
+               for _ in range(100)]
+    assert sum(f.filter(r) for r in invalid) == 1
+
+
+def test_serve_limits_the_floods_on_their_loggers_not_the_access_log():
+    logger = logging.getLogger("uvicorn.access")
+    before = {name: list(logging.getLogger(name).filters)
+              for name in ("asyncio", "uvicorn.error", "uvicorn.access")}
+    try:
+        f = install_log_limits(60)
+        assert f not in logger.filters
+        assert f in logging.getLogger("asyncio").filters
+        assert f in logging.getLogger("uvicorn.error").filters
+    finally:
+        for name, filters in before.items():
+            logging.getLogger(name).filters[:] = filters
