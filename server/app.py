@@ -12,6 +12,7 @@ from __future__ import annotations
 
 import argparse
 import asyncio
+import copy
 import logging
 import os
 import re
@@ -20,6 +21,7 @@ import time
 from collections import defaultdict
 from contextlib import asynccontextmanager
 from pathlib import Path
+from typing import Any
 
 from fastapi import FastAPI
 from fastapi.responses import JSONResponse, Response
@@ -317,6 +319,25 @@ def setting_errors(err: ValidationError) -> list[str]:
     return lines
 
 
+def log_config(level: str = "info") -> dict[str, Any]:
+    """uvicorn's logging configuration plus the server's own logger, ``bigsur`` (jobs
+    taken over or paused, the AI of games resumed, abandoned games deleted, database
+    outages): on uvicorn's stream, in uvicorn's format with the logger's name
+    (``INFO:     bigsur.server: resumed the AI of 2 game(s)``), at ``level``
+    (``--log-level``, as uvicorn's own)."""
+    from uvicorn.config import LOG_LEVELS, LOGGING_CONFIG
+
+    config = copy.deepcopy(LOGGING_CONFIG)
+    config["formatters"]["bigsur"] = {"()": "uvicorn.logging.DefaultFormatter",
+                                      "fmt": "%(levelprefix)s %(name)s: %(message)s",
+                                      "use_colors": None}
+    config["handlers"]["bigsur"] = {"formatter": "bigsur", "class": "logging.StreamHandler",
+                                    "stream": "ext://sys.stderr"}
+    config["loggers"]["bigsur"] = {"handlers": ["bigsur"], "level": LOG_LEVELS[level],
+                                   "propagate": False}
+    return config
+
+
 def cmd_serve(args) -> int:
     import uvicorn
 
@@ -351,7 +372,8 @@ def cmd_serve(args) -> int:
                                             settings.max_connections,
                                             settings.max_connections_per_client)
     config = uvicorn.Config("server.app:create_app", factory=True, host=args.host,
-                            port=args.port, log_level=args.log_level, http=protocol,
+                            port=args.port, log_level=args.log_level,
+                            log_config=log_config(args.log_level), http=protocol,
                             timeout_keep_alive=settings.keep_alive_seconds,
                             timeout_graceful_shutdown=settings.graceful_shutdown_seconds,
                             h11_max_incomplete_event_size=16 * 1024,
@@ -377,8 +399,11 @@ def add_cli(sub) -> None:
     p.add_argument("--forwarded-allow-ips", help="addresses whose X-Forwarded-For is "
                    "trusted: the reverse proxy's (uvicorn's option; default: "
                    "$FORWARDED_ALLOW_IPS, else 127.0.0.1,::1)")
-    p.add_argument("--log-level", default="info", help="uvicorn's log level: critical, "
-                   "error, warning, info, debug or trace (default info)")
+    p.add_argument("--log-level", default="info", type=str.lower,
+                   choices=("critical", "error", "warning", "info", "debug", "trace"),
+                   help="log level of uvicorn and of the server's own messages (logger "
+                   "bigsur.server): critical, error, warning, info, debug or trace "
+                   "(default info)")
     p.set_defaults(func=cmd_serve)
 
 

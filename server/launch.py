@@ -31,11 +31,13 @@ def free_port() -> int:
 
 class ServerProcess:
     def __init__(self, db: str | Path, env: dict[str, str] | None = None,
-                 port: int | None = None, log: str | Path | None = None):
+                 port: int | None = None, log: str | Path | None = None,
+                 log_level: str = "warning"):
         self.db = str(db)
         self.env = dict(env or {})
         self.port = port or free_port()
         self.log = log
+        self.log_level = log_level
         self.proc: subprocess.Popen | None = None
 
     @property
@@ -49,7 +51,7 @@ class ServerProcess:
         out = open(self.log, "ab") if self.log else subprocess.DEVNULL
         self.proc = subprocess.Popen(
             [sys.executable, "-m", "server", "--port", str(self.port), "--db", self.db,
-             "--log-level", "warning"],
+             "--log-level", self.log_level],
             env=env, stdout=out, stderr=out, start_new_session=True)
         deadline = time.monotonic() + timeout
         while time.monotonic() < deadline:

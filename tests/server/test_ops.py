@@ -6,11 +6,13 @@ from __future__ import annotations
 
 import logging
 import threading
+import time
 
 from session_testkit import poll_job
 
+from server.launch import ServerProcess
 from server.netguard import RateLimitFilter, install_log_limits
-from server.store import StoreUnavailable
+from server.store import Store, StoreUnavailable
 from solver.cli import play_random_game
 
 
@@ -93,3 +95,24 @@ def test_serve_limits_the_floods_on_their_loggers_not_the_access_log():
     finally:
         for name, filters in before.items():
             logging.getLogger(name).filters[:] = filters
+
+
+def test_the_servers_own_messages_reach_the_log_with_their_level_and_logger(tmp_path):
+    """bigsur.server had no handler: its INFO lines (games deleted, jobs taken over, the
+    AI resumed) were never shown, its warnings printed bare by logging's last resort."""
+    db = tmp_path / "games.db"
+    store = Store(db)
+    store.create_game("abandoned", 2, 1, "default", ["human", "human"], ["a", "b"], "human")
+    store.close()
+    log = tmp_path / "server.log"
+    server = ServerProcess(db, env={"BIGSUR_WARM": "false", "BIGSUR_WORKERS": "1",
+                                    "BIGSUR_GAME_IDLE_SECONDS": "0.001"},
+                           log=log, log_level="info")
+    with server:
+        deadline = time.monotonic() + 20
+        while "abandoned" not in log.read_text():
+            assert time.monotonic() < deadline, log.read_text()
+            time.sleep(0.05)
+    lines = log.read_text().splitlines()
+    assert any(line.startswith("INFO:") and "bigsur.server: deleted 1 abandoned game(s)"
+               in line for line in lines), lines
