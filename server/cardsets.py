@@ -48,7 +48,7 @@ from solver.rules.cardset_csv import (
 from solver.rules.position import PositionError, cards_to_json
 from solver.rules.wording import got
 
-from .errors import ApiError, json_body
+from .errors import ApiError, clip_echo, error_body, json_body
 from .store import Conflict, LimitReached, Store
 
 log = logging.getLogger("bigsur.server")
@@ -73,7 +73,7 @@ def structured(errors: list[str]) -> list[dict[str, Any]]:
     """The validator's messages as ``{card, field, message}`` (card null for set-level
     problems; ``row`` for CSV conversion problems)."""
     out = []
-    for text in errors:
+    for text in map(clip_echo, errors):  # (a card's id or text as the client sent it)
         m = _WHERE.match(text)
         if m:
             card = m["hid"] if m["hid"] is not None else m["lid"]
@@ -97,9 +97,9 @@ def invalid(errors: list[str], status: int = 422) -> JSONResponse:
     first = items[0]
     where = (f"{first['card']}.{first['field']}" if first["card"] and first["field"]
              else first["card"] or first["field"] or "cards")
-    return JSONResponse({"error": "cards", "field": where, "reason": first["message"],
-                         "message": f"{len(errors)} problem(s); first: {first['text']}",
-                         "errors": items}, status_code=status)
+    body = error_body("cards", where, first["message"])
+    body["message"] = f"{len(errors)} problem(s); first: {first['text']}"
+    return JSONResponse({**body, "errors": items}, status_code=status)
 
 
 def too_many_rows(err: CsvTooLong) -> ApiError:

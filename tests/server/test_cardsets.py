@@ -450,3 +450,23 @@ def test_a_stored_set_that_fails_todays_checks_does_not_stop_the_server(make_cli
     game = again.post("/v1/games", json={"players": 2, "seats": ["human", "random"],
                                          "seed": 3, "cards": "older"})
     assert game.status_code == 422 and "highway[0]" in game.text, game.text
+
+
+def test_a_card_sets_problems_repeat_the_clients_values_capped(client):
+    """The check's problems and a refused save repeat what the client sent capped, as every
+    other error does (errors.clip_echo): 20,000-character values came back whole, 80 KB
+    and 120 KB answers to a 60 KB set."""
+    raw = my_set("huge-values")
+    raw["highway"][0]["scenery"] = ["q" * 20000]
+    raw["highway"][1]["bonus"] = {"kind": "k" * 20000}
+    raw["landmarks"][0]["ability"] = {"kind": "scenery_points", "scenery": "s" * 20000,
+                                      "points": 1}
+    checked = client.post("/v1/cardsets/check", json=raw)
+    saved = client.post("/v1/cardsets", json=raw)
+    assert checked.status_code == 200 and saved.status_code == 422, saved.text
+    for r in (checked, saved):
+        assert len(r.content) < 5000, len(r.content)
+        assert "(20000 characters)" in r.text or "20002 characters" in r.text, r.text[:500]
+    cards = {e["card"] for e in checked.json()["errors"]}
+    assert {"H01", "H02", "L01"} <= cards  # each problem still names its card
+    assert saved.json()["field"] == "H01.scenery"
