@@ -43,6 +43,7 @@ from contextlib import contextmanager
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Any, TypeVar
+from urllib.parse import unquote
 
 T = TypeVar("T")
 
@@ -409,9 +410,54 @@ class SQLiteBackend:
             self.db.close()
 
 
+_QUERY_PASSWORD = re.compile(r"([?&]password=)([^&#]*)", re.I)
+
+
+def _userinfo_end(rest: str) -> int:
+    """Where the user-and-password part of a URL's text after ``://`` ends: its last
+    ``@`` before the host (a password may hold an unencoded ``/``, ``@``, ``:`` or
+    ``?``), not one in a query parameter's value (``?user=me@server``); -1 if none."""
+    at = len(rest)
+    while (at := rest.rfind("@", 0, at)) >= 0:
+        query = rest.rfind("?", 0, at)
+        if query < 0 or "=" not in rest[max(query, rest.rfind("&", 0, at)) + 1:at]:
+            return at
+    return -1
+
+
+def url_secrets(url: str) -> list[str]:
+    """The password of a database URL (in its user part or a ``password=`` parameter),
+    decoded too, and the pieces a parser may quote apart (``a@b`` read as user ``a``,
+    host ``b``...), longest first."""
+    found = [m[2] for m in _QUERY_PASSWORD.finditer(url)]
+    rest = url.split("://", 1)[-1]
+    at = _userinfo_end(rest)
+    if at >= 0 and ":" in rest[:at]:
+        found.append(rest[:at].partition(":")[2])
+    found += [unquote(f) for f in found]
+    pieces = {p for f in found for p in re.split(r"[@/:?#&]", f) if len(p) >= 3}
+    return sorted({f for f in found if f} | pieces, key=len, reverse=True)
+
+
 def redact(url: str) -> str:
-    """A database URL without its password (for messages and logs)."""
-    return re.sub(r"(://[^:/@]*):[^@/]*@", r"\1:***@", url)
+    """A database URL without its password (for messages and logs): ``user:***@host``,
+    ``?password=***``."""
+    scheme, sep, rest = _QUERY_PASSWORD.sub(r"\1***", url).partition("://")
+    if not sep:
+        scheme, rest = "", scheme
+    at = _userinfo_end(rest)
+    if at >= 0 and ":" in rest[:at]:
+        rest = rest[:at].partition(":")[0] + ":***" + rest[at:]
+    return scheme + sep + rest
+
+
+def scrub(text: str, url: str) -> str:
+    """``text`` (an error of the database's driver, which may quote the URL or pieces of
+    it) with every form of ``url``'s password replaced by ``***``."""
+    text = text.replace(url, redact(url))
+    for secret in url_secrets(url):
+        text = text.replace(secret, "***")
+    return text
 
 
 class PostgresBackend:
@@ -445,11 +491,8 @@ class PostgresBackend:
         self.url = url
         try:  # one connection first: a refusal is said at once, with its reason
             psycopg.connect(url, connect_timeout=15).close()
-        except psycopg.Error as err:
-            reason = " ".join(str(err).split()) or type(err).__name__
-            secret = re.search(r"://[^:/@]*:([^@/]+)@", url)
-            if secret:  # a malformed URL is quoted whole in some messages
-                reason = reason.replace(secret[1], "***")
+        except psycopg.Error as err:  # (a malformed URL is quoted whole in some messages)
+            reason = scrub(" ".join(str(err).split()) or type(err).__name__, url)
             raise StoreError(f"BIGSUR_DB: cannot connect to PostgreSQL at {redact(url)} "
                              f"({reason})") from None
         self._errors = psycopg.errors
@@ -468,7 +511,7 @@ class PostgresBackend:
         except Exception as err:  # noqa: BLE001 - PoolTimeout, OperationalError: say where
             self.pool.close()
             raise StoreError(f"BIGSUR_DB: cannot connect to PostgreSQL at {redact(url)} "
-                             f"({type(err).__name__}: {err})") from None
+                             f"({type(err).__name__}: {scrub(str(err), url)})") from None
 
     def describe(self) -> str:
         return redact(self.url)
@@ -512,9 +555,10 @@ class PostgresBackend:
             yield
         except self._unavailable as err:
             self._went_down()
+            first = str(err).splitlines()[0] if str(err) else ""
             raise StoreUnavailable(f"PostgreSQL at {redact(self.url)} did not answer "
-                                   f"({type(err).__name__}: "
-                                   f"{str(err).splitlines()[0] if str(err) else ''})") from None
+                                   f"({type(err).__name__}: {scrub(first, self.url)})"
+                                   ) from None
 
     def _went_down(self) -> None:
         """Refuse every call from now on, and ask in the background until it answers."""

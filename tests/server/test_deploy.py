@@ -18,7 +18,7 @@ from session_testkit import BOTH_BACKENDS, auth, new_game
 
 from server.app import main
 from server.settings import Settings
-from server.store import Store, StoreError, StoreUnavailable
+from server.store import Store, StoreError, StoreUnavailable, redact
 
 
 def serve(monkeypatch, capsys, env: dict[str, str], *argv: str) -> tuple[int, str]:
@@ -84,6 +84,24 @@ def test_the_db_option_wins_over_the_database_url_variable(monkeypatch, capsys, 
                       {"BIGSUR_DATABASE_URL": f"sqlite:///{tmp_path}/fine.db"},
                       "--db", str(blocker / "games.db"))
     assert code == 2 and str(blocker) in err, err  # the --db given, not the variable
+
+
+@pytest.mark.parametrize("url, secret", [
+    ("postgresql://127.0.0.1:1/bigsur?user=bigsur&password=s3cret-pw", "s3cret-pw"),
+    ("postgresql://127.0.0.1:1/bigsur?password=s3cret-pw&user=bigsur", "s3cret-pw"),
+    ("postgresql://bigsur:pw@s3cret-part@127.0.0.1:1/bigsur", "s3cret-part"),
+    ("postgresql://bigsur:s3cret/part@127.0.0.1:1/bigsur", "s3cret"),
+    ("postgresql://bigsur:s3cret?part@127.0.0.1:1/bigsur", "s3cret"),
+])
+def test_no_form_of_the_database_password_is_said_at_start_up(monkeypatch, capsys, url,
+                                                               secret):
+    """Only ``user:password@`` was redacted: a password given as a query parameter was
+    printed whole, and one with an unencoded '@' or '/' in part (PostgreSQL's parser
+    reads 'pw@s3cret-part@127.0.0.1' as the host 's3cret-part@127.0.0.1')."""
+    code, err = serve(monkeypatch, capsys, {"BIGSUR_DB": url})
+    assert code == 2 and "cannot connect to PostgreSQL" in err, err
+    assert secret not in err and "127.0.0.1" in err, err
+    assert secret not in redact(url) and "127.0.0.1" in redact(url)
 
 
 def test_a_malformed_postgres_url_does_not_echo_its_password():
