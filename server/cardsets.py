@@ -36,7 +36,6 @@ from solver.rules.cards import (
     CardSetError,
     load_card_set,
     parse_card_set,
-    read_card_set,
 )
 from solver.rules.cardset_csv import (
     MAX_ROWS,
@@ -154,7 +153,7 @@ class CardRegistry:
         self.from_file: str | None = None  # the name of the BIGSUR_CARDS set
         if extra_path:
             try:
-                extra = read_card_set(extra_path)
+                extra = load_card_set(extra_path)  # JSON, or CSV by its .csv name
             except CardSetError as err:  # `bigsur serve` prints its summary() and exits
                 raise CardSetError(f"{extra_path} (BIGSUR_CARDS)", err.errors) from None
             if extra.name in self.sets:

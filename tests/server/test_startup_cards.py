@@ -31,6 +31,18 @@ def test_a_full_set_is_served_under_its_name(make_client, custom_file):
     assert {s["name"] for s in client.get("/v1/cards").json()} == {"default", "custom"}
 
 
+def test_a_csv_set_is_served_under_its_file_name(make_client, tmp_path, custom):
+    """BIGSUR_CARDS names a .csv as --cards does (load_card_set): it was read as JSON."""
+    from solver.rules.cardset_csv import card_set_to_csv
+
+    raw = custom.to_json()
+    raw["landmarks"][0]["name"] += " (as printed)"  # a CSV is no reconstruction
+    path = tmp_path / "club.csv"
+    path.write_text(card_set_to_csv(raw), encoding="utf-8")
+    client = make_client(cards=str(path))
+    assert {s["name"] for s in client.get("/v1/cards").json()} == {"default", "club"}
+
+
 def test_bigsur_serve_refuses_to_start_with_one_line(tmp_path, small_file):
     env = {**os.environ, "BIGSUR_CARDS": small_file, "BIGSUR_DB": str(tmp_path / "g.db"),
            "BIGSUR_WARM": "0"}
