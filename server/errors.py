@@ -181,7 +181,7 @@ def describe(err: Exception) -> tuple[int, dict[str, Any], dict[str, str] | None
     """Status, body and headers for a client error (500 only for what is not one)."""
     if isinstance(err, ApiError):
         return err.status, error_body(err.kind, err.field, err.reason), err.headers
-    if isinstance(err, StoreUnavailable):
+    if isinstance(err, StoreUnavailable):  # an outage, or no connection (StoreUnreachable)
         log.warning("database unavailable: %s", err)  # the details stay in the log
         return 503, error_body("unavailable", None, "the database is unavailable; retry "
                                "shortly"), {"Retry-After": "5"}

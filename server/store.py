@@ -259,6 +259,17 @@ class StoreError(ValueError):
     """A database setting that cannot be used (names the setting and why)."""
 
 
+class StoreUnavailable(Exception):
+    """The database did not answer in time (PostgreSQL down or out of connections,
+    SQLite locked by another process): the request may be retried (503)."""
+
+
+class StoreUnreachable(StoreError, StoreUnavailable):
+    """The database did not let us connect (down, refusing, a wrong password): at
+    start-up a setting that cannot be used (one line, exit 2); later, as any outage, a
+    503 ``unavailable`` (a store opened for one call, as the card sets' is)."""
+
+
 class LimitReached(Exception):
     """A count limit checked inside a transaction: ``what`` is games / jobs / client."""
 
@@ -308,11 +319,6 @@ class ActionRow:
     action: str
     submitted: str
     client_id: str | None
-
-
-class StoreUnavailable(Exception):
-    """The database did not answer in time (PostgreSQL down or out of connections,
-    SQLite locked by another process): the request may be retried (503)."""
 
 
 class Conflict(Exception):
@@ -493,8 +499,10 @@ class PostgresBackend:
             psycopg.connect(url, connect_timeout=15).close()
         except psycopg.Error as err:  # (a malformed URL is quoted whole in some messages)
             reason = scrub(" ".join(str(err).split()) or type(err).__name__, url)
-            raise StoreError(f"BIGSUR_DB: cannot connect to PostgreSQL at {redact(url)} "
-                             f"({reason})") from None
+            refused = StoreUnreachable if isinstance(err, psycopg.OperationalError) \
+                else StoreError  # (not a malformed URL: that is no outage)
+            raise refused(f"BIGSUR_DB: cannot connect to PostgreSQL at {redact(url)} "
+                          f"({reason})") from None
         self._errors = psycopg.errors
         self._unavailable = (psycopg.OperationalError, PoolTimeout)
         self._down_since: float | None = None  # (time.monotonic) while known down
@@ -510,8 +518,9 @@ class PostgresBackend:
             self.pool.open(wait=True, timeout=15)
         except Exception as err:  # noqa: BLE001 - PoolTimeout, OperationalError: say where
             self.pool.close()
-            raise StoreError(f"BIGSUR_DB: cannot connect to PostgreSQL at {redact(url)} "
-                             f"({type(err).__name__}: {scrub(str(err), url)})") from None
+            raise StoreUnreachable(f"BIGSUR_DB: cannot connect to PostgreSQL at "
+                                   f"{redact(url)} ({type(err).__name__}: "
+                                   f"{scrub(str(err), url)})") from None
 
     def describe(self) -> str:
         return redact(self.url)

@@ -116,3 +116,20 @@ def test_the_servers_own_messages_reach_the_log_with_their_level_and_logger(tmp_
     lines = log.read_text().splitlines()
     assert any(line.startswith("INFO:") and "bigsur.server: deleted 1 abandoned game(s)"
                in line for line in lines), lines
+
+
+# ------------------------------------------------------------------ outages
+
+def test_card_set_routes_are_503_while_the_database_refuses_connections(client):
+    """The stored card sets open a store per call: its connection refused was a
+    StoreError, answered as a plain-text 500."""
+    client.app.state.cardsets().target = "postgresql://bigsur:s3cret@127.0.0.1:1/bigsur"
+    for method, path, body in [
+            ("GET", "/v1/cardsets", None), ("GET", "/v1/cardsets/nosuchset", None),
+            ("GET", "/v1/cards/nosuchset", None),
+            ("POST", "/v1/score", {"position": {"cards": "nosuchset"}})]:
+        r = client.request(method, path, json=body)
+        assert r.status_code == 503, (path, r.status_code, r.text)
+        assert r.json()["error"] == "unavailable" and r.headers["Retry-After"], r.text
+        assert "s3cret" not in r.text and "127.0.0.1" not in r.text
+    assert client.get("/v1/cards/default").status_code == 200  # no database needed
