@@ -233,18 +233,26 @@ def check_name(name: Any) -> str:
 
 
 class CardSetStore:
-    """The ``cardsets`` table of the server's database (:mod:`server.store`), opened per
-    call: uploads and lookups are rare, and nothing stays open when the app stops."""
+    """The ``cardsets`` table of the server's database (:mod:`server.store`): through the
+    running app's store (``shared``, its pool of connections) while there is one, else
+    opened per call (the stored sets read as the app is made, before it runs). Opened
+    per call, a lookup of an unknown name cost two new PostgreSQL connections."""
 
-    def __init__(self, target: str, pool_size: int = 2, wait: float = 2.0):
+    def __init__(self, target: str, pool_size: int = 2, wait: float = 2.0,
+                 shared: Callable[[], Store | None] = lambda: None):
         self.target = target
         self.pool_size = pool_size
         self.wait = wait
+        self.shared = shared
         with self._open():
             pass  # created or migrated now: a bad database fails at start-up
 
     @contextmanager
     def _open(self):
+        running = self.shared()
+        if running is not None:
+            yield running
+            return
         store = Store(self.target, self.pool_size, self.wait)
         try:
             yield store
@@ -532,7 +540,8 @@ def attach(app: FastAPI, registry, settings) -> None:
     def store_of() -> CardSetStore:
         if "store" not in box:
             box["store"] = CardSetStore(settings.database, min(2, settings.db_pool_size),
-                                        settings.db_wait_seconds)
+                                        settings.db_wait_seconds,
+                                        lambda: getattr(app.state, "store", None))
         return box["store"]
 
     for _row, cards in readable(store_of().latest_all()):

@@ -470,3 +470,26 @@ def test_a_card_sets_problems_repeat_the_clients_values_capped(client):
     cards = {e["card"] for e in checked.json()["errors"]}
     assert {"H01", "H02", "L01"} <= cards  # each problem still names its card
     assert saved.json()["field"] == "H01.scenery"
+
+
+def test_looking_up_card_sets_uses_the_running_apps_store(client, monkeypatch):
+    """Card-set lookups go through the app's store (its pool of connections): each lookup
+    of an unknown name opened a store of its own, two new PostgreSQL connections a
+    request (the operator's pass: 10 requests, 20 connections)."""
+    import server.cardsets
+
+    opened: list[str] = []
+    real = server.cardsets.Store
+
+    def counting(*args, **kwargs):
+        opened.append(args[0])
+        return real(*args, **kwargs)
+
+    monkeypatch.setattr(server.cardsets, "Store", counting)
+    for k in range(5):
+        assert client.get(f"/v1/cardsets/nosuch{k}").status_code == 404
+        assert client.get(f"/v1/cards/nosuch{k}").status_code == 404
+    assert client.post("/v1/cardsets", json=my_set("pooled")).status_code == 201
+    assert client.get("/v1/cardsets/pooled").status_code == 200
+    assert client.get("/v1/cardsets").status_code == 200
+    assert opened == []
