@@ -262,7 +262,8 @@ def create_app(settings: Settings | None = None,
 
     @asynccontextmanager
     async def lifespan(app: FastAPI):
-        app.state.store = Store(settings.database, settings.db_pool_size, settings.db_wait_seconds)
+        app.state.store = Store(settings.database, settings.db_pool_size,
+                                settings.db_wait_seconds, settings.db_timeout_seconds)
         app.state.games = GameService(app.state.store, settings, registry)
         app.state.jobs = JobService(settings, app.state.store)
         app.state.search = search or SearchService.from_settings(settings)
@@ -363,7 +364,8 @@ def cmd_serve(args) -> int:
         print(f"bigsur: error: {err}", file=sys.stderr)
         return 2
     try:  # the database answers (and is migrated), or one line says why
-        Store(settings.database, settings.db_pool_size, settings.db_wait_seconds).close()
+        Store(settings.database, settings.db_pool_size, settings.db_wait_seconds,
+              settings.db_timeout_seconds).close()
     except StoreError as err:
         print(f"bigsur: error: {err}", file=sys.stderr)
         return 2

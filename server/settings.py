@@ -37,6 +37,13 @@ class Settings(BaseSettings):
                                    "reconnection; in an outage, how long the first call "
                                    "waits) or for a SQLite file's write lock held by another "
                                    "process; the other requests go on meanwhile")
+    db_timeout_seconds: float = Field(3.0, gt=0, le=600, description="how long the "
+                                      "database may take to answer a call: PostgreSQL's "
+                                      "statement_timeout of the server's connections; and "
+                                      "a call not answered within BIGSUR_DB_WAIT_SECONDS "
+                                      "plus this (a database frozen or cut off answers "
+                                      "nothing) is 503 unavailable, the calls after it at "
+                                      "once until the database answers again")
     job_lease_seconds: float = Field(30.0, gt=0, le=3600, description="an analysis job is "
                                      "claimed by one server process for this long, renewed "
                                      "while it runs; another process resumes it after a "

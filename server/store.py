@@ -33,6 +33,7 @@ import functools
 import hashlib
 import hmac
 import json
+import math
 import re
 import sqlite3
 import threading
@@ -373,6 +374,15 @@ class SQLiteBackend:
     def describe(self) -> str:
         return repr(self.path)
 
+    def refuse_if_down(self) -> None:
+        """(PostgreSQL refuses calls at once during a known outage; a file never.)"""
+
+    def lost(self) -> None:
+        """(A call the file did not answer in time changes nothing for the next.)"""
+
+    def unbounded(self, tx: Tx) -> None:
+        """(No statement timeout to lift.)"""
+
     @contextmanager
     def transaction(self) -> Iterator[Tx]:
         with self.lock:
@@ -486,7 +496,11 @@ class PostgresBackend:
     # 200 s outage was still refused 32 s later, the pool waiting out its backoff
     RECONNECT_GIVE_UP = 10.0
 
-    def __init__(self, url: str, pool_size: int = 10, wait: float = 2.0):
+    def __init__(self, url: str, pool_size: int = 10, wait: float = 2.0,
+                 timeout: float = 3.0):
+        """``wait``: for a pooled connection, and for a new one to be made (libpq's
+        ``connect_timeout``, whole seconds, at least 2); ``timeout``: each statement's
+        ``statement_timeout`` (the database cancels it; a migration has none)."""
         try:
             import psycopg
             from psycopg_pool import ConnectionPool, PoolTimeout
@@ -495,8 +509,9 @@ class PostgresBackend:
                              "psycopg_pool (pip install 'psycopg[binary]' psycopg_pool)"
                              ) from None
         self.url = url
+        self.connect_timeout = max(2, math.ceil(wait))  # (libpq's least)
         try:  # one connection first: a refusal is said at once, with its reason
-            psycopg.connect(url, connect_timeout=15).close()
+            psycopg.connect(url, connect_timeout=self.connect_timeout).close()
         except psycopg.Error as err:  # (a malformed URL is quoted whole in some messages)
             reason = scrub(" ".join(str(err).split()) or type(err).__name__, url)
             refused = StoreUnreachable if isinstance(err, psycopg.OperationalError) \
@@ -509,8 +524,15 @@ class PostgresBackend:
         self._probe: threading.Thread | None = None
         self._probe_lock = threading.Lock()  # calls come from several threads
         self._closing = threading.Event()
+        statement_ms = max(1, round(timeout * 1000))
+
+        def configure(conn) -> None:
+            conn.execute(f"SET statement_timeout = {statement_ms}")
+
         self.pool = ConnectionPool(url, min_size=1, max_size=pool_size, open=False,
-                                   kwargs={"autocommit": True}, timeout=wait,
+                                   kwargs={"autocommit": True,
+                                           "connect_timeout": self.connect_timeout},
+                                   configure=configure, timeout=wait,
                                    reconnect_timeout=self.RECONNECT_GIVE_UP,
                                    check=ConnectionPool.check_connection,
                                    name="bigsur")
@@ -550,18 +572,37 @@ class PostgresBackend:
                     errors.DeadlockDetected) as err:
                 raise Conflict(str(err).splitlines()[0]) from None
 
-    @contextmanager
-    def session(self) -> Iterator[None]:
-        """No connection within the pool's wait, or one lost: unavailable; and at once,
-        without asking, until the probe finds the database answering again."""
+    def refuse_if_down(self) -> None:
+        """:class:`StoreUnavailable` at once, without asking, while the database is known
+        down (until the probe finds it answering again)."""
         down = self._down_since
         if down is not None:
             raise StoreUnavailable(
                 f"PostgreSQL at {redact(self.url)} has not answered for "
                 f"{time.monotonic() - down:.0f} s; asked again every "
                 f"{self.PROBE_INTERVAL:g} s")
+
+    def lost(self) -> None:
+        """A call the database did not answer in time (frozen, or cut off: nothing at
+        all comes back): the database is down until the probe hears from it."""
+        self._went_down()
+
+    def unbounded(self, tx: Tx) -> None:
+        """No statement timeout for the rest of ``tx`` (a migration: an index on many
+        rows, waiting for another process's migration)."""
+        tx.execute("SET LOCAL statement_timeout = 0")
+
+    @contextmanager
+    def session(self) -> Iterator[None]:
+        """No connection within the pool's wait, or one lost: unavailable; and at once,
+        without asking, until the probe finds the database answering again."""
+        self.refuse_if_down()
         try:
             yield
+        except self._errors.QueryCanceled as err:  # statement_timeout: slow, not down
+            raise StoreUnavailable(f"PostgreSQL at {redact(self.url)} did not answer in "
+                                   f"time ({scrub(str(err).splitlines()[0], self.url)})"
+                                   ) from None
         except self._unavailable as err:
             self._went_down()
             first = str(err).splitlines()[0] if str(err) else ""
@@ -600,16 +641,16 @@ class PostgresBackend:
 
     def close(self) -> None:
         self._closing.set()
-        if self._probe is not None:
-            self._probe.join()
+        if self._probe is not None:  # (asking a frozen database: it is left behind)
+            self._probe.join(self.PROBE_WAIT + self.connect_timeout)
         self.pool.close()
 
 
-def open_backend(target: str, pool_size: int = 10,
-                 wait: float = 2.0) -> SQLiteBackend | PostgresBackend:
+def open_backend(target: str, pool_size: int = 10, wait: float = 2.0,
+                 timeout: float = 3.0) -> SQLiteBackend | PostgresBackend:
     """The backend of a ``postgresql://`` URL or a SQLite file path."""
     if target.startswith(("postgresql://", "postgres://")):
-        return PostgresBackend(target, pool_size, wait)
+        return PostgresBackend(target, pool_size, wait, timeout)
     return SQLiteBackend(str(target), wait)
 
 
@@ -618,13 +659,18 @@ def open_backend(target: str, pool_size: int = 10,
 class Store:
     """Every query of the server, the same on both backends."""
 
-    def __init__(self, target: str | Path, pool_size: int = 10, wait: float = 2.0):
+    def __init__(self, target: str | Path, pool_size: int = 10, wait: float = 2.0,
+                 timeout: float = 3.0):
         """``wait``: seconds a request waits for the database before
         :class:`StoreUnavailable` (``BIGSUR_DB_WAIT_SECONDS``): for a PostgreSQL
-        connection, or for a SQLite write lock another process holds. The server makes its
-        calls through :meth:`in_thread`, so a wait holds up the request that made the
-        call, not the process's other requests."""
-        self.backend = open_backend(str(target), pool_size, wait)
+        connection (a pooled one, or a new one being made), or for a SQLite write lock
+        another process holds. ``timeout`` (``BIGSUR_DB_TIMEOUT_SECONDS``): for the
+        database's answer (PostgreSQL's ``statement_timeout``). The server makes its calls
+        through :meth:`in_thread`, so a wait holds up the request that made the call, not
+        the process's other requests, and never longer than ``wait + timeout``."""
+        self.backend = open_backend(str(target), pool_size, wait, timeout)
+        self.answer_within = wait + timeout
+        self._late: set = set()  # calls the database never answered in time (threads)
         self.dialect = self.backend.dialect
         self.exclusive = self.backend.exclusive
         # as many threads as connections (SQLite: its one), so that no call waits for a
@@ -643,16 +689,32 @@ class Store:
             raise
 
     def close(self) -> None:
-        self._threads.shutdown(wait=True)
-        self.backend.close()
+        late = bool(self._late)  # a call still waiting for a frozen database: not waited
+        self._threads.shutdown(wait=not late, cancel_futures=late)
+        if not late or self.dialect != "sqlite":  # (its one connection is the late call's)
+            self.backend.close()
 
     async def in_thread(self, call: Callable[..., T], *args: Any, **kwargs: Any) -> T:
         """``await store.in_thread(store.game, game_id)``: one of this store's calls made
         in the store's threads, so that a call waiting for the database (a reconnection,
         another process's lock) holds up only the request that made it, never the event
-        loop and with it every other request of the process."""
-        return await asyncio.get_running_loop().run_in_executor(
-            self._threads, functools.partial(call, *args, **kwargs))
+        loop and with it every other request of the process. A call the database has not
+        answered within ``wait + timeout`` (a database frozen, or cut off: nothing comes
+        back, not even an error) is :class:`StoreUnavailable`, and so is every call from
+        then on, at once, until the database answers again (PostgreSQL's probe); its
+        thread is left waiting."""
+        self.backend.refuse_if_down()
+        future = self._threads.submit(functools.partial(call, *args, **kwargs))
+        try:
+            return await asyncio.wait_for(asyncio.wrap_future(future), self.answer_within)
+        except TimeoutError:
+            self._late.add(future)
+            future.add_done_callback(self._late.discard)
+            self.backend.lost()
+            raise StoreUnavailable(f"the database at {self.backend.describe()} did not "
+                                   f"answer within {self.answer_within:g} s "
+                                   "(BIGSUR_DB_WAIT_SECONDS + BIGSUR_DB_TIMEOUT_SECONDS)"
+                                   ) from None
 
     def query(self, sql: str, args: tuple | list = ()) -> list[tuple]:
         """Rows of one read (``?`` placeholders, either backend)."""
@@ -682,6 +744,7 @@ class Store:
         run."""
         ran = []
         with self.transaction() as tx:
+            self.backend.unbounded(tx)
             tx.serialize("bigsur-schema")
             tx.execute("CREATE TABLE IF NOT EXISTS meta (key TEXT PRIMARY KEY, "
                        "value TEXT NOT NULL)")

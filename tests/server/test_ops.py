@@ -5,14 +5,19 @@ scheduler, a regular install."""
 from __future__ import annotations
 
 import logging
+import os
+import signal
 import threading
 import time
+from contextlib import contextmanager
+from pathlib import Path
 
-from session_testkit import poll_job
+import pytest
+from session_testkit import auth, new_game, poll_job
 
 from server.launch import ServerProcess
 from server.netguard import RateLimitFilter, install_log_limits
-from server.store import Store, StoreUnavailable
+from server.store import Store, StoreUnavailable, StoreUnreachable
 from solver.cli import play_random_game
 
 
@@ -133,3 +138,66 @@ def test_card_set_routes_are_503_while_the_database_refuses_connections(client):
         assert r.json()["error"] == "unavailable" and r.headers["Retry-After"], r.text
         assert "s3cret" not in r.text and "127.0.0.1" not in r.text
     assert client.get("/v1/cards/default").status_code == 200  # no database needed
+
+
+def cluster_pids(cluster) -> list[int]:
+    """The postmaster of a ThrowawayPostgres and its children (its backends too)."""
+    postmaster = int((cluster.root / "data" / "postmaster.pid").read_text().split()[0])
+    children = [int(p.name) for p in Path("/proc").iterdir() if p.name.isdigit()
+                and _parent(p) == postmaster]
+    return [postmaster, *children]
+
+
+def _parent(proc: Path) -> int | None:
+    try:
+        stat = (proc / "stat").read_text()
+    except OSError:
+        return None
+    return int(stat[stat.rindex(")") + 2:].split()[1])
+
+
+@contextmanager
+def frozen(cluster, safety: float = 30):
+    """Every process of the cluster stopped (SIGSTOP): a database that answers nothing,
+    not even an error; thawed at the end, or after ``safety`` seconds whatever happens."""
+    pids = cluster_pids(cluster)
+
+    def thaw() -> None:
+        for pid in pids:
+            try:
+                os.kill(pid, signal.SIGCONT)
+            except ProcessLookupError:
+                pass
+
+    timer = threading.Timer(safety, thaw)
+    for pid in pids:
+        os.kill(pid, signal.SIGSTOP)
+    timer.start()
+    try:
+        yield
+    finally:
+        timer.cancel()
+        thaw()
+
+
+@pytest.mark.parametrize("db_target", ["postgres"], indirect=True)
+def test_a_frozen_database_is_a_503_within_the_bound_not_a_hang(make_client, db_target,
+                                                                postgres_cluster):
+    """PostgreSQL stopped with SIGSTOP: /healthz and a game's GET waited for the whole
+    freeze (20 s), a connection being made too. A call not answered within
+    BIGSUR_DB_WAIT_SECONDS + BIGSUR_DB_TIMEOUT_SECONDS is a 503, the next ones at once;
+    the server answers again by itself once the database does."""
+    client = make_client(db_wait_seconds=1.0, db_timeout_seconds=1.0)
+    game_id, tokens = new_game(client, seats=["human", "human"])
+    with frozen(postgres_cluster):
+        for path in ("/healthz", f"/v1/games/{game_id}"):
+            r = client.get(path, headers=auth(tokens[0]))
+            assert r.status_code == 503, (path, r.text)
+            assert r.json()["error"] == "unavailable" and r.headers["Retry-After"]
+        with pytest.raises(StoreUnreachable):  # a new connection: libpq's connect_timeout
+            Store(db_target, 1, wait=1.0, timeout=1.0)
+    deadline = time.monotonic() + 30
+    while client.get("/healthz").status_code != 200:
+        assert time.monotonic() < deadline, "the server did not recover"
+        time.sleep(0.1)
+    assert client.get(f"/v1/games/{game_id}", headers=auth(tokens[0])).status_code == 200
