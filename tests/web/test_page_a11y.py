@@ -197,3 +197,100 @@ def test_a_card_focused_from_the_keyboard_is_shown_enlarged(server, page):  # no
     pg.focus("#hint-btn")
     assert zoom.is_hidden()
     assert not pg.js_errors, pg.js_errors
+
+
+LIVE = """(sel) => { const el = document.querySelector(sel);
+  const live = el.closest('[aria-live], [role=status], [role=alert], [role=log]');
+  return live ? (live.getAttribute('aria-live') || live.getAttribute('role')) : null; }"""
+
+RECORD = """(ids) => { window.__changes = window.__changes || {};
+  for (const id of ids) {
+    window.__changes[id] = 0;
+    new MutationObserver(() => { window.__changes[id] += 1; })
+      .observe(document.getElementById(id), {childList: true, characterData: true, subtree: true});
+  } }"""
+
+ANNOUNCED = """document.addEventListener('DOMContentLoaded', () => {
+  window.__announced = [];
+  const el = document.querySelector('#announce');
+  if (!el) return;  // (about:blank)
+  new MutationObserver(() => window.__announced.push(el.textContent))
+    .observe(el, {childList: true, subtree: true}); });"""
+
+
+def announced(pg) -> list[str]:
+    return pg.evaluate("window.__announced || []")
+
+
+def test_live_regions_say_what_changed_in_a_few_words(server, page):  # noqa: F811
+    """The status line and the hint box were written again on each redraw, and said
+    again (a card selected, an undo); the hint box was a live region read whole (some
+    1,700 characters with its legend); "Still need" turning to "Paid in full." and the
+    player's own build were not said at all, nor the AI's moves at the instant speed.
+    The status line is written when it changes, the hint is announced in a line, the
+    payment's state and each move in a few words."""
+    pg = page
+    pg.add_init_script(ANNOUNCED)
+    continue_position(pg, server, ragged_point_position(), 0)
+    assert pg.evaluate(LIVE, "#status-line") == "polite"
+    assert pg.evaluate(LIVE, "#hint") is None
+    pg.evaluate(RECORD, ["status-line", "hint"])
+    pg.keyboard.press("]")  # a card selected: the table drawn again, the status the same
+    settle(pg)
+    pg.keyboard.press("]")
+    settle(pg)
+    assert pg.evaluate("window.__changes") == {"status-line": 0, "hint": 0}
+    ask_hint(pg)
+    said = announced(pg)
+    assert said[-2:][0] == "Searching for a hint\u2026", said
+    assert said[-1].startswith("Hint: You ") and len(said[-1]) < 300, said
+    # the payment's state, said when it changes
+    pg.click("#hand .cardbtn[data-select='H14']")
+    pg.wait_for_selector("#paybox:not([hidden]) .paychip")
+    assert announced(pg)[-1] == "H14: still need engineering, engineering."
+    pg.click("#paybox [data-paystep='per:H12']")
+    assert announced(pg)[-1] == "H14: still need engineering."
+    pg.click("#paybox [data-paystep='bh:1:H05']")
+    assert announced(pg)[-1] == "H14: paid in full."
+    pg.locator("#paybox [data-paybuild='R']").click()
+    settle(pg)
+    assert announced(pg)[-1].startswith("You build H14 at the right end, paying: "), announced(pg)
+    pg.keyboard.press("e")  # the AI's turn, at once (speed 0): its moves said in one go
+    settle(pg)
+    assert "You end the turn" in announced(pg)[-2], announced(pg)
+    assert announced(pg)[-1].startswith("AI 2 (easy) takes "), announced(pg)
+    assert not pg.js_errors, pg.js_errors
+
+
+def test_the_end_and_the_review_are_said_briefly(server, page):  # noqa: F811
+    """The end of the game said only "The game is over."; the analysis's progress was a
+    live region ("Analysing: N of 73..." said some forty times), and so was the
+    decision box (about 1,300 characters, written twice a step). The status line names
+    the winner and the scores; the progress is a progress bar (its value), its start and
+    end announced; a decision chosen is announced in a line."""
+    pg = page
+    pg.add_init_script(ANNOUNCED)
+    finish_a_game_against_greedy(server, pg)
+    status = pg.locator("#status-line").inner_text()
+    assert re.fullmatch(r"The game is over: (You win|AI 2 \(easy\) wins|Shared win: .*)\. "
+                        r"Scores: You \d+, AI 2 \(easy\) \d+\.", status), status
+    assert "The game's review is ready." in announced(pg), announced(pg)
+    assert any(t.startswith("Analysing the game") for t in announced(pg)), announced(pg)
+    for sel in ("#final-status", "#review-status", "#review-detail"):
+        assert pg.evaluate(LIVE, sel) is None, sel
+    pg.click("#final-review")
+    pg.wait_for_selector("#review:not([hidden]) #review-graph svg polyline")
+    pg.keyboard.press("ArrowRight")
+    pg.wait_for_selector("#review-detail .minitable")
+    assert re.fullmatch(r"Move 1: (You|AI 2 \(easy\)) .*\.", announced(pg)[-1]), announced(pg)
+    assert len(announced(pg)[-1]) < 300
+    pg.select_option("#review-budget", "ms:100")
+    pg.click("#review-run")
+    bar = pg.locator("#review-progress")
+    bar.wait_for(state="visible")
+    pg.wait_for_function("/^\\d+ of \\d+ decisions$/.test(document.querySelector("
+                         "'#review-progress').getAttribute('aria-valuetext'))")
+    assert announced(pg)[-1] == "Analysing the game\u2026"
+    pg.wait_for_selector("#review-run[aria-disabled='false']", timeout=120_000)
+    assert announced(pg)[-1] == "The game's review is ready."
+    assert not pg.js_errors, pg.js_errors

@@ -16,7 +16,7 @@ import {MATERIALS, MAT_COLOR, matGlyph, matIcon, stepsInWords, paymentSentence, 
 lineBySeat, confidence, plainError, joinWords, plural, possessive, turningPoints as reviewTurningPoints,
   measuredAgain,
   playedWasBest, decidingCategory, lossWords, accuracyWords, scoreChangeWords, signed,
-  scoringItemWords, reasonWords, mergedClaims, orWords}
+  scoringItemWords, reasonWords, mergedClaims, orWords, aOrAn}
 from "./words.js";
 import {payState, persistentUseFits, borrowsLeft} from "./pay.js";
 import {SCENERY, SC_COLOR, esc, cap, wrap, setCards, sceneryIcon, cardWords, cardSVG,
@@ -189,11 +189,33 @@ function stretchesFrom(score) {
 }
 
 /* The status line (``html``: whose turn and what to do, a heading the focus can go to at
- * the start of a turn) and beside it ``deck`` (the round and the deck's count; kept when
- * not given). */
-function setStatus(html, deck) {
-  $("status-line").innerHTML = html;
-  if (deck !== undefined) $("status-deck").textContent = deck;
+ * the start of a turn; a polite live region) and beside it ``deck`` (the round and the
+ * deck's count; kept when not given). Written only when it changes (each redraw said it
+ * again to a screen reader), or with ``again`` (an AI's move the same as its last: "takes
+ * the top card of the deck" twice is said twice). */
+let statusShown = null;
+function setStatus(html, deck, again = false) {
+  if (html !== statusShown || again) { $("status-line").innerHTML = html; statusShown = html; }
+  if (deck !== undefined && $("status-deck").textContent !== deck) $("status-deck").textContent = deck;
+}
+
+/* A few words for a screen reader (#announce, a polite live region): a move of the
+ * player's own, a hint found, a payment complete, an analysis started or done, the
+ * decision chosen. A new paragraph each time: the same words are said again. */
+function announce(text) {
+  if (!text) return;
+  const p = document.createElement("p");
+  p.textContent = text;
+  $("announce").replaceChildren(p);
+}
+
+/* The end of the game in words, for the status line: who won, and every score. */
+function overWords(d) {
+  const sc = d.result ? d.result.scores : [];
+  const w = d.result ? d.result.winners.map(seatName) : [];
+  const won = w.length > 1 ? `Shared win: ${joinWords(w)}` : w.length ? `${w[0]} ${w[0] === "You" ? "win" : "wins"}` : "";
+  return `The game is over${won ? ": " + won : ""}.` +
+    (sc.length ? ` Scores: ${sc.map((x, i) => `${seatName(i)} ${x.total}`).join(", ")}.` : "");
 }
 
 function cardButton(id, cls, label, data, inner) {
@@ -219,7 +241,7 @@ function renderTable(t, opts = {}) {
   if (opts.caption) {
     status = `<b>${esc(opts.caption)}</b>`;
   } else if (d && d.over && !opts.static) {
-    status = "<b>The game is over.</b>";
+    status = `<b>${esc(overWords(d))}</b>`;
   } else if (opts.static) {
     status = `<b>${esc(opts.staticTitle || "Position")}</b>`;
   } else if (myTurn) {
@@ -235,7 +257,7 @@ function renderTable(t, opts = {}) {
   }
   const deckInfo = `Round ${round}${tpp ? " of " + tpp : ""} \u00b7 deck ${t.deckCount}`;
   if (!opts.target) {
-    setStatus(status, deckInfo);
+    setStatus(status, deckInfo, !!opts.caption);
     // 3-4 players: the other Highways do not fit above your hand (style.css orders them)
     $("game").classList.toggle("many", t.seats.length > 2);
   }
@@ -521,14 +543,39 @@ const EXACT_WHY = "Your last build step, solved exactly: no other build, order, 
   "claim gives you a higher final score. The win chance and points are still estimates: " +
   "the other players' hands are hidden.";
 
+/* The hint box written only when it changes (each redraw wrote it again). */
+let hintShown = null;
+function setHint(html) {
+  if (html === hintShown) return;
+  hintShown = html;
+  $("hint").innerHTML = html;
+}
+
+/* A hint's move (a line of mergedClaims) in words: "You take H12 from the Depot, then
+ * take ...". */
+function hintMoveWords({move: m, above}, ctx) {
+  return m.actions.map((a) => actionWords(a.replace(/ pay .*$/, ""), ctx, "You")
+    .replace(/ above \S+$/, (x) => (a.startsWith("claim ") && above.length > 1 ? ` above ${orWords(above)}` : x)))
+    .join(", then ").replace(/, then You /g, ", then ");
+}
+
+/* A hint found, in a few words for a screen reader (the box, its legend and every
+ * line's detail are read where they stand, not announced whole). */
+function hintSummary() {
+  const listed = mergedClaims(S.hint.result.moves).slice(0, 4);
+  if (!listed.length) return "The hint found no move.";
+  const m = listed[0].move;
+  return `Hint: ${hintMoveWords(listed[0], hintCtx())}; win ${pct(m.win_probability)}, ` +
+    `${signed(m.expected_margin)} pts` + (listed.length > 1 ? `; ${plural(listed.length - 1, "other move")} listed.` : ".");
+}
+
 function renderHint() {
-  const box = $("hint");
   const h = S.hint;
-  if (!S.data || S.data.over) { box.innerHTML = ""; return; }
-  if (!h) { box.innerHTML = "<p class=\"muted\">Ask for the search's best moves here.</p>"; return; }
-  if (h.pending) { box.innerHTML = "<p class=\"muted thinking\">Searching\u2026</p>"; return; }
+  if (!S.data || S.data.over) { setHint(""); return; }
+  if (!h) { setHint("<p class=\"muted\">Ask for the search's best moves here.</p>"); return; }
+  if (h.pending) { setHint("<p class=\"muted thinking\">Searching\u2026</p>"); return; }
   if (!hintCurrent(h)) {
-    box.innerHTML = "<p class=\"muted\">Ask for the search's best moves in this position.</p>";
+    setHint("<p class=\"muted\">Ask for the search's best moves in this position.</p>");
     return;
   }
   const r = h.result;
@@ -541,10 +588,9 @@ function renderHint() {
   const shown = S.hintShow || 0;
   let html = conf ? `<p class="conf conf-${conf.cue.replace(/ /g, "-")}"><b>${esc(cap(conf.cue))}</b>: ${esc(conf.why)}.</p>` : "";
   html += `<ol class="hintlist">`;
-  listed.forEach(({k, move: m, members, above}) => {
-    const words = m.actions.map((a) => actionWords(a.replace(/ pay .*$/, ""), ctx, "You")
-      .replace(/ above \S+$/, (x) => (a.startsWith("claim ") && above.length > 1 ? ` above ${orWords(above)}` : x)))
-      .join(", then ").replace(/, then You /g, ", then ");
+  listed.forEach((line) => {
+    const {k, move: m, members} = line;
+    const words = hintMoveWords(line, ctx);
     const visits = members.every((x) => x.visits === m.visits)
       ? `${m.visits} visits${members.length > 1 ? " each" : ""}` : `${members.map((x) => x.visits).join(", ")} visits`;
     // each build in turn: a later one recycles what the earlier ones discarded
@@ -594,7 +640,7 @@ function renderHint() {
       `it costs you later)` : "") + `.</p>`;
   html += `<p class="muted small">${r.stats && r.stats.iterations ? r.stats.iterations + " iterations, " : ""}` +
     `${r.elapsed_ms ? (r.elapsed_ms / 1000).toFixed(1) + " s" : ""}</p>`;
-  box.innerHTML = html;
+  setHint(html);
 }
 
 function renderFinal() {
@@ -688,8 +734,12 @@ async function transition(prev, next) {
   const fresh = next.log.slice(prev ? prev.log.length : next.log.length);
   const others = fresh.filter((e) => S.game.tokens[e.seat] === undefined);
   S.data = next;
+  // the others' moves not shown one by one (instant, skipped) said in one go
+  const sayAll = (moves) => announce(moves.map((e) =>
+    actionWords(e.action, {cards: S.cards, seatName}, seatName(e.seat))).join("; "));
   if (!prev || speed === 0 || !others.length || prev.seat !== next.seat) {
     await renderGame();
+    if (prev && others.length) sayAll(others);
     return;
   }
   S.animating = true;
@@ -717,6 +767,7 @@ async function transition(prev, next) {
   // never after the player scrolled meanwhile
   const startY = window.scrollY;
   let ourY = startY;
+  const skipped = [];
   try {
     for (const [j, e] of fresh.entries()) {
       applyPublic(t, e);
@@ -726,6 +777,7 @@ async function transition(prev, next) {
           discardTop: a.discardTop, discardTopMaterial: a.discardTopMaterial});
         if (scoresAfter) scores[e.seat] = scoresAfter[e.seat];
       }
+      if (S.skip && e.seat !== next.seat) skipped.push(e);
       if (e.seat === next.seat || S.skip) continue;
       const [verb, card] = e.action.split(" ");
       const caption = actionWords(e.action, {cards: S.cards, seatName}, seatName(e.seat));
@@ -746,6 +798,7 @@ async function transition(prev, next) {
   if (scoresAfter && !next.over) S.scores = {n: next.actions_applied, scores: scoresAfter}; // (asked once)
   const back = ourY !== startY && window.scrollY === ourY; // (before the table changes height)
   await renderGame();
+  if (skipped.length) sayAll(skipped);
   if (back) window.scrollTo(window.scrollX, startY);
 }
 
@@ -798,6 +851,9 @@ async function act(text) {
     if (!d.over && d.to_act !== d.seat && tokenFor(d.to_act) !== undefined) d = await fetchGame();
     if (d.view.phase !== "build" || d.actions_applied !== prev.actions_applied + 1) S.selected = null;
     S.payment = null;
+    // the player's own move said, as the AI's are (its status line may not change)
+    const own = d.log.slice(prev.log.length).filter((e) => e.seat === prev.view.current);
+    announce(own.map((e) => actionWords(e.action, {cards: S.cards, seatName, ...payCtx()}, seatName(e.seat))).join("; "));
     await transition(prev, d);
     return true;
   } catch (e) {
@@ -856,12 +912,14 @@ async function askHint() {
   const [kind, val] = $("hint-budget").value.split(":");
   S.hint = {pending: true};
   renderHint();
+  announce("Searching for a hint\u2026");
   try {
     const result = await api("POST", `/v1/games/${encodeURIComponent(S.game.id)}/hint`,
       {budget: {[kind]: Number(val)}, seed: d.actions_applied}, activeToken(d.to_act));
     S.hint = {n: d.actions_applied, key: hintKey(d), result};
     S.hintShow = 0;
     keepHint();
+    if (S.data === d) announce(hintSummary());
   } catch (e) {
     S.hint = null;
     showError(e);
@@ -1090,7 +1148,11 @@ function renderPay() {
     (P.steps.length ? `<button type="button" data-payclear="1">Clear</button>` : "") + `</div>`;
   box.innerHTML = html;
   box.hidden = false;
+  // "Still need" / "Paid in full" said when it changes (the box is drawn anew each click)
+  const need = `${sel}: ${st.need.length ? "still need " + st.need.join(", ") : "paid in full"}.`;
+  if (need !== needSaid) { needSaid = need; announce(cap(need)); }
 }
+let needSaid = null;
 
 /* Why a hand card cannot be one of the 3 cards of a 3-for-1: the payment already
  * discards it (the step in words, and how to free the card). */
@@ -1101,7 +1163,13 @@ function usedInPayment(card) {
     "to use it in the 3-for-1.";
 }
 
-function closePay() { S.payment = null; const b = $("paybox"); b.hidden = true; b.innerHTML = ""; }
+function closePay() {
+  S.payment = null;
+  needSaid = null;
+  const b = $("paybox");
+  b.hidden = true;
+  b.innerHTML = "";
+}
 
 function payClick(ds) {
   const P = S.payment;
@@ -1568,6 +1636,7 @@ async function pickUpUpload() {
     up.result = job.result;
     up.budget = job.budget;
     keepUpload();
+    announce(`The review of ${up.name} is ready.`);
   } catch (e) {
     if (!(e instanceof reviewUpload.RecordFileError ||
           (e instanceof ApiError && e.status === 404))) {
@@ -1603,6 +1672,7 @@ async function runUpload(text, name) {
   S.reviewSource = "upload";
   $("review-file").disabled = true;
   renderReview();
+  announce(`Analysing ${name}\u2026`);
   try {
     const job = await reviewUpload.analyseUploaded({analyseRecordText, job: getJob}, text,
       reviewBudget(), (done, total) => setProgress(up, done, total), (started) => {
@@ -1612,6 +1682,7 @@ async function runUpload(text, name) {
       });
     S.upload = {...up, result: job.result, budget: job.budget, running: false, progress: null};
     keepUpload();
+    announce(`The review of ${name} is ready.`);
   } catch (e) {
     S.upload = prev.upload;
     S.reviewSource = prev.upload ? prev.source : "game";
@@ -1644,6 +1715,7 @@ async function runReview(again, pickUp = false) {
       : await api("POST", `/v1/games/${encodeURIComponent(gameId)}/analysis`,
         {budget: reviewBudget(), seed: 0, again: !!again}, token);
     if (!job) return;
+    announce(pickUp ? "An analysis of the game is running." : "Analysing the game\u2026");
     rv.jobBudget = job.budget; // (a deeper analysis picked up: the menu says it while it runs)
     if (shownReview() === rv) showBudgetChoice(rv.jobBudget);
     while (job.status === "queued" || job.status === "running") {
@@ -1659,6 +1731,7 @@ async function runReview(again, pickUp = false) {
     S.review = {gameId, jobId: job.job_id, result: job.result, budget: job.budget,
       selected: rv.selected ?? null, pickedUp: true};
     keepGameReview(S.review);
+    announce("The game's review is ready.");
     if (shownReview() === S.review) showBudgetChoice(job.budget);
     renderFinalReview();
     if (S.view === "review") renderReview();
@@ -1740,11 +1813,19 @@ function renderJobs() {
   $("review-run").setAttribute("aria-disabled", String(!!(shown && shown.running)));
 }
 
+/* A job's progress on its bar (a progressbar: its value, not a live region, which said
+ * "Analysing: N of 73" some forty times; the start and the end are announced) and on its
+ * line. */
 function progressBar(barId, labelId, progress, what) {
   const bar = $(barId);
   bar.hidden = !progress;
-  $(labelId).textContent = progress ? `${what}: ${progress.done} of ${progress.total} decisions\u2026` : "";
-  if (progress) { bar.max = Math.max(1, progress.total); bar.value = progress.done; }
+  const words = progress ? `${what}: ${progress.done} of ${progress.total} decisions\u2026` : "";
+  if ($(labelId).textContent !== words) $(labelId).textContent = words;
+  if (progress) {
+    bar.max = Math.max(1, progress.total);
+    bar.value = progress.done;
+    bar.setAttribute("aria-valuetext", `${progress.done} of ${progress.total} decisions`);
+  }
 }
 
 /* On the final scores: a line about the review once it is ready. */
@@ -1968,7 +2049,7 @@ let detailOf = null;
 function showDetailOf(rv) {
   if (detailOf === rv) return;
   detailOf = rv;
-  if (rv && rv.result && rv.selected !== null && rv.selected !== undefined) selectDecision(rv.selected);
+  if (rv && rv.result && rv.selected !== null && rv.selected !== undefined) selectDecision(rv.selected, false);
   else $("review-detail").innerHTML = CHOOSE_DECISION;
 }
 
@@ -2150,7 +2231,9 @@ let decisionSeq = 0;
 const HOW_UNRATED = {forced: "the only legal move",
   unrated: "the search found no value for the move played"};
 
-async function selectDecision(index) {
+/* Show the decision ``index`` of the review shown; ``say``: announce it in a line (not
+ * when the review is drawn again with its decision). */
+async function selectDecision(index, say = true) {
   const rv = shownReview();
   const res = rv && rv.result;
   if (!res) return;
@@ -2164,6 +2247,13 @@ async function selectDecision(index) {
   renderReviewList();
   renderGraph();
   restoreFocus();
+  // the decision box is not a live region (some 1,300 characters, written twice a step):
+  // a short line, unless the focus is on the decision chosen (its name says it)
+  if (say && !(document.activeElement && document.activeElement.dataset &&
+        document.activeElement.dataset.decision === String(index))) {
+    announce(`Move ${dc.index + 1}: ${decisionWords(dc)}` +
+      (dc.label ? `, ${aOrAn(dc.label)}` : "") + ".");
+  }
   const box = $("review-detail");
   // the values are the mover's own estimates (from its own hand): said whose
   const v = (val, capital = false) => val ? `${esc(possessive(seatName(dc.seat), capital))} chances: ` +
