@@ -32,6 +32,7 @@ from solver.search.api import BudgetError, GameOverError, NotToActError
 from solver.search.bots import BotSpecError
 from solver.search.determinize import InconsistentViewError
 
+from .cluster import ClusterUnavailable
 from .store import StoreUnavailable
 
 log = logging.getLogger("bigsur.server")
@@ -185,6 +186,10 @@ def describe(err: Exception) -> tuple[int, dict[str, Any], dict[str, str] | None
         log.warning("database unavailable: %s", err)  # the details stay in the log
         return 503, error_body("unavailable", None, "the database is unavailable; retry "
                                "shortly"), {"Retry-After": "5"}
+    if isinstance(err, ClusterUnavailable):
+        log.warning("%s", err)
+        return 503, error_body("unavailable", None, "the search cluster is unavailable; "
+                               "retry shortly"), {"Retry-After": "5"}
     for etype, status, kind, default_field in ERROR_MAP:
         if isinstance(err, etype):
             field = getattr(err, "field", None)
@@ -314,5 +319,6 @@ def install(app: FastAPI) -> None:
 
     app.add_exception_handler(RequestValidationError, handle_validation)
     app.add_exception_handler(StarletteHTTPException, handle_http)
-    for etype in {ApiError, StoreUnavailable, *(etype for etype, *_ in ERROR_MAP)}:
+    for etype in {ApiError, StoreUnavailable, ClusterUnavailable,
+                  *(etype for etype, *_ in ERROR_MAP)}:
         app.add_exception_handler(etype, handle)

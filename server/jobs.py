@@ -41,6 +41,7 @@ from solver.analysis import (
 from solver.rules.record import GameRecord
 from solver.rules.views import view_to_json
 
+from .cluster import ClusterUnavailable
 from .errors import ApiError, describe
 from .scheduler import cancel_and_wait
 from .sessions import plausible_id, position_after
@@ -57,7 +58,7 @@ log = logging.getLogger("bigsur.server")
 RETRIED = frozenset({"deadline", "busy"})
 ACTIVE = ("queued", "running")
 # what ends a job's task without ending the job: it is resumed once they are over
-OUTAGES = (StoreUnavailable,)
+OUTAGES = (StoreUnavailable, ClusterUnavailable)
 
 
 class JobService:
@@ -262,7 +263,8 @@ class JobService:
             raise
         except OUTAGES as err:
             # not the job's fault: it stays active (its lease no longer renewed) and is
-            # resumed at its first decision not stored once the database is back
+            # resumed at its first decision not stored once the database (or the search
+            # cluster) is back
             log.warning("analysis job %s paused: %s", job_id, err)
         except Exception as err:  # noqa: BLE001 - reported in the job, logged if a bug
             status, body, _ = describe(err)

@@ -14,10 +14,18 @@ router = APIRouter(tags=["health"])
 
 @router.get("/healthz", response_model=Health, summary="Liveness and load")
 async def healthz(request: Request) -> dict[str, Any]:
+    """200 ``ok`` with the load; 503 ``unavailable`` while the database, or the Dask
+    cluster of ``BIGSUR_CLUSTER``, does not answer."""
     state = request.app.state
+    runner = state.search.runner
+    cluster = runner.check() if runner.kind == "dask" else None  # (503 when lost)
     games = await state.store.in_thread(state.store.counts)
-    return {"status": "ok", "workers": state.search.workers, "busy": state.search.scheduler.busy,
-            "games": games, "jobs": await state.jobs.active()}
+    health = {"status": "ok", "workers": state.search.workers,
+              "busy": state.search.scheduler.busy, "games": games,
+              "jobs": await state.jobs.active()}
+    if cluster is not None:
+        health["cluster"] = cluster
+    return health
 
 
 @router.get("/metrics", response_class=PlainTextResponse, summary="Prometheus metrics")

@@ -15,10 +15,14 @@ from pathlib import Path
 import pytest
 from session_testkit import auth, new_game, poll_job
 
-from server.launch import ServerProcess
+from server.cluster import DaskWorkers
+from server.launch import ServerProcess, free_port
 from server.netguard import RateLimitFilter, install_log_limits
 from server.store import Store, StoreUnavailable, StoreUnreachable
 from solver.cli import play_random_game
+from solver.rules.engine import new_game as new_game_state
+from solver.rules.engine import play
+from solver.rules.position import state_to_json
 
 
 def outage(*_args, **_kwargs):
@@ -201,3 +205,58 @@ def test_a_frozen_database_is_a_503_within_the_bound_not_a_hang(make_client, db_
         assert time.monotonic() < deadline, "the server did not recover"
         time.sleep(0.1)
     assert client.get(f"/v1/games/{game_id}", headers=auth(tokens[0])).status_code == 200
+
+
+# ------------------------------------------------------------------ the Dask cluster
+
+@pytest.fixture
+def local_clusters():
+    """``start(port)`` -> a local Dask cluster on that scheduler port (its worker's
+    threads in this process); every one is closed after the test's clients."""
+    from distributed import LocalCluster
+
+    started = []
+
+    def start(port: int):
+        started.append(LocalCluster(n_workers=1, threads_per_worker=1, processes=False,
+                                    protocol="tcp://", host="127.0.0.1",
+                                    scheduler_port=port, dashboard_address=None))
+        return started[-1]
+
+    yield start
+    for cluster in started:
+        cluster.close()
+
+
+def test_a_restarted_dask_scheduler_is_connected_again(local_clusters, make_client,
+                                                       monkeypatch):
+    """The scheduler restarted: the client gave up reconnecting and closed, and every
+    hint was a 500 (ClosedClientError) for good, AI turns stopped, /healthz said ok.
+    Meanwhile searches and /healthz are 503 unavailable; a new client connects."""
+    monkeypatch.setattr(DaskWorkers, "CONNECT_TIMEOUT", 2.0, raising=False)  # (it gives up)
+    port = free_port()
+    cluster = local_clusters(port)
+    client = make_client(fake=False, cluster=cluster.scheduler_address, warm=True,
+                         max_budget_ms=5000, deadline_grace_ms=5000)
+    hint = {"position": state_to_json(play(new_game_state(2, seed=6), "take deck")),
+            "budget": {"iterations": 20}, "seed": 5}
+    assert client.get("/healthz").json()["cluster"] == "connected"
+    assert client.post("/v1/hint", json=hint).status_code == 200
+    lost = client.app.state.search.runner.client
+    cluster.close()
+    deadline = time.monotonic() + 30
+    while lost.status != "closed":  # it tries for its connect timeout, then closes
+        assert time.monotonic() < deadline, lost.status
+        time.sleep(0.1)
+    for method, path, body in [("POST", "/v1/hint", hint), ("GET", "/healthz", None)]:
+        r = client.request(method, path, json=body)
+        assert r.status_code == 503, (path, r.text)
+        assert r.json()["error"] == "unavailable" and r.headers["Retry-After"]
+    local_clusters(port)  # the scheduler is back
+    deadline = time.monotonic() + 60
+    while (r := client.get("/healthz")).status_code != 200:
+        assert time.monotonic() < deadline, r.text
+        time.sleep(0.2)
+    assert r.json()["cluster"] == "connected"
+    r = client.post("/v1/hint", json=hint)
+    assert r.status_code == 200, r.text
