@@ -260,3 +260,30 @@ def test_a_restarted_dask_scheduler_is_connected_again(local_clusters, make_clie
     assert r.json()["cluster"] == "connected"
     r = client.post("/v1/hint", json=hint)
     assert r.status_code == 200, r.text
+
+
+# ------------------------------------------------------------------ installing
+
+def test_a_regular_install_carries_the_whole_page():
+    """package-data "static/*" left out static/js/** (a wheel's page had no
+    JavaScript): setuptools' own build_py lists the package data a wheel gets."""
+    import warnings
+
+    from setuptools.config.pyprojecttoml import apply_configuration
+    from setuptools.dist import Distribution
+
+    root = Path(__file__).resolve().parents[2]
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore")  # [tool.setuptools] is "beta" to some versions
+        dist = Distribution()
+        apply_configuration(dist, str(root / "pyproject.toml"))
+        build_py = dist.get_command_obj("build_py")
+        build_py.ensure_finalized()
+        build_py.manifest_files = {}  # (no MANIFEST.in: package-data alone)
+        packaged = {Path(f).relative_to(root / "server").as_posix()
+                    for f in build_py.find_data_files("server", str(root / "server"))}
+    page = {p.relative_to(root / "server").as_posix()
+            for p in (root / "server" / "static").rglob("*")
+            if p.is_file() and "__pycache__" not in p.parts}
+    assert "static/js/views/review-upload.js" in page
+    assert page <= packaged, sorted(page - packaged)
