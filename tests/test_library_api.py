@@ -275,3 +275,21 @@ def test_view_of_and_view_to_json_name_what_they_were_given():
     with pytest.raises(TypeError, match="got a PlayerView: it is a view already"):
         view_of(view_of(state, 0), 0)
     assert view_to_json(view_of(state, 0))["format"] == "bigsur-view/1"
+
+
+def test_apply_reports_a_faulty_payment_as_itself_not_as_a_misplaced_card(state,
+                                                                         monkeypatch):
+    """A payment that fails after the built card left the hand (a planner's fault, not the
+    player's) is raised as it is: apply relabelled it "H.. is not in your hand", the card
+    being in the hand."""
+    import solver.rules.engine as engine
+    from solver.rules.actions import Discard
+
+    build = play(state, "take deck")
+    card = build.player.hand[0]
+    elsewhere = next(c for c in build.deck)
+    monkeypatch.setattr(engine, "cheapest_payment",
+                        lambda _state, _card: (Discard(build.cards.highway[elsewhere].id),))
+    with pytest.raises(ValueError) as err:
+        engine.apply_inplace(build.copy(), Build(build.cards.highway[card].id, "R"))
+    assert "is not in your hand" not in str(err.value), err.value

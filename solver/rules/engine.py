@@ -313,6 +313,7 @@ def apply_inplace(state: GameState, action: Action) -> None:
         except (KeyError, TypeError):
             raise _unknown_id(state, action) from None
         payment = action.payment
+        held = len(player.hand)  # (a failure after the card left the hand is no misplacing)
         try:  # both take the card out of the hand first (list.remove), changing nothing else
             if payment is None:
                 payment = cheapest_payment(state, c)
@@ -325,7 +326,8 @@ def apply_inplace(state: GameState, action: Action) -> None:
             else:
                 apply_payment(state, c, payment)
         except ValueError as err:  # a card of the set that is not in the hand
-            if isinstance(err, IllegalActionError) or c in player.hand:
+            if isinstance(err, IllegalActionError) or c in player.hand \
+                    or len(player.hand) != held:
                 raise
             raise _misplaced(state, action) from None
         player.known_hand.discard(c)
