@@ -44,12 +44,13 @@ _CARD_CACHE: dict[str, CardSet] = {}
 def cards_of(raw: Any) -> CardSet:
     """The card set a position names ("default" or inline), parsed once per process."""
     key = raw if isinstance(raw, str) or raw is None else json.dumps(raw, sort_keys=True)
-    if key not in _CARD_CACHE:
+    cards = _CARD_CACHE.get(key)  # (read once: another thread may clear the cache)
+    if cards is None:
         if len(_CARD_CACHE) > 32:
             _CARD_CACHE.clear()
         # checked as a --cards file, whoever sent it (the registry's own sets are full)
-        _CARD_CACHE[key] = resolve_cards(raw)
-    return _CARD_CACHE[key]
+        cards = _CARD_CACHE[key] = resolve_cards(raw)
+    return cards
 
 
 async def read_position(raw: Any, card_sets) -> GameState | PlayerView:

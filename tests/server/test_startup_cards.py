@@ -72,3 +72,18 @@ def test_the_reconstructions_cards_labelled_as_printed_are_refused_at_start(tmp_
         create_app(Settings(db=str(tmp_path / "g.db"), warm=False, cards=str(path)))
     line = caught.value.summary()
     assert str(path) in line and "the cards of default v1 (reconstruction" in line, line
+
+
+def test_a_card_set_parsed_is_returned_even_when_another_thread_clears_the_cache(
+        monkeypatch, custom):
+    """Positions are read in threads now (pool.read_position): another thread may clear
+    the cache of parsed sets between this one storing its set and reading it back, which
+    was a KeyError (a 422 'malformed' for a good position)."""
+    import server.pool
+
+    class ClearedAtOnce(dict):
+        def __setitem__(self, key, value):  # another thread's clear() came right after
+            pass
+
+    monkeypatch.setattr(server.pool, "_CARD_CACHE", ClearedAtOnce())
+    assert cards_of(custom.to_json()).fingerprint == custom.fingerprint
