@@ -9,6 +9,7 @@ from __future__ import annotations
 import re
 
 from test_page_hints import ask_hint, build_by_payment_box, fake_hint
+from test_page_multi import start_game
 from test_page_qa import continue_position, ragged_point_position
 from test_web_page import (  # noqa: F401
     browser,
@@ -293,4 +294,79 @@ def test_the_end_and_the_review_are_said_briefly(server, page):  # noqa: F811
     assert announced(pg)[-1] == "Analysing the game\u2026"
     pg.wait_for_selector("#review-run[aria-disabled='false']", timeout=120_000)
     assert announced(pg)[-1] == "The game's review is ready."
+    assert not pg.js_errors, pg.js_errors
+
+
+CONTRAST = """
+const rgb = (c) => { const ctx = document.createElement('canvas').getContext('2d');
+  ctx.fillStyle = c; ctx.fillRect(0, 0, 1, 1); return [...ctx.getImageData(0, 0, 1, 1).data]; };
+const lum = (c) => { const [r, g, b] = rgb(c).slice(0, 3).map((v) => { v /= 255;
+  return v <= 0.03928 ? v / 12.92 : ((v + 0.055) / 1.055) ** 2.4; });
+  return 0.2126 * r + 0.7152 * g + 0.0722 * b; };
+const contrast = (a, b) => { const [x, y] = [lum(a), lum(b)].sort((p, q) => q - p);
+  return Math.round((x + 0.05) / (y + 0.05) * 100) / 100; };
+"""
+
+
+def test_text_contrast_is_at_least_4_5(server, page):  # noqa: F811
+    """Text below 4.5:1 (WCAG 1.4.3): the review's labels "inaccuracy" and "mistake" white
+    on gold and orange (2.4:1, 3.6:1); a Stretch's label on the Highway white on its
+    colour at opacity 0.9 (field 2.8:1, ocean 4.4:1, forest 4.2:1); a Landmark's Scenery
+    white on field (3.2:1); a card's "\u221e Material" asked for engineering's and
+    water's colours (2.9:1, 3.7:1); the 4th seat's colour, used as text, 3:1. Each is
+    computed here from the page's computed styles and the drawing's colours."""
+    pg = page
+    start_game(pg, server, ["human", "greedy", "greedy", "greedy"])
+    found = pg.evaluate("""async () => {""" + CONTRAST + """
+      const svg = await import('/js/svg.js');
+      const cards = window.bigsur.state.cards;
+      const out = {};
+      for (const cls of ['inaccuracy', 'mistake', 'blunder']) {
+        const el = document.querySelector('#review .lab.' + cls);
+        const st = getComputedStyle(el);
+        out['label ' + cls] = contrast(st.color, st.backgroundColor);
+      }
+      const box = document.createElement('div');
+      document.body.appendChild(box);
+      // a card of each Persistent Material: its text as asked and as drawn, on the paper
+      for (const m of ['stone', 'water', 'timber', 'engineering', 'steel']) {
+        const id = Object.keys(cards.highway).find((k) => cards.highway[k].persistent === m);
+        box.innerHTML = svg.cardSVG(id);
+        const t = [...box.querySelectorAll('text')].find((x) => x.textContent.startsWith('\u221e'));
+        const asked = t.style.fill || t.getAttribute('fill');
+        out['persistent ' + m] = Math.min(contrast(asked, '#fdfaf2'),
+                                          contrast(getComputedStyle(t).fill, '#fdfaf2'));
+      }
+      // a Highway with a Landmark on each Scenery and a Stretch of each Scenery
+      const sc = Object.keys(svg.SC_COLOR);
+      const road = Object.keys(cards.highway).slice(0, sc.length);
+      const lms = sc.map((s, i) => ({landmark: Object.keys(cards.landmarks)
+        .find((k) => cards.landmarks[k].scenery === s), card: road[i]}));
+      const bars = sc.map((s) => ({scenery: s, cards: road, points: 9}));
+      box.innerHTML = svg.highwaySVG(road, lms, bars, 1, null);
+      for (const t of box.querySelectorAll('text.lane, text.lmtag')) {
+        const rect = t.previousElementSibling;
+        const op = Number(rect.getAttribute('opacity') || 1);
+        const [r, g, b] = rgb(rect.getAttribute('fill'));
+        const bg = `rgb(${[r, g, b].map((v) => Math.round(v * op + 255 * (1 - op))).join(',')})`;
+        const name = t.getAttribute('class') + ' ' + t.textContent.split(' ')[0];
+        out[name] = contrast(getComputedStyle(t).fill, bg);
+      }
+      for (const s of sc) {
+        const id = Object.keys(cards.landmarks).find((k) => cards.landmarks[k].scenery === s);
+        box.innerHTML = svg.landmarkSVG(id);
+        out['lmsc ' + s] = contrast(getComputedStyle(box.querySelector('text.lmsc')).fill,
+                                    box.querySelector('path').getAttribute('fill'));
+      }
+      box.remove();
+      // the seats' colours, which the hint, the scores and the review use as text
+      for (const el of document.querySelectorAll('#seats .seat')) {
+        const c = getComputedStyle(el).getPropertyValue('--seat').trim();
+        out['seat ' + el.dataset.seat] = Math.min(contrast(c, '#ffffff'), contrast(c, '#f6effc'));
+      }
+      return out;
+    }""")
+    assert len(found) == 3 + 5 + 5 + 5 + 5 + 4, found
+    low = {k: v for k, v in found.items() if v < 4.5}
+    assert not low, (low, found)
     assert not pg.js_errors, pg.js_errors

@@ -29,7 +29,8 @@ import * as reviewUpload from "./views/review-upload.js";
 
 
 // ------------------------------------------------------------------ vocabulary
-const SEAT_COLOR = ["#1f6fb2", "#c2185b", "#2e7d32", "#e07b00"];
+// (each 4.5:1 or more as text on white and on the hint's shown line; the 4th was #e07b00, 3:1)
+const SEAT_COLOR = ["#1f6fb2", "#c2185b", "#2e7d32", "#a35200"];
 const LABEL_COLOR = {inaccuracy: "#d4a000", mistake: "#e06000", blunder: "#c62828"};
 /* AI levels: what a player chooses; the spec the server plays. Measured (docs/ai.md):
  * mcts:0.1s beats greedy 85.8%, mcts:1s 93.0%; 3 s against 1 s played no better. */

@@ -1,11 +1,14 @@
 /* Cards, Landmarks and Highways as SVG, from the card-set data (no outside assets).
  * ``setCards`` gives the module the card set in use ({highway: {id: card}, landmarks}). */
 
-import {MAT_COLOR, matGlyph, effectWords, aOrAn, orWords, plural} from "./words.js";
+import {MAT_COLOR, MAT_INK, matGlyph, effectWords, aOrAn, orWords, plural} from "./words.js";
 
 export const SCENERY = ["ocean", "forest", "mountain", "flower", "field"];
 export const SC_COLOR = {ocean: "#1f6fb2", forest: "#2e7d32", mountain: "#795548",
   flower: "#c2185b", field: "#b58900"};
+/* The class of text drawn on a Scenery's colour: white on each, but dark on field's gold
+ * (white on it is 3.2:1; WCAG asks 4.5:1 of text). */
+const onScenery = (s) => (s === "field" ? " dark" : "");
 export const esc = (s) => String(s).replace(/[&<>"']/g, (c) => ({
   "&": "&amp;", "<": "&lt;", ">": "&gt;", "\"": "&quot;", "'": "&#39;"}[c]));
 export const cap = (s) => s ? s[0].toUpperCase() + s.slice(1) : s;
@@ -90,7 +93,7 @@ export function cardSVG(id, opts = {}) {
     `<text x="82" y="78" class="tiny" text-anchor="middle">back</text>`;
   if (c.persistent) {
     s += `<g transform="translate(6 70)"><rect width="58" height="13" rx="6.5" fill="none" stroke="${MAT_COLOR[c.persistent]}" stroke-width="1.5"/>` +
-      `<text x="29" y="9.8" class="tiny" text-anchor="middle" fill="${MAT_COLOR[c.persistent]}">\u221e ${esc(c.persistent)}</text></g>`;
+      `<text x="29" y="9.8" class="tiny" text-anchor="middle" style="fill:${MAT_INK[c.persistent]}">\u221e ${esc(c.persistent)}</text></g>`;
   }
   if (c.bonus) {
     if (opts.compact) {
@@ -140,7 +143,7 @@ export function landmarkSVG(id, lm) {
   s += `<rect x="1" y="1" width="298" height="58" rx="7" fill="#fffdf6" stroke="#3b3b3b" stroke-width="1.3"/>`;
   s += `<path d="M1 8 a7 7 0 0 1 7 -7 H40 V59 H8 a7 7 0 0 1 -7 -7 Z" fill="${SC_COLOR[l.scenery]}"/>`;
   s += sceneryIcon(l.scenery, 20.5, 24, 11);
-  s += `<text x="20.5" y="52" class="lmsc" text-anchor="middle">${esc(l.scenery)}</text>`;
+  s += `<text x="20.5" y="52" class="lmsc${onScenery(l.scenery)}" text-anchor="middle">${esc(l.scenery)}</text>`;
   const name = clip(l.name, 30);
   s += `<text x="48" y="17" class="lmname">${esc(name)}</text>`;
   s += `<text x="292" y="17" class="cid" text-anchor="end">${esc(id)}</text>`;
@@ -179,7 +182,7 @@ export function highwaySVG(highway, landmarks, stretches, scale, highlight, ghos
     const col = l ? SC_COLOR[l.scenery] : "#555";
     s += `<g><title>${esc(landmarkWords(lmk.landmark))}</title>` +
       `<rect x="${x}" y="1" width="${W}" height="${LM - 4}" rx="5" fill="${col}"/>` +
-      `<text x="${x + W / 2}" y="${LM - 8}" class="lmtag">${esc(lmk.landmark)} ${esc(l ? clip(l.name, 12) : "")}</text></g>`;
+      `<text x="${x + W / 2}" y="${LM - 8}" class="lmtag${onScenery(l && l.scenery)}">${esc(lmk.landmark)} ${esc(l ? clip(l.name, 12) : "")}</text></g>`;
   }
   highway.forEach((id) => {
     const inner = cardSVG(id, {compact: true}).replace("<svg class=\"card\"",
@@ -212,8 +215,8 @@ export function highwaySVG(highway, landmarks, stretches, scale, highlight, ghos
     const x0 = Math.min(...xs), x1 = Math.max(...xs) + W;
     const y = LM + 146 + k * LANE;
     s += `<g><title>${esc(cap(st.scenery))} Stretch: ${st.points} points (${esc(st.cards.join(" "))})</title>` +
-      `<rect x="${x0}" y="${y}" width="${x1 - x0}" height="${LANE - 4}" rx="6" fill="${SC_COLOR[st.scenery] || "#555"}" opacity="0.9"/>` +
-      `<text x="${x0 + 8}" y="${y + 10}" class="lane">${esc(st.scenery)} Stretch \u00b7 ${st.points} pts</text></g>`;
+      `<rect x="${x0}" y="${y}" width="${x1 - x0}" height="${LANE - 4}" rx="6" fill="${SC_COLOR[st.scenery] || "#555"}"/>` +
+      `<text x="${x0 + 8}" y="${y + 10}" class="lane${onScenery(st.scenery)}">${esc(st.scenery)} Stretch \u00b7 ${st.points} pts</text></g>`;
   });
   s += `</svg>`;
   return s;

@@ -6,6 +6,9 @@
 export const MATERIALS = ["stone", "water", "timber", "engineering", "steel"];
 export const MAT_COLOR = {stone: "#6f6f6f", water: "#2a86d1", timber: "#8b5a2b",
   engineering: "#e07b00", steel: "#3b4f66"};
+/* A Material's colour for text (4.5:1 or more on a card's paper, #fdfaf2): MAT_COLOR's
+ * water and engineering are too light for text (3.7:1 and 2.9:1). */
+export const MAT_INK = {...MAT_COLOR, water: "#1d6bb0", engineering: "#a35200"};
 
 /* One glyph per Material, drawn in a 16 x 16 box: shape, not colour alone. */
 const GLYPH = {
