@@ -184,8 +184,7 @@ def describe(err: Exception) -> tuple[int, dict[str, Any], dict[str, str] | None
         return err.status, error_body(err.kind, err.field, err.reason), err.headers
     if isinstance(err, StoreUnavailable):  # an outage, or no connection (StoreUnreachable)
         log.warning("database unavailable: %s", err)  # the details stay in the log
-        return 503, error_body("unavailable", None, "the database is unavailable; retry "
-                               "shortly"), {"Retry-After": "5"}
+        return 503, error_body("unavailable", None, err.public), {"Retry-After": "5"}
     if isinstance(err, ClusterUnavailable):
         log.warning("%s", err)
         return 503, error_body("unavailable", None, "the search cluster is unavailable; "

@@ -262,7 +262,17 @@ class StoreError(ValueError):
 
 class StoreUnavailable(Exception):
     """The database did not answer in time (PostgreSQL down or out of connections,
-    SQLite locked by another process): the request may be retried (503)."""
+    SQLite locked by another process): the request may be retried (503). ``public``:
+    what a client is told (the details stay in the log)."""
+
+    public = "the database is unavailable; retry shortly"
+
+
+class StoreFull(StoreUnavailable):
+    """The database cannot take a write for want of space (a full disk; SQLite's
+    ``database or disk is full``, PostgreSQL's ``disk_full``): 503 until it can."""
+
+    public = "the database is full; retry later"
 
 
 class StoreUnreachable(StoreError, StoreUnavailable):
@@ -400,10 +410,14 @@ class SQLiteBackend:
 
     @contextmanager
     def session(self) -> Iterator[None]:
-        """Busy (another process holds the write lock past the timeout): unavailable."""
+        """Busy (another process holds the write lock past the timeout): unavailable;
+        no room left (a full disk): :class:`StoreFull`."""
         try:
             yield
         except sqlite3.OperationalError as err:
+            if "full" in str(err):  # "database or disk is full"
+                raise StoreFull(f"the SQLite database {self.path!r} is full ({err})") \
+                    from None
             if "locked" not in str(err) and "busy" not in str(err):
                 raise
             raise StoreUnavailable(f"the SQLite database is locked ({err})") from None
@@ -599,6 +613,9 @@ class PostgresBackend:
         self.refuse_if_down()
         try:
             yield
+        except self._errors.DiskFull as err:  # answering, but out of space
+            raise StoreFull(f"PostgreSQL at {redact(self.url)} is full "
+                            f"({scrub(str(err).splitlines()[0], self.url)})") from None
         except self._errors.QueryCanceled as err:  # statement_timeout: slow, not down
             raise StoreUnavailable(f"PostgreSQL at {redact(self.url)} did not answer in "
                                    f"time ({scrub(str(err).splitlines()[0], self.url)})"
@@ -671,6 +688,7 @@ class Store:
         self.backend = open_backend(str(target), pool_size, wait, timeout)
         self.answer_within = wait + timeout
         self._late: set = set()  # calls the database never answered in time (threads)
+        self.writes_failing: StoreFull | None = None  # the last write's, if it found no room
         self.dialect = self.backend.dialect
         self.exclusive = self.backend.exclusive
         # as many threads as connections (SQLite: its one), so that no call waits for a
@@ -724,9 +742,27 @@ class Store:
     @contextmanager
     def transaction(self) -> Iterator[Tx]:
         """One transaction (:class:`Conflict` when it lost to a concurrent writer,
-        :class:`StoreUnavailable` when the database did not answer)."""
-        with self.backend.session(), self.backend.transaction() as tx:
-            yield tx
+        :class:`StoreUnavailable` when the database did not answer, :class:`StoreFull`
+        when it had no room: remembered in :attr:`writes_failing` until a write
+        commits)."""
+        try:
+            with self.backend.session(), self.backend.transaction() as tx:
+                yield tx
+        except StoreFull as err:
+            self.writes_failing = err
+            raise
+        self.writes_failing = None
+
+    def check_writes(self) -> None:
+        """:class:`StoreFull` while writes fail for want of room: the last one did, and a
+        test write of a page's worth (inserted and deleted) fails too; else nothing (the
+        health check: reads may go on answering while every write fails)."""
+        if self.writes_failing is None:
+            return
+        with self.transaction() as tx:
+            tx.execute("INSERT INTO meta (key, value) VALUES ('write-check', ?)",
+                       ("x" * 8192,))
+            tx.execute("DELETE FROM meta WHERE key='write-check'")
 
     def execute(self, sql: str, args: tuple | list = ()) -> int:
         """One statement in its own transaction; the number of rows it changed."""

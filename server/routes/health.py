@@ -15,11 +15,14 @@ router = APIRouter(tags=["health"])
 @router.get("/healthz", response_model=Health, summary="Liveness and load")
 async def healthz(request: Request) -> dict[str, Any]:
     """200 ``ok`` with the load; 503 ``unavailable`` while the database, or the Dask
-    cluster of ``BIGSUR_CLUSTER``, does not answer."""
+    cluster of ``BIGSUR_CLUSTER``, does not answer, or the database has no room for a
+    write (a full disk: reads still answer)."""
     state = request.app.state
     runner = state.search.runner
     cluster = runner.check() if runner.kind == "dask" else None  # (503 when lost)
     games = await state.store.in_thread(state.store.counts)
+    if state.store.writes_failing is not None:  # (503 while a test write fails too)
+        await state.store.in_thread(state.store.check_writes)
     health = {"status": "ok", "workers": state.search.workers,
               "busy": state.search.scheduler.busy, "games": games,
               "jobs": await state.jobs.active()}

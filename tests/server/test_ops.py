@@ -287,3 +287,29 @@ def test_a_regular_install_carries_the_whole_page():
             if p.is_file() and "__pycache__" not in p.parts}
     assert "static/js/views/review-upload.js" in page
     assert page <= packaged, sorted(page - packaged)
+
+
+def test_a_full_sqlite_disk_is_a_json_503_and_healthz_says_so(client):
+    """sqlite3's 'database or disk is full' was a plain-text 500 while /healthz said ok
+    (reads go on answering). The file is capped at its size (max_page_count), as a full
+    disk does; once there is room again, both are back."""
+    backend = client.app.state.store.backend
+    with backend.lock:
+        pages = backend.db.execute("PRAGMA page_count").fetchone()[0]
+        backend.db.execute(f"PRAGMA max_page_count = {pages}")
+    try:
+        for _ in range(200):
+            r = client.post("/v1/games", json={"players": 2, "seats": ["human", "human"]})
+            if r.status_code != 201:
+                break
+        assert r.status_code == 503, r.text
+        assert r.json()["error"] == "unavailable" and r.headers["Retry-After"]
+        assert "the database is full" in r.json()["reason"]
+        r = client.get("/healthz")
+        assert r.status_code == 503 and "the database is full" in r.json()["reason"], r.text
+    finally:
+        with backend.lock:
+            backend.db.execute("PRAGMA max_page_count = 1073741823")
+    assert client.get("/healthz").status_code == 200
+    r = client.post("/v1/games", json={"players": 2, "seats": ["human", "human"]})
+    assert r.status_code == 201, r.text
