@@ -347,7 +347,7 @@ def cmd_serve(args) -> int:
     if args.db:  # given on the command line: it wins over both variables
         os.environ["BIGSUR_DB"] = args.db
         os.environ.pop("BIGSUR_DATABASE_URL", None)
-    if args.workers:
+    if args.workers is not None:  # (0 too: refused as BIGSUR_WORKERS=0 is)
         os.environ["BIGSUR_WORKERS"] = str(args.workers)
     try:  # fail early, with the setting named, before uvicorn starts
         settings = Settings()

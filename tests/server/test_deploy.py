@@ -24,8 +24,9 @@ from server.store import Store, StoreError, StoreUnavailable, redact
 def serve(monkeypatch, capsys, env: dict[str, str], *argv: str) -> tuple[int, str]:
     """``python -m server`` with ``env``; (exit status, stderr). Every case here fails
     before uvicorn starts."""
-    for name in ("BIGSUR_DB", "BIGSUR_DATABASE_URL", "BIGSUR_CARDS"):
-        monkeypatch.delenv(name, raising=False)
+    for name in ("BIGSUR_DB", "BIGSUR_DATABASE_URL", "BIGSUR_CARDS", "BIGSUR_WORKERS"):
+        monkeypatch.setenv(name, "")  # (recorded: what serve sets is undone afterwards)
+        monkeypatch.delenv(name)
     for name, value in env.items():
         monkeypatch.setenv(name, value)
     monkeypatch.setattr(uvicorn.Server, "run", lambda *_a, **_k: pytest.fail(
@@ -52,6 +53,17 @@ def test_a_bad_setting_stops_serve_with_one_line_naming_it(monkeypatch, capsys, 
     assert code == 2, err
     assert err.startswith("bigsur: error: ") and says in err, err
     assert "Traceback" not in err and "pydantic" not in err
+
+
+@pytest.mark.parametrize("workers", ["0", "-2"])
+def test_a_bad_workers_option_stops_serve_as_the_variable_does(monkeypatch, capsys,
+                                                               tmp_path, workers):
+    """--workers 0 was silently ignored (the core count ran instead)."""
+    code, err = serve(monkeypatch, capsys, {"BIGSUR_DB": str(tmp_path / "games.db")},
+                      "--workers", workers)
+    assert code == 2, err
+    assert err.startswith("bigsur: error: BIGSUR_WORKERS: Input should be greater than "
+                          "or equal to 1"), err
 
 
 def test_an_empty_database_setting_is_not_a_temporary_database():
