@@ -320,3 +320,18 @@ def test_cli_verify_checks_the_commitment_and_never_crashes(tmp_path, capsys):
     assert main(["verify", str(path)]) == 2
     err = capsys.readouterr().err
     assert err.count("\n") == 1 and "no meta.fairness" in err
+
+
+def test_a_records_seat_names_are_plain_text_for_the_library_as_for_the_server():
+    """A record's names hold no control character or lone surrogate (a review shows them;
+    no UTF-8 answer holds a lone surrogate): GameRecord.from_json refuses them, as the
+    server's reader did alone (the CLI's records loaded them)."""
+    import pytest
+
+    from solver.rules.record import GameRecord, RecordError
+
+    raw = GameRecord.start(2, 1).to_json()
+    for bad in ("Ann\x00", "Bob\x1b[31m", "\ud800", "tab\there"):
+        with pytest.raises(RecordError, match=r"names\[1\]: must not contain a control"):
+            GameRecord.from_json({**raw, "names": ["Ann", bad]})
+    assert GameRecord.from_json({**raw, "names": ["Ann", "Zoë 🌊"]}).names[1] == "Zoë 🌊"

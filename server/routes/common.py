@@ -4,7 +4,6 @@ posted game record read."""
 from __future__ import annotations
 
 import asyncio
-import re
 from collections.abc import Awaitable
 from typing import Any, TypeVar
 
@@ -32,11 +31,6 @@ SEAT_ERRORS = {**ERRORS, **{code: {"model": ErrorBody, "description": text} for 
     (409, "not this seat's turn / the game is (not) over / action id reused"))}}
 
 
-# what a seat's name may not hold, as any string of a card set (solver.rules.cards): a
-# lone surrogate (JSON's "\ud800") cannot be written in the review's UTF-8 answer
-_NOT_PLAIN = re.compile(r"[\x00-\x1f\x7f-\x9f\ud800-\udfff]")
-
-
 async def posted_record(raw: dict[str, Any], cards) -> GameRecord:
     """A record sent in a request, every action checked by the rules (RecordError naming
     the field: 422); its card set by name or inline (an unknown set name is the
@@ -51,12 +45,7 @@ async def posted_record(raw: dict[str, Any], cards) -> GameRecord:
 
 
 def _checked_record(raw: dict[str, Any], named) -> GameRecord:
-    record = GameRecord.from_json(raw, named)
-    for i, name in enumerate(record.names or []):  # a review shows them: UTF-8 text only
-        found = _NOT_PLAIN.search(name)
-        if found:
-            raise RecordError(f"names[{i}]: must not contain a control character or a lone "
-                              f"surrogate, got {found.group()!r} at position {found.start()}")
+    record = GameRecord.from_json(raw, named)  # (its names plain text: no control character)
     if record.seed is not None and not 0 <= record.seed <= MAX_SEED:
         shown = record.seed if abs(record.seed) < 10**30 else f"{len(str(record.seed))} digits"
         raise RecordError(f"seed: must be 0 to {MAX_SEED}, as a game's seed, got {shown}")

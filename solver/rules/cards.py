@@ -46,7 +46,9 @@ FORMAT = "bigsur-cards/1"
 MAX_ID_LENGTH = 32  # a card id; actions name cards by id (an action has at most 2,000)
 # control characters (a NUL fails in PostgreSQL) and lone surrogates (JSON's "\ud800"):
 # refused in every string of a set; free text (descriptions, card texts) may break lines
-_CONTROL = re.compile(r"[\x00-\x1f\x7f-\x9f\ud800-\udfff]")
+# a control character (C0, C1) or a lone surrogate (JSON's "\ud800", which no UTF-8 answer
+# can hold): never in a name or id of a card set or a record
+CONTROL_CHARACTERS = re.compile(r"[\x00-\x1f\x7f-\x9f\ud800-\udfff]")
 _CONTROL_IN_TEXT = re.compile(r"[\x00-\x08\x0b\x0c\x0e-\x1f\x7f-\x9f\ud800-\udfff]")
 
 
@@ -338,7 +340,7 @@ TOP_LEVEL_FIELDS = frozenset({"format", "name", "version", "reconstruction", "de
                               "highway", "landmarks"}) | DERIVED_FIELDS
 
 
-def _check_plain(where: str, value: Any, errors: list[str], pattern=_CONTROL) -> None:
+def _check_plain(where: str, value: Any, errors: list[str], pattern=CONTROL_CHARACTERS) -> None:
     """A problem naming ``where`` when the string ``value`` holds a control character or
     a lone surrogate (``pattern``: which ones); other values are checked elsewhere."""
     found = pattern.search(value) if isinstance(value, str) else None

@@ -40,7 +40,7 @@ from pathlib import Path
 from typing import Any
 
 from .actions import Action, ActionError, parse_action
-from .cards import CardSet
+from .cards import CONTROL_CHARACTERS, CardSet
 from .engine import apply_inplace, card_set_or_default, new_game, play
 from .position import PositionError, cards_to_json, resolve_cards, state_from_json, state_to_json
 from .scoring import final_scores
@@ -183,6 +183,11 @@ class GameRecord:
                 if not isinstance(name, str) or len(name) > MAX_NAME:
                     raise RecordError(f"names[{i}]: must be a string of at most {MAX_NAME} "
                                       f"characters{got_type(name)}")
+                found = CONTROL_CHARACTERS.search(name)  # (a review shows them: plain text)
+                if found:
+                    raise RecordError(f"names[{i}]: must not contain a control character or "
+                                      f"a lone surrogate, got {found.group()!r} at position "
+                                      f"{found.start()}")
         meta = raw.get("meta")
         if meta is not None and not isinstance(meta, dict):
             raise RecordError(f"meta: must be an object{got_type(meta)}")
