@@ -210,8 +210,10 @@ def describe(err: Exception) -> tuple[int, dict[str, Any], dict[str, str] | None
 
 
 def error_response(err: Exception) -> JSONResponse:
+    """The response of an error; a traceback in the log only for a 500 (a bug): an
+    expected outage (503 ``unavailable``) is one line, said by :func:`describe`."""
     status, body, headers = describe(err)
-    if status >= 500 and not isinstance(err, ApiError):
+    if status == 500:
         log.error("unhandled error", exc_info=err)
     return JSONResponse(body, status_code=status, headers=headers)
 

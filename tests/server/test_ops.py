@@ -313,3 +313,13 @@ def test_a_full_sqlite_disk_is_a_json_503_and_healthz_says_so(client):
     assert client.get("/healthz").status_code == 200
     r = client.post("/v1/games", json={"players": 2, "seats": ["human", "human"]})
     assert r.status_code == 201, r.text
+
+
+def test_an_outage_503_is_one_log_line_not_a_traceback(client, monkeypatch, caplog):
+    """Every 503 of an outage logged a full traceback at ERROR besides its warning."""
+    monkeypatch.setattr(client.app.state.store, "counts", outage)
+    with caplog.at_level(logging.INFO, logger="bigsur.server"):
+        assert client.get("/healthz").status_code == 503
+    mine = [r for r in caplog.records if r.name == "bigsur.server"]
+    assert [r.levelname for r in mine] == ["WARNING"], [r.getMessage() for r in mine]
+    assert mine[0].exc_info is None and "did not answer" in mine[0].getMessage()
