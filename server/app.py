@@ -263,7 +263,8 @@ def create_app(settings: Settings | None = None,
     @asynccontextmanager
     async def lifespan(app: FastAPI):
         app.state.store = Store(settings.database, settings.db_pool_size,
-                                settings.db_wait_seconds, settings.db_timeout_seconds)
+                                settings.db_wait_seconds, settings.db_timeout_seconds,
+                                settings.database_setting)
         app.state.games = GameService(app.state.store, settings, registry)
         app.state.jobs = JobService(settings, app.state.store)
         app.state.search = search or SearchService.from_settings(settings)
@@ -365,7 +366,7 @@ def cmd_serve(args) -> int:
         return 2
     try:  # the database answers (and is migrated), or one line says why
         Store(settings.database, settings.db_pool_size, settings.db_wait_seconds,
-              settings.db_timeout_seconds).close()
+              settings.db_timeout_seconds, settings.database_setting).close()
     except StoreError as err:
         print(f"bigsur: error: {err}", file=sys.stderr)
         return 2

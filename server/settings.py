@@ -132,6 +132,11 @@ class Settings(BaseSettings):
         return self
 
     @property
+    def database_setting(self) -> str:
+        """The variable that names the database (for messages)."""
+        return "BIGSUR_DATABASE_URL" if self.database_url else "BIGSUR_DB"
+
+    @property
     def database(self) -> str:
         """Where games and jobs live: a ``postgresql://`` URL or a SQLite file path
         (``BIGSUR_DATABASE_URL`` wins over ``BIGSUR_DB``)."""
@@ -146,7 +151,6 @@ class Settings(BaseSettings):
             return target[len("sqlite:///"):] or "bigsur.db"
         if "://" in target:
             scheme = target.split("://", 1)[0]
-            setting = "BIGSUR_DATABASE_URL" if self.database_url else "BIGSUR_DB"
-            raise ValueError(f"{setting}: a {scheme!r} URL is not supported; use a SQLite "
-                             "file path, sqlite:///PATH or postgresql://...")
+            raise ValueError(f"{self.database_setting}: a {scheme!r} URL is not supported; "
+                             "use a SQLite file path, sqlite:///PATH or postgresql://...")
         return target

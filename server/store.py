@@ -363,11 +363,13 @@ class SQLiteBackend:
     dialect = "sqlite"
     exclusive = True  # one server process per file: a restart may take over every job
 
-    def __init__(self, path: str, wait: float = 2.0):
+    def __init__(self, path: str, wait: float = 2.0, setting: str = "BIGSUR_DB"):
         """``wait``: how long a call waits for another process's write lock (the server
         makes its calls in worker threads: the wait holds up the request, and the
-        process's other store calls queue behind the connection's lock)."""
+        process's other store calls queue behind the connection's lock); ``setting``:
+        the variable that named the database, for messages."""
         self.path = path
+        self.setting = setting
         self.lock = threading.Lock()
         try:
             if path != ":memory:":
@@ -378,7 +380,7 @@ class SQLiteBackend:
             self.db.execute("PRAGMA synchronous=FULL")
             self.db.execute("PRAGMA foreign_keys=ON")
         except (sqlite3.DatabaseError, OSError) as err:
-            raise StoreError(f"BIGSUR_DB: cannot open {path!r} as a session database "
+            raise StoreError(f"{setting}: cannot open {path!r} as a session database "
                              f"({err})") from None
 
     def describe(self) -> str:
@@ -511,18 +513,20 @@ class PostgresBackend:
     RECONNECT_GIVE_UP = 10.0
 
     def __init__(self, url: str, pool_size: int = 10, wait: float = 2.0,
-                 timeout: float = 3.0):
+                 timeout: float = 3.0, setting: str = "BIGSUR_DB"):
         """``wait``: for a pooled connection, and for a new one to be made (libpq's
-        ``connect_timeout``, whole seconds, at least 2); ``timeout``: each statement's
+        ``connect_timeout``, whole seconds, at least 2); ``setting``: the variable that
+        named the database, for messages; ``timeout``: each statement's
         ``statement_timeout`` (the database cancels it; a migration has none)."""
         try:
             import psycopg
             from psycopg_pool import ConnectionPool, PoolTimeout
         except ImportError:
-            raise StoreError("BIGSUR_DB: a postgresql:// database needs psycopg and "
+            raise StoreError(f"{setting}: a postgresql:// database needs psycopg and "
                              "psycopg_pool (pip install 'psycopg[binary]' psycopg_pool)"
                              ) from None
         self.url = url
+        self.setting = setting
         self.connect_timeout = max(2, math.ceil(wait))  # (libpq's least)
         try:  # one connection first: a refusal is said at once, with its reason
             psycopg.connect(url, connect_timeout=self.connect_timeout).close()
@@ -530,7 +534,7 @@ class PostgresBackend:
             reason = scrub(" ".join(str(err).split()) or type(err).__name__, url)
             refused = StoreUnreachable if isinstance(err, psycopg.OperationalError) \
                 else StoreError  # (not a malformed URL: that is no outage)
-            raise refused(f"BIGSUR_DB: cannot connect to PostgreSQL at {redact(url)} "
+            raise refused(f"{setting}: cannot connect to PostgreSQL at {redact(url)} "
                           f"({reason})") from None
         self._errors = psycopg.errors
         self._unavailable = (psycopg.OperationalError, PoolTimeout)
@@ -554,7 +558,7 @@ class PostgresBackend:
             self.pool.open(wait=True, timeout=15)
         except Exception as err:  # noqa: BLE001 - PoolTimeout, OperationalError: say where
             self.pool.close()
-            raise StoreUnreachable(f"BIGSUR_DB: cannot connect to PostgreSQL at "
+            raise StoreUnreachable(f"{setting}: cannot connect to PostgreSQL at "
                                    f"{redact(url)} ({type(err).__name__}: "
                                    f"{scrub(str(err), url)})") from None
 
@@ -664,11 +668,13 @@ class PostgresBackend:
 
 
 def open_backend(target: str, pool_size: int = 10, wait: float = 2.0,
-                 timeout: float = 3.0) -> SQLiteBackend | PostgresBackend:
-    """The backend of a ``postgresql://`` URL or a SQLite file path."""
+                 timeout: float = 3.0,
+                 setting: str = "BIGSUR_DB") -> SQLiteBackend | PostgresBackend:
+    """The backend of a ``postgresql://`` URL or a SQLite file path (named by the
+    variable ``setting`` in messages)."""
     if target.startswith(("postgresql://", "postgres://")):
-        return PostgresBackend(target, pool_size, wait, timeout)
-    return SQLiteBackend(str(target), wait)
+        return PostgresBackend(target, pool_size, wait, timeout, setting)
+    return SQLiteBackend(str(target), wait, setting)
 
 
 # ------------------------------------------------------------------ the store
@@ -677,15 +683,17 @@ class Store:
     """Every query of the server, the same on both backends."""
 
     def __init__(self, target: str | Path, pool_size: int = 10, wait: float = 2.0,
-                 timeout: float = 3.0):
+                 timeout: float = 3.0, setting: str = "BIGSUR_DB"):
         """``wait``: seconds a request waits for the database before
         :class:`StoreUnavailable` (``BIGSUR_DB_WAIT_SECONDS``): for a PostgreSQL
         connection (a pooled one, or a new one being made), or for a SQLite write lock
         another process holds. ``timeout`` (``BIGSUR_DB_TIMEOUT_SECONDS``): for the
         database's answer (PostgreSQL's ``statement_timeout``). The server makes its calls
         through :meth:`in_thread`, so a wait holds up the request that made the call, not
-        the process's other requests, and never longer than ``wait + timeout``."""
-        self.backend = open_backend(str(target), pool_size, wait, timeout)
+        the process's other requests, and never longer than ``wait + timeout``.
+        ``setting``: the variable that named the database (``BIGSUR_DATABASE_URL`` or
+        ``BIGSUR_DB``), in the messages of a database that cannot be used."""
+        self.backend = open_backend(str(target), pool_size, wait, timeout, setting)
         self.answer_within = wait + timeout
         self._late: set = set()  # calls the database never answered in time (threads)
         self.writes_failing: StoreFull | None = None  # the last write's, if it found no room
@@ -700,7 +708,7 @@ class Store:
             self.migrate()
         except sqlite3.DatabaseError as err:
             self.backend.close()
-            raise StoreError(f"BIGSUR_DB: cannot open {self.backend.describe()} as a "
+            raise StoreError(f"{setting}: cannot open {self.backend.describe()} as a "
                              f"session database ({err})") from None
         except BaseException:
             self.backend.close()
@@ -787,8 +795,9 @@ class Store:
             row = tx.execute("SELECT value FROM meta WHERE key='schema'").fetchone()
             current = int(row[0]) if row else 0
             if current > SCHEMA_VERSION:
-                raise StoreError(f"BIGSUR_DB: {self.backend.describe()} has schema "
-                                 f"{current}, newer than this server's {SCHEMA_VERSION}; "
+                raise StoreError(f"{self.backend.setting}: {self.backend.describe()} has "
+                                 f"schema {current}, newer than this server's "
+                                 f"{SCHEMA_VERSION}; "
                                  "run a newer server (a database is never migrated down)")
             for step in MIGRATIONS[current:]:
                 self.backend.run_script(tx, getattr(step, self.dialect))

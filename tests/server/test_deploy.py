@@ -89,6 +89,22 @@ def test_an_unusable_database_stops_serve_with_one_line(monkeypatch, capsys, tmp
     assert time.monotonic() - started < 10  # said at once, not after the pool's 15 s
 
 
+def test_the_refusal_names_the_variable_that_set_the_database(monkeypatch, capsys,
+                                                              tmp_path):
+    """A database set by BIGSUR_DATABASE_URL that refuses us (a wrong password, down)
+    was said as "BIGSUR_DB: cannot connect...", a variable the operator never set."""
+    code, err = serve(monkeypatch, capsys, {
+        "BIGSUR_DATABASE_URL": "postgresql://bigsur:wrong@127.0.0.1:1/bigsur"})
+    assert code == 2 and err.startswith("bigsur: error: BIGSUR_DATABASE_URL: cannot "
+                                        "connect to PostgreSQL"), err
+    blocker = tmp_path / "a-file"
+    blocker.write_text("")
+    code, err = serve(monkeypatch, capsys,
+                      {"BIGSUR_DATABASE_URL": f"sqlite:///{blocker}/games.db"})
+    assert code == 2 and err.startswith("bigsur: error: BIGSUR_DATABASE_URL: cannot "
+                                        "open"), err
+
+
 def test_the_db_option_wins_over_the_database_url_variable(monkeypatch, capsys, tmp_path):
     blocker = tmp_path / "a-file"
     blocker.write_text("")
