@@ -33,6 +33,7 @@ from solver.rules.cards import CardSetError
 
 from . import cardsets, errors
 from .cardsets import CardRegistry
+from .cluster import ClusterError, DaskWorkers
 from .jobs import JobService
 from .pool import SearchService
 from .routes import analysis, cards, games, health, hints, score
@@ -370,6 +371,12 @@ def cmd_serve(args) -> int:
     except StoreError as err:
         print(f"bigsur: error: {err}", file=sys.stderr)
         return 2
+    if settings.cluster is not None:  # the Dask scheduler answers, or one line says why
+        try:
+            DaskWorkers(settings.cluster, settings.cluster_slots).close_after_connecting()
+        except ClusterError as err:
+            print(f"bigsur: error: {err}", file=sys.stderr)
+            return 2
     raise_fd_limit(settings.max_connections + 512)  # + overflow, workers, database
     protocol = GuardedH11Protocol.configure(settings.request_timeout_seconds,
                                             settings.max_connections,

@@ -134,6 +134,15 @@ class DaskWorkers:
             raise self._unavailable()
         return "connected"
 
+    def close_after_connecting(self) -> None:
+        """Connect and disconnect: whether a scheduler answers at the address
+        (:class:`ClusterError` naming BIGSUR_CLUSTER and why, if not; ``bigsur serve``
+        checks so before it starts)."""
+        try:
+            self._connect()
+        finally:
+            self.close()
+
     async def start(self) -> None:
         """Connect (and count the cluster's threads when no slot count was given)."""
         await asyncio.get_running_loop().run_in_executor(self._calls, self._connect)

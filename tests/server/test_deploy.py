@@ -24,7 +24,8 @@ from server.store import Store, StoreError, StoreUnavailable, redact
 def serve(monkeypatch, capsys, env: dict[str, str], *argv: str) -> tuple[int, str]:
     """``python -m server`` with ``env``; (exit status, stderr). Every case here fails
     before uvicorn starts."""
-    for name in ("BIGSUR_DB", "BIGSUR_DATABASE_URL", "BIGSUR_CARDS", "BIGSUR_WORKERS"):
+    for name in ("BIGSUR_DB", "BIGSUR_DATABASE_URL", "BIGSUR_CARDS", "BIGSUR_WORKERS",
+                 "BIGSUR_CLUSTER"):
         monkeypatch.setenv(name, "")  # (recorded: what serve sets is undone afterwards)
         monkeypatch.delenv(name)
     for name, value in env.items():
@@ -103,6 +104,21 @@ def test_the_refusal_names_the_variable_that_set_the_database(monkeypatch, capsy
                       {"BIGSUR_DATABASE_URL": f"sqlite:///{blocker}/games.db"})
     assert code == 2 and err.startswith("bigsur: error: BIGSUR_DATABASE_URL: cannot "
                                         "open"), err
+
+
+def test_an_unreachable_dask_scheduler_stops_serve_with_one_line(monkeypatch, capsys,
+                                                                 tmp_path):
+    """It failed in uvicorn's start-up instead: a traceback and exit status 3."""
+    from server.cluster import DaskWorkers
+    from server.launch import free_port
+
+    monkeypatch.setattr(DaskWorkers, "CONNECT_TIMEOUT", 1.0, raising=False)
+    address = f"tcp://127.0.0.1:{free_port()}"
+    code, err = serve(monkeypatch, capsys, {"BIGSUR_DB": str(tmp_path / "games.db"),
+                                            "BIGSUR_CLUSTER": address})
+    assert code == 2, err
+    assert err.startswith(f"bigsur: error: BIGSUR_CLUSTER: no Dask scheduler answers at "
+                          f"{address}") and err.count("\n") == 1, err
 
 
 def test_the_db_option_wins_over_the_database_url_variable(monkeypatch, capsys, tmp_path):
