@@ -14,6 +14,7 @@ from test_page_qa import continue_position, ragged_point_position
 from test_web_page import (  # noqa: F401
     browser,
     finish_a_game_against_greedy,
+    fresh_page,
     page,
     server,
     settle,
@@ -370,3 +371,31 @@ def test_text_contrast_is_at_least_4_5(server, page):  # noqa: F811
     low = {k: v for k, v in found.items() if v < 4.5}
     assert not low, (low, found)
     assert not pg.js_errors, pg.js_errors
+
+
+def test_less_motion_when_the_player_asks_for_it(server, browser):  # noqa: F811
+    """prefers-reduced-motion was not respected: the AI's moves stepped at 450 ms, cards
+    lifted with a transition, "Searching..." pulsed. The AI's moves are shown at once
+    (the speed menu starts at "instant"; a speed chosen still counts), with no transition
+    nor pulse."""
+    from test_web_page import open_page
+
+    pg = open_page(browser, reduced_motion="reduce")
+    try:
+        fresh_page(pg, server + "/")
+        assert pg.locator("#ai-speed").input_value() == "0"
+        motion = pg.evaluate("""() => {
+          const b = document.createElement('button');
+          b.className = 'cardbtn';
+          const p = document.createElement('p');
+          p.className = 'thinking';
+          document.body.append(b, p);
+          return [getComputedStyle(b).transitionDuration, getComputedStyle(p).animationName];
+        }""")
+        assert motion == ["0s", "none"], motion
+        pg.goto(server + "/?speed=fast")
+        pg.wait_for_selector("body[data-ready='1']")
+        assert pg.locator("#ai-speed").input_value() == "120"  # chosen: kept
+        assert not pg.js_errors, pg.js_errors
+    finally:
+        pg.context.close()

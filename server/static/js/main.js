@@ -2784,10 +2784,12 @@ async function init() {
   addEventListener("resize", () => { // (the graph's box narrower or wider: drawn again)
     if (S.view === "review" && graphWidthIn($("review-graph")) !== graphWidth) renderGraph();
   });
-  // ?speed= in the menu's words ("fast") or milliseconds ("120"); else the one kept
+  // ?speed= in the menu's words ("fast") or milliseconds ("120"); else the one kept; else,
+  // for a player who asks for less motion, "instant" (the AI's moves shown at once)
   const wanted = new URLSearchParams(location.search).get("speed");
   const kept = localStorage.getItem("bigsur.speed");
-  if (!(wanted && chooseOption($("ai-speed"), wanted)) && kept) chooseOption($("ai-speed"), kept);
+  if (!(wanted && chooseOption($("ai-speed"), wanted)) && !(kept && chooseOption($("ai-speed"), kept)) &&
+      matchMedia("(prefers-reduced-motion: reduce)").matches) $("ai-speed").value = "0";
   $("ai-speed").addEventListener("change", () => localStorage.setItem("bigsur.speed", $("ai-speed").value));
   renderSeatChoices();
   $("primer-mats").innerHTML = MATERIALS.map((m) => matIcon(m)).join(" ");
