@@ -6,6 +6,7 @@ from __future__ import annotations
 
 import logging
 import os
+import re
 import signal
 import threading
 import time
@@ -323,3 +324,37 @@ def test_an_outage_503_is_one_log_line_not_a_traceback(client, monkeypatch, capl
     mine = [r for r in caplog.records if r.name == "bigsur.server"]
     assert [r.levelname for r in mine] == ["WARNING"], [r.getMessage() for r in mine]
     assert mine[0].exc_info is None and "did not answer" in mine[0].getMessage()
+
+
+# ------------------------------------------------------------------ docs/deploy.md
+
+DOCS = Path(__file__).resolve().parents[2] / "docs"
+
+
+def test_the_systemd_unit_of_deploy_md_runs_this_server():
+    """The unit's command line is one `bigsur serve` takes, each variable it sets is a
+    setting, and each BIGSUR_* variable deploy.md names is one."""
+    import argparse
+
+    from server.app import add_cli
+    from server.settings import Settings
+
+    text = (DOCS / "deploy.md").read_text()
+    unit = re.search(r"```ini\n(# /etc/systemd/system/bigsur.service\n.*?)```", text, re.S)
+    assert unit, "deploy.md has no systemd unit"
+    lines = [line for line in unit[1].splitlines() if not line.startswith("#")]
+    assert all("#" not in line for line in lines), "systemd has no comments after values"
+    values = dict(line.split("=", 1) for line in lines if "=" in line)
+    assert values["Restart"] in ("always", "on-failure")
+    command = values["ExecStart"].split()
+    assert command[0].endswith("/bigsur") and command[1] == "serve"
+    parser = argparse.ArgumentParser()
+    add_cli(parser.add_subparsers())
+    args = parser.parse_args(command[1:])
+    assert args.host == "127.0.0.1" and args.port == 8000
+    settings = {f"BIGSUR_{name.upper()}" for name in Settings.model_fields}
+    for line in lines:
+        if line.startswith("Environment="):
+            assert line.split("=")[1] in settings, line
+    named = set(re.findall(r"BIGSUR_[A-Z0-9_]*[A-Z0-9](?![A-Z0-9_]*\*)", text))
+    assert named <= settings, sorted(named - settings)
