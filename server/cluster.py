@@ -157,7 +157,7 @@ class DaskWorkers:
             raise self._unavailable()
         try:
             future = client.submit(fn, *args, pure=False)
-        except Exception as err:  # ClosedClientError: closed since we looked
+        except Exception:  # ClosedClientError: closed since we looked
             if self._running(client):
                 raise
             raise self._unavailable() from None
