@@ -123,6 +123,9 @@ def test_the_focus_stays_in_the_review(server, page):  # noqa: F811
     mark = pg.locator("#review-graph .mark").first
     index = mark.get_attribute("data-decision")
     mark.focus()
+    ring = mark.evaluate("(m) => { const s = getComputedStyle(m);"
+                         " return [s.outlineStyle, s.outlineWidth]; }")
+    assert ring[0] != "none" and float(ring[1][:-2]) >= 2, ring  # (it had outline: none)
     pg.keyboard.press("Enter")
     pg.wait_for_selector(f"#review-list .decision.selected[data-decision='{index}']")
     assert pg.evaluate("document.activeElement.matches("
@@ -399,3 +402,28 @@ def test_less_motion_when_the_player_asks_for_it(server, browser):  # noqa: F811
         assert not pg.js_errors, pg.js_errors
     finally:
         pg.context.close()
+
+
+def test_the_focus_ring_is_unlike_a_selection_and_3_to_1(server, page):  # noqa: F811
+    """The focus ring was the selection's orange (a card selected has an orange border),
+    2.2:1 on the white panels (WCAG 1.4.11 asks 3:1): it is a blue of its own, white on
+    the dark top bar. (The review graph's marks had none: test_the_focus_stays_in_the_review.)"""
+    pg = page
+    fresh_page(pg, server + "/")
+    ring = """(bg) => {""" + CONTRAST + """
+      const s = getComputedStyle(document.activeElement);
+      const root = getComputedStyle(document.documentElement);
+      const own = (name) => root.getPropertyValue(name).trim();
+      const apart = own('--focus') !== own('--selected');
+      return [s.outlineStyle, contrast(s.outlineColor, bg), apart];
+    }"""
+    pg.focus("#setup-players")
+    pg.keyboard.press("Tab")  # a control of the white setup panel, by the keyboard
+    style, ratio, apart = pg.evaluate(ring, "#ffffff")
+    assert style != "none" and ratio >= 3 and apart, (style, ratio, apart)
+    pg.focus("#nav-review")
+    pg.keyboard.press("Tab")  # on the dark top bar
+    assert pg.evaluate("document.activeElement.closest('.topbar') !== null")
+    style, ratio, _ = pg.evaluate(ring, "#12414f")
+    assert style != "none" and ratio >= 3, (style, ratio)
+    assert not pg.js_errors, pg.js_errors
