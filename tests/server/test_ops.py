@@ -17,9 +17,10 @@ import pytest
 from session_testkit import auth, new_game, poll_job
 
 from server.cluster import DaskWorkers
+from server.errors import describe
 from server.launch import ServerProcess, free_port
 from server.netguard import RateLimitFilter, install_log_limits
-from server.store import Store, StoreUnavailable, StoreUnreachable
+from server.store import Store, StoreError, StoreUnavailable, StoreUnreachable
 from solver.cli import play_random_game
 from solver.rules.engine import new_game as new_game_state
 from solver.rules.engine import play
@@ -130,10 +131,12 @@ def test_the_servers_own_messages_reach_the_log_with_their_level_and_logger(tmp_
 
 # ------------------------------------------------------------------ outages
 
-def test_card_set_routes_are_503_while_the_database_refuses_connections(client):
-    """The stored card sets open a store per call: its connection refused was a
-    StoreError, answered as a plain-text 500."""
-    client.app.state.cardsets().target = "postgresql://bigsur:s3cret@127.0.0.1:1/bigsur"
+def test_card_set_routes_are_503_while_the_database_is_down(client, monkeypatch):
+    """The card-set routes answered a plain-text 500 while PostgreSQL was down: their
+    store, opened per call then, raised a StoreError when it could not connect."""
+    store = client.app.state.store
+    monkeypatch.setattr(store, "cardsets_latest", outage)
+    monkeypatch.setattr(store, "cardset_versions", outage)
     for method, path, body in [
             ("GET", "/v1/cardsets", None), ("GET", "/v1/cardsets/nosuchset", None),
             ("GET", "/v1/cards/nosuchset", None),
@@ -141,8 +144,18 @@ def test_card_set_routes_are_503_while_the_database_refuses_connections(client):
         r = client.request(method, path, json=body)
         assert r.status_code == 503, (path, r.status_code, r.text)
         assert r.json()["error"] == "unavailable" and r.headers["Retry-After"], r.text
-        assert "s3cret" not in r.text and "127.0.0.1" not in r.text
     assert client.get("/v1/cards/default").status_code == 200  # no database needed
+
+
+def test_a_database_refusing_a_new_store_is_an_outage_not_a_500():
+    """A store opened while the database refuses connections (the card sets' store,
+    opened per call when no app runs): a StoreError, which errors.describe made a 500;
+    it is an outage (503 unavailable), and still one line at start-up (a StoreError)."""
+    with pytest.raises(StoreError) as err:
+        Store("postgresql://bigsur:s3cret@127.0.0.1:1/bigsur", wait=1.0)
+    status, body, headers = describe(err.value)
+    assert status == 503 and body["error"] == "unavailable" and headers["Retry-After"]
+    assert "s3cret" not in str(err.value) and "127.0.0.1" not in body["reason"]
 
 
 def cluster_pids(cluster) -> list[int]:
