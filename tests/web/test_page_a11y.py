@@ -298,6 +298,13 @@ def test_the_end_and_the_review_are_said_briefly(server, page):  # noqa: F811
     assert announced(pg)[-1] == "Analysing the game\u2026"
     pg.wait_for_selector("#review-run[aria-disabled='false']", timeout=120_000)
     assert announced(pg)[-1] == "The game's review is ready."
+    # an analysis that fails is no refusal: said without "Not allowed:"
+    pg.route("**/v1/games/*/analysis", lambda route: route.fulfill(json={
+        "job_id": "j1", "kind": "analysis", "status": "failed", "budget": {"ms": 100},
+        "progress": {"done": 0, "total": 1}, "error": {"message": "the search stopped"}}))
+    pg.click("#review-run")
+    pg.locator("#alert").wait_for(state="visible")
+    assert pg.locator("#alert-text").inner_text() == "The analysis failed: the search stopped."
     assert not pg.js_errors, pg.js_errors
 
 

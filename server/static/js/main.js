@@ -1724,8 +1724,9 @@ async function runReview(again, pickUp = false) {
       await sleep(400);
       job = await getJob(job.job_id);
     }
-    if (job.status !== "done") {
-      throw new ApiError(422, null, "the analysis failed: " + (job.error ? job.error.message : "unknown error"));
+    if (job.status !== "done") { // (a failure, not a refusal: no "Not allowed:")
+      showError(`The analysis failed: ${job.error ? job.error.message : "unknown error"}.`);
+      return;
     }
     if (!S.game || S.game.id !== gameId) return;
     // the decision shown came from the old analysis: it is shown again from the new one
