@@ -10,7 +10,7 @@ import re
 
 from test_page_hints import ask_hint, build_by_payment_box, fake_hint
 from test_page_multi import start_game
-from test_page_qa import continue_position, ragged_point_position
+from test_page_qa import continue_position, ragged_point_position, to_two_possible_claims
 from test_web_page import (  # noqa: F401
     browser,
     finish_a_game_against_greedy,
@@ -70,6 +70,20 @@ def test_the_focus_stays_on_an_equivalent_control_after_each_action(server, page
     assert focused(pg).startswith('#depot {"act":"take ') and focused(pg).endswith(" takeable")
     assert pg.evaluate("[...document.querySelectorAll('#depot > *')]"
                        ".indexOf(document.activeElement)") == pg.locator("#depot > *").count() - 1
+    assert not pg.js_errors, pg.js_errors
+
+
+def test_the_focus_after_a_claim_is_on_the_status_of_the_next_turn(server, page):  # noqa: F811
+    """A claim (it ends the turn) dropped the focus to <body>: after the AI's turn it is
+    on the status line, which says what to do."""
+    pg = page
+    to_two_possible_claims(pg, server)
+    pg.keyboard.press("c")  # the first claim button
+    assert focused(pg).startswith('#actionbar {"act":"claim ')
+    pg.keyboard.press("Enter")
+    settle(pg)
+    assert "Your turn" in pg.locator("#status-line").inner_text()
+    assert focused(pg) == "#status-line"
     assert not pg.js_errors, pg.js_errors
 
 
