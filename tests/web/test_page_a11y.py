@@ -233,8 +233,9 @@ ANNOUNCED = """document.addEventListener('DOMContentLoaded', () => {
   window.__announced = [];
   const el = document.querySelector('#announce');
   if (!el) return;  // (about:blank)
-  new MutationObserver(() => window.__announced.push(el.textContent))
-    .observe(el, {childList: true, subtree: true}); });"""
+  new MutationObserver((changes) => { for (const c of changes) {
+    for (const p of c.addedNodes) window.__announced.push(p.textContent); } })
+    .observe(el, {childList: true}); });"""
 
 
 def announced(pg) -> list[str]:

@@ -202,12 +202,14 @@ function setStatus(html, deck, again = false) {
 
 /* A few words for a screen reader (#announce, a polite live region): a move of the
  * player's own, a hint found, a payment complete, an analysis started or done, the
- * decision chosen. A new paragraph each time: the same words are said again. */
+ * decision chosen. A new paragraph each time, added (the same words are said again, and
+ * two said at once are both queued), the oldest taken away beyond three (unannounced). */
 function announce(text) {
   if (!text) return;
-  const p = document.createElement("p");
+  const box = $("announce"), p = document.createElement("p");
   p.textContent = text;
-  $("announce").replaceChildren(p);
+  box.append(p);
+  while (box.children.length > 3) box.firstElementChild.remove();
 }
 
 /* The end of the game in words, for the status line: who won, and every score. */
