@@ -22,7 +22,7 @@ import json
 import logging
 import re
 import time
-from collections.abc import Callable
+from collections.abc import Awaitable, Callable
 from contextlib import contextmanager
 from typing import Annotated, Any
 
@@ -167,6 +167,7 @@ class CardRegistry:
             self.sets[extra.name] = extra
             self.from_file = extra.name
         self.load_stored: Callable[[str], CardSet | None] | None = None  # by attach()
+        self.store_call: Callable[[Callable[[], Any]], Awaitable[Any]] = asyncio.to_thread
 
     def file_set_note(self, name: str) -> str | None:
         """Why ``name`` cannot be saved, when it is the BIGSUR_CARDS set's (any case): that
@@ -188,7 +189,8 @@ class CardRegistry:
             return None
         found = self.sets.get(name)
         if found is None and self.load_stored is not None and NAME_RE.match(name):
-            found = await asyncio.to_thread(self.load_stored, name)
+            load = self.load_stored
+            found = await self.store_call(lambda: load(name))
             if found is not None:
                 found = self.sets.setdefault(found.name, found)
         return found
@@ -246,6 +248,15 @@ class CardSetStore:
         self.shared = shared
         with self._open():
             pass  # created or migrated now: a bad database fails at start-up
+
+    async def call(self, fn: Callable[[], Any]) -> Any:
+        """``fn()`` off the event loop: in the running app's store threads (a frozen
+        database is a 503 within BIGSUR_DB_WAIT_SECONDS + BIGSUR_DB_TIMEOUT_SECONDS), else
+        in a thread of its own."""
+        running = self.shared()
+        if running is not None:
+            return await running.in_thread(fn)
+        return await asyncio.to_thread(fn)
 
     @contextmanager
     def _open(self):
@@ -335,7 +346,7 @@ def build_router(registry, store_of) -> APIRouter:
         would show a reconstruction as the printed list wherever it is offered."""
         if cards.reconstruction:
             return []
-        rows = await asyncio.to_thread(lambda: store_of().latest_all())
+        rows = await store_of().call(lambda: store_of().latest_all())
         known = [c for c in registry.sets.values() if c.reconstruction] + [
             c for _row, c in readable([r for r in rows if r["body"].get("reconstruction")])]
         same = next((c for c in known if c.cards_fingerprint == cards.cards_fingerprint), None)
@@ -362,7 +373,7 @@ def build_router(registry, store_of) -> APIRouter:
         name = check_name(raw.get("name") if isinstance(raw, dict) else None)
         if note := registry.file_set_note(name):
             raise ApiError(409, "name", note, "conflict")
-        stored = await asyncio.to_thread(lambda: store_of().get(name))
+        stored = await store_of().call(lambda: store_of().get(name))
         other = taken(name) or (stored or {}).get("name")
         if other:
             raise ApiError(409, "name", f"a card set named {other!r} exists; choose another "
@@ -372,7 +383,7 @@ def build_router(registry, store_of) -> APIRouter:
         if errors:
             return invalid(errors)
         cards = _numbered(raw, 1)
-        await asyncio.to_thread(lambda: store_of().add(name, 1, cards))
+        await store_of().call(lambda: store_of().add(name, 1, cards))
         register(cards)
         return JSONResponse(_summary(cards, 1, time.time()), status_code=201)
 
@@ -384,7 +395,7 @@ def build_router(registry, store_of) -> APIRouter:
 
     @router.get("/cardsets", summary="The stored card sets (latest versions)")
     async def list_sets() -> list[dict[str, Any]]:
-        rows = await asyncio.to_thread(lambda: store_of().latest_all())
+        rows = await store_of().call(lambda: store_of().latest_all())
         return [_summary(cards, row["version"], row["created"]) for row, cards in readable(rows)]
 
     @router.post("/cardsets", status_code=201, summary="Store a new card set",
@@ -425,7 +436,7 @@ def build_router(registry, store_of) -> APIRouter:
             return f"name: {err.reason}", True
         if note := registry.file_set_note(name):
             return f"name: {note}", True
-        if taken(name) or await asyncio.to_thread(lambda: store_of().get(name)):
+        if taken(name) or await store_of().call(lambda: store_of().get(name)):
             return f"name: {name!r} is taken (saving adds a new version if it is yours)", False
         return None, False
 
@@ -459,14 +470,14 @@ def build_router(registry, store_of) -> APIRouter:
 
     @router.get("/cardsets/{name}", summary="A stored card set (latest version)")
     async def get_set(name: str) -> dict[str, Any]:
-        row = await asyncio.to_thread(lambda: store_of().get(name))
+        row = await store_of().call(lambda: store_of().get(name))
         if row is None:
             raise ApiError(404, "name", f"no stored card set named {name!r}", "not_found")
         return _full(row)
 
     @router.get("/cardsets/{name}/versions", summary="Every version of a stored set")
     async def versions(name: str) -> list[dict[str, Any]]:
-        rows = await asyncio.to_thread(lambda: store_of().versions(name))
+        rows = await store_of().call(lambda: store_of().versions(name))
         if not rows:
             raise ApiError(404, "name", f"no stored card set named {name!r}", "not_found")
         return [{"name": r["name"], "version": r["version"], "fingerprint": r["fingerprint"],
@@ -476,7 +487,7 @@ def build_router(registry, store_of) -> APIRouter:
     async def get_version(name: str,
                           version: Annotated[int, FastPath(ge=1, le=MAX_VERSIONS)]
                           ) -> dict[str, Any]:
-        row = await asyncio.to_thread(lambda: store_of().get(name, version))
+        row = await store_of().call(lambda: store_of().get(name, version))
         if row is None:
             raise ApiError(404, "version", f"{name!r} has no version {version}", "not_found")
         return _full(row)
@@ -486,7 +497,7 @@ def build_router(registry, store_of) -> APIRouter:
     async def new_version(name: str, request: Request) -> Any:
         """The body's ``name`` must be ``name``; the server numbers the version. The same
         content as the latest version stores nothing and answers 200 with it."""
-        latest = await asyncio.to_thread(lambda: store_of().get(name))
+        latest = await store_of().call(lambda: store_of().get(name))
         if latest is None:
             raise ApiError(404, "name", f"no stored card set named {name!r}", "not_found")
         raw = await _json_body(request)
@@ -499,12 +510,12 @@ def build_router(registry, store_of) -> APIRouter:
         same = _numbered(raw, latest["version"])
         if same.fingerprint == latest["fingerprint"]:
             return JSONResponse(_summary(same, latest["version"], latest["created"]))
-        if len(await asyncio.to_thread(lambda: store_of().versions(name))) >= MAX_VERSIONS:
+        if len(await store_of().call(lambda: store_of().versions(name))) >= MAX_VERSIONS:
             raise ApiError(507, "version", f"at most {MAX_VERSIONS} versions of one set",
                            "limit")
         version = latest["version"] + 1
         cards = _numbered(raw, version)
-        await asyncio.to_thread(lambda: store_of().add(latest["name"], version, cards))
+        await store_of().call(lambda: store_of().add(latest["name"], version, cards))
         register(cards)
         return JSONResponse(_summary(cards, version, time.time()), status_code=201)
 
@@ -553,5 +564,6 @@ def attach(app: FastAPI, registry, settings) -> None:
         return parse_card_set(row["body"], row["name"]) if row else None
 
     registry.load_stored = load_stored
+    registry.store_call = lambda fn: store_of().call(fn)
     app.state.cardsets = store_of
     app.include_router(build_router(registry, store_of))

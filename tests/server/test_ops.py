@@ -221,6 +221,22 @@ def test_a_frozen_database_is_a_503_within_the_bound_not_a_hang(make_client, db_
     assert client.get(f"/v1/games/{game_id}", headers=auth(tokens[0])).status_code == 200
 
 
+@pytest.mark.parametrize("db_target", ["postgres"], indirect=True)
+def test_a_card_set_request_first_to_meet_a_frozen_database_is_a_503(make_client, db_target,
+                                                                     postgres_cluster):
+    """The card-set routes call the database through the app's store threads, as the
+    games do: the first request to meet a frozen database is a 503 within the bound (it
+    waited for the whole freeze in a thread of its own)."""
+    client = make_client(db_wait_seconds=1.0, db_timeout_seconds=1.0)
+    with frozen(postgres_cluster, safety=15):  # (waited out, the lookup found nothing: 404)
+        r = client.get("/v1/cardsets/nosuch")
+    assert r.status_code == 503 and r.json()["error"] == "unavailable", r.text
+    deadline = time.monotonic() + 30
+    while client.get("/v1/cardsets/nosuch").status_code != 404:
+        assert time.monotonic() < deadline, "the card-set routes did not recover"
+        time.sleep(0.1)
+
+
 # ------------------------------------------------------------------ the Dask cluster
 
 @pytest.fixture
