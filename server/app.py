@@ -287,6 +287,7 @@ def create_app(settings: Settings | None = None,
             if search is None:
                 app.state.search.close()
             app.state.store.close()
+            app.state.store = None  # (card-set lookups then open a store of their own)
 
     app = FastAPI(
         title="Big Sur hint and analysis service",

@@ -241,11 +241,14 @@ class CardSetStore:
     per call, a lookup of an unknown name cost two new PostgreSQL connections."""
 
     def __init__(self, target: str, pool_size: int = 2, wait: float = 2.0,
-                 shared: Callable[[], Store | None] = lambda: None):
+                 shared: Callable[[], Store | None] = lambda: None, timeout: float = 3.0,
+                 setting: str = "BIGSUR_DB"):
         self.target = target
         self.pool_size = pool_size
         self.wait = wait
         self.shared = shared
+        self.timeout = timeout  # (BIGSUR_DB_TIMEOUT_SECONDS; the variable named in errors)
+        self.setting = setting
         with self._open():
             pass  # created or migrated now: a bad database fails at start-up
 
@@ -264,7 +267,7 @@ class CardSetStore:
         if running is not None:
             yield running
             return
-        store = Store(self.target, self.pool_size, self.wait)
+        store = Store(self.target, self.pool_size, self.wait, self.timeout, self.setting)
         try:
             yield store
         finally:
@@ -552,7 +555,9 @@ def attach(app: FastAPI, registry, settings) -> None:
         if "store" not in box:
             box["store"] = CardSetStore(settings.database, min(2, settings.db_pool_size),
                                         settings.db_wait_seconds,
-                                        lambda: getattr(app.state, "store", None))
+                                        lambda: getattr(app.state, "store", None),
+                                        settings.db_timeout_seconds,
+                                        settings.database_setting)
         return box["store"]
 
     for _row, cards in readable(store_of().latest_all()):

@@ -493,3 +493,18 @@ def test_looking_up_card_sets_uses_the_running_apps_store(client, monkeypatch):
     assert client.get("/v1/cardsets/pooled").status_code == 200
     assert client.get("/v1/cardsets").status_code == 200
     assert opened == []
+
+
+def test_card_set_lookups_answer_before_and_after_the_app_runs(db_target):
+    """Between two runs of one app (its store closed) a lookup opens a store of its own:
+    it was handed the closed one and answered 500 (the second read)."""
+    from conftest import make_settings
+    from fastapi.testclient import TestClient
+
+    from server.app import create_app
+
+    app = create_app(make_settings(db_target))
+    for _run in range(2):
+        with TestClient(app) as client:
+            assert client.get("/v1/cardsets/nosuch").status_code == 404
+        assert TestClient(app).get("/v1/cardsets/nosuch").status_code == 404  # not running
