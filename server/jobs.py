@@ -233,6 +233,8 @@ class JobService:
             if err.kind not in RETRIED:
                 raise
             log.warning("analysis decision %d searched again: %s", point.index, err.reason)
+            if err.kind == "busy":  # (a full queue, or a worker being replaced: not at once)
+                await asyncio.sleep(float((err.headers or {}).get("Retry-After", 1)))
             raw = await search.review(*args)  # (same seed: the same answer when in time)
         review = DecisionReview.from_json(raw)
         review.index = point.index

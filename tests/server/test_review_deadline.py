@@ -96,3 +96,39 @@ def test_a_decision_past_its_deadline_is_searched_again_not_the_whole_job_failed
             search_fn.release.set()  # (the stalled thread ends before the app stops)
     assert done["status"] == "done", done
     assert search_fn.calls >= 2  # the stalled decision was searched again
+
+
+def test_a_decision_refused_as_busy_is_searched_again_after_its_retry_after(db_target):
+    """A busy pool's 503 (a full queue, a worker being replaced) is retried after the
+    Retry-After it gives, not at once, where it would meet the same full pool."""
+    from conftest import FakeSearch, make_settings
+    from fastapi.testclient import TestClient
+    from session_testkit import poll_job
+
+    from server.app import create_app
+    from server.deps import get_search
+    from server.errors import ApiError
+    from solver.cli import play_random_game
+
+    service = SearchService.from_settings(make_settings(db_target), search_fn=FakeSearch())
+    calls: list[float] = []
+    real_review = service.review
+
+    async def busy_once(*args, **kwargs):
+        calls.append(time.monotonic())
+        if len(calls) == 1:
+            raise ApiError(503, None, "a search worker died; it was replaced, retry", "busy",
+                           {"Retry-After": "0.3"})
+        return await real_review(*args, **kwargs)
+
+    service.review = busy_once
+    app = create_app(make_settings(db_target), search=service)
+    app.dependency_overrides[get_search] = lambda: service
+    record = play_random_game(2, seed=13)
+    record.actions = record.actions[:6]
+    with TestClient(app) as client:
+        job = client.post("/v1/analyze", json={"record": record.to_json(),
+                                               "budget": {"ms": 50}}).json()
+        done = poll_job(client, job["job_id"], timeout=60)
+    assert done["status"] == "done", done
+    assert calls[1] - calls[0] >= 0.3  # (sleep waits at least that long)
