@@ -760,6 +760,20 @@ def test_a_posted_records_seat_name_must_be_plain_text(client, name):
 import server.pool  # noqa: E402
 
 
+def post_while_healthz_answers(client, route: str, body: dict, started: threading.Event,
+                               healthz_answered: threading.Event) -> list:
+    """POST ``body`` in a thread; once the server has ``started`` reading it, GET /healthz
+    and set ``healthz_answered`` when it answers. The POST's answer, in a list."""
+    answers: list = []
+    poster = threading.Thread(target=lambda: answers.append(client.post(route, json=body)))
+    poster.start()
+    assert started.wait(10)
+    assert client.get("/healthz").status_code == 200
+    healthz_answered.set()
+    poster.join(30)
+    return answers
+
+
 @pytest.mark.parametrize("route", ["/v1/score", "/v1/hint", "/v1/games"])
 def test_an_inline_card_set_is_read_off_the_event_loop(client, monkeypatch, route):
     """Reading a position whose card set is inline takes up to half a second for a body of
@@ -781,13 +795,7 @@ def test_an_inline_card_set_is_read_off_the_event_loop(client, monkeypatch, rout
     body = {"position": position}
     if route == "/v1/hint":
         body["budget"] = {"iterations": 5}
-    answers: list = []
-    poster = threading.Thread(target=lambda: answers.append(client.post(route, json=body)))
-    poster.start()
-    assert started.wait(10)
-    assert client.get("/healthz").status_code == 200
-    healthz_answered.set()
-    poster.join(30)
+    answers = post_while_healthz_answers(client, route, body, started, healthz_answered)
     # (a hint's position is read again by the search's worker, in its own thread)
     assert waited and all(waited), "the position was read on the event loop: /healthz waited"
     assert answers and answers[0].status_code < 500, answers[0].text
@@ -815,12 +823,6 @@ def test_a_posted_record_is_read_off_the_event_loop(client, monkeypatch, route):
     body = {"record": record}
     if route == "/v1/replay":
         body["n"] = 2
-    answers: list = []
-    poster = threading.Thread(target=lambda: answers.append(client.post(route, json=body)))
-    poster.start()
-    assert started.wait(10)
-    assert client.get("/healthz").status_code == 200
-    healthz_answered.set()
-    poster.join(30)
+    answers = post_while_healthz_answers(client, route, body, started, healthz_answered)
     assert waited and all(waited), "the record was read on the event loop: /healthz waited"
     assert answers and answers[0].status_code < 500, answers[0].text
