@@ -209,16 +209,10 @@ def test_suggested_claim_marks_the_highway_card(server, page):  # noqa: F811
     player's Highway it goes above (a choice: Pfeiffer Beach can be claimed above H04 or
     H41). The card is marked as a hint's builds are, with the Landmark's place above it;
     the move shown on the table decides which."""
-    from solver.rules.engine import play
-    from solver.rules.position import state_from_json, state_to_json
-
     pg = page
     to_two_possible_claims(pg, server)  # H14 and H04 built through the page
-    s = state_from_json(ragged_point_position())
-    for a in ("build H14 R pay per:H12 bh:1:H05", "build H04 L pay per:H02 H62"):
-        s = play(s, a)
-    fake_hint(pg, state_to_json(s), [{"actions": ["claim L03 H04"]},
-                                     {"actions": ["claim L02 H41"]}])
+    fake_hint(pg, two_claims_built(), [{"actions": ["claim L03 H04"]},
+                                       {"actions": ["claim L02 H41"]}])
     ask_hint(pg)
     mine = pg.locator("#seats .seat.me")
     assert pg.locator("#landmarks [data-claim='L03'].suggested").count() == 1
@@ -386,21 +380,27 @@ def test_a_hints_line_says_unseen_cards_as_its_legend_does(server, page):  # noq
     assert not pg.js_errors, pg.js_errors
 
 
+
+def two_claims_built() -> dict:
+    """The position of :func:`to_two_possible_claims` after its two builds (H14, H04), in
+    JSON: a Landmark then has two places, above H04 or H41."""
+    from solver.rules.engine import play
+    from solver.rules.position import state_from_json, state_to_json
+
+    s = state_from_json(ragged_point_position())
+    for a in ("build H14 R pay per:H12 bh:1:H05", "build H04 L pay per:H02 H62"):
+        s = play(s, a)
+    return state_to_json(s)
+
 def test_claims_above_different_cards_with_the_same_numbers_are_one_line(server, page):  # noqa: F811
     """A QA pass: the 4 lines of a hint were "claim Pfeiffer Beach (L03) above H18 / H36 /
     H38", all "win 1.2% -21.5 pts 384 visits", pushing real alternatives off the list.
     Moves that differ only in the card a claim goes above, with the same numbers as shown,
     are one line naming the choices; different numbers keep their own lines."""
-    from solver.rules.engine import play
-    from solver.rules.position import state_from_json, state_to_json
-
     pg = page
     to_two_possible_claims(pg, server)
-    s = state_from_json(ragged_point_position())
-    for a in ("build H14 R pay per:H12 bh:1:H05", "build H04 L pay per:H02 H62"):
-        s = play(s, a)
     same = {"win_probability": 0.012, "expected_margin": -21.5, "visits": 384}
-    fake_hint(pg, state_to_json(s), [
+    fake_hint(pg, two_claims_built(), [
         {"actions": ["claim L03 H04"], **same}, {"actions": ["claim L03 H41"], **same},
         {"actions": ["claim L02 H04"], "win_probability": 0.010, "expected_margin": -22.0,
          "visits": 300},
@@ -427,9 +427,6 @@ def test_every_place_of_a_landmark_is_marked(server, page):  # noqa: F811
     H41" but the table marked one place (above H04), and the Landmark row showed only
     that the Landmark could be claimed, not where. Every place of a shown hint is marked
     on the Highway, and the row says where a Landmark can go (and how many places)."""
-    from solver.rules.engine import play
-    from solver.rules.position import state_from_json, state_to_json
-
     pg = page
     to_two_possible_claims(pg, server)
     row = {lm: pg.locator(f"#landmarks [data-claim='{lm}']") for lm in ("L02", "L03")}
@@ -440,11 +437,8 @@ def test_every_place_of_a_landmark_is_marked(server, page):  # noqa: F811
     others = pg.locator("#landmarks .cardbtn:not(.claimable)")
     assert others.count() and others.locator(".lmplaces").count() == 0
 
-    s = state_from_json(ragged_point_position())
-    for a in ("build H14 R pay per:H12 bh:1:H05", "build H04 L pay per:H02 H62"):
-        s = play(s, a)
     same = {"win_probability": 0.012, "expected_margin": -21.5, "visits": 384}
-    fake_hint(pg, state_to_json(s), [
+    fake_hint(pg, two_claims_built(), [
         {"actions": ["claim L03 H04"], **same}, {"actions": ["claim L03 H41"], **same},
         {"actions": ["end"], "win_probability": 0.005, "expected_margin": -25.0, "visits": 100}])
     ask_hint(pg)
