@@ -2750,6 +2750,15 @@ async function openEditor(initial) {
   try { await positionEditor.open(editorCtx, $("editor-root"), initial); } catch (e) { showError(e); }
 }
 
+/* The position of the address's #position= link opened in the editor. */
+async function openLinked() {
+  let initial = null;
+  try { initial = positionEditor.decode(location.hash.slice("#position=".length)); } catch (e) {
+    showError("The link's position cannot be read: " + e.message);
+  }
+  await openEditor(initial);
+}
+
 async function init() {
   setupFocus();
   document.addEventListener("toggle", (e) => { // (no bubbling: caught on its way down)
@@ -2807,12 +2816,11 @@ async function init() {
       `<option value="${esc(c.name)}">${esc(c.label)}</option>`).join("");
     await loadCards("default");
   } catch (e) { showError(e); }
-  if (location.hash.startsWith("#position=")) { // a shared position: straight to the editor
-    let initial = null;
-    try { initial = positionEditor.decode(location.hash.slice("#position=".length)); } catch (e) {
-      showError("The link's position cannot be read: " + e.message);
-    }
-    await openEditor(initial);
+  // a shared position: straight to the editor, at start-up and when a link is followed
+  // in this tab (the editor's own replaceState of the hash fires no hashchange)
+  addEventListener("hashchange", () => { if (location.hash.startsWith("#position=")) openLinked(); });
+  if (location.hash.startsWith("#position=")) {
+    await openLinked();
     document.body.dataset.ready = "1";
     return;
   }
