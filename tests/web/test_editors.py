@@ -1112,3 +1112,38 @@ def test_card_set_taken_name_said_to_a_player_before_saving(server, page):  # no
     pg.click("#ce-save")
     pg.wait_for_selector("#ce-saved:has-text('qa-set v2')")
     assert not [e for e in pg.js_errors if "status of" not in e], pg.js_errors
+
+
+def test_position_editor_draws_a_card_set_saved_again_in_its_new_version(
+        server, page):  # noqa: F811
+    """A set saved again in the card-set editor was drawn by the position editor in the
+    version it had first loaded (its cards were kept by name only): H01 stayed 1 mile
+    after v2 made it 3. The page now loads a set again when the list names a newer
+    version of it."""
+    pg = page
+    open_editor(pg, server, "#nav-cards", "#ce-ok")
+    pg.fill("#ce-setname", "resaved-cards")
+    pg.click("#ce-save")
+    pg.wait_for_selector("#ce-saved:has-text('resaved-cards v1')")
+    pg.click("#nav-editor")
+    pg.wait_for_selector("#editor:not([hidden]) #pe-cards")
+    pg.select_option("#pe-cards", "resaved-cards")
+    pg.wait_for_selector("#cardset-label:has-text('resaved-cards v1')")
+    assert pg.locator("[data-pe-place='H01'] small").inner_text() == "1"
+
+    pg.click("#nav-cards")
+    pg.wait_for_selector("#cards:not([hidden]) #ce-ok")
+    pg.click("[data-ce-pick='highway:0']")  # H01
+    pg.select_option("#ce-miles", "3")
+    pg.select_option("select[name='persistent']", "")  # (a 3-Mile card has none)
+    pg.wait_for_selector("#ce-ok")
+    pg.click("#ce-save")
+    pg.wait_for_selector("#ce-saved:has-text('resaved-cards v2')")
+    assert get(server, "/v1/cards/resaved-cards")["highway"][0]["miles"] == 3
+
+    pg.click("#nav-editor")
+    pg.wait_for_selector("#cardset-label:has-text('resaved-cards v2')")
+    assert pg.locator("#pe-cards").input_value() == "resaved-cards"
+    pg.wait_for_selector("[data-pe-place='H01'] small:text-is('3')")
+    assert not [e for e in pg.js_errors if "status of" not in e], pg.js_errors
+

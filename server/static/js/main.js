@@ -129,9 +129,14 @@ function useCards(cards) {
   return cards;
 }
 
-/* The server's set ``name`` in use (a record's inline set of the same name is not it). */
+/* The server's set ``name`` in use (a record's inline set of the same name is not it,
+ * nor an older version of it than the list of sets names: a set saved again in the
+ * card-set editor kept drawing its first version's cards). */
 async function loadCards(name) {
-  if (S.cards && S.cards.name === name && !S.cards.inline) return S.cards;
+  const listed = S.cardSets.find((c) => c.name === name);
+  const current = S.cards && S.cards.name === name && !S.cards.inline &&
+    (!listed || String(listed.version) === String(S.cards.raw.version));
+  if (current) return S.cards;
   return useCards(await fetchCards(name));
 }
 
