@@ -1147,3 +1147,46 @@ def test_position_editor_draws_a_card_set_saved_again_in_its_new_version(
     pg.wait_for_selector("[data-pe-place='H01'] small:text-is('3')")
     assert not [e for e in pg.js_errors if "status of" not in e], pg.js_errors
 
+
+ID_FITS = """(sel) => [...document.querySelectorAll(sel)].map((svg) => {
+  const box = svg.querySelector('rect').getBoundingClientRect();
+  const id = svg.querySelector('text.cid').getBoundingClientRect();
+  const marks = svg.querySelector('text.pmarks, text.keybadge');
+  return {inside: id.left >= box.left && id.right <= box.right,
+          clear: !marks || id.right <= marks.getBoundingClientRect().left,
+          squeezed: svg.querySelector('text.cid').hasAttribute('textLength')};
+})"""
+
+
+def test_a_long_card_id_fits_on_the_card(server, page):  # noqa: F811
+    """A valid 32-character id ran over the '2P 3P 4P' marks of the card-set editor's
+    preview and off the card on the table (cut to 15 characters): it is now squeezed into
+    the room left (the full id in the card's title); a short id is drawn as before."""
+    pg = page
+    long_id = "H05-abcdefghijklmnopqrstuvwxyz12"
+    open_editor(pg, server, "#nav-cards", "#ce-ok")
+    pg.click("[data-ce-pick='highway:4']")  # H05
+    assert pg.evaluate(ID_FITS, ".ce-preview svg.card") == [
+        {"inside": True, "clear": True, "squeezed": False}]
+    pg.fill("#ce-id", long_id)
+    pg.wait_for_selector(f".ce-preview svg.card text.cid:text-is('{long_id}')")
+    assert pg.evaluate(ID_FITS, ".ce-preview svg.card") == [
+        {"inside": True, "clear": True, "squeezed": True}]
+    assert long_id in pg.locator(".ce-preview svg.card > title").text_content()
+    # as the table draws it: a Depot card (its key badge) and a hand card, each at the
+    # table's size
+    pg.evaluate("""async (id) => {
+      const {cardSVG} = await import('/js/svg.js');
+      const card = {miles: 2, scenery: ['ocean', 'forest'], cost: ['stone', 'water'],
+                    material: 'steel', players: [2, 3, 4]};
+      const div = document.createElement('div');
+      div.id = 'drawn-cards';
+      div.innerHTML = [id, 'H05']
+        .flatMap((x) => [cardSVG(x, {card, badge: '1'}), cardSVG(x, {card})])
+        .map((s) => `<span style="display:inline-block;width:86px">${s}</span>`).join('');
+      document.body.prepend(div);
+    }""", long_id)
+    assert pg.evaluate(ID_FITS, "#drawn-cards svg.card") == [
+        {"inside": True, "clear": True, "squeezed": True}] * 2 + [
+        {"inside": True, "clear": True, "squeezed": False}] * 2
+    assert not [e for e in pg.js_errors if "status of" not in e], pg.js_errors

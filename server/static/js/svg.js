@@ -110,10 +110,13 @@ export function cardSVG(id, opts = {}) {
     const x = 34 + i * 21;
     s += matGlyph(m, x, 115, 19);
   });
-  s += `<text x="8" y="133" class="cid">${esc(id)}</text>`;
-  if (opts.marks && c.players) {
-    s += `<text x="94" y="133" class="tiny pmarks" text-anchor="end">${esc(c.players.map((p) => p + "P").join(" "))}</text>`;
-  }
+  // the id, squeezed into the room left of the player marks or the key badge when it is
+  // too long for it (a 32-character id ran over the marks, and off the card)
+  const marks = opts.marks && c.players ? c.players.map((p) => p + "P").join(" ") : "";
+  const room = (marks ? 94 - 4.4 * marks.length : opts.badge ? 86 : 94) - 4 - 8;
+  const fit = 6.1 * String(id).length > room ? ` textLength="${room.toFixed(1)}" lengthAdjust="spacingAndGlyphs"` : "";
+  s += `<text x="8" y="133" class="cid"${fit}>${esc(id)}</text>`;
+  if (marks) s += `<text x="94" y="133" class="tiny pmarks" text-anchor="end">${esc(marks)}</text>`;
   if (opts.badge) s += `<text x="92" y="133" class="tiny keybadge" text-anchor="end">${esc(opts.badge)}</text>`;
   s += `</svg>`;
   return s;
