@@ -184,10 +184,12 @@ def test_a_highway_is_read_in_words_and_a_hint_as_a_suggestion(server, page):  #
     summary.focus()
     pg.keyboard.press("Enter")
     breakdown = mine.locator("details.score .breakdown")
-    assert breakdown.is_visible() and "Stretches " in breakdown.inner_text()
+    breakdown.wait_for(state="visible", timeout=5000)
+    assert "Stretches " in breakdown.inner_text()
     pg.keyboard.press("]")  # a card selected: the table drawn again
     settle(pg)
-    assert pg.locator("#seats .seat.me details.score .breakdown").is_visible()
+    pg.locator("#seats .seat.me details.score .breakdown").wait_for(state="visible",
+                                                                     timeout=5000)
     assert not pg.js_errors, pg.js_errors
 
 
