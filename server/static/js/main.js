@@ -352,6 +352,11 @@ function renderTable(t, opts = {}) {
   // which were too small to read) larger, every Highway the same
   const small = innerWidth < 700, many = t.seats.length > 2;
   const [most, mostMine] = small ? [0.45, 0.5] : many ? [0.75, 0.75] : [0.58, 0.62];
+  // which score breakdowns are open is read from the table being replaced (a details'
+  // toggle event comes later, and never from one a redraw took away first)
+  for (const d of seatsEl.querySelectorAll(".seat details.score")) {
+    S.scoresOpen[d.open ? "add" : "delete"](Number(d.closest(".seat").dataset.seat));
+  }
   q("seats").innerHTML = order.map((i) => seatHTML(i, fit(i, most))).join("") +
     seatHTML(mine, fit(mine, mostMine));
 
@@ -2766,10 +2771,6 @@ async function openLinked() {
 
 async function init() {
   setupFocus();
-  document.addEventListener("toggle", (e) => { // (no bubbling: caught on its way down)
-    const seat = e.target.matches && e.target.matches(".seat details.score") && e.target.closest("#seats .seat");
-    if (seat) S.scoresOpen[e.target.open ? "add" : "delete"](Number(seat.dataset.seat));
-  }, true);
   document.addEventListener("click", onClick);
   document.addEventListener("keydown", onKey);
   $("alert-close").addEventListener("click", clearError);
