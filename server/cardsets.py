@@ -7,6 +7,7 @@ table of :mod:`server.store`), named, versioned and fingerprinted, and registere
     POST /v1/cardsets/{name}/versions     a new version of a stored set
     POST /v1/cardsets/check               validate without storing (the editor's live check)
     POST /v1/cardsets/convert             CSV text -> the card set's JSON (not stored)
+    POST /v1/cardsets/export.csv          a card set's JSON -> its CSV (not stored)
     GET  /v1/cardsets                     the stored sets (latest versions)
     GET  /v1/cardsets/{name}[/versions/{v}]
     GET  /v1/cardsets/template.csv        the CSV template (the shipped set)
@@ -40,6 +41,7 @@ from solver.rules.cards import (
 from solver.rules.cardset_csv import (
     MAX_ROWS,
     CsvTooLong,
+    card_set_to_csv,
     csv_to_card_set_json,
     read_csv_card_set,
     template_csv,
@@ -470,6 +472,25 @@ def build_router(registry, store_of) -> APIRouter:
         except CsvTooLong as err:
             raise too_many_rows(err) from None
         return {"cards": raw, "errors": structured(errors)}
+
+    @router.post("/cardsets/export.csv", response_class=PlainTextResponse,
+                 summary="A card set's JSON -> its CSV (not stored)",
+                 responses={422: {"description": "a card with a problem; every one listed"}})
+    async def export_csv(request: Request) -> Any:
+        """The CSV of docs/format.md that the import reads (``/convert``, ``bigsur cards
+        import``), one row per card, of the set sent (the editor's "Download CSV"). Each
+        card is checked first, as by the check (422 naming the card and the field); the
+        set need not be full. The CSV has the cards only: no name, description or label."""
+        raw = await _json_body(request)
+        check_caps(raw)
+        try:
+            cards = parse_card_set(raw, "upload", require_full=False)
+        except CardSetError as err:
+            return invalid(err.errors)
+        stem = cards.name if NAME_RE.match(cards.name) else "cards"
+        return PlainTextResponse(card_set_to_csv(cards.to_json()), media_type="text/csv",
+                                 headers={"Content-Disposition":
+                                          f'attachment; filename="{stem}.csv"'})
 
     @router.get("/cardsets/{name}", summary="A stored card set (latest version)")
     async def get_set(name: str) -> dict[str, Any]:
