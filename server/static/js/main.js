@@ -760,6 +760,7 @@ async function transition(prev, next) {
   $("skip-btn").hidden = false;
   renderActions();
   renderLog();
+  restoreFocus(); // (the action bar drawn anew: the status line, which says each move)
   const t = tableFromView(prev.view);
   const after = tableFromView(next.view);
   // my own seat cannot change during others' moves: show it as it is now
@@ -796,6 +797,7 @@ async function transition(prev, next) {
       const caption = actionWords(e.action, {cards: S.cards, seatName}, seatName(e.seat));
       renderTable(t, {animating: true, caption,
         highlight: verb === "build" ? {seat: e.seat, card} : null, scores});
+      restoreFocus();
       highlightLog(e.index);
       const seatEl = document.querySelector(`#seats .seat[data-seat="${e.seat}"]`);
       if ((verb === "build" || verb === "claim") && seatEl && window.scrollY === ourY) {
@@ -2382,8 +2384,10 @@ async function downloadRecord() {
  * (restoreFocus): the same control drawn again, else an equivalent one (the card now in
  * the same Depot place, the deck, the next hand card, the decision chosen), else the
  * heading of the view (the status line of the table). At the start of a new turn the
- * status line comes first: it says what to do. Nothing moves when the focus is still on a
- * control, or when the player clicked elsewhere (pointerdown forgets the control). */
+ * status line comes first: it says what to do; while the AI's moves are shown, the status
+ * line too (it says each move; the table's controls are drawn anew at each). Nothing moves
+ * when the focus is still on a control, or when the player clicked elsewhere (pointerdown
+ * forgets the control). */
 let focusMemo = null; // {el, tries, turn}
 let focusWanted = null; // tried first by the next restore (an undo: the card back in hand)
 let pointerLast = false; // the last input was a pointer: the focus put back scrolls nothing
@@ -2446,11 +2450,17 @@ function wantFocus(sel) { focusWanted = sel; }
 
 /* After a redraw: the focus back where the player had it (see above). */
 function restoreFocus() {
-  const wanted = focusWanted;
-  focusWanted = null;
   const m = focusMemo;
   const a = document.activeElement;
-  if (!m || S.animating || (a && a !== document.body && a.isConnected)) return;
+  if (S.animating) { // the AI's moves are being shown: none of the table's controls acts
+    if (!m || (a && a !== document.body && a.isConnected)) return;
+    const el = tryFocus(HEADING.game); // (no scrolling: the moves bring their Highway into view)
+    if (el) el.focus({preventScroll: true});
+    return;
+  }
+  const wanted = focusWanted;
+  focusWanted = null;
+  if (!m || (a && a !== document.body && a.isConnected)) return;
   if (m.el.isConnected && canFocus(m.el)) { m.el.focus({preventScroll: pointerLast}); return; }
   const heading = HEADING[S.view];
   const newTurn = S.view === "game" && m.turn && m.turn !== turnKey();
