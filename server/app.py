@@ -38,7 +38,7 @@ from .jobs import JobService
 from .pool import SearchService
 from .routes import analysis, cards, games, health, hints, score
 from .sessions import GameService
-from .settings import Settings
+from .settings import Settings, unknown_variables
 from .store import Store, StoreError
 
 log = logging.getLogger("bigsur.server")
@@ -258,7 +258,10 @@ def create_app(settings: Settings | None = None,
                search: SearchService | None = None) -> FastAPI:
     """The ASGI app. ``settings`` default: from the environment. ``search`` replaces
     the pool (tests)."""
-    settings = settings or Settings()
+    if settings is None:  # (bigsur serve, uvicorn --factory): say what it ignores
+        settings = Settings()
+        for line in unknown_variables(os.environ):
+            log.warning("%s", line)
     registry = CardRegistry(settings.cards)
 
     @asynccontextmanager

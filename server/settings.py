@@ -7,7 +7,9 @@ jobs, sessions, store) can import it without a cycle.
 
 from __future__ import annotations
 
+import difflib
 import os
+from collections.abc import Mapping
 from typing import Literal
 
 from pydantic import Field, model_validator
@@ -16,12 +18,27 @@ from pydantic_settings import BaseSettings, SettingsConfigDict
 from solver.search.specs import SpecError, check_caps, parse_bot_spec
 
 SERVER_BOTS = frozenset({"random", "greedy", "mcts"})  # never module:Class, never plugins
+PREFIX = "BIGSUR_"
+# BIGSUR_* variables read outside Settings: not misspelt settings (and who reads them)
+OTHER_VARIABLES: dict[str, str] = {
+    "BIGSUR_VALUE_MODEL": "the search's value model file (solver/search/value.py)",
+    "BIGSUR_BENCH_VARIANT": "the benchmarks' search variant (bench/variants.py)",
+    "BIGSUR_FULL": "the tests' and benchmarks' full runs",
+    "BIGSUR_FUZZ_SEED": "the API fuzz test's seed",
+    "BIGSUR_FUZZ_CASES": "the API fuzz test's cases per route",
+    "BIGSUR_CHROMIUM": "the web page tests' browser",
+    "BIGSUR_REQUIRE_POSTGRES": "the tests: fail rather than skip without PostgreSQL",
+}
+# what bigsur serve takes as an option, not from the environment
+SERVE_OPTIONS = {"BIGSUR_HOST": "--host", "BIGSUR_PORT": "--port",
+                 "BIGSUR_LOG_LEVEL": "--log-level",
+                 "BIGSUR_FORWARDED_ALLOW_IPS": "--forwarded-allow-ips"}
 
 
 class Settings(BaseSettings):
     """Server settings; each field is read from ``BIGSUR_<NAME>`` (e.g. ``BIGSUR_DB``)."""
 
-    model_config = SettingsConfigDict(env_prefix="BIGSUR_", extra="ignore")
+    model_config = SettingsConfigDict(env_prefix=PREFIX, extra="ignore")
 
     db: str = Field("bigsur.db", description="the database of games and jobs: a SQLite "
                     "file (the embedded default, one server process) or a postgresql:// URL "
@@ -154,3 +171,32 @@ class Settings(BaseSettings):
             raise ValueError(f"{self.database_setting}: a {scheme!r} URL is not supported; "
                              "use a SQLite file path, sqlite:///PATH or postgresql://...")
         return target
+
+
+def unknown_variables(environ: Mapping[str, str]) -> list[str]:
+    """One message per ``BIGSUR_*`` variable of ``environ`` that is neither a setting
+    nor one of :data:`OTHER_VARIABLES` (a misspelling, a setting of another version),
+    naming the closest setting when one is close: ``BIGSUR_MAX_BUDGET is not a setting
+    (did you mean BIGSUR_MAX_BUDGET_MS?); ignored``. Names are compared in upper case, as
+    the settings are read (``bigsur_workers`` is ``BIGSUR_WORKERS``).
+
+    ``bigsur serve`` warns, it does not refuse: the prefix is shared with variables other
+    than the server's (the search's ``BIGSUR_VALUE_MODEL``, the tests' and benchmarks'),
+    an environment file may serve several versions of the server, and a server under
+    ``Restart=always`` refusing a variable a newer version dropped would stay down,
+    restarting, where it can run on the other settings (each value is still checked)."""
+    settings = {PREFIX + name.upper() for name in Settings.model_fields}
+    known = settings | set(OTHER_VARIABLES)
+    lines = []
+    for name in sorted(environ):
+        upper = name.upper()
+        if not upper.startswith(PREFIX) or upper in known:
+            continue
+        if upper in SERVE_OPTIONS:
+            hint = f" (bigsur serve takes {SERVE_OPTIONS[upper]})"
+        else:  # (the common prefix left out: it would make every name look close)
+            close = difflib.get_close_matches(upper[len(PREFIX):],
+                                              [k[len(PREFIX):] for k in sorted(known)], n=1)
+            hint = f" (did you mean {PREFIX}{close[0]}?)" if close else ""
+        lines.append(f"{name} is not a setting{hint}; ignored")
+    return lines
