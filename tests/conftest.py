@@ -23,3 +23,28 @@ def custom() -> CardSet:
 
     raw = load_card_set().to_json() | {"name": "custom"}
     return parse_card_set(raw, "custom")
+
+
+
+@pytest.fixture(scope="session", autouse=True)
+def temporary_folder_of_the_run():
+    """Points the temporary folder of this process and of every process it starts
+    (servers, workers, Chromium, PostgreSQL) into one folder removed when the run ends:
+    a server the tests kill leaves multiprocessing's ``pymp-*`` folders behind, which
+    would pile up in /tmp. Others may pass through it (mode 0711), as PostgreSQL's own
+    user must to reach its data folder."""
+    import os
+    import shutil
+    import tempfile
+
+    folder = tempfile.mkdtemp(prefix="bigsur-tests-")
+    os.chmod(folder, 0o711)
+    saved = os.environ.get("TMPDIR"), tempfile.tempdir
+    os.environ["TMPDIR"], tempfile.tempdir = folder, folder
+    yield folder
+    if saved[0] is None:
+        os.environ.pop("TMPDIR", None)
+    else:
+        os.environ["TMPDIR"] = saved[0]
+    tempfile.tempdir = saved[1]
+    shutil.rmtree(folder, ignore_errors=True)
