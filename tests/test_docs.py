@@ -91,3 +91,30 @@ def test_the_readme_python_example_runs(capsys):
     assert "take deck" in moves and all(m.startswith("take ") for m in moves)
     top = ast.literal_eval(lines[1])
     assert top["actions"][0] in moves and top["visits"] > 0
+
+
+def test_the_readme_terminal_lines_run_in_order(tmp_path, monkeypatch, capsys):
+    """README.md, "First use": its selfplay, replay, hint and pay lines, run in order as a
+    newcomer runs them (the hint at 50 iterations instead of its seconds). Its pay line
+    named H12, a card not in the hand of the position the replay line writes: the pay
+    failed."""
+    import json
+    import shlex
+
+    from solver.cli import main
+
+    text = (ROOT / "README.md").read_text(encoding="utf-8")
+    block = re.search(r"From the terminal:\n\n```bash\n(.*?)```", text, re.S).group(1)
+    lines = {}
+    for line in block.splitlines():
+        words = shlex.split(line.split("  #")[0])
+        lines.setdefault(words[1], words[1:])
+    monkeypatch.chdir(tmp_path)
+    for name in ("selfplay", "replay", "hint", "pay"):
+        argv = lines[name]
+        if "--seconds" in argv:  # the hint: a search of seconds, cut short here
+            argv = argv[:argv.index("--seconds")] + ["--iterations", "50"]
+        capsys.readouterr()
+        assert main(argv) == 0, (name, capsys.readouterr())
+    plan = json.loads(capsys.readouterr().out)
+    assert plan["feasible"] and plan["builds"][0]["card"] == lines["pay"][-1].split(":")[0]
