@@ -148,3 +148,12 @@ def test_the_api_page_names_every_route_and_no_other(served_routes):
 def test_the_readme_names_only_routes_that_are_served(served_routes):
     named = named_routes((ROOT / "README.md").read_text(encoding="utf-8"))
     assert len(named) > 20 and named - served_routes == set()
+
+
+@pytest.mark.parametrize("page", DOCS)
+def test_every_results_file_named_is_there(page):
+    """A figure's source named as bench/results/NAME.json is a file of the repository."""
+    text = (ROOT / page).read_text(encoding="utf-8")
+    named = set(re.findall(r"bench/results/([\w.-]+\.json)", text)) - {"NAME.json"}
+    missing = sorted(n for n in named if not (ROOT / "bench" / "results" / n).is_file())
+    assert not missing, missing
