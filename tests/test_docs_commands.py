@@ -157,3 +157,38 @@ def test_every_results_file_named_is_there(page):
     named = set(re.findall(r"bench/results/([\w.-]+\.json)", text)) - {"NAME.json"}
     missing = sorted(n for n in named if not (ROOT / "bench" / "results" / n).is_file())
     assert not missing, missing
+
+
+def documented_default(cell: str):
+    """A settings table's default as a value (a number, `text`, true/false, unset), or
+    ... when it is said in words ("core count", "half the workers")."""
+    cell = re.sub(r"\s*\(.*\)$", "", cell.strip())
+    if re.fullmatch(r"-?\d+(\.\d+)?", cell):
+        return float(cell)
+    if re.fullmatch(r"`[^`]*`", cell):
+        return cell.strip("`")
+    return {"true": True, "false": False, "unset": None}.get(cell, ...)
+
+
+@pytest.mark.parametrize("page", ["README.md", "docs/api.md"])
+def test_the_settings_tables_defaults_are_the_code_s(page):
+    """Each row of a settings table names settings (README: several per row, `A` / `B`,
+    with their defaults `a / b`) whose defaults, where given as a value, are Settings'."""
+    from server.settings import Settings
+
+    fields = Settings.model_fields
+    rows = re.findall(r"(?m)^\| (`BIGSUR_[^|]*) \| ([^|]*) \|", (ROOT / page).read_text("utf-8"))
+    assert len(rows) > 15
+    compared = 0
+    for names_cell, defaults_cell in rows:
+        names = re.findall(r"`BIGSUR_(\w+)`", names_cell)
+        defaults = defaults_cell.split(" / ") if len(names) > 1 else [defaults_cell]
+        assert len(names) == len(defaults), names_cell
+        for name, cell in zip(names, defaults, strict=True):
+            assert name.lower() in fields, f"BIGSUR_{name} is not a setting"
+            shown = documented_default(cell)
+            if shown is not ...:
+                code = fields[name.lower()].default
+                assert shown == code, (name, cell, code)
+                compared += 1
+    assert compared > 10
