@@ -11,6 +11,7 @@ from test_web_page import (  # noqa: F401 - fixtures
     page,
     server,
     settle,
+    start_a_game_against_greedy,
     to_the_first_build_step,
 )
 
@@ -40,4 +41,58 @@ def test_the_focus_stays_on_the_status_line_while_the_ai_moves_are_shown(server,
     assert {x["focus"] for x in shown} == {"status-line"}, shown
     assert "Your turn" in pg.locator("#status-line").inner_text()
     assert focused(pg) == "#status-line"
+    assert not pg.js_errors, pg.js_errors
+
+
+def shown_view(pg) -> str:
+    return pg.evaluate("['setup', 'game', 'review', 'cards', 'editor']"
+                       ".filter((v) => !document.getElementById(v).hidden).join()")
+
+
+def test_back_and_forward_go_from_view_to_view_and_a_reload_stays(server, page):  # noqa: F811
+    """A QA pass (a player using Back): the views pushed no history, so Back left the
+    page (and the game) from anywhere. Each view is an entry: Back from the card sets
+    goes to the same game, from there to New game; Forward comes back; a reload on the
+    card sets stays there, the game still on its Table button; a #position= link
+    followed from the game opens the editor, and Back goes to the game again."""
+    from test_page_links import DECK, link
+
+    pg = page
+    start_a_game_against_greedy(pg, server + "/?speed=0")
+    settle(pg)
+    game_id = pg.evaluate("window.bigsur.state.game.id")
+    pg.click("#nav-cards")
+    pg.wait_for_selector("#cards:not([hidden])")
+
+    def back_at(view: str, forward: bool = False) -> None:
+        (pg.go_forward if forward else pg.go_back)()
+        pg.wait_for_function("(v) => !document.getElementById(v).hidden", arg=view)
+        settle(pg)
+        assert shown_view(pg) == view
+
+    back_at("game")
+    assert pg.evaluate("window.bigsur.state.game.id") == game_id
+    assert "Your turn" in pg.locator("#status-line").inner_text()
+    back_at("setup")
+    back_at("game", forward=True)
+    assert pg.evaluate("window.bigsur.state.game.id") == game_id
+    back_at("cards", forward=True)
+
+    pg.reload()
+    pg.wait_for_selector("body[data-ready='1']")
+    assert shown_view(pg) == "cards"
+    assert pg.locator("#nav-game").is_visible()
+    back_at("game")  # (the history outlives the reload)
+    assert pg.evaluate("window.bigsur.state.game.id") == game_id
+    pg.reload()
+    pg.wait_for_selector("body[data-ready='1']")
+    assert shown_view(pg) == "game"
+    assert pg.evaluate("window.bigsur.state.game.id") == game_id
+
+    pg.evaluate("(h) => { location.hash = h; }", link([DECK[0]]))
+    pg.wait_for_selector(f"#editor:not([hidden]) #pe-hand [data-card='{DECK[0]}']")
+    back_at("game")
+    assert pg.evaluate("window.bigsur.state.game.id") == game_id
+    back_at("editor", forward=True)
+    pg.wait_for_selector(f"#pe-hand [data-card='{DECK[0]}']")
     assert not pg.js_errors, pg.js_errors

@@ -1415,19 +1415,35 @@ async function continueFromView(view, aiSpec) {
   await enterGame(g, typeof view.cards === "string" ? view.cards : view.cards.name, names);
 }
 
-async function resume() {
+/* The game of a reload picked up from the server: the one the address names (#game=ID,
+ * #review=ID: one of this browser's games), else the one shown last (localStorage).
+ * Shown (its table, or its review when the address or, without one, the last visit
+ * left it there and it is over) unless the address ``wanted`` names another view: then
+ * only drawn, for the Table button. Whether there was one. */
+async function resume(wanted = null) {
   const raw = localStorage.getItem(STORE_KEY);
-  if (!raw) return false;
-  let saved;
-  try { saved = JSON.parse(raw); } catch (e) { localStorage.removeItem(STORE_KEY); return false; }
-  if (!saved || !saved.id || !saved.tokens) { localStorage.removeItem(STORE_KEY); return false; }
+  let saved = null;
+  try { saved = JSON.parse(raw || "null"); } catch (e) { localStorage.removeItem(STORE_KEY); }
+  if (raw && !(saved && saved.id && saved.tokens)) { localStorage.removeItem(STORE_KEY); saved = null; }
+  const id = wanted && wanted.id !== "upload" ? wanted.id : null;
+  if (id && (!saved || saved.id !== id)) {
+    const g = savedGames().find((x) => x.id === id);
+    if (g) saved = {...g, view: wanted.view};
+  }
+  if (!saved) return false;
   S.game = saved;
+  const view = !wanted ? saved.view : wanted.view === "review" && wanted.id === "upload" ? null : wanted.view;
   try {
     let d = await fetchGame();
     S.data = d;
     await loadGameCards(d);
     S.hint = keptHint(); // (a reload shows the hint asked for in this position again)
-    show(saved.view === "review" && d.over ? "review" : "game");
+    if (wanted && !["game", "review"].includes(view)) { // another view shown
+      await renderGame();
+      if (d.ai_thinking) waitForAI(d).then((next) => transition(d, next)).catch(showError);
+      return true;
+    }
+    show(view === "review" && d.over ? "review" : "game");
     await renderGame();
     if (d.ai_thinking) {
       const prev = d;
@@ -1448,12 +1464,77 @@ async function resume() {
   }
 }
 
+// ------------------------------------------------------------------ the address
+/* Each view is an entry of the browser's history: Back and Forward go from view to view
+ * (Back left the page), and a reload shows the view again. The address's hash names it:
+ * #setup, #game=ID, #review=ID (a game's review; #review=upload: the uploaded record's),
+ * #cards, and the position editor's #position=... (the editor writes it as the position
+ * changes) or #editor. The query (?speed=, ?review=) stays as it is. A game is shown
+ * from the server by its id, as at a reload (it goes on while another view is shown). */
+const VIEWS = ["setup", "game", "review", "cards", "editor"];
+let addressFollowed = null; // the address last shown or followed (popstate and hashchange both come)
+let addressLive = false; // (until the page is ready the view shown replaces the entry)
+
+function addressOf(view) {
+  if (view === "editor") return location.hash.startsWith("#position=") ? location.hash : "#editor";
+  if (view === "game" && S.game) return "#game=" + encodeURIComponent(S.game.id);
+  if (view === "review") {
+    if (S.reviewSource === "upload" && S.upload) return "#review=upload";
+    if (S.game) return "#review=" + encodeURIComponent(S.game.id);
+  }
+  return "#" + view;
+}
+
+/* The view the address names, {view, id}; null when it names none. */
+function viewOfAddress() {
+  const h = location.hash;
+  if (h.startsWith("#position=")) return {view: "editor", id: null};
+  const m = /^#([a-z]+)(?:=(.+))?$/.exec(h);
+  if (!m || !VIEWS.includes(m[1])) return null;
+  let id = null;
+  try { id = m[2] ? decodeURIComponent(m[2]) : null; } catch (e) { id = null; }
+  return {view: m[1], id};
+}
+
+function addressTo(view) {
+  const hash = addressOf(view);
+  if (location.hash !== hash) {
+    const url = location.pathname + location.search + hash;
+    if (addressLive) history.pushState(null, "", url); else history.replaceState(null, "", url);
+  }
+  addressFollowed = location.href;
+}
+
+/* Back, Forward, or a link followed in this tab: the view its address names. */
+async function followAddress() {
+  if (location.href === addressFollowed) return;
+  addressFollowed = location.href;
+  const want = viewOfAddress() || {view: S.data ? "game" : "setup", id: null};
+  if (want.view === "editor" && location.hash.startsWith("#position=")) await openLinked();
+  else await openView(want.view, want.id);
+}
+
+/* Show ``view`` (a nav button, Back, Forward); ``id``: the game the address names (one
+ * of this browser's games), or "upload" for the uploaded record's review. */
+async function openView(view, id = null) {
+  if (view === "setup") { show("setup"); return; }
+  if (view === "cards") { await openCardSets(); return; }
+  if (view === "editor") { await openEditor(null); return; }
+  if (view === "review" && id === "upload") { await openReview("upload"); return; }
+  if (id && (!S.game || S.game.id !== id) && savedGames().some((g) => g.id === id)) {
+    await openSavedGame(id, view);
+    return;
+  }
+  if (view === "game" && !S.data) { show("setup"); return; } // (no game in this tab)
+  // the editors may have loaded another card set: the game's own first
+  try { await loadGameCards(); } catch (e) { showError(e); }
+  if (view === "game") { show("game"); await renderGame(); } else await openReview(id ? "game" : undefined);
+}
+
 function show(view) {
   S.view = view;
-  for (const v of ["setup", "game", "review", "cards", "editor"]) $(v).hidden = v !== view;
-  if (view !== "editor" && location.hash.startsWith("#position=")) {
-    history.replaceState(null, "", location.pathname + location.search);
-  }
+  for (const v of VIEWS) $(v).hidden = v !== view;
+  addressTo(view);
   for (const b of document.querySelectorAll(".nav[data-view]")) {
     b.setAttribute("aria-current", b.dataset.view === view ? "page" : "false");
   }
@@ -2538,15 +2619,8 @@ function onClick(ev) {
     return;
   }
   if (ds.view) {
-    if (ds.view === "setup") { show("setup"); $("setup-players").focus(); }
-    else if (ds.view === "game" || ds.view === "review") {
-      // the editors may have loaded another card set: the game's own first
-      loadGameCards().then(() => {
-        if (ds.view === "game") { show("game"); renderGame(); } else openReview();
-      }).catch(showError);
-    }
-    else if (ds.view === "cards") openCardSets();
-    else if (ds.view === "editor") openEditor(null);
+    openView(ds.view).catch(showError);
+    if (ds.view === "setup") $("setup-players").focus();
   }
 }
 
@@ -2832,18 +2906,26 @@ async function init() {
       `<option value="${esc(c.name)}">${esc(c.label)}</option>`).join("");
     await loadCards("default");
   } catch (e) { showError(e); }
-  // a shared position: straight to the editor, at start-up and when a link is followed
-  // in this tab (the editor's own replaceState of the hash fires no hashchange)
-  addEventListener("hashchange", () => { if (location.hash.startsWith("#position=")) openLinked(); });
+  // Back, Forward, a link followed in this tab: the view of its address (a shared
+  // position: the editor; the editor's own replaceState of the hash fires neither)
+  addEventListener("popstate", followAddress);
+  addEventListener("hashchange", followAddress);
   if (location.hash.startsWith("#position=")) {
     await openLinked();
+    addressLive = true;
     document.body.dataset.ready = "1";
     return;
   }
+  // a reload: the view of the address, else the game left (or its review)
+  const named = viewOfAddress();
   restoreUpload();
-  const resumed = await resume();
-  if (!resumed && S.upload && S.upload.shown) await openReview("upload"); // left on its review
+  const resumed = await resume(named);
+  const view = named ? named.view : null;
+  if (["setup", "cards", "editor"].includes(view)) await openView(view);
+  else if (view === "review" && (named.id === "upload" || !resumed)) await openReview(S.upload ? "upload" : undefined);
+  else if (!resumed && S.upload && S.upload.shown) await openReview("upload"); // left on its review
   else if (!resumed) show("setup");
+  addressLive = true;
   document.body.dataset.ready = "1";
 }
 
