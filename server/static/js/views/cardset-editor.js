@@ -1,7 +1,9 @@
 /* The card-set editor: a set card by card, each drawn as on the table, with live
  * validation by the server (POST /v1/cardsets/check: the same rules as `bigsur cards
- * validate`, each problem naming the card and the field), CSV import
- * (POST /v1/cardsets/convert) and saving (POST /v1/cardsets, or a new version).
+ * validate`, each problem naming the card and the field), import of a CSV
+ * (POST /v1/cardsets/convert) or of the set's JSON file, download of both (the CSV written
+ * by POST /v1/cardsets/export.csv), and saving (POST /v1/cardsets,
+ * or a new version).
  *
  * ctx (from main.js): {api, ApiError, showError, clearError, refreshCardSets()}.
  */
@@ -24,8 +26,16 @@ import {editorAlert} from "./editor-alert.js";
 const E = {set: null, sel: null, check: null, seq: 0, timer: null, storedName: null,
   stored: null, savedText: null, saveNote: null, missingBase: null,
   convertErrors: [], ctx: null, root: null, restored: false, recons: [], reconWarn: null,
-  startChoice: null, alert: null, staleText: {}};
+  startChoice: null, alert: null, staleText: {}, importNote: null, afterCheck: null,
+  downloadNote: null};
 const DRAFT_KEY = "bigsur.cardset-draft"; // the set being edited survives a reload
+const FORMAT = "bigsur-cards/1";
+/* The fields the editor has a place for (docs/format.md's; a card set's label and
+ * fingerprint are worked out from it). */
+const SET_FIELDS = ["format", "name", "version", "reconstruction", "description", "highway", "landmarks"];
+const CARD_FIELDS = {highway: ["id", "miles", "scenery", "cost", "material", "persistent", "bonus", "players", "text"],
+  landmarks: ["id", "name", "scenery", "ability", "text"]};
+const arr = (v) => (Array.isArray(v) ? v : []); // a list field as typed in a file may be none
 const $ = (id) => document.getElementById(id);
 /* The suggestions of the effect fields: one entry each kind, with every parameter it
  * needs (each passes the server's check; docs/format.md lists the kinds). */
@@ -38,7 +48,8 @@ const ABILITY_EXAMPLES = ["mile_bonus miles=1", "scenery_points scenery=ocean po
 
 /* "scenery_points scenery=ocean points=1" <-> {kind, ...} (as the CSV writes effects). */
 export function effectToText(e) {
-  if (!e || typeof e !== "object") return "";
+  if (typeof e === "string") return e; // (a file's effect written as text: read when edited)
+  if (!e || typeof e !== "object" || Array.isArray(e)) return "";
   return [e.kind, ...Object.entries(e).filter(([k]) => k !== "kind")
     .map(([k, v]) => (v === null ? k : `${k}=${Array.isArray(v) ? v.join("|") : v}`))].join(" ");
 }
@@ -53,6 +64,110 @@ export function effectFromText(text) {
     out[k] = k === "sceneries" ? v.split("|").filter(Boolean) : (/^\d+$/.test(v) ? Number(v) : v);
   }
   return out;
+}
+
+/* A card-set JSON file's text (docs/format.md: what Download JSON writes and `bigsur cards
+ * validate`, `--cards FILE` read) -> {set, notes}: the set to edit, and what of the file it
+ * has no place for (each naming the card and field: left out, or what was put instead);
+ * or {refused}: why the text is not a card set. The set is not checked here: the server's
+ * check names its problems, as for a CSV. */
+export function readSetJSON(text) {
+  let raw;
+  try { raw = JSON.parse(text); } catch (e) { return {refused: `is not JSON (${e.message})`}; }
+  const isObject = (v) => v !== null && typeof v === "object" && !Array.isArray(v);
+  if (!isObject(raw) || !(Array.isArray(raw.highway) || Array.isArray(raw.landmarks))) {
+    return {refused: `is not a card set (a card set, ${FORMAT} of docs/format.md, is an ` +
+      `object with the lists "highway" and "landmarks")`};
+  }
+  if (raw.format !== undefined && raw.format !== FORMAT) {
+    return {refused: `is a card set of format ${JSON.stringify(raw.format)}: this page reads ${FORMAT}`};
+  }
+  const notes = [];
+  const shown = (v) => { const t = JSON.stringify(v); return t && t.length > 40 ? t.slice(0, 39) + "\u2026" : t; };
+  const set = {format: FORMAT, name: "", version: "1", reconstruction: false, description: "",
+    highway: [], landmarks: []};
+  if (raw.format === undefined) notes.push(`format: none, ${FORMAT} put`);
+  for (const k of Object.keys(raw)) {
+    if (!SET_FIELDS.includes(k) && k !== "label" && k !== "fingerprint") notes.push(`${k}: not a field of a card set, left out`);
+  }
+  if (typeof raw.name === "string") set.name = raw.name;
+  else notes.push(`name: ${raw.name === undefined ? "none" : shown(raw.name) + ", not text"}, the name being edited kept`);
+  if (typeof raw.version === "string") set.version = raw.version;
+  else if (raw.version !== undefined) { set.version = String(raw.version); notes.push(`version: ${shown(raw.version)} read as "${set.version}"`); }
+  if (typeof raw.description === "string") set.description = raw.description;
+  else if (raw.description !== undefined) notes.push(`description: ${shown(raw.description)}, not text, left out`);
+  if (typeof raw.reconstruction === "boolean") set.reconstruction = raw.reconstruction;
+  else if (raw.reconstruction !== undefined) notes.push(`reconstruction: ${shown(raw.reconstruction)}, not true or false, left unchecked`);
+  for (const list of ["highway", "landmarks"]) {
+    if (raw[list] !== undefined && !Array.isArray(raw[list])) notes.push(`${list}: ${shown(raw[list])}, not a list, left out`);
+    arr(raw[list]).forEach((c, i) => {
+      if (!isObject(c)) { notes.push(`${list}[${i}]: ${shown(c)}, not a card, left out`); return; }
+      const where = typeof c.id === "string" && c.id ? c.id : `${list}[${i}]`;
+      const card = {};
+      for (const [k, v] of Object.entries(c)) {
+        if (CARD_FIELDS[list].includes(k)) card[k] = v;
+        else notes.push(`${where}.${k}: not a field of a ${list === "highway" ? "Highway card" : "Landmark"}, left out`);
+      }
+      set[list].push(card);
+    });
+  }
+  return {set, notes};
+}
+
+/* The set's name as a file's stem ("my-cards"). */
+const fileStem = () => String(E.set.name || "").replace(/[^A-Za-z0-9_-]+/g, "-").replace(/^-+|-+$/g, "") || "cards";
+
+/* The set being edited as its JSON file's text (Download JSON). */
+export const setJSON = () => JSON.stringify(E.set, null, 1) + "\n";
+
+function saveFile(blob, name) {
+  const a = document.createElement("a");
+  a.href = URL.createObjectURL(blob);
+  a.download = name;
+  document.body.append(a);
+  a.click();
+  a.remove();
+  setTimeout(() => URL.revokeObjectURL(a.href), 60_000);
+}
+
+function downloadJSON() {
+  const name = fileStem() + ".json";
+  saveFile(new Blob([setJSON()], {type: "application/json"}), name);
+  const n = located().length;
+  E.downloadNote = `Downloaded ${name}` + (n ? `, with its ${n > 1 ? n + " problems" : "problem"}: ` +
+    "bigsur cards validate names them too, and --cards refuses the file until they are fixed." : ".");
+  say(E.downloadNote);
+  rerender();
+}
+
+/* The CSV is written by the server (the one CSV writer), from cards without problems. */
+async function downloadCSV() {
+  E.ctx.clearError();
+  const name = fileStem() + ".csv";
+  let r;
+  try {
+    r = await fetch("/v1/cardsets/export.csv", {method: "POST",
+      headers: {"Content-Type": "application/json"}, body: JSON.stringify(E.set)});
+  } catch (e) {
+    E.alert.say(`Not downloaded: the server did not answer (${e.message}).`);
+    return;
+  }
+  if (!r.ok) {
+    let data = {};
+    try { data = await r.json(); } catch (e) { /* not JSON: said by its status */ }
+    const errs = data.errors || [];
+    E.alert.say(errs.length
+      ? `Not downloaded as CSV: a CSV row is written from a card without problems; fix the ` +
+        `${errs.length > 1 ? errs.length + " problems" : "problem"} of the cards first ` +
+        `(${whereOf(errs[0])}: ${errs[0].message}), or use Download JSON, which keeps them.`
+      : `Not downloaded as CSV: the server refused (${r.status}): ${data.message || r.statusText}.`);
+    return;
+  }
+  saveFile(await r.blob(), name);
+  E.downloadNote = `Downloaded ${name}: the cards, one row per card (the name, description and ` +
+    `"a reconstruction" are not in a CSV).`;
+  say(E.downloadNote);
+  rerender();
 }
 
 export async function open(ctx, root) {
@@ -185,10 +300,42 @@ async function startFrom(name) {
   E.sel = {kind: "highway", index: 0};
   E.convertErrors = [];
   E.staleText = {};
+  E.importNote = null;
   E.check = null;
   E.restored = false;
   E.reconWarn = null;
   scheduleCheck(0);
+}
+
+/* The focus on the first of ``selectors`` that can take it (a redraw took it off the
+ * control the player used: it fell to <body>). */
+function focusOn(...selectors) {
+  for (const sel of selectors) {
+    const el = sel && document.querySelector(sel);
+    if (el && !el.disabled && el.getClientRects().length) { el.focus(); return; }
+  }
+}
+
+/* A few words for a screen reader: the page's polite region (main.js's announce). */
+function say(text) {
+  if (E.ctx.announce) { E.ctx.announce(text); return; }
+  const box = document.getElementById("announce");
+  if (!box) return;
+  const p = document.createElement("p");
+  p.textContent = text;
+  box.append(p);
+  while (box.children.length > 3) box.firstElementChild.remove();
+}
+
+/* The check's answer in a few words (said after an import). */
+function checkWords() {
+  const problems = located();
+  if (!problems.length && E.check && E.check.summary) {
+    return `Valid: ${E.check.summary.highway} Highway cards, ${E.check.summary.landmarks} Landmarks.`;
+  }
+  if (!problems.length) return "";
+  const {e} = problems[0];
+  return `${problems.length} problem${problems.length > 1 ? "s" : ""}; the first: ${whereOf(e)}: ${e.message}.`;
 }
 
 function current() {
@@ -243,13 +390,15 @@ function errorsFor(kind, index) {
 
 /* A copy of a card safe to draw while it is being typed (missing fields shown blank). */
 function drawable(c) {
-  const sc = (c.scenery || []).filter((x) => SCENERY.includes(x));
+  const sc = arr(c.scenery).filter((x) => SCENERY.includes(x));
   while (sc.length < 2) sc.push(sc[0] || "field");
   return {...c, miles: c.miles || "?", scenery: sc.slice(0, 2),
-    cost: (c.cost || []).filter((m) => MATERIALS.includes(m)),
+    cost: arr(c.cost).filter((m) => MATERIALS.includes(m)),
     material: MATERIALS.includes(c.material) ? c.material : "stone",
     persistent: MATERIALS.includes(c.persistent) ? c.persistent : null,
-    bonus: c.bonus || null, players: c.players || []};
+    bonus: c.bonus && typeof c.bonus === "object" ? c.bonus : null,
+    text: typeof c.text === "string" ? c.text : undefined,
+    players: arr(c.players).filter((p) => [2, 3, 4].includes(p))};
 }
 
 function options(values, chosen, blank) {
@@ -267,13 +416,13 @@ function formHTML() {
   const c = current();
   if (!c) return `<p class="muted">Choose a card on the left, or add one.</p>`;
   if (E.sel.kind === "highway") {
-    const cost = c.cost || [];
-    const players = c.players || [];
+    const cost = arr(c.cost);
+    const players = arr(c.players);
     return `<form id="ce-form" class="ce-form" autocomplete="off">` +
       field("id", "Id", `<input id="ce-id" name="id" value="${esc(c.id || "")}" spellcheck="false">`) +
       field("miles", "Miles", `<select id="ce-miles" name="miles">${options([1, 2, 3, 4], c.miles, "?")}</select>`) +
-      field("scenery", "Sceneries", `<select id="ce-scenery" name="scenery0">${options(SCENERY, (c.scenery || [])[0], "?")}</select>` +
-        `<select name="scenery1" aria-label="second Scenery">${options(SCENERY, (c.scenery || [])[1], "?")}</select>`) +
+      field("scenery", "Sceneries", `<select id="ce-scenery" name="scenery0">${options(SCENERY, arr(c.scenery)[0], "?")}</select>` +
+        `<select name="scenery1" aria-label="second Scenery">${options(SCENERY, arr(c.scenery)[1], "?")}</select>`) +
       field("cost", "Cost", [0, 1, 2].map((i) => `<select name="cost${i}" ${i ? `aria-label="cost ${i + 1}"` : 'id="ce-cost"'}>${options(MATERIALS, cost[i], i < 2 ? "?" : "\u2014")}</select>`).join("")) +
       field("material", "Back Material", `<select id="ce-material" name="material">${options(MATERIALS, c.material, "?")}</select>`) +
       field("persistent", "Persistent (1-Mile cards)", `<select id="ce-persistent" name="persistent">${options(MATERIALS, c.persistent, "\u2014")}</select>`) +
@@ -320,12 +469,19 @@ function staleCards() {
 function previewHTML() {
   const c = current();
   if (!c) return "";
-  if (E.sel.kind === "highway") {
-    return `<div class="ce-preview">${cardSVG(c.id || "?", {card: drawable(c), marks: true})}</div>`;
+  const id = typeof c.id === "string" && c.id ? c.id : "?";
+  try {
+    if (E.sel.kind === "highway") {
+      return `<div class="ce-preview">${cardSVG(id, {card: drawable(c), marks: true})}</div>`;
+    }
+    const l = {...c, scenery: SCENERY.includes(c.scenery) ? c.scenery : "field",
+      name: typeof c.name === "string" && c.name ? c.name : "?",
+      text: typeof c.text === "string" ? c.text : undefined,
+      ability: c.ability && typeof c.ability === "object" && !Array.isArray(c.ability) ? c.ability : {kind: "?"}};
+    return `<div class="ce-preview lm">${landmarkSVG(id, l)}</div>`;
+  } catch (e) { // a field of a type no card has (from a file): drawn once it is fixed
+    return `<div class="ce-preview"><p class="muted small">Drawn once its fields are fixed (see the problems).</p></div>`;
   }
-  const l = {...c, scenery: SCENERY.includes(c.scenery) ? c.scenery : "field",
-    name: c.name || "?", ability: c.ability || {kind: "?"}};
-  return `<div class="ce-preview lm">${landmarkSVG(c.id || "?", l)}</div>`;
 }
 
 function listHTML() {
@@ -378,8 +534,14 @@ function statusHTML() {
     `<li><button type="button" class="linkish" data-ce-jump="${x.kind}:${x.index}">${esc(x.id)} \u00b7 text</button>: ` +
     `written for its ${x.kind === "highway" ? "bonus" : "ability"} before your change ` +
     `(${esc(E.staleText[`${x.kind}:${x.id}`] || "none")}); the table shows the text, not the effect</li>`).join("") + `</ul>` : "";
+  const notes = E.importNote ? E.importNote.notes : [];
+  const imported = notes.length ? `<div class="small" id="ce-import-note">From <b>${esc(E.importNote.file)}</b>, ` +
+    `what the editor has no place for (not checked, and not in a file downloaded from here):<ul class="ce-problems">` +
+    notes.slice(0, 8).map((n) => `<li>${esc(n)}</li>`).join("") +
+    (notes.length > 8 ? `<li class="muted">\u2026 and ${notes.length - 8} more</li>` : "") + `</ul></div>` : "";
+  const downloaded = E.downloadNote ? `<p class="small" id="ce-downloaded">${esc(E.downloadNote)}</p>` : "";
   return `<div id="ce-status" aria-live="polite">${head}<ul class="ce-problems">${items}${more}</ul>` +
-    `${staleNote}${derived}${note}${restored}${missing}${reconWarnHTML()}${saveNoteHTML()}</div>`;
+    `${staleNote}${derived}${note}${restored}${missing}${imported}${reconWarnHTML()}${saveNoteHTML()}${downloaded}</div>`;
 }
 
 /* Beside the "a reconstruction" box: what it states. Unchecked, the set is shown as the
@@ -430,14 +592,19 @@ export function render() {
   root.innerHTML = `<div class="panel ce-head">
     <h2>Card sets</h2>
     <p class="muted small">Enter your printed cards card by card, or import a spreadsheet (one row per card,
-      <a href="/v1/cardsets/template.csv" download id="ce-template">download the CSV template</a>; the format is in docs/format.md).
-      Every change is checked with the same rules as <code>bigsur cards validate</code>.</p>
+      <a href="/v1/cardsets/template.csv" download id="ce-template">download the CSV template</a>; the format is in docs/format.md)
+      or a card set's JSON file. Every change is checked with the same rules as <code>bigsur cards validate</code>;
+      Download JSON gives the file that <code>--cards FILE</code> reads.</p>
     <div class="row">
       <label for="ce-start">Start from</label>
       <select id="ce-start">${stored}</select>
       <button type="button" data-ce="load">Load</button>
-      <label for="ce-csv">Import CSV</label>
-      <input type="file" id="ce-csv" accept=".csv,text/csv">
+      <label for="ce-csv">Import CSV or JSON</label>
+      <input type="file" id="ce-csv" accept=".csv,.json,text/csv,application/json">
+    </div>
+    <div class="row ce-files">
+      <button type="button" data-ce="download-json">Download JSON</button>
+      <button type="button" data-ce="download-csv">Download CSV</button>
     </div>
     <div class="row">
       <label for="ce-setname">Name</label>
@@ -464,13 +631,16 @@ export function render() {
     $("ce-save").textContent = sameStored() ? "Save a new version" : "Save to the server";
     scheduleCheck();
   });
-  $("ce-desc").addEventListener("input", (ev) => { E.set.description = ev.target.value; scheduleCheck(); });
+  $("ce-desc").addEventListener("input", (ev) => {
+    E.set.description = ev.target.value;
+    scheduleCheck();
+  });
   $("ce-recon").addEventListener("change", (ev) => {
     E.set.reconstruction = ev.target.checked;
     scheduleCheck();
     rerender(); // the note beside the box says what this states, at once
   });
-  $("ce-csv").addEventListener("change", importCSV);
+  $("ce-csv").addEventListener("change", importFile);
   // the set chosen to start from stays chosen when a check's answer redraws the editor
   $("ce-start").addEventListener("change", (ev) => { E.startChoice = ev.target.value; });
 }
@@ -499,6 +669,8 @@ function onForm(ev) {
   if (!c) return;
   const f = ev.currentTarget.elements;
   const here = errorsFor(E.sel.kind, E.sel.index); // (found by the card's id before it changes)
+  const box = ev.target.closest("[data-field]");
+  const what = box ? box.dataset.field : ev.target.name;
   const before = {key: textKey(c), effect: effectToText(effectOf(c)), text: c.text || ""};
   c.id = f.id.value.trim();
   c.text = f.text.value;
@@ -546,6 +718,7 @@ function noteStaleText(c, before) {
 function scheduleCheck(delay = 250) {
   saveDraft(); // every change passes here
   E.reconWarn = null; // it was about the set before the change
+  E.downloadNote = null; // (so was a download's)
   E.alert.drop(); // so was the editor's alert (a Save refused)
   clearTimeout(E.timer);
   E.timer = setTimeout(runCheck, delay);
@@ -566,14 +739,65 @@ async function runCheck() {
     E.check = {ok: false, errors: [{card: null, field: e.field, message: reason}], summary: null};
   }
   if (E.root && !E.root.closest(".view").hidden) rerender();
+  if (E.afterCheck) { // an import: what it did, with what the check found
+    say(`${E.afterCheck}. ${checkWords()}`);
+    E.afterCheck = null;
+  }
   document.body.dataset.ceChecked = String(seq);
 }
 
-async function importCSV(ev) {
-  const file = ev.target.files && ev.target.files[0];
+/* Import a CSV (converted by the server) or a card set's JSON file: it replaces the set
+ * being edited; a file that holds no card set is said so and the
+ * set being edited is kept. */
+async function importFile(ev) {
+  const input = ev.target;
+  const file = input.files && input.files[0];
   if (!file) return;
-  const text = await file.text();
-  const name = E.set.name || file.name.replace(/\.csv$/i, "");
+  input.value = ""; // the same file may be chosen again (once fixed)
+  E.ctx.clearError();
+  let text;
+  try { text = await file.text(); } catch (e) {
+    E.ctx.showError(`${file.name} could not be read (${e.message}): the set being edited is kept.`);
+    return;
+  }
+  const json = /\.json$/i.test(file.name) || (!/\.csv$/i.test(file.name) && /^\s*[[{]/.test(text));
+  const got = json ? fromJSON(file.name, text) : await fromCSV(file.name, text);
+  if (!got) return;
+  E.set = got.set;
+  E.convertErrors = got.errors;
+  E.importNote = got.notes.length ? {file: file.name, notes: got.notes} : null;
+  E.staleText = {};
+  E.sel = {kind: "highway", index: 0};
+  E.check = null;
+  E.saveNote = null;
+  E.afterCheck = `Imported ${file.name}: ${got.set.highway.length} Highway cards, ${got.set.landmarks.length} Landmarks`;
+  const first = located().find(({at}) => at);
+  if (first) jumpTo(first.at, false);
+  render();
+  scheduleCheck(0);
+  focusOn("#ce-csv");
+}
+
+/* A JSON file's set, {set, errors, notes}; null when it holds none (said). */
+function fromJSON(fileName, text) {
+  const r = readSetJSON(text);
+  if (r.refused) {
+    E.ctx.showError(`${fileName} ${r.refused}: the set being edited is kept.`);
+    return null;
+  }
+  if (!r.set.highway.length && !r.set.landmarks.length) {
+    E.ctx.showError(`${fileName} holds no card: the set being edited is kept.`);
+    return null;
+  }
+  if (!r.set.name) r.set.name = E.set.name;
+  return {set: r.set, errors: [], notes: r.notes};
+}
+
+/* A CSV file's set, converted by the server, {set, errors, notes}; null when it holds
+ * no card (said). The CSV has the cards only: the name, description and label being
+ * edited are kept. */
+async function fromCSV(fileName, text) {
+  const name = E.set.name || fileName.replace(/\.csv$/i, "");
   try {
     const r = await fetch("/v1/cardsets/convert?name=" + encodeURIComponent(name), {
       method: "POST", headers: {"Content-Type": "text/csv"}, body: text});
@@ -581,21 +805,17 @@ async function importCSV(ev) {
     if (!r.ok) throw new E.ctx.ApiError(r.status, data.field, data.message || "refused", data);
     if (!data.cards.highway.length && !data.cards.landmarks.length) {
       // not a card list (an empty file, another file): the set being edited is kept
-      ev.target.value = ""; // the same file may be chosen again once fixed
       const why = data.errors.map((x) => x.message).join("; ");
-      E.ctx.showError(`${file.name} holds no card${why ? " (" + why + ")" : ""}: the set being edited is kept.`);
-      return;
+      E.ctx.showError(`${fileName} holds no card${why ? " (" + why + ")" : ""}: the set being edited is kept.`);
+      return null;
     }
-    E.set = {...data.cards, description: E.set.description, reconstruction: E.set.reconstruction};
-    E.convertErrors = data.errors;
-    E.staleText = {};
-    E.sel = {kind: "highway", index: 0};
-    E.check = null;
-    const first = located().find(({at}) => at);
-    if (first) jumpTo(first.at, false);
-    render();
-    scheduleCheck(0);
-  } catch (e) { E.ctx.showError(e); }
+    return {set: {...data.cards, description: E.set.description, reconstruction: E.set.reconstruction},
+      errors: data.errors, notes: []};
+  } catch (e) {
+    E.ctx.showError(e instanceof E.ctx.ApiError ? e
+      : `${fileName} could not be converted (${e.message}): the set being edited is kept.`);
+    return null;
+  }
 }
 
 /* Select the card ``at`` ({kind, index}: a problem's card), its first bad field focused. */
@@ -716,15 +936,21 @@ export function onClick(el) {
     return true;
   }
   if (!ds.ce) return false;
+  const again = `[data-ce="${CSS.escape(ds.ce)}"]`; // the control used, drawn anew
   if (ds.ce === "load") {
-    startFrom($("ce-start").value).then(render).catch(E.ctx.showError);
-  } else if (ds.ce === "add-highway") {
-    E.set.highway.push({id: freeId("H", E.set.highway), miles: 3, scenery: ["ocean", "forest"],
+    const start = $("ce-start");
+    startFrom(start.value).then(render).catch(E.ctx.showError);
+  } else if (ds.ce === "download-json") { downloadJSON(); focusOn(again); }
+  else if (ds.ce === "download-csv") downloadCSV().then(() => focusOn(again));
+  else if (ds.ce === "add-highway") {
+    const id = freeId("H", E.set.highway);
+    E.set.highway.push({id, miles: 3, scenery: ["ocean", "forest"],
       cost: ["stone", "water"], material: "timber", players: [2, 3, 4]});
     E.sel = {kind: "highway", index: E.set.highway.length - 1};
     render(); scheduleCheck();
   } else if (ds.ce === "add-landmark") {
-    E.set.landmarks.push({id: freeId("L", E.set.landmarks), name: "New Landmark",
+    const id = freeId("L", E.set.landmarks);
+    E.set.landmarks.push({id, name: "New Landmark",
       scenery: "ocean", ability: {kind: "mile_bonus", miles: 1}});
     E.sel = {kind: "landmark", index: E.set.landmarks.length - 1};
     render(); scheduleCheck();

@@ -1,0 +1,165 @@
+"""The card-set editor as a player who types in their printed cards uses it (a real
+browser, the fixtures of test_web_page.py): the set downloaded as JSON (the file `bigsur
+cards validate`, `--cards FILE` and BIGSUR_CARDS read) and as CSV (written by the server,
+read back by the editor's import); a JSON file imported, and a file that is no card set
+refused in words with the set being edited kept."""
+
+from __future__ import annotations
+
+import json
+from pathlib import Path
+
+from test_web_page import browser, page, server  # noqa: F401 - fixtures
+
+from solver.rules.cards import load_card_set, parse_card_set
+
+DEFAULT_JSON = Path(__file__).resolve().parents[2] / "solver" / "rules" / "data" / "default.json"
+MODULE = "/js/views/cardset-editor.js"
+
+
+def open_cards(pg, base: str) -> None:
+    pg.goto(base + "/")
+    pg.wait_for_selector("body[data-ready='1']")
+    pg.click("#nav-cards")
+    pg.wait_for_selector("#ce-ok")
+
+
+def set_json(pg) -> str:
+    """The set being edited as the editor writes its file (Download JSON's text)."""
+    return pg.evaluate(f"async () => (await import('{MODULE}')).setJSON()")
+
+
+def choose_file(pg, name: str, data: bytes, mime: str = "application/json") -> None:
+    pg.set_input_files("#ce-csv", files=[{"name": name, "mimeType": mime, "buffer": data}])
+
+
+def announced(pg, text: str) -> None:
+    pg.wait_for_function("(t) => document.querySelector('#announce').innerText.includes(t)",
+                         arg=text)
+
+
+def no_js_errors(pg) -> None:
+    assert not [e for e in pg.js_errors if "status of" not in e], pg.js_errors
+
+
+def test_download_json_and_csv_are_the_set_on_screen(server, page, tmp_path):  # noqa: F811
+    pg = page
+    open_cards(pg, server)
+    pg.fill("#ce-setname", "printed-cards")
+    pg.click("[data-ce-pick='highway:2']")
+    pg.fill("#ce-text", "typed from my box, \"quoted\", with a comma")
+    pg.click("[data-ce-pick='landmark:1']")
+    pg.fill("#ce-name", "Point Sur (as printed)")
+    pg.wait_for_selector("#ce-ok")
+    on_screen = set_json(pg)
+
+    with pg.expect_download() as dl:
+        pg.click("[data-ce='download-json']")
+    assert dl.value.suggested_filename == "printed-cards.json"
+    path = tmp_path / "printed-cards.json"
+    dl.value.save_as(path)
+    assert path.read_text() == on_screen
+    loaded = load_card_set(str(path))  # as --cards FILE reads it
+    assert loaded.to_json() == parse_card_set(json.loads(on_screen)).to_json()
+    assert loaded.name == "printed-cards" and loaded.highway[2].text.startswith("typed from")
+    assert "Downloaded printed-cards.json" in pg.locator("#ce-downloaded").inner_text()
+
+    with pg.expect_download() as dl:
+        pg.click("[data-ce='download-csv']")
+    assert dl.value.suggested_filename == "printed-cards.csv"
+    csv_path = tmp_path / "printed-cards.csv"
+    dl.value.save_as(csv_path)
+    assert csv_path.read_text().startswith("kind,id,miles,")
+    pg.wait_for_function("() => document.activeElement.dataset.ce === 'download-csv'")
+
+    # read back by the editor's import: the same cards (and the name, description kept)
+    pg.click("[data-ce-pick='highway:0']")
+    pg.click("[data-ce='delete']")
+    assert set_json(pg) != on_screen
+    choose_file(pg, "printed-cards.csv", csv_path.read_bytes(), "text/csv")
+    pg.wait_for_function("(n) => document.querySelectorAll(\"[data-ce-pick^='highway:']\")"
+                         ".length === n", arg=len(loaded.highway))
+    pg.wait_for_selector("#ce-ok")
+    again = parse_card_set(json.loads(set_json(pg))).to_json()
+    assert again == loaded.to_json()
+    no_js_errors(pg)
+
+
+def test_download_csv_of_a_card_with_a_problem_names_it(server, page):  # noqa: F811
+    pg = page
+    open_cards(pg, server)
+    pg.click("[data-ce-pick='highway:3']")
+    pg.select_option("#ce-miles", "")  # no miles
+    pg.wait_for_selector("#ce-status .bad")
+    downloads = []
+    pg.on("download", lambda d: downloads.append(d))
+    pg.click("[data-ce='download-csv']")
+    pg.wait_for_selector("#alert:has-text('Not downloaded as CSV')")
+    text = pg.locator("#alert-text").inner_text()
+    assert "H04" in text and "miles" in text and "Download JSON" in text, text
+    assert downloads == []
+    # the JSON keeps a set with its problems, and says so
+    with pg.expect_download():
+        pg.click("[data-ce='download-json']")
+    assert "problem" in pg.locator("#ce-downloaded").inner_text()
+    no_js_errors(pg)
+
+
+def test_import_json_file(server, page):  # noqa: F811
+    """The shipped default.json and a set downloaded here import as JSON (the import took
+    CSV only); the file's problems are named by card and field as a CSV's are, and what
+    the editor has no place for is listed; a file that is no card set is refused in
+    words, the set being edited kept."""
+    pg = page
+    open_cards(pg, server)
+    pg.click("[data-ce-pick='highway:0']")
+    pg.click("[data-ce='delete']")
+    choose_file(pg, "default.json", DEFAULT_JSON.read_bytes())
+    announced(pg, "Imported default.json: 69 Highway cards, 20 Landmarks")
+    assert pg.locator("[data-ce-pick^='highway:']").count() == 69
+    assert pg.locator("#ce-setname").input_value() == "default"
+    assert pg.locator("#ce-recon").is_checked()
+    assert json.loads(set_json(pg)) == json.loads(DEFAULT_JSON.read_text())
+    assert pg.evaluate("document.activeElement.id") == "ce-csv"  # the focus stays
+
+    kept = set_json(pg)
+    for name, data, said in [
+            ("notes.json", b"{\"highway\": [1, 2", "is not JSON"),
+            ("list.json", b"[1, 2, 3]", "is not a card set"),
+            ("record.json", json.dumps({"format": "bigsur-record/1", "actions": []}).encode(),
+             "is not a card set"),
+            ("future.json", json.dumps({"format": "bigsur-cards/9", "highway": []}).encode(),
+             "of format \"bigsur-cards/9\""),
+            ("empty.json", json.dumps({"highway": [], "landmarks": []}).encode(),
+             "holds no card")]:
+        choose_file(pg, name, data)
+        pg.wait_for_selector(f"#alert:has-text('{name}')")
+        text = pg.locator("#alert-text").inner_text()
+        assert said in text and "the set being edited is kept" in text, text
+        assert set_json(pg) == kept
+        pg.click("#alert-close")
+
+    # a hand-written file: problems named by card and field, fields left out listed
+    raw = json.loads(DEFAULT_JSON.read_text())
+    raw.update(name="hand-typed", reconstruction=False, colour="blue")
+    raw["highway"][2]["miles"] = "x"
+    raw["highway"][4]["colour"] = "red"
+    raw["highway"][5]["scenery"] = "ocean"  # a text, not a list
+    raw["highway"].insert(7, 12)
+    raw["landmarks"][0]["ability"] = "mile_bonus miles=2"  # an effect as text
+    choose_file(pg, "hand-typed.json", json.dumps(raw).encode())
+    pg.wait_for_selector("#ce-import-note")
+    note = pg.locator("#ce-import-note").inner_text()
+    assert "colour: not a field of a card set" in note
+    assert "H05.colour: not a field of a Highway card" in note
+    assert "highway[7]: 12, not a card" in note
+    pg.wait_for_function("() => document.querySelector('#ce-status').innerText"
+                         ".includes('H03 \u00b7 miles')")
+    status = pg.locator("#ce-status").inner_text()
+    assert "H06 \u00b7 scenery" in status, status
+    pg.click("[data-ce-pick='highway:5']")  # drawn without a crash
+    pg.click("[data-ce-pick='highway:2']")
+    assert pg.locator(".ce-field.bad[data-field='miles']").count() == 1
+    pg.click("[data-ce-pick='landmark:0']")
+    assert pg.locator("#ce-ability").input_value() == "mile_bonus miles=2"
+    no_js_errors(pg)
