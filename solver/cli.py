@@ -24,6 +24,7 @@ import os
 import random
 import sys
 import warnings
+from collections.abc import Callable
 from pathlib import Path
 
 from .rules.actions import ActionError
@@ -92,6 +93,35 @@ def seed_arg(text: str) -> int:
         raise UserError(f"--seed: must be at most {MAX_SEED} (2**63 - 1, the largest seed "
                         f"the service takes), got {shown}")
     return value
+
+
+# the largest counts the command line takes: a run far beyond them cannot end (the
+# service caps a search at BIGSUR_MAX_ITERATIONS, 100,000 by default)
+MAX_ITERATIONS = 1_000_000  # one search's iterations (hint, analyze per decision): about
+# 20 minutes at the ~900 iterations/s docs/ai.md measures
+MAX_SELFPLAY_GAMES = 100_000  # records of one `bigsur selfplay` (a tournament's games too)
+
+
+def count_arg(option: str, most: int) -> Callable[[str], int]:
+    """The argparse ``type`` of a count option (``--games``, ``--iterations``,
+    ``--epochs``): an integer 1 to ``most``, as :func:`seed_arg` is the type of every
+    seed. Its UserError names ``option`` and the bound passed in one line, as seed_arg's:
+    "--games: must be at least 1, got 0", "--games: must be at most 100000, got ..."."""
+    def count(text: str) -> int:
+        try:
+            value = int(text)
+        except ValueError:
+            shown = got(text) if len(text) <= 40 else f", got a text of {len(text)} characters"
+            raise UserError(f"{option}: must be an integer 1 to {most}{shown}") from None
+        digits = len(str(abs(value)))
+        shown = got(value) if digits <= 40 else f", got a number of {digits} digits"
+        if value < 1:
+            raise UserError(f"{option}: must be at least 1{shown}")
+        if value > most:
+            raise UserError(f"{option}: must be at most {most}{shown}")
+        return value
+
+    return count
 
 
 # ------------------------------------------------------------------ cards
@@ -252,8 +282,6 @@ def _random_game(players: int, seed: int, cards=None):
 
 
 def cmd_selfplay(args) -> int:
-    if args.games < 1:
-        raise UserError(f"--games: must be at least 1{got(args.games)}")
     if args.players not in (2, 3, 4):  # before the folder is made
         raise UserError(f"--players: must be 2, 3 or 4{got(args.players)}")
     if args.seed + args.games - 1 > MAX_SEED:  # (--seed itself is checked by seed_arg)
@@ -359,8 +387,9 @@ def build_parser(command: str | None = None) -> argparse.ArgumentParser:
     selfplay = sub.add_parser("selfplay", help="write records of random legal games")
     selfplay.add_argument("--players", type=int, default=2,
                           help="seats in each game: 2, 3 or 4 (default 2)")
-    selfplay.add_argument("--games", type=int, default=1,
-                          help="games, one record each (default 1)")
+    selfplay.add_argument("--games", type=count_arg("--games", MAX_SELFPLAY_GAMES),
+                          default=1, help=f"games, one record each, 1 to "
+                          f"{MAX_SELFPLAY_GAMES} (default 1)")
     selfplay.add_argument("--seed", type=seed_arg, default=0,
                           help="game k uses seed S+k (default 0)")
     selfplay.add_argument("--out", default="records",

@@ -353,7 +353,8 @@ def cmd_analyze(args) -> int:
 
 def add_cli(sub) -> None:
     """Register ``bigsur analyze`` on the CLI's subparsers."""
-    from .cli import seed_arg  # (the one type of every --seed)
+    from .cli import MAX_ITERATIONS, count_arg, seed_arg  # (the one type of every --seed
+    # and of every count)
 
     p = sub.add_parser("analyze", help="review a game record: HTML report and graph",
                        description="Review every decision of a record (the same analysis as "
@@ -366,7 +367,8 @@ def add_cli(sub) -> None:
     group = p.add_mutually_exclusive_group()
     group.add_argument("--budget-ms", type=int, help=f"search time per decision, in "
                        f"milliseconds (default {DEFAULT_BUDGET_MS}, as the service)")
-    group.add_argument("--iterations", type=int, help="search iterations per decision "
+    group.add_argument("--iterations", type=count_arg("--iterations", MAX_ITERATIONS),
+                       help=f"search iterations per decision, 1 to {MAX_ITERATIONS} "
                        "(reproducible with --seed)")
     p.add_argument("--seed", type=seed_arg, default=0,
                    help="review seed, 0 to 2**63 - 1 (default 0)")

@@ -149,6 +149,36 @@ def test_selfplay_players_out_of_range_names_the_option_and_writes_nothing(playe
     assert not out.exists()
 
 
+@pytest.mark.parametrize("argv, option, most", [
+    (["selfplay"], "--games", 100_000),
+    (["train", "--out", "m.npz"], "--games", 1_000_000),
+    (["train", "--out", "m.npz"], "--epochs", 10_000),
+    (["train", "--out", "m.npz"], "--batch", 1_000_000),
+    (["analyze", "game.json", "--no-progress"], "--iterations", 1_000_000),
+])
+@pytest.mark.parametrize("value, words", [
+    ("10" + "0" * 11, "must be at most {most}, got 1000000000000"),
+    ("9" * 50, "must be at most {most}, got a number of 50 digits"),
+    ("0", "must be at least 1, got 0"), ("-3", "must be at least 1, got -3"),
+    ("ten", "must be an integer 1 to {most}, got 'ten'"),
+    ("9" * 5000, "must be an integer 1 to {most}, got a text of 5000 characters"),
+])
+def test_a_count_beyond_its_cap_or_below_1_is_one_line_naming_the_option_and_bound(
+        argv, option, most, value, words, tmp_path, no_selfplay, monkeypatch, capsys):
+    """`selfplay --games 10**12` and `analyze --iterations 10**9` started runs that could not
+    end, 0 and negative counts were not all refused: every count is 1 to a cap, said as
+    one line naming the option and the range (count_arg), before any work."""
+    import solver.cli as cli
+    import solver.report as report
+
+    forbid(monkeypatch, report, "analyse_record", "the review")
+    forbid(monkeypatch, cli, "_random_game", "selfplay's games")
+    monkeypatch.chdir(tmp_path)
+    assert main([*argv, option, value]) == 2
+    assert error_line(capsys) == f"bigsur: error: {option}: {words.format(most=most)}"
+    assert os.listdir(tmp_path) == []  # no records/ folder, no model
+
+
 def test_selfplay_out_naming_a_file_says_so(tmp_path, capsys):
     target = tmp_path / "notes.txt"
     target.write_text("x")
@@ -234,6 +264,7 @@ def no_selfplay(monkeypatch):
 @pytest.mark.parametrize("option, value, message", [
     ("--epochs", "0", "--epochs: must be at least 1, got 0"),
     ("--epochs", "-1", "--epochs: must be at least 1, got -1"),
+    ("--epochs", "1000000000", "--epochs: must be at most 10000, got 1000000000"),
     ("--batch", "0", "--batch: must be at least 1, got 0"),
     ("--lr", "0", "--lr: must be a positive number, got 0.0"),
     ("--lr", "-1", "--lr: must be a positive number, got -1.0"),
@@ -243,7 +274,7 @@ def no_selfplay(monkeypatch):
     ("--workers", "0", "--workers: must be an integer 1 to 64, got 0"),
     ("--workers", "-1", "--workers: must be an integer 1 to 64, got -1"),
     ("--workers", "100000", "--workers: must be an integer 1 to 64, got 100000"),
-    ("--games", "999999999999", "--games: at most 1000000, got 999999999999"),
+    ("--games", "999999999999", "--games: must be at most 1000000, got 999999999999"),
     ("--hidden", "99999999", "--hidden: layer sizes such as 64,64, got '99999999' "
                              "(each 1 to 4096)"),
 ])
@@ -504,10 +535,12 @@ def test_cards_import_of_a_missing_or_directory_path_says_so_once(make, reason, 
      "--games: must be 1 to 100000", 0),
     ("solver.search.train_cli", ["train", "--games", "1"],
      "--games: at least 2 (whole games are held out to test the fit)", 1),
-    ("solver.search.train_cli", ["train", "--games", "2000000"], "--games: at most 1000000",
+    ("solver.cli", ["train", "--games", "2000000"], "--games: must be at most 1000000",
      2000000),
-    ("solver.search.train_cli", ["train", "--epochs", "0"], "--epochs: must be at least 1", 0),
-    ("solver.search.train_cli", ["train", "--batch", "0"], "--batch: must be at least 1", 0),
+    ("solver.cli", ["train", "--epochs", "0"], "--epochs: must be at least 1", 0),
+    ("solver.cli", ["train", "--batch", "0"], "--batch: must be at least 1", 0),
+    ("solver.cli", ["analyze", "x.json", "--iterations", "0"], "--iterations: must be at least 1",
+     0),
 ])
 def test_a_whole_number_option_out_of_range_ends_in_the_shared_words(
         module, argv, start, value, tmp_path, no_games, no_selfplay, monkeypatch, capsys):
@@ -515,7 +548,7 @@ def test_a_whole_number_option_out_of_range_ends_in_the_shared_words(
     # no value at all), which the budget, bot-spec, --workers and --iterations checks use
     monkeypatch.setattr(f"{module}.got", lambda given: f" <got {given!r}>")
     out = tmp_path / ("m.npz" if argv[0] == "train" else "t")
-    extra = {"selfplay": ["--out", str(out)], "play": [],
+    extra = {"selfplay": ["--out", str(out)], "play": [], "analyze": [],
              "tournament": ["--quiet", "--out", str(out)], "train": ["--out", str(out)]}
     assert main([*argv, *extra[argv[0]]]) == 2
     assert error_line(capsys) == f"bigsur: error: {start} <got {value!r}>"
@@ -529,7 +562,7 @@ def test_selfplay_help_says_what_each_option_is_and_its_default(capsys):
         main(["selfplay", "--help"])
     text = " ".join(capsys.readouterr().out.split())
     for words in ("--players PLAYERS seats in each game: 2, 3 or 4 (default 2)",
-                  "--games GAMES games, one record each (default 1)",
+                  "--games GAMES games, one record each, 1 to 100000 (default 1)",
                   "--seed SEED game k uses seed S+k (default 0)",
                   "--out OUT directory for the records (default records)",
                   "--cards CARDS card-set file (default: the shipped reconstruction)"):

@@ -188,18 +188,14 @@ def cmd_train(args) -> int:
 
 MAX_GAMES = 1_000_000  # self-play games of one run (their chunks are submitted at once)
 MAX_HIDDEN = 4096  # units of a hidden layer
+MAX_EPOCHS = 10_000  # training passes over the data
+MAX_BATCH = 1_000_000  # positions per training step
 
 
 def _number_problem(args) -> str | None:
     """What is wrong with a number option, found before the self-play (else None)."""
-    if not args.data and args.games > MAX_GAMES:
-        return f"--games: at most {MAX_GAMES}{got(args.games)}"
     if problem := workers_problem("--workers", args.workers):
         return problem
-    if args.epochs < 1:
-        return f"--epochs: must be at least 1{got(args.epochs)}"
-    if args.batch < 1:
-        return f"--batch: must be at least 1{got(args.batch)}"
     if not 0 < args.lr < float("inf"):  # also nan
         return f"--lr: must be a positive number, got {args.lr}"
     return None
@@ -284,11 +280,12 @@ def _generation(policy: str, sources: list[dict], current_generation: int) -> in
 
 def add_cli(sub) -> None:
     """Register ``bigsur train``."""
-    from ..cli import seed_arg  # (the one type of every --seed)
+    from ..cli import count_arg, seed_arg  # (the one type of every --seed, every count)
 
     p = sub.add_parser("train", help="train the value model by self-play",
                        description=__doc__.split("\n\n")[0])
-    p.add_argument("--games", type=int, default=24_000, help="self-play games (default 24000)")
+    p.add_argument("--games", type=count_arg("--games", MAX_GAMES), default=24_000,
+                   help=f"self-play games, 2 to {MAX_GAMES} (default 24000)")
     p.add_argument("--players", default="2,2,3,4",
                    help="player counts, cycled over the games (default 2,2,3,4)")
     p.add_argument("--policy", default="rollout",
@@ -305,10 +302,10 @@ def add_cli(sub) -> None:
                    help="SearchParams overrides of the searching --policy (e.g. "
                         "own_take_value=greedy: a cheaper searcher for self-play data)")
     p.add_argument("--cluster", help="Dask scheduler address for the self-play games")
-    p.add_argument("--epochs", type=int, default=14,
-                   help="training passes over the data (default 14)")
-    p.add_argument("--batch", type=int, default=1024,
-                   help="positions per training step (default 1024)")
+    p.add_argument("--epochs", type=count_arg("--epochs", MAX_EPOCHS), default=14,
+                   help=f"training passes over the data, 1 to {MAX_EPOCHS} (default 14)")
+    p.add_argument("--batch", type=count_arg("--batch", MAX_BATCH), default=1024,
+                   help=f"positions per training step, 1 to {MAX_BATCH} (default 1024)")
     p.add_argument("--lr", type=float, default=2e-3, help="learning rate (default 0.002)")
     p.add_argument("--hidden", default="64,64", help="hidden layer sizes (default 64,64)")
     p.add_argument("--data", nargs="+", metavar="FILE",
