@@ -192,3 +192,27 @@ def test_the_settings_tables_defaults_are_the_code_s(page):
                 assert shown == code, (name, cell, code)
                 compared += 1
     assert compared > 10
+
+
+@pytest.mark.parametrize("page", DOCS)
+def test_every_file_and_python_name_the_page_points_at_exists(page):
+    """Paths of the repository (`solver/...`, `server/...`, ...) are there, and dotted
+    names (`solver.search.api.analyse`) import and resolve."""
+    text = (ROOT / page).read_text(encoding="utf-8")
+    paths = set(re.findall(r"(?<![\w/.-])((?:solver|server|bench|tests|docs)/[\w./-]*\w)",
+                           text)) - {"bench/results/NAME.json"}
+    missing = sorted(p for p in paths if not (ROOT / p).exists())
+    unresolved = []
+    for name in set(re.findall(r"`((?:solver|server|bench)(?:\.\w+)+)", text)):
+        parts = name.split(".")
+        for cut in range(len(parts), 0, -1):
+            try:
+                thing = importlib.import_module(".".join(parts[:cut]))
+                break
+            except ImportError:
+                continue
+        for attribute in parts[cut:]:
+            thing = getattr(thing, attribute, None)
+        if thing is None:
+            unresolved.append(name)
+    assert not missing and not unresolved, (missing, sorted(unresolved))
