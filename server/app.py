@@ -239,15 +239,21 @@ def api_routes(app: FastAPI) -> list[tuple[re.Pattern, set[str]]]:
 
 
 async def _housekeeping(app: FastAPI) -> None:
-    """Every so often: delete abandoned games and expired analysis jobs."""
+    """Every so often: delete abandoned games, finished games past
+    BIGSUR_KEEP_FINISHED_DAYS and expired analysis jobs."""
     settings = app.state.settings
     interval = max(0.5, min(60.0, settings.game_idle_seconds / 10,
-                            settings.job_ttl_seconds / 10))
+                            settings.job_ttl_seconds / 10,
+                            (settings.keep_finished_days or 1) * 86400 / 10))
     while True:
         try:
             expired = await app.state.games.expire()
             if expired:
                 log.info("deleted %d abandoned game(s)", expired)
+            finished = await app.state.games.delete_finished()
+            if finished:
+                log.info("deleted %d finished game(s) older than %g day(s) "
+                         "(BIGSUR_KEEP_FINISHED_DAYS)", finished, settings.keep_finished_days)
             await app.state.jobs.prune()
         except Exception:  # noqa: BLE001 - housekeeping must not stop
             log.exception("housekeeping failed")

@@ -388,6 +388,18 @@ class GameService:
             n += 1
         return n
 
+    async def delete_finished(self) -> int:
+        """Delete finished games whose last move is older than BIGSUR_KEEP_FINISHED_DAYS
+        (none without it: kept for ever)."""
+        days = self.settings.keep_finished_days
+        if days is None:
+            return 0
+        before = time.time() - days * 86400
+        game_ids = await self.store.in_thread(self.store.finished_games, before)
+        for game_id in game_ids:
+            await self._forget(game_id)
+        return len(game_ids)
+
     # loading ------------------------------------------------------------------
     async def get(self, game_id: str) -> LiveGame:
         """The game, in step with the database (another server process, or an undo, may

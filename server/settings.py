@@ -105,6 +105,10 @@ class Settings(BaseSettings):
                                       "(IP) may have created (429 beyond)")
     game_idle_seconds: float = Field(7 * 86400, gt=0, description="a game in progress "
                                      "untouched this long is deleted (abandoned)")
+    keep_finished_days: float | None = Field(None, gt=0, allow_inf_nan=False,
+                                             description="a finished game is deleted, "
+                                             "with its actions, this many days after its "
+                                             "last move (default: kept for ever)")
     retry_after: int = Field(1, ge=1, description="the least Retry-After of a 503 (seconds; "
                                                   "the server estimates it from the queue)")
     queue_wait_seconds: float = Field(2.0, ge=0, le=600, description="how long a hint or "

@@ -875,6 +875,12 @@ class Store:
             "SELECT id FROM games WHERE status != 'over' AND updated < ? LIMIT ?",
             (before, limit))]
 
+    def finished_games(self, before: float, limit: int = 500) -> list[str]:
+        """Games over whose last move is older than ``before``."""
+        return [r[0] for r in self.query(
+            "SELECT id FROM games WHERE status = 'over' AND updated < ? LIMIT ?",
+            (before, limit))]
+
     def actions(self, game_id: str, start: int = 0) -> list[ActionRow]:
         """The game's actions from index ``start`` on, in order."""
         return [ActionRow(*r) for r in self.query(

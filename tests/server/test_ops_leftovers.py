@@ -5,12 +5,20 @@ does not exist refused."""
 
 from __future__ import annotations
 
+import os
 import re
+import signal
+import subprocess
+import sys
 import time
 from pathlib import Path
 
-from server.launch import ServerProcess
+import pytest
+from session_testkit import BOTH_BACKENDS
+
+from server.launch import ServerProcess, free_port
 from server.settings import OTHER_VARIABLES, Settings, unknown_variables
+from server.store import Store
 
 ROOT = Path(__file__).resolve().parents[2]
 
@@ -60,3 +68,73 @@ def wait_for(predicate, what: str, timeout: float = 20) -> None:
     while not predicate():
         assert time.monotonic() < deadline, what
         time.sleep(0.05)
+
+
+def serve_refused(env: dict[str, str]) -> tuple[int, str]:
+    """``python -m server`` (bigsur serve) in a process of its own with ``env`` added,
+    expected to stop before it listens: (exit status, stderr)."""
+    proc = subprocess.Popen([sys.executable, "-m", "server", "--port", str(free_port())],
+                            env={**os.environ, "PYTHONPATH": str(ROOT), "BIGSUR_WARM": "false",
+                                 "BIGSUR_WORKERS": "1", **env},
+                            stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True,
+                            start_new_session=True, cwd=ROOT)
+    try:
+        _, err = proc.communicate(timeout=60)
+    except subprocess.TimeoutExpired:
+        os.killpg(proc.pid, signal.SIGKILL)  # (it started: the server and its workers)
+        proc.communicate()
+        pytest.fail(f"bigsur serve started with {env}")
+    return proc.returncode, err
+
+
+# ------------------------------------------------------------------ finished games
+
+DAY = 86400
+
+
+def stored_game(store: Store, game_id: str, status: str, days_ago: float) -> None:
+    """A game with one action, last changed ``days_ago``."""
+    store.create_game(game_id, 2, 1, "default", ["human", "human"], ["a", "b"], "human")
+    store.append_action(game_id, 0, 0, "take deck", "take deck", None, status)
+    store.execute("UPDATE games SET updated=? WHERE id=?",
+                  (time.time() - days_ago * DAY, game_id))
+
+
+@BOTH_BACKENDS
+def test_finished_games_older_than_the_setting_are_deleted_by_the_sweep(make_client,
+                                                                        db_target):
+    """Finished games were kept for ever. With BIGSUR_KEEP_FINISHED_DAYS, the sweep
+    that deletes abandoned games deletes those finished longer ago, with their actions;
+    a game in progress is never deleted by it, however old."""
+    store = Store(db_target)
+    stored_game(store, "old-finished", "over", days_ago=3)
+    stored_game(store, "new-finished", "over", days_ago=1)
+    stored_game(store, "old-in-progress", "human", days_ago=30)
+    store.close()
+    client = make_client(keep_finished_days=2, game_idle_seconds=365 * DAY)
+    store = client.app.state.store
+    wait_for(lambda: store.game("old-finished") is None, "the old finished game was kept")
+    assert store.actions("old-finished") == []
+    assert store.game("new-finished") is not None
+    assert store.game("old-in-progress") is not None
+    assert len(store.actions("old-in-progress")) == 1
+
+
+def test_finished_games_are_kept_for_ever_by_default(make_client, db_target):
+    store = Store(db_target)
+    stored_game(store, "finished", "over", days_ago=3000)
+    stored_game(store, "abandoned", "human", days_ago=30)  # (deleted by the same sweep)
+    store.close()
+    client = make_client()
+    store = client.app.state.store
+    wait_for(lambda: store.game("abandoned") is None, "the sweep did not run")
+    assert store.game("finished") is not None
+
+
+@pytest.mark.parametrize("value", ["-1", "0", "soon", "nan", "inf"])
+def test_a_bad_keep_finished_days_stops_serve_naming_it(tmp_path, value):
+    code, err = serve_refused({"BIGSUR_DB": str(tmp_path / "games.db"),
+                               "BIGSUR_KEEP_FINISHED_DAYS": value})
+    assert code == 2, err
+    assert err.startswith("bigsur: error: BIGSUR_KEEP_FINISHED_DAYS: "), err
+    assert len(err.splitlines()) == 1 and not (tmp_path / "games.db").exists(), err
