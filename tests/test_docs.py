@@ -118,3 +118,27 @@ def test_the_readme_terminal_lines_run_in_order(tmp_path, monkeypatch, capsys):
         assert main(argv) == 0, (name, capsys.readouterr())
     plan = json.loads(capsys.readouterr().out)
     assert plan["feasible"] and plan["builds"][0]["card"] == lines["pay"][-1].split(":")[0]
+
+
+def test_the_error_example_of_the_api_page_is_real_output(tmp_path):
+    """docs/api.md, "Errors": the example body is the server's answer to a hint asked for a
+    position with an unknown card in seats[1].hand[0]."""
+    import json
+
+    from fastapi.testclient import TestClient
+
+    from server.app import create_app
+    from server.settings import Settings
+    from solver.rules.engine import new_game
+    from solver.rules.position import state_to_json
+
+    text = (ROOT / "docs" / "api.md").read_text(encoding="utf-8")
+    shown = json.loads(re.search(r"## Errors.*?```json\n(.*?)```", text, re.S).group(1))
+    position = state_to_json(new_game(2, seed=8))
+    position["seats"][1]["hand"][0] = "H99"
+    app = create_app(Settings(db=str(tmp_path / "t.db"), workers=1, pool="thread",
+                              warm=False))
+    with TestClient(app) as client:
+        answer = client.post("/v1/hint", json={"position": position,
+                                               "budget": {"iterations": 10}})
+    assert answer.status_code == 422 and answer.json() == shown
