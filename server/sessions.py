@@ -46,11 +46,20 @@ from solver.rules.views import PlayerView, view_of, view_to_json
 from solver.rules.wording import got_type
 from solver.search.specs import SpecError, check_caps, parse_bot_spec
 
+from .cluster import ClusterUnavailable
 from .errors import ApiError, describe
 from .pool import read_position
 from .scheduler import cancel_and_wait
 from .settings import SERVER_BOTS
-from .store import Conflict, GameRow, LimitReached, Store, token_hash, token_matches
+from .store import (
+    Conflict,
+    GameRow,
+    LimitReached,
+    Store,
+    StoreUnavailable,
+    token_hash,
+    token_matches,
+)
 
 if TYPE_CHECKING:
     from .cardsets import CardRegistry
@@ -62,6 +71,8 @@ HUMAN = "human"
 TOKEN_BYTES = 24  # 192 bits
 FAIRNESS_SCHEME = 'sha256("SEED:SALT") hex, SEED in decimal, SALT 32 hex digits'
 COMMIT_ATTEMPTS = 5  # an action that loses this many races to other processes gets 409
+# what stops an AI turn without a bug: the database or the Dask scheduler away
+OUTAGES = (StoreUnavailable, ClusterUnavailable)
 
 
 @dataclass
@@ -692,6 +703,11 @@ class GameService:
                     except Conflict:
                         continue  # another process committed first (it ran this AI too)
         except asyncio.CancelledError:
+            raise
+        except OUTAGES as err:  # expected, and said by its reason: one line, as a 503 is
+            self.ai_errors += 1
+            log.warning("game %s: the AI stopped (%s); it resumes on the next request",
+                        live.id, err)
             raise
         except Exception:
             self.ai_errors += 1

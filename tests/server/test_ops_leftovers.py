@@ -5,6 +5,7 @@ does not exist refused."""
 
 from __future__ import annotations
 
+import logging
 import os
 import re
 import signal
@@ -14,8 +15,9 @@ import time
 from pathlib import Path
 
 import pytest
-from session_testkit import BOTH_BACKENDS
+from session_testkit import BOTH_BACKENDS, auth, new_game
 
+from server.cluster import ClusterUnavailable
 from server.launch import ServerProcess, free_port
 from server.settings import OTHER_VARIABLES, Settings, unknown_variables
 from server.store import Store
@@ -138,3 +140,40 @@ def test_a_bad_keep_finished_days_stops_serve_naming_it(tmp_path, value):
     assert code == 2, err
     assert err.startswith("bigsur: error: BIGSUR_KEEP_FINISHED_DAYS: "), err
     assert len(err.splitlines()) == 1 and not (tmp_path / "games.db").exists(), err
+
+
+# ------------------------------------------------------------------ a Dask outage
+
+@pytest.mark.parametrize("failure, expected", [
+    (ClusterUnavailable("BIGSUR_CLUSTER: the Dask scheduler at tcp://10.0.0.20:8786 is not "
+                        "connected (reconnecting)"), True),
+    (RuntimeError("a bug"), False)])
+def test_an_ai_turn_failing_in_an_outage_is_one_log_line(make_client, caplog, failure,
+                                                          expected):
+    """While the Dask scheduler was down each failed AI turn logged a traceback at ERROR;
+    an outage (as the database's 503s) is one WARNING line with its reason. A bug keeps
+    its traceback."""
+    client = make_client()
+    runner = client.app.state.search.runner
+
+    async def down(*_args, **_kwargs):
+        raise failure
+
+    runner.run = down
+    with caplog.at_level(logging.INFO, logger="bigsur.server"):
+        game_id, tokens = new_game(client, seats=["greedy", "human"])
+        wait_for(lambda: client.app.state.games.ai_errors == 1, "the AI did not fail")
+        r = client.get(f"/v1/games/{game_id}", headers=auth(tokens[1]))  # (asks again)
+        assert r.status_code == 200 and r.json()["ai_thinking"], r.text
+        wait_for(lambda: client.app.state.games.ai_errors == 2, "the AI was not restarted")
+        wait_for(lambda: client.app.state.games.ai_tasks[game_id].done(),
+                 "the AI task did not end")
+    mine = [r for r in caplog.records if r.name == "bigsur.server"]
+    assert len(mine) == 2, [r.getMessage() for r in mine]
+    for record in mine:
+        assert game_id in record.getMessage()
+        if expected:
+            assert record.levelname == "WARNING" and record.exc_info is None
+            assert str(failure) in record.getMessage() and "\n" not in record.getMessage()
+        else:
+            assert record.levelname == "ERROR" and record.exc_info[1] is failure
