@@ -2,13 +2,15 @@
 browser, the fixtures of test_web_page.py): the set downloaded as JSON (the file `bigsur
 cards validate`, `--cards FILE` and BIGSUR_CARDS read) and as CSV (written by the server,
 read back by the editor's import); a JSON file imported, and a file that is no card set
-refused in words with the set being edited kept."""
+refused in words with the set being edited kept; and every change undone (Undo, Ctrl+Z),
+back to the exact set, destructive ones first (delete, Load, import, clear the text)."""
 
 from __future__ import annotations
 
 import json
 from pathlib import Path
 
+import pytest
 from test_web_page import browser, page, server  # noqa: F401 - fixtures
 
 from solver.rules.cards import load_card_set, parse_card_set
@@ -27,6 +29,15 @@ def open_cards(pg, base: str) -> None:
 def set_json(pg) -> str:
     """The set being edited as the editor writes its file (Download JSON's text)."""
     return pg.evaluate(f"async () => (await import('{MODULE}')).setJSON()")
+
+
+def checked(pg) -> None:
+    """Wait until a check has answered and none is shown pending (an import or an Undo
+    shows "Checking..." until the check of the set it put on screen answers)."""
+    pg.wait_for_function("""() => {
+      const s = document.querySelector('#ce-status');
+      return s && !s.innerText.includes('Checking') && document.body.dataset.ceChecked;
+    }""")
 
 
 def choose_file(pg, name: str, data: bytes, mime: str = "application/json") -> None:
@@ -162,4 +173,130 @@ def test_import_json_file(server, page):  # noqa: F811
     assert pg.locator(".ce-field.bad[data-field='miles']").count() == 1
     pg.click("[data-ce-pick='landmark:0']")
     assert pg.locator("#ce-ability").input_value() == "mile_bonus miles=2"
+    no_js_errors(pg)
+
+
+def click_and_check_undo(pg, label: str, before: str) -> None:
+    """Undo's button names the last action; clicked, the set is back to ``before``."""
+    undo = pg.locator("#ce-undo")
+    assert undo.inner_text() == "Undo " + label
+    undo.click()
+    assert set_json(pg) == before
+    announced(pg, "Undone: " + label)
+
+
+def test_each_destructive_action_is_undone(server, page):  # noqa: F811
+    pg = page
+    open_cards(pg, server)
+    assert pg.locator("#ce-undo").is_disabled()
+    pg.fill("#ce-setname", "undo-me")
+    pg.click("[data-ce-pick='highway:11']")
+    pg.fill("#ce-text", "an edit not saved")
+    checked(pg)
+    before = set_json(pg)
+
+    pg.click("[data-ce='delete']")
+    assert pg.evaluate("document.activeElement.dataset.ce") == "delete"  # not <body>
+    assert "H12" not in [c["id"] for c in json.loads(set_json(pg))["highway"]]
+    click_and_check_undo(pg, "delete H12", before)
+    assert pg.locator("#ce-text").input_value() == "an edit not saved"
+    assert pg.evaluate("document.activeElement.id") == "ce-undo"  # not <body>
+
+    pg.click("[data-ce='load']")  # the shipped set replaces the edits
+    pg.wait_for_function("() => document.querySelector('#ce-undo').innerText"
+                         ".startsWith('Undo load')")
+    assert pg.locator("#ce-setname").input_value() == "my-cards"
+    label = pg.locator("#ce-undo").inner_text()[len("Undo "):]
+    click_and_check_undo(pg, label, before)
+
+    choose_file(pg, "default.json", DEFAULT_JSON.read_bytes())
+    pg.wait_for_function("() => document.querySelector('#ce-setname').value === 'default'")
+    click_and_check_undo(pg, "import default.json", before)
+    assert pg.locator("#ce-setname").input_value() == "undo-me"
+
+    # the text written for a bonus, which changed under it: "Clear the text"
+    card = next(i for i, c in enumerate(json.loads(before)["highway"]) if c["miles"] == 2)
+    pg.click(f"[data-ce-pick='highway:{card}']")
+    pg.fill("#ce-text", "my own words for the bonus")
+    pg.fill("#ce-bonus", "stretch_count points=2")
+    pg.wait_for_selector("[data-ce='clear-text']")
+    with_text = set_json(pg)
+    card_id = json.loads(with_text)["highway"][card]["id"]
+    pg.click("[data-ce='clear-text']")
+    assert "text" not in json.loads(set_json(pg))["highway"][card]
+    click_and_check_undo(pg, f"clear the text of {card_id}", with_text)
+    no_js_errors(pg)
+
+
+def test_undo_by_key_goes_back_through_twenty_states(server, page):  # noqa: F811
+    """Ctrl+Z outside a text field undoes the editor's last step, at least 20 back; in a
+    text field it is the field's own undo. A Save in between leaves an undone set a new
+    version of the set saved (not a second set refused by its name)."""
+    pg = page
+    open_cards(pg, server)
+    pg.fill("#ce-setname", "many-steps")
+    pg.click("[data-ce-pick='highway:0']")
+    checked(pg)
+    start = set_json(pg)
+    for _ in range(21):
+        pg.click("[data-ce='delete']")
+    assert len(json.loads(set_json(pg))["highway"]) == 69 - 21
+    pg.keyboard.press("Control+z")
+    assert len(json.loads(set_json(pg))["highway"]) == 69 - 20
+    pg.focus("#ce-setname")
+    pg.keyboard.press("Control+z")  # the name field's own undo: not the editor's
+    assert len(json.loads(set_json(pg))["highway"]) == 69 - 20
+    pg.focus("[data-ce='download-json']")
+    for _ in range(20):
+        pg.keyboard.press("Control+z")
+    assert set_json(pg) == start
+
+    # saved, then an earlier state undone: Save stores it as a new version of the set
+    pg.click("[data-ce-pick='highway:0']")
+    pg.fill("#ce-text", "my first card")
+    with_text = set_json(pg)
+    pg.fill("#ce-desc", "typed from my box")
+    checked(pg)
+    pg.click("#ce-save")
+    pg.wait_for_selector("#ce-saved")
+    click_and_check_undo(pg, "edit the description", with_text)
+    checked(pg)
+    assert pg.locator("#ce-save").inner_text() == "Save a new version"
+    assert pg.locator("#ce-name-note").count() == 0
+    pg.click("#ce-save")
+    pg.wait_for_selector("#ce-saved")
+    no_js_errors(pg)
+
+
+@pytest.mark.parametrize("action", ["add-highway", "add-landmark"])
+def test_an_added_card_is_undone(server, page, action):  # noqa: F811
+    pg = page
+    open_cards(pg, server)
+    before = set_json(pg)
+    pg.click(f"[data-ce='{action}']")
+    assert pg.evaluate("document.activeElement.dataset.ce") == action
+    added = pg.locator("#ce-id").input_value()
+    click_and_check_undo(pg, f"add {added}", before)
+    no_js_errors(pg)
+
+
+def test_save_labelled_as_a_reconstruction_keeps_the_focus(server, page):  # noqa: F811
+    """'Save labelled as a reconstruction' goes away as it saves: the focus went to <body>
+    (a keyboard player started again from the top of the page); it goes to Save."""
+    pg = page
+    open_cards(pg, server)
+    pg.fill("#ce-setname", "focus-copy")
+    before = set_json(pg)
+    pg.uncheck("#ce-recon")  # the shipped cards said to be the printed list
+    pg.click("#ce-save")
+    pg.wait_for_selector("#ce-recon-warn")
+    pg.focus("[data-ce='keep-recon']")
+    pg.keyboard.press("Enter")
+    pg.wait_for_selector("#ce-saved")
+    pg.wait_for_function("() => document.activeElement.id === 'ce-save'")
+    assert json.loads(set_json(pg))["reconstruction"] is True
+    pg.click("#ce-undo")  # back before the box was checked again: unchecked
+    assert json.loads(set_json(pg))["reconstruction"] is False
+    pg.click("#ce-undo")
+    assert set_json(pg) == before
     no_js_errors(pg)

@@ -2,7 +2,7 @@
  * validation by the server (POST /v1/cardsets/check: the same rules as `bigsur cards
  * validate`, each problem naming the card and the field), import of a CSV
  * (POST /v1/cardsets/convert) or of the set's JSON file, download of both (the CSV written
- * by POST /v1/cardsets/export.csv), and saving (POST /v1/cardsets,
+ * by POST /v1/cardsets/export.csv), Undo of every change, and saving (POST /v1/cardsets,
  * or a new version).
  *
  * ctx (from main.js): {api, ApiError, showError, clearError, refreshCardSets()}.
@@ -26,9 +26,10 @@ import {editorAlert} from "./editor-alert.js";
 const E = {set: null, sel: null, check: null, seq: 0, timer: null, storedName: null,
   stored: null, savedText: null, saveNote: null, missingBase: null,
   convertErrors: [], ctx: null, root: null, restored: false, recons: [], reconWarn: null,
-  startChoice: null, alert: null, staleText: {}, importNote: null, afterCheck: null,
-  downloadNote: null};
+  startChoice: null, alert: null, staleText: {}, undo: [], editKey: null, importNote: null,
+  afterCheck: null, downloadNote: null, keys: false};
 const DRAFT_KEY = "bigsur.cardset-draft"; // the set being edited survives a reload
+const UNDO_KEEP = 30; // the states Undo goes back through (a set is a small JSON value)
 const FORMAT = "bigsur-cards/1";
 /* The fields the editor has a place for (docs/format.md's; a card set's label and
  * fingerprint are worked out from it). */
@@ -174,6 +175,10 @@ export async function open(ctx, root) {
   if (E.ctx !== ctx) E.alert = editorAlert(ctx);
   E.ctx = ctx;
   E.root = root;
+  if (!E.keys) { // Ctrl+Z / Cmd+Z: Undo, outside a text field (the field's own undo there)
+    E.keys = true;
+    document.addEventListener("keydown", onUndoKey);
+  }
   if (!E.set) {
     if (restoreDraft()) await confirmStored();
     else await startFrom("default");
@@ -284,8 +289,10 @@ async function isStored(name) {
   return sets.some((s) => s.name.toLowerCase() === name.toLowerCase());
 }
 
-async function startFrom(name) {
+/* ``what``: the action in words, for Undo (none at start-up). */
+async function startFrom(name, what = null) {
   const raw = await E.ctx.api("GET", "/v1/cards/" + encodeURIComponent(name));
+  if (what) remember(what);
   // a set started from a reconstruction is one until its owner says otherwise (unchecking
   // the box states that the cards are the printed ones, typed from their own game)
   const copy = {format: "bigsur-cards/1", name: name === "default" ? "my-cards" : raw.name,
@@ -305,6 +312,55 @@ async function startFrom(name) {
   E.restored = false;
   E.reconWarn = null;
   scheduleCheck(0);
+}
+
+/* What Undo restores: the set being edited and what goes with it (the card chosen, the
+ * stored set it is a version of, an import's problems and notes). */
+function snapshot() {
+  return JSON.parse(JSON.stringify({set: E.set, sel: E.sel, storedName: E.storedName,
+    stored: E.stored, savedText: E.savedText, missingBase: E.missingBase,
+    convertErrors: E.convertErrors, staleText: E.staleText, importNote: E.importNote}));
+}
+
+/* The state before an action (``what``, in words: "delete H12"), kept for Undo. ``key``:
+ * the edits of one field in a row are one step (a name is not undone letter by letter). */
+function remember(what, key = null) {
+  if (key && key === E.editKey && E.undo.length) return;
+  E.editKey = key;
+  E.undo.push({what, snap: snapshot()});
+  if (E.undo.length > UNDO_KEEP) E.undo.shift();
+  const b = $("ce-undo");
+  if (b) b.outerHTML = undoHTML(); // (an edit draws no more than its card until checked)
+}
+
+function undoHTML() {
+  const last = E.undo[E.undo.length - 1];
+  return `<button type="button" data-ce="undo" id="ce-undo" aria-keyshortcuts="Control+Z Meta+Z"` +
+    ` title="Ctrl+Z, outside a text field"${last ? "" : " disabled"}>${last ? "Undo " + esc(last.what) : "Undo"}</button>`;
+}
+
+function undo() {
+  const step = E.undo.pop();
+  if (!step) return;
+  E.editKey = null;
+  Object.assign(E, step.snap);
+  E.saveNote = null;
+  E.check = null;
+  E.afterCheck = `Undone: ${step.what}`;
+  render();
+  scheduleCheck(0);
+  focusOn("#ce-undo", `[data-ce-pick="${E.sel ? E.sel.kind + ":" + E.sel.index : ""}"]`, "#ce-start");
+}
+
+function onUndoKey(ev) {
+  if (!E.root || E.root.closest(".view").hidden || !E.undo.length) return;
+  if (!(ev.ctrlKey || ev.metaKey) || ev.altKey || ev.shiftKey || (ev.key || "").toLowerCase() !== "z") return;
+  const t = ev.target, tag = (t && t.tagName) || "";
+  const typing = tag === "TEXTAREA" || (t && t.isContentEditable) || (tag === "INPUT" &&
+    !["checkbox", "radio", "button", "submit", "reset", "file", "range", "color"].includes(t.type));
+  if (typing) return; // the text field's own undo
+  ev.preventDefault();
+  undo();
 }
 
 /* The focus on the first of ``selectors`` that can take it (a redraw took it off the
@@ -327,7 +383,7 @@ function say(text) {
   while (box.children.length > 3) box.firstElementChild.remove();
 }
 
-/* The check's answer in a few words (said after an import). */
+/* The check's answer in a few words (said after an import or an Undo). */
 function checkWords() {
   const problems = located();
   if (!problems.length && E.check && E.check.summary) {
@@ -594,7 +650,7 @@ export function render() {
     <p class="muted small">Enter your printed cards card by card, or import a spreadsheet (one row per card,
       <a href="/v1/cardsets/template.csv" download id="ce-template">download the CSV template</a>; the format is in docs/format.md)
       or a card set's JSON file. Every change is checked with the same rules as <code>bigsur cards validate</code>;
-      Download JSON gives the file that <code>--cards FILE</code> reads.</p>
+      Download JSON gives the file that <code>--cards FILE</code> reads, and Undo (Ctrl+Z) takes back any change.</p>
     <div class="row">
       <label for="ce-start">Start from</label>
       <select id="ce-start">${stored}</select>
@@ -605,6 +661,7 @@ export function render() {
     <div class="row ce-files">
       <button type="button" data-ce="download-json">Download JSON</button>
       <button type="button" data-ce="download-csv">Download CSV</button>
+      ${undoHTML()}
     </div>
     <div class="row">
       <label for="ce-setname">Name</label>
@@ -627,15 +684,18 @@ export function render() {
     form.addEventListener("change", onForm);
   }
   $("ce-setname").addEventListener("input", (ev) => {
+    remember("edit the name", "name");
     E.set.name = ev.target.value.trim();
     $("ce-save").textContent = sameStored() ? "Save a new version" : "Save to the server";
     scheduleCheck();
   });
   $("ce-desc").addEventListener("input", (ev) => {
+    remember("edit the description", "description");
     E.set.description = ev.target.value;
     scheduleCheck();
   });
   $("ce-recon").addEventListener("change", (ev) => {
+    remember(ev.target.checked ? "check \u201ca reconstruction\u201d" : "uncheck \u201ca reconstruction\u201d");
     E.set.reconstruction = ev.target.checked;
     scheduleCheck();
     rerender(); // the note beside the box says what this states, at once
@@ -671,6 +731,7 @@ function onForm(ev) {
   const here = errorsFor(E.sel.kind, E.sel.index); // (found by the card's id before it changes)
   const box = ev.target.closest("[data-field]");
   const what = box ? box.dataset.field : ev.target.name;
+  remember(`edit ${c.id || "(no id)"} \u00b7 ${what}`, `${E.sel.kind}:${E.sel.index}:${ev.target.name}`);
   const before = {key: textKey(c), effect: effectToText(effectOf(c)), text: c.text || ""};
   c.id = f.id.value.trim();
   c.text = f.text.value;
@@ -739,7 +800,7 @@ async function runCheck() {
     E.check = {ok: false, errors: [{card: null, field: e.field, message: reason}], summary: null};
   }
   if (E.root && !E.root.closest(".view").hidden) rerender();
-  if (E.afterCheck) { // an import: what it did, with what the check found
+  if (E.afterCheck) { // an import or an Undo: what it did, with what the check found
     say(`${E.afterCheck}. ${checkWords()}`);
     E.afterCheck = null;
   }
@@ -747,13 +808,13 @@ async function runCheck() {
 }
 
 /* Import a CSV (converted by the server) or a card set's JSON file: it replaces the set
- * being edited; a file that holds no card set is said so and the
+ * being edited (Undo brings that back); a file that holds no card set is said so and the
  * set being edited is kept. */
 async function importFile(ev) {
   const input = ev.target;
   const file = input.files && input.files[0];
   if (!file) return;
-  input.value = ""; // the same file may be chosen again (once fixed)
+  input.value = ""; // the same file may be chosen again (once fixed, or after an Undo)
   E.ctx.clearError();
   let text;
   try { text = await file.text(); } catch (e) {
@@ -763,6 +824,7 @@ async function importFile(ev) {
   const json = /\.json$/i.test(file.name) || (!/\.csv$/i.test(file.name) && /^\s*[[{]/.test(text));
   const got = json ? fromJSON(file.name, text) : await fromCSV(file.name, text);
   if (!got) return;
+  remember(`import ${file.name}`);
   E.set = got.set;
   E.convertErrors = got.errors;
   E.importNote = got.notes.length ? {file: file.name, notes: got.notes} : null;
@@ -902,6 +964,7 @@ async function save() {
     E.storedName = res.name;
     E.stored = {label: res.label, fingerprint: res.fingerprint};
     E.savedText = sent;
+    savedUnder(res.name);
     E.saveNote = same ? "nothing" : "saved";
     E.missingBase = null;
     saveDraft();
@@ -916,6 +979,18 @@ async function save() {
     }
     if (e.body && e.body.errors) { E.check = {ok: false, errors: e.body.errors, summary: null}; render(); }
     E.alert.say(e);
+  }
+}
+
+/* After a Save of the set ``name``: the states Undo goes back to of that set (or of a new
+ * set by that name) are of the set stored now (a new version when saved again), not of a
+ * set the server lacks or has at an earlier version. */
+function savedUnder(name) {
+  const same = (n) => (n || "").toLowerCase() === name.toLowerCase();
+  for (const {snap} of E.undo) {
+    if (snap.storedName ? same(snap.storedName) : same(snap.set.name)) {
+      Object.assign(snap, {storedName: E.storedName, stored: E.stored, savedText: E.savedText, missingBase: null});
+    }
   }
 }
 
@@ -939,23 +1014,29 @@ export function onClick(el) {
   const again = `[data-ce="${CSS.escape(ds.ce)}"]`; // the control used, drawn anew
   if (ds.ce === "load") {
     const start = $("ce-start");
-    startFrom(start.value).then(render).catch(E.ctx.showError);
-  } else if (ds.ce === "download-json") { downloadJSON(); focusOn(again); }
+    const label = start.selectedOptions[0] ? start.selectedOptions[0].textContent : start.value;
+    startFrom(start.value, `load ${label}`).then(() => { render(); focusOn(again); })
+      .catch(E.ctx.showError);
+  } else if (ds.ce === "undo") undo();
+  else if (ds.ce === "download-json") { downloadJSON(); focusOn(again); }
   else if (ds.ce === "download-csv") downloadCSV().then(() => focusOn(again));
   else if (ds.ce === "add-highway") {
     const id = freeId("H", E.set.highway);
+    remember(`add ${id}`);
     E.set.highway.push({id, miles: 3, scenery: ["ocean", "forest"],
       cost: ["stone", "water"], material: "timber", players: [2, 3, 4]});
     E.sel = {kind: "highway", index: E.set.highway.length - 1};
-    render(); scheduleCheck();
+    render(); scheduleCheck(); focusOn(again);
   } else if (ds.ce === "add-landmark") {
     const id = freeId("L", E.set.landmarks);
+    remember(`add ${id}`);
     E.set.landmarks.push({id, name: "New Landmark",
       scenery: "ocean", ability: {kind: "mile_bonus", miles: 1}});
     E.sel = {kind: "landmark", index: E.set.landmarks.length - 1};
-    render(); scheduleCheck();
+    render(); scheduleCheck(); focusOn(again);
   } else if ((ds.ce === "clear-text" || ds.ce === "keep-text") && current()) {
     const c = current();
+    remember(`${ds.ce === "clear-text" ? "clear" : "keep"} the text of ${c.id || "(no id)"}`);
     delete E.staleText[textKey(c)];
     if (ds.ce === "clear-text") delete c.text;
     scheduleCheck();
@@ -963,17 +1044,19 @@ export function onClick(el) {
     const box = $(ds.ce === "clear-text" ? "ce-text" : "ce-bonus") || $("ce-ability");
     if (box) box.focus();
   } else if (ds.ce === "delete" && current()) {
+    remember(`delete ${current().id || "(no id)"}`);
     delete E.staleText[textKey(current())];
     const list = E.sel.kind === "highway" ? E.set.highway : E.set.landmarks;
     list.splice(E.sel.index, 1);
     E.sel.index = Math.max(0, Math.min(E.sel.index, list.length - 1));
-    render(); scheduleCheck();
+    render(); scheduleCheck(); focusOn(again, "#ce-undo");
   } else if (ds.ce === "save") save();
   else if (ds.ce === "keep-recon") {
+    remember("check \u201ca reconstruction\u201d");
     E.set.reconstruction = true;
     saveDraft();
     scheduleCheck(0);
-    save();
+    save().then(() => focusOn("#ce-save")); // (the button pressed is gone)
   }
   return true;
 }
