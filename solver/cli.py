@@ -18,6 +18,7 @@ from __future__ import annotations
 
 import argparse
 import dataclasses
+import functools
 import importlib
 import json
 import os
@@ -39,6 +40,7 @@ from .rules.state import Phase
 from .rules.userfiles import (
     JsonFileError,
     OutputError,
+    output_problem,
     read_json_file,
     read_text_file,
     write_output,
@@ -93,6 +95,20 @@ def seed_arg(text: str) -> int:
         raise UserError(f"--seed: must be at most {MAX_SEED} (2**63 - 1, the largest seed "
                         f"the service takes), got {shown}")
     return value
+
+
+def check_output(option: str, path: str | Path, force: bool) -> None:
+    """Before the work that makes it: OutputError when the file ``option`` names (empty:
+    a file the command names itself) cannot be written at ``path``
+    (:func:`output_problem`), or is there already and ``force`` (the command's
+    ``--force``) is not given. Every command that writes files refuses to replace one
+    without ``--force`` (replay --out, analyze, train, selfplay, play --save, cards new and
+    import), in write_output's words, so that a run again never loses the last one."""
+    where = f"{option} {path}" if option else str(path)
+    if problem := output_problem(path):
+        raise OutputError(f"{where}: {problem}")
+    if not force and Path(path).is_file():
+        raise OutputError(f"{where} exists (use --force to overwrite)")
 
 
 # the largest counts the command line takes: a run far beyond them cannot end (the
@@ -291,19 +307,20 @@ def cmd_selfplay(args) -> int:
     out = Path(args.out)
     if out.exists() and not out.is_dir():
         raise UserError(f"--out {out}: is a file, not a directory")
+    names = [out / f"game-{args.seed + k}.json" for k in range(args.games)]
+    if out.is_dir():  # the records of earlier runs only with --force
+        for name in names:
+            check_output("", name, args.force)
     try:
         out.mkdir(parents=True, exist_ok=True)
     except OSError as err:
         raise UserError(f"--out {out}: cannot make the directory ({err.strerror})") from None
     cards = _cards(args)
-    for k in range(args.games):
+    for k, name in enumerate(names):
         seed = args.seed + k
         record, state = _random_game(args.players, seed, cards)
         record.meta["result"] = final_scores(state).to_json()
-        try:
-            record.save(out / f"game-{seed}.json")
-        except OSError as err:
-            raise UserError(f"{out / f'game-{seed}.json'}: {err.strerror}") from None
+        write_output("", name, functools.partial(record.save, name), overwrite=args.force)
         totals = [s["total"] for s in record.meta["result"]["scores"]]
         print(f"game {k + 1}/{args.games} seed {seed}: scores {totals}", file=sys.stderr)
     print(f"wrote {args.games} record(s) to {out}")
@@ -395,6 +412,8 @@ def build_parser(command: str | None = None) -> argparse.ArgumentParser:
     selfplay.add_argument("--out", default="records",
                           help="directory for the records (default records)")
     selfplay.add_argument("--cards", help="card-set file (default: the shipped reconstruction)")
+    selfplay.add_argument("--force", action="store_true",
+                          help="overwrite the records of an earlier run in --out")
     selfplay.set_defaults(func=cmd_selfplay)
 
     verify = sub.add_parser("verify", help="check a served game's deal against its commitment")

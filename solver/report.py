@@ -32,7 +32,7 @@ from .analysis import (
     number,
     plural,
 )
-from .cli import load_record
+from .cli import check_output, load_record
 from .rules.record import GameRecord, RecordError
 from .rules.userfiles import OutputError, output_problem, write_output
 from .rules.wording import got
@@ -265,9 +265,11 @@ def budget_from_args(budget_ms: int | None, iterations: int | None):
 
 def run(record_path: str, html_path: str | None, png_path: str | None,
         budget, seed: int = 0, json_path: str | None = None, progress: bool = True,
-        out=None, table: bool = False) -> Review:
+        out=None, table: bool = False, overwrite: bool = True) -> Review:
     """Analyse a record file and write the requested outputs; returns the review.
-    ``table``: print the rated decisions (:func:`format_review`) before the summary."""
+    ``table``: print the rated decisions (:func:`format_review`) before the summary.
+    ``overwrite=False``: an output file that is there already is refused (--force not
+    given), as :func:`cmd_analyze` checks before the review."""
     out = out or sys.stdout
     record = load_record(record_path)
     list(record.states())  # every action checked before the long part starts
@@ -293,17 +295,20 @@ def run(record_path: str, html_path: str | None, png_path: str | None,
     if png_path or html_path:
         fig = win_graph(review, record)
         if png_path:
-            write_output("--png", png_path, lambda: fig.savefig(png_path, format="png"))
+            write_output("--png", png_path, lambda: fig.savefig(png_path, format="png"),
+                         overwrite=overwrite)
             print(f"graph written to {png_path}", file=out)
         if html_path:
             page = render_html(review, record, figure_svg(fig), record_path)
             write_output("--html", html_path,
-                         lambda: Path(html_path).write_text(page, encoding="utf-8"))
+                         lambda: Path(html_path).write_text(page, encoding="utf-8"),
+                         overwrite=overwrite)
             print(f"report written to {html_path}", file=out)
     if json_path:
         text = json.dumps(review.to_json(), indent=1) + "\n"
         write_output("--json", json_path,
-                     lambda: Path(json_path).write_text(text, encoding="utf-8"))
+                     lambda: Path(json_path).write_text(text, encoding="utf-8"),
+                     overwrite=overwrite)
         print(f"review written to {json_path}", file=out)
     if table:
         print(format_review(review), file=out)
@@ -338,8 +343,11 @@ def cmd_analyze(args) -> int:
                     f"{option[2:].upper()})"
             if problem:
                 raise ReportError(f"{option} {path}: {problem}")
+            if path:  # an earlier report only with --force
+                check_output(option, path, args.force)
         run(args.record, args.html, args.png, budget, args.seed, args.json,
-            progress=not args.no_progress, table=not (args.html or args.png or args.json))
+            progress=not args.no_progress, table=not (args.html or args.png or args.json),
+            overwrite=args.force)
     except (ReportError, RecordError, AnalysisError, OutputError) as err:
         print(f"bigsur: error: {err}", file=sys.stderr)
         return 2
@@ -364,6 +372,8 @@ def add_cli(sub) -> None:
     p.add_argument("--html", help="write the HTML report here")
     p.add_argument("--png", help="write the win-probability graph (PNG) here")
     p.add_argument("--json", help="write the review itself (JSON) here")
+    p.add_argument("--force", action="store_true",
+                   help="overwrite an existing --html, --png or --json file")
     group = p.add_mutually_exclusive_group()
     group.add_argument("--budget-ms", type=int, help=f"search time per decision, in "
                        f"milliseconds (default {DEFAULT_BUDGET_MS}, as the service)")

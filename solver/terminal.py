@@ -51,7 +51,7 @@ from .rules.record import GameRecord
 from .rules.scoring import effective_miles, final_scores, score_player
 from .rules.state import GameState, Phase
 from .rules.stretches import stretches
-from .rules.userfiles import output_problem
+from .rules.userfiles import OutputError, output_problem
 from .rules.views import view_of
 from .rules.wording import got
 
@@ -918,6 +918,15 @@ def cmd_play(args) -> int:
               + (" (name the record file)" if problem == "is a directory" else ""),
               file=sys.stderr)
         return 2
+    if args.save and not (args.resume and Path(args.save).resolve() ==
+                          Path(args.resume).resolve()):
+        from .cli import check_output  # (another game's record only with --force)
+
+        try:
+            check_output("--save", args.save, args.force)
+        except OutputError as err:
+            print(f"bigsur: error: {err}", file=sys.stderr)
+            return 2
     cards = load_card_set(args.cards) if args.cards else None
     seed = "random" if args.seed is None else args.seed
     save = None if args.no_save else (args.save or args.resume or f"records/play-{seed}"
@@ -945,6 +954,8 @@ def add_cli(sub) -> None:
     p.add_argument("--cards", help="card-set file (default: the shipped reconstruction)")
     p.add_argument("--save", help="record file (default records/play-SEED-TIME.json)")
     p.add_argument("--no-save", action="store_true", help="do not save the record")
+    p.add_argument("--force", action="store_true", help="overwrite an existing --save file "
+                   "(the record of another game)")
     p.add_argument("--resume", metavar="RECORD", help="go on with a saved, unfinished game "
                    "(its seats, seed and cards; saved back to RECORD unless --save)")
     p.add_argument("--hint-budget", default="1s", help="search budget of 'hint': seconds "

@@ -136,6 +136,44 @@ def test_a_json_number_of_thousands_of_digits_is_one_line_naming_the_file(argv, 
     assert "big.json: not valid JSON (" in line and "digits" in line
 
 
+@pytest.mark.parametrize("argv, option, started", [
+    (["analyze", "game.json", "--no-progress", "--html", "old.html"], "--html", "review"),
+    (["analyze", "game.json", "--no-progress", "--png", "old.png"], "--png", "review"),
+    (["analyze", "game.json", "--no-progress", "--json", "old.json"], "--json", "review"),
+    (["train", "--games", "2", "--out", "old.npz"], "--out", "self-play"),
+    (["train", "--games", "2", "--out", "m.npz", "--save-data", "old.npz"], "--save-data",
+     "self-play"),
+    (["train", "--games", "2", "--out", "m.npz", "--report", "old.json"], "--report",
+     "self-play"),
+    (["play", "--ai", "random", "--save", "old.json"], "--save", "game"),
+    (["selfplay", "--seed", "4", "--games", "3", "--out", "."], "", "games"),
+])
+def test_a_command_writing_files_refuses_an_existing_one_unless_force(
+        argv, option, started, tmp_path, no_selfplay, monkeypatch, capsys):
+    """`bigsur analyze` (and train, selfplay, play --save) wrote over their outputs without a
+    word: a user running it again lost the earlier report. Every command that writes files
+    does as replay --out and cards import: an existing file is refused before the work,
+    in one line, unless --force."""
+    import solver.cli as cli
+    import solver.report as report
+    import solver.terminal as terminal
+
+    monkeypatch.chdir(tmp_path)
+    play_random_game(2, seed=1).save("game.json")
+    forbid(monkeypatch, report, "analyse_record", "the review")
+    forbid(monkeypatch, terminal, "play_game", "the game")
+    forbid(monkeypatch, cli, "_random_game", "the games")
+    old = argv[argv.index(option) + 1] if option else "game-5.json"  # selfplay's second
+    (tmp_path / old).write_text("the earlier run's")
+    assert main(argv) == 2
+    assert error_line(capsys) == (f"bigsur: error: {option + ' ' if option else ''}{old} "
+                                  "exists (use --force to overwrite)")
+    assert (tmp_path / old).read_text() == "the earlier run's"
+    assert sorted(os.listdir(tmp_path)) == sorted(["game.json", old])  # nothing else
+    with pytest.raises(AssertionError, match=f"the {started} was started"):
+        main([*argv, "--force"])  # past the check, the work starts
+
+
 # ------------------------------------------------------------------ selfplay
 
 

@@ -25,6 +25,7 @@ import sys
 import time
 from pathlib import Path
 
+from ..cli import check_output
 from ..rules.userfiles import output_problem, write_output
 from ..rules.wording import got
 from .specs import MAX_WORKERS, workers_problem
@@ -71,6 +72,8 @@ def cmd_train(args) -> int:
         if problem:
             print(f"bigsur: error: {option} {path}: {problem}", file=sys.stderr)
             return 2
+        if path:  # an earlier model, data or report only with --force
+            check_output(option, path, args.force)  # (OutputError: one line, from main)
     if args.policy != "rollout":
         from .bots import BotSpecError, make_bot
 
@@ -148,7 +151,8 @@ def cmd_train(args) -> int:
                     else current_generation}]
         if args.save_data:
             write_output("--save-data", args.save_data,
-                         lambda: data.save(args.save_data, meta=sources[0]))
+                         lambda: data.save(args.save_data, meta=sources[0]),
+                         overwrite=args.force)
     t1 = time.perf_counter()
     try:
         if calibrating is not None:
@@ -175,14 +179,15 @@ def cmd_train(args) -> int:
     if args.data:
         model.meta["data"] = [{"file": Path(f).name, **m}
                               for f, m in zip(args.data, sources, strict=True)]
-    write_output("--out", args.out, lambda: model.save(args.out))
+    write_output("--out", args.out, lambda: model.save(args.out), overwrite=args.force)
     print(report.table())
     print(f"\nsigma of final scores: {model.sigma0:.2f} + {model.sigma1:.2f} * sqrt(turns "
           f"left); data {t1 - t0:.0f} s, fit {t2 - t1:.0f} s; wrote {args.out}")
     if args.report:
         text = json.dumps({"meta": model.meta, **report.to_json()}, indent=1) + "\n"
         write_output("--report", args.report,
-                     lambda: Path(args.report).write_text(text, encoding="utf-8"))
+                     lambda: Path(args.report).write_text(text, encoding="utf-8"),
+                     overwrite=args.force)
     return 0
 
 
@@ -250,7 +255,7 @@ def _calibrate(args, before, data, sources: list[dict], t0: float) -> int:
         "seed": args.seed, "rows_fitted": int(fitted_on.rows),
         "rows_held_out": int(held_out.rows)}
     report = evaluate(after, held_out, HeuristicEvaluator(), current=before)
-    write_output("--out", args.out, lambda: after.save(args.out))
+    write_output("--out", args.out, lambda: after.save(args.out), overwrite=args.force)
     print(report.table())
     print(f"\nsigma of final scores: {before.sigma0:.2f} + {before.sigma1:.2f} * sqrt(turns "
           f"left) before ('current'), {sigma0:.2f} + {sigma1:.2f} after ('model'), fitted "
@@ -259,7 +264,8 @@ def _calibrate(args, before, data, sources: list[dict], t0: float) -> int:
     if args.report:
         text = json.dumps({"meta": after.meta, **report.to_json()}, indent=1) + "\n"
         write_output("--report", args.report,
-                     lambda: Path(args.report).write_text(text, encoding="utf-8"))
+                     lambda: Path(args.report).write_text(text, encoding="utf-8"),
+                     overwrite=args.force)
     return 0
 
 
@@ -323,5 +329,7 @@ def add_cli(sub) -> None:
                         "(played, or --data: games MODEL never saw), keeping its weights; "
                         "report on the other half and write it to --out")
     p.add_argument("--report", help="write the held-out report as JSON")
+    p.add_argument("--force", action="store_true",
+                   help="overwrite an existing --out, --save-data or --report file")
     p.add_argument("--cards", help="card-set file (default: the shipped reconstruction)")
     p.set_defaults(func=cmd_train)
