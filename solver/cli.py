@@ -4,6 +4,7 @@
     bigsur cards show [FILE]         list a card set
     bigsur score POSITION.json       per-player score breakdown as JSON
     bigsur replay RECORD.json        replay a record (every action checked), print scores
+                                     (and the winners, or the seats leading an unfinished game)
     bigsur replay RECORD.json --at N --out POS.json   the position after N actions
     bigsur selfplay --players N --games K --seed S --out DIR
     bigsur play --players N --ai SPEC  play in the terminal (hot-seat or vs the AI)
@@ -243,6 +244,8 @@ def cmd_replay(args) -> int:
         return _write_position(record, args)
     state = record.replay()
     out = final_scores(state).to_json()
+    if state.phase != Phase.OVER:  # an unfinished game has no winners: the seats ahead now
+        out["leading"] = out.pop("winners")
     out["actions"] = len(record.actions)
     out["game_over"] = state.phase == Phase.OVER
     out["card_set"] = state.cards.label

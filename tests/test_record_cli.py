@@ -3,6 +3,7 @@
 
 from __future__ import annotations
 
+import dataclasses
 import io
 import json
 import random
@@ -159,6 +160,20 @@ def test_cli_replay_prints_final_scores(tmp_path, capsys):
     record.save(path)
     assert main(["replay", str(path)]) == 2
     assert "actions[0] (move 1: 'end')" in capsys.readouterr().err
+
+
+def test_cli_replay_of_an_unfinished_game_names_the_seats_leading_not_winners(tmp_path,
+                                                                            capsys):
+    # an unfinished game's replay listed the seats ahead as "winners"
+    record, states = recorded_game(2, seed=21)
+    path = tmp_path / "rec.json"
+    for n in (0, len(record.actions) // 2):
+        dataclasses.replace(record, actions=record.actions[:n]).save(path)
+        assert main(["replay", str(path)]) == 0
+        out = json.loads(capsys.readouterr().out)
+        outcome = final_scores(states[n]).to_json()
+        assert out == {"scores": outcome["scores"], "leading": outcome["winners"],
+                       "actions": n, "game_over": False, "card_set": states[n].cards.label}
 
 
 def test_cli_replay_writes_the_position_at_a_move(tmp_path, capsys):
