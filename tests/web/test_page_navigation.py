@@ -96,3 +96,24 @@ def test_back_and_forward_go_from_view_to_view_and_a_reload_stays(server, page):
     back_at("editor", forward=True)
     pg.wait_for_selector(f"#pe-hand [data-card='{DECK[0]}']")
     assert not pg.js_errors, pg.js_errors
+
+
+def test_a_hint_too_short_ever_to_give_a_verdict_says_so(server, page):  # noqa: F811
+    """A QA pass: "the 100 iterations hint never reaches a verdict". It cannot: a verdict
+    needs 100 visits for the top move, and a search of 100 iterations spreads them over
+    its moves. The hint said "search longer" as after any short search; it says that this
+    search never gives one and which choices of the menu do (which says so too)."""
+    from test_page_hints import ask_hint
+
+    pg = page
+    to_the_first_build_step(pg, server + "/?speed=0")
+    assert "no verdict" in pg.locator("#hint-budget option[value='iterations:100']").inner_text()
+    ask_hint(pg, "iterations:100")
+    assert pg.locator("#hint .conf").inner_text().startswith("Too few iterations to tell")
+    note = pg.locator("#hint .noverdict").inner_text()
+    assert note.startswith("A search of 100 iterations never gives a verdict"), note
+    assert "1000 iterations" in note and "1 s" in note and "100 iterations" not in note[40:], note
+    ask_hint(pg, "iterations:1000")  # (the same position: searched again)
+    assert "1000 iterations," in pg.locator("#hint").inner_text()
+    assert pg.locator("#hint .noverdict").count() == 0
+    assert not pg.js_errors, pg.js_errors
