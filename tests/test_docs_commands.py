@@ -131,10 +131,14 @@ def named_routes(text: str) -> set[tuple[str, str]]:
 
 
 @pytest.fixture(scope="module")
-def served_routes():
+def served_routes(tmp_path_factory):
     from server.app import create_app
+    from server.settings import Settings
 
-    paths = create_app().openapi()["paths"]
+    # (create_app opens its database: a temporary one, not bigsur.db where pytest runs)
+    db = tmp_path_factory.mktemp("routes") / "routes.db"
+    paths = create_app(Settings(db=str(db), workers=1, pool="thread",
+                                warm=False)).openapi()["paths"]
     return {(method.upper(), re.sub(r"\{[^}]*\}", "{}", path))
             for path, operations in paths.items() for method in operations}
 
