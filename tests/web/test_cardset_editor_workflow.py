@@ -300,3 +300,19 @@ def test_save_labelled_as_a_reconstruction_keeps_the_focus(server, page):  # noq
     pg.click("#ce-undo")
     assert set_json(pg) == before
     no_js_errors(pg)
+
+
+def test_save_is_said_to_a_screen_reader(server, page):  # noqa: F811
+    """The status that says a Save is drawn anew with the editor, so a screen reader read
+    nothing of it: Saved and Nothing to save are said in the page's polite region."""
+    pg = page
+    open_cards(pg, server)
+    pg.fill("#ce-setname", "said-saved")
+    pg.wait_for_selector("#ce-ok")
+    pg.click("#ce-save")
+    pg.wait_for_selector("#ce-saved")
+    announced(pg, "Saved on the server: said-saved v1")
+    pg.click("#ce-save")
+    pg.wait_for_selector("#ce-nothing")
+    announced(pg, "Nothing to save: no change since said-saved v1")
+    no_js_errors(pg)

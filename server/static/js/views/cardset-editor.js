@@ -928,6 +928,7 @@ async function save() {
   if (unchanged()) { // no new version of the same set: said so
     E.saveNote = "nothing";
     rerender();
+    saySaved();
     return;
   }
   if (!E.set.reconstruction) { // (the server refuses it too: POST /v1/cardsets names it)
@@ -971,6 +972,7 @@ async function save() {
     await E.ctx.refreshCardSets();
     await loadRecons(); // a set saved as a reconstruction is one to compare with from now on
     rerender();
+    saySaved();
   } catch (e) {
     if (asVersion && e.status === 404) { // removed from the server since it was loaded
       baseMissing();
@@ -980,6 +982,13 @@ async function save() {
     if (e.body && e.body.errors) { E.check = {ok: false, errors: e.body.errors, summary: null}; render(); }
     E.alert.say(e);
   }
+}
+
+/* What Save did, said to a screen reader as the status shows it (the status is drawn anew
+ * with the editor: a line it gains is not read out). */
+function saySaved() {
+  const note = $("ce-saved") || $("ce-nothing");
+  if (note) say(note.textContent.replace(/\s+/g, " ").trim());
 }
 
 /* After a Save of the set ``name``: the states Undo goes back to of that set (or of a new
