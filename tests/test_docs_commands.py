@@ -26,6 +26,7 @@ def shown_commands(text: str) -> list[str]:
     snippets = []
     for lang, block in FENCE.findall(text):
         if lang in ("", "bash", "sh", "console"):
+            block = re.sub(r"\\\n\s*", " ", block)  # a line continued with \
             snippets += [line.split(" #")[0] for line in block.splitlines()]
     prose = FENCE.sub("", text)
     snippets += re.findall(r"(?m)^    ((?:bigsur|python -m bench)\b.*)$", prose)
