@@ -32,6 +32,7 @@ from pathlib import Path
 from .rules.actions import ActionError
 from .rules.cards import CardSetError, load_card_set
 from .rules.constants import MATERIALS, SCENERIES
+from .rules.determinize import Determinizer, InconsistentViewError
 from .rules.effects import describe
 from .rules.engine import SetupError, legal_actions
 from .rules.position import PositionError, state_from_json, state_to_json
@@ -46,7 +47,7 @@ from .rules.userfiles import (
     read_text_file,
     write_output,
 )
-from .rules.views import position_or_view_from_json
+from .rules.views import PlayerView, position_or_view_from_json
 from .rules.wording import got
 
 # Commands that other modules register through ``add_cli(subparsers)``: command ->
@@ -204,13 +205,19 @@ def landmark_line(lm) -> str:
 def load_position(path: str, cards_path: str | None = None, views: bool = False):
     """The position in the file at ``path`` (``views``: or one seat's view), checked; its
     errors name the file as a JSON error does ("pos.json: current: must be an integer 0
-    to 1, got 9"), as :func:`load_record`'s do."""
+    to 1, got 9"), as :func:`load_record`'s do. A view that no full state matches is
+    refused here too, as the service refuses it up front (for score as for hint and pay):
+    "view.json: deck.count: ..."."""
     raw = _read_json(path)
     cards = load_card_set(cards_path) if cards_path is not None else None
     try:
-        return position_or_view_from_json(raw, cards) if views else state_from_json(raw, cards)
-    except PositionError as err:
+        position = position_or_view_from_json(raw, cards) if views else \
+            state_from_json(raw, cards)
+        if isinstance(position, PlayerView):
+            Determinizer(position)  # InconsistentViewError naming the field
+    except (PositionError, InconsistentViewError) as err:
         raise UserError(f"{path}: {err}") from None
+    return position
 
 
 def load_record(path: str, cards=None, raw=None) -> GameRecord:

@@ -455,6 +455,21 @@ def test_analyze_refuses_an_output_named_for_another_format_before_the_review(
 # ------------------------------------------------------------------ hint
 
 
+@pytest.mark.parametrize("argv", [["hint", "{v}", "--iterations", "5"],
+                                  ["pay", "{v}", "--build", "H01:L"], ["score", "{v}"]])
+def test_a_view_no_state_matches_is_one_line_naming_the_file(argv, tmp_path, capsys):
+    """The format errors of hint and pay named the file, their consistency check of a view
+    did not ('bigsur: error: deck.count: ...'): it names the file too, as the service
+    refuses such a view up front for a score as for a hint."""
+    from test_position_views import view_with_one_material_pile
+
+    raw, material = view_with_one_material_pile(2, 1)  # more hidden discards of it than
+    view = tmp_path / "view.json"  # unseen cards: a view the reader takes, no deal matches
+    view.write_text(json.dumps(raw), encoding="utf-8")
+    assert main([a.format(v=view) for a in argv]) == 2
+    assert error_line(capsys).startswith(f"bigsur: error: {view}: seats[1].discard.materials: ")
+
+
 class Terminal(io.StringIO):
     """A stream that says it is a terminal (as stderr is when a person runs a command)."""
 
