@@ -316,3 +316,21 @@ def test_save_is_said_to_a_screen_reader(server, page):  # noqa: F811
     pg.wait_for_selector("#ce-nothing")
     announced(pg, "Nothing to save: no change since said-saved v1")
     no_js_errors(pg)
+
+
+def test_import_of_a_json_set_beyond_the_servers_caps_keeps_the_set(server, page):  # noqa: F811
+    """A JSON file of more cards than the server checks was put in the editor as it was
+    (hundreds of cards drawn, every check refused as too large): it is refused, naming
+    the cap, and the set being edited is kept, as a CSV beyond it is."""
+    pg = page
+    open_cards(pg, server)
+    kept = set_json(pg)
+    raw = json.loads(DEFAULT_JSON.read_text())
+    raw["highway"] = [{**raw["highway"][0], "id": f"H{i:03}"} for i in range(400)]
+    choose_file(pg, "huge.json", json.dumps(raw).encode())
+    pg.wait_for_selector("#alert:has-text('huge.json')")
+    text = pg.locator("#alert-text").inner_text()
+    assert "at most 300" in text and "the set being edited is kept" in text, text
+    assert set_json(pg) == kept
+    assert pg.locator("[data-ce-pick^='highway:']").count() == 69
+    no_js_errors(pg)

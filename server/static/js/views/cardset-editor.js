@@ -822,7 +822,7 @@ async function importFile(ev) {
     return;
   }
   const json = /\.json$/i.test(file.name) || (!/\.csv$/i.test(file.name) && /^\s*[[{]/.test(text));
-  const got = json ? fromJSON(file.name, text) : await fromCSV(file.name, text);
+  const got = await (json ? fromJSON(file.name, text) : fromCSV(file.name, text));
   if (!got) return;
   remember(`import ${file.name}`);
   E.set = got.set;
@@ -840,8 +840,9 @@ async function importFile(ev) {
   focusOn("#ce-csv");
 }
 
-/* A JSON file's set, {set, errors, notes}; null when it holds none (said). */
-function fromJSON(fileName, text) {
+/* A JSON file's set, {set, errors, notes}; null when it holds none, or one beyond what
+ * the server checks (too many cards, too large: its check refuses it) (said). */
+async function fromJSON(fileName, text) {
   const r = readSetJSON(text);
   if (r.refused) {
     E.ctx.showError(`${fileName} ${r.refused}: the set being edited is kept.`);
@@ -852,6 +853,10 @@ function fromJSON(fileName, text) {
     return null;
   }
   if (!r.set.name) r.set.name = E.set.name;
+  try { await E.ctx.api("POST", "/v1/cardsets/check", r.set); } catch (e) {
+    E.ctx.showError(`${fileName} is refused by the server's check (${e.message}): the set being edited is kept.`);
+    return null;
+  }
   return {set: r.set, errors: [], notes: r.notes};
 }
 
