@@ -7,11 +7,14 @@ other. docs/deploy.md has its own checks (tests/server/test_ops.py)."""
 from __future__ import annotations
 
 import argparse
+import dataclasses
 import importlib
 import re
 from pathlib import Path
 
 import pytest
+
+from solver.search.ismcts import SearchParams
 
 ROOT = Path(__file__).resolve().parent.parent
 DOCS = ["README.md", "docs/tutorial.md", "docs/rules.md", "docs/ai.md", "docs/format.md",
@@ -93,6 +96,10 @@ def command_problem(command: str) -> str | None:
     options = {option for action in parser._actions for option in action.option_strings}
     unknown = [w.split("=")[0] for w in rest
                if w.startswith("--") and w.split("=")[0].rstrip(".:") not in options]
+    # NAME=VALUE words (bench.variants, hint_agreement, train --search) set SearchParams
+    knobs = {f.name for f in dataclasses.fields(SearchParams)}
+    unknown += [f"SearchParams field {w.split('=')[0]}" for w in rest
+                if re.match(r"[a-z_]+=", w) and w.split("=")[0] not in knobs]
     return f"no option {', '.join(unknown)}" if unknown else None
 
 
@@ -114,6 +121,8 @@ def test_a_wrong_option_or_subcommand_is_caught():
                      "bigsur replays r.json": "no subcommand 'replays'",
                      "python -m bench.variants c_uct=0.3 --budgt 1": "no option --budgt"}
     assert command_problem("bigsur cards import x.csv --name n --force") is None
+    assert command_problem("python -m bench.variants c_utc=0.3") == \
+        "no option SearchParams field c_utc"
 
 
 METHOD_PATH = re.compile(r"\b((?:GET|POST|PUT|PATCH|DELETE)(?:\|(?:GET|POST|PUT|PATCH|DELETE))*)"
