@@ -117,3 +117,54 @@ def test_a_hint_too_short_ever_to_give_a_verdict_says_so(server, page):  # noqa:
     assert "1000 iterations," in pg.locator("#hint").inner_text()
     assert pg.locator("#hint .noverdict").count() == 0
     assert not pg.js_errors, pg.js_errors
+
+
+def test_a_seats_points_follow_each_build_while_the_ai_turns_are_shown(server, page):  # noqa: F811
+    """A QA pass (keyboard and screen reader, the AI's moves shown one by one): a seat's
+    points and Stretch bars followed its cards only at its turn's end ("builds H12"
+    beside the points of before). They are the server's score of its Highway as drawn
+    at each build and claim (its hand and discard counts still at the turn's end: the
+    log hides another seat's payments)."""
+    from rules_testkit import random_mid_game
+    from test_page_qa import continue_position
+
+    from solver.rules.position import state_to_json
+
+    pg = page
+    st = state_to_json(random_mid_game(4, seed=3, actions=40))
+    me = st["current"]
+    continue_position(pg, server, st, me)
+    pg.select_option("#ai-speed", "120")
+    pg.evaluate("""() => {
+      window.seen = [];
+      new MutationObserver(() => {
+        const seats = {};
+        for (const el of document.querySelectorAll('#seats .seat')) {
+          seats[el.dataset.seat] = (el.querySelector('.seat-head .score') || {}).innerText;
+        }
+        window.seen.push({caption: document.querySelector('#status-line').innerText, seats});
+      }).observe(document.querySelector('#status'), {childList: true, subtree: true});
+    }""")
+    for _ in range(2):
+        pg.locator("#deck .cardbtn").click()
+        settle(pg)
+    before = pg.evaluate("window.seen.length")
+    pg.keyboard.press("e")
+    pg.wait_for_function("document.querySelector('#status').innerText.includes('Your turn')",
+                         timeout=90_000)
+    settle(pg)
+    seen = pg.evaluate("window.seen")[before:]
+    names = {i: pg.locator(f"#seats .seat[data-seat='{i}']").get_attribute("aria-label")
+             for i in range(4) if i != me}
+    changed_at_a_build = 0
+    for k in range(1, len(seen)):
+        for i, name in names.items():
+            if not seen[k]["caption"].startswith(name + " "):
+                continue
+            was, now = seen[k - 1]["seats"][str(i)], seen[k]["seats"][str(i)]
+            if seen[k]["caption"] == name + " ends the turn":
+                assert now == was, (seen[k - 1], seen[k])  # a bare end scores nothing
+            if seen[k]["caption"].startswith(name + " builds ") and now != was:
+                changed_at_a_build += 1
+    assert changed_at_a_build, [(x["caption"], x["seats"]) for x in seen]
+    assert not pg.js_errors, pg.js_errors

@@ -777,16 +777,18 @@ async function transition(prev, next) {
   const after = tableFromView(next.view);
   // my own seat cannot change during others' moves: show it as it is now
   t.seats[next.seat] = after.seats[next.seat];
-  // a seat's points, Stretches, hand and discard pile are known as they stand after its
-  // last turn of these moves (next's view; a Highway scores by itself), not step by step
-  // (the log hides another seat's payments): shown from the step that ends that turn
+  // a seat's hand and discard pile are known as they stand after its last turn of these
+  // moves (next's view), not step by step (the log hides another seat's payments): shown
+  // from the step that ends that turn; its points and Stretches from each build or claim
+  // (stepScores), else from that step too
   const lastEnd = {};
   fresh.forEach((e, j) => { if (e.action === "end" || e.action.startsWith("claim ")) lastEnd[e.seat] = j; });
   const scores = S.scores ? S.scores.scores.slice() : [];
   let scoresAfter = null;
-  try {
-    if (!next.over) scoresAfter = (await api("POST", "/v1/score", {position: next.view})).scores;
-  } catch (e) { /* the points as they were until the moves are shown */ }
+  const [after1, steps] = await Promise.all([
+    next.over ? null : api("POST", "/v1/score", {position: next.view}).catch(() => null),
+    stepScores(prev, next, fresh)]);
+  if (after1) scoresAfter = after1.scores; // (else the points as they were until the moves are shown)
   if (next.over && next.result) scoresAfter = next.result.scores;
   // a build or claim brings that Highway into view (3-4 players on a laptop: below the
   // fold), and the page goes back to where the player had it once the AI is done;
@@ -797,6 +799,7 @@ async function transition(prev, next) {
   try {
     for (const [j, e] of fresh.entries()) {
       applyPublic(t, e);
+      if (steps[j]) scores[e.seat] = steps[j];
       if (lastEnd[e.seat] === j && e.seat !== next.seat) {
         const a = after.seats[e.seat];
         Object.assign(t.seats[e.seat], {handCount: a.handCount, known: a.known, discardCount: a.discardCount,
@@ -827,6 +830,29 @@ async function transition(prev, next) {
   await renderGame();
   if (skipped.length) sayAll(skipped);
   if (back) window.scrollTo(window.scrollX, startY);
+}
+
+/* The points of another seat after each of its builds and claims among ``fresh`` (the log
+ * entries from ``prev`` to ``next``), by the log's index in ``fresh``: each asked of the
+ * server (POST /v1/score) with next's view, that seat's Highway and Landmarks as they
+ * stood at that step (the cards it built later back in its hidden hand, the Landmarks
+ * it claimed later in the Landmark deck: a Highway scores by itself). A step the server
+ * does not score (a view it refuses) has none. */
+async function stepScores(prev, next, fresh) {
+  const t = tableFromView(prev.view);
+  const asks = fresh.map((e) => {
+    applyPublic(t, e);
+    const verb = e.action.split(" ")[0];
+    if (e.seat === next.seat || (verb !== "build" && verb !== "claim")) return null;
+    const v = structuredClone(next.view), s = v.seats[e.seat], then = t.seats[e.seat];
+    if (then.highway.length > s.highway.length || then.landmarks.length > s.landmarks.length) return null;
+    s.hand.count += s.highway.length - then.highway.length;
+    v.landmark_deck.count += s.landmarks.length - then.landmarks.length;
+    s.highway = then.highway.slice();
+    s.landmarks = then.landmarks.map((x) => ({...x}));
+    return api("POST", "/v1/score", {position: v}).then((r) => r.scores[e.seat], () => null);
+  });
+  return Promise.all(asks);
 }
 
 async function sleepSkippable(ms) {
