@@ -334,3 +334,32 @@ def test_import_of_a_json_set_beyond_the_servers_caps_keeps_the_set(server, page
     assert set_json(pg) == kept
     assert pg.locator("[data-ce-pick^='highway:']").count() == 69
     no_js_errors(pg)
+
+
+def test_a_set_downloaded_and_imported_again_gets_a_version(server, page, tmp_path):  # noqa: F811
+    """A set saved here, downloaded as JSON and imported again while another set is
+    edited (another day, another browser) was refused by its own name ('already on this
+    server: choose another name... Load it', and Load replaced the file's cards): it is
+    a version of its stored set, as if loaded."""
+    pg = page
+    open_cards(pg, server)
+    pg.fill("#ce-setname", "round-trip")
+    pg.wait_for_selector("#ce-ok")
+    pg.click("#ce-save")
+    pg.wait_for_selector("#ce-saved")
+    with pg.expect_download() as dl:
+        pg.click("[data-ce='download-json']")
+    path = tmp_path / "round-trip.json"
+    dl.value.save_as(path)
+    pg.click("[data-ce='load']")  # the shipped set: another set is being edited
+    pg.wait_for_function("() => document.querySelector('#ce-setname').value === 'my-cards'")
+    raw = json.loads(path.read_text())
+    raw["landmarks"][2]["text"] = "a note typed on another day"
+    choose_file(pg, "round-trip.json", json.dumps(raw).encode())
+    pg.wait_for_function("() => document.querySelector('#ce-setname').value === 'round-trip'")
+    checked(pg)
+    assert pg.locator("#ce-save").inner_text() == "Save a new version"
+    assert pg.locator("#ce-name-note").count() == 0
+    pg.click("#ce-save")
+    pg.wait_for_selector("#ce-saved:has-text('round-trip v2')")
+    no_js_errors(pg)

@@ -826,6 +826,12 @@ async function importFile(ev) {
   if (!got) return;
   remember(`import ${file.name}`);
   E.set = got.set;
+  if (got.base) { // a file of a stored set (downloaded from here): Save adds a version to it
+    E.storedName = got.base.name;
+    E.stored = {label: got.base.label, fingerprint: got.base.fingerprint};
+    E.savedText = null;
+    E.missingBase = null;
+  }
   E.convertErrors = got.errors;
   E.importNote = got.notes.length ? {file: file.name, notes: got.notes} : null;
   E.staleText = {};
@@ -840,8 +846,11 @@ async function importFile(ev) {
   focusOn("#ce-csv");
 }
 
-/* A JSON file's set, {set, errors, notes}; null when it holds none, or one beyond what
- * the server checks (too many cards, too large: its check refuses it) (said). */
+/* A JSON file's set, {set, errors, notes, base}; null when it holds none, or one beyond
+ * what the server checks (too many cards, too large: its check refuses it) (said).
+ * ``base``: the stored set of the file's name, when another set is being edited (a set
+ * downloaded here and imported again is a version of its set, not a new set refused by
+ * its name). */
 async function fromJSON(fileName, text) {
   const r = readSetJSON(text);
   if (r.refused) {
@@ -857,7 +866,14 @@ async function fromJSON(fileName, text) {
     E.ctx.showError(`${fileName} is refused by the server's check (${e.message}): the set being edited is kept.`);
     return null;
   }
-  return {set: r.set, errors: [], notes: r.notes};
+  let base = null;
+  if ((E.storedName || "").toLowerCase() !== r.set.name.toLowerCase()) {
+    try {
+      base = (await E.ctx.api("GET", "/v1/cardsets"))
+        .find((x) => x.name.toLowerCase() === r.set.name.toLowerCase()) || null;
+    } catch (e) { base = null; } // (saved as a new set: the server names a taken name)
+  }
+  return {set: r.set, errors: [], notes: r.notes, base};
 }
 
 /* A CSV file's set, converted by the server, {set, errors, notes}; null when it holds
