@@ -5,7 +5,7 @@ what measures better". Prints the tournament table and adds the result to
     python -m bench.variants c_uct=0.3 --budget 0.4 --games 200
     python -m bench.variants tree_turns=-1 --budget 0.25 --games 200 --seed 5
     python -m bench.variants root_step_order=value --iterations 300 --workers 1
-    python -m bench.variants own_draws=split --base own_builds=value --iterations 600
+    python -m bench.variants opp_builds=value --base opp_tree=takes --iterations 600
     python -m bench.variants rollout_builds=value --budget 1.6 --base-budget 0.4
     python -m bench.variants value=solver/search/models/value.npz --budget 1 \\
         --cards shuffled-1.json       # on another card set (``python -m bench.cardsets``)
