@@ -12,7 +12,8 @@ At the prompt: an action in the notation (``take H12``, ``take deck``, ``build H
 (a card's or Landmark's line of ``bigsur cards show``: its bonus or ability), ``undo``
 (takes back your last move and the AI's moves after it; at a hot-seat table, the last
 move whoever made it; never a take once its player has seen a card from the deck, nor
-the end of a turn once another player has seen the cards it drew into the Depot),
+the end of a turn once another player has seen the cards it drew into the Depot, nor a
+claim once another player has seen the Landmark it revealed in the row),
 ``help``, ``quit``. Tab completes legal actions when the terminal
 is interactive (readline).
 The record is saved at the end (``--save``), also when the game is left early.
@@ -83,7 +84,8 @@ Commands:
   card ID        a card or Landmark in words: its bonus or ability, and its printed text
   undo           take back your last move (and the AI's moves after it); again for more
                  (not a card taken from the deck: you have seen it; nor, at a
-                 hot-seat table, an end whose Depot refill another player saw)
+                 hot-seat table, an end or a claim whose refill of the Depot or of
+                 the Landmark row another player saw)
   table          draw the table again      score   the scores so far
   help           this text                 quit    leave (the record is still saved)
 Tab completes legal actions, commands and the ids of 'card'."""
@@ -543,19 +545,48 @@ def visible_cards(state: GameState, seat: int) -> set[int]:
     return seen
 
 
+@dataclasses.dataclass
+class Sight:
+    """What the table has shown one human seat (for undo): Highway cards
+    (:func:`visible_cards`) and Landmarks (the row, which every seat sees)."""
+
+    cards: set[int] = dataclasses.field(default_factory=set)
+    landmarks: set[int] = dataclasses.field(default_factory=set)
+
+    @classmethod
+    def of(cls, state: GameState, seat: int) -> Sight:
+        """What the table shows ``seat`` in ``state``."""
+        return cls(visible_cards(state, seat), set(state.landmark_row))
+
+    def add(self, state: GameState, seat: int) -> None:
+        """Add what the table shows ``seat`` in ``state``."""
+        shown = Sight.of(state, seat)
+        self.cards |= shown.cards
+        self.landmarks |= shown.landmarks
+
+
+def _seer(seers: Sequence[int], now: GameState) -> str:
+    """Who has seen it, as an undo's refusal says it: the seat at the keyboard first."""
+    seer = now.current if now.current in seers else min(seers)
+    return "you have" if seer == now.current else f"seat {seer} has"
+
+
 def take_back(record: GameRecord, humans: Sequence[int],
-              seen: dict[int, set[int]] | None = None
+              seen: dict[int, Sight] | None = None
               ) -> tuple[GameState, list[tuple[int, Action]]] | None:
     """Undo: cut the record's actions before the last one a human seat played (so also
     every AI action after it) and replay the rest. Returns the state then and the (seat,
     action) pairs taken back, or None when no human seat has played.
 
-    ``seen``: the cards each human seat has been shown. A take is never taken back when
-    the deck it goes back to holds a card its player has seen (drawn from the deck, or
-    put into the Depot from it at the end of the turn): the player would take it again
-    knowing it. Nor is the end of a turn ('end', or a claim) once another human seat
-    has seen a card its refill of the Depot drew (hot-seat): the card would go back to
-    the deck, known to them. UndoRefused says why, and the record is left as it was."""
+    ``seen``: what each human seat has been shown (:class:`Sight`). A take is never taken
+    back when the deck it goes back to holds a card its player has seen (drawn from the
+    deck, or put into the Depot from it at the end of the turn): the player would take it
+    again knowing it. Nor is the end of a turn ('end', or a claim) once another human seat
+    has seen a card its refill of the Depot drew (hot-seat), nor a claim once another
+    human seat has seen the Landmark its refill of the Landmark row revealed: the card
+    would go back to its deck, known to them. UndoRefused says why, and the record is left
+    as it was."""
+    seen = seen or {}
     *steps, (now, _none) = record.states()  # (state before, action), every action checked
     last = next((i for i in reversed(range(len(steps))) if steps[i][0].current in humans),
                 None)
@@ -564,15 +595,18 @@ def take_back(record: GameRecord, humans: Sequence[int],
     before, move = steps[last]
     if isinstance(move, (End, Claim)):
         after = steps[last + 1][0] if last + 1 < len(steps) else now
+        others = {s: sight for s, sight in seen.items() if s != before.current}
         drawn = set(before.deck) - set(after.deck)
-        seers = [s for s, cards in (seen or {}).items() if s != before.current and cards & drawn]
-        if seers:
-            seer = now.current if now.current in seers else min(seers)
-            who = "you have" if seer == now.current else f"seat {seer} has"
+        if seers := [s for s, sight in others.items() if sight.cards & drawn]:
             what = "the end of a turn" if isinstance(move, End) else "a claim"
             raise UndoRefused(f"{what} cannot be taken back once the Depot was refilled from "
-                              f"the deck: {who} seen the cards drawn")
-    if before.phase == Phase.TAKE and (seen or {}).get(before.current, set()) & set(before.deck):
+                              f"the deck: {_seer(seers, now)} seen the cards drawn")
+        revealed = set(after.landmark_row) - set(before.landmark_row)
+        if seers := [s for s, sight in others.items() if sight.landmarks & revealed]:
+            raise UndoRefused("a claim cannot be taken back once the Landmark row was "
+                              "refilled from the Landmark deck: "
+                              f"{_seer(seers, now)} seen the Landmark revealed")
+    if before.phase == Phase.TAKE and seen.get(before.current, Sight()).cards & set(before.deck):
         who = "you have" if before.current == now.current else f"seat {before.current} has"
         if move.notation() == "take deck":
             raise UndoRefused(f"a card drawn from the deck cannot be taken back: {who} seen it")
@@ -660,7 +694,7 @@ def play_game(seats: Sequence[str], seed: int | None, cards: CardSet | None = No
     write(f"Big Sur: {', '.join(_seat_label(seats, i, viewer()) for i in range(len(seats)))};"
           f" seed {seed}. Type 'help' for the notation, Tab completes.")
     shown_at = -1
-    seen: dict[int, set[int]] = {}  # the cards each human seat was shown (for undo)
+    seen: dict[int, Sight] = {}  # what each human seat was shown (for undo)
     seen_by = None  # hot-seat: the human whose hand was last drawn
     try:
         while state.phase != Phase.OVER:
@@ -691,7 +725,7 @@ def play_game(seats: Sequence[str], seed: int | None, cards: CardSet | None = No
                 seen_by, shown_at = seat, -1
             if shown_at != len(record.actions):
                 screen.show(render_rich(state, viewer(), seats))
-                seen.setdefault(viewer(), set()).update(visible_cards(state, viewer()))
+                seen.setdefault(viewer(), Sight()).add(state, viewer())
                 shown_at = len(record.actions)
             moves = legal_actions(state)
             try:

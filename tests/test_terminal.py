@@ -436,7 +436,7 @@ def test_undo_never_takes_back_a_claim_whose_refill_another_seat_saw():
     # a claim ends the turn and refills the Depot as 'end' does
     from solver.cli import play_random_game
     from solver.rules.actions import Claim
-    from solver.terminal import UndoRefused, take_back, visible_cards
+    from solver.terminal import Sight, UndoRefused, take_back
 
     for seed in range(200):
         full = play_random_game(2, seed)
@@ -453,14 +453,49 @@ def test_undo_never_takes_back_a_claim_whose_refill_another_seat_saw():
         pytest.fail("no claim that refilled the Depot in 200 random games")
     record = GameRecord(full.cards, 2, seed=seed, actions=full.actions[:k + 1])
     mover, other = before.current, after.current
-    seen = {other: visible_cards(after, other)}
+    seen = {other: Sight.of(after, other)}
     with pytest.raises(UndoRefused, match="^a claim cannot be taken back once the Depot was "
                        "refilled from the deck: you have seen the cards drawn$"):
         take_back(record, [mover, other], seen)
     assert len(record.actions) == k + 1  # left as it was
     # the mover's own sight is no reason (a game against the AI: a misclicked claim)
-    state, taken = take_back(record, [mover], {mover: visible_cards(after, mover)})
+    state, taken = take_back(record, [mover], {mover: Sight.of(after, mover)})
     assert taken == [(mover, action)] and len(record.actions) == k
+
+
+def test_hot_seat_undo_never_takes_back_a_claim_whose_landmark_another_seat_saw(tmp_path):
+    # a claim refills the Landmark row from the Landmark deck: the next player saw the
+    # Landmark revealed, then took the claim back; the Landmark went back to the deck,
+    # known to them (the Depot's refill was guarded, the Landmark row's was not)
+    from solver.cli import play_random_game
+    from solver.rules.actions import Claim
+
+    for seed in range(200):  # a claim that refilled the row but drew no card to the Depot
+        full = play_random_game(2, seed)
+        steps = list(full.states())
+        k = next((k for k, (before, action) in enumerate(steps[:-1])
+                  if isinstance(action, Claim) and not steps[k + 1][0].is_over
+                  and set(steps[k + 1][0].landmark_row) - set(before.landmark_row)
+                  and set(before.deck) == set(steps[k + 1][0].deck)), None)
+        if k is not None:
+            break
+    else:
+        pytest.fail("no such claim in 200 random games")
+    lines = []  # the game as typed at a hot-seat table, up to the claim
+    for i, (before, _action) in enumerate(steps[:k + 1]):
+        if i and before.current != steps[i - 1][0].current:
+            lines.append("")  # Enter: the keyboard passed to the next player
+        lines.append(full.actions[i])
+    script = Script([*lines, "", "undo", "undo", "quit"])
+    out: list[str] = []
+    save = tmp_path / "hs.json"
+    play_game([HUMAN, HUMAN], seed=seed, save=str(save), read=script, write=out.append)
+    errors = [ln for ln in out if ln.startswith("! ")]
+    assert errors == ["! undo: a claim cannot be taken back once the Landmark row was "
+                      "refilled from the Landmark deck: you have seen the Landmark "
+                      "revealed"] * 2, errors
+    actions = GameRecord.load(save).actions  # the claim is kept
+    assert len(actions) == k + 1 and actions[-1] == full.actions[k], actions
 # ------------------------------------------------------------------ resume
 
 def play_cli(argv, stdin, monkeypatch, capsys):
