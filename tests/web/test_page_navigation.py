@@ -168,3 +168,33 @@ def test_a_seats_points_follow_each_build_while_the_ai_turns_are_shown(server, p
                 changed_at_a_build += 1
     assert changed_at_a_build, [(x["caption"], x["seats"]) for x in seen]
     assert not pg.js_errors, pg.js_errors
+
+
+def test_back_puts_the_focus_at_the_top_of_the_view_and_the_title_names_it(server, page):  # noqa: F811
+    """Alt+Left with the focus in the card-set editor left it in the view gone (Tab went
+    on from the page's top), and every entry of the history was called "Big Sur". The
+    view shown has the focus at its top (the table's status line, New game's heading,
+    the editor's section), and the page's title names the view."""
+    pg = page
+    start_a_game_against_greedy(pg, server + "/?speed=0")
+    settle(pg)
+    assert pg.title() == "Table \u2014 Big Sur"
+    pg.click("#nav-cards")
+    pg.wait_for_selector("#cards-root input")
+    assert pg.title() == "Card sets \u2014 Big Sur"
+    pg.focus("#cards-root input >> nth=0")
+    pg.go_back()  # (Alt+Left: the browser's, not the page's)
+    pg.wait_for_selector("#game:not([hidden])")
+    settle(pg)
+    pg.wait_for_function("document.activeElement.id === 'status-line'")
+    assert pg.title() == "Table \u2014 Big Sur"
+    pg.go_back()
+    pg.wait_for_function("document.activeElement.id === 'setup-title'")
+    assert pg.title() == "New game \u2014 Big Sur"
+    pg.go_forward()
+    pg.go_forward()
+    pg.wait_for_function("document.activeElement.id === 'cards'")
+    pg.keyboard.press("Tab")  # on into the editor, not from the page's top
+    assert pg.evaluate("document.getElementById('cards').contains(document.activeElement)")
+    assert pg.get_attribute("#cards", "tabindex") is None  # (focusable while it had the focus)
+    assert not pg.js_errors, pg.js_errors

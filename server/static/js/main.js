@@ -1550,6 +1550,16 @@ async function followAddress() {
   const want = viewOfAddress() || {view: S.data ? "game" : "setup", id: null};
   if (want.view === "editor" && location.hash.startsWith("#position=")) await openLinked();
   else await openView(want.view, want.id);
+  // the focus was in the view left (Alt+Left from a field): at the top of the view shown
+  const a = document.activeElement;
+  if (!a || a === document.body || !canFocus(a)) {
+    const h = document.querySelector(HEADING[S.view] || "#" + S.view); // (an editor: its section)
+    if (h && !h.hasAttribute("tabindex")) { // (focusable while it has the focus only)
+      h.setAttribute("tabindex", "-1");
+      h.addEventListener("blur", () => h.removeAttribute("tabindex"), {once: true});
+    }
+    if (h) h.focus();
+  }
 }
 
 /* Show ``view`` (a nav button, Back, Forward); ``id``: the game the address names (one
@@ -1569,10 +1579,13 @@ async function openView(view, id = null) {
   if (view === "game") { show("game"); await renderGame(); } else await openReview(id ? "game" : undefined);
 }
 
+const TITLES = {setup: "New game", game: "Table", review: "Review", cards: "Card sets", editor: "Position editor"};
+
 function show(view) {
   S.view = view;
   for (const v of VIEWS) $(v).hidden = v !== view;
   addressTo(view);
+  document.title = `${TITLES[view]} \u2014 Big Sur`; // (each entry of the history named)
   for (const b of document.querySelectorAll(".nav[data-view]")) {
     b.setAttribute("aria-current", b.dataset.view === view ? "page" : "false");
   }
