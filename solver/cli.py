@@ -28,6 +28,7 @@ import sys
 import warnings
 from collections.abc import Callable
 from pathlib import Path
+from typing import NoReturn
 
 from .rules.actions import ActionError
 from .rules.cards import CardSetError, load_card_set
@@ -373,10 +374,34 @@ def cmd_verify(args) -> int:
 
 # ------------------------------------------------------------------ entry point
 
+class _Parser(argparse.ArgumentParser):
+    """argparse's parser, whose own errors (an unknown option, a missing argument) are
+    the command line's one error line and where to read more, without the usage block
+    first: "bigsur hint: error: ..." then "try 'bigsur hint --help'" (exit 2). Every
+    subcommand's parser is one too (add_subparsers makes them of its parser's class), and
+    an option no command knows is said by the command it was given to, not by bigsur."""
+
+    def parse_known_args(self, args=None, namespace=None):
+        namespace, extra = super().parse_known_args(args, namespace)
+        if not hasattr(namespace, "_parser"):  # the innermost command's (run first)
+            namespace._parser = self
+        return namespace, extra
+
+    def parse_args(self, args=None, namespace=None):
+        namespace, extra = self.parse_known_args(args, namespace)
+        parser = namespace.__dict__.pop("_parser", self)
+        if extra:
+            parser.error(f"unrecognized arguments: {' '.join(extra)}")
+        return namespace
+
+    def error(self, message: str) -> NoReturn:
+        self.exit(2, f"{self.prog}: error: {message}\ntry '{self.prog} --help'\n")
+
+
 def build_parser(command: str | None = None) -> argparse.ArgumentParser:
     """The parser; of the :data:`EXTENSIONS`, only ``command``'s module is imported (the
     others are listed with their help line)."""
-    parser = argparse.ArgumentParser(prog="bigsur", description="Big Sur rules engine and AI")
+    parser = _Parser(prog="bigsur", description="Big Sur rules engine and AI")
     sub = parser.add_subparsers(dest="command", required=True)
 
     cards = sub.add_parser("cards", help="validate, show, make (new) or import a card set")

@@ -648,6 +648,28 @@ def test_every_argument_of_every_command_says_what_it_is():
     assert not bare
 
 
+def test_an_argparse_error_of_every_command_is_its_line_and_where_to_read_more(capsys):
+    """argparse's own errors (an unknown option, a missing argument) printed the whole
+    usage block before the message: every command, nested ones too, says the error in
+    one line and then where its help is."""
+    from solver.cli import EXTENSIONS, build_parser
+
+    names = {"": None}
+    for command in EXTENSIONS:
+        names |= {name: command for name, _sub in _subcommands(build_parser(command))
+                  if name.split()[0] not in EXTENSIONS or name.split()[0] == command}
+    assert {"cards import", "replay", "hint", "analyze", "serve"} <= set(names)
+    for name in names:
+        with pytest.raises(SystemExit) as exit_:
+            main([*name.split(), "--no-such-option"])
+        assert exit_.value.code == 2, name
+        prog = f"bigsur {name}".strip()
+        err = capsys.readouterr().err
+        first, second = err.splitlines()  # two lines, no usage block
+        assert first.startswith(f"{prog}: error: ") and "usage:" not in err, err
+        assert second == f"try '{prog} --help'", err
+
+
 @pytest.mark.parametrize("command, words", [
     ("analyze", "--budget-ms BUDGET_MS search time per decision, in milliseconds"),
     ("analyze", "--iterations ITERATIONS search iterations per decision"),
