@@ -363,3 +363,46 @@ def test_a_set_downloaded_and_imported_again_gets_a_version(server, page, tmp_pa
     pg.click("#ce-save")
     pg.wait_for_selector("#ce-saved:has-text('round-trip v2')")
     no_js_errors(pg)
+
+
+SAID = """() => { window.__said = [];
+  new MutationObserver((changes) => { for (const c of changes) {
+    for (const p of c.addedNodes) window.__said.push(p.textContent); } })
+    .observe(document.querySelector('#announce'), {childList: true}); }"""
+
+
+def said(pg) -> list[str]:
+    return pg.evaluate("window.__said")
+
+
+def test_a_problem_is_said_once_not_at_each_check(server, page):  # noqa: F811
+    """The form is drawn anew at each check, and each problem below a field was an alert,
+    said again at every check while the player typed elsewhere; the status was a live
+    region drawn anew (said at each check, or never). A new problem is said once, in a
+    few words; the field is marked invalid and described by its problem."""
+    pg = page
+    open_cards(pg, server)
+    pg.evaluate(SAID)
+    pg.click("[data-ce-pick='highway:1']")  # H02, a 1-Mile card with a Persistent Material
+    pg.select_option("#ce-miles", "3")
+    pg.wait_for_function("() => window.__said.some((t) => t.includes('H02 \u00b7 persistent'))")
+    assert said(pg) == [pg.evaluate("window.__said[0]")]
+    assert said(pg)[0].startswith("1 problem; the first: H02 \u00b7 persistent")
+    assert pg.locator("#ce-form [role=alert], #ce-status[aria-live]").count() == 0
+    persistent = pg.locator("#ce-persistent")
+    assert persistent.get_attribute("aria-invalid") == "true"
+    described = pg.evaluate("""() => document.getElementById('ce-persistent')
+      .getAttribute('aria-describedby').split(' ')
+      .map((id) => document.getElementById(id).textContent).join(' ')""")
+    assert described and described in pg.locator("#ce-status").inner_text(), described
+    checks = pg.evaluate("Number(document.body.dataset.ceChecked)")
+    pg.click("#ce-text")
+    pg.keyboard.type("typed slowly", delay=60)  # checks answer as it is typed
+    pg.wait_for_function("(n) => Number(document.body.dataset.ceChecked) > n", arg=checks)
+    pg.wait_for_selector("#ce-status:has-text('H02 \u00b7 persistent')")
+    assert len(said(pg)) == 1, said(pg)
+    pg.select_option("#ce-persistent", "")  # fixed: said once
+    pg.wait_for_function("() => window.__said.length === 2")
+    assert said(pg)[1].startswith("Valid: 69 Highway cards")
+    assert pg.locator("#ce-persistent").get_attribute("aria-invalid") is None
+    no_js_errors(pg)

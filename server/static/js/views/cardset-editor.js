@@ -27,7 +27,7 @@ const E = {set: null, sel: null, check: null, seq: 0, timer: null, storedName: n
   stored: null, savedText: null, saveNote: null, missingBase: null,
   convertErrors: [], ctx: null, root: null, restored: false, recons: [], reconWarn: null,
   startChoice: null, alert: null, staleText: {}, undo: [], editKey: null, importNote: null,
-  afterCheck: null, downloadNote: null, keys: false};
+  afterCheck: null, downloadNote: null, keys: false, found: null};
 const DRAFT_KEY = "bigsur.cardset-draft"; // the set being edited survives a reload
 const UNDO_KEEP = 30; // the states Undo goes back through (a set is a small JSON value)
 const FORMAT = "bigsur-cards/1";
@@ -374,6 +374,7 @@ function focusOn(...selectors) {
 
 /* A few words for a screen reader: the page's polite region (main.js's announce). */
 function say(text) {
+  if (!text) return;
   if (E.ctx.announce) { E.ctx.announce(text); return; }
   const box = document.getElementById("announce");
   if (!box) return;
@@ -383,7 +384,7 @@ function say(text) {
   while (box.children.length > 3) box.firstElementChild.remove();
 }
 
-/* The check's answer in a few words (said after an import or an Undo). */
+/* The check's answer in a few words (said when it changes, and after an import or an Undo). */
 function checkWords() {
   const problems = located();
   if (!problems.length && E.check && E.check.summary) {
@@ -462,10 +463,24 @@ function options(values, chosen, blank) {
     values.map((v) => `<option value="${esc(v)}"${String(v) === String(chosen) ? " selected" : ""}>${esc(v)}</option>`).join("");
 }
 
+/* A field of the form with its problems below it: no alert (the form is drawn anew at
+ * each check, and an alert is said again each time it is drawn); its controls are marked
+ * invalid and described by them (describeProblems), and a new problem is said once. */
 function field(name, label, control) {
   const errs = errorsFor(E.sel.kind, E.sel.index).filter((e) => e.field === name);
   return `<div class="ce-field${errs.length ? " bad" : ""}" data-field="${name}"><label for="ce-${name}">${label}</label><div class="ce-ctl">${control}</div>` +
-    errs.map((e) => `<div class="ce-err" role="alert">${esc(e.message)}</div>`).join("") + `</div>`;
+    errs.map((e, i) => `<div class="ce-err" id="ce-err-${name}-${i}">${esc(e.message)}</div>`).join("") + `</div>`;
+}
+
+/* Each control of a field with a problem: aria-invalid, and described by the problem. */
+function describeProblems() {
+  for (const box of document.querySelectorAll("#ce-form .ce-field.bad")) {
+    const ids = [...box.querySelectorAll(".ce-err[id]")].map((el) => el.id).join(" ");
+    for (const ctl of box.querySelectorAll("input, select")) {
+      ctl.setAttribute("aria-invalid", "true");
+      ctl.setAttribute("aria-describedby", ids);
+    }
+  }
 }
 
 function formHTML() {
@@ -505,7 +520,7 @@ function staleTextHTML(c) {
   if (was === undefined) return "";
   const what = E.sel.kind === "highway" ? "bonus" : "ability";
   const own = effectWords(effectOf(c));
-  return `<div class="ce-err" role="alert" id="ce-text-stale">This text was written for the ${what} ` +
+  return `<div class="ce-err" id="ce-text-stale">This text was written for the ${what} ` +
     `before your change (${esc(was || "none")}), and the table shows the text, not the ${what}. ` +
     `<button type="button" data-ce="clear-text">Clear the text</button>` +
     `${own ? ` (the table then says \u201c${esc(own)}\u201d)` : ""} ` +
@@ -596,7 +611,7 @@ function statusHTML() {
     notes.slice(0, 8).map((n) => `<li>${esc(n)}</li>`).join("") +
     (notes.length > 8 ? `<li class="muted">\u2026 and ${notes.length - 8} more</li>` : "") + `</ul></div>` : "";
   const downloaded = E.downloadNote ? `<p class="small" id="ce-downloaded">${esc(E.downloadNote)}</p>` : "";
-  return `<div id="ce-status" aria-live="polite">${head}<ul class="ce-problems">${items}${more}</ul>` +
+  return `<div id="ce-status">${head}<ul class="ce-problems">${items}${more}</ul>` +
     `${staleNote}${derived}${note}${restored}${missing}${imported}${reconWarnHTML()}${saveNoteHTML()}${downloaded}</div>`;
 }
 
@@ -701,6 +716,7 @@ export function render() {
     rerender(); // the note beside the box says what this states, at once
   });
   $("ce-csv").addEventListener("change", importFile);
+  describeProblems();
   // the set chosen to start from stays chosen when a check's answer redraws the editor
   $("ce-start").addEventListener("change", (ev) => { E.startChoice = ev.target.value; });
 }
@@ -750,7 +766,13 @@ function onForm(ev) {
     c.scenery = f.scenery.value;
     c.ability = effectFromText(f.ability.value);
   }
+  const stale = textKey(c) in E.staleText;
   noteStaleText(c, before);
+  if (!stale && textKey(c) in E.staleText) { // said once (the note below the Text stays)
+    const what = E.sel.kind === "highway" ? "bonus" : "ability";
+    say(`The text of ${c.id} was written for its ${what} before your change, and the table ` +
+      `shows the text, not the ${what}: clear it or keep it, below the card's Text.`);
+  }
   // a CSV conversion problem of this card is settled once the card is edited (what is
   // still wrong comes back from the server's check, naming the field)
   E.convertErrors = E.convertErrors.filter((e) => !here.includes(e));
@@ -800,10 +822,14 @@ async function runCheck() {
     E.check = {ok: false, errors: [{card: null, field: e.field, message: reason}], summary: null};
   }
   if (E.root && !E.root.closest(".view").hidden) rerender();
-  if (E.afterCheck) { // an import or an Undo: what it did, with what the check found
-    say(`${E.afterCheck}. ${checkWords()}`);
-    E.afterCheck = null;
-  }
+  // what the check found, said when it changes (the status is drawn anew at each check:
+  // as a live region it was said at each, or not at all); with what an import or Undo did
+  const problems = located();
+  const found = problems.length ? `${problems.length} ${whereOf(problems[0].e)}` : "valid";
+  if (E.afterCheck) say(`${E.afterCheck}. ${checkWords()}`);
+  else if (found !== E.found) say(checkWords());
+  E.afterCheck = null;
+  E.found = found;
   document.body.dataset.ceChecked = String(seq);
 }
 
