@@ -453,7 +453,7 @@ function perTurnHTML() {
 /* A clicked card or button has no id: the focus goes back to it, or (it was placed or
  * removed) to the one now in its place, so that the keyboard carries on from there. */
 const CHIP_ATTRS = ["data-pe-place", "data-pe-lm", "data-pe-remove", "data-pe-hwcard",
-  "data-pe-unclaim", "data-pe-mat", "data-pe-unmat"];
+  "data-pe-unclaim", "data-pe-mat", "data-pe-unmat", "data-pe-per", "data-pe-res"];
 function chipKey(el) {
   const attr = CHIP_ATTRS.find((a) => el.hasAttribute(a));
   if (!attr) return null;
@@ -647,7 +647,15 @@ function placeTyped() {
  * position), taken away by the next change of the position (editor-alert.js). */
 const say = (err) => P.alert.say(err);
 
+/* The position was edited: drawn and checked. A field typed in and left by Tab says its
+ * change while the focus is on its way (on <body>): the editor is drawn once it has
+ * arrived, and keeps it there (drawn at once, the focus went on to a field the drawing
+ * had taken away, and fell to the page's top). */
 function changed() {
+  if (document.activeElement === document.body) setTimeout(redraw, 0); else redraw();
+}
+
+function redraw() {
   P.alert.drop();
   render();
   clearTimeout(P.timer);
