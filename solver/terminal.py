@@ -639,7 +639,7 @@ def play_game(seats: Sequence[str], seed: int | None, cards: CardSet | None = No
     unfinished game, played on from its last position (its seed and cards are used;
     ``seed`` and ``cards`` are ignored). Returns the exit status.
     """
-    from .search.api import Budget, analyse
+    from .search.api import analyse
     from .search.bots import make_bot
     from .search.tournament import bot_seed
 
@@ -648,7 +648,7 @@ def play_game(seats: Sequence[str], seed: int | None, cards: CardSet | None = No
     if HUMAN not in seats:
         raise PlayError("seats: at least one seat must be human")
     bots = {i: make_bot(spec) for i, spec in enumerate(seats) if spec != HUMAN}
-    budget = Budget.parse(hint_budget)
+    budget = hint_budget_of(hint_budget)
     if resume is not None:
         record = resume
         record.names = seats
@@ -770,7 +770,7 @@ def play_game(seats: Sequence[str], seed: int | None, cards: CardSet | None = No
                     write(f"! hint: unexpected '{args[1]}' (hint [BUDGET], e.g. 'hint 2s')")
                     continue
                 try:
-                    b = Budget.parse(args[0]) if args else budget
+                    b = hint_budget_of(args[0]) if args else budget
                     last_hint = (len(record.actions),
                                  analyse(view_of(state, seat), b, seed=len(record.actions)))
                 except ValueError as err:
@@ -861,6 +861,20 @@ def hot_seat(players: int, seed: int | None, cards: CardSet, save: str | None,
 
 # ------------------------------------------------------------------ CLI
 
+def hint_budget_of(text: str):
+    """The search budget of 'hint' typed at the prompt or given by ``--hint-budget``:
+    :meth:`Budget.parse <solver.search.api.Budget.parse>`'s, at most the command line's
+    :data:`~solver.cli.MAX_ITERATIONS` iterations (a search of more could not end in a
+    game's time). ValueError says what is wrong, after 'budget: '."""
+    from .cli import MAX_ITERATIONS
+    from .search.api import Budget
+    from .search.specs import BudgetSpec, check_caps
+
+    budget = Budget.parse(text)
+    check_caps(BudgetSpec(budget.iterations, budget.seconds), None, MAX_ITERATIONS, "budget")
+    return budget
+
+
 def seats_from_args(players: int, ai: str | None, seats: str | None) -> list[str]:
     """The seat list of ``bigsur play``: ``--seats`` as given, else seat 0 human and the
     others ``--ai`` (every seat human without ``--ai``)."""
@@ -878,7 +892,9 @@ def seats_from_args(players: int, ai: str | None, seats: str | None) -> list[str
 def checked_seats(specs: Sequence[str]) -> list[str]:
     """Each seat "human" (in any case) or a bot spec that makes a bot, at least one
     human; PlayError names the first bad seat."""
+    from .cli import MAX_ITERATIONS
     from .search.bots import BotSpecError, make_bot
+    from .search.specs import SpecError, check_caps, parse_bot_spec
 
     out = [HUMAN if spec.strip().lower() == HUMAN else spec for spec in specs]  # 'Human' too
     for i, spec in enumerate(out):
@@ -888,6 +904,10 @@ def checked_seats(specs: Sequence[str]) -> list[str]:
             except BotSpecError as err:
                 raise PlayError(f"seat {i}: {err}; or '{HUMAN}' for a player at the "
                                 "keyboard") from None
+            try:  # a search of more iterations could not end in a game's time
+                check_caps(parse_bot_spec(spec), None, MAX_ITERATIONS, f"seat {i}")
+            except SpecError as err:
+                raise PlayError(str(err)) from None
     if HUMAN not in out:
         raise PlayError("--seats: at least one seat must be human")
     return out
@@ -938,10 +958,8 @@ def cmd_play(args) -> int:
     except PlayError as err:
         print(f"bigsur: error: {err}", file=sys.stderr)
         return 2
-    from .search.api import Budget
-
     try:
-        Budget.parse(args.hint_budget)
+        hint_budget_of(args.hint_budget)
     except ValueError as err:
         print(f"bigsur: error: --hint-budget: {str(err).removeprefix('budget: ')}",
               file=sys.stderr)

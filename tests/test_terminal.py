@@ -260,6 +260,37 @@ def test_a_bad_hint_budget_is_named_once():
                       "got 'abc'"], errors
 
 
+def test_a_hint_or_an_ai_of_more_iterations_than_the_cap_is_refused(tmp_path, monkeypatch,
+                                                                     capsys):
+    """'hint 5000000i' at the prompt, --hint-budget 5000000i and an AI of mcts:5000000i
+    started searches that could not end in a game's time: refused, naming the limit (the
+    command line's MAX_ITERATIONS, as hint and analyze --iterations)."""
+    from solver.cli import MAX_ITERATIONS, main
+
+    def no_search(*_args, **_kwargs):
+        raise AssertionError("the search was started")
+
+    monkeypatch.setattr("solver.search.api.analyse", no_search)
+    too_many = MAX_ITERATIONS + 1
+    out: list[str] = []
+    play_game([HUMAN, HUMAN], seed=1, read=Script([f"hint {too_many}i", "quit"]),
+              write=out.append)
+    assert [ln for ln in out if ln.startswith("! ")] == [
+        f"! hint: {too_many} iterations exceeds the limit of {MAX_ITERATIONS}"]
+    games: list[tuple] = []
+    monkeypatch.setattr("solver.terminal.play_game", lambda *a, **k: games.append(a) or 0)
+    for argv, field in [(["--hint-budget", f"{too_many}i"], "--hint-budget"),
+                        (["--ai", f"mcts:{too_many}i"], "seat 1"),
+                        (["--seats", f"mcts:{too_many}i,human"], "seat 0")]:
+        assert main(["play", "--no-save", *argv]) == 2
+        assert capsys.readouterr().err == (f"bigsur: error: {field}: {too_many} iterations "
+                                           f"exceeds the limit of {MAX_ITERATIONS}\n")
+    assert not games
+    assert main(["play", "--no-save", "--ai", f"mcts:{MAX_ITERATIONS}i",
+                 "--hint-budget", f"{MAX_ITERATIONS}i"]) == 0  # the cap itself is taken
+    assert len(games) == 1
+
+
 def test_the_depot_is_not_numbered_since_numbers_play_moves():
     # typing N plays move N of 'moves' (in another order, from 0): numbered Depot
     # columns read as 'type 1 to take the first card' and took another one
