@@ -222,6 +222,7 @@ def test_each_destructive_action_is_undone(server, page):  # noqa: F811
     pg.wait_for_selector("[data-ce='clear-text']")
     with_text = set_json(pg)
     card_id = json.loads(with_text)["highway"][card]["id"]
+    announced(pg, f"The text of {card_id} was written for its bonus before your change")
     pg.click("[data-ce='clear-text']")
     assert "text" not in json.loads(set_json(pg))["highway"][card]
     click_and_check_undo(pg, f"clear the text of {card_id}", with_text)
