@@ -121,6 +121,15 @@ MAX_ITERATIONS = 1_000_000  # one search's iterations (hint, analyze per decisio
 MAX_SELFPLAY_GAMES = 100_000  # records of one `bigsur selfplay` (a tournament's games too)
 
 
+def check_search_iterations(spec: str, field: str) -> None:
+    """A bot spec's iterations (``mcts:500i``: per turn) at most :data:`MAX_ITERATIONS`,
+    for the specs of play and train (which check the spec itself first: make_bot);
+    SpecError (a ValueError) "FIELD: N iterations exceeds the limit of 1000000"."""
+    from .search.specs import check_caps, parse_bot_spec
+
+    check_caps(parse_bot_spec(spec, field), None, MAX_ITERATIONS, field)
+
+
 def count_arg(option: str, most: int) -> Callable[[str], int]:
     """The argparse ``type`` of a count option (``--games``, ``--iterations``,
     ``--epochs``): an integer 1 to ``most``, as :func:`seed_arg` is the type of every

@@ -892,9 +892,8 @@ def seats_from_args(players: int, ai: str | None, seats: str | None) -> list[str
 def checked_seats(specs: Sequence[str]) -> list[str]:
     """Each seat "human" (in any case) or a bot spec that makes a bot, at least one
     human; PlayError names the first bad seat."""
-    from .cli import MAX_ITERATIONS
+    from .cli import check_search_iterations
     from .search.bots import BotSpecError, make_bot
-    from .search.specs import SpecError, check_caps, parse_bot_spec
 
     out = [HUMAN if spec.strip().lower() == HUMAN else spec for spec in specs]  # 'Human' too
     for i, spec in enumerate(out):
@@ -905,8 +904,8 @@ def checked_seats(specs: Sequence[str]) -> list[str]:
                 raise PlayError(f"seat {i}: {err}; or '{HUMAN}' for a player at the "
                                 "keyboard") from None
             try:  # a search of more iterations could not end in a game's time
-                check_caps(parse_bot_spec(spec), None, MAX_ITERATIONS, f"seat {i}")
-            except SpecError as err:
+                check_search_iterations(spec, f"seat {i}")
+            except ValueError as err:
                 raise PlayError(str(err)) from None
     if HUMAN not in out:
         raise PlayError("--seats: at least one seat must be human")

@@ -315,6 +315,7 @@ def no_selfplay(monkeypatch):
     ("--games", "999999999999", "--games: must be at most 1000000, got 999999999999"),
     ("--hidden", "99999999", "--hidden: layer sizes such as 64,64, got '99999999' "
                              "(each 1 to 4096)"),
+    ("--policy", "mcts:1000001i", "--policy: 1000001 iterations exceeds the limit of 1000000"),
 ])
 def test_train_refuses_an_out_of_range_number_before_the_self_play(option, value, message,
                                                                   tmp_path, no_selfplay,

@@ -25,7 +25,7 @@ import sys
 import time
 from pathlib import Path
 
-from ..cli import check_output
+from ..cli import check_output, check_search_iterations
 from ..rules.userfiles import output_problem, write_output
 from ..rules.wording import got
 from .specs import MAX_WORKERS, workers_problem
@@ -81,6 +81,11 @@ def cmd_train(args) -> int:
             make_bot(args.policy)
         except BotSpecError as err:
             print(f"bigsur: error: --policy: {err}", file=sys.stderr)
+            return 2
+        try:  # games searched with more iterations a turn could not end
+            check_search_iterations(args.policy, "--policy")
+        except ValueError as err:
+            print(f"bigsur: error: {err}", file=sys.stderr)
             return 2
     search = None
     if args.search:
