@@ -1,5 +1,6 @@
-"""The position editor as a player setting up a table to ask for hints uses it: the
-focus kept where the keyboard left it.
+"""The position editor as a player setting up a table to ask for hints uses it: every
+edit undone and redone (the Undo button naming it, Ctrl+Z), and what is shown kept to
+the position shown (a result, the focus).
 
 Same setup as test_web_page.py (a real server on loopback, Debian's Chromium through
 Playwright). A position is compared through its #position= link, which holds the whole
@@ -8,8 +9,17 @@ of it (the editor writes it after each change).
 
 from __future__ import annotations
 
-from test_editors import open_editor
+import json
+
+from test_editors import build_step_position, open_editor
 from test_web_page import browser, page, server  # noqa: F401 - fixtures
+
+
+def load_box(pg, position: dict) -> None:
+    """``position`` read into the editor through the JSON box."""
+    pg.fill("#pe-jsonbox", json.dumps(position))
+    pg.click("#pe-loadjson")
+    pg.wait_for_selector("#pe-problems:has-text('No problem found')")
 
 
 def table(pg) -> str:
@@ -21,6 +31,161 @@ def table(pg) -> str:
 def changes_to(pg, before: str) -> str:
     pg.wait_for_function("(h) => location.hash !== h", arg=before)
     return table(pg)
+
+
+def comes_back(pg, expected: str) -> None:
+    pg.wait_for_function("(h) => location.hash === h", arg=expected)
+
+
+def test_every_kind_of_edit_is_undone_and_redone(server, page):  # noqa: F811
+    """Each edit (a card placed, removed or typed, a Landmark claimed and removed, a
+    Material added and removed, "I am", the player count, Clear, Load JSON) is undone by
+    the Undo button, which names it, or Ctrl+Z, and redone by Ctrl+Shift+Z; the link
+    holds the position it gave back, exactly."""
+    pg = page
+    position, _ = build_step_position()
+    open_editor(pg, server, "#nav-editor", "#pe-problems")
+    load_box(pg, position)
+    hw = position["seats"][0]["highway"]
+    hand = position["seats"][0]["hand"]
+    pg.select_option("#pe-target", "depot")
+    placed = pg.locator(".pe-palette [data-pe-place]").first.get_attribute("data-pe-place")
+    landmark = pg.locator("[data-pe-lm]").first.get_attribute("data-pe-lm")
+
+    def claim() -> None:
+        pg.select_option("#pe-target", "lm:0")
+        pg.click(f"[data-pe-lm='{landmark}']")
+        pg.click(f"[data-pe-hwcard='0:{hw[0]}']")
+
+    def typed() -> None:
+        pg.select_option("#pe-target", "depot")
+        pg.fill("#pe-ids", placed)
+        pg.press("#pe-ids", "Enter")
+
+    def load_other() -> None:
+        pg.fill("#pe-jsonbox", json.dumps(position | {"turn": 2}))
+        pg.click("#pe-loadjson")
+
+    edits = [
+        (lambda: pg.click(f".pe-palette [data-pe-place='{placed}']"), f"place {placed}"),
+        (lambda: pg.click(f"#pe-hand [data-card='{hand[0]}']"), f"remove {hand[0]}"),
+        (claim, f"claim {landmark}"),
+        (lambda: pg.click("[data-pe-mat='1:stone']"), "add stone (Player 2)"),
+        (lambda: pg.select_option("#pe-me", "1"), "I am Player 2"),
+        (lambda: pg.select_option("#pe-players", "3"), "3 players"),
+        (lambda: pg.click("#pe-clear"), "clear"),
+        (typed, f"place {placed}"),
+        (load_other, "Load JSON"),
+    ]
+    start = table(pg)
+    for k, (edit, label) in enumerate(edits):
+        before = table(pg)
+        edit()
+        after = changes_to(pg, before)
+        assert pg.locator("#pe-undo").inner_text() == f"Undo {label}"
+        if k % 2:
+            pg.click("#pe-undo")
+        else:
+            pg.locator("#pe-problems").focus()  # not a text field: the editor's key
+            pg.keyboard.press("Control+z")
+        comes_back(pg, before)
+        assert pg.locator("#pe-redo").inner_text() == f"Redo {label}"
+        pg.locator("#pe-problems").focus()
+        pg.keyboard.press("Control+Shift+z")
+        comes_back(pg, after)
+        pg.keyboard.press("Control+z")
+        comes_back(pg, before)
+    # a Landmark claimed, then removed: each its own step back
+    claim()
+    claimed = changes_to(pg, start)
+    pg.click(f"[data-pe-unclaim='0:{landmark}']")
+    changes_to(pg, claimed)
+    assert pg.locator("#pe-undo").inner_text() == f"Undo remove {landmark}"
+    pg.click("[data-pe-mat='1:water']")
+    watered = changes_to(pg, table(pg))
+    pg.locator("[data-pe-unmat^='1:']").last.click()  # the top of the pile
+    changes_to(pg, watered)
+    assert pg.locator("#pe-undo").inner_text() == "Undo remove water (Player 2)"
+    for _ in range(3):
+        pg.click("#pe-undo")
+    comes_back(pg, claimed)
+    pg.click("#pe-undo")
+    comes_back(pg, start)
+    assert not [e for e in pg.js_errors if "status of" not in e], pg.js_errors
+
+
+def test_clear_undone_gives_back_the_table_and_says_so(server, page):  # noqa: F811
+    """Clear was a one-click loss of the whole table; Undo brings it back, the status line
+    (a live region) says what came back, and the focus stays on the button used (Clear had
+    no id: the redraw dropped the focus to the page's top)."""
+    pg = page
+    position, _ = build_step_position()
+    open_editor(pg, server, "#nav-editor", "#pe-problems")
+    load_box(pg, position)
+    full = table(pg)
+    pg.click("#pe-json")
+    pg.wait_for_selector("#pe-copied")
+    copied = pg.locator("#pe-jsonbox").input_value()
+    pg.focus("[data-pe='clear']")
+    pg.keyboard.press("Enter")
+    changes_to(pg, full)
+    assert pg.evaluate("document.activeElement.dataset.pe") == "clear"
+    assert pg.locator("#pe-hand [data-card]").count() == 0
+    pg.keyboard.press("Tab")  # Clear, then Undo
+    assert pg.evaluate("document.activeElement.id") == "pe-undo"
+    pg.keyboard.press("Enter")
+    comes_back(pg, full)
+    assert pg.evaluate("document.activeElement.id") == "pe-undo"
+    status = pg.locator("#pe-status")
+    assert status.get_attribute("role") == "status"
+    said = status.inner_text()
+    hand = len(position["seats"][0]["hand"])
+    assert said.startswith("Undone: clear.") and "Player 1 to act" in said, said
+    assert pg.locator("#pe-hand [data-card]").count() == hand
+    pg.click("#pe-json")
+    pg.wait_for_selector("#pe-copied")
+    assert pg.locator("#pe-jsonbox").input_value() == copied
+    pg.keyboard.press("Control+z")  # the load of the box, then nothing more
+    pg.wait_for_selector("#pe-undo[aria-disabled='true']")
+    pg.keyboard.press("Control+z")
+    pg.wait_for_function("() => document.querySelector('#pe-status').innerText === "
+                         "'Nothing to undo.'")
+
+
+def test_ctrl_z_in_a_text_field_is_its_own(server, page):  # noqa: F811
+    """Ctrl+Z typed in the JSON box or the ids box undoes the typing there, not the
+    position."""
+    pg = page
+    open_editor(pg, server, "#nav-editor", "#pe-problems")
+    pg.select_option("#pe-target", "hand")
+    before = table(pg)
+    pg.click(".pe-palette [data-pe-place='H01']")
+    placed = changes_to(pg, before)
+    for box in ["#pe-jsonbox", "#pe-ids"]:
+        pg.click(box)
+        pg.keyboard.type("abc")
+        pg.keyboard.press("Control+z")
+    assert pg.evaluate("location.hash") == placed
+    assert pg.locator("#pe-hand [data-card='H01']").count() == 1
+
+
+def test_a_result_is_shown_with_its_position_only(server, page):  # noqa: F811
+    """The score (a hint, a payment) of a position stayed on screen after an edit, as if
+    it were of the new one; it is shown with its position only, and again after an Undo
+    back to it."""
+    pg = page
+    position, _ = build_step_position()
+    open_editor(pg, server, "#nav-editor", "#pe-problems")
+    load_box(pg, position)
+    scored = table(pg)
+    pg.click("#pe-score")
+    pg.wait_for_selector("#pe-scores")
+    pg.click("[data-pe-mat='1:stone']")
+    changes_to(pg, scored)
+    assert pg.locator("#pe-scores").count() == 0
+    pg.click("#pe-undo")
+    comes_back(pg, scored)
+    pg.wait_for_selector("#pe-scores")
 
 
 def test_the_focus_goes_on_from_a_field_left_by_tab(server, page):  # noqa: F811

@@ -10,6 +10,11 @@
  * "Continue as a game against the AI" sends the view to the server, which draws the
  * hidden cards and starts a game from it (the seat asking is the human).
  *
+ * Every edit of the position can be undone (and redone): the editor keeps the last
+ * :data:`HISTORY` positions, each a snapshot (the position is a small value), named by
+ * the change that left it ("Undo remove H12"). A result shown (a hint, a score, a
+ * payment) is shown with the position it is of, and only then.
+ *
  * ctx (from main.js): {api, showError, clearError, cardSets(), loadCards(name),
  * continueFromView(view, aiSpec)}.
  */
@@ -20,9 +25,14 @@ import {SC_COLOR, esc, cap, cardSVG, highwaySVG, landmarkSVG} from "../svg.js";
 import {editorAlert} from "./editor-alert.js";
 
 const HAND = 2, DEPOT = 5;
+const HISTORY = 50; // the positions Undo goes back through
+/* ``result``: {html, of} (``of``: the encoded position it is of), or null. ``done``: the
+ * positions before each edit, {pos, kept, label} (``label``: the edit, "remove H12");
+ * ``undone``: those Undo went back from (Redo); ``committed``: the position as the last
+ * edit left it (JSON), which the next is compared with. */
 const P = {ctx: null, root: null, cards: null, pos: null, target: "hand", pending: null,
-  score: null, scoreFor: null, scoreErr: null, checked: null, result: "", seq: 0, timer: null,
-  ai: "mcts:1s", alert: null, kept: {}};
+  score: null, scoreFor: null, scoreErr: null, checked: null, result: null, seq: 0, timer: null,
+  ai: "mcts:1s", alert: null, kept: {}, done: [], undone: [], committed: null, stepping: false};
 const $ = (id) => document.getElementById(id);
 
 /* ------------------------------------------------------------------ pure functions */
@@ -333,6 +343,12 @@ export async function open(ctx, root, initial) {
   if (P.ctx !== ctx) P.alert = editorAlert(ctx);
   P.ctx = ctx;
   P.root = root;
+  // the editor is drawn anew into #pe-body; #pe-status (what Undo did, a file loaded: a
+  // live region) stays, as a screen reader needs
+  if (!root.querySelector("#pe-body")) {
+    root.innerHTML = `<div id="pe-body"></div><p id="pe-status" class="sr" role="status"></p>`;
+  }
+  if (!P.keysBound) { document.addEventListener("keydown", onKey); P.keysBound = true; }
   let pos = initial || P.pos || emptyPosition("default", 3, 0);
   let unknown = null;
   try {
@@ -345,7 +361,7 @@ export async function open(ctx, root, initial) {
   }
   if (pos !== P.pos) P.kept = {};
   P.pos = pos;
-  P.result = "";
+  commit("open position"); // a position opened over one edited: Undo brings that back
   render();
   refresh();
   if (unknown !== null) {
@@ -453,7 +469,7 @@ function perTurnHTML() {
 /* A clicked card or button has no id: the focus goes back to it, or (it was placed or
  * removed) to the one now in its place, so that the keyboard carries on from there. */
 const CHIP_ATTRS = ["data-pe-place", "data-pe-lm", "data-pe-remove", "data-pe-hwcard",
-  "data-pe-unclaim", "data-pe-mat", "data-pe-unmat", "data-pe-per", "data-pe-res"];
+  "data-pe-unclaim", "data-pe-mat", "data-pe-unmat", "data-pe-per", "data-pe-res", "data-pe"];
 function chipKey(el) {
   const attr = CHIP_ATTRS.find((a) => el.hasAttribute(a));
   if (!attr) return null;
@@ -489,7 +505,7 @@ export function render() {
   const serverProblem = refused && !probs.length ? `<li id="pe-server-problem">${esc(refused)}</li>` : "";
   const opt = (vals, cur) => vals.map(([val, label]) => `<option value="${esc(val)}"${String(val) === String(cur) ? " selected" : ""}>${esc(label)}</option>`).join("");
   const step = p.phase === "build" ? "build" : `take${p.picks}`;
-  P.root.innerHTML = `<div class="panel pe-head">
+  $("pe-body").innerHTML = `<div class="panel pe-head">
     <h2>Position editor</h2>
     <p class="muted small">Set up the table in front of you, as the seat asking sees it: hidden cards stay
       hidden (the deck and other hands are counts). Choose where cards go, then click cards below or type their ids.</p>
@@ -500,7 +516,9 @@ export function render() {
       <label for="pe-first">First player</label><select id="pe-first">${opt(p.seats.map((_, i) => [i, `Player ${i + 1}`]), p.first)}</select>
       <label for="pe-turn">Turns done</label><input id="pe-turn" type="number" min="0" max="${maxTurns(p.players, deck.length) - 1}" class="num" value="${p.turn}">
       <label for="pe-step">Step</label><select id="pe-step">${opt([["take0", "take (no card taken yet)"], ["take1", "take (1 card taken)"], ["build", "build / claim"]], step)}</select>
-      <button type="button" data-pe="clear">Clear</button>
+      <button type="button" data-pe="clear" id="pe-clear">Clear</button>
+      ${historyButton("undo", P.done, "Control+Z Meta+Z")}
+      ${historyButton("redo", P.undone, "Control+Shift+Z Control+Y Meta+Shift+Z")}
     </div>
     <p class="small" id="pe-summary">Player ${toAct(p) + 1} to act${toAct(p) === p.me ? " (you)" : ""} \u00b7 deck ${v.deck.count} cards \u00b7 Landmark deck ${v.landmark_deck.count}</p>
     ${perTurnHTML()}
@@ -547,7 +565,7 @@ export function render() {
       <button type="button" data-pe="continue" id="pe-continue">Continue as a game against the AI</button></div>
     <p class="muted small">You play your seat from this position; the server draws the cards you cannot see
       (the other hands, the deck), consistent with everything entered, and the AI plays the other seats.</p>
-    <div id="pe-result" aria-live="polite">${P.result}</div>
+    <div id="pe-result" aria-live="polite">${shownResult()}</div>
   </aside>
   </div>`;
   for (const [id, value] of Object.entries(kept)) if (value !== null && $(id)) $(id).value = value;
@@ -561,11 +579,11 @@ function bind() {
   $("pe-cards").addEventListener("change", async (ev) => {
     P.cards = await P.ctx.loadCards(ev.target.value);
     P.pos = reshaped(p, ev.target.value, p.players);
-    changed();
+    changed(`cards ${ev.target.value}`);
   });
   $("pe-players").addEventListener("change", (ev) => {
     P.pos = reshaped(p, p.cards, Number(ev.target.value));
-    changed();
+    changed(`${ev.target.value} players`);
   });
   $("pe-me").addEventListener("change", (ev) => {
     const {pos, note, kept} = asSeat(p, Number(ev.target.value),
@@ -573,31 +591,37 @@ function bind() {
     P.pos = pos;
     P.kept = kept;
     if (!targets().some(([t]) => t === P.target)) P.target = "hand";
-    changed();
+    changed(`I am Player ${Number(ev.target.value) + 1}`);
     if (note) say(note);
   });
-  $("pe-first").addEventListener("change", (ev) => { p.first = Number(ev.target.value); changed(); });
-  $("pe-turn").addEventListener("change", (ev) => { p.turn = Math.max(0, Math.floor(Number(ev.target.value)) || 0); changed(); });
+  $("pe-first").addEventListener("change", (ev) => {
+    p.first = Number(ev.target.value);
+    changed(`first player: Player ${p.first + 1}`);
+  });
+  $("pe-turn").addEventListener("change", (ev) => {
+    p.turn = Math.max(0, Math.floor(Number(ev.target.value)) || 0);
+    changed(`turns done ${p.turn}`);
+  });
   $("pe-step").addEventListener("change", (ev) => {
     const v = ev.target.value;
     p.phase = v === "build" ? "build" : "take";
     p.picks = v === "build" ? 2 : Number(v.slice(4));
-    changed();
+    changed(`step: ${ev.target.selectedOptions[0].textContent}`);
   });
   $("pe-ai").addEventListener("change", (ev) => { P.ai = ev.target.value; });
   $("pe-target").addEventListener("change", (ev) => { P.target = ev.target.value; P.pending = null; });
   $("pe-ids").addEventListener("keydown", (ev) => { if (ev.key === "Enter") { ev.preventDefault(); placeTyped(); } });
   const rec = $("pe-recycle");
-  if (rec) rec.addEventListener("change", (ev) => { p.perTurn.recycle = ev.target.checked; changed(); });
+  if (rec) rec.addEventListener("change", (ev) => { p.perTurn.recycle = ev.target.checked; changed("used this turn"); });
   P.root.querySelectorAll("[data-pe-per]").forEach((el) => el.addEventListener("change", () => {
     const id = el.dataset.pePer;
     p.perTurn.persistent = p.perTurn.persistent.filter((x) => x !== id);
     if (el.checked) p.perTurn.persistent.push(id);
-    changed();
+    changed("used this turn");
   }));
   P.root.querySelectorAll("[data-pe-res]").forEach((el) => el.addEventListener("change", () => {
     p.perTurn.resources[el.dataset.peRes] = Math.max(0, Number(el.value) || 0);
-    changed();
+    changed("used this turn");
   }));
 }
 
@@ -635,9 +659,13 @@ function place(id) {
 function placeTyped() {
   const box = $("pe-ids");
   const ids = box.value.split(/[\s,]+/).filter(Boolean);
-  const errs = ids.map(place).filter(Boolean);
+  const errs = [], done = [];
+  for (const id of ids) {
+    const err = place(id);
+    if (err) errs.push(err); else done.push(id);
+  }
   box.value = "";
-  changed();
+  changed(`place ${done.join(" ")}`);
   if (errs.length) say(errs.join("; "));
   const again = $("pe-ids");
   if (again) again.focus();
@@ -647,11 +675,12 @@ function placeTyped() {
  * position), taken away by the next change of the position (editor-alert.js). */
 const say = (err) => P.alert.say(err);
 
-/* The position was edited: drawn and checked. A field typed in and left by Tab says its
- * change while the focus is on its way (on <body>): the editor is drawn once it has
- * arrived, and keeps it there (drawn at once, the focus went on to a field the drawing
- * had taken away, and fell to the page's top). */
-function changed() {
+/* The position was edited (``label``: how, "remove H12"): kept for Undo, drawn, checked.
+ * A field typed in and left by Tab says its change while the focus is on its way (on
+ * <body>): the editor is drawn once it has arrived, and keeps it there (drawn at once, the
+ * focus went on to a field the drawing had taken away, and fell to the page's top). */
+function changed(label) {
+  commit(label);
   if (document.activeElement === document.body) setTimeout(redraw, 0); else redraw();
 }
 
@@ -660,6 +689,101 @@ function redraw() {
   render();
   clearTimeout(P.timer);
   P.timer = setTimeout(refresh, 200);
+}
+
+/* ------------------------------------------------------------------ undo and redo */
+
+const snapshot = () => ({pos: JSON.stringify(P.pos), kept: JSON.stringify(P.kept)});
+
+/* The position as it is now is the last edit's (``label``); the one before it, when it
+ * differs, is kept for Undo (the last HISTORY), and what was undone can no longer be
+ * redone. */
+function commit(label) {
+  const now = snapshot();
+  if (P.committed && now.pos !== P.committed.pos) {
+    P.done.push({...P.committed, label: label || "edit"});
+    if (P.done.length > HISTORY) P.done.shift();
+    P.undone = [];
+  }
+  P.committed = now;
+}
+
+/* Undo (``back``) or Redo the last edit: the position it changed back, with what goes
+ * with it (its card set, each seat's side kept for "I am"), said in the status line. */
+async function step(back) {
+  if (P.stepping || !P.pos) return;
+  const from = back ? P.done : P.undone, to = back ? P.undone : P.done;
+  const entry = from[from.length - 1];
+  if (!entry) { tell(back ? "Nothing to undo." : "Nothing to redo."); return; }
+  const pos = JSON.parse(entry.pos);
+  if (pos.cards !== P.pos.cards) {
+    P.stepping = true;
+    try { P.cards = await P.ctx.loadCards(pos.cards); } catch (e) { say(e); return; } finally {
+      P.stepping = false;
+    }
+  }
+  from.pop();
+  to.push({...P.committed, label: entry.label});
+  P.pos = pos;
+  P.kept = JSON.parse(entry.kept);
+  P.committed = {pos: entry.pos, kept: entry.kept};
+  P.pending = null;
+  if (!targets().some(([t]) => t === P.target)) P.target = "hand";
+  redraw();
+  tell(`${back ? "Undone" : "Redone"}: ${entry.label}. ${tableWords()}`);
+}
+
+/* The table in a few words, for the status line. */
+function tableWords() {
+  const p = P.pos;
+  const lms = p.row.length + p.seats.reduce((n, s) => n + s.landmarks.length, 0);
+  return `You are Player ${p.me + 1} of ${p.players}, Player ${toAct(p) + 1} to act; ` +
+    `${plural(placements(p).length, "card")} and ${plural(lms, "Landmark")} placed.`;
+}
+
+/* Said in the editor's status line (a polite live region: a screen reader reads it). */
+function tell(text) {
+  const el = $("pe-status");
+  if (!el) return;
+  el.textContent = "";
+  el.textContent = text;
+}
+
+/* The Undo or Redo button, naming the edit it undoes or redoes. */
+function historyButton(kind, stack, keys) {
+  const last = stack[stack.length - 1];
+  const verb = kind === "undo" ? "Undo" : "Redo";
+  return `<button type="button" data-pe="${kind}" id="pe-${kind}" aria-keyshortcuts="${keys}"` +
+    `${last ? "" : ` aria-disabled="true"`} title="${kind === "undo" ? "Ctrl+Z" : "Ctrl+Shift+Z"}">` +
+    `${last ? esc(`${verb} ${last.label}`) : verb}</button>`;
+}
+
+/* Ctrl+Z (Cmd+Z) undoes, Ctrl+Shift+Z or Ctrl+Y redoes, while the editor is shown and the
+ * focus is not in a text field (which undoes its own typing). */
+const TYPED = new Set(["", "text", "search", "number", "url", "email", "tel", "password"]);
+function onKey(ev) {
+  if (!(ev.ctrlKey || ev.metaKey) || ev.altKey || !P.root || !P.pos || P.root.closest("[hidden]")) return;
+  const k = ev.key.toLowerCase();
+  const redo = (k === "z" && ev.shiftKey) || (k === "y" && !ev.shiftKey);
+  if (k !== "z" && !redo) return;
+  const el = ev.target, tag = (el.tagName || "").toLowerCase();
+  if (tag === "textarea" || el.isContentEditable ||
+      (tag === "input" && TYPED.has((el.getAttribute("type") || "").toLowerCase()))) return;
+  ev.preventDefault();
+  step(!redo);
+}
+
+/* ------------------------------------------------------------------ results */
+
+/* A result (a hint, a score, a payment, a refusal of them) of the position encoded ``of``. */
+function showResult(html, of = encode(P.pos)) {
+  P.result = {html, of};
+}
+
+/* The result shown: only of the position as it is (after an edit, or an Undo, the one of
+ * another position is not shown as if it were of this one). */
+function shownResult() {
+  return P.result && P.result.of === encode(P.pos) ? P.result.html : "";
 }
 
 /* What the page finds wrong without the server. */
@@ -753,7 +877,8 @@ function notYourTurn() {
 
 async function ask(kind) {
   P.ctx.clearError();
-  const v = view();
+  const v = view(), of = encode(P.pos); // the position asked about
+  let html = "";
   const btn = $("pe-" + kind);
   if (btn) btn.setAttribute("aria-busy", "true");
   try {
@@ -767,7 +892,7 @@ async function ask(kind) {
       const moves = res.moves.slice(0, 6);
       // how sure the search is, as the table's hint says it (no verdict on a few visits)
       const conf = confidence(moves, null);
-      P.result = `<h3 class="small">Hint: best moves for you</h3>` +
+      html = `<h3 class="small">Hint: best moves for you</h3>` +
         (conf ? `<p class="conf conf-${conf.cue.replace(/ /g, "-")}" id="pe-conf"><b>${esc(cap(conf.cue))}</b>: ${esc(conf.why)}.</p>` : "") +
         `<ol class="pe-moves" id="pe-moves">` +
         moves.map((m) => {
@@ -779,7 +904,7 @@ async function ask(kind) {
     } else if (kind === "score") {
       const res = await P.ctx.api("POST", "/v1/score", {position: v});
       const cats = [...new Set(res.scores.flatMap((s) => s.details.map((d) => d.category)))];
-      P.result = `<h3 class="small">Score as it stands</h3><table class="scores" id="pe-scores"><tr><th></th>${res.scores.map((_, i) => `<th>${i === P.pos.me ? "You" : "Player " + (i + 1)}</th>`).join("")}</tr>` +
+      html = `<h3 class="small">Score as it stands</h3><table class="scores" id="pe-scores"><tr><th></th>${res.scores.map((_, i) => `<th>${i === P.pos.me ? "You" : "Player " + (i + 1)}</th>`).join("")}</tr>` +
         cats.map((c) => `<tr><td>${esc(c)}</td>${res.scores.map((s) => `<td>${s.details.filter((d) => d.category === c).reduce((n, d) => n + d.points, 0)}</td>`).join("")}</tr>`).join("") +
         `<tr><th>total</th>${res.scores.map((s) => `<th>${s.total}</th>`).join("")}</tr></table>`;
     } else if (kind === "pay") {
@@ -791,7 +916,7 @@ async function ask(kind) {
       const res = await P.ctx.api("POST", "/v1/payment", {position: v, builds});
       const ctx = wordsCtx();
       let top = ctx.discardTop; // each build in turn: a later one recycles what an earlier one discarded
-      P.result = res.feasible
+      html = res.feasible
         ? `<h3 class="small">Cheapest payment</h3><ul id="pe-payment">${res.builds.map((b) => {
           const [build, steps] = splitPay(b.action);
           const line = `${actionWords(build, ctx, "You").replace(/^You build /, "")}: ` +
@@ -804,8 +929,9 @@ async function ask(kind) {
         : `<p id="pe-payment" class="bad">Cannot be paid: ${esc(plainError(res.reason || "", ctx))}</p>`;
     }
   } catch (e) {
-    P.result = `<p class="bad" id="pe-error">${esc(e.message)}</p>`;
+    html = `<p class="bad" id="pe-error">${esc(e.message)}</p>`;
   }
+  showResult(html, of);
   render();
 }
 
@@ -813,6 +939,7 @@ async function ask(kind) {
  * over, no deal matches what was entered) is shown here, naming the field. */
 async function continueAsGame() {
   P.ctx.clearError();
+  const of = encode(P.pos);
   const btn = $("pe-continue");
   btn.disabled = true;
   btn.setAttribute("aria-busy", "true");
@@ -822,7 +949,7 @@ async function continueAsGame() {
     if (incomplete) throw new Error(incomplete);
     await P.ctx.continueFromView(view(), P.ai);
   } catch (e) {
-    P.result = `<p class="bad" id="pe-error">Cannot continue as a game: ${esc(e.message)}</p>`;
+    showResult(`<p class="bad" id="pe-error">Cannot continue as a game: ${esc(e.message)}</p>`, of);
     render();
   } finally {
     const again = $("pe-continue");
@@ -883,8 +1010,8 @@ async function copy(text, label) {
   $("pe-jsonbox").value = text; // shown first: the clipboard may be refused
   let done = true;
   try { await navigator.clipboard.writeText(text); } catch (e) { done = false; }
-  P.result = `<p class="small" id="pe-copied">${esc(label)} ${done ? "copied to the clipboard and" : ""} shown in the box above.</p>`;
-  $("pe-result").innerHTML = P.result;
+  showResult(`<p class="small" id="pe-copied">${esc(label)} ${done ? "copied to the clipboard and" : ""} shown in the box above.</p>`);
+  $("pe-result").innerHTML = shownResult();
 }
 
 async function loadJSON() {
@@ -926,8 +1053,7 @@ async function loadJSON() {
     say(e instanceof P.ctx.ApiError ? e : `The ${format} in the box cannot be read: ${e.message}`);
     return;
   }
-  P.result = "";
-  changed();
+  changed("Load JSON");
 }
 
 /* Clicks inside the editor (main.js forwards them); true when handled. */
@@ -937,28 +1063,30 @@ export function onClick(el) {
   if (!p) return false;
   if (ds.pePlace) {
     const err = place(ds.pePlace);
-    changed();
+    changed(`place ${ds.pePlace}`);
     if (err) say(err);
     return true;
   }
   if (ds.peLm) {
     if (P.target !== "row" && !P.target.startsWith("lm:")) P.target = "row";
     place(ds.peLm);
-    changed();
+    changed(`place ${ds.peLm}`);
     return true;
   }
   if (ds.peHwcard) {
     const [i, id] = ds.peHwcard.split(":");
     const seat = p.seats[Number(i)];
+    let label = `remove ${id}`;
     if (P.pending) {
       if (P.pending.seat !== Number(i)) { say(`${P.pending.landmark} goes above a card of Player ${P.pending.seat + 1}'s Highway`); return true; }
       seat.landmarks.push({landmark: P.pending.landmark, card: id});
+      label = `claim ${P.pending.landmark}`;
       P.pending = null;
     } else {
       seat.highway = seat.highway.filter((x) => x !== id);
       seat.landmarks = seat.landmarks.filter((l) => l.card !== id);
     }
-    changed();
+    changed(label);
     return true;
   }
   if (ds.peRemove) {
@@ -970,29 +1098,30 @@ export function onClick(el) {
     else if (z === "row") p.row = drop(p.row);
     else if (z.startsWith("known:")) { const s = p.seats[Number(z.slice(6))]; s.known = drop(s.known); }
     else if (z.startsWith("kd:")) { const s = p.seats[Number(z.slice(3))]; s.knownDiscard = drop(s.knownDiscard); }
-    changed();
+    changed(`remove ${id}`);
     return true;
   }
   if (ds.peUnclaim) {
     const [i, l] = ds.peUnclaim.split(":");
     p.seats[Number(i)].landmarks = p.seats[Number(i)].landmarks.filter((x) => x.landmark !== l);
-    changed();
+    changed(`remove ${l}`);
     return true;
   }
   if (ds.peMat) {
     const [i, m] = ds.peMat.split(":");
     p.seats[Number(i)].materials.push(m);
-    changed();
+    changed(`add ${m} (Player ${Number(i) + 1})`);
     return true;
   }
   if (ds.peUnmat) {
     const [i, k] = ds.peUnmat.split(":").map(Number);
-    p.seats[i].materials.splice(k, 1);
-    changed();
+    const [m] = p.seats[i].materials.splice(k, 1);
+    changed(`remove ${m} (Player ${i + 1})`);
     return true;
   }
   if (!ds.pe) return false;
-  if (ds.pe === "clear") { P.pos = emptyPosition(p.cards, p.players, p.me); P.kept = {}; P.result = ""; changed(); }
+  if (ds.pe === "clear") { P.pos = emptyPosition(p.cards, p.players, p.me); P.kept = {}; changed("clear"); }
+  else if (ds.pe === "undo" || ds.pe === "redo") step(ds.pe === "undo");
   else if (ds.pe === "hint" || ds.pe === "score" || ds.pe === "pay") ask(ds.pe);
   else if (ds.pe === "continue") continueAsGame();
   else if (ds.pe === "link") copy(location.href.split("#")[0] + "#position=" + encode(p), "Link");
