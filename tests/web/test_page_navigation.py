@@ -198,3 +198,32 @@ def test_back_puts_the_focus_at_the_top_of_the_view_and_the_title_names_it(serve
     assert pg.evaluate("document.getElementById('cards').contains(document.activeElement)")
     assert pg.get_attribute("#cards", "tabindex") is None  # (focusable while it had the focus)
     assert not pg.js_errors, pg.js_errors
+
+
+def test_keys_pressed_while_the_ai_moves_are_shown_leave_them_shown(server, page):  # noqa: F811
+    """] (the next hand card), H (a hint) or a hand card clicked while the AI's moves were
+    shown drew the whole table of the next turn in the middle of them: the status line
+    said "Your turn" (a screen reader read it) between two AI moves, then the next move
+    was drawn on the table of before. The moves go on being shown; the choice is on the
+    table after them."""
+    pg = page
+    to_the_first_build_step(pg, server + "/?speed=900")
+    pg.evaluate("""() => {
+      window.seen = [];
+      window.pressed = [];
+      addEventListener('keydown', () => window.pressed.push(window.bigsur.state.animating), true);
+      new MutationObserver(() => window.seen.push({
+        caption: document.querySelector('#status-line').innerText,
+        animating: window.bigsur.state.animating,
+      })).observe(document.querySelector('#status'), {childList: true, subtree: true});
+    }""")
+    pg.keyboard.press("e")
+    pg.wait_for_selector("#skip-btn:visible")
+    pg.keyboard.press("]")
+    settle(pg)
+    assert pg.evaluate("window.pressed") == [False, True]  # (] while the moves were shown)
+    shown = [x["caption"] for x in pg.evaluate("window.seen") if x["animating"]]
+    assert shown and not any("Your turn" in c for c in shown), shown
+    assert "Your turn" in pg.locator("#status-line").inner_text()
+    assert pg.locator("#hand .cardbtn.selected").count() == 1  # ] chose a card
+    assert not pg.js_errors, pg.js_errors

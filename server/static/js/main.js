@@ -722,6 +722,9 @@ async function refreshScores() {
 async function renderGame() {
   const d = S.data;
   if (!d) return;
+  // the AI's moves being shown own the table (a key or click meanwhile drew the next
+  // turn's between two of them): the change is drawn after them (transition)
+  if (S.animating) { renderHint(); restoreFocus(); return; }
   await refreshScores();
   const t = tableFromView(d.view);
   renderTable(t, {legal: d.legal_actions, scores: S.scores ? S.scores.scores : []});
