@@ -348,7 +348,26 @@ def log_config(level: str = "info") -> dict[str, Any]:
                                     "stream": "ext://sys.stderr"}
     config["loggers"]["bigsur"] = {"handlers": ["bigsur"], "level": LOG_LEVELS[level],
                                    "propagate": False}
+    # psycopg_pool's warnings in the same format (they went out bare, through logging's
+    # last resort); its INFO lines are two per database call
+    config["loggers"]["psycopg.pool"] = {"handlers": ["bigsur"], "propagate": False,
+                                         "level": max(logging.WARNING, LOG_LEVELS[level])}
     return config
+
+
+# psycopg_pool's warning at each connection attempt while PostgreSQL is down (one a
+# second: the store's probe), kept to one every 10 s by the log limit
+POOL_FLOODS = (("psycopg.pool", "error connecting"), ("psycopg.pool", "reconnection attempt"))
+
+
+def install_pool_log_limits(interval: float = 10.0) -> logging.Filter:
+    """Each of :data:`POOL_FLOODS` once per ``interval`` (the reason of an outage, a
+    refused password say, still said), then how many were dropped (bigsur serve)."""
+    from .netguard import RateLimitFilter  # (imported by bigsur serve alone: /metrics)
+
+    f = RateLimitFilter(interval, POOL_FLOODS)
+    logging.getLogger("psycopg.pool").addFilter(f)
+    return f
 
 
 def cmd_serve(args) -> int:
@@ -401,6 +420,7 @@ def cmd_serve(args) -> int:
     server = uvicorn.Server(config)
     config.load()  # configures logging; the rate limit goes on top
     install_log_limits()
+    install_pool_log_limits()
     server.run()
     return 0
 

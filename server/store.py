@@ -505,12 +505,14 @@ class PostgresBackend:
     # made an outage cost every request that wait (when the calls still ran on the event
     # loop, three health checks once took 10, 20 and 50 s; a probe made by a request,
     # 1 s in every 5 s of an outage).
-    PROBE_INTERVAL = 1.0
-    PROBE_WAIT = 1.0
-    # the pool retries a lost connection with doubling delays for this long, then gives
-    # up until a request asks again: with psycopg_pool's 300 s a database back after a
-    # 200 s outage was still refused 32 s later, the pool waiting out its backoff
-    RECONNECT_GIVE_UP = 10.0
+    PROBE_INTERVAL = 0.5
+    PROBE_WAIT = 0.5
+    # The pool tries a lost connection again at once, then gives up until it is asked
+    # again (a request, the probe): each probe is then one connection attempt, at once,
+    # and the first probe after the database is back brings it back. The pool's own
+    # retries, with doubling delays (1, 2, 4 s...), left the database refused up to 4 s
+    # after it answered (with psycopg_pool's 300 s of them, 32 s after a 200 s outage).
+    RECONNECT_GIVE_UP = 0.0
 
     def __init__(self, url: str, pool_size: int = 10, wait: float = 2.0,
                  timeout: float = 3.0, setting: str = "BIGSUR_DB"):
@@ -598,7 +600,7 @@ class PostgresBackend:
             raise StoreUnavailable(
                 f"PostgreSQL at {redact(self.url)} has not answered for "
                 f"{time.monotonic() - down:.0f} s; asked again every "
-                f"{self.PROBE_INTERVAL:g} s")
+                f"{self.PROBE_INTERVAL + self.PROBE_WAIT:g} s")
 
     def lost(self) -> None:
         """A call the database did not answer in time (frozen, or cut off: nothing at
