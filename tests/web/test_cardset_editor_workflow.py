@@ -407,3 +407,34 @@ def test_a_problem_is_said_once_not_at_each_check(server, page):  # noqa: F811
     assert said(pg)[1].startswith("Valid: 69 Highway cards")
     assert pg.locator("#ce-persistent").get_attribute("aria-invalid") is None
     no_js_errors(pg)
+
+
+def test_an_undo_too_many_is_redone(server, page):  # noqa: F811
+    """Undo was a way back with none forward: an Undo too many lost the change undone (a
+    whole import, or a card typed in). Redo (its button, Ctrl+Shift+Z, Ctrl+Y) brings it
+    back; a new change after an Undo ends what can be redone."""
+    pg = page
+    open_cards(pg, server)
+    assert pg.locator("#ce-redo").is_disabled()
+    pg.click("[data-ce-pick='highway:4']")
+    pg.fill("#ce-text", "typed in with care")
+    typed = set_json(pg)
+    pg.click("[data-ce='delete']")
+    deleted = set_json(pg)
+    pg.click("#ce-undo")
+    pg.click("#ce-undo")  # one too many: the text goes too
+    assert "typed in with care" not in set_json(pg)
+    assert pg.locator("#ce-redo").inner_text() == "Redo edit H05 \u00b7 text"
+    pg.click("#ce-redo")
+    assert set_json(pg) == typed
+    announced(pg, "Redone: edit H05 \u00b7 text")
+    assert pg.evaluate("document.activeElement.id") == "ce-redo"
+    pg.keyboard.press("Control+Shift+z")
+    assert set_json(pg) == deleted
+    pg.keyboard.press("Control+z")
+    pg.keyboard.press("Control+y")
+    assert set_json(pg) == deleted
+    pg.keyboard.press("Control+z")
+    pg.click("[data-ce='add-landmark']")  # a new change: nothing to redo over it
+    assert pg.locator("#ce-redo").is_disabled()
+    no_js_errors(pg)

@@ -2,7 +2,7 @@
  * validation by the server (POST /v1/cardsets/check: the same rules as `bigsur cards
  * validate`, each problem naming the card and the field), import of a CSV
  * (POST /v1/cardsets/convert) or of the set's JSON file, download of both (the CSV written
- * by POST /v1/cardsets/export.csv), Undo of every change, and saving (POST /v1/cardsets,
+ * by POST /v1/cardsets/export.csv), Undo and Redo of every change, and saving (POST /v1/cardsets,
  * or a new version).
  *
  * ctx (from main.js): {api, ApiError, showError, clearError, refreshCardSets()}.
@@ -26,7 +26,7 @@ import {editorAlert} from "./editor-alert.js";
 const E = {set: null, sel: null, check: null, seq: 0, timer: null, storedName: null,
   stored: null, savedText: null, saveNote: null, missingBase: null,
   convertErrors: [], ctx: null, root: null, restored: false, recons: [], reconWarn: null,
-  startChoice: null, alert: null, staleText: {}, undo: [], editKey: null, importNote: null,
+  startChoice: null, alert: null, staleText: {}, undo: [], redo: [], editKey: null, importNote: null,
   afterCheck: null, downloadNote: null, keys: false, found: null};
 const DRAFT_KEY = "bigsur.cardset-draft"; // the set being edited survives a reload
 const UNDO_KEEP = 30; // the states Undo goes back through (a set is a small JSON value)
@@ -329,38 +329,52 @@ function remember(what, key = null) {
   E.editKey = key;
   E.undo.push({what, snap: snapshot()});
   if (E.undo.length > UNDO_KEEP) E.undo.shift();
-  const b = $("ce-undo");
-  if (b) b.outerHTML = undoHTML(); // (an edit draws no more than its card until checked)
+  E.redo = []; // a new step: what was undone is not redone over it
+  const b = $("ce-history");
+  if (b) b.outerHTML = historyHTML(); // (an edit draws no more than its card until checked)
 }
 
-function undoHTML() {
-  const last = E.undo[E.undo.length - 1];
-  return `<button type="button" data-ce="undo" id="ce-undo" aria-keyshortcuts="Control+Z Meta+Z"` +
-    ` title="Ctrl+Z, outside a text field"${last ? "" : " disabled"}>${last ? "Undo " + esc(last.what) : "Undo"}</button>`;
+/* The Undo and Redo buttons, each naming its step. */
+function historyHTML() {
+  const button = (act, steps, keys, title) => {
+    const last = steps[steps.length - 1];
+    const word = act === "undo" ? "Undo" : "Redo";
+    return `<button type="button" data-ce="${act}" id="ce-${act}" aria-keyshortcuts="${keys}" title="${title}"` +
+      `${last ? "" : " disabled"}>${last ? word + " " + esc(last.what) : word}</button>`;
+  };
+  return `<span id="ce-history">${button("undo", E.undo, "Control+Z Meta+Z", "Ctrl+Z, outside a text field")} ` +
+    `${button("redo", E.redo, "Control+Shift+Z Meta+Shift+Z Control+Y", "Ctrl+Shift+Z or Ctrl+Y, outside a text field")}</span>`;
 }
 
-function undo() {
-  const step = E.undo.pop();
+/* Undo (``back``) or Redo the last step: the state before it comes back, and the state
+ * left goes to the other list (an Undo too many is redone). */
+function travel(back) {
+  const [from, to] = back ? [E.undo, E.redo] : [E.redo, E.undo];
+  const step = from.pop();
   if (!step) return;
+  to.push({what: step.what, snap: snapshot()});
   E.editKey = null;
   Object.assign(E, step.snap);
   E.saveNote = null;
   E.check = null;
-  E.afterCheck = `Undone: ${step.what}`;
+  E.afterCheck = `${back ? "Undone" : "Redone"}: ${step.what}`;
   render();
   scheduleCheck(0);
-  focusOn("#ce-undo", `[data-ce-pick="${E.sel ? E.sel.kind + ":" + E.sel.index : ""}"]`, "#ce-start");
+  focusOn(back ? "#ce-undo" : "#ce-redo", back ? "#ce-redo" : "#ce-undo",
+    `[data-ce-pick="${E.sel ? E.sel.kind + ":" + E.sel.index : ""}"]`, "#ce-start");
 }
 
 function onUndoKey(ev) {
-  if (!E.root || E.root.closest(".view").hidden || !E.undo.length) return;
-  if (!(ev.ctrlKey || ev.metaKey) || ev.altKey || ev.shiftKey || (ev.key || "").toLowerCase() !== "z") return;
+  if (!E.root || E.root.closest(".view").hidden || !(ev.ctrlKey || ev.metaKey) || ev.altKey) return;
+  const key = (ev.key || "").toLowerCase();
+  const back = key === "z" && !ev.shiftKey;
+  if (!back && !(key === "z" && ev.shiftKey) && !(key === "y" && !ev.shiftKey)) return;
   const t = ev.target, tag = (t && t.tagName) || "";
   const typing = tag === "TEXTAREA" || (t && t.isContentEditable) || (tag === "INPUT" &&
     !["checkbox", "radio", "button", "submit", "reset", "file", "range", "color"].includes(t.type));
-  if (typing) return; // the text field's own undo
+  if (typing || !(back ? E.undo : E.redo).length) return; // (a text field's own undo there)
   ev.preventDefault();
-  undo();
+  travel(back);
 }
 
 /* The focus on the first of ``selectors`` that can take it (a redraw took it off the
@@ -665,7 +679,8 @@ export function render() {
     <p class="muted small">Enter your printed cards card by card, or import a spreadsheet (one row per card,
       <a href="/v1/cardsets/template.csv" download id="ce-template">download the CSV template</a>; the format is in docs/format.md)
       or a card set's JSON file. Every change is checked with the same rules as <code>bigsur cards validate</code>;
-      Download JSON gives the file that <code>--cards FILE</code> reads, and Undo (Ctrl+Z) takes back any change.</p>
+      Download JSON gives the file that <code>--cards FILE</code> reads. Undo (Ctrl+Z) takes back any change,
+      and Redo (Ctrl+Shift+Z) brings it back.</p>
     <div class="row">
       <label for="ce-start">Start from</label>
       <select id="ce-start">${stored}</select>
@@ -676,7 +691,7 @@ export function render() {
     <div class="row ce-files">
       <button type="button" data-ce="download-json">Download JSON</button>
       <button type="button" data-ce="download-csv">Download CSV</button>
-      ${undoHTML()}
+      ${historyHTML()}
     </div>
     <div class="row">
       <label for="ce-setname">Name</label>
@@ -1043,7 +1058,7 @@ function saySaved() {
  * set the server lacks or has at an earlier version. */
 function savedUnder(name) {
   const same = (n) => (n || "").toLowerCase() === name.toLowerCase();
-  for (const {snap} of E.undo) {
+  for (const {snap} of [...E.undo, ...E.redo]) {
     if (snap.storedName ? same(snap.storedName) : same(snap.set.name)) {
       Object.assign(snap, {storedName: E.storedName, stored: E.stored, savedText: E.savedText, missingBase: null});
     }
@@ -1073,7 +1088,7 @@ export function onClick(el) {
     const label = start.selectedOptions[0] ? start.selectedOptions[0].textContent : start.value;
     startFrom(start.value, `load ${label}`).then(() => { render(); focusOn(again); })
       .catch(E.ctx.showError);
-  } else if (ds.ce === "undo") undo();
+  } else if (ds.ce === "undo" || ds.ce === "redo") travel(ds.ce === "undo");
   else if (ds.ce === "download-json") { downloadJSON(); focusOn(again); }
   else if (ds.ce === "download-csv") downloadCSV().then(() => focusOn(again));
   else if (ds.ce === "add-highway") {
