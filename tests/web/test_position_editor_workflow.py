@@ -1,6 +1,7 @@
 """The position editor as a player setting up a table to ask for hints uses it: every
-edit undone and redone (the Undo button naming it, Ctrl+Z), and what is shown kept to
-the position shown (a result, the focus).
+edit undone and redone (the Undo button naming it, Ctrl+Z), the position saved to a file
+and read back (the file the command line reads), a bad file refused by name, and what is
+shown kept to the position shown (a result, the focus).
 
 Same setup as test_web_page.py (a real server on loopback, Debian's Chromium through
 Playwright). A position is compared through its #position= link, which holds the whole
@@ -10,9 +11,22 @@ of it (the editor writes it after each change).
 from __future__ import annotations
 
 import json
+import urllib.request
 
 from test_editors import build_step_position, open_editor
 from test_web_page import browser, page, server  # noqa: F401 - fixtures
+
+from solver.cli import load_position
+from solver.rules.cards import load_card_set
+from solver.rules.views import view_to_json
+
+
+def store_set(base: str, cards: dict) -> None:
+    """``cards`` stored on the server (POST /v1/cardsets)."""
+    req = urllib.request.Request(base + "/v1/cardsets", data=json.dumps(cards).encode(),
+                                 headers={"Content-Type": "application/json"})
+    with urllib.request.urlopen(req, timeout=10) as r:
+        assert r.status == 201
 
 
 def load_box(pg, position: dict) -> None:
@@ -186,6 +200,90 @@ def test_a_result_is_shown_with_its_position_only(server, page):  # noqa: F811
     pg.click("#pe-undo")
     comes_back(pg, scored)
     pg.wait_for_selector("#pe-scores")
+
+
+def test_download_json_is_the_file_the_command_line_reads(server, page, tmp_path):  # noqa: F811
+    """Download JSON saves what Copy JSON gives, named after the set and the date; the
+    command line's reader takes it as the same view, and Load a file reads it back into
+    the editor (after a Clear: the same position)."""
+    pg = page
+    position, _ = build_step_position()
+    open_editor(pg, server, "#nav-editor", "#pe-problems")
+    load_box(pg, position)
+    full = table(pg)
+    pg.click("#pe-json")
+    pg.wait_for_selector("#pe-copied")
+    copied = pg.locator("#pe-jsonbox").input_value()
+    with pg.expect_download() as info:
+        pg.click("#pe-download")
+    download = info.value
+    name = download.suggested_filename
+    assert name.startswith("bigsur-position-default-") and name.endswith(".json"), name
+    path = tmp_path / name
+    download.save_as(path)
+    text = path.read_text()
+    assert text == copied
+    view = load_position(str(path), views=True)
+    assert view_to_json(view) == json.loads(text) | {"cards": view_to_json(view)["cards"]}
+    pg.click("#pe-clear")
+    changes_to(pg, full)
+    pg.set_input_files("#pe-file", str(path))
+    comes_back(pg, full)
+    assert pg.locator("#pe-undo").inner_text() == f"Undo load {name}"
+    assert pg.locator("#pe-status").inner_text().startswith(f"Loaded {name}.")
+    assert not [e for e in pg.js_errors if "status of" not in e], pg.js_errors
+
+
+def test_a_bad_file_is_named_and_the_table_kept(server, page):  # noqa: F811
+    """A file that holds no position (not JSON, another format, a seat count or a seat
+    asking out of range, a seat without its hand, a card its set lacks) is refused naming
+    the file and what is wrong; the position being edited stays as it was, with its cards
+    (a file of another set left that set's cards in use, and the table flagged)."""
+    pg = page
+    position, _ = build_step_position()
+    open_editor(pg, server, "#nav-editor", "#pe-problems")
+    load_box(pg, position)
+    pg.click("#pe-json")
+    pg.wait_for_selector("#pe-copied")
+    view = json.loads(pg.locator("#pe-jsonbox").input_value())
+    full = table(pg)
+    undo = pg.locator("#pe-undo").inner_text()
+    no_hand = json.loads(json.dumps(view))
+    del no_hand["seats"][1]["hand"]
+    # a set of this server's in which a card of the table has another id
+    renamed = load_card_set().to_json() | {"name": "renamed-cards"}
+    mine = position["seats"][0]["hand"][0]
+    renamed["highway"] = [c | {"id": "Z99"} if c["id"] == mine else c
+                          for c in renamed["highway"]]
+    store_set(server, renamed)
+    bad = [
+        ("photo.json", b"\x89PNG\r\n\x1a\n", "photo.json does not hold JSON"),
+        ("record.json", json.dumps({"format": "bigsur-record/1"}).encode(),
+         'record.json: format: expected bigsur-view/1 or bigsur-position/1, got "bigsur-record/1"'),
+        ("seven.json", json.dumps(view | {"seats": view["seats"] * 4}).encode(),
+         "seven.json cannot be read: seats: 8 players; a game has 2 to 4"),
+        ("seat.json", json.dumps(view | {"view_of": 5}).encode(),
+         "seat.json cannot be read: view_of: must be a seat, 0 to 1; got 5"),
+        ("hand.json", json.dumps(no_hand).encode(), "in hand.json has no seats[1].hand"),
+        ("cards.json", json.dumps(position | {"cards": "renamed-cards", "seats": [
+            position["seats"][0], {**position["seats"][1], "discard": ["NOPE"]}]}).encode(),
+         "NOPE is not a Highway card of renamed-cards"),
+    ]
+    for name, data, said in bad:
+        pg.set_input_files("#pe-file", files=[{"name": name, "mimeType": "application/json",
+                                               "buffer": data}])
+        pg.wait_for_selector(f"#alert:has-text('{said}')")
+        pg.click("#alert-close")
+        assert pg.evaluate("location.hash") == full
+        assert pg.locator("#pe-undo").inner_text() == undo
+    assert table(pg) == full
+    pg.click("[data-pe-mat='1:stone']")  # drawn again, and back: checked with its own cards
+    changes_to(pg, full)
+    pg.click("#pe-undo")
+    comes_back(pg, full)
+    pg.wait_for_selector("#pe-problems:has-text('No problem found')")
+    assert pg.locator(f"#pe-hand [data-card='{mine}']").count() == 1
+    assert not [e for e in pg.js_errors if "status of" not in e], pg.js_errors
 
 
 def test_the_focus_goes_on_from_a_field_left_by_tab(server, page):  # noqa: F811

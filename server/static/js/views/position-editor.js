@@ -559,8 +559,11 @@ export function render() {
       <button type="button" data-pe="pay" id="pe-pay">Pay</button></div>
     <div class="row"><button type="button" data-pe="link" id="pe-link">Copy link</button>
       <button type="button" data-pe="json" id="pe-json">Copy JSON</button>
+      <button type="button" data-pe="download" id="pe-download">Download JSON</button>
       <button type="button" data-pe="load" id="pe-loadjson">Load JSON</button></div>
     <textarea id="pe-jsonbox" rows="3" placeholder="paste a bigsur-view/1 or bigsur-position/1 here, then Load JSON" spellcheck="false"></textarea>
+    <div class="row pe-file"><label for="pe-file">Load a file</label>
+      <input type="file" id="pe-file" accept=".json,application/json"></div>
     <div class="row"><select id="pe-ai" aria-label="the AI's level">${opt(AI_LEVELS, P.ai)}</select>
       <button type="button" data-pe="continue" id="pe-continue">Continue as a game against the AI</button></div>
     <p class="muted small">You play your seat from this position; the server draws the cards you cannot see
@@ -623,6 +626,17 @@ function bind() {
     p.perTurn.resources[el.dataset.peRes] = Math.max(0, Number(el.value) || 0);
     changed("used this turn");
   }));
+  $("pe-file").addEventListener("change", async (ev) => {
+    const file = ev.target.files[0];
+    if (!file) return;
+    let text;
+    try { text = await file.text(); } catch (e) {
+      say(`${file.name} cannot be read: ${e.message}`);
+      return;
+    }
+    ev.target.value = ""; // the same file may be chosen again
+    await loadText(text, file.name);
+  });
 }
 
 /* Place one card id into the chosen target; a message when it cannot go there. */
@@ -1014,15 +1028,38 @@ async function copy(text, label) {
   $("pe-result").innerHTML = shownResult();
 }
 
-async function loadJSON() {
+/* The view as Copy JSON gives it, saved as a file (bigsur-position-<set>-<date>.json),
+ * which `bigsur hint FILE` and `bigsur score FILE` read and Load a file reads back. */
+function download() {
+  const d = new Date(), two = (n) => String(n).padStart(2, "0");
+  const name = `bigsur-position-${String(P.pos.cards).replace(/[^\w.-]+/g, "-")}-` +
+    `${d.getFullYear()}-${two(d.getMonth() + 1)}-${two(d.getDate())}.json`;
+  const a = document.createElement("a");
+  a.href = URL.createObjectURL(new Blob([JSON.stringify(view(), null, 1)], {type: "application/json"}));
+  a.download = name;
+  document.body.appendChild(a);
+  a.click();
+  a.remove();
+  setTimeout(() => URL.revokeObjectURL(a.href), 10_000);
+  showResult(`<p class="small" id="pe-downloaded">Saved as ${esc(name)}: Load a file opens it here again, ` +
+    `and <code>bigsur hint ${esc(name)}</code> asks the command line.</p>`);
+  $("pe-result").innerHTML = shownResult();
+}
+
+/* A bigsur-view/1 or bigsur-position/1 (``text``, from ``where``: "the box", a file's
+ * name) read into the editor, as one edit (Undo goes back). What is wrong with it is said,
+ * naming it, and the position being edited is left as it was, with its cards. */
+async function loadText(text, where) {
+  const src = where === "the box" ? "The box" : where;
   let raw;
-  try { raw = JSON.parse($("pe-jsonbox").value); } catch (e) {
-    say(`The box does not hold JSON: ${e.message}`);
+  try { raw = JSON.parse(text); } catch (e) {
+    say(`${src} does not hold JSON: ${e.message}`);
     return;
   }
   const format = raw && typeof raw === "object" ? raw.format : null;
   if (format !== "bigsur-view/1" && format !== "bigsur-position/1") {
-    say("format: expected bigsur-view/1 or bigsur-position/1");
+    say(`${src}: format: expected bigsur-view/1 or bigsur-position/1, ` +
+      `${format === undefined || format === null ? "found none" : `got ${JSON.stringify(format)}`}`);
     return;
   }
   // what the editor reads: named when missing (not a script error)
@@ -1032,28 +1069,50 @@ async function loadJSON() {
     raw.seats.forEach((s, i) => {
       if (!s || typeof s !== "object" || !Array.isArray(s.highway)) missing.push(`seats[${i}].highway`);
       else if (format === "bigsur-position/1" && !Array.isArray(s.discard)) missing.push(`seats[${i}].discard`);
+      else if (format === "bigsur-view/1") { // a list (the seat asking's) or the others' counts
+        for (const k of ["hand", "discard"]) if (!s[k] || typeof s[k] !== "object") missing.push(`seats[${i}].${k}`);
+      }
     });
   }
+  const whole = where === "the box" ? ": copy it whole" : "";
   if (missing.length) {
-    say(`The ${format} in the box has no ${missing.join(", ")}: copy it whole.`);
+    say(`The ${format} in ${where} has no ${missing.join(", ")}${whole}.`);
+    return;
+  }
+  const n = raw.seats.length;
+  const seat = format === "bigsur-view/1" ? raw.view_of : raw.current === undefined ? 0 : raw.current;
+  const seatKey = format === "bigsur-view/1" ? "view_of" : "current";
+  const wrong = n < 2 || n > 4 ? `seats: ${n} players; a game has 2 to 4`
+    : !Number.isInteger(seat) || seat < 0 || seat >= n
+      ? `${seatKey}: must be a seat, 0 to ${n - 1}; got ${JSON.stringify(seat)}` : null;
+  if (wrong) {
+    say(`The ${format} in ${where} cannot be read: ${wrong}.`);
     return;
   }
   const name = typeof raw.cards === "string" ? raw.cards : (raw.cards && raw.cards.name) || "default";
+  const was = P.pos.cards;
+  let cards = null, pos;
   try {
-    P.cards = await P.ctx.loadCards(name);
-    if (format === "bigsur-position/1") {
-      const seat = raw.current || 0;
-      P.pos = viewOfState(raw, seat, (id) => {
-        if (!P.cards.highway[id]) throw new Error(`${id} is not a Highway card of ${name}`);
-        return P.cards.highway[id].material;
-      });
-    } else P.pos = fromView(raw);
-    P.kept = {};
+    cards = await P.ctx.loadCards(name);
+    pos = format === "bigsur-position/1"
+      ? viewOfState(raw, seat, (id) => {
+        if (!cards.highway[id]) throw new Error(`${id} is not a Highway card of ${name}`);
+        return cards.highway[id].material;
+      })
+      : fromView(raw);
+    // all the page works out of it can be worked out (a value of the wrong kind is said here)
+    problems(pos, cards);
+    toView(pos, 0, 0);
   } catch (e) {
-    say(e instanceof P.ctx.ApiError ? e : `The ${format} in the box cannot be read: ${e.message}`);
+    if (cards && name !== was) await P.ctx.loadCards(was).catch(() => null); // drawn as before
+    say(e instanceof P.ctx.ApiError ? e : `The ${format} in ${where} cannot be read: ${e.message}`);
     return;
   }
-  changed("Load JSON");
+  P.cards = cards;
+  P.pos = pos;
+  P.kept = {};
+  changed(where === "the box" ? "Load JSON" : `load ${where}`);
+  tell(`Loaded ${where}. ${tableWords()}`);
 }
 
 /* Clicks inside the editor (main.js forwards them); true when handled. */
@@ -1126,7 +1185,8 @@ export function onClick(el) {
   else if (ds.pe === "continue") continueAsGame();
   else if (ds.pe === "link") copy(location.href.split("#")[0] + "#position=" + encode(p), "Link");
   else if (ds.pe === "json") copy(JSON.stringify(view(), null, 1), "The view (bigsur-view/1)");
-  else if (ds.pe === "load") loadJSON();
+  else if (ds.pe === "download") download();
+  else if (ds.pe === "load") loadText($("pe-jsonbox").value, "the box");
   else if (ds.pe === "type") placeTyped();
   return true;
 }
