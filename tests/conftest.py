@@ -27,7 +27,7 @@ def custom() -> CardSet:
 
 
 @pytest.fixture(scope="session", autouse=True)
-def temporary_folder_of_the_run():
+def temporary_folder_of_the_run(tmp_path_factory):
     """Points the temporary folder of this process and of every process it starts
     (servers, workers, Chromium, PostgreSQL) into one folder removed when the run ends:
     a server the tests kill leaves multiprocessing's ``pymp-*`` folders behind, which
@@ -37,6 +37,7 @@ def temporary_folder_of_the_run():
     import shutil
     import tempfile
 
+    tmp_path_factory.getbasetemp()  # (pytest's own stays where it was: kept after the run)
     folder = tempfile.mkdtemp(prefix="bigsur-tests-")
     os.chmod(folder, 0o711)
     saved = os.environ.get("TMPDIR"), tempfile.tempdir
