@@ -174,6 +174,30 @@ def test_a_command_writing_files_refuses_an_existing_one_unless_force(
         main([*argv, "--force"])  # past the check, the work starts
 
 
+def test_a_tournament_refuses_to_write_over_an_earlier_runs_summary_unless_force(
+        tmp_path, no_games, capsys):
+    """`bigsur tournament --out DIR` wrote over an earlier run's summary.json and records
+    without a word, as the other commands did before they refused (with --force)."""
+    (tmp_path / "summary.json").write_text("the earlier run's")
+    argv = ["tournament", "--bots", "random", "--games", "2", "--quiet", "--out",
+            str(tmp_path)]
+    assert main(argv) == 2
+    assert error_line(capsys) == (f"bigsur: error: --out {tmp_path / 'summary.json'} exists "
+                                  "(use --force to overwrite)")
+    assert (tmp_path / "summary.json").read_text() == "the earlier run's"
+    with pytest.raises(AssertionError, match="the tournament was started"):
+        main([*argv, "--force"])  # past the check, the games start
+
+
+def test_a_tournament_bot_of_more_iterations_than_a_search_may_run_is_refused(
+        tmp_path, no_games, capsys):
+    argv = ["tournament", "--bots", "mcts:1000001i,random", "--games", "2", "--quiet",
+            "--out", str(tmp_path / "t")]
+    assert main(argv) == 2
+    assert error_line(capsys) == ("bigsur: error: --bots: 1000001 iterations exceeds the "
+                                  "limit of 1000000")
+
+
 # ------------------------------------------------------------------ selfplay
 
 
@@ -248,8 +272,8 @@ def no_games(monkeypatch):
     ("--workers", "-1", "--workers: must be an integer 1 to 64, got -1"),
     ("--workers", "100000", "--workers: must be an integer 1 to 64, got 100000"),
     ("--seed", "-3", "--seed: must be 0 or more, got -3"),
-    ("--games", "999999999999", "--games: must be 1 to 100000, got 999999999999"),
-    ("--games", "0", "--games: must be 1 to 100000, got 0"),
+    ("--games", "999999999999", "--games: must be at most 100000, got 999999999999"),
+    ("--games", "0", "--games: must be at least 1, got 0"),
     ("--players", "5", "--players: must be 2, 3 or 4, got 5"),  # was "players: ..."
     ("--players", "1", "--players: must be 2, 3 or 4, got 1"),
 ])
@@ -479,8 +503,9 @@ class Terminal(io.StringIO):
 
 
 @pytest.mark.parametrize("option, value, message", [
-    ("--iterations", "0", "--iterations: must be positive, got 0"),
-    ("--iterations", "-5", "--iterations: must be positive, got -5"),
+    ("--iterations", "0", "--iterations: must be at least 1, got 0"),
+    ("--iterations", "-5", "--iterations: must be at least 1, got -5"),
+    ("--iterations", "1000001", "--iterations: must be at most 1000000, got 1000001"),
     ("--seconds", "0", "--seconds: must be positive and less than a day (86400), got 0.0"),
     ("--seconds", "nan", "--seconds: must be positive and less than a day (86400), got nan"),
     ("--seconds", "86400", "--seconds: must be positive and less than a day (86400), got "
@@ -585,8 +610,8 @@ def test_cards_import_of_a_missing_or_directory_path_says_so_once(make, reason, 
     ("solver.cli", ["selfplay", "--games", "0"], "--games: must be at least 1", 0),
     ("solver.cli", ["selfplay", "--players", "5"], "--players: must be 2, 3 or 4", 5),
     ("solver.terminal", ["play", "--players", "5"], "--players: must be 2 to 4", 5),
-    ("solver.search.tournament", ["tournament", "--bots", "random", "--games", "0"],
-     "--games: must be 1 to 100000", 0),
+    ("solver.cli", ["tournament", "--bots", "random", "--games", "0"],
+     "--games: must be at least 1", 0),
     ("solver.search.train_cli", ["train", "--games", "1"],
      "--games: at least 2 (whole games are held out to test the fit)", 1),
     ("solver.cli", ["train", "--games", "2000000"], "--games: must be at most 1000000",
@@ -675,7 +700,7 @@ def test_an_argparse_error_of_every_command_is_its_line_and_where_to_read_more(c
     ("analyze", "--budget-ms BUDGET_MS search time per decision, in milliseconds"),
     ("analyze", "--iterations ITERATIONS search iterations per decision"),
     ("hint", "--seconds SECONDS search time per worker, in seconds"),
-    ("hint", "--iterations ITERATIONS search iterations (default 1000)"),
+    ("hint", "--iterations ITERATIONS search iterations, 1 to 1000000 (default 1000)"),
     ("play", "--hint-budget HINT_BUDGET search budget of 'hint': seconds (1s, 0.5s) or "
              "iterations (500i)"),
 ])

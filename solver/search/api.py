@@ -405,8 +405,6 @@ def _option_problem(args) -> str | None:
     :func:`analyse` name their own fields, budget.iterations or workers), else None."""
     if args.top is not None and args.top < 1:  # 0 would have shown every move
         return f"--top: at least 1{got(args.top)}"
-    if args.iterations is not None and args.iterations < 1:
-        return f"--iterations: must be positive{got(args.iterations)}"
     if args.seconds is not None and not 0 < args.seconds < MAX_SECONDS:  # nan too
         return (f"--seconds: must be positive and less than a day ({MAX_SECONDS:.0f})"
                 f"{got(args.seconds)}")
@@ -479,7 +477,7 @@ def cmd_hint(args) -> int:
 
 def add_cli(sub) -> None:
     """Register ``bigsur hint`` on the CLI's subparsers."""
-    from ..cli import seed_arg  # (the one type of every --seed)
+    from ..cli import MAX_ITERATIONS, count_arg, seed_arg  # (one type a kind of number)
 
     p = sub.add_parser("hint", help="rank the moves of the seat to act (ISMCTS)",
                        description="Search a position (full state or one seat's view) and "
@@ -487,7 +485,8 @@ def add_cli(sub) -> None:
                        "(without --json) a line on stderr shows the search's time.")
     p.add_argument("position", help="bigsur-position/1 or bigsur-view/1 JSON file")
     group = p.add_mutually_exclusive_group()
-    group.add_argument("--iterations", type=int, help="search iterations (default 1000)")
+    group.add_argument("--iterations", type=count_arg("--iterations", MAX_ITERATIONS),
+                       help=f"search iterations, 1 to {MAX_ITERATIONS} (default 1000)")
     group.add_argument("--seconds", type=float, help="search time per worker, in seconds")
     p.add_argument("--seed", type=seed_arg, default=0,
                    help="random seed, 0 to 2**63 - 1 (default 0)")
