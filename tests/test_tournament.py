@@ -355,7 +355,7 @@ def test_cli_prints_table_and_writes_summary(tmp_path, capsys):
     assert printed["games"] == 3 and printed["bots"][0]["bot"] == "random"
     assert len(list((out / "records").iterdir())) == 3
     args = parser.parse_args(["tournament", "--bots", "random", "--games", "2", "--workers",
-                              "1", "--out", str(out), "--quiet"])
+                              "1", "--out", str(out), "--quiet", "--force"])  # (2nd run)
     assert args.func(args) == 0
     table = capsys.readouterr().out
     assert table.splitlines()[0].split()[:3] == ["bot", "seats", "win"]

@@ -63,10 +63,11 @@ from ..rules.position import cards_to_json, resolve_cards
 from ..rules.record import MAX_SEED, GameRecord
 from ..rules.scoring import final_scores
 from ..rules.state import Phase
+from ..rules.userfiles import OutputError
 from ..rules.views import view_of
 from ..rules.wording import got
 from .bots import BOT_FACTORIES, BotSpecError, make_bot
-from .specs import MAX_WORKERS, workers_problem
+from .specs import MAX_WORKERS, SpecError, check_caps, parse_bot_spec, workers_problem
 
 Z95 = 1.959963984540054
 ELO_PER_NAT = 400 / math.log(10)  # Elo points per unit of logistic strength
@@ -715,14 +716,30 @@ def cluster_executor(address: str, timeout: float = 10.0):
 MAX_GAMES = 100_000  # games of one `bigsur tournament` (its games are scheduled at once)
 
 
+def check_iterations(bots: Sequence[str]) -> None:
+    """TournamentError for a built-in bot of more iterations a turn than a search of the
+    command line may run (``mcts:5000000i`` would not end); the other problems of a
+    spec are run_tournament's to name."""
+    from ..cli import MAX_ITERATIONS
+
+    for spec in bots:
+        try:
+            parsed = parse_bot_spec(spec, "--bots", allow_import=True)
+        except SpecError:
+            continue
+        try:
+            check_caps(parsed, None, MAX_ITERATIONS, "--bots")
+        except SpecError as err:
+            raise TournamentError(str(err)) from None
+
+
 def cmd_tournament(args) -> int:
     """``bigsur tournament``: exit 0, 1 when some bot failed a game, 2 on bad input."""
+    from ..cli import check_output
     from ..rules.cards import CardSetError
 
     client = None
     try:
-        if not 1 <= args.games <= MAX_GAMES:  # a huge count would be scheduled at once
-            raise TournamentError(f"--games: must be 1 to {MAX_GAMES}{got(args.games)}")
         if args.workers is not None and (problem := workers_problem("--workers",
                                                                     args.workers)):
             raise TournamentError(problem)
@@ -733,13 +750,16 @@ def cmd_tournament(args) -> int:
         if not all(bots):
             raise TournamentError(f"--bots {args.bots!r}: an empty bot spec (two commas, or "
                                   "one at an end)")
+        check_iterations(bots)
+        if Path(args.out).is_dir():  # (else run_tournament makes it)
+            check_output("--out", Path(args.out) / "summary.json", args.force)
         executor = None
         if args.cluster:
             client, executor = cluster_executor(args.cluster)
         summary = run_tournament(bots, args.players, args.games, args.seed, cards,
                                  executor=executor, workers=args.workers, out=args.out,
                                  progress=not args.quiet, code=True)
-    except TournamentError as err:
+    except (TournamentError, OutputError) as err:
         print(f"bigsur: error: {err}", file=sys.stderr)
         return 2
     except CardSetError as err:  # one line; `bigsur cards validate FILE` lists them all
@@ -766,7 +786,7 @@ class _DefaultsShown(argparse.ArgumentDefaultsHelpFormatter):
 
 def add_cli(sub) -> None:
     """Register ``bigsur tournament`` on an argparse subparsers object."""
-    from ..cli import seed_arg  # (the one type of every --seed)
+    from ..cli import count_arg, seed_arg  # (the one type of every count, every --seed)
 
     p = sub.add_parser(
         "tournament", help="play bots against each other (paired deals, Elo, intervals)",
@@ -775,10 +795,11 @@ def add_cli(sub) -> None:
         formatter_class=_DefaultsShown)
     p.add_argument("--bots", required=True,
                    help="comma-separated bot specs, one per seat or repeated to fill them: "
-                        "random, greedy, mcts:<seconds>s, mcts:<iterations>i, or "
-                        "module:Class (your own bot, docs/tutorial.md)")
+                        "random, greedy, mcts:<seconds>s, mcts:<iterations>i, the "
+                        "baselines mcts-heuristic:<budget> and flat:<budget> (docs/ai.md), "
+                        "or module:Class (your own bot, docs/tutorial.md)")
     p.add_argument("--players", type=int, default=2, help="seats in each game: 2, 3 or 4")
-    p.add_argument("--games", type=int, default=100,
+    p.add_argument("--games", type=count_arg("--games", MAX_GAMES), default=100,
                    help=f"games (rounded up to whole deals), at most {MAX_GAMES}")
     p.add_argument("--workers", type=int, default=None,
                    help=f"local worker processes, 1 to {MAX_WORKERS} (default: all cores)")
@@ -786,6 +807,8 @@ def add_cli(sub) -> None:
                    help="deal k uses seed S+k (S and the last deal's 0 to 2**63 - 1)")
     p.add_argument("--out", default="tournament-results",
                    help="directory for summary.json and records/")
+    p.add_argument("--force", action="store_true",
+                   help="write over an earlier run's summary.json and records in --out")
     p.add_argument("--cluster", metavar="ADDRESS",
                    help="Dask scheduler address, e.g. tcp://10.0.0.5:8786 (needs [cluster])")
     p.add_argument("--cards", help="card-set file (default: the shipped reconstruction)")
