@@ -438,3 +438,41 @@ def test_an_undo_too_many_is_redone(server, page):  # noqa: F811
     pg.click("[data-ce='add-landmark']")  # a new change: nothing to redo over it
     assert pg.locator("#ce-redo").is_disabled()
     no_js_errors(pg)
+
+
+def test_undo_outlives_a_reload(server, page):  # noqa: F811
+    """The set being edited is kept through a reload, but its Undo was not: a card
+    deleted, then the page reloaded, and the card was gone for good. Undo and Redo are
+    kept for the tab, and an import's notes with the draft."""
+    pg = page
+    open_cards(pg, server)
+    pg.click("[data-ce-pick='highway:4']")
+    pg.fill("#ce-text", "typed before the reload")
+    before = set_json(pg)
+    pg.click("[data-ce='delete']")
+    deleted = set_json(pg)
+    pg.reload()
+    pg.wait_for_selector("body[data-ready='1']")
+    pg.click("#nav-cards")
+    pg.wait_for_selector("#ce-restored")
+    assert pg.locator("#ce-undo").inner_text() == "Undo delete H05"
+    pg.click("#ce-undo")
+    assert set_json(pg) == before
+    pg.reload()
+    pg.wait_for_selector("body[data-ready='1']")
+    pg.click("#nav-cards")
+    pg.wait_for_selector("#ce-restored")
+    assert pg.locator("#ce-redo").inner_text() == "Redo delete H05"
+    pg.click("#ce-redo")
+    assert set_json(pg) == deleted
+
+    raw = json.loads(DEFAULT_JSON.read_text())
+    raw["highway"][0]["colour"] = "red"
+    raw["name"] = "with-a-note"
+    choose_file(pg, "noted.json", json.dumps(raw).encode())
+    pg.wait_for_selector("#ce-import-note:has-text('H01.colour')")
+    pg.reload()  # the import's notes are kept with the draft
+    pg.wait_for_selector("body[data-ready='1']")
+    pg.click("#nav-cards")
+    pg.wait_for_selector("#ce-import-note:has-text('H01.colour')")
+    no_js_errors(pg)

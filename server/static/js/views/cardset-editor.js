@@ -30,6 +30,7 @@ const E = {set: null, sel: null, check: null, seq: 0, timer: null, storedName: n
   afterCheck: null, downloadNote: null, keys: false, found: null};
 const DRAFT_KEY = "bigsur.cardset-draft"; // the set being edited survives a reload
 const UNDO_KEEP = 30; // the states Undo goes back through (a set is a small JSON value)
+const HISTORY_KEY = "bigsur.cardset-history"; // Undo and Redo survive a reload of the tab
 const FORMAT = "bigsur-cards/1";
 /* The fields the editor has a place for (docs/format.md's; a card set's label and
  * fingerprint are worked out from it). */
@@ -181,7 +182,10 @@ export async function open(ctx, root) {
   }
   if (!E.set) {
     if (restoreDraft()) await confirmStored();
-    else await startFrom("default");
+    else {
+      await startFrom("default");
+      saveHistory(); // (none: steps kept of an earlier draft are not of this one)
+    }
   }
   render();
   // the note beside an unchecked "a reconstruction" box compares the cards with them
@@ -238,8 +242,26 @@ function saveDraft() {
   try {
     localStorage.setItem(DRAFT_KEY, JSON.stringify({set: E.set, storedName: E.storedName, sel: E.sel,
       convertErrors: E.convertErrors, stored: E.stored, savedText: E.savedText,
-      missingBase: E.missingBase, staleText: E.staleText}));
+      missingBase: E.missingBase, staleText: E.staleText, importNote: E.importNote}));
   } catch (e) { /* storage full or refused: the draft lives in the page only */ }
+}
+
+/* The Undo and Redo steps, kept for this tab (written at each step, not at each key). */
+function saveHistory() {
+  try {
+    sessionStorage.setItem(HISTORY_KEY, JSON.stringify({undo: E.undo, redo: E.redo}));
+  } catch (e) { /* storage full or refused: the steps live in the page only */ }
+}
+
+function restoreHistory() {
+  let h = null;
+  try { h = JSON.parse(sessionStorage.getItem(HISTORY_KEY) || "null"); } catch (e) { h = null; }
+  const steps = (l) => Array.isArray(l) && l.every((x) => x && typeof x.what === "string" &&
+    x.snap && x.snap.set && Array.isArray(x.snap.set.highway) && Array.isArray(x.snap.set.landmarks));
+  if (h && steps(h.undo) && steps(h.redo)) {
+    E.undo = h.undo.slice(-UNDO_KEEP);
+    E.redo = h.redo.slice(-UNDO_KEEP);
+  }
 }
 
 function restoreDraft() {
@@ -254,9 +276,11 @@ function restoreDraft() {
   E.savedText = d.savedText || null;
   E.missingBase = d.missingBase || null;
   E.staleText = d.staleText || {};
+  E.importNote = d.importNote || null;
   E.saveNote = null;
   E.check = null;
   E.restored = true;
+  restoreHistory();
   scheduleCheck(0);
   return true;
 }
@@ -330,6 +354,7 @@ function remember(what, key = null) {
   E.undo.push({what, snap: snapshot()});
   if (E.undo.length > UNDO_KEEP) E.undo.shift();
   E.redo = []; // a new step: what was undone is not redone over it
+  saveHistory();
   const b = $("ce-history");
   if (b) b.outerHTML = historyHTML(); // (an edit draws no more than its card until checked)
 }
@@ -353,6 +378,7 @@ function travel(back) {
   const step = from.pop();
   if (!step) return;
   to.push({what: step.what, snap: snapshot()});
+  saveHistory();
   E.editKey = null;
   Object.assign(E, step.snap);
   E.saveNote = null;
@@ -1063,6 +1089,7 @@ function savedUnder(name) {
       Object.assign(snap, {storedName: E.storedName, stored: E.stored, savedText: E.savedText, missingBase: null});
     }
   }
+  saveHistory();
 }
 
 /* Clicks inside the editor (main.js forwards them); true when handled. */
