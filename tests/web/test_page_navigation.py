@@ -62,11 +62,13 @@ def test_back_and_forward_go_from_view_to_view_and_a_reload_stays(server, page):
     settle(pg)
     game_id = pg.evaluate("window.bigsur.state.game.id")
     pg.click("#nav-cards")
-    pg.wait_for_selector("#cards:not([hidden])")
+    pg.wait_for_selector("#cards:not([hidden]) #cards-root input")
 
     def back_at(view: str, forward: bool = False) -> None:
         (pg.go_forward if forward else pg.go_back)()
         pg.wait_for_function("(v) => !document.getElementById(v).hidden", arg=view)
+        if view == "cards":  # (its editor loaded, not cut off by the next step)
+            pg.wait_for_selector("#cards-root input")
         settle(pg)
         assert shown_view(pg) == view
 
@@ -81,6 +83,7 @@ def test_back_and_forward_go_from_view_to_view_and_a_reload_stays(server, page):
     pg.reload()
     pg.wait_for_selector("body[data-ready='1']")
     assert shown_view(pg) == "cards"
+    pg.wait_for_selector("#cards-root input")
     assert pg.locator("#nav-game").is_visible()
     back_at("game")  # (the history outlives the reload)
     assert pg.evaluate("window.bigsur.state.game.id") == game_id
