@@ -371,9 +371,11 @@ class SQLiteBackend:
         self.path = path
         self.setting = setting
         self.lock = threading.Lock()
+        folder = Path(path).parent
+        if path != ":memory:" and not folder.exists():  # (a typo: a new empty database)
+            raise StoreError(f"{setting}: the folder {str(folder)!r} of {path!r} does not "
+                             "exist; create it, or correct the path")
         try:
-            if path != ":memory:":
-                Path(path).parent.mkdir(parents=True, exist_ok=True)
             self.db = sqlite3.connect(path, isolation_level=None, check_same_thread=False,
                                       timeout=wait)
             self.db.execute("PRAGMA journal_mode=WAL")

@@ -246,3 +246,28 @@ def test_the_pools_warnings_of_an_outage_are_limited_in_the_servers_format():
         assert all(f.filter(record("discarding broken connection: %s", i)) for i in range(5))
     finally:
         logger.removeFilter(f)
+
+
+# ------------------------------------------------------------------ BIGSUR_DB's folder
+
+@pytest.mark.parametrize("variable", ["BIGSUR_DB", "BIGSUR_DATABASE_URL"])
+def test_a_database_in_a_folder_that_does_not_exist_stops_serve(tmp_path, variable):
+    """A typo in BIGSUR_DB's folder created that folder and a new empty database there,
+    the server starting without a word on no games. One line names the variable and the
+    folder (exit 2); nothing is created."""
+    (tmp_path / "bigsur").mkdir()
+    db = tmp_path / "bigsru" / "games.db"
+    value = f"sqlite:///{db}" if variable == "BIGSUR_DATABASE_URL" else str(db)
+    code, err = serve_refused({variable: value})
+    assert code == 2, err
+    assert err == (f"bigsur: error: {variable}: the folder {str(db.parent)!r} of "
+                   f"{str(db)!r} does not exist; create it, or correct the path\n"), err
+    assert sorted(p.name for p in tmp_path.iterdir()) == ["bigsur"]
+
+
+def test_a_database_in_a_folder_that_exists_is_created(tmp_path):
+    log = tmp_path / "server.log"
+    with ServerProcess(tmp_path / "games.db", env={"BIGSUR_WARM": "false",
+                                                   "BIGSUR_WORKERS": "1"}, log=log):
+        pass
+    assert (tmp_path / "games.db").is_file()
