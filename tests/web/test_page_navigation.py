@@ -230,3 +230,22 @@ def test_keys_pressed_while_the_ai_moves_are_shown_leave_them_shown(server, page
     assert "Your turn" in pg.locator("#status-line").inner_text()
     assert pg.locator("#hand .cardbtn.selected").count() == 1  # ] chose a card
     assert not pg.js_errors, pg.js_errors
+
+
+def test_back_from_an_address_of_a_game_this_browser_lacks_is_no_trap(server, page):  # noqa: F811
+    """An address naming a game this browser does not have (#game=... of another
+    browser's link) shows the game in progress; Back then goes on to the views before
+    it (showing it pushed an entry of its own, and Back came to the same address again
+    and again)."""
+    pg = page
+    start_a_game_against_greedy(pg, server + "/?speed=0")
+    settle(pg)
+    game_id = pg.evaluate("window.bigsur.state.game.id")
+    pg.evaluate("location.hash = '#game=not-a-game-of-this-browser'")
+    pg.wait_for_function("(id) => location.hash === '#game=' + id", arg=game_id)
+    assert shown_view(pg) == "game"
+    pg.go_back()
+    pg.wait_for_selector("#game:not([hidden])")
+    pg.go_back()
+    pg.wait_for_selector("#setup:not([hidden])")
+    assert not pg.js_errors, pg.js_errors

@@ -1515,6 +1515,7 @@ async function resume(wanted = null) {
 const VIEWS = ["setup", "game", "review", "cards", "editor"];
 let addressFollowed = null; // the address last shown or followed (popstate and hashchange both come)
 let addressLive = false; // (until the page is ready the view shown replaces the entry)
+let addressFollowing = false; // (so does the view shown for Back: a new entry would trap it)
 
 function addressOf(view) {
   if (view === "editor") return location.hash.startsWith("#position=") ? location.hash : "#editor";
@@ -1541,8 +1542,10 @@ function addressTo(view) {
   const hash = addressOf(view);
   if (location.hash !== hash) {
     const url = location.pathname + location.search + hash;
-    if (addressLive) history.pushState(null, "", url); else history.replaceState(null, "", url);
+    if (addressLive && !addressFollowing) history.pushState(null, "", url);
+    else history.replaceState(null, "", url);
   }
+  addressFollowing = false; // (the view shown for Back is this one: the next is the player's)
   addressFollowed = location.href;
 }
 
@@ -1551,18 +1554,24 @@ async function followAddress() {
   if (location.href === addressFollowed) return;
   addressFollowed = location.href;
   const want = viewOfAddress() || {view: S.data ? "game" : "setup", id: null};
+  addressFollowing = true; // (until the view is shown: show)
   if (want.view === "editor" && location.hash.startsWith("#position=")) await openLinked();
   else await openView(want.view, want.id);
-  // the focus was in the view left (Alt+Left from a field): at the top of the view shown
+  addressFollowing = false;
+}
+
+/* The view shown for Back or Forward: the focus, when it was in the view left (Alt+Left
+ * from a field), at the top of this one (its heading; an editor: its section). */
+function focusViewTop() {
   const a = document.activeElement;
-  if (!a || a === document.body || !canFocus(a)) {
-    const h = document.querySelector(HEADING[S.view] || "#" + S.view); // (an editor: its section)
-    if (h && !h.hasAttribute("tabindex")) { // (focusable while it has the focus only)
-      h.setAttribute("tabindex", "-1");
-      h.addEventListener("blur", () => h.removeAttribute("tabindex"), {once: true});
-    }
-    if (h) h.focus();
+  if (a && a !== document.body && canFocus(a)) return;
+  const h = document.querySelector(HEADING[S.view] || "#" + S.view);
+  if (!h) return;
+  if (!h.hasAttribute("tabindex")) { // (focusable while it has the focus only)
+    h.setAttribute("tabindex", "-1");
+    h.addEventListener("blur", () => h.removeAttribute("tabindex"), {once: true});
   }
+  h.focus();
 }
 
 /* Show ``view`` (a nav button, Back, Forward); ``id``: the game the address names (one
@@ -1587,7 +1596,9 @@ const TITLES = {setup: "New game", game: "Table", review: "Review", cards: "Card
 function show(view) {
   S.view = view;
   for (const v of VIEWS) $(v).hidden = v !== view;
+  const followed = addressFollowing;
   addressTo(view);
+  if (followed) focusViewTop();
   document.title = `${TITLES[view]} \u2014 Big Sur`; // (each entry of the history named)
   for (const b of document.querySelectorAll(".nav[data-view]")) {
     b.setAttribute("aria-current", b.dataset.view === view ? "page" : "false");
