@@ -644,6 +644,10 @@ class GameService:
                 time.time() - live.row.updated < self.ai_turn_seconds():
             return None  # another process is playing this turn
         task = asyncio.get_running_loop().create_task(self._run_ai(live, search))
+        # its failure is logged by _run_ai: taken here, so that a failed task dropped
+        # unawaited (its game deleted or evicted) is not asyncio's "Task exception was
+        # never retrieved" and a traceback
+        task.add_done_callback(lambda t: t.cancelled() or t.exception())
         self.ai_tasks[live.id] = task
         return task
 
