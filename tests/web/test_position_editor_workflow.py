@@ -310,3 +310,19 @@ def test_the_focus_goes_on_from_a_field_left_by_tab(server, page):  # noqa: F811
     pg.wait_for_function("() => document.querySelector('[data-pe-res]').value === '1'")
     second = counts.nth(1).get_attribute("data-pe-res")
     assert pg.evaluate("document.activeElement.dataset.peRes") == second
+
+
+def test_an_edit_just_before_leaving_the_editor_leaves_no_link(server, page):  # noqa: F811
+    """An edit, then New game at once: the editor's check, 200 ms after the edit, wrote
+    the #position= link back over the address the page had just cleared, and a reload
+    opened the editor instead of the page left for."""
+    pg = page
+    open_editor(pg, server, "#nav-editor", "#pe-problems")
+    checked = int(pg.evaluate("document.body.dataset.peChecked || 0"))
+    pg.evaluate("""() => {
+      document.querySelector(".pe-palette [data-pe-place='H01']").click();
+      document.querySelector('#nav-new').click();
+    }""")
+    pg.wait_for_function("(n) => Number(document.body.dataset.peChecked || 0) > n", arg=checked)
+    assert pg.locator("#setup").is_visible()
+    assert "#position=" not in pg.url, pg.url

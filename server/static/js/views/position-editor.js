@@ -857,7 +857,9 @@ async function refresh() {
   const seq = ++P.seq;
   const v = view();
   const key = encode(P.pos), sentFor = highwaysKey(P.pos);
-  history.replaceState(null, "", "#position=" + key);
+  // the address holds the position while the editor is shown (a check due after the page
+  // moved on had written it back over the address cleared, and a reload opened the editor)
+  if (!P.root.closest("[hidden]")) history.replaceState(null, "", "#position=" + key);
   if (knownIncomplete()) { // not scored: the last score is of another position
     if (P.scoreErr || P.score) { P.scoreErr = null; P.score = null; render(); }
     document.body.dataset.peChecked = String(seq);
