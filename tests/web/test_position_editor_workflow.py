@@ -326,3 +326,29 @@ def test_an_edit_just_before_leaving_the_editor_leaves_no_link(server, page):  #
     pg.wait_for_function("(n) => Number(document.body.dataset.peChecked || 0) > n", arg=checked)
     assert pg.locator("#setup").is_visible()
     assert "#position=" not in pg.url, pg.url
+
+
+def test_a_link_opened_over_a_table_is_undone(server, page):  # noqa: F811
+    """A #position= link followed (or a review's position opened) replaces the table
+    being edited: Undo brings the table back, and Redo the link's position."""
+    pg = page
+    open_editor(pg, server, "#nav-editor", "#pe-problems")
+    pg.select_option("#pe-target", "hand")
+    before = table(pg)
+    pg.click(".pe-palette [data-pe-place='H01']")
+    mine = changes_to(pg, before)
+    link = pg.evaluate("""async () => {
+      const m = await import('/js/views/position-editor.js');
+      const p = m.emptyPosition('default', 2, 0);
+      p.hand = ['H02'];
+      return '#position=' + m.encode(p);
+    }""")
+    pg.evaluate("(h) => { location.hash = h; }", link)
+    pg.wait_for_selector("#pe-hand [data-card='H02']")
+    comes_back(pg, link)
+    assert pg.locator("#pe-undo").inner_text() == "Undo open position"
+    pg.click("#pe-undo")
+    comes_back(pg, mine)
+    assert pg.locator("#pe-hand [data-card='H01']").count() == 1
+    pg.click("#pe-redo")
+    comes_back(pg, link)
