@@ -476,3 +476,30 @@ def test_undo_outlives_a_reload(server, page):  # noqa: F811
     pg.click("#nav-cards")
     pg.wait_for_selector("#ce-import-note:has-text('H01.colour')")
     no_js_errors(pg)
+
+
+def test_the_card_lists_are_one_tab_stop_each(server, page):  # noqa: F811
+    """Each of the 89 chips was a stop of the Tab key: a keyboard player went through
+    them all to reach the form, and back. Each list is one stop (its chosen card, else its
+    first); the arrow keys, Home and End move in it and Enter chooses."""
+    pg = page
+    open_cards(pg, server)
+    assert pg.locator(".ce-chip[tabindex='0']").count() == 2
+    active = "() => document.activeElement.dataset.cePick || document.activeElement.dataset.ce"
+    pg.focus("[data-ce-pick='highway:0']")
+    pg.keyboard.press("ArrowRight")
+    pg.keyboard.press("ArrowRight")
+    assert pg.evaluate(active) == "highway:2"
+    pg.keyboard.press("Enter")
+    assert pg.locator("#ce-id").input_value() == "H03"
+    assert pg.evaluate(active) == "highway:2"
+    pg.keyboard.press("Tab")  # the next list: its first card
+    assert pg.evaluate(active) == "landmark:0"
+    pg.keyboard.press("End")
+    assert pg.evaluate(active) == "landmark:19"
+    pg.keyboard.press("Tab")
+    assert pg.evaluate(active) == "add-highway"
+    pg.keyboard.press("Shift+Tab")
+    pg.keyboard.press("Shift+Tab")  # back to the list of Highway cards: the card chosen
+    assert pg.evaluate(active) == "highway:2"
+    no_js_errors(pg)

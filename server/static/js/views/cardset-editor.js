@@ -595,21 +595,43 @@ function previewHTML() {
   }
 }
 
+/* The cards as chips, a list of Highway cards and one of Landmarks; each list is one stop
+ * of the Tab key (its chosen card, else its first), the arrow keys, Home and End move in
+ * it (onChipKey): a keyboard player went through 89 chips to reach the form. */
 function listHTML() {
   const chip = (kind, c, i) => {
     const errs = errorsFor(kind, i);
     const bad = errs.length;
     const sel = E.sel && E.sel.kind === kind && E.sel.index === i;
+    const stop = sel || (i === 0 && !(E.sel && E.sel.kind === kind && current()));
     return `<button type="button" class="ce-chip${bad ? " bad" : ""}${sel ? " sel" : ""}" data-ce-pick="${kind}:${i}" ` +
-      `aria-pressed="${sel}" title="${bad ? esc(errs.map((e) => e.field + ": " + e.message).join("; ")) : ""}">${esc(c.id || "(no id)")}</button>`;
+      `tabindex="${stop ? 0 : -1}" aria-pressed="${sel}" title="${bad ? esc(errs.map((e) => e.field + ": " + e.message).join("; ")) : ""}">${esc(c.id || "(no id)")}</button>`;
   };
-  return `<h3 class="small">Highway cards (${E.set.highway.length})</h3><div class="ce-chips">` +
+  return `<h3 class="small" id="ce-hw-head">Highway cards (${E.set.highway.length})</h3>` +
+    `<div class="ce-chips" role="group" aria-labelledby="ce-hw-head">` +
     E.set.highway.map((c, i) => chip("highway", c, i)).join("") + `</div>` +
-    `<h3 class="small">Landmarks (${E.set.landmarks.length})</h3><div class="ce-chips">` +
+    `<h3 class="small" id="ce-lm-head">Landmarks (${E.set.landmarks.length})</h3>` +
+    `<div class="ce-chips" role="group" aria-labelledby="ce-lm-head">` +
     E.set.landmarks.map((c, i) => chip("landmark", c, i)).join("") + `</div>` +
     `<div class="actionbar"><button type="button" data-ce="add-highway">+ Highway card</button>` +
     `<button type="button" data-ce="add-landmark">+ Landmark</button>` +
     `<button type="button" data-ce="delete">Delete this card</button></div>`;
+}
+
+/* The arrow keys, Home and End in a list of chips: the focus to the chip before or after
+ * (Enter or Space chooses it), the list staying one stop of the Tab key. */
+function onChipKey(ev) {
+  const el = ev.target;
+  if (!el.classList || !el.classList.contains("ce-chip") || ev.ctrlKey || ev.metaKey || ev.altKey) return;
+  const chips = [...el.parentElement.querySelectorAll(".ce-chip")];
+  const at = chips.indexOf(el);
+  const to = {ArrowRight: at + 1, ArrowDown: at + 1, ArrowLeft: at - 1, ArrowUp: at - 1,
+    Home: 0, End: chips.length - 1}[ev.key];
+  if (to === undefined) return;
+  ev.preventDefault();
+  const next = chips[Math.max(0, Math.min(chips.length - 1, to))];
+  for (const c of chips) c.tabIndex = c === next ? 0 : -1;
+  next.focus();
 }
 
 /* Where a problem is: "H07 \u00b7 miles", "name", "set". */
@@ -757,6 +779,7 @@ export function render() {
     rerender(); // the note beside the box says what this states, at once
   });
   $("ce-csv").addEventListener("change", importFile);
+  for (const list of root.querySelectorAll(".ce-chips")) list.addEventListener("keydown", onChipKey);
   describeProblems();
   // the set chosen to start from stays chosen when a check's answer redraws the editor
   $("ce-start").addEventListener("change", (ev) => { E.startChoice = ev.target.value; });
