@@ -503,3 +503,26 @@ def test_the_card_lists_are_one_tab_stop_each(server, page):  # noqa: F811
     pg.keyboard.press("Shift+Tab")  # back to the list of Highway cards: the card chosen
     assert pg.evaluate(active) == "highway:2"
     no_js_errors(pg)
+
+
+def test_the_focus_outlives_the_check_answering(server, page):  # noqa: F811
+    """The editor is drawn anew when the check answers; the focus went back only to a
+    field, so a Delete, a card chosen or a download pressed from the keyboard lost it to
+    <body> a moment later. It stays on the button."""
+    pg = page
+    open_cards(pg, server)
+    active = "() => document.activeElement.dataset.cePick || document.activeElement.dataset.ce"
+    for target in ("[data-ce='delete']", "[data-ce='add-landmark']"):
+        checks = pg.evaluate("Number(document.body.dataset.ceChecked)")
+        pg.focus(target)
+        pg.keyboard.press("Enter")  # a change: the check answers after it
+        pg.wait_for_function("(n) => Number(document.body.dataset.ceChecked) > n", arg=checks)
+        assert pg.evaluate(active) == target.split("'")[1], target
+    checks = pg.evaluate("Number(document.body.dataset.ceChecked)")
+    pg.fill("#ce-setname", "focus-kept")  # a check to come, then a card chosen at once
+    pg.focus("[data-ce-pick='highway:0']")
+    pg.keyboard.press("ArrowRight")
+    pg.keyboard.press("Enter")
+    pg.wait_for_function("(n) => Number(document.body.dataset.ceChecked) > n", arg=checks)
+    assert pg.evaluate(active) == "highway:1"
+    no_js_errors(pg)

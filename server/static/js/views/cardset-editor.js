@@ -793,9 +793,17 @@ function rerender() {
   const name = a && a.name, id = a && a.id;
   const start = a && "selectionStart" in a ? a.selectionStart : null;
   const end = a && "selectionEnd" in a ? a.selectionEnd : null;
+  // a button of the editor is found again by what it does (the check answering after a
+  // Delete, a card chosen or a download took the focus off it, to <body>)
+  const ds = (a && a.dataset) || {};
+  const act = E.root && E.root.contains(a) && ["ce", "cePick", "ceJump"].find((k) => ds[k] !== undefined);
+  const attr = act && "data-" + act.replace(/[A-Z]/g, (m) => "-" + m.toLowerCase());
   render();
   let el = id ? document.getElementById(id) : null;
   if (!el && name) el = document.querySelector(`#ce-form [name="${CSS.escape(name)}"]`);
+  if (!el && act) {
+    el = E.root.querySelector(`[${attr}="${CSS.escape(ds[act])}"]`);
+  }
   if (el) {
     el.focus();
     if (start !== null && el.setSelectionRange && el.type === "text") {
