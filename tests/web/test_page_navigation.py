@@ -249,3 +249,24 @@ def test_back_from_an_address_of_a_game_this_browser_lacks_is_no_trap(server, pa
     pg.go_back()
     pg.wait_for_selector("#setup:not([hidden])")
     assert not pg.js_errors, pg.js_errors
+
+
+def test_a_key_pressed_while_the_ai_thinks_says_so(server, page):  # noqa: F811
+    """A key pressed after "End turn", while the status line said "AI 2 (easy) is
+    thinking…", was told "Wait: the previous action is still on its way to the server."
+    (a keyboard player had sent nothing more, and wondered what). It says that the AI is
+    thinking, and goes once its moves are there."""
+    pg = page
+    to_the_first_build_step(pg, server + "/?speed=0")
+    name = pg.locator("#seats .seat:not(.me)").first.get_attribute("aria-label")
+    said = pg.evaluate("""() => {
+      for (const key of ['e', 'd']) {
+        document.body.dispatchEvent(new KeyboardEvent('keydown', {key, bubbles: true}));
+      }
+      return document.querySelector('#alert-text').textContent;  // (before it lands)
+    }""")
+    assert said == f"Wait: {name} is thinking; its moves are shown next.", said
+    settle(pg)
+    assert "Your turn" in pg.locator("#status-line").inner_text()
+    assert pg.locator("#alert").is_hidden(), pg.locator("#alert").inner_text()
+    assert not pg.js_errors, pg.js_errors

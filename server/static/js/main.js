@@ -67,6 +67,7 @@ const S = {
   hint: null, // {n, result}
   scores: null, // live scores {n, scores}
   animating: false,
+  thinking: null, // the AI's name while a turn ended is sent and that AI thinks (waitSent)
   skip: false,
   busy: false,
   review: null, // the game's review: {gameId, result, budget, selected, position}
@@ -879,16 +880,19 @@ let actionCounter = 0;
  * action before it has landed, then taken away (clearWaitNotice). */
 const WAIT_AI = "Wait for the AI's moves to finish (or press Esc to skip).";
 const WAIT_SENT = "Wait: the previous action is still on its way to the server.";
+/* While a turn ended is on its way and the AI to play next thinks (as the status line says). */
+const waitSent = () => (S.thinking ? `Wait: ${S.thinking} is thinking; its moves are shown next.` : WAIT_SENT);
 
 function clearWaitNotice() {
-  if ([WAIT_AI, WAIT_SENT].includes($("alert-text").textContent)) clearError();
+  const said = $("alert-text").textContent;
+  if ([WAIT_AI, WAIT_SENT].includes(said) || /^Wait: .* is thinking; its moves are shown next\.$/.test(said)) clearError();
 }
 
 /* Send one action; the server checks it (its 4xx message is shown when refused). */
 async function act(text) {
   if (!S.data || !S.game) return false;
   if (S.animating) { showError(WAIT_AI); return false; }
-  if (S.busy) { showError(WAIT_SENT); return false; }
+  if (S.busy) { showError(waitSent()); return false; }
   clearError();
   S.busy = true;
   setBusy(true);
@@ -896,14 +900,15 @@ async function act(text) {
   const token = activeToken(prev.to_act);
   const endsTurn = text === "end" || text.startsWith("claim ");
   const next = (prev.view.current + 1) % prev.players;
-  const waitFor = endsTurn && S.game.tokens[next] === undefined
-    ? `${esc(seatName(next))} is thinking\u2026` : "Sending your move\u2026";
+  S.thinking = endsTurn && S.game.tokens[next] === undefined ? seatName(next) : null;
+  const waitFor = S.thinking ? `${esc(S.thinking)} is thinking\u2026` : "Sending your move\u2026";
   setStatus(`<span class="thinking"><b>${waitFor}</b></span>`);
   try {
     const actionId = `${S.game.id}:${prev.actions_applied}:${Date.now()}:${++actionCounter}`;
     let d = await api("POST", `/v1/games/${encodeURIComponent(S.game.id)}/actions`,
       {action: text, action_id: actionId}, token);
     d = await waitForAI(d);
+    S.thinking = null; // (its moves come)
     if (!d.over && d.to_act !== d.seat && tokenFor(d.to_act) !== undefined) d = await fetchGame();
     if (d.view.phase !== "build" || d.actions_applied !== prev.actions_applied + 1) S.selected = null;
     S.payment = null;
@@ -918,6 +923,7 @@ async function act(text) {
     return false;
   } finally {
     S.busy = false;
+    S.thinking = null;
     setBusy(false);
     clearWaitNotice(); // (a refusal of this action stays: it is not a wait)
   }
@@ -2768,7 +2774,7 @@ function keyRefusal(k) {
   if (!/^[1-5delrpc]$/.test(k)) return null;
   if (d.over) return "The game is over.";
   if (S.animating) return WAIT_AI;
-  if (S.busy) return WAIT_SENT;
+  if (S.busy) return waitSent();
   if (!d.your_turn) return `Wait: it is ${possessive(seatName(t.current))} turn.`;
   const legal = d.legal_actions || [];
   if (t.phase === "take") {
