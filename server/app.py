@@ -16,6 +16,8 @@ import copy
 import logging
 import os
 import re
+import signal
+import socket
 import sys
 import time
 from collections import defaultdict
@@ -39,7 +41,7 @@ from .pool import SearchService
 from .routes import analysis, cards, games, health, hints, score
 from .sessions import GameService
 from .settings import Settings, unknown_variables
-from .store import Store, StoreError
+from .store import Store, StoreError, hold_sqlite_file
 
 log = logging.getLogger("bigsur.server")
 STATIC = Path(__file__).parent / "static"
@@ -394,9 +396,18 @@ def cmd_serve(args) -> int:
     except ValueError as err:
         print(f"bigsur: error: {err}", file=sys.stderr)
         return 2
-    try:  # the database answers (and is migrated), or one line says why
-        Store(settings.database, settings.db_pool_size, settings.db_wait_seconds,
-              settings.db_timeout_seconds, settings.database_setting).close()
+    try:  # the port is free (before the start-up takes over games and jobs)
+        listening = listen_on(args.host, args.port)
+    except OSError as err:
+        print(f"bigsur: error: --host {args.host} --port {args.port}: cannot listen "
+              f"({err.strerror or err})", file=sys.stderr)
+        return 2
+    try:  # the database answers (and is migrated) and no other server has it
+        store = Store(settings.database, settings.db_pool_size, settings.db_wait_seconds,
+                      settings.db_timeout_seconds, settings.database_setting)
+        store.close()
+        if store.exclusive:
+            hold_sqlite_file(settings.database, settings.database_setting)
     except StoreError as err:
         print(f"bigsur: error: {err}", file=sys.stderr)
         return 2
@@ -421,8 +432,31 @@ def cmd_serve(args) -> int:
     config.load()  # configures logging; the rate limit goes on top
     install_log_limits()
     install_pool_log_limits()
-    server.run()
+    # uvicorn ends a SIGTERM's graceful shutdown by raising the signal again, which would
+    # end the process without its exit handlers (multiprocessing's leave its pymp-*
+    # folders in /tmp): a stop asked for and done is a normal exit
+    previous = signal.signal(signal.SIGTERM, lambda signum, frame: sys.exit(0))
+    try:
+        server.run(sockets=[listening])
+    finally:
+        signal.signal(signal.SIGTERM, previous)
+        listening.close()
     return 0
+
+
+def listen_on(host: str, port: int) -> socket.socket:
+    """The server's socket, bound before the start-up (OSError: the port is taken, or
+    not ours to take), as uvicorn would bind it after: IPv6 for an address with a
+    colon."""
+    sock = socket.socket(socket.AF_INET6 if ":" in host else socket.AF_INET,
+                         socket.SOCK_STREAM)
+    try:
+        sock.setsockopt(socket.SOL_SOCKET, socket.SO_REUSEADDR, 1)
+        sock.bind((host, port))
+    except OSError:
+        sock.close()
+        raise
+    return sock
 
 
 def add_cli(sub) -> None:

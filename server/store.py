@@ -681,6 +681,32 @@ def open_backend(target: str, pool_size: int = 10, wait: float = 2.0,
     return SQLiteBackend(str(target), wait, setting)
 
 
+_HELD_FILES: list[int] = []  # (descriptors kept open, and their locks held, till exit)
+
+
+def hold_sqlite_file(path: str, setting: str = "BIGSUR_DB") -> None:
+    """Make this process the one server of the SQLite file ``path`` until it ends, or
+    StoreError naming ``setting``: two servers on one file each take the other's games
+    and jobs for abandoned at start-up and play the AI's turns beside it. An advisory
+    lock (``flock``) on the file itself, apart from SQLite's own (``fcntl``) locks; the
+    descriptor is never closed, since closing any descriptor of a file drops every
+    ``fcntl`` lock the process holds on it, SQLite's among them."""
+    import fcntl
+    import os
+
+    if path == ":memory:":
+        return
+    fd = os.open(path, os.O_RDONLY | os.O_CLOEXEC)
+    try:
+        fcntl.flock(fd, fcntl.LOCK_EX | fcntl.LOCK_NB)
+    except BlockingIOError:
+        os.close(fd)  # (before any SQLite connection of this process: nothing to drop)
+        raise StoreError(f"{setting}: another bigsur serve is using {path!r} (one server "
+                         "a SQLite file; several processes share a PostgreSQL database: "
+                         "docs/deploy.md)") from None
+    _HELD_FILES.append(fd)
+
+
 # ------------------------------------------------------------------ the store
 
 class Store:

@@ -216,6 +216,7 @@ def test_serve_passes_the_trusted_proxy_addresses_to_uvicorn(monkeypatch, tmp_pa
     """deploy.md: behind a proxy on another host, its address must be trusted for
     X-Forwarded-For, else every client counts as the proxy (one client's limits)."""
     import server.netguard as netguard
+    from server.launch import free_port
 
     seen = []
 
@@ -223,8 +224,8 @@ def test_serve_passes_the_trusted_proxy_addresses_to_uvicorn(monkeypatch, tmp_pa
         def __init__(self, config):
             seen.append(config)
 
-        def run(self):
-            pass
+        def run(self, sockets=None):
+            seen.append(sockets)
 
     monkeypatch.setattr(uvicorn, "Server", FakeServer)
     monkeypatch.setattr(uvicorn.Config, "load", lambda self: None)
@@ -232,8 +233,8 @@ def test_serve_passes_the_trusted_proxy_addresses_to_uvicorn(monkeypatch, tmp_pa
     monkeypatch.setattr(netguard.GuardedH11Protocol, "configure",
                         classmethod(lambda cls, *_args: cls))
     monkeypatch.setenv("BIGSUR_WARM", "false")
-    assert main(["--db", str(tmp_path / "games.db"), "--forwarded-allow-ips",
-                 "10.0.0.5"]) == 0
+    assert main(["--db", str(tmp_path / "games.db"), "--port", str(free_port()),
+                 "--forwarded-allow-ips", "10.0.0.5"]) == 0
     assert seen[0].forwarded_allow_ips == "10.0.0.5"
 
 def test_a_sqlite_file_locked_by_another_writer_is_unavailable_after_the_wait(tmp_path):

@@ -1,0 +1,86 @@
+"""`bigsur serve`'s start and stop as an operator meets them (docs/deploy.md): a port
+already taken and a SQLite file another server has are refused before the start-up
+touches any game or job, and a SIGTERM ends the process as a normal exit."""
+
+from __future__ import annotations
+
+import os
+import signal
+import socket
+import subprocess
+import sys
+import urllib.request
+from pathlib import Path
+
+from server.launch import ServerProcess, free_port
+
+ROOT = Path(__file__).resolve().parents[2]
+ENV = {"BIGSUR_WARM": "false", "BIGSUR_WORKERS": "1"}
+
+
+def serve_refused(db: Path, port: int) -> tuple[int, str]:
+    """``python -m server`` (bigsur serve) on ``db`` and ``port``, expected to stop
+    before it listens: (exit status, stderr)."""
+    proc = subprocess.Popen([sys.executable, "-m", "server", "--port", str(port),
+                             "--db", str(db)],
+                            env={**os.environ, "PYTHONPATH": str(ROOT), **ENV},
+                            stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True,
+                            start_new_session=True, cwd=ROOT)
+    try:
+        _, err = proc.communicate(timeout=60)
+    except subprocess.TimeoutExpired:
+        os.killpg(proc.pid, signal.SIGKILL)
+        proc.communicate()
+        raise AssertionError(f"a second bigsur serve started on {db}, port {port}") from None
+    return proc.returncode, err
+
+
+def healthy(url: str) -> bool:
+    with urllib.request.urlopen(url + "/healthz", timeout=10) as answer:
+        return answer.status == 200
+
+
+def test_a_second_server_on_one_sqlite_file_is_refused_and_the_first_goes_on(tmp_path):
+    """Two servers on one SQLite file both started: each took the other's games and jobs
+    for abandoned at start-up and played the AI's turns beside it."""
+    db = tmp_path / "games.db"
+    with ServerProcess(db, env=ENV) as first:
+        code, err = serve_refused(db, free_port())
+        assert code == 2, err
+        assert err == (f"bigsur: error: BIGSUR_DB: another bigsur serve is using "
+                       f"{str(db)!r} (one server a SQLite file; several processes share "
+                       "a PostgreSQL database: docs/deploy.md)\n")
+        assert healthy(first.url)
+    with ServerProcess(db, env=ENV) as again:  # the lock goes with the process
+        assert healthy(again.url)
+
+
+def test_a_port_already_taken_is_refused_before_the_database_is_opened(tmp_path):
+    """It exited 3 after the whole start-up, which on a shared database took over the
+    running server's jobs first."""
+    with socket.socket() as taken:
+        taken.bind(("127.0.0.1", 0))
+        taken.listen()
+        port = taken.getsockname()[1]
+        code, err = serve_refused(tmp_path / "games.db", port)
+    assert code == 2, err
+    assert err.startswith(f"bigsur: error: --host 127.0.0.1 --port {port}: cannot listen ("), err
+    assert err.count("\n") == 1, err
+    assert not (tmp_path / "games.db").exists()
+
+
+def test_a_sigterm_is_a_normal_exit_that_leaves_no_temporary_folder(tmp_path):
+    """uvicorn ends a SIGTERM's graceful shutdown by raising the signal again: the
+    process died of it, without its exit handlers, and multiprocessing's pymp-* folder
+    of the search processes stayed in /tmp at every stop."""
+    scratch = tmp_path / "tmp"
+    scratch.mkdir()
+    server = ServerProcess(tmp_path / "games.db",  # (warm: its search processes started)
+                           env={"BIGSUR_WORKERS": "1", "TMPDIR": str(scratch)})
+    server.start()
+    try:
+        assert any(scratch.iterdir())  # the search processes' folder, while it runs
+        assert server.stop() == 0
+    finally:
+        server.kill()
+    assert list(scratch.iterdir()) == []
