@@ -80,9 +80,11 @@ class JobService:
                                           time.time() - self.settings.job_ttl_seconds)
 
     async def submit(self, record: GameRecord, budget: dict[str, Any], seed: int,
-                     seats: list[int] | None, client: str, search: SearchService
-                     ) -> dict[str, Any]:
-        """Check the record and queue its review (409-free: a new id every time)."""
+                     seats: list[int] | None, client: str, search: SearchService,
+                     game_id: str | None = None) -> dict[str, Any]:
+        """Check the record and queue its review (409-free: a new id every time).
+        ``game_id``: the hosted game it reviews, found again by :meth:`of_game` from any
+        process sharing the database, after a restart too."""
         await self.prune()
         points = decision_points(record, seats, self.settings.analysis_max_decisions)
         searched = sum(1 for p in points if p.legal > 1)
@@ -98,7 +100,7 @@ class JobService:
             await self.store.in_thread(
                 self.store.create_job, job_id, client, len(points), budget, seed, seats,
                 record.to_json(), self.settings.max_jobs, self.settings.max_jobs_per_client,
-                self.owner, self.lease)
+                self.owner, self.lease, game_id)
         except LimitReached as err:
             after = str(max(self.settings.retry_after, search.scheduler.retry_after(1) * 10))
             if err.what == "client":
@@ -111,6 +113,10 @@ class JobService:
                            {"Retry-After": after}) from None
         self._start(job_id, record, points, budget, seed, client, search)
         return await self.get(job_id)
+
+    async def of_game(self, game_id: str) -> list[str]:
+        """The stored review jobs of a hosted game, oldest first."""
+        return await self.store.in_thread(self.store.jobs_of_game, game_id)
 
     def _start(self, job_id: str, record: GameRecord, points: list[DecisionPoint],
                budget: dict[str, Any], seed: int, client: str, search: SearchService) -> None:

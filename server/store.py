@@ -247,6 +247,14 @@ CREATE TABLE cardsets (
     PRIMARY KEY (key, version)
 );
 """),
+    Migration(5, "the hosted game a review job is of (every process finds it)",
+              sqlite="""
+ALTER TABLE jobs ADD COLUMN game_id TEXT;  -- POST /v1/games/{id}/analysis; null: a record
+CREATE INDEX IF NOT EXISTS jobs_game ON jobs(game_id, created);
+""", postgres="""
+ALTER TABLE jobs ADD COLUMN game_id TEXT;
+CREATE INDEX jobs_game ON jobs(game_id, created);
+"""),
 )
 SCHEMA_VERSION = MIGRATIONS[-1].version
 GAME_COLUMNS = ("id", "players", "seed", "cards", "seats", "token_hashes", "status",
@@ -953,10 +961,10 @@ class Store:
     def create_job(self, job_id: str, client: str, total: int, budget: dict, seed: int,
                    seats: list[int] | None, record: dict, max_active: int,
                    max_per_client: int, owner: str | None = None,
-                   lease_seconds: float = 30.0) -> None:
+                   lease_seconds: float = 30.0, game_id: str | None = None) -> None:
         """Insert a queued job leased to ``owner``, refusing (:class:`LimitReached`) in
         the same transaction when the active jobs, all or the client's, are at their
-        limits."""
+        limits. ``game_id``: the hosted game it reviews (:meth:`jobs_of_game`)."""
         now = time.time()
         with self.transaction() as tx:
             tx.serialize("bigsur-jobs")
@@ -969,9 +977,15 @@ class Store:
                 raise LimitReached("client", max_per_client)
             tx.execute(
                 "INSERT INTO jobs (id, client, created, status, total, done, budget, seed, "
-                "seats, record, owner, lease_until) VALUES (?,?,?,'queued',?,0,?,?,?,?,?,?)",
+                "seats, record, owner, lease_until, game_id) "
+                "VALUES (?,?,?,'queued',?,0,?,?,?,?,?,?,?)",
                 (job_id, client, now, total, json.dumps(budget), seed, json.dumps(seats),
-                 json.dumps(record), owner, now + lease_seconds if owner else None))
+                 json.dumps(record), owner, now + lease_seconds if owner else None, game_id))
+
+    def jobs_of_game(self, game_id: str) -> list[str]:
+        """The review jobs of a hosted game still stored, oldest first."""
+        return [r[0] for r in self.query("SELECT id FROM jobs WHERE game_id=? "
+                                         "ORDER BY created, id", (game_id,))]
 
     def job(self, job_id: str) -> dict[str, Any] | None:
         rows = self.query(

@@ -3,7 +3,9 @@
 ``POST /v1/games/{id}/analysis`` starts (or returns) the review job of a finished game
 built on the server from the stored game (its exact seed and actions), so a 62-bit seed
 never passes through a JavaScript number; ``GET /v1/games/{id}/analysis`` returns the
-latest job of that game (a reload picks the running review up again). The job is the
+latest job of that game (a reload picks the running review up again). Which game a job
+reviews is stored with the job, so every process sharing the database finds it, after a
+restart too. The job is the
 same as ``POST /v1/analyze`` (poll ``GET /v1/analyze/{job_id}``).
 
 Included by ``server.routes.games`` (``router.include_router``), so the app factory is
@@ -38,14 +40,6 @@ class GameAnalysisRequest(BaseModel):
                                                         "the same budget exists")
 
 
-def _jobs_of(request: Request) -> dict[str, list[str]]:
-    """game id -> job ids, newest last (in memory, like the jobs themselves)."""
-    state = request.app.state
-    if not hasattr(state, "game_jobs"):
-        state.game_jobs = {}
-    return state.game_jobs
-
-
 @router.post("/{game_id}/analysis", status_code=202, response_model=JobResponse,
              responses={**SEAT_ERRORS, 503: {"description": "too many analysis jobs"}},
              summary="Review a finished hosted game (starts or returns its job)")
@@ -62,17 +56,14 @@ async def analyse_game(game_id: str, request: Request, settings: SettingsDep,
         raise ApiError(409, "game_id", "the review is available once the game is over",
                        "not_over")
     budget = budget_dict(req.budget, settings.analysis_budget_ms, settings)
-    known = _jobs_of(request).setdefault(game_id, [])
     if not req.again:
-        for job_id in reversed(known):
+        for job_id in reversed(await jobs.of_game(game_id)):
             job = await jobs.stored(job_id)
             if job is not None and job["budget"] == budget and job["seed"] == req.seed and \
                     job["seats"] == req.seats and job["status"] not in ("failed", "cancelled"):
                 return await jobs.get(job_id)
-    job = await jobs.submit(game_record(live), budget, req.seed, req.seats,
-                            client_key(request), search)
-    known.append(job["job_id"])
-    return job
+    return await jobs.submit(game_record(live), budget, req.seed, req.seats,
+                             client_key(request), search, game_id)
 
 
 @router.get("/{game_id}/analysis", response_model=JobResponse, responses=SEAT_ERRORS,
@@ -81,7 +72,7 @@ async def game_analysis(game_id: str, request: Request, games: GamesDep,
                         jobs: JobsDep) -> dict[str, Any]:
     live = await games.get(game_id)
     games.seat_of(live, _bearer(request))
-    for job_id in reversed(_jobs_of(request).get(game_id, [])):
+    for job_id in reversed(await jobs.of_game(game_id)):
         if await jobs.stored(job_id) is not None:
             return await jobs.get(job_id)
     raise ApiError(404, "game_id", f"no review of game {game_id!r} on this server yet "

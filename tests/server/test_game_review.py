@@ -11,7 +11,7 @@ from __future__ import annotations
 import json
 import random
 
-from session_testkit import auth, new_game, play_out, poll_job
+from session_testkit import BOTH_BACKENDS, auth, new_game, play_out, poll_job
 
 from solver.rules.record import GameRecord
 
@@ -119,3 +119,30 @@ def test_undo_takes_back_a_build_of_the_turn(make_client, custom_file):
     again = client.get(f"/v1/games/{game_id}", headers=h).json()
     assert again["actions_applied"] == after["actions_applied"]
     assert client.post(f"/v1/games/{game_id}/undo", headers=auth("x")).status_code == 403
+
+
+@BOTH_BACKENDS
+def test_a_games_review_is_found_by_every_process_of_the_database(make_client):
+    """The link from a game to its review jobs was kept in the process's memory: with
+    several server processes the review asked through another was "no review ... on this
+    server yet" (404) and started again, and after a restart the page's reload started
+    the review again. It is stored with the job."""
+    first = make_client()
+    game_id, tokens = new_game(first, seats=["human", "greedy"], seed=5)
+    play_out(first, game_id, tokens, random.Random(5))
+    body = {"budget": {"iterations": 3}, "seed": 0}
+    r = first.post(f"/v1/games/{game_id}/analysis", json=body, headers=auth(tokens[0]))
+    assert r.status_code == 202, r.text
+    job_id = r.json()["job_id"]
+    assert poll_job(first, job_id)["status"] == "done"
+    other = make_client()  # another process on the same database (or the next start)
+    latest = other.get(f"/v1/games/{game_id}/analysis", headers=auth(tokens[0]))
+    assert latest.status_code == 200, latest.text
+    assert latest.json()["job_id"] == job_id
+    again = other.post(f"/v1/games/{game_id}/analysis", json=body, headers=auth(tokens[0]))
+    assert again.json()["job_id"] == job_id  # the same review, not a second one
+    fresh = other.post(f"/v1/games/{game_id}/analysis", json={**body, "again": True},
+                       headers=auth(tokens[0]))
+    assert fresh.status_code == 202 and fresh.json()["job_id"] != job_id
+    assert first.get(f"/v1/games/{game_id}/analysis",
+                     headers=auth(tokens[0])).json()["job_id"] == fresh.json()["job_id"]
