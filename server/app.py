@@ -41,7 +41,7 @@ from .pool import SearchService
 from .routes import analysis, cards, games, health, hints, score
 from .sessions import GameService
 from .settings import Settings, unknown_variables
-from .store import Store, StoreError, hold_sqlite_file
+from .store import SCHEMA_VERSION, Store, StoreError, hold_sqlite_file
 
 log = logging.getLogger("bigsur.server")
 STATIC = Path(__file__).parent / "static"
@@ -282,6 +282,10 @@ def create_app(settings: Settings | None = None,
         app.state.search = search or SearchService.from_settings(settings)
         if settings.warm:
             await app.state.search.warm()
+        log.info("database %s (schema %d); %d search worker(s)%s; card sets: %s",
+                 app.state.store.backend.describe(), SCHEMA_VERSION, app.state.search.workers,
+                 f" on the Dask cluster {settings.cluster}" if settings.cluster else "",
+                 ", ".join(sorted(registry.sets)))
         resumed = await app.state.games.resume(app.state.search)
         if resumed:
             log.info("resumed the AI of %d game(s)", resumed)

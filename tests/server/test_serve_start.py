@@ -84,3 +84,17 @@ def test_a_sigterm_is_a_normal_exit_that_leaves_no_temporary_folder(tmp_path):
     finally:
         server.kill()
     assert list(scratch.iterdir()) == []
+
+
+def test_the_start_up_log_names_the_database_and_the_search_workers(tmp_path):
+    """No line said which database (a wrong BIGSUR_DB in a folder that exists is a new
+    empty one), its schema, or how many search processes the server runs."""
+    from server.store import SCHEMA_VERSION
+
+    log = tmp_path / "server.log"
+    db = tmp_path / "games.db"
+    with ServerProcess(db, env={**ENV, "BIGSUR_WORKERS": "2"}, log=log, log_level="info"):
+        pass
+    text = log.read_text()
+    assert (f"bigsur.server: database {str(db)!r} (schema {SCHEMA_VERSION}); 2 search "
+            "worker(s); card sets: default") in text, text
