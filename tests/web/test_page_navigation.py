@@ -270,3 +270,25 @@ def test_a_key_pressed_while_the_ai_thinks_says_so(server, page):  # noqa: F811
     assert "Your turn" in pg.locator("#status-line").inner_text()
     assert pg.locator("#alert").is_hidden(), pg.locator("#alert").inner_text()
     assert not pg.js_errors, pg.js_errors
+
+
+def test_a_hint_asked_while_the_turn_ended_is_on_its_way_is_not_searched(server, page):  # noqa: F811
+    """H (or Hint) just after End turn searched the position of the turn being ended:
+    its answer came for a position gone ("Ask for the search's best moves in this
+    position"), a search for nothing. It says to wait, as the other keys do."""
+    pg = page
+    to_the_first_build_step(pg, server + "/?speed=0")
+    hints = []
+    pg.on("request", lambda r: hints.append(r.url) if r.url.endswith("/hint") else None)
+    said = pg.evaluate("""() => {
+      for (const key of ['e', 'h']) {
+        document.body.dispatchEvent(new KeyboardEvent('keydown', {key, bubbles: true}));
+      }
+      return document.querySelector('#alert-text').textContent;  // (before it lands)
+    }""")
+    assert said.startswith("Wait: "), said
+    assert said.endswith(" is thinking; its moves are shown next."), said
+    settle(pg)
+    assert hints == []
+    assert pg.locator("#alert").is_hidden(), pg.locator("#alert").inner_text()
+    assert not pg.js_errors, pg.js_errors
