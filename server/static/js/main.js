@@ -2894,7 +2894,7 @@ function toggleKeys() {
 
 // ------------------------------------------------------------------ editors (js/views/)
 const editorCtx = {
-  api, ApiError, showError, clearError, continueFromView,
+  api, ApiError, showError, clearError, announce, continueFromView,
   cardSets: () => S.cardSets,
   loadCards: (name) => loadCards(name),
   refreshCardSets,

@@ -5,7 +5,7 @@
  * by POST /v1/cardsets/export.csv), Undo and Redo of every change, and saving (POST /v1/cardsets,
  * or a new version).
  *
- * ctx (from main.js): {api, ApiError, showError, clearError, refreshCardSets()}.
+ * ctx (from main.js): {api, ApiError, showError, clearError, announce(text), refreshCardSets()}.
  */
 
 import {MATERIALS, effectWords} from "../words.js";
@@ -413,16 +413,7 @@ function focusOn(...selectors) {
 }
 
 /* A few words for a screen reader: the page's polite region (main.js's announce). */
-function say(text) {
-  if (!text) return;
-  if (E.ctx.announce) { E.ctx.announce(text); return; }
-  const box = document.getElementById("announce");
-  if (!box) return;
-  const p = document.createElement("p");
-  p.textContent = text;
-  box.append(p);
-  while (box.children.length > 3) box.firstElementChild.remove();
-}
+const say = (text) => E.ctx.announce(text);
 
 /* The check's answer in a few words (said when it changes, and after an import or an Undo). */
 function checkWords() {

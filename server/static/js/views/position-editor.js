@@ -755,7 +755,9 @@ function tableWords() {
     `${plural(placements(p).length, "card")} and ${plural(lms, "Landmark")} placed.`;
 }
 
-/* Said in the editor's status line (a polite live region: a screen reader reads it). */
+/* Said in the editor's status line (a polite live region: a screen reader reads it). Its
+ * own line, not the page's #announce queue: it holds the editor's state in words (what
+ * Undo or a load put on the table), one line replaced by the next ("Nothing to undo."). */
 function tell(text) {
   const el = $("pe-status");
   if (!el) return;
