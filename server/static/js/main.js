@@ -2517,17 +2517,23 @@ function revealDetail() {
   if (top < 0 || top > innerHeight - 160) box.scrollIntoView({block: "start"});
 }
 
+/* ``blob`` saved by the browser as the file ``name`` (a download): the page's one way,
+ * the record's and the editors' files (editorCtx.saveFile). */
+function saveFile(blob, name) {
+  const a = document.createElement("a");
+  a.href = URL.createObjectURL(blob);
+  a.download = name;
+  document.body.append(a);
+  a.click();
+  a.remove();
+  setTimeout(() => URL.revokeObjectURL(a.href), 60_000);
+}
+
 async function downloadRecord() {
   try {
     // the server's own text: a JSON.parse / stringify round trip would round the seed
     const text = await recordText(S.game.id, activeToken(null));
-    const blob = new Blob([text], {type: "application/json"});
-    const a = document.createElement("a");
-    a.href = URL.createObjectURL(blob);
-    a.download = `bigsur-${S.game.id}.json`;
-    document.body.appendChild(a);
-    a.click();
-    a.remove();
+    saveFile(new Blob([text], {type: "application/json"}), `bigsur-${S.game.id}.json`);
   } catch (e) { showError(e); }
 }
 
@@ -2894,7 +2900,7 @@ function toggleKeys() {
 
 // ------------------------------------------------------------------ editors (js/views/)
 const editorCtx = {
-  api, ApiError, showError, clearError, announce, continueFromView,
+  api, ApiError, showError, clearError, announce, saveFile, continueFromView,
   cardSets: () => S.cardSets,
   loadCards: (name) => loadCards(name),
   refreshCardSets,

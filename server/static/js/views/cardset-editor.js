@@ -5,7 +5,8 @@
  * by POST /v1/cardsets/export.csv), Undo and Redo of every change, and saving (POST /v1/cardsets,
  * or a new version).
  *
- * ctx (from main.js): {api, ApiError, showError, clearError, announce(text), refreshCardSets()}.
+ * ctx (from main.js): {api, ApiError, showError, clearError, announce(text), saveFile(blob, name),
+ *   refreshCardSets()}.
  */
 
 import {MATERIALS, effectWords} from "../words.js";
@@ -122,19 +123,9 @@ const fileStem = () => String(E.set.name || "").replace(/[^A-Za-z0-9_-]+/g, "-")
 /* The set being edited as its JSON file's text (Download JSON). */
 export const setJSON = () => JSON.stringify(E.set, null, 1) + "\n";
 
-function saveFile(blob, name) {
-  const a = document.createElement("a");
-  a.href = URL.createObjectURL(blob);
-  a.download = name;
-  document.body.append(a);
-  a.click();
-  a.remove();
-  setTimeout(() => URL.revokeObjectURL(a.href), 60_000);
-}
-
 function downloadJSON() {
   const name = fileStem() + ".json";
-  saveFile(new Blob([setJSON()], {type: "application/json"}), name);
+  E.ctx.saveFile(new Blob([setJSON()], {type: "application/json"}), name);
   const n = located().length;
   E.downloadNote = `Downloaded ${name}` + (n ? `, with its ${n > 1 ? n + " problems" : "problem"}: ` +
     "bigsur cards validate names them too, and --cards refuses the file until they are fixed." : ".");
@@ -165,7 +156,7 @@ async function downloadCSV() {
       : `Not downloaded as CSV: the server refused (${r.status}): ${data.message || r.statusText}.`);
     return;
   }
-  saveFile(await r.blob(), name);
+  E.ctx.saveFile(await r.blob(), name);
   E.downloadNote = `Downloaded ${name}: the cards, one row per card (the name, description and ` +
     `"a reconstruction" are not in a CSV).`;
   say(E.downloadNote);

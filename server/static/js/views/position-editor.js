@@ -15,8 +15,8 @@
  * the change that left it ("Undo remove H12"). A result shown (a hint, a score, a
  * payment) is shown with the position it is of, and only then.
  *
- * ctx (from main.js): {api, showError, clearError, cardSets(), loadCards(name),
- * continueFromView(view, aiSpec)}.
+ * ctx (from main.js): {api, ApiError, showError, clearError, saveFile(blob, name), cardSets(),
+ * loadCards(name), continueFromView(view, aiSpec)}.
  */
 
 import {MATERIALS, matIcon, actionWords, paymentSentence, discardTopAfter, plainError,
@@ -1038,13 +1038,7 @@ function download() {
   const d = new Date(), two = (n) => String(n).padStart(2, "0");
   const name = `bigsur-position-${String(P.pos.cards).replace(/[^\w.-]+/g, "-")}-` +
     `${d.getFullYear()}-${two(d.getMonth() + 1)}-${two(d.getDate())}.json`;
-  const a = document.createElement("a");
-  a.href = URL.createObjectURL(new Blob([JSON.stringify(view(), null, 1)], {type: "application/json"}));
-  a.download = name;
-  document.body.appendChild(a);
-  a.click();
-  a.remove();
-  setTimeout(() => URL.revokeObjectURL(a.href), 10_000);
+  P.ctx.saveFile(new Blob([JSON.stringify(view(), null, 1)], {type: "application/json"}), name);
   showResult(`<p class="small" id="pe-downloaded">Saved as ${esc(name)}: Load a file opens it here again, ` +
     `and <code>bigsur hint ${esc(name)}</code> asks the command line.</p>`);
   $("pe-result").innerHTML = shownResult();
