@@ -30,3 +30,30 @@ def test_the_card_set_editors_undo_is_said_once_in_the_pages_queue(server, page)
     assert pg.locator("#announce p").count() <= 3
     assert pg.locator("#announce p").last.inner_text() == said(pg)[-1]
     no_js_errors(pg)
+
+
+def test_the_pages_shortcuts_wait_on_a_list_of_cards_and_in_a_field(server, page):  # noqa: F811
+    """A QA pass: "n" pressed on a card of the card-set editor's lists (moved in with the
+    arrow keys) jumped to New game, the set's view left. The lists keep their keys; a text
+    field gets the letter typed."""
+    pg = page
+    open_cards(pg, server)
+    pg.focus("[data-ce-pick='highway:0']")
+    pg.keyboard.press("ArrowRight")
+    assert pg.evaluate("document.activeElement.dataset.cePick") == "highway:1"
+    for key in ["n", "N", "?"]:
+        pg.keyboard.press(key)
+        assert not pg.locator("#cards").is_hidden(), key
+        assert pg.evaluate("location.hash") == "#cards", key
+        assert pg.evaluate("document.activeElement.dataset.cePick") == "highway:1", key
+    assert pg.locator("#keys").is_hidden()
+    pg.focus("#ce-setname")
+    pg.keyboard.press("End")
+    before = pg.locator("#ce-setname").input_value()
+    pg.keyboard.press("n")
+    assert pg.locator("#ce-setname").input_value() == before + "n"
+    assert not pg.locator("#cards").is_hidden()
+    pg.focus("[data-ce='add-highway']")  # (a button of the editor: the page's keys act)
+    pg.keyboard.press("n")
+    pg.wait_for_function("() => !document.getElementById('setup').hidden")
+    no_js_errors(pg)

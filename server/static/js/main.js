@@ -2714,7 +2714,12 @@ function onKey(ev) {
     clearError();
     return;
   }
-  if (["input", "select", "textarea"].includes(tag) || ev.ctrlKey || ev.metaKey || ev.altKey) return;
+  if (["input", "select", "textarea"].includes(tag) || ev.target.isContentEditable
+      || ev.ctrlKey || ev.metaKey || ev.altKey) return;
+  // a control with keys of its own (data-own-keys: the card-set editor's lists of cards,
+  // moved in with the arrow keys, Home and End): the page's shortcuts wait ("n" left the
+  // editor for New game)
+  if (ev.target.closest && ev.target.closest("[data-own-keys]")) return;
   if ((ev.key === "Enter" || ev.key === " ") && ev.target.dataset && ev.target.dataset.decision !== undefined
       && ev.target.tagName.toLowerCase() === "g") {
     ev.preventDefault();

@@ -579,7 +579,8 @@ function previewHTML() {
 
 /* The cards as chips, a list of Highway cards and one of Landmarks; each list is one stop
  * of the Tab key (its chosen card, else its first), the arrow keys, Home and End move in
- * it (onChipKey): a keyboard player went through 89 chips to reach the form. */
+ * it (onChipKey): a keyboard player went through 89 chips to reach the form. Each list is
+ * data-own-keys: the page's shortcuts (main.js onKey) wait while the focus is in it. */
 function listHTML() {
   const chip = (kind, c, i) => {
     const errs = errorsFor(kind, i);
@@ -590,10 +591,10 @@ function listHTML() {
       `tabindex="${stop ? 0 : -1}" aria-pressed="${sel}" title="${bad ? esc(errs.map((e) => e.field + ": " + e.message).join("; ")) : ""}">${esc(c.id || "(no id)")}</button>`;
   };
   return `<h3 class="small" id="ce-hw-head">Highway cards (${E.set.highway.length})</h3>` +
-    `<div class="ce-chips" role="group" aria-labelledby="ce-hw-head">` +
+    `<div class="ce-chips" role="group" data-own-keys aria-labelledby="ce-hw-head">` +
     E.set.highway.map((c, i) => chip("highway", c, i)).join("") + `</div>` +
     `<h3 class="small" id="ce-lm-head">Landmarks (${E.set.landmarks.length})</h3>` +
-    `<div class="ce-chips" role="group" aria-labelledby="ce-lm-head">` +
+    `<div class="ce-chips" role="group" data-own-keys aria-labelledby="ce-lm-head">` +
     E.set.landmarks.map((c, i) => chip("landmark", c, i)).join("") + `</div>` +
     `<div class="actionbar"><button type="button" data-ce="add-highway">+ Highway card</button>` +
     `<button type="button" data-ce="add-landmark">+ Landmark</button>` +
