@@ -57,3 +57,45 @@ def test_the_pages_shortcuts_wait_on_a_list_of_cards_and_in_a_field(server, page
     pg.keyboard.press("n")
     pg.wait_for_function("() => !document.getElementById('setup').hidden")
     no_js_errors(pg)
+
+
+def help_entries(pg) -> dict[str, str]:
+    """The keys help as the page shows it: each key's words -> what it does."""
+    pg.click("#nav-keys")
+    pg.wait_for_selector("#keys:not([hidden])")
+    return pg.evaluate("""() => Object.fromEntries([...document.querySelectorAll('#keys dt')]
+      .map((dt) => [dt.innerText.replace(/\\s+/g, ' ').trim(),
+                    dt.nextElementSibling.innerText.replace(/\\s+/g, ' ').trim()]))""")
+
+
+def test_the_keys_help_names_the_editors_keys(server, page):  # noqa: F811
+    """The ? help listed the game's keys only: not the editors' Undo and Redo (the keys
+    their buttons declare in aria-keyshortcuts), nor the arrow keys, Home and End of the
+    card-set editor's lists of cards."""
+    pg = page
+    declared = set()
+    for nav, ready, undo, redo in [("#nav-cards", "#ce-ok", "#ce-undo", "#ce-redo"),
+                                   ("#nav-editor", "#pe-problems", "#pe-undo", "#pe-redo")]:
+        pg.goto(server + "/")
+        pg.wait_for_selector("body[data-ready='1']")
+        pg.click(nav)
+        pg.wait_for_selector(ready)
+        for button in (undo, redo):
+            declared |= set(pg.locator(button).get_attribute("aria-keyshortcuts").split())
+    assert {"Control+Z", "Control+Shift+Z", "Control+Y"} <= declared, declared
+    help_ = help_entries(pg)
+    text = pg.locator("#keys").inner_text()
+    assert "Card sets" in text and "Position editor" in text, text
+    for keys in declared:
+        if keys.startswith("Meta+"):
+            assert "Cmd for Ctrl" in text, text
+            continue
+        said = keys.replace("Control", "Ctrl")
+        entry = [what for key, what in help_.items() if said in key.split(" or ")]
+        assert entry, (said, help_)
+        assert ("undo" if keys == "Control+Z" else "redo") in entry[0], entry
+    arrows = [what for key, what in help_.items() if "\u2190" in key and "\u2193" in key]
+    assert arrows and "list of cards" in arrows[0], help_
+    home = help_.get("Home End", "")
+    assert "list of cards" in home and "first" in home and "last" in home, help_
+    assert not pg.js_errors, pg.js_errors
