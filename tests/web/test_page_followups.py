@@ -99,3 +99,40 @@ def test_the_keys_help_names_the_editors_keys(server, page):  # noqa: F811
     home = help_.get("Home End", "")
     assert "list of cards" in home and "first" in home and "last" in home, help_
     assert not pg.js_errors, pg.js_errors
+
+
+def test_the_position_editors_short_hint_says_it_never_gives_a_verdict(server, page):  # noqa: F811
+    """The position editor said "search longer" after each of its 100-iteration hints, a
+    verdict that never came (a verdict needs 100 visits for the top move, which shares the
+    100 iterations with the other moves); it says so as the table's hint does (the same
+    words: words.js noVerdictWords), naming its menu's choices that can give one."""
+    from test_editors import build_step_position
+    from test_position_editor_workflow import load_box
+
+    pg = page
+    pg.goto(server + "/")
+    pg.wait_for_selector("body[data-ready='1']")
+    pg.click("#nav-editor")
+    pg.wait_for_selector("#pe-problems")
+    load_box(pg, build_step_position()[0])
+    assert "no verdict" in pg.locator("#pe-budget option[value='iterations:100']").inner_text()
+    pg.select_option("#pe-budget", "iterations:100")
+    pg.click("#pe-hint")
+    pg.wait_for_selector("#pe-moves li", timeout=60_000)
+    assert pg.locator("#pe-conf").inner_text().startswith("Too few iterations to tell")
+    note = pg.locator("#pe-noverdict").inner_text()
+    assert note.startswith("A search of 100 iterations never gives a verdict"), note
+    longer = [o for o in pg.locator("#pe-budget option").all_inner_texts() if "no verdict" not in o]
+    assert longer and all(o in note for o in longer), (longer, note)
+    assert "100 iterations" not in note[40:], note
+    # a longer search's "too few" (its top move under 100 visits) is no such note
+    words = pg.evaluate("""async () => {
+      const w = await import('/js/words.js');
+      const conf = {cue: 'too few iterations to tell'};
+      const menu = [{value: 'iterations:100', label: '100 iterations'},
+                    {value: 'ms:500', label: '0.5 s'}];
+      return [w.noVerdictWords(conf, 1000, menu, 'here'), w.noVerdictWords(null, 100, menu, 'here'),
+              w.noVerdictWords(conf, 100, menu.slice(0, 1), 'here')]; }""")
+    assert words[:2] == ["", ""], words
+    assert words[2].endswith("for the top move)."), words  # (no choice to name)
+    assert not [e for e in pg.js_errors if "status of" not in e], pg.js_errors

@@ -16,7 +16,7 @@ import {MATERIALS, MAT_COLOR, matGlyph, matIcon, stepsInWords, paymentSentence, 
 lineBySeat, confidence, plainError, joinWords, plural, possessive, turningPoints as reviewTurningPoints,
   measuredAgain,
   playedWasBest, decidingCategory, lossWords, accuracyWords, scoreChangeWords, signed,
-  scoringItemWords, reasonWords, mergedClaims, orWords, aOrAn, FEW_VISITS}
+  scoringItemWords, reasonWords, mergedClaims, orWords, aOrAn, noVerdictWords}
 from "./words.js";
 import {payState, persistentUseFits, borrowsLeft} from "./pay.js";
 import {SCENERY, SC_COLOR, esc, cap, wrap, setCards, sceneryIcon, cardWords, cardSVG,
@@ -655,17 +655,9 @@ function renderHint() {
   const its = r.stats && r.stats.iterations;
   html += `<p class="muted small">${its ? its + " iterations, " : ""}` +
     `${r.elapsed_ms ? (r.elapsed_ms / 1000).toFixed(1) + " s" : ""}</p>`;
-  // a search too short ever to give a verdict (the top move's visits are some of its
-  // iterations) said to be so, with the menu's choices that can
-  if (conf && conf.cue === "too few iterations to tell" && its && its <= FEW_VISITS) {
-    const longer = [...$("hint-budget").options].filter((o) => {
-      const [kind, n] = o.value.split(":");
-      return kind === "ms" || Number(n) > FEW_VISITS;
-    }).map((o) => o.textContent.trim());
-    html += `<p class="small noverdict">A search of ${its} iterations never gives a verdict ` +
-      `(it needs ${FEW_VISITS} visits for the top move)${longer.length
-        ? `: choose ${esc(orWords(longer))} under “search” for one` : ""}.</p>`;
-  }
+  // a search too short ever to give a verdict said to be so, with the menu's choices that can
+  const noVerdict = noVerdictWords(conf, its, $("hint-budget").options, "under “search”");
+  if (noVerdict) html += `<p class="small noverdict">${esc(noVerdict)}</p>`;
   setHint(html);
 }
 

@@ -401,6 +401,23 @@ export function confidence(moves, legal, choices = 1) {
   return {cue: "likely best", why: `${visits}, ${gaps(dw, dm, next, pointsOnly)}`};
 }
 
+/** The note of a hint whose search was too short ever to give a verdict, "" for any
+ * other: a verdict needs FEW_VISITS visits for the top move, which shares the search's
+ * ``iterations`` with the other moves ("search longer" after each 100-iteration search
+ * promised one that never came). ``conf``: confidence()'s; ``menu``: the search menu's
+ * options ({value: "ms:1000" or "iterations:100", label}: a <select>'s), those that can
+ * give a verdict named; ``where``: the menu in words ("under “search”"). The
+ * table's hint and the position editor's say it alike. */
+export function noVerdictWords(conf, iterations, menu, where) {
+  if (!conf || conf.cue !== "too few iterations to tell" || !iterations || iterations > FEW_VISITS) return "";
+  const longer = [...menu].filter((o) => {
+    const [kind, n] = o.value.split(":");
+    return kind === "ms" || Number(n) > FEW_VISITS;
+  }).map((o) => o.label.trim());
+  return `A search of ${iterations} iterations never gives a verdict (it needs ${FEW_VISITS} ` +
+    `visits for the top move)${longer.length ? `: choose ${orWords(longer)} ${where} for one` : ""}.`;
+}
+
 /** A hint's moves as the list says them: moves whose actions differ only in the card a
  * claim goes above, with the same numbers as shown (win %, points, score now, exact),
  * are one entry naming the choices. [{k: the first one's index in ``moves``, move: it,

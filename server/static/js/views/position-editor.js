@@ -20,7 +20,7 @@
  */
 
 import {MATERIALS, matIcon, actionWords, paymentSentence, discardTopAfter, plainError,
-  plural, confidence} from "../words.js";
+  plural, confidence, noVerdictWords} from "../words.js";
 import {SC_COLOR, esc, cap, cardSVG, highwaySVG, landmarkSVG} from "../svg.js";
 import {editorAlert} from "./editor-alert.js";
 
@@ -551,7 +551,7 @@ export function render() {
   <aside class="panel pe-ask">
     <h3 class="small">Ask</h3>
     <div class="row">
-      <select id="pe-budget" aria-label="hint search"><option value="iterations:100">100 iterations</option><option value="ms:1000" selected>1 s</option><option value="ms:3000">3 s</option></select>
+      <select id="pe-budget" aria-label="hint search"><option value="iterations:100">100 iterations (no verdict)</option><option value="ms:1000" selected>1 s</option><option value="ms:3000">3 s</option></select>
       <button type="button" class="primary" data-pe="hint" id="pe-hint">Hint</button>
       <button type="button" data-pe="score" id="pe-score">Score</button>
     </div>
@@ -908,10 +908,14 @@ async function ask(kind) {
       const res = await P.ctx.api("POST", "/v1/hint", {position: v, budget: {[unit]: Number(n)}, seed: 1});
       const ctx = wordsCtx();
       const moves = res.moves.slice(0, 6);
-      // how sure the search is, as the table's hint says it (no verdict on a few visits)
+      // how sure the search is, as the table's hint says it (no verdict on a few visits;
+      // none ever on a search too short)
       const conf = confidence(moves, null);
+      const noVerdict = noVerdictWords(conf, res.stats && res.stats.iterations,
+        $("pe-budget").options, "in the menu beside Hint");
       html = `<h3 class="small">Hint: best moves for you</h3>` +
         (conf ? `<p class="conf conf-${conf.cue.replace(/ /g, "-")}" id="pe-conf"><b>${esc(cap(conf.cue))}</b>: ${esc(conf.why)}.</p>` : "") +
+        (noVerdict ? `<p class="small noverdict" id="pe-noverdict">${esc(noVerdict)}</p>` : "") +
         `<ol class="pe-moves" id="pe-moves">` +
         moves.map((m) => {
           const pay = planWords(m.payment, ctx);
