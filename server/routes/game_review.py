@@ -19,7 +19,7 @@ from typing import Any
 from fastapi import APIRouter, Request
 from pydantic import BaseModel, ConfigDict, Field
 
-from ..deps import GamesDep, JobsDep, SearchDep, SettingsDep
+from ..deps import GamesDep, JobsDep, SearchDep, SettingsDep, TokenDep
 from ..errors import ApiError
 from ..schemas import Budget, JobResponse, ReviewSeats
 from ..sessions import game_record
@@ -43,15 +43,15 @@ class GameAnalysisRequest(BaseModel):
 @router.post("/{game_id}/analysis", status_code=202, response_model=JobResponse,
              responses={**SEAT_ERRORS, 503: {"description": "too many analysis jobs"}},
              summary="Review a finished hosted game (starts or returns its job)")
-async def analyse_game(game_id: str, request: Request, settings: SettingsDep,
-                       games: GamesDep, jobs: JobsDep, search: SearchDep,
+async def analyse_game(game_id: str, request: Request, token: TokenDep,
+                       settings: SettingsDep, games: GamesDep, jobs: JobsDep, search: SearchDep,
                        req: GameAnalysisRequest | None = None) -> dict[str, Any]:
     """The review of this game (any seat's token, once it is over). A job for the same
     budget, seed and seats that is running or done is returned rather than started
     again (unless ``again``). Every field is optional, the body too."""
     req = req or GameAnalysisRequest()
     live = await games.get(game_id)
-    games.seat_of(live, _bearer(request))
+    games.seat_of(live, token)
     if not live.over:
         raise ApiError(409, "game_id", "the review is available once the game is over",
                        "not_over")
@@ -68,18 +68,13 @@ async def analyse_game(game_id: str, request: Request, settings: SettingsDep,
 
 @router.get("/{game_id}/analysis", response_model=JobResponse, responses=SEAT_ERRORS,
             summary="The latest review job of a hosted game")
-async def game_analysis(game_id: str, request: Request, games: GamesDep,
+async def game_analysis(game_id: str, token: TokenDep, games: GamesDep,
                         jobs: JobsDep) -> dict[str, Any]:
     live = await games.get(game_id)
-    games.seat_of(live, _bearer(request))
+    games.seat_of(live, token)
     for job_id in reversed(await jobs.of_game(game_id)):
         if await jobs.stored(job_id) is not None:
             return await jobs.get(job_id)
     raise ApiError(404, "game_id", f"no review of game {game_id!r} on this server yet "
                    "(POST to start one)", "not_found")
 
-
-def _bearer(request: Request) -> str | None:
-    auth = request.headers.get("authorization", "")
-    scheme, _, cred = auth.partition(" ")
-    return cred.strip() if scheme.lower() == "bearer" and cred.strip() else None

@@ -5,14 +5,13 @@ A seat authenticates with its secret token: ``Authorization: Bearer TOKEN``.
 
 from __future__ import annotations
 
-from typing import Annotated, Any
+from typing import Any
 
-from fastapi import APIRouter, Depends, Request
-from fastapi.security import HTTPAuthorizationCredentials, HTTPBearer
+from fastapi import APIRouter, Request
 
 from solver.rules.views import view_of
 
-from ..deps import GamesDep, SearchDep, SettingsDep
+from ..deps import GamesDep, SearchDep, SettingsDep, TokenDep
 from ..errors import ApiError
 from ..schemas import (
     ActionRequest,
@@ -28,15 +27,6 @@ from .common import ERRORS, SEAT_ERRORS, budget_dict, client_key
 from .hints import run_hint
 
 router = APIRouter(prefix="/v1/games", tags=["games"])
-bearer = HTTPBearer(auto_error=False, description="the seat token from POST /v1/games")
-
-
-def seat_token(cred: Annotated[HTTPAuthorizationCredentials | None, Depends(bearer)]
-               ) -> str | None:
-    return cred.credentials if cred is not None else None
-
-
-TokenDep = Annotated[str | None, Depends(seat_token)]
 
 
 @router.post("", status_code=201, response_model=GameCreated, responses=ERRORS,

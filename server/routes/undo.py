@@ -17,15 +17,14 @@ from __future__ import annotations
 
 from typing import Any
 
-from fastapi import APIRouter, Request
+from fastapi import APIRouter
 
 from solver.rules.state import Phase
 
-from ..deps import GamesDep
+from ..deps import GamesDep, TokenDep
 from ..errors import ApiError
 from ..sessions import HUMAN
 from .common import SEAT_ERRORS
-from .game_review import _bearer
 
 router = APIRouter(tags=["games"])  # paths under /v1/games (the including router)
 
@@ -46,10 +45,10 @@ def undo_allowed(live, seat: int) -> str | None:
 
 @router.post("/{game_id}/undo", responses=SEAT_ERRORS,
              summary="Take back your last build of this turn")
-async def undo(game_id: str, request: Request, games: GamesDep) -> dict[str, Any]:
+async def undo(game_id: str, token: TokenDep, games: GamesDep) -> dict[str, Any]:
     """The seat's view after taking back its last build (409 naming why not)."""
     live = await games.get(game_id)
-    seat = games.seat_of(live, _bearer(request))
+    seat = games.seat_of(live, token)
     async with live.lock:
         why = undo_allowed(live, seat)
         if why is not None:
