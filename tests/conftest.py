@@ -36,6 +36,7 @@ def temporary_folder_of_the_run(tmp_path_factory):
     import os
     import shutil
     import tempfile
+    from multiprocessing.util import Finalize
 
     tmp_path_factory.getbasetemp()  # (pytest's own stays where it was: kept after the run)
     folder = tempfile.mkdtemp(prefix="bigsur-tests-")
@@ -48,4 +49,7 @@ def temporary_folder_of_the_run(tmp_path_factory):
     else:
         os.environ["TMPDIR"] = saved[0]
     tempfile.tempdir = saved[1]
-    shutil.rmtree(folder, ignore_errors=True)
+    # at exit, after multiprocessing has removed this process's own folder in it (its
+    # exit priority is -100: removed before, it printed a FileNotFoundError at exit)
+    Finalize(None, shutil.rmtree, args=(folder,), kwargs={"ignore_errors": True},
+             exitpriority=-200)
