@@ -70,6 +70,12 @@ log = logging.getLogger("bigsur.server")
 HUMAN = "human"
 TOKEN_BYTES = 24  # 192 bits
 FAIRNESS_SCHEME = 'sha256("SEED:SALT") hex, SEED in decimal, SALT 32 hex digits'
+# A seed the server draws is below 2**53, so that it survives JSON in JavaScript (whose
+# numbers are doubles: JSON.parse rounds a larger integer, and a page's check of the
+# commitment, or a record posted back, would fail). The deal's fairness rests on the
+# secret 128-bit salt and the published commitment, not on the seed's size; a seed a
+# client chooses keeps its full range (its own number).
+DRAWN_SEED_BITS = 53
 COMMIT_ATTEMPTS = 5  # an action that loses this many races to other processes gets 409
 # what stops an AI turn without a bug: the database or the Dask scheduler away
 OUTAGES = (StoreUnavailable, ClusterUnavailable)
@@ -117,6 +123,11 @@ def explicit(state: GameState, action) -> Any:
         if payment is not None:
             return Build(action.card, action.side, payment)
     return action
+
+
+def drawn_seed() -> int:
+    """A seed the server draws for a game (see :data:`DRAWN_SEED_BITS`)."""
+    return secrets.randbits(DRAWN_SEED_BITS)
 
 
 def commitment(seed: int, salt: str) -> str:
@@ -263,7 +274,7 @@ class GameService:
                            f"{', '.join(sorted(self.cards.sets))})", "cards")
         chosen = seed is not None
         if seed is None:
-            seed = secrets.randbits(62)
+            seed = drawn_seed()
         salt = secrets.token_hex(16)
         return await self._open(new_game(players, seed, cards), cards, seats, seed, creator,
                                 Commitment(salt, commitment(seed, salt), chosen), None)
@@ -285,7 +296,7 @@ class GameService:
             raise ApiError(422, "position.phase", "the game in this position is over: "
                            "there is nothing left to play", "game_over")
         if seed is None:
-            seed = secrets.randbits(62)
+            seed = drawn_seed()
         if isinstance(position, PlayerView):
             me = position.seat
             if position.current != me:
