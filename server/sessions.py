@@ -596,27 +596,38 @@ class GameService:
         await self._sync(live)
         raise raised
 
+    async def _answered(self, live: LiveGame, seat: int, text: str,
+                        client_id: str | None) -> dict[str, Any] | None:
+        """The answer to an action id this seat has used (ids are per seat): its action
+        as stored (``duplicate``), or 409 when the id was used for another action; None
+        for an id not used yet (or none)."""
+        if client_id is None:
+            return None
+        prior = await self.store.in_thread(self.store.client_action, live.id, seat, client_id)
+        if prior is None:
+            return None
+        if prior.submitted != text:
+            raise ApiError(409, "action_id", f"{client_id!r} was already used by your seat "
+                           f"for {prior.submitted!r}", "conflict")
+        return {"index": prior.idx, "action": prior.action, "duplicate": True}
+
     async def act(self, live: LiveGame, seat: int, text: str,
                   client_id: str | None) -> dict[str, Any]:
-        """Apply a human seat's action (idempotent by ``client_id``). A request that is
-        out of turn is answered at once, without waiting for the AI to finish a move."""
-        if client_id is None or await self.store.in_thread(
-                self.store.client_action, live.id, seat, client_id) is None:
-            if not live.over and live.state.current != seat:
-                raise ApiError(409, "action", f"it is seat {live.state.current}'s turn, "
-                               f"not yours (seat {seat})", "not_your_turn")
+        """Apply a human seat's action (idempotent by ``client_id``). A retry of an action
+        applied already, or a request out of turn, is answered at once from the store,
+        without waiting for the AI to finish a move (it holds the game's lock)."""
+        known = await self._answered(live, seat, text, client_id)
+        if known is not None:
+            return known
+        if not live.over and live.state.current != seat:
+            raise ApiError(409, "action", f"it is seat {live.state.current}'s turn, "
+                           f"not yours (seat {seat})", "not_your_turn")
         async with live.lock:
             for _attempt in range(COMMIT_ATTEMPTS):
                 await self._sync(live)
-                if client_id is not None:
-                    prior = await self.store.in_thread(self.store.client_action, live.id, seat,
-                                                    client_id)
-                    if prior is not None:  # ids are per seat: this seat's own earlier action
-                        if prior.submitted != text:
-                            raise ApiError(409, "action_id", f"{client_id!r} was already "
-                                           f"used by your seat for {prior.submitted!r}",
-                                           "conflict")
-                        return {"index": prior.idx, "action": prior.action, "duplicate": True}
+                known = await self._answered(live, seat, text, client_id)
+                if known is not None:  # the same request, applied while this one waited
+                    return known
                 if live.over:
                     raise ApiError(409, "action", "the game is over", "game_over")
                 if live.state.current != seat:

@@ -4,7 +4,12 @@ ids of undone actions, and the log of an AI turn stopped by the server's shutdow
 
 from __future__ import annotations
 
-from session_testkit import new_game
+import asyncio
+import threading
+
+from session_testkit import auth, new_game
+
+from solver.rules.engine import new_game as engine_new_game
 
 
 def test_seeds_the_server_draws_survive_javascript_numbers(make_client):
@@ -22,3 +27,55 @@ def test_seeds_the_server_draws_survive_javascript_numbers(make_client):
     chosen = 2**62 + 1  # a seed the client chooses keeps its full range
     game_id, _tokens = new_game(client, seats=["human", "human"], seed=chosen)
     assert store.game(game_id).seed == chosen
+
+
+def human_first_seed(players: int = 2) -> int:
+    return next(s for s in range(100) if engine_new_game(players, seed=s).current == 0)
+
+
+def act(client, game_id: str, token: str, action: str, action_id: str | None = None):
+    body = {"action": action} if action_id is None else {"action": action,
+                                                         "action_id": action_id}
+    return client.post(f"/v1/games/{game_id}/actions", headers=auth(token), json=body)
+
+
+def to_build_step(client, game_id: str, token: str) -> dict:
+    """Take from the deck until the seat is in its build step; its view then."""
+    while True:
+        data = client.get(f"/v1/games/{game_id}", headers=auth(token)).json()
+        assert data["your_turn"], data
+        if "end" in data["legal_actions"]:
+            return data
+        r = act(client, game_id, token, "take deck")
+        assert r.status_code == 200, r.text
+
+
+def test_a_retried_action_is_answered_while_the_ai_still_thinks(make_client):
+    """Ending the turn (id E1) starts the AI's turn, whose search holds the game; the
+    client's retry of E1 was kept waiting for the whole search (the game's lock)."""
+    client = make_client(ai_wait_seconds=0.1)
+    search = client.app.state.search
+    real_turn = search.bot_turn
+    gate = threading.Event()
+    searched: list[str] = []
+
+    async def blocked_turn(*args, **kwargs):
+        await asyncio.to_thread(gate.wait, 10)
+        searched.append("turn")
+        return await real_turn(*args, **kwargs)
+
+    search.bot_turn = blocked_turn
+    try:
+        game_id, tokens = new_game(client, seats=["human", "random"], seed=human_first_seed())
+        to_build_step(client, game_id, tokens[0])
+        first = act(client, game_id, tokens[0], "end", "E1")
+        assert first.status_code == 200, first.text
+        assert first.json()["ai_thinking"] and not first.json()["applied"]["duplicate"]
+        retry = act(client, game_id, tokens[0], "end", "E1")
+        answered_before_search = not searched
+    finally:
+        gate.set()
+    assert retry.status_code == 200, retry.text
+    assert answered_before_search, "the retry waited for the AI's search"
+    assert retry.json()["applied"] == {**first.json()["applied"], "duplicate": True}
+    assert retry.json()["ai_thinking"]
