@@ -600,13 +600,15 @@ class GameService:
                         client_id: str | None) -> dict[str, Any] | None:
         """The answer to an action id this seat has used (ids are per seat): its action
         as stored (``duplicate``), or 409 when the id was used for another action; None
-        for an id not used yet (or none)."""
+        for an id not used yet (or none). The same action is the same move, whatever its
+        spacing or case, or the applied form the server answered (a Build's payment made
+        explicit); text that is no action is refused as such (422)."""
         if client_id is None:
             return None
         prior = await self.store.in_thread(self.store.client_action, live.id, seat, client_id)
         if prior is None:
             return None
-        if prior.submitted != text:
+        if parse_action(text) not in (parse_action(prior.submitted), parse_action(prior.action)):
             raise ApiError(409, "action_id", f"{client_id!r} was already used by your seat "
                            f"for {prior.submitted!r}", "conflict")
         return {"index": prior.idx, "action": prior.action, "duplicate": True}

@@ -79,3 +79,39 @@ def test_a_retried_action_is_answered_while_the_ai_still_thinks(make_client):
     assert answered_before_search, "the retry waited for the AI's search"
     assert retry.json()["applied"] == {**first.json()["applied"], "duplicate": True}
     assert retry.json()["ai_thinking"]
+
+
+def test_an_action_id_names_a_move_not_its_spelling(client):
+    """The same move in other spacing or case (or in the applied form the server
+    answered) is a duplicate; another move with the id is a conflict."""
+    game_id, tokens = new_game(client, seats=["human", "human"], seed=human_first_seed())
+    me = tokens[0]
+    first = act(client, game_id, me, "take  deck", "t1")
+    assert first.status_code == 200 and not first.json()["applied"]["duplicate"], first.text
+    for same in ("take deck", "TAKE DECK", " Take\tDeck "):
+        r = act(client, game_id, me, same, "t1")
+        assert r.status_code == 200, (same, r.text)
+        assert r.json()["applied"] == {**first.json()["applied"], "duplicate": True}
+        assert r.json()["actions_applied"] == 1
+    data = client.get(f"/v1/games/{game_id}", headers=auth(me)).json()
+    other = next(a for a in data["legal_actions"] if a != "take deck")
+    r = act(client, game_id, me, other, "t1")
+    assert r.status_code == 409, r.text
+    assert r.json()["error"] == "conflict" and r.json()["field"] == "action_id"
+    assert "take  deck" in r.json()["reason"]
+    r = act(client, game_id, me, "take the deck", "t1")  # no action at all: said so
+    assert r.status_code == 422 and r.json()["field"] == "action", r.text
+    assert client.get(f"/v1/games/{game_id}", headers=auth(me)).json()["actions_applied"] == 1
+
+
+def test_a_build_retried_with_its_applied_payment_is_the_same_move(client):
+    game_id, tokens = new_game(client, seats=["human", "random"], seed=human_first_seed())
+    data = to_build_step(client, game_id, tokens[0])
+    assert data["payments"], "the seed gives no buildable card: choose another"
+    card = sorted(data["payments"])[0]
+    first = act(client, game_id, tokens[0], f"build {card} L", "b1")
+    assert first.status_code == 200, first.text
+    applied = first.json()["applied"]["action"]
+    assert " pay " in applied
+    r = act(client, game_id, tokens[0], applied, "b1")
+    assert r.status_code == 200 and r.json()["applied"]["duplicate"], r.text
