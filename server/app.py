@@ -400,12 +400,6 @@ def cmd_serve(args) -> int:
     except ValueError as err:
         print(f"bigsur: error: {err}", file=sys.stderr)
         return 2
-    try:  # the port is free (before the start-up takes over games and jobs)
-        listening = listen_on(args.host, args.port)
-    except OSError as err:
-        print(f"bigsur: error: --host {args.host} --port {args.port}: cannot listen "
-              f"({err.strerror or err})", file=sys.stderr)
-        return 2
     try:  # the database answers (and is migrated) and no other server has it
         store = Store(settings.database, settings.db_pool_size, settings.db_wait_seconds,
                       settings.db_timeout_seconds, settings.database_setting)
@@ -414,6 +408,12 @@ def cmd_serve(args) -> int:
             hold_sqlite_file(settings.database, settings.database_setting)
     except StoreError as err:
         print(f"bigsur: error: {err}", file=sys.stderr)
+        return 2
+    try:  # the port is free (held from here: the start-up takes over games and jobs)
+        listening = listen_on(args.host, args.port)
+    except OSError as err:
+        print(f"bigsur: error: --host {args.host} --port {args.port}: cannot listen "
+              f"({err.strerror or err})", file=sys.stderr)
         return 2
     if settings.cluster is not None:  # the Dask scheduler answers, or one line says why
         try:
@@ -441,26 +441,37 @@ def cmd_serve(args) -> int:
     # folders in /tmp): a stop asked for and done is a normal exit
     previous = signal.signal(signal.SIGTERM, lambda signum, frame: sys.exit(0))
     try:
-        server.run(sockets=[listening])
+        server.run(sockets=listening)
     finally:
         signal.signal(signal.SIGTERM, previous)
-        listening.close()
+        for sock in listening:
+            sock.close()
     return 0
 
 
-def listen_on(host: str, port: int) -> socket.socket:
-    """The server's socket, bound before the start-up (OSError: the port is taken, or
-    not ours to take), as uvicorn would bind it after: IPv6 for an address with a
-    colon."""
-    sock = socket.socket(socket.AF_INET6 if ":" in host else socket.AF_INET,
-                         socket.SOCK_STREAM)
+def listen_on(host: str, port: int, backlog: int = 2048) -> list[socket.socket]:
+    """The server's listening sockets, made before the start-up (OSError: the port is
+    taken, or not ours to take) as asyncio's ``create_server`` makes them for uvicorn:
+    one for each address ``host`` resolves to (``localhost``: 127.0.0.1 and ::1), an IPv6
+    one for IPv6 only. Listening at once: a socket only bound would not keep a second
+    server starting meanwhile from binding the port too (SO_REUSEADDR); connections wait
+    in the backlog until the start-up is done."""
+    sockets: list[socket.socket] = []
     try:
-        sock.setsockopt(socket.SOL_SOCKET, socket.SO_REUSEADDR, 1)
-        sock.bind((host, port))
+        for family, kind, proto, _name, address in socket.getaddrinfo(
+                host, port, socket.AF_UNSPEC, socket.SOCK_STREAM, 0, socket.AI_PASSIVE):
+            sock = socket.socket(family, kind, proto)
+            sockets.append(sock)
+            sock.setsockopt(socket.SOL_SOCKET, socket.SO_REUSEADDR, 1)
+            if family == socket.AF_INET6:
+                sock.setsockopt(socket.IPPROTO_IPV6, socket.IPV6_V6ONLY, 1)
+            sock.bind(address)
+            sock.listen(backlog)
     except OSError:
-        sock.close()
+        for sock in sockets:
+            sock.close()
         raise
-    return sock
+    return sockets
 
 
 def add_cli(sub) -> None:

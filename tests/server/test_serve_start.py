@@ -55,7 +55,7 @@ def test_a_second_server_on_one_sqlite_file_is_refused_and_the_first_goes_on(tmp
         assert healthy(again.url)
 
 
-def test_a_port_already_taken_is_refused_before_the_database_is_opened(tmp_path):
+def test_a_port_already_taken_is_refused_before_the_start_up(tmp_path):
     """It exited 3 after the whole start-up, which on a shared database took over the
     running server's jobs first."""
     with socket.socket() as taken:
@@ -66,7 +66,6 @@ def test_a_port_already_taken_is_refused_before_the_database_is_opened(tmp_path)
     assert code == 2, err
     assert err.startswith(f"bigsur: error: --host 127.0.0.1 --port {port}: cannot listen ("), err
     assert err.count("\n") == 1, err
-    assert not (tmp_path / "games.db").exists()
 
 
 def test_a_sigterm_is_a_normal_exit_that_leaves_no_temporary_folder(tmp_path):
@@ -98,3 +97,42 @@ def test_the_start_up_log_names_the_database_and_the_search_workers(tmp_path):
     text = log.read_text()
     assert (f"bigsur.server: database {str(db)!r} (schema {SCHEMA_VERSION}); 2 search "
             "worker(s); card sets: default") in text, text
+
+
+def test_the_port_is_held_from_the_check_on_so_a_second_start_meanwhile_is_refused():
+    """The check bound the port without listening: a second server started while the
+    first was still starting (warm-up, games resumed) bound it too (SO_REUSEADDR),
+    passed the check and took over a shared database's games before failing."""
+    from server.app import listen_on
+
+    port = free_port()
+    first = listen_on("127.0.0.1", port)
+    try:
+        try:
+            second = listen_on("127.0.0.1", port)
+        except OSError:
+            second = None
+        for sock in second or []:
+            sock.close()
+        assert second is None
+    finally:
+        for sock in first:
+            sock.close()
+    again = listen_on("127.0.0.1", port)  # free once the first is closed
+    for sock in again:
+        sock.close()
+
+
+def test_a_host_name_listens_on_each_of_its_addresses():
+    """As uvicorn's own start (asyncio's create_server) does: localhost is 127.0.0.1
+    and, where the machine has it, ::1."""
+    from server.app import listen_on
+
+    expected = {info[4][0] for info in socket.getaddrinfo(
+        "localhost", 0, socket.AF_UNSPEC, socket.SOCK_STREAM, 0, socket.AI_PASSIVE)}
+    sockets = listen_on("localhost", free_port())
+    try:
+        assert {sock.getsockname()[0] for sock in sockets} == expected
+    finally:
+        for sock in sockets:
+            sock.close()
