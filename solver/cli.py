@@ -118,16 +118,18 @@ def check_output(option: str, path: str | Path, force: bool) -> None:
 # service caps a search at BIGSUR_MAX_ITERATIONS, 100,000 by default)
 MAX_ITERATIONS = 1_000_000  # one search's iterations (hint, analyze per decision): about
 # 20 minutes at the ~900 iterations/s docs/ai.md measures
-MAX_SELFPLAY_GAMES = 100_000  # records of one `bigsur selfplay` (a tournament's games too)
+MAX_SELFPLAY_GAMES = 100_000  # games of one `bigsur selfplay` or `tournament` (scheduled at once)
 
 
-def check_search_iterations(spec: str, field: str) -> None:
+def check_search_iterations(spec: str, field: str, allow_import: bool = False) -> None:
     """A bot spec's iterations (``mcts:500i``: per turn) at most :data:`MAX_ITERATIONS`,
-    for the specs of play and train (which check the spec itself first: make_bot);
-    SpecError (a ValueError) "FIELD: N iterations exceeds the limit of 1000000"."""
+    for the specs of play, train and tournament (``allow_import``: a ``module:Class``
+    spec, which has none); SpecError (a ValueError) "FIELD: N iterations exceeds the
+    limit of 1000000", kind ``limit``, or kind ``bot_spec`` for a spec it cannot read."""
     from .search.specs import check_caps, parse_bot_spec
 
-    check_caps(parse_bot_spec(spec, field), None, MAX_ITERATIONS, field)
+    check_caps(parse_bot_spec(spec, field, allow_import=allow_import), None, MAX_ITERATIONS,
+               field)
 
 
 def count_arg(option: str, most: int) -> Callable[[str], int]:

@@ -67,7 +67,7 @@ from ..rules.userfiles import OutputError
 from ..rules.views import view_of
 from ..rules.wording import got
 from .bots import BOT_FACTORIES, BotSpecError, make_bot
-from .specs import MAX_WORKERS, SpecError, check_caps, parse_bot_spec, workers_problem
+from .specs import MAX_WORKERS, SpecError, workers_problem
 
 Z95 = 1.959963984540054
 ELO_PER_NAT = 400 / math.log(10)  # Elo points per unit of logistic strength
@@ -713,24 +713,20 @@ def cluster_executor(address: str, timeout: float = 10.0):
 
 # ------------------------------------------------------------------ command line
 
-MAX_GAMES = 100_000  # games of one `bigsur tournament` (its games are scheduled at once)
 
 
 def check_iterations(bots: Sequence[str]) -> None:
     """TournamentError for a built-in bot of more iterations a turn than a search of the
     command line may run (``mcts:5000000i`` would not end); the other problems of a
     spec are run_tournament's to name."""
-    from ..cli import MAX_ITERATIONS
+    from ..cli import check_search_iterations
 
     for spec in bots:
         try:
-            parsed = parse_bot_spec(spec, "--bots", allow_import=True)
-        except SpecError:
-            continue
-        try:
-            check_caps(parsed, None, MAX_ITERATIONS, "--bots")
+            check_search_iterations(spec, "--bots", allow_import=True)
         except SpecError as err:
-            raise TournamentError(str(err)) from None
+            if err.kind == "limit":
+                raise TournamentError(str(err)) from None
 
 
 def cmd_tournament(args) -> int:
@@ -786,7 +782,7 @@ class _DefaultsShown(argparse.ArgumentDefaultsHelpFormatter):
 
 def add_cli(sub) -> None:
     """Register ``bigsur tournament`` on an argparse subparsers object."""
-    from ..cli import count_arg, seed_arg  # (the one type of every count, every --seed)
+    from ..cli import MAX_SELFPLAY_GAMES, count_arg, seed_arg  # (one type a number)
 
     p = sub.add_parser(
         "tournament", help="play bots against each other (paired deals, Elo, intervals)",
@@ -799,8 +795,8 @@ def add_cli(sub) -> None:
                         "baselines mcts-heuristic:<budget> and flat:<budget> (docs/ai.md), "
                         "or module:Class (your own bot, docs/tutorial.md)")
     p.add_argument("--players", type=int, default=2, help="seats in each game: 2, 3 or 4")
-    p.add_argument("--games", type=count_arg("--games", MAX_GAMES), default=100,
-                   help=f"games (rounded up to whole deals), at most {MAX_GAMES}")
+    p.add_argument("--games", type=count_arg("--games", MAX_SELFPLAY_GAMES), default=100,
+                   help=f"games (rounded up to whole deals), at most {MAX_SELFPLAY_GAMES}")
     p.add_argument("--workers", type=int, default=None,
                    help=f"local worker processes, 1 to {MAX_WORKERS} (default: all cores)")
     p.add_argument("--seed", type=seed_arg, default=0,
