@@ -50,6 +50,7 @@ from solver.rules.position import PositionError, cards_to_json
 from solver.rules.wording import got
 
 from .errors import ApiError, clip_echo, error_body, json_body
+from .routes.common import error_responses
 from .store import Conflict, LimitReached, Store
 
 log = logging.getLogger("bigsur.server")
@@ -332,6 +333,12 @@ def _numbered(raw: dict[str, Any], version: int) -> CardSet:
     return parse_card_set({**raw, "version": str(version)}, "upload", require_full=True)
 
 
+NOT_STORED = "no stored card set of that name or version (error 'not_found')"
+STORED = error_responses((404, NOT_STORED), (422, "a stored set the server's checks now "
+                                             "refuse (error 'cards')"), 503)
+INVALID = (422, "invalid: the first problem named, every one listed in 'errors'")
+
+
 def build_router(registry, store_of) -> APIRouter:
     router = APIRouter(prefix="/v1", tags=["card sets"])
 
@@ -398,15 +405,15 @@ def build_router(registry, store_of) -> APIRouter:
         return PlainTextResponse(template_csv(), media_type="text/csv", headers={
             "Content-Disposition": 'attachment; filename="bigsur-cards-template.csv"'})
 
-    @router.get("/cardsets", summary="The stored card sets (latest versions)")
+    @router.get("/cardsets", summary="The stored card sets (latest versions)",
+                responses=error_responses(503))
     async def list_sets() -> list[dict[str, Any]]:
         rows = await store_of().call(lambda: store_of().latest_all())
         return [_summary(cards, row["version"], row["created"]) for row, cards in readable(rows)]
 
     @router.post("/cardsets", status_code=201, summary="Store a new card set",
-                 responses={409: {"description": "the name is taken"},
-                            413: {"description": "too large"},
-                            422: {"description": "invalid; every problem listed"}})
+                 responses=error_responses(400, (409, "the name is taken (error 'conflict')"),
+                                           413, INVALID, 503, 507))
     async def create(request: Request, name: str | None = None,
                      description: str = "", reconstruction: bool = False) -> Any:
         """A full card set (``bigsur-cards/1``, validated like ``bigsur cards validate``),
@@ -445,7 +452,8 @@ def build_router(registry, store_of) -> APIRouter:
             return f"name: {name!r} is taken (saving adds a new version if it is yours)", False
         return None, False
 
-    @router.post("/cardsets/check", summary="Validate a card set without storing it")
+    @router.post("/cardsets/check", summary="Validate a card set without storing it",
+                 responses=error_responses(400, 413, (422, "not a JSON object"), 503))
     async def check(request: Request) -> dict[str, Any]:
         """Always 200 for a JSON object within the size caps (a body of MAX_SET_BYTES,
         MAX_CARDS a list: 413): ``{ok, errors: [{card, field, message}], summary}`` (the
@@ -457,7 +465,8 @@ def build_router(registry, store_of) -> APIRouter:
         return {"ok": not errors, "errors": structured(errors), "summary": summary,
                 "name": name_note, "name_refused": refused}
 
-    @router.post("/cardsets/convert", summary="CSV text -> the card set's JSON (not stored)")
+    @router.post("/cardsets/convert", summary="CSV text -> the card set's JSON (not stored)",
+                 responses=error_responses(413, 422))
     async def convert(request: Request, name: str = "my-cards", description: str = "",
                       reconstruction: bool = False) -> dict[str, Any]:
         """Conversion problems are listed naming row, card and column; the JSON is not
@@ -475,7 +484,7 @@ def build_router(registry, store_of) -> APIRouter:
 
     @router.post("/cardsets/export.csv", response_class=PlainTextResponse,
                  summary="A card set's JSON -> its CSV (not stored)",
-                 responses={422: {"description": "a card with a problem; every one listed"}})
+                 responses=error_responses(400, 413, INVALID, text_route=True))
     async def export_csv(request: Request) -> Any:
         """The CSV of docs/format.md that the import reads (``/convert``, ``bigsur cards
         import``), one row per card, of the set sent (the editor's "Download CSV"). Each
@@ -492,14 +501,16 @@ def build_router(registry, store_of) -> APIRouter:
                                  headers={"Content-Disposition":
                                           f'attachment; filename="{stem}.csv"'})
 
-    @router.get("/cardsets/{name}", summary="A stored card set (latest version)")
+    @router.get("/cardsets/{name}", summary="A stored card set (latest version)",
+                responses=STORED)
     async def get_set(name: str) -> dict[str, Any]:
         row = await store_of().call(lambda: store_of().get(name))
         if row is None:
             raise ApiError(404, "name", f"no stored card set named {name!r}", "not_found")
         return _full(row)
 
-    @router.get("/cardsets/{name}/versions", summary="Every version of a stored set")
+    @router.get("/cardsets/{name}/versions", summary="Every version of a stored set",
+                responses=STORED)
     async def versions(name: str) -> list[dict[str, Any]]:
         rows = await store_of().call(lambda: store_of().versions(name))
         if not rows:
@@ -507,7 +518,8 @@ def build_router(registry, store_of) -> APIRouter:
         return [{"name": r["name"], "version": r["version"], "fingerprint": r["fingerprint"],
                  "created": r["created"]} for r in rows]
 
-    @router.get("/cardsets/{name}/versions/{version}", summary="One version of a stored set")
+    @router.get("/cardsets/{name}/versions/{version}", summary="One version of a stored set",
+                responses=STORED)
     async def get_version(name: str,
                           version: Annotated[int, FastPath(ge=1, le=MAX_VERSIONS)]
                           ) -> dict[str, Any]:
@@ -517,7 +529,10 @@ def build_router(registry, store_of) -> APIRouter:
         return _full(row)
 
     @router.post("/cardsets/{name}/versions", status_code=201,
-                 summary="Store a new version of a stored set")
+                 summary="Store a new version of a stored set",
+                 responses=error_responses(400, (404, NOT_STORED), (409, "a version was "
+                                           "stored meanwhile (error 'conflict')"), 413,
+                                           INVALID, 503, 507))
     async def new_version(name: str, request: Request) -> Any:
         """The body's ``name`` must be ``name``; the server numbers the version. The same
         content as the latest version stores nothing and answers 200 with it."""

@@ -16,6 +16,7 @@ from pydantic import (
     ConfigDict,
     Field,
     StringConstraints,
+    WithJsonSchema,
     model_validator,
 )
 from pydantic_core import PydanticCustomError
@@ -40,8 +41,13 @@ def _decimal_seed(value: Any) -> Any:
                               {"most": MAX_SEED})
 
 
-# an integer seed, or the same as a string of decimal digits
-Seed = Annotated[int, BeforeValidator(_decimal_seed)]
+# an integer seed 0 to MAX_SEED, or the same as a string of decimal digits (its JSON
+# Schema says both: a generated client may send either)
+Seed = Annotated[int, BeforeValidator(_decimal_seed), Field(ge=0, le=MAX_SEED, strict=True),
+                 WithJsonSchema({"anyOf": [
+                     {"type": "integer", "minimum": 0, "maximum": MAX_SEED},
+                     {"type": "string", "pattern": "^[0-9]+$",
+                      "maxLength": len(str(MAX_SEED))}]})]
 
 
 def _distinct_seats(seats: list[int]) -> list[int]:
@@ -121,6 +127,12 @@ class ErrorBody(Open):
     field: str | None = Field(description="the field at fault, e.g. seats[1].hand")
     reason: str
     message: str = Field(description="field: reason")
+    errors: list[dict[str, Any]] | None = Field(
+        None, description="request validation (error 'validation'): every problem, "
+                          "{field, reason, type}, at most 20; a card set's check (error "
+                          "'cards'): every problem, {card, field, message, text}")
+    errors_left_out: int | None = Field(None, description="how many problems beyond the "
+                                                          "20 listed in 'errors'")
 
 
 class Budget(Strict):
@@ -280,8 +292,7 @@ class CreateGameRequest(Strict):
         None, min_length=2, max_length=4,
         description='"human" or a bot spec per seat (random, greedy, mcts:<s>s, '
                     'mcts:<n>i); default: seat 0 human, the others BIGSUR_DEFAULT_AI')
-    seed: Seed | None = Field(None, ge=0, le=MAX_SEED, strict=True,
-                              description="only with one human seat (an integer or a "
+    seed: Seed | None = Field(None, description="only with one human seat (an integer or a "
                               "string of decimal digits); default: drawn by the "
                               "server, committed to at creation and revealed once the game "
                               "is over")

@@ -8,8 +8,10 @@ from typing import Any
 from fastapi import APIRouter, Request
 
 from ..deps import CardsDep, JobsDep, SearchDep, SettingsDep
-from ..schemas import AnalyzeRequest, ErrorBody, JobResponse
-from .common import SEARCH_ERRORS, budget_dict, client_key, posted_record
+from ..schemas import AnalyzeRequest, JobResponse
+from .common import SEARCH_ERRORS, budget_dict, client_key, error_responses, posted_record
+
+JOB_ERRORS = error_responses((404, "no such job, or expired (error 'not_found')"), 422, 503)
 
 router = APIRouter(prefix="/v1/analyze", tags=["analysis"])
 
@@ -27,14 +29,13 @@ async def analyze(req: AnalyzeRequest, request: Request, settings: SettingsDep,
     return await jobs.submit(record, budget, req.seed, req.seats, client_key(request), search)
 
 
-@router.get("/{job_id}", response_model=JobResponse, responses={404: {"model": ErrorBody}},
+@router.get("/{job_id}", response_model=JobResponse, responses=JOB_ERRORS,
             summary="Progress and result of a review")
 async def job_status(job_id: str, jobs: JobsDep) -> dict[str, Any]:
     return await jobs.get(job_id)
 
 
-@router.get("/{job_id}/positions/{n}", responses={404: {"model": ErrorBody},
-                                                    422: {"model": ErrorBody}},
+@router.get("/{job_id}/positions/{n}", responses=JOB_ERRORS,
             summary="A position of the reviewed record")
 async def job_position(job_id: str, n: int, cards: CardsDep,
                        jobs: JobsDep) -> dict[str, Any]:
@@ -44,7 +45,7 @@ async def job_position(job_id: str, n: int, cards: CardsDep,
     return await jobs.position(job_id, n, cards)
 
 
-@router.delete("/{job_id}", response_model=JobResponse, responses={404: {"model": ErrorBody}},
+@router.delete("/{job_id}", response_model=JobResponse, responses=JOB_ERRORS,
                summary="Cancel a review")
 async def cancel_job(job_id: str, jobs: JobsDep) -> dict[str, Any]:
     """Stops a queued or running job (the search of its current decision is stopped at

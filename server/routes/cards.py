@@ -9,7 +9,8 @@ from fastapi import APIRouter
 from solver.rules.cards import CardSet
 
 from ..deps import CardsDep
-from ..schemas import CardSetSummary, ErrorBody
+from ..schemas import CardSetSummary
+from .common import error_responses
 
 router = APIRouter(prefix="/v1", tags=["cards"])
 
@@ -27,7 +28,9 @@ async def list_cards(cards: CardsDep) -> list[dict[str, Any]]:
     return [summary(c) for c in cards.sets.values()]
 
 
-@router.get("/cards/{name}", responses={404: {"model": ErrorBody}},
+@router.get("/cards/{name}", responses=error_responses(
+                (404, "no card set of that name (error 'not_found')"),
+                (422, "a stored set the server's checks now refuse (error 'cards')"), 503),
             summary="One card set, in full")
 async def get_card_set(name: str, cards: CardsDep) -> dict[str, Any]:
     """The set in the card-set schema (docs/format.md), with its label."""

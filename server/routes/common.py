@@ -16,20 +16,44 @@ from ..errors import ApiError
 from ..schemas import MAX_SEED, Budget, ErrorBody
 from ..store import token_hash
 
-ERRORS: dict[int | str, dict[str, Any]] = {
-    code: {"model": ErrorBody, "description": text} for code, text in (
-        (413, "request body too large"),
-        (422, "a field is malformed or the position/action is illegal (field named)"),
-    )}
-SEARCH_ERRORS = {**ERRORS, 429: {"model": ErrorBody, "description":
-                                 "this client has too many searches waiting"},
-                 503: {"model": ErrorBody, "description":
-                       "no search worker became free in time, or the search overran its "
-                       "deadline; see Retry-After"}}
-SEAT_ERRORS = {**ERRORS, **{code: {"model": ErrorBody, "description": text} for code, text in (
-    (401, "no seat token"), (403, "not a token of this game"), (404, "no such game"),
-    (409, "not this seat's turn / the game is (not) over / action id reused"))}}
+# What each error status means, as /openapi.json declares it (every body an ErrorBody)
+WHY: dict[int, str] = {
+    400: "the body is not valid JSON (error 'body')",
+    401: "no seat token: send 'Authorization: Bearer TOKEN' (error 'auth')",
+    403: "not a token of this game (error 'auth')",
+    404: "no such resource (error 'not_found')",
+    409: "a conflict with the resource's state (error named)",
+    413: "the request body is too large (error 'limit')",
+    422: "a field is malformed or the position/action is illegal (field named)",
+    429: "this client has too many searches, jobs or games (error 'too_many'); see "
+         "Retry-After",
+    503: "busy or unavailable (error 'busy' or 'unavailable'): no search worker free in "
+         "time, a search past its deadline, a server-wide cap reached, or the database "
+         "down; see Retry-After",
+    507: "the server stores no more of these (error 'limit')",
+}
 
+
+def error_responses(*codes: int | tuple[int, str],
+                    text_route: bool = False) -> dict[int | str, dict[str, Any]]:
+    """The error responses a route declares: each status (with its usual meaning, or
+    ``(status, meaning)``) answered with an :class:`ErrorBody`. Declaring 422 also
+    replaces FastAPI's own ``HTTPValidationError``, which the server never sends.
+    ``text_route``: the route answers text (a CSV), whose media type FastAPI would give
+    its errors too; they are JSON (ErrorBody is in the components through the others)."""
+    out: dict[int | str, dict[str, Any]] = {}
+    for code in codes:
+        status, text = code if isinstance(code, tuple) else (code, WHY[code])
+        out[status] = {"description": text, "content": {"application/json": {
+            "schema": {"$ref": "#/components/schemas/ErrorBody"}}}} if text_route else \
+            {"model": ErrorBody, "description": text}
+    return out
+
+
+# a route with a JSON body; one that searches in the pool; one of a hosted game
+ERRORS = error_responses(400, 413, 422, 503)
+SEARCH_ERRORS = error_responses(400, 413, 422, 429, 503)
+SEAT_ERRORS = error_responses(401, 403, (404, "no such game (error 'not_found')"), 422, 503)
 
 async def posted_record(raw: dict[str, Any], cards) -> GameRecord:
     """A record sent in a request, every action checked by the rules (RecordError naming

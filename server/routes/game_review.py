@@ -23,7 +23,7 @@ from ..deps import GamesDep, JobsDep, SearchDep, SettingsDep, TokenDep
 from ..errors import ApiError
 from ..schemas import Budget, JobResponse, ReviewSeats
 from ..sessions import game_record
-from .common import SEAT_ERRORS, budget_dict, client_key
+from .common import SEARCH_ERRORS, SEAT_ERRORS, budget_dict, client_key, error_responses
 
 router = APIRouter(tags=["games"])  # paths under /v1/games (the including router)
 
@@ -41,7 +41,8 @@ class GameAnalysisRequest(BaseModel):
 
 
 @router.post("/{game_id}/analysis", status_code=202, response_model=JobResponse,
-             responses={**SEAT_ERRORS, 503: {"description": "too many analysis jobs"}},
+             responses={**SEAT_ERRORS, **SEARCH_ERRORS, **error_responses(
+                 (409, "the game is not over yet (error 'not_over')"))},
              summary="Review a finished hosted game (starts or returns its job)")
 async def analyse_game(game_id: str, request: Request, token: TokenDep,
                        settings: SettingsDep, games: GamesDep, jobs: JobsDep, search: SearchDep,
@@ -66,7 +67,9 @@ async def analyse_game(game_id: str, request: Request, token: TokenDep,
                              client_key(request), search, game_id)
 
 
-@router.get("/{game_id}/analysis", response_model=JobResponse, responses=SEAT_ERRORS,
+@router.get("/{game_id}/analysis", response_model=JobResponse,
+            responses={**SEAT_ERRORS, **error_responses(
+                (404, "no such game, or no review of it yet (error 'not_found')"))},
             summary="The latest review job of a hosted game")
 async def game_analysis(game_id: str, token: TokenDep, games: GamesDep,
                         jobs: JobsDep) -> dict[str, Any]:

@@ -23,13 +23,14 @@ from ..schemas import (
     SessionHintRequest,
 )
 from ..sessions import HUMAN
-from .common import ERRORS, SEAT_ERRORS, budget_dict, client_key
+from .common import SEARCH_ERRORS, SEAT_ERRORS, budget_dict, client_key, error_responses
 from .hints import run_hint
 
 router = APIRouter(prefix="/v1/games", tags=["games"])
+OVER_FIRST = error_responses((409, "the game is not over yet (error 'not_over')"))
 
 
-@router.post("", status_code=201, response_model=GameCreated, responses=ERRORS,
+@router.post("", status_code=201, response_model=GameCreated, responses=SEARCH_ERRORS,
              summary="Start a game")
 async def create_game(req: CreateGameRequest, request: Request, settings: SettingsDep,
                       games: GamesDep,
@@ -70,7 +71,10 @@ async def get_game(game_id: str, token: TokenDep,
     return games.seat_response(live, seat)
 
 
-@router.post("/{game_id}/actions", response_model=ActionResponse, responses=SEAT_ERRORS,
+@router.post("/{game_id}/actions", response_model=ActionResponse,
+             responses={**SEAT_ERRORS, **SEARCH_ERRORS, **error_responses(
+                 (409, "not this seat's turn, the game is over, or the action id was used "
+                       "for another action"))},
              summary="Play an action")
 async def post_action(game_id: str, req: ActionRequest, token: TokenDep,
                       settings: SettingsDep, games: GamesDep,
@@ -87,7 +91,8 @@ async def post_action(game_id: str, req: ActionRequest, token: TokenDep,
 
 
 @router.post("/{game_id}/hint", response_model=HintResponse,
-             responses={**SEAT_ERRORS, 503: {"description": "search workers busy"}},
+             responses={**SEAT_ERRORS, **SEARCH_ERRORS, **error_responses(
+                 (409, "the game is over, or it is not this seat's turn"))},
              summary="A hint for the seat to act, from its own view")
 async def session_hint(game_id: str, request: Request, token: TokenDep,
                        settings: SettingsDep, games: GamesDep, search: SearchDep,
@@ -108,7 +113,8 @@ async def session_hint(game_id: str, request: Request, token: TokenDep,
                           client_key(request, token))
 
 
-@router.delete("/{game_id}", status_code=204, responses=SEAT_ERRORS,
+@router.delete("/{game_id}", status_code=204, responses={**SEAT_ERRORS, **error_responses(
+                   (403, "not a token of this game, or not its creator's (error 'auth')"))},
                summary="Delete a game (its creator)")
 async def delete_game(game_id: str, token: TokenDep, games: GamesDep) -> None:
     """The token of the game's first human seat (the creator's) deletes it: its AI stops
@@ -118,7 +124,8 @@ async def delete_game(game_id: str, token: TokenDep, games: GamesDep) -> None:
     await games.delete(live, seat)
 
 
-@router.get("/{game_id}/record", responses=SEAT_ERRORS, summary="The game record")
+@router.get("/{game_id}/record", responses={**SEAT_ERRORS, **OVER_FIRST},
+            summary="The game record")
 async def get_record(game_id: str, token: TokenDep,
                      games: GamesDep) -> dict[str, Any]:
     """The full record (bigsur-record/1: seed, every action with its payment, scores)
@@ -128,7 +135,7 @@ async def get_record(game_id: str, token: TokenDep,
     return games.record(live)
 
 
-@router.get("/{game_id}/positions/{n}", responses=SEAT_ERRORS,
+@router.get("/{game_id}/positions/{n}", responses={**SEAT_ERRORS, **OVER_FIRST},
             summary="A past position of a finished game")
 async def get_position(game_id: str, n: int, token: TokenDep,
                        games: GamesDep) -> dict[str, Any]:

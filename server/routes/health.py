@@ -8,11 +8,15 @@ from fastapi import APIRouter, Request
 from fastapi.responses import PlainTextResponse
 
 from ..schemas import Health
+from .common import error_responses
 
 router = APIRouter(tags=["health"])
 
 
-@router.get("/healthz", response_model=Health, summary="Liveness and load")
+@router.get("/healthz", response_model=Health, summary="Liveness and load",
+            responses=error_responses((503, "the database or the Dask cluster does not "
+                                            "answer, or the database has no room for a "
+                                            "write (error 'unavailable')")))
 async def healthz(request: Request) -> dict[str, Any]:
     """200 ``ok`` with the load; 503 ``unavailable`` while the database, or the Dask
     cluster of ``BIGSUR_CLUSTER``, does not answer, or the database has no room for a

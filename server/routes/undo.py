@@ -24,7 +24,7 @@ from solver.rules.state import Phase
 from ..deps import GamesDep, TokenDep
 from ..errors import ApiError
 from ..sessions import HUMAN
-from .common import SEAT_ERRORS
+from .common import SEAT_ERRORS, error_responses
 
 router = APIRouter(tags=["games"])  # paths under /v1/games (the including router)
 
@@ -43,7 +43,8 @@ def undo_allowed(live, seat: int) -> str | None:
     return None
 
 
-@router.post("/{game_id}/undo", responses=SEAT_ERRORS,
+@router.post("/{game_id}/undo", responses={**SEAT_ERRORS, **error_responses(
+    (409, "the last build cannot be taken back (the reason named; error 'conflict')"))},
              summary="Take back your last build of this turn")
 async def undo(game_id: str, token: TokenDep, games: GamesDep) -> dict[str, Any]:
     """The seat's view after taking back its last build (409 naming why not)."""

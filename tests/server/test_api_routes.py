@@ -45,3 +45,68 @@ def test_undo_and_review_refuse_a_missing_or_wrong_token_as_before(client):
         assert r.status_code == 403 and r.json()["error"] == "auth", r.text
         r = client.request(method, url, headers={"authorization": f"bearer {tokens[0]}"})
         assert r.status_code not in (401, 403), r.text
+
+
+def declared(schema: dict, path: str, method: str, status: int) -> dict | None:
+    """The schema /openapi.json declares for ``status`` of an operation (its $ref
+    resolved), None when the status is not declared."""
+    response = schema["paths"][path][method]["responses"].get(str(status))
+    if response is None:
+        return None
+    ref = response["content"]["application/json"]["schema"]["$ref"]
+    return schema["components"]["schemas"][ref.rsplit("/", 1)[1]]
+
+
+def test_a_real_429_of_post_games_is_declared_with_the_error_body(make_client):
+    client = make_client(max_games_per_client=1)
+    new_game(client, seats=["human", "random"])
+    r = client.post("/v1/games", json={"seats": ["human", "random"]})
+    assert r.status_code == 429, r.text
+    schema = client.get("/openapi.json").json()
+    body = declared(schema, "/v1/games", "post", 429)
+    assert body is not None and body["title"] == "ErrorBody"
+    assert set(body["required"]) <= set(r.json()) <= set(body["properties"])
+
+
+def test_every_declared_error_is_the_error_body_and_bad_json_is_declared(client):
+    """No route declares FastAPI's HTTPValidationError (the server sends ErrorBody); a
+    route with a JSON body declares 400; ErrorBody declares a validation's errors."""
+    schema = client.get("/openapi.json").json()
+    assert "HTTPValidationError" not in schema["components"]["schemas"]
+    for path, method, operation in operations(schema):
+        for status in operation["responses"]:
+            if int(status) >= 400:
+                assert declared(schema, path, method, int(status))["title"] == "ErrorBody"
+        if "application/json" in operation.get("requestBody", {}).get("content", {}):
+            assert "400" in operation["responses"], (method, path)
+        if method in ("get", "delete"):  # no body: neither 400 nor 413
+            assert not {"400", "413"} & set(operation["responses"]), (method, path)
+    r = client.post("/v1/games", json={"players": "x", "seats": 5, "nope": 1})
+    assert r.status_code == 422
+    error = schema["components"]["schemas"]["ErrorBody"]["properties"]
+    assert {"errors", "errors_left_out"} <= set(error) and "errors" in r.json()
+
+
+def test_declared_statuses_are_those_a_route_can_answer(client):
+    schema = client.get("/openapi.json").json()
+    game = schema["paths"]["/v1/games/{game_id}"]["get"]["responses"]
+    assert "413" not in game and "409" not in game  # a GET has no body, no conflict
+    assert declared(schema, "/v1/cardsets/{name}", "get", 404) is not None
+    for status in (429, 503):
+        assert declared(schema, "/v1/games", "post", status) is not None
+        assert declared(schema, "/v1/games/{game_id}/actions", "post", status) is not None
+    assert client.get("/v1/cardsets/no-such-set").status_code == 404
+
+
+def test_the_seed_of_a_game_is_json_schema_an_integer_or_its_digits(client):
+    """Only JSON Schema keywords (no pydantic "ge"/"le"), and the string form the server
+    takes (a JavaScript number rounds above 2**53)."""
+    schema = client.get("/openapi.json").json()
+    seed = schema["components"]["schemas"]["CreateGameRequest"]["properties"]["seed"]
+    text = str(seed)
+    assert "'ge'" not in text and "'le'" not in text
+    kinds = {option.get("type") for option in seed["anyOf"]}
+    assert kinds == {"integer", "string", "null"}
+    r = client.post("/v1/games", json={"seats": ["human", "random"],
+                                       "seed": "9007199254740993"})
+    assert r.status_code == 201, r.text
