@@ -602,11 +602,18 @@ class GameService:
         as stored (``duplicate``), or 409 when the id was used for another action; None
         for an id not used yet (or none). The same action is the same move, whatever its
         spacing or case, or the applied form the server answered (a Build's payment made
-        explicit); text that is no action is refused as such (422)."""
+        explicit); text that is no action is refused as such (422). The id of an undone
+        action stays used: its late retry is a 409, never applied again."""
         if client_id is None:
             return None
         prior = await self.store.in_thread(self.store.client_action, live.id, seat, client_id)
         if prior is None:
+            undone = await self.store.in_thread(self.store.undone_action, live.id, seat,
+                                                client_id)
+            if undone is not None:
+                raise ApiError(409, "action_id", f"{client_id!r} was used by your seat for "
+                               f"{undone!r}, which was undone: it is not applied again "
+                               "(send a new action_id to play it again)", "conflict")
             return None
         if parse_action(text) not in (parse_action(prior.submitted), parse_action(prior.action)):
             raise ApiError(409, "action_id", f"{client_id!r} was already used by your seat "

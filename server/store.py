@@ -255,6 +255,26 @@ CREATE INDEX IF NOT EXISTS jobs_game ON jobs(game_id, created);
 ALTER TABLE jobs ADD COLUMN game_id TEXT;
 CREATE INDEX jobs_game ON jobs(game_id, created);
 """),
+    Migration(6, "the action ids of undone actions (a late retry is refused, not re-applied)",
+              sqlite="""
+CREATE TABLE IF NOT EXISTS undone_actions (
+    game_id TEXT NOT NULL REFERENCES games(id),
+    seat INTEGER NOT NULL,
+    client_id TEXT NOT NULL,     -- the action id the seat used for it
+    action TEXT NOT NULL,        -- the action undone, as submitted
+    created REAL NOT NULL,       -- when it was undone
+    PRIMARY KEY (game_id, seat, client_id)
+);
+""", postgres="""
+CREATE TABLE IF NOT EXISTS undone_actions (
+    game_id TEXT NOT NULL REFERENCES games(id),
+    seat INTEGER NOT NULL,
+    client_id TEXT NOT NULL,
+    action TEXT NOT NULL,
+    created DOUBLE PRECISION NOT NULL,
+    PRIMARY KEY (game_id, seat, client_id)
+);
+"""),
 )
 SCHEMA_VERSION = MIGRATIONS[-1].version
 GAME_COLUMNS = ("id", "players", "seed", "cards", "seats", "token_hashes", "status",
@@ -893,17 +913,25 @@ class Store:
     def delete_game(self, game_id: str) -> bool:
         with self.transaction() as tx:
             tx.execute("DELETE FROM actions WHERE game_id=?", (game_id,))
+            tx.execute("DELETE FROM undone_actions WHERE game_id=?", (game_id,))
             return tx.execute("DELETE FROM games WHERE id=?", (game_id,)).rowcount == 1
 
     def drop_last_action(self, game_id: str, n: int, status: str) -> bool:
         """Delete action ``n - 1``, the game's last (undo within a build step), and set
         the game's status, in one transaction guarded by the action count: False (and
-        nothing changed) when the game has moved on."""
+        nothing changed) when the game has moved on. Its action id, if it had one, stays
+        used (:meth:`undone_action`): a reader sees the action or the undone id."""
+        now = time.time()
         with self.transaction() as tx:
             changed = tx.execute(
                 "UPDATE games SET n_actions=?, status=?, updated=? WHERE id=? AND "
-                "n_actions=?", (n - 1, status, time.time(), game_id, n)).rowcount
+                "n_actions=?", (n - 1, status, now, game_id, n)).rowcount
             if changed == 1:
+                tx.execute("INSERT INTO undone_actions (game_id, seat, client_id, action, "
+                           "created) SELECT game_id, seat, client_id, submitted, ? FROM "
+                           "actions WHERE game_id=? AND idx=? AND client_id IS NOT NULL "
+                           "ON CONFLICT (game_id, seat, client_id) DO NOTHING",
+                           (now, game_id, n - 1))
                 tx.execute("DELETE FROM actions WHERE game_id=? AND idx=?", (game_id, n - 1))
         return changed == 1
 
@@ -931,6 +959,12 @@ class Store:
                           "WHERE game_id=? AND seat=? AND client_id=?",
                           (game_id, seat, client_id))
         return ActionRow(*rows[0]) if rows else None
+
+    def undone_action(self, game_id: str, seat: int, client_id: str) -> str | None:
+        """The action (as submitted) a seat used this id for and then undid, if it did."""
+        rows = self.query("SELECT action FROM undone_actions WHERE game_id=? AND seat=? "
+                          "AND client_id=?", (game_id, seat, client_id))
+        return rows[0][0] if rows else None
 
     def append_action(self, game_id: str, idx: int, seat: int, action: str, submitted: str,
                       client_id: str | None, status: str) -> float:

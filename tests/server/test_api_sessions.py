@@ -7,7 +7,7 @@ from __future__ import annotations
 import asyncio
 import threading
 
-from session_testkit import auth, new_game
+from session_testkit import BOTH_BACKENDS, auth, new_game
 
 from solver.rules.engine import new_game as engine_new_game
 
@@ -115,3 +115,34 @@ def test_a_build_retried_with_its_applied_payment_is_the_same_move(client):
     assert " pay " in applied
     r = act(client, game_id, tokens[0], applied, "b1")
     assert r.status_code == 200 and r.json()["applied"]["duplicate"], r.text
+
+
+@BOTH_BACKENDS
+def test_the_id_of_an_undone_build_stays_used(make_client):
+    """A late retry of an undone build (id b1) is refused, naming the undo, and not
+    applied again; the same build with a new id is played."""
+    client = make_client()
+    game_id, tokens = new_game(client, seats=["human", "random"], seed=human_first_seed())
+    me = tokens[0]
+    data = to_build_step(client, game_id, me)
+    assert data["payments"], "the seed gives no buildable card: choose another"
+    build = f"build {sorted(data['payments'])[0]} L"
+    r = act(client, game_id, me, build, "b1")
+    assert r.status_code == 200, r.text
+    n = r.json()["actions_applied"]
+    r = client.post(f"/v1/games/{game_id}/undo", headers=auth(me))
+    assert r.status_code == 200, r.text
+    assert r.json()["actions_applied"] == n - 1
+    for _ in range(2):
+        r = act(client, game_id, me, build, "b1")
+        assert r.status_code == 409, r.text
+        assert r.json()["error"] == "conflict" and r.json()["field"] == "action_id"
+        assert "undone" in r.json()["reason"], r.text
+        data = client.get(f"/v1/games/{game_id}", headers=auth(me)).json()
+        assert data["actions_applied"] == n - 1
+    r = act(client, game_id, me, build, "b2")
+    assert r.status_code == 200 and not r.json()["applied"]["duplicate"], r.text
+    assert r.json()["actions_applied"] == n
+    other = make_client()  # another process on the database (a restart: SQLite)
+    r = act(other, game_id, me, build, "b1")
+    assert r.status_code == 409 and "undone" in r.json()["reason"], r.text
