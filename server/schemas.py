@@ -255,7 +255,7 @@ class PaymentRequest(Strict):
     builds: list[str] = Field(min_length=1, max_length=20,
                               description='cards to build this turn, in order: "H12", or '
                                           '"H12:L" / "H12:R" for the end (default: R, or L '
-                                          "on an empty Highway)")
+                                          "on a Highway still empty when it is built)")
 
 
 class PaymentResponse(Open):

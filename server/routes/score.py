@@ -45,7 +45,8 @@ async def score(req: ScoreRequest, cards: CardsDep) -> dict[str, Any]:
 async def payment(req: PaymentRequest, request: Request, cards: CardsDep,
                   search: SearchDep) -> dict[str, Any]:
     """A full state at the build step and the cards to build this turn, in order
-    (``"H12"``, or ``"H12:L"`` / ``"H12:R"`` for the end) -> whether they can all be paid,
+    (``"H12"``, or ``"H12:L"`` / ``"H12:R"`` for the end; default R, or L on a Highway
+    still empty when that build is made) -> whether they can all be paid,
     and the cheapest joint payment (CP-SAT, :mod:`solver.payment_ilp`): fewest hand cards,
     then the least valuable ones, then the most useful discard top for next turn. Runs
     in the search pool (503 when it is busy)."""
@@ -66,13 +67,15 @@ async def payment(req: PaymentRequest, request: Request, cards: CardsDep,
         raise ApiError(422, "phase", f"payments are made in the build step, the position is "
                        f"in the {position.phase.name.lower()} step", "position")
     builds = []
+    empty = not position.player.highway  # as it is when each build is made
     for i, text in enumerate(req.builds):
         card, sep, side = text.partition(":")
         side = {"": None, "l": "L", "left": "L", "r": "R", "right": "R"}.get(side.lower(), "?")
         if not card or side == "?" or (sep and side is None):
             raise ApiError(422, f"builds[{i}]", f"expected CARD, CARD:L or CARD:R{got(text)}",
                            "payment")
-        builds.append([card, side or ("R" if position.player.highway else "L")])
+        builds.append([card, side or ("L" if empty else "R")])
+        empty = False
     return await unless_disconnected(request, search.payment(raw, builds,
                                                              client_key(request), viewer))
 

@@ -4,7 +4,14 @@ side, a 204 without a body, players from the seats, a game's latest review)."""
 
 from __future__ import annotations
 
+import itertools
+
 from session_testkit import auth, new_game
+
+from solver.rules.engine import legal_actions, play
+from solver.rules.engine import new_game as new_game_state
+from solver.rules.position import state_to_json
+from solver.rules.state import Phase
 
 SEAT_PATH = "/v1/games/{game_id}"  # every route under it takes a seat token
 
@@ -110,3 +117,35 @@ def test_the_seed_of_a_game_is_json_schema_an_integer_or_its_digits(client):
     r = client.post("/v1/games", json={"seats": ["human", "random"],
                                        "seed": "9007199254740993"})
     assert r.status_code == 201, r.text
+
+
+def build_step_with_two_builds(client):
+    """A full state at a build step whose seat's Highway is empty (nobody builds on the
+    way), and two hand cards that can both be paid this turn: (state, card, card)."""
+    state = new_game_state(2, seed=0)
+    for _ in range(40):
+        if state.phase == Phase.BUILD and not state.player.highway:
+            raw = state_to_json(state)
+            cards = sorted({a.card for a in legal_actions(state) if a.notation()
+                            .startswith("build")})
+            for first, second in itertools.permutations(cards, 2):
+                r = client.post("/v1/payment", json={"position": raw,
+                                                     "builds": [f"{first}:L", second + ":R"]})
+                if r.json().get("feasible"):
+                    return raw, first, second
+            state = play(state, "end")
+        else:
+            state = play(state, "take deck")
+    raise AssertionError("no build step with two payable builds")
+
+
+def test_a_later_builds_default_side_is_judged_after_the_earlier_builds(client):
+    """Default R, or L on an empty Highway: the Highway as it is when that build is made,
+    so a second build after one on an empty Highway goes right."""
+    raw, first, second = build_step_with_two_builds(client)
+    r = client.post("/v1/payment", json={"position": raw, "builds": [first, second]})
+    assert r.status_code == 200, r.text
+    assert [b["side"] for b in r.json()["builds"]] == ["L", "R"]
+    explicit = client.post("/v1/payment", json={"position": raw,
+                                                "builds": [f"{first}:L", f"{second}:R"]})
+    assert r.json() == explicit.json()
