@@ -7,7 +7,7 @@ from __future__ import annotations
 
 from typing import Any
 
-from fastapi import APIRouter, Request
+from fastapi import APIRouter, Request, Response
 
 from solver.rules.views import view_of
 
@@ -113,15 +113,17 @@ async def session_hint(game_id: str, request: Request, token: TokenDep,
                           client_key(request, token))
 
 
-@router.delete("/{game_id}", status_code=204, responses={**SEAT_ERRORS, **error_responses(
+@router.delete("/{game_id}", status_code=204, response_class=Response,
+               responses={**SEAT_ERRORS, **error_responses(
                    (403, "not a token of this game, or not its creator's (error 'auth')"))},
                summary="Delete a game (its creator)")
-async def delete_game(game_id: str, token: TokenDep, games: GamesDep) -> None:
+async def delete_game(game_id: str, token: TokenDep, games: GamesDep) -> Response:
     """The token of the game's first human seat (the creator's) deletes it: its AI stops
     (a search in progress is stopped), the game and its actions are removed (404 after)."""
     live = await games.get(game_id)
     seat = games.seat_of(live, token)
     await games.delete(live, seat)
+    return Response(status_code=204)  # no body, so no Content-Type either
 
 
 @router.get("/{game_id}/record", responses={**SEAT_ERRORS, **OVER_FIRST},

@@ -149,3 +149,13 @@ def test_a_later_builds_default_side_is_judged_after_the_earlier_builds(client):
     explicit = client.post("/v1/payment", json={"position": raw,
                                                 "builds": [f"{first}:L", f"{second}:R"]})
     assert r.json() == explicit.json()
+
+
+def test_deleting_a_game_answers_204_without_body_or_content_type(client):
+    game_id, tokens = new_game(client, seats=["human", "random"])
+    r = client.delete(f"/v1/games/{game_id}", headers=auth(tokens[0]))
+    assert r.status_code == 204 and r.content == b""
+    assert "content-type" not in r.headers and r.headers.get("content-length", "0") == "0"
+    assert client.get(f"/v1/games/{game_id}", headers=auth(tokens[0])).status_code == 404
+    schema = client.get("/openapi.json").json()
+    assert "content" not in schema["paths"]["/v1/games/{game_id}"]["delete"]["responses"]["204"]
