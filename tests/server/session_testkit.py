@@ -6,8 +6,13 @@ conftest.py: pytest imports every conftest.py under the same bare name.
 
 from __future__ import annotations
 
+import os
 import random
+import signal
+import subprocess
+import sys
 import time
+from pathlib import Path
 from typing import Any
 
 import pytest
@@ -80,3 +85,25 @@ def poll_job(client, job_id: str, timeout: float = 120) -> dict:
             return r.json()
         time.sleep(0.05)
     raise AssertionError(f"job {job_id} did not finish")
+
+
+def serve_refused(*options: str, env: dict[str, str] | None = None) -> tuple[int, str]:
+    """``python -m server`` (bigsur serve) with ``options`` (a free ``--port`` unless
+    they give one) and ``env`` added, in a process of its own, expected to stop before
+    it serves: (exit status, stderr). One that starts fails the test."""
+    from server.launch import free_port
+
+    root = Path(__file__).resolve().parents[2]
+    port = [] if "--port" in options else ["--port", str(free_port())]
+    proc = subprocess.Popen([sys.executable, "-m", "server", *port, *options],
+                            env={**os.environ, "PYTHONPATH": str(root), "BIGSUR_WARM": "false",
+                                 "BIGSUR_WORKERS": "1", **(env or {})},
+                            stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True,
+                            start_new_session=True, cwd=root)
+    try:
+        _, err = proc.communicate(timeout=60)
+    except subprocess.TimeoutExpired:
+        os.killpg(proc.pid, signal.SIGKILL)  # (it started: the server and its workers)
+        proc.communicate()
+        pytest.fail(f"bigsur serve started with {options} and {env}")
+    return proc.returncode, err

@@ -7,20 +7,16 @@ from __future__ import annotations
 
 import gc
 import logging
-import os
 import re
-import signal
-import subprocess
-import sys
 import threading
 import time
 from pathlib import Path
 
 import pytest
-from session_testkit import BOTH_BACKENDS, auth, new_game
+from session_testkit import BOTH_BACKENDS, auth, new_game, serve_refused
 
 from server.cluster import ClusterUnavailable
-from server.launch import ServerProcess, free_port
+from server.launch import ServerProcess
 from server.settings import OTHER_VARIABLES, Settings, unknown_variables
 from server.store import Store, StoreUnavailable
 
@@ -74,23 +70,6 @@ def wait_for(predicate, what: str, timeout: float = 20) -> None:
         time.sleep(0.05)
 
 
-def serve_refused(env: dict[str, str]) -> tuple[int, str]:
-    """``python -m server`` (bigsur serve) in a process of its own with ``env`` added,
-    expected to stop before it listens: (exit status, stderr)."""
-    proc = subprocess.Popen([sys.executable, "-m", "server", "--port", str(free_port())],
-                            env={**os.environ, "PYTHONPATH": str(ROOT), "BIGSUR_WARM": "false",
-                                 "BIGSUR_WORKERS": "1", **env},
-                            stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True,
-                            start_new_session=True, cwd=ROOT)
-    try:
-        _, err = proc.communicate(timeout=60)
-    except subprocess.TimeoutExpired:
-        os.killpg(proc.pid, signal.SIGKILL)  # (it started: the server and its workers)
-        proc.communicate()
-        pytest.fail(f"bigsur serve started with {env}")
-    return proc.returncode, err
-
-
 # ------------------------------------------------------------------ finished games
 
 DAY = 86400
@@ -137,7 +116,7 @@ def test_finished_games_are_kept_for_ever_by_default(make_client, db_target):
 
 @pytest.mark.parametrize("value", ["-1", "0", "soon", "nan", "inf"])
 def test_a_bad_keep_finished_days_stops_serve_naming_it(tmp_path, value):
-    code, err = serve_refused({"BIGSUR_DB": str(tmp_path / "games.db"),
+    code, err = serve_refused(env={"BIGSUR_DB": str(tmp_path / "games.db"),
                                "BIGSUR_KEEP_FINISHED_DAYS": value})
     assert code == 2, err
     assert err.startswith("bigsur: error: BIGSUR_KEEP_FINISHED_DAYS: "), err
@@ -266,7 +245,7 @@ def test_a_database_in_a_folder_that_does_not_exist_stops_serve(tmp_path, variab
     (tmp_path / "bigsur").mkdir()
     db = tmp_path / "bigsru" / "games.db"
     value = f"sqlite:///{db}" if variable == "BIGSUR_DATABASE_URL" else str(db)
-    code, err = serve_refused({variable: value})
+    code, err = serve_refused(env={variable: value})
     assert code == 2, err
     assert err == (f"bigsur: error: {variable}: the folder {str(db.parent)!r} of "
                    f"{str(db)!r} does not exist; create it, or correct the path\n"), err

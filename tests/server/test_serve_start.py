@@ -4,35 +4,14 @@ touches any game or job, and a SIGTERM ends the process as a normal exit."""
 
 from __future__ import annotations
 
-import os
-import signal
 import socket
-import subprocess
-import sys
 import urllib.request
-from pathlib import Path
+
+from session_testkit import serve_refused
 
 from server.launch import ServerProcess, free_port
 
-ROOT = Path(__file__).resolve().parents[2]
 ENV = {"BIGSUR_WARM": "false", "BIGSUR_WORKERS": "1"}
-
-
-def serve_refused(db: Path, port: int) -> tuple[int, str]:
-    """``python -m server`` (bigsur serve) on ``db`` and ``port``, expected to stop
-    before it listens: (exit status, stderr)."""
-    proc = subprocess.Popen([sys.executable, "-m", "server", "--port", str(port),
-                             "--db", str(db)],
-                            env={**os.environ, "PYTHONPATH": str(ROOT), **ENV},
-                            stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True,
-                            start_new_session=True, cwd=ROOT)
-    try:
-        _, err = proc.communicate(timeout=60)
-    except subprocess.TimeoutExpired:
-        os.killpg(proc.pid, signal.SIGKILL)
-        proc.communicate()
-        raise AssertionError(f"a second bigsur serve started on {db}, port {port}") from None
-    return proc.returncode, err
 
 
 def healthy(url: str) -> bool:
@@ -45,7 +24,7 @@ def test_a_second_server_on_one_sqlite_file_is_refused_and_the_first_goes_on(tmp
     for abandoned at start-up and played the AI's turns beside it."""
     db = tmp_path / "games.db"
     with ServerProcess(db, env=ENV) as first:
-        code, err = serve_refused(db, free_port())
+        code, err = serve_refused("--db", str(db))
         assert code == 2, err
         assert err == (f"bigsur: error: BIGSUR_DB: another bigsur serve is using "
                        f"{str(db)!r} (one server a SQLite file; several processes share "
@@ -62,7 +41,7 @@ def test_a_port_already_taken_is_refused_before_the_start_up(tmp_path):
         taken.bind(("127.0.0.1", 0))
         taken.listen()
         port = taken.getsockname()[1]
-        code, err = serve_refused(tmp_path / "games.db", port)
+        code, err = serve_refused("--db", str(tmp_path / "games.db"), "--port", str(port))
     assert code == 2, err
     assert err.startswith(f"bigsur: error: --host 127.0.0.1 --port {port}: cannot listen ("), err
     assert err.count("\n") == 1, err
