@@ -287,7 +287,8 @@ class CreateGameRequest(Strict):
         {"players": 3, "seats": ["human", "mcts:1s", "human"]},
         {"position": EXAMPLES["view"], "seed": 5}]})
 
-    players: int = Field(2, ge=2, le=4, strict=True)
+    players: int = Field(2, ge=2, le=4, strict=True,
+                         description="default: one per seat of `seats`, else 2")
     seats: list[str] | None = Field(
         None, min_length=2, max_length=4,
         description='"human" or a bot spec per seat (random, greedy, mcts:<s>s, '
@@ -305,6 +306,16 @@ class CreateGameRequest(Strict):
                           "full position (bigsur-position/1; there `seed` seeds only the AI "
                           "seats' decisions); `players` and `cards` come from it. No "
                           "fairness commitment (there is no seeded deal)")
+
+    @model_validator(mode="after")
+    def _players_from_seats(self) -> CreateGameRequest:
+        """Without ``players``, a deal has one player per seat listed (2 to 4, as ``seats``
+        allows); with both, the game checks that they agree. A position's game takes its
+        players from the position."""
+        if "players" not in self.model_fields_set and self.seats is not None and \
+                self.position is None:
+            self.players = len(self.seats)
+        return self
 
 
 class SeatToken(Strict):

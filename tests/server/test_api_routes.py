@@ -159,3 +159,15 @@ def test_deleting_a_game_answers_204_without_body_or_content_type(client):
     assert client.get(f"/v1/games/{game_id}", headers=auth(tokens[0])).status_code == 404
     schema = client.get("/openapi.json").json()
     assert "content" not in schema["paths"]["/v1/games/{game_id}"]["delete"]["responses"]["204"]
+
+
+def test_players_default_to_the_number_of_seats(client):
+    r = client.post("/v1/games", json={"seats": ["human", "random", "random"]})
+    assert r.status_code == 201, r.text
+    assert r.json()["players"] == 3 and len(r.json()["seats"]) == 3
+    r = client.post("/v1/games", json={"players": 2, "seats": ["human", "random", "random"]})
+    assert r.status_code == 422 and r.json()["field"] == "seats", r.text
+    r = client.post("/v1/games", json={"seats": ["human"] + ["random"] * 4})
+    assert r.status_code == 422 and r.json()["field"] == "seats", r.text
+    r = client.post("/v1/games", json={})
+    assert r.status_code == 201 and r.json()["players"] == 2, r.text
