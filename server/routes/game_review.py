@@ -3,7 +3,8 @@
 ``POST /v1/games/{id}/analysis`` starts (or returns) the review job of a finished game
 built on the server from the stored game (its exact seed and actions), so a 62-bit seed
 never passes through a JavaScript number; ``GET /v1/games/{id}/analysis`` returns the
-latest job of that game (a reload picks the running review up again). Which game a job
+latest job of that game not cancelled or failed, else the latest (a reload picks the
+running review up again). Which game a job
 reviews is stored with the job, so every process sharing the database finds it, after a
 restart too. The job is the
 same as ``POST /v1/analyze`` (poll ``GET /v1/analyze/{job_id}``).
@@ -73,11 +74,20 @@ async def analyse_game(game_id: str, request: Request, token: TokenDep,
             summary="The latest review job of a hosted game")
 async def game_analysis(game_id: str, token: TokenDep, games: GamesDep,
                         jobs: JobsDep) -> dict[str, Any]:
+    """The newest review of this game that is not cancelled or failed (queued, running
+    or done), else the newest one; any seat's token."""
     live = await games.get(game_id)
     games.seat_of(live, token)
+    newest = None
     for job_id in reversed(await jobs.of_game(game_id)):
-        if await jobs.stored(job_id) is not None:
+        job = await jobs.stored(job_id)
+        if job is None:
+            continue
+        if job["status"] not in ("failed", "cancelled"):
             return await jobs.get(job_id)
+        newest = newest or job_id
+    if newest is not None:
+        return await jobs.get(newest)
     raise ApiError(404, "game_id", f"no review of game {game_id!r} on this server yet "
                    "(POST to start one)", "not_found")
 

@@ -5,8 +5,10 @@ side, a 204 without a body, players from the seats, a game's latest review)."""
 from __future__ import annotations
 
 import itertools
+import random
+import threading
 
-from session_testkit import auth, new_game
+from session_testkit import auth, new_game, play_out, poll_job
 
 from solver.rules.engine import legal_actions, play
 from solver.rules.engine import new_game as new_game_state
@@ -171,3 +173,38 @@ def test_players_default_to_the_number_of_seats(client):
     assert r.status_code == 422 and r.json()["field"] == "seats", r.text
     r = client.post("/v1/games", json={})
     assert r.status_code == 201 and r.json()["players"] == 2, r.text
+
+
+def test_a_games_review_is_its_newest_job_not_cancelled(make_client, fake_search):
+    """A cancelled (or failed) job is returned only when the game has no other."""
+    client = make_client()
+    game_id, tokens = new_game(client, seats=["human", "random"])
+    play_out(client, game_id, tokens, random.Random(5))
+    url, headers = f"/v1/games/{game_id}/analysis", auth(tokens[0])
+    body = {"budget": {"iterations": 1}}
+    done = poll_job(client, client.post(url, json=body, headers=headers).json()["job_id"])
+    assert done["status"] == "done", done
+    cancelled_review(client, fake_search, url, headers, {**body, "again": True})
+    r = client.get(url, headers=headers)
+    assert r.status_code == 200 and r.json()["job_id"] == done["job_id"], r.text
+    assert r.json()["status"] == "done"
+
+    other, tokens = new_game(client, seats=["human", "random"], seed=2)
+    play_out(client, other, tokens, random.Random(6))
+    url, headers = f"/v1/games/{other}/analysis", auth(tokens[0])
+    cancelled = cancelled_review(client, fake_search, url, headers, body)
+    r = client.get(url, headers=headers)
+    assert r.status_code == 200 and r.json()["job_id"] == cancelled["job_id"], r.text
+
+
+def cancelled_review(client, fake_search, url, headers, body) -> dict:
+    """A review started and cancelled while its search waits."""
+    fake_search.gate = threading.Event()
+    try:
+        job = client.post(url, json=body, headers=headers).json()
+        cancelled = client.delete(f"/v1/analyze/{job['job_id']}").json()
+        assert cancelled["status"] == "cancelled", cancelled
+    finally:
+        fake_search.gate.set()
+        fake_search.gate = None
+    return cancelled
