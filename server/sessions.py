@@ -205,6 +205,7 @@ class GameService:
         self.live: OrderedDict[str, LiveGame] = OrderedDict()  # most recently used last
         self.ai_tasks: dict[str, asyncio.Task] = {}
         self.ai_errors = 0
+        self.stopping = False  # see stop_asked
 
     # setup --------------------------------------------------------------------
     def check_seat_spec(self, i: int, spec: str) -> None:
@@ -738,16 +739,32 @@ class GameService:
                     except Conflict:
                         continue  # another process committed first (it ran this AI too)
         except asyncio.CancelledError:
+            if self.stopping:
+                self._stops_with_server(live)
             raise
-        except OUTAGES as err:  # expected, and said by its reason: one line, as a 503 is
-            self.ai_errors += 1
-            log.warning("game %s: the AI stopped (%s); it resumes on the next request",
-                        live.id, err)
+        except Exception as err:
+            if self.stopping:  # (a search worker killed by the server's stop signal too)
+                self._stops_with_server(live)
+            elif isinstance(err, OUTAGES):  # expected, said by its reason: one line, as a 503
+                self.ai_errors += 1
+                log.warning("game %s: the AI stopped (%s); it resumes on the next request",
+                            live.id, err)
+            else:
+                self.ai_errors += 1
+                log.exception("game %s: the AI stopped; it resumes on the next request",
+                              live.id)
             raise
-        except Exception:
-            self.ai_errors += 1
-            log.exception("game %s: the AI stopped; it resumes on the next request", live.id)
-            raise
+
+    @staticmethod
+    def _stops_with_server(live: LiveGame) -> None:
+        log.info("the AI of game %s stops with the server; it resumes at the next start",
+                 live.id)
+
+    def stop_asked(self) -> None:
+        """The server is stopping (asked by a signal, or its shutdown begun): an AI turn
+        ended from now on, cancelled or failed (its search workers get a service's stop
+        signal with the server), is one INFO line, not an error and a traceback."""
+        self.stopping = True
 
     async def resume(self, search: SearchService) -> int:
         """After a start: restart the AI of every game waiting for one."""
@@ -763,6 +780,7 @@ class GameService:
         return started
 
     async def close(self) -> None:
+        self.stop_asked()
         for task in self.ai_tasks.values():
             task.cancel()
         for task in self.ai_tasks.values():

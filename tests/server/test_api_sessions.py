@@ -146,3 +146,73 @@ def test_the_id_of_an_undone_build_stays_used(make_client):
     other = make_client()  # another process on the database (a restart: SQLite)
     r = act(other, game_id, me, build, "b1")
     assert r.status_code == 409 and "undone" in r.json()["reason"], r.text
+
+
+def ai_first_game(client) -> str:
+    """A game whose AI seat (seat 0) is to act; its id."""
+    seed = next(s for s in range(100) if engine_new_game(2, seed=s).current == 0)
+    game_id, _tokens = new_game(client, seats=["random", "human"], seed=seed)
+    return game_id
+
+
+def ai_logs(caplog, game_id: str) -> list:
+    return [r for r in caplog.records if r.name == "bigsur.server" and game_id in r.getMessage()]
+
+
+def test_an_ai_turn_stopped_by_the_shutdown_is_one_info_line(make_client, caplog):
+    client = make_client(ai_wait_seconds=0.1)
+
+    async def endless_turn(*args, **kwargs):
+        await asyncio.Event().wait()
+
+    client.app.state.search.bot_turn = endless_turn
+    caplog.set_level("INFO", logger="bigsur.server")
+    game_id = ai_first_game(client)
+    client.__exit__(None, None, None)  # the app's shutdown, the AI mid-turn
+    records = ai_logs(caplog, game_id)
+    assert [(r.levelname, r.exc_info) for r in records] == [("INFO", None)], records
+    assert "stops with the server" in records[0].getMessage()
+
+
+def fail_ai_turn_with_a_dead_worker(client, caplog, stopping: bool) -> list:
+    """The AI's search worker dies mid-turn (as the signal stopping a service kills
+    it), after the server was told it stops or not; the log records of the game."""
+    from server.workers import WorkerDied
+
+    gate = threading.Event()
+    runner = client.app.state.search.runner
+
+    async def dying(*_args, **_kwargs):
+        await asyncio.to_thread(gate.wait, 10)
+        raise WorkerDied()
+
+    runner.run = dying
+    caplog.set_level("INFO", logger="bigsur.server")
+    games = client.app.state.games
+    try:
+        game_id = ai_first_game(client)
+        if stopping:
+            games.stop_asked()
+    finally:
+        gate.set()
+    task = games.ai_tasks[game_id]
+    for _ in range(1000):  # (a bound, not a timing: the task ends once the gate opens)
+        if task.done():
+            break
+        threading.Event().wait(0.01)
+    assert task.done()
+    return ai_logs(caplog, game_id)
+
+
+def test_a_search_worker_killed_by_the_servers_stop_is_one_info_line(make_client, caplog):
+    records = fail_ai_turn_with_a_dead_worker(make_client(ai_wait_seconds=0.1), caplog,
+                                              stopping=True)
+    assert [(r.levelname, r.exc_info) for r in records] == [("INFO", None)], records
+    assert "stops with the server" in records[0].getMessage()
+
+
+def test_a_search_worker_dying_while_the_server_runs_stays_an_error(make_client, caplog):
+    records = fail_ai_turn_with_a_dead_worker(make_client(ai_wait_seconds=0.1), caplog,
+                                              stopping=False)
+    assert [r.levelname for r in records] == ["ERROR"], records
+    assert records[0].exc_info and "a search worker died" in str(records[0].exc_info[1])
