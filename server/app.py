@@ -19,6 +19,7 @@ import re
 import signal
 import socket
 import sys
+import threading
 import time
 from collections import defaultdict
 from contextlib import asynccontextmanager
@@ -262,6 +263,24 @@ async def _housekeeping(app: FastAPI) -> None:
         await asyncio.sleep(interval)
 
 
+def _tell_games_of_a_stop(games: GameService) -> None:
+    """On SIGTERM, the game service hears of the stop before uvicorn's shutdown begins:
+    a SIGTERM to the process group ends the search workers at once, and the AI turns
+    they were searching are then ended by the stop, one INFO line each, not failed
+    (an ERROR with a traceback). uvicorn's own handler still runs, and is back in place
+    after (uvicorn restores the handlers it found when it stops)."""
+    if threading.current_thread() is not threading.main_thread():
+        return  # (signals are the main thread's: a test client's app runs in another)
+    previous = signal.getsignal(signal.SIGTERM)
+
+    def on_term(signum, frame) -> None:
+        games.stop_asked()
+        if callable(previous):
+            previous(signum, frame)
+
+    signal.signal(signal.SIGTERM, on_term)
+
+
 def create_app(settings: Settings | None = None,
                search: SearchService | None = None) -> FastAPI:
     """The ASGI app. ``settings`` default: from the environment. ``search`` replaces
@@ -280,6 +299,7 @@ def create_app(settings: Settings | None = None,
         app.state.games = GameService(app.state.store, settings, registry)
         app.state.jobs = JobService(settings, app.state.store)
         app.state.search = search or SearchService.from_settings(settings)
+        _tell_games_of_a_stop(app.state.games)
         if settings.warm:
             await app.state.search.warm()
         log.info("database %s (schema %d); %d search worker(s)%s; card sets: %s",

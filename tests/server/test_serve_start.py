@@ -115,3 +115,27 @@ def test_a_host_name_listens_on_each_of_its_addresses():
     finally:
         for sock in sockets:
             sock.close()
+
+
+def test_a_sigterm_tells_the_games_of_the_stop_before_the_previous_handler_runs():
+    """A SIGTERM to the server's process group ends its search workers at once, before
+    uvicorn's shutdown: the AI turns they searched were logged as failures (ERROR and a
+    traceback) unless the game service heard of the stop first."""
+    import os
+    import signal
+
+    from server.app import _tell_games_of_a_stop
+
+    heard: list[str] = []
+
+    class Games:
+        def stop_asked(self) -> None:
+            heard.append("games")
+
+    original = signal.signal(signal.SIGTERM, lambda signum, frame: heard.append("uvicorn"))
+    try:
+        _tell_games_of_a_stop(Games())
+        os.kill(os.getpid(), signal.SIGTERM)
+    finally:
+        signal.signal(signal.SIGTERM, original)
+    assert heard == ["games", "uvicorn"]
