@@ -420,12 +420,11 @@ def cmd_serve(args) -> int:
     except ValueError as err:
         print(f"bigsur: error: {err}", file=sys.stderr)
         return 2
-    try:  # the database answers (and is migrated) and no other server has it
-        store = Store(settings.database, settings.db_pool_size, settings.db_wait_seconds,
-                      settings.db_timeout_seconds, settings.database_setting)
-        store.close()
-        if store.exclusive:
+    try:  # no other server has the database, and it answers (and is migrated)
+        if not settings.database.startswith(("postgresql://", "postgres://")):
             hold_sqlite_file(settings.database, settings.database_setting)
+        Store(settings.database, settings.db_pool_size, settings.db_wait_seconds,
+              settings.db_timeout_seconds, settings.database_setting).close()
     except StoreError as err:
         print(f"bigsur: error: {err}", file=sys.stderr)
         return 2

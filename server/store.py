@@ -718,13 +718,17 @@ def hold_sqlite_file(path: str, setting: str = "BIGSUR_DB") -> None:
     and jobs for abandoned at start-up and play the AI's turns beside it. An advisory
     lock (``flock``) on the file itself, apart from SQLite's own (``fcntl``) locks; the
     descriptor is never closed, since closing any descriptor of a file drops every
-    ``fcntl`` lock the process holds on it, SQLite's among them."""
+    ``fcntl`` lock the process holds on it, SQLite's among them. Taken before the store
+    opens the file, so that a refused server has not migrated it under the other."""
     import fcntl
     import os
 
     if path == ":memory:":
         return
-    fd = os.open(path, os.O_RDONLY | os.O_CLOEXEC)
+    try:  # (an empty file is an empty SQLite database: the store makes its tables)
+        fd = os.open(path, os.O_RDONLY | os.O_CREAT | os.O_CLOEXEC, 0o644)
+    except FileNotFoundError:
+        return  # its folder is missing: the store says so, naming the setting
     try:
         fcntl.flock(fd, fcntl.LOCK_EX | fcntl.LOCK_NB)
     except BlockingIOError:

@@ -139,3 +139,30 @@ def test_a_sigterm_tells_the_games_of_the_stop_before_the_previous_handler_runs(
     finally:
         signal.signal(signal.SIGTERM, original)
     assert heard == ["games", "uvicorn"]
+
+
+def test_a_server_refused_for_a_sqlite_file_in_use_leaves_it_unmigrated(tmp_path):
+    """The lock was taken after the store had opened (and migrated) the file: a newer
+    server started beside a running older one upgraded the schema under it first."""
+    import sqlite3
+    import subprocess
+    import sys
+
+    from test_store_migration import seed_where_seat_0_starts, write_v2_file
+
+    db = tmp_path / "old.db"
+    write_v2_file(db, seed_where_seat_0_starts())
+    holder = subprocess.Popen(  # the running server's lock (bigsur serve's flock)
+        [sys.executable, "-c", "import fcntl, os, sys, time; "
+         "fd = os.open(sys.argv[1], os.O_RDONLY); fcntl.flock(fd, fcntl.LOCK_EX); "
+         "print('held', flush=True); time.sleep(120)", str(db)],
+        stdout=subprocess.PIPE, text=True)
+    try:
+        assert holder.stdout.readline() == "held\n"
+        code, err = serve_refused("--db", str(db))
+    finally:
+        holder.kill()
+        holder.wait()
+    assert code == 2 and "another bigsur serve is using" in err, err
+    with sqlite3.connect(db) as conn:
+        assert conn.execute("SELECT value FROM meta WHERE key='schema'").fetchone() == ("2",)
