@@ -781,18 +781,18 @@ async function transition(prev, next) {
   fresh.forEach((e, j) => { if (e.action === "end" || e.action.startsWith("claim ")) lastEnd[e.seat] = j; });
   const scores = S.scores ? S.scores.scores.slice() : [];
   let scoresAfter = null;
-  const [after1, steps] = await Promise.all([
-    next.over ? null : api("POST", "/v1/score", {position: next.view}).catch(() => null),
-    stepScores(prev, next, fresh)]);
-  if (after1) scoresAfter = after1.scores; // (else the points as they were until the moves are shown)
-  if (next.over && next.result) scoresAfter = next.result.scores;
   // a build or claim brings that Highway into view (3-4 players on a laptop: below the
   // fold), and the page goes back to where the player had it once the AI is done;
   // never after the player scrolled meanwhile
   const startY = window.scrollY;
   let ourY = startY;
   const skipped = [];
-  try {
+  try { // (from here on: whatever fails, the moves end and the keys act again)
+    const [after1, steps] = await Promise.all([
+      next.over ? null : api("POST", "/v1/score", {position: next.view}).catch(() => null),
+      stepScores(prev, next, fresh)]);
+    if (after1) scoresAfter = after1.scores; // (else the points as they were until the moves are shown)
+    if (next.over && next.result) scoresAfter = next.result.scores;
     for (const [j, e] of fresh.entries()) {
       applyPublic(t, e);
       if (steps[j]) scores[e.seat] = steps[j];
@@ -833,7 +833,7 @@ async function transition(prev, next) {
  * server (POST /v1/score) with next's view, that seat's Highway and Landmarks as they
  * stood at that step (the cards it built later back in its hidden hand, the Landmarks
  * it claimed later in the Landmark deck: a Highway scores by itself). A step the server
- * does not score (a view it refuses) has none. */
+ * does not score (a view it refuses, an answer without its scores) has none. */
 async function stepScores(prev, next, fresh) {
   const t = tableFromView(prev.view);
   const asks = fresh.map((e) => {
@@ -846,7 +846,7 @@ async function stepScores(prev, next, fresh) {
     v.landmark_deck.count += s.landmarks.length - then.landmarks.length;
     s.highway = then.highway.slice();
     s.landmarks = then.landmarks.map((x) => ({...x}));
-    return api("POST", "/v1/score", {position: v}).then((r) => r.scores[e.seat], () => null);
+    return api("POST", "/v1/score", {position: v}).then((r) => r.scores[e.seat]).catch(() => null);
   });
   return Promise.all(asks);
 }
