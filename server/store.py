@@ -727,8 +727,8 @@ def hold_sqlite_file(path: str, setting: str = "BIGSUR_DB") -> None:
         return
     try:  # (an empty file is an empty SQLite database: the store makes its tables)
         fd = os.open(path, os.O_RDONLY | os.O_CREAT | os.O_CLOEXEC, 0o644)
-    except FileNotFoundError:
-        return  # its folder is missing: the store says so, naming the setting
+    except OSError:
+        return  # no such folder, not a folder, not ours: the store says which, named
     try:
         fcntl.flock(fd, fcntl.LOCK_EX | fcntl.LOCK_NB)
     except BlockingIOError:
