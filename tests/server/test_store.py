@@ -63,7 +63,7 @@ def test_each_migration_step_brings_an_older_database_up(db_target):
                                         else [db_target, 2]))
         with backend.transaction() as tx:  # start again from nothing
             for table in ("meta", "job_reviews", "jobs", "game_counts", "actions",
-                          "cardsets", "games"):
+                          "undone_actions", "cardsets", "games"):
                 tx.execute(f"DROP TABLE IF EXISTS {table}" +
                            (" CASCADE" if store.dialect == "postgres" else ""))
             if store.dialect == "postgres":
