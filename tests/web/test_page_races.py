@@ -53,3 +53,74 @@ def test_a_score_answer_without_scores_ends_the_ai_moves_all_the_same(server, pa
     pg.keyboard.press("]")  # a key acts: the next hand card chosen
     assert pg.locator("#hand .cardbtn.selected").count() == 1
     assert pg.locator("#alert").is_hidden(), pg.locator("#alert").inner_text()
+
+
+def shown_view(pg) -> str:
+    return pg.evaluate("['setup', 'game', 'review', 'cards', 'editor']"
+                       ".filter((v) => !document.getElementById(v).hidden).join()")
+
+
+def two_games(pg, base: str) -> tuple[str, str]:
+    """A fresh page's two games against GreedyBot, A then B (New game between): the
+    history #setup, #game=A, #setup, #game=B, with B shown. Their ids."""
+    from test_web_page import start_a_game_against_greedy
+
+    start_a_game_against_greedy(pg, base + "/?speed=0")
+    settle(pg)
+    first = pg.evaluate("window.bigsur.state.game.id")
+    pg.click("#nav-new")
+    pg.wait_for_selector("#setup:not([hidden])")
+    pg.select_option("#seat-1", "greedy")
+    pg.click("#setup-start")
+    pg.wait_for_function("(a) => location.hash.startsWith('#game=') && !location.hash.endsWith(a)",
+                         arg=first)
+    settle(pg)
+    return first, pg.evaluate("window.bigsur.state.game.id")
+
+
+def test_a_second_back_before_the_first_backs_game_came_stays(server, page):  # noqa: F811
+    """Back to a game (#game=A, loaded from the server before it is shown), then Back
+    again before it came: A's answer showed A over the second Back's New game and pushed
+    #game=A as a new entry, which cut the Forward part of the history (B's entries). The
+    second Back's view stays, the history keeps its length, Forward goes to A, then B."""
+    pg = page
+    first, second = two_games(pg, server)
+    length = pg.evaluate("history.length")
+    held = []
+
+    def back_to(hash_: str) -> None:
+        pg.evaluate("history.back()")
+        pg.wait_for_function("(h) => location.hash === h", arg=hash_)
+
+    back_to("#setup")
+    pg.wait_for_selector(f"#games-list [data-open-game='{first}']")  # (its list asked)
+    pg.route(f"**/v1/games/{first}", lambda route: held.append(route))
+    back_to(f"#game={first}")
+    for _ in range(100):  # (A's request on its way: each call lets Playwright route it)
+        if held:
+            break
+        pg.evaluate("0")
+    assert len(held) == 1, held
+    back_to("#setup")
+    pg.wait_for_selector("#setup:not([hidden])")
+    for route in held:  # (the games list asks for A too)
+        route.continue_()
+    pg.unroute(f"**/v1/games/{first}")
+    # A's answer taken (then, before, shown at once: the cards were loaded)
+    pg.wait_for_function("(id) => window.bigsur.state.data && window.bigsur.state.game.id === id",
+                         arg=first)
+    settle(pg)
+    assert shown_view(pg) == "setup"
+    assert pg.evaluate("location.hash") == "#setup"
+    assert pg.evaluate("history.length") == length
+    pg.evaluate("history.forward()")
+    pg.wait_for_function("(id) => location.hash === '#game=' + id", arg=first)
+    pg.wait_for_selector("#game:not([hidden])")
+    pg.wait_for_function("(id) => window.bigsur.state.game.id === id", arg=first)
+    pg.evaluate("history.forward()")
+    pg.wait_for_selector("#setup:not([hidden])")
+    pg.evaluate("history.forward()")
+    pg.wait_for_function("(id) => location.hash === '#game=' + id", arg=second)
+    pg.wait_for_function("(id) => window.bigsur.state.game.id === id", arg=second)
+    pg.wait_for_selector("#game:not([hidden])")
+    assert not pg.js_errors, pg.js_errors

@@ -1381,15 +1381,23 @@ async function renderGamesList() {
 async function openSavedGame(id, mode) {
   const g = savedGames().find((x) => x.id === id);
   if (!g) return;
-  S.game = {...g, view: mode};
+  const asked = ++viewAsked;
+  const game = S.game = {...g, view: mode};
   S.data = null; S.hint = null; S.scores = null; S.selected = null; S.review = null;
   S.payment = null;
   localStorage.setItem(STORE_KEY, JSON.stringify(S.game));
   try {
-    S.data = await fetchGame();
+    const d = await fetchGame();
+    if (S.game === game) S.data = d; // (loaded, for the Table button, though not shown)
+    if (asked !== viewAsked) return; // another view asked for meanwhile: that one stays
     await loadGameCards();
+    if (asked !== viewAsked) return;
     // the table (its status line) is this game's, also under its review
-    if (mode === "review" && S.data.over) { await renderGame(); await openReview("game"); return; }
+    if (mode === "review" && S.data.over) {
+      await renderGame();
+      if (asked === viewAsked) await openReview("game");
+      return;
+    }
     show("game");
     await renderGame();
     if (S.data.ai_thinking) {
@@ -1517,6 +1525,13 @@ const VIEWS = ["setup", "game", "review", "cards", "editor"];
 let addressFollowed = null; // the address last shown or followed (popstate and hashchange both come)
 let addressLive = false; // (until the page is ready the view shown replaces the entry)
 let addressFollowing = false; // (so does the view shown for Back: a new entry would trap it)
+let followSeq = 0; // the number of the latest Back or Forward followed
+/* The number of the latest view asked for (a nav button, Back, Forward, a game opened):
+ * each show takes the next, and so does a load that shows its view once the server has
+ * answered, which then shows nothing when another view was asked for meanwhile (a second
+ * Back before the game of the first came: it was shown over that Back's view, as a new
+ * entry that cut the history's Forward part). */
+let viewAsked = 0;
 
 function addressOf(view) {
   if (view === "editor") return location.hash.startsWith("#position=") ? location.hash : "#editor";
@@ -1555,10 +1570,11 @@ async function followAddress() {
   if (location.href === addressFollowed) return;
   addressFollowed = location.href;
   const want = viewOfAddress() || {view: S.data ? "game" : "setup", id: null};
+  const seq = ++followSeq;
   addressFollowing = true; // (until the view is shown: show)
   if (want.view === "editor" && location.hash.startsWith("#position=")) await openLinked();
   else await openView(want.view, want.id);
-  addressFollowing = false;
+  if (seq === followSeq) addressFollowing = false; // (a later one's view may still be loading)
 }
 
 /* The view shown for Back or Forward: the focus, when it was in the view left (Alt+Left
@@ -1582,19 +1598,22 @@ async function openView(view, id = null) {
   if (view === "cards") { await openCardSets(); return; }
   if (view === "editor") { await openEditor(null); return; }
   if (view === "review" && id === "upload") { await openReview("upload"); return; }
-  if (id && (!S.game || S.game.id !== id) && savedGames().some((g) => g.id === id)) {
+  if (id && (!S.game || S.game.id !== id || !S.data) && savedGames().some((g) => g.id === id)) {
     await openSavedGame(id, view);
     return;
   }
   if (view === "game" && !S.data) { show("setup"); return; } // (no game in this tab)
+  const asked = ++viewAsked;
   // the editors may have loaded another card set: the game's own first
   try { await loadGameCards(); } catch (e) { showError(e); }
+  if (asked !== viewAsked) return; // (another view asked for meanwhile)
   if (view === "game") { show("game"); await renderGame(); } else await openReview(id ? "game" : undefined);
 }
 
 const TITLES = {setup: "New game", game: "Table", review: "Review", cards: "Card sets", editor: "Position editor"};
 
 function show(view) {
+  viewAsked++;
   S.view = view;
   for (const v of VIEWS) $(v).hidden = v !== view;
   const followed = addressFollowing;
