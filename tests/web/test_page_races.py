@@ -124,3 +124,36 @@ def test_a_second_back_before_the_first_backs_game_came_stays(server, page):  # 
     pg.wait_for_function("(id) => window.bigsur.state.game.id === id", arg=second)
     pg.wait_for_selector("#game:not([hidden])")
     assert not pg.js_errors, pg.js_errors
+
+
+def test_a_reload_at_the_address_of_a_game_gone_keeps_the_game_left(server, page):  # noqa: F811
+    """A reload at #game=A of a game deleted meanwhile, B being the game left: the page
+    forgot B (the game left, kept under another key than A) and showed New game; a plain
+    reload no longer resumed B, and its Resume button was gone. A is forgotten and said
+    gone; B is shown, resumed by a plain reload, and offered by New game's Resume."""
+    import urllib.request
+
+    pg = page
+    first, second = two_games(pg, server)
+    games = json.loads(pg.evaluate("localStorage.getItem('bigsur.games')"))
+    token = next(iter(next(g for g in games if g["id"] == first)["tokens"].values()))
+    req = urllib.request.Request(f"{server}/v1/games/{first}", method="DELETE",
+                                 headers={"Authorization": f"Bearer {token}"})
+    urllib.request.urlopen(req, timeout=10).close()
+    pg.evaluate("(id) => history.replaceState(null, '', '#game=' + id)", first)
+    pg.reload()
+    pg.wait_for_selector("body[data-ready='1']")
+    settle(pg)
+    assert shown_view(pg) == "game"
+    assert pg.evaluate("window.bigsur.state.game.id") == second
+    assert pg.evaluate("location.hash") == f"#game={second}"
+    assert "is gone from the server" in pg.locator("#alert").inner_text()
+    games = json.loads(pg.evaluate("localStorage.getItem('bigsur.games')"))
+    assert [g["id"] for g in games] == [second]
+    pg.goto(server + "/?speed=0")  # (a plain reload: no address)
+    pg.wait_for_selector("body[data-ready='1']")
+    settle(pg)
+    assert shown_view(pg) == "game"
+    assert pg.evaluate("window.bigsur.state.game.id") == second
+    pg.click("#nav-new")
+    pg.wait_for_selector("#setup-resume:not([hidden])")

@@ -1504,14 +1504,28 @@ async function resume(wanted = null) {
     return true;
   } catch (e) {
     if (e instanceof ApiError && [401, 403, 404].includes(e.status)) {
-      localStorage.removeItem(STORE_KEY);
       S.game = null;
-      showError(new ApiError(e.status, null, "The saved game is gone from the server: " + e.message));
-      return false;
+      forgetGame(saved.id);
+      // the address named another game than the one left: the one left shown instead
+      const left = localStorage.getItem(STORE_KEY) !== null;
+      showError(new ApiError(e.status, null, (left ? "The game of this address" : "The saved game") +
+        " is gone from the server: " + e.message));
+      return left ? resume(wanted && {view: wanted.view, id: null}) : false;
     }
     showError(e);
     return false;
   }
+}
+
+/* A game gone from the server forgotten: as the game left (STORE_KEY) when it is that one,
+ * else (the address named it) as an entry of the games list; as the game in progress
+ * (PLAYING_KEY) when it is that one. */
+function forgetGame(id) {
+  let left = null;
+  try { left = JSON.parse(localStorage.getItem(STORE_KEY) || "null"); } catch (e) { left = null; }
+  if (!left || left.id === id) localStorage.removeItem(STORE_KEY);
+  else localStorage.setItem(GAMES_KEY, JSON.stringify(savedGames().filter((g) => g.id !== id)));
+  if (localStorage.getItem(PLAYING_KEY) === id) localStorage.removeItem(PLAYING_KEY);
 }
 
 // ------------------------------------------------------------------ the address
