@@ -157,3 +157,52 @@ def test_a_reload_at_the_address_of_a_game_gone_keeps_the_game_left(server, page
     assert pg.evaluate("window.bigsur.state.game.id") == second
     pg.click("#nav-new")
     pg.wait_for_selector("#setup-resume:not([hidden])")
+
+
+def test_an_edit_while_an_undo_loads_its_card_set_stands(server, page):  # noqa: F811
+    """The position editor's Undo to a position of another card set waits for that set;
+    an edit made meanwhile was pushed on the Undo list, and the Undo then popped it (the
+    edit's entry lost, its own left in the list: the next Undo named a step already
+    undone). The edit stands, the Undo is not taken and says so, and each Undo after it
+    gives back the position before it."""
+    from test_editors import open_editor
+    from test_position_editor_workflow import changes_to, comes_back, store_set, table
+
+    from solver.rules.cards import load_card_set
+
+    pg = page
+    store_set(server, load_card_set().to_json() | {"name": "race-cards"})
+    open_editor(pg, server, "#nav-editor", "#pe-problems")
+    start = table(pg)
+    pg.select_option("#pe-cards", "race-cards")
+    other = changes_to(pg, start)
+    assert pg.locator("#pe-undo").inner_text() == "Undo cards race-cards"
+    held = []
+    pg.route("**/v1/cards/default", lambda route: held.append(route))
+    pg.click("#pe-undo")
+    for _ in range(100):  # (the default set asked for: each call lets Playwright route it)
+        if held:
+            break
+        pg.evaluate("0")
+    assert held
+    card = pg.locator(".pe-palette [data-pe-place]").first.get_attribute("data-pe-place")
+    pg.click(f".pe-palette [data-pe-place='{card}']")
+    placed = changes_to(pg, other)
+    assert pg.locator("#pe-undo").inner_text() == f"Undo place {card}"
+    said = pg.locator("#pe-status").inner_text()
+    for route in held:
+        route.continue_()
+    pg.unroute("**/v1/cards/default")
+    pg.wait_for_function("(t) => document.querySelector('#pe-status').innerText !== t", arg=said)
+    assert pg.locator("#pe-status").inner_text().startswith("Not undone")
+    assert table(pg) == placed
+    assert pg.locator("#pe-cards").input_value() == "race-cards"
+    assert pg.locator("#pe-undo").inner_text() == f"Undo place {card}"
+    assert pg.get_attribute("#pe-redo", "aria-disabled") == "true"
+    pg.click("#pe-undo")
+    comes_back(pg, other)
+    assert pg.locator("#pe-undo").inner_text() == "Undo cards race-cards"
+    pg.click("#pe-undo")
+    comes_back(pg, start)
+    assert pg.get_attribute("#pe-undo", "aria-disabled") == "true"
+    assert not [e for e in pg.js_errors if "status of" not in e], pg.js_errors

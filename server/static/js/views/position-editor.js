@@ -723,21 +723,31 @@ function commit(label) {
 }
 
 /* Undo (``back``) or Redo the last edit: the position it changed back, with what goes
- * with it (its card set, each seat's side kept for "I am"), said in the status line. */
+ * with it (its card set, each seat's side kept for "I am"), said in the status line. An
+ * edit made while its card set loads stands, and the step is not taken (it would have
+ * taken that edit's place in the history, and left its own entry there). */
 async function step(back) {
   if (P.stepping || !P.pos) return;
-  const from = back ? P.done : P.undone, to = back ? P.undone : P.done;
-  const entry = from[from.length - 1];
+  const from = () => back ? P.done : P.undone; // (an edit replaces P.undone)
+  const entry = from()[from().length - 1];
   if (!entry) { tell(back ? "Nothing to undo." : "Nothing to redo."); return; }
   const pos = JSON.parse(entry.pos);
   if (pos.cards !== P.pos.cards) {
+    const committed = P.committed;
+    let cards;
     P.stepping = true;
-    try { P.cards = await P.ctx.loadCards(pos.cards); } catch (e) { say(e); return; } finally {
+    try { cards = await P.ctx.loadCards(pos.cards); } catch (e) { say(e); return; } finally {
       P.stepping = false;
     }
+    if (P.committed !== committed || from()[from().length - 1] !== entry) {
+      if (P.pos.cards !== pos.cards) await P.ctx.loadCards(P.pos.cards).catch(() => null); // drawn as before
+      tell(`Not ${back ? "undone" : "redone"}: the position was edited meanwhile.`);
+      return;
+    }
+    P.cards = cards;
   }
-  from.pop();
-  to.push({...P.committed, label: entry.label});
+  from().pop();
+  (back ? P.undone : P.done).push({...P.committed, label: entry.label});
   P.pos = pos;
   P.kept = JSON.parse(entry.kept);
   P.committed = {pos: entry.pos, kept: entry.kept};
