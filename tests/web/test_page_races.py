@@ -206,3 +206,90 @@ def test_an_edit_while_an_undo_loads_its_card_set_stands(server, page):  # noqa:
     comes_back(pg, start)
     assert pg.get_attribute("#pe-undo", "aria-disabled") == "true"
     assert not [e for e in pg.js_errors if "status of" not in e], pg.js_errors
+
+
+FILL_SESSION = """() => {  // the tab's storage filled: nothing more fits (its size, in characters)
+  let lo = 0, hi = 12000000;
+  while (lo < hi) {
+    const mid = Math.ceil((lo + hi) / 2);
+    try { sessionStorage.setItem('filler', 'x'.repeat(mid)); lo = mid; } catch (e) { hi = mid - 1; }
+  }
+  sessionStorage.setItem('filler', 'x'.repeat(lo));
+  return lo;
+}"""
+
+
+def test_the_card_set_editors_undo_after_a_reload_is_never_older_than_the_last_edit(
+        server, page):  # noqa: F811
+    """The card-set editor keeps its Undo steps in the tab's storage; when they no longer
+    fit, the write failed and the copy of before stayed: after a reload the Undo button
+    named an older step and jumped over the newer edits. After a reload its Undo is the
+    last edit's (what fits of the steps, newest first) or none."""
+    from test_cardset_editor_workflow import checked, no_js_errors, open_cards, set_json
+
+    pg = page
+    open_cards(pg, server)
+    pg.evaluate("sessionStorage.clear()")
+    pg.click("[data-ce-pick='highway:11']")
+    checked(pg)
+    pg.click("[data-ce='delete']")  # (one step kept)
+    checked(pg)
+    assert pg.locator("#ce-undo").inner_text() == "Undo delete H12"
+    assert pg.evaluate(FILL_SESSION) > 0
+    pg.click("[data-ce-pick='highway:3']")
+    checked(pg)
+    before = set_json(pg)
+    pg.click("[data-ce='delete']")  # (two steps: they do not fit)
+    checked(pg)
+    last = pg.locator("#ce-undo").inner_text()
+    assert last.startswith("Undo delete ") and last != "Undo delete H12", last
+    pg.reload()
+    pg.wait_for_selector("body[data-ready='1']")
+    pg.click("#nav-cards")
+    pg.wait_for_selector("#ce-restored")
+    undo = pg.locator("#ce-undo")
+    if undo.is_enabled():
+        assert undo.inner_text() == last
+        undo.click()
+        assert set_json(pg) == before
+    pg.evaluate("sessionStorage.clear()")
+    no_js_errors(pg)
+
+
+def test_the_card_set_editors_undo_steps_keep_the_stored_sets_text_once(
+        server, page):  # noqa: F811
+    """Each Undo step of a stored set's version kept the set as saved (its JSON text) next
+    to the set, so the tab's storage held that text once a step and filled twice as fast.
+    It is kept once; after a reload, Undo back to the set as loaded finds nothing to
+    save, as before the reload."""
+    from test_cardset_editor_workflow import checked, no_js_errors, open_cards
+    from test_position_editor_workflow import store_set
+
+    from solver.rules.cards import load_card_set
+
+    pg = page
+    store_set(server, load_card_set().to_json() | {"name": "undo-kept-cards"})
+    open_cards(pg, server)
+    pg.evaluate("sessionStorage.clear()")
+    pg.select_option("#ce-start", "undo-kept-cards")
+    pg.click("[data-ce='load']")
+    pg.wait_for_selector("#ce-undo:not([disabled])")
+    checked(pg)
+    for i in (11, 7, 5, 3):
+        pg.click(f"[data-ce-pick='highway:{i}']")
+        checked(pg)
+        pg.click("[data-ce='delete']")
+        checked(pg)
+    raw = pg.evaluate("sessionStorage.getItem('bigsur.cardset-history')")
+    assert raw.count('\\"name\\":\\"undo-kept-cards\\"') == 1  # (the text as saved, in JSON)
+    pg.reload()
+    pg.wait_for_selector("body[data-ready='1']")
+    pg.click("#nav-cards")
+    pg.wait_for_selector("#ce-restored")
+    for _ in range(4):
+        pg.click("#ce-undo")
+        checked(pg)
+    pg.click("[data-ce='save']")
+    pg.wait_for_selector("#ce-nothing")
+    pg.evaluate("sessionStorage.clear()")
+    no_js_errors(pg)

@@ -237,21 +237,50 @@ function saveDraft() {
   } catch (e) { /* storage full or refused: the draft lives in the page only */ }
 }
 
-/* The Undo and Redo steps, kept for this tab (written at each step, not at each key). */
+/* The Undo and Redo steps, kept for this tab (written at each step, not at each key):
+ * each step's savedText (the stored version's text, the same in most steps) written once
+ * in ``texts``, the steps naming it by its index. When they do not fit in the tab's
+ * storage, the oldest are left out until the rest does (a failed write kept the copy of
+ * before: after a reload, Undo went back to a step older than the newest edits); none
+ * fitting, none is kept. */
 function saveHistory() {
-  try {
-    sessionStorage.setItem(HISTORY_KEY, JSON.stringify({undo: E.undo, redo: E.redo}));
-  } catch (e) { /* storage full or refused: the steps live in the page only */ }
+  const undo = E.undo.slice(), redo = E.redo.slice();
+  for (;;) {
+    try {
+      sessionStorage.setItem(HISTORY_KEY, packHistory(undo, redo));
+      return;
+    } catch (e) {
+      if (!undo.length && !redo.length) break;
+      (undo.length >= redo.length ? undo : redo).shift(); // (a redo list's oldest is its first too)
+    }
+  }
+  try { sessionStorage.removeItem(HISTORY_KEY); } catch (e) { /* storage refused: the steps live in the page only */ }
+}
+
+function packHistory(undo, redo) {
+  const texts = [];
+  const pack = (l) => l.map(({what, snap}) => {
+    if (typeof snap.savedText !== "string") return {what, snap};
+    let i = texts.indexOf(snap.savedText);
+    if (i < 0) i = texts.push(snap.savedText) - 1;
+    return {what, snap: {...snap, savedText: i}};
+  });
+  return JSON.stringify({undo: pack(undo), redo: pack(redo), texts});
 }
 
 function restoreHistory() {
   let h = null;
   try { h = JSON.parse(sessionStorage.getItem(HISTORY_KEY) || "null"); } catch (e) { h = null; }
+  const texts = h && Array.isArray(h.texts) ? h.texts : [];
+  const text = (x) => x === null || typeof x === "string" || typeof texts[x] === "string";
   const steps = (l) => Array.isArray(l) && l.every((x) => x && typeof x.what === "string" &&
-    x.snap && x.snap.set && Array.isArray(x.snap.set.highway) && Array.isArray(x.snap.set.landmarks));
+    x.snap && x.snap.set && Array.isArray(x.snap.set.highway) && Array.isArray(x.snap.set.landmarks) &&
+    text(x.snap.savedText ?? null));
+  const unpack = (l) => l.slice(-UNDO_KEEP).map(({what, snap}) => ({what,
+    snap: {...snap, savedText: typeof snap.savedText === "number" ? texts[snap.savedText] : snap.savedText ?? null}}));
   if (h && steps(h.undo) && steps(h.redo)) {
-    E.undo = h.undo.slice(-UNDO_KEEP);
-    E.redo = h.redo.slice(-UNDO_KEEP);
+    E.undo = unpack(h.undo);
+    E.redo = unpack(h.redo);
   }
 }
 
