@@ -83,6 +83,12 @@ def _storable(value: str) -> str:
 
 
 StoredText = Annotated[str, AfterValidator(_storable)]
+# seconds a request waits for the AI seats: at most BIGSUR_AI_WAIT_SECONDS, checked by the
+# route (routes.common.ai_wait), as the setting is the server's
+AiWait = Annotated[float, Field(ge=0, strict=True, allow_inf_nan=False, description=(
+    "seconds to wait for the AI seats to play before answering, 0 to "
+    "BIGSUR_AI_WAIT_SECONDS (default: that setting); 0 answers as soon as the request is "
+    "stored, with ai_thinking true while an AI seat is to play"))]
 # an action id: its lengths on the string itself (on the optional they read "items")
 ActionId = Annotated[str, StringConstraints(min_length=1, max_length=100),
                      AfterValidator(_storable)]
@@ -306,6 +312,7 @@ class CreateGameRequest(Strict):
                           "full position (bigsur-position/1; there `seed` seeds only the AI "
                           "seats' decisions); `players` and `cards` come from it. No "
                           "fairness commitment (there is no seeded deal)")
+    wait: AiWait | None = None
 
     @model_validator(mode="after")
     def _players_from_seats(self) -> CreateGameRequest:
@@ -346,6 +353,8 @@ class GameCreated(Strict):
     card_set: str
     fairness: Fairness | None = Field(None, description="the commitment to the deal "
                                                         "(bigsur verify checks it)")
+    ai_thinking: bool = Field(description="an AI seat is still to play (when `wait` ran "
+                              "out): GET the game, with ?wait= to be answered once it has")
 
 
 class LogEntry(Strict):
@@ -384,6 +393,7 @@ class ActionRequest(Strict):
                                description="one action in the notation")
     action_id: ActionId | None = Field(None, description="client-chosen id: a retry with the "
                                                     "same id is applied once")
+    wait: AiWait | None = None
 
 
 class Applied(Strict):

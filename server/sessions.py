@@ -684,8 +684,10 @@ class GameService:
         return task
 
     async def wait_ai(self, live: LiveGame, search: SearchService, timeout: float) -> None:
+        """Start the game's AI seats if one is to play and wait up to ``timeout`` seconds
+        for them to finish (0: not at all; the client sees ``ai_thinking``)."""
         task = self.start_ai(live, search, now=True)
-        if task is None:
+        if task is None or timeout <= 0:
             return
         try:
             await asyncio.wait_for(asyncio.shield(task), timeout)

@@ -1,5 +1,5 @@
 """Helpers shared by the routers: budgets within the caps, the error responses, a
-posted game record read."""
+posted game record read, how long a request waits for the AI."""
 
 from __future__ import annotations
 
@@ -54,6 +54,16 @@ def error_responses(*codes: int | tuple[int, str],
 ERRORS = error_responses(400, 413, 422, 503)
 SEARCH_ERRORS = error_responses(400, 413, 422, 429, 503)
 SEAT_ERRORS = error_responses(401, 403, (404, "no such game (error 'not_found')"), 422, 503)
+
+def ai_wait(wait: float | None, settings) -> float:
+    """The seconds a request waits for the AI seats: ``wait`` (of its body or query), 0 to
+    BIGSUR_AI_WAIT_SECONDS (422 naming ``wait`` beyond); by default that setting."""
+    if wait is None:
+        return settings.ai_wait_seconds
+    if wait > settings.ai_wait_seconds:
+        raise ApiError(422, "wait", f"must be 0 to {settings.ai_wait_seconds:g} seconds "
+                       f"(BIGSUR_AI_WAIT_SECONDS), got {wait:g}", "out_of_range")
+    return wait
 
 async def posted_record(raw: dict[str, Any], cards) -> GameRecord:
     """A record sent in a request, every action checked by the rules (RecordError naming

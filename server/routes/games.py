@@ -23,7 +23,14 @@ from ..schemas import (
     SessionHintRequest,
 )
 from ..sessions import HUMAN
-from .common import SEARCH_ERRORS, SEAT_ERRORS, budget_dict, client_key, error_responses
+from .common import (
+    SEARCH_ERRORS,
+    SEAT_ERRORS,
+    ai_wait,
+    budget_dict,
+    client_key,
+    error_responses,
+)
 from .hints import run_hint
 
 router = APIRouter(prefix="/v1/games", tags=["games"])
@@ -37,9 +44,11 @@ async def create_game(req: CreateGameRequest, request: Request, settings: Settin
                       search: SearchDep) -> dict[str, Any]:
     """2-4 players, each seat ``"human"`` or a bot spec; returns the game id and one
     secret token per human seat (keep it: it is the only way to play that seat). If an
-    AI seat starts, it plays before this returns (up to BIGSUR_AI_WAIT_SECONDS).
+    AI seat starts, it plays before this returns (up to ``wait`` seconds, by default
+    BIGSUR_AI_WAIT_SECONDS; ``ai_thinking`` says whether it still plays).
     With ``position`` the game continues from that position (a view of the seat to act,
     its hidden cards drawn with ``seed``; or a full position) instead of a deal."""
+    wait = ai_wait(req.wait, settings)
     if req.position is not None:
         if "cards" in req.model_fields_set:
             raise ApiError(422, "cards", "a game from a position uses the position's own "
@@ -50,12 +59,13 @@ async def create_game(req: CreateGameRequest, request: Request, settings: Settin
     else:
         live, tokens = await games.create(req.players, req.seats, req.seed, req.cards,
                                           client_key(request))
-    await games.wait_ai(live, search, settings.ai_wait_seconds)
+    await games.wait_ai(live, search, wait)
     return {"game_id": live.id, "players": live.row.players,
-            "seats": [{"seat": i, "kind": HUMAN if s == HUMAN else "ai",
-                       "spec": None if s == HUMAN else s} for i, s in enumerate(live.row.seats)],
-            "tokens": [{"seat": i, "token": t} for i, t in sorted(tokens.items())],
-            "card_set": live.cards.label, "fairness": games.fairness(live)}
+           "seats": [{"seat": i, "kind": HUMAN if s == HUMAN else "ai",
+                      "spec": None if s == HUMAN else s} for i, s in enumerate(live.row.seats)],
+           "tokens": [{"seat": i, "token": t} for i, t in sorted(tokens.items())],
+           "card_set": live.cards.label, "fairness": games.fairness(live),
+           "ai_thinking": live.status() == "ai"}
 
 
 @router.get("/{game_id}", response_model=SeatView, responses=SEAT_ERRORS,
@@ -81,12 +91,13 @@ async def post_action(game_id: str, req: ActionRequest, token: TokenDep,
                       search: SearchDep) -> dict[str, Any]:
     """Apply the seat's action (committed before the answer; a retry with the same
     ``action_id`` is applied once), then let the AI seats play until a human must act
-    (waiting up to BIGSUR_AI_WAIT_SECONDS; ``ai_thinking`` says whether they are still
-    playing)."""
+    (waiting up to ``wait`` seconds, by default BIGSUR_AI_WAIT_SECONDS; ``ai_thinking``
+    says whether they are still playing)."""
+    wait = ai_wait(req.wait, settings)
     live = await games.get(game_id)
     seat = games.seat_of(live, token)
     applied = await games.act(live, seat, req.action, req.action_id)
-    await games.wait_ai(live, search, settings.ai_wait_seconds)
+    await games.wait_ai(live, search, wait)
     return {**games.seat_response(live, seat), "applied": applied}
 
 

@@ -1,0 +1,161 @@
+"""Waiting for the AI as a client chooses: ``wait`` in the body of POST /v1/games and of
+an action (0: answered as soon as it is stored).
+
+The AI's turns wait on a gate (:func:`ai_blocked`): what comes back is checked while
+they are blocked, and again once they are let through. A client waits for the AI up to
+60 s here, the gate at most 30 s: a request that waited for the AI although told not to
+shows the AI's move.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import threading
+from collections.abc import Iterator
+from contextlib import contextmanager
+
+from session_testkit import auth, wait_for_humans
+
+from solver.rules.engine import new_game as engine_new_game
+
+GATE_SECONDS = 30  # the longest an AI turn waits for its gate (a failing test's bound)
+AI_WAIT = 60.0  # BIGSUR_AI_WAIT_SECONDS of these tests: past the gate
+
+
+def seed_where(first: int) -> int:
+    """A seed whose two-player deal has seat ``first`` to act first."""
+    return next(s for s in range(100) if engine_new_game(2, seed=s).current == first)
+
+
+@contextmanager
+def ai_blocked(client) -> Iterator[tuple[threading.Event, threading.Event]]:
+    """(gate, started): the client's AI turns wait for ``gate``; ``started`` is set once
+    one waits. The gate is opened on leaving."""
+    search = client.app.state.search
+    real_turn = search.bot_turn
+    gate, started = threading.Event(), threading.Event()
+
+    async def blocked_turn(*args, **kwargs):
+        started.set()
+        await asyncio.to_thread(gate.wait, GATE_SECONDS)
+        return await real_turn(*args, **kwargs)
+
+    search.bot_turn = blocked_turn
+    try:
+        yield gate, started
+    finally:
+        gate.set()
+
+
+@contextmanager
+def in_thread(call) -> Iterator[list]:
+    """Run ``call()`` in a thread; the list holds its answer once it is joined (on
+    leaving, or by the caller through the list's ``thread``)."""
+    out: list = []
+    thread = threading.Thread(target=lambda: out.append(call()))
+    thread.start()
+    try:
+        yield out
+    finally:
+        thread.join(GATE_SECONDS * 2)
+
+
+def human_game(client) -> tuple[str, str]:
+    """A game of a human (seat 0, to act) against the random AI: (id, token)."""
+    r = client.post("/v1/games", json={"seats": ["human", "random"], "seed": seed_where(0)})
+    assert r.status_code == 201, r.text
+    return r.json()["game_id"], r.json()["tokens"][0]["token"]
+
+
+def to_turn_end(client, game_id: str, token: str) -> dict:
+    """Take from the deck until the seat may end its turn; its view then."""
+    while True:
+        view = client.get(f"/v1/games/{game_id}", headers=auth(token)).json()
+        assert view["your_turn"], view
+        if "end" in view["legal_actions"]:
+            return view
+        r = client.post(f"/v1/games/{game_id}/actions", headers=auth(token),
+                        json={"action": "take deck"})
+        assert r.status_code == 200, r.text
+
+
+def end_turn(client, game_id: str, token: str, **body):
+    return client.post(f"/v1/games/{game_id}/actions", headers=auth(token),
+                       json={"action": "end", **body})
+
+
+def ai_moves(view: dict) -> list[str]:
+    return [e["action"] for e in view["log"] if e["seat"] == 1]
+
+
+# 1. wait in the body ------------------------------------------------------------------
+def test_an_action_with_wait_0_is_answered_while_the_ai_thinks(make_client):
+    client = make_client(ai_wait_seconds=AI_WAIT)
+    game_id, token = human_game(client)
+    before = to_turn_end(client, game_id, token)
+    with ai_blocked(client) as (gate, started):
+        r = end_turn(client, game_id, token, wait=0)
+        assert r.status_code == 200, r.text
+        answer = r.json()
+        assert answer["ai_thinking"] and not answer["your_turn"]
+        assert answer["actions_applied"] == before["actions_applied"] + 1
+        assert answer["applied"]["action"] == "end" and not ai_moves(answer)
+        assert started.wait(GATE_SECONDS)  # the AI's turn runs on without the request
+        gate.set()
+    after = wait_for_humans(client, game_id, token)
+    assert not after["ai_thinking"] and after["your_turn"] and ai_moves(after), after
+
+
+def test_a_game_created_with_wait_0_is_answered_while_its_ai_thinks(make_client):
+    client = make_client(ai_wait_seconds=AI_WAIT)
+    with ai_blocked(client) as (gate, _started):
+        r = client.post("/v1/games", json={"seats": ["human", "random"],
+                                           "seed": seed_where(1), "wait": 0})
+        assert r.status_code == 201, r.text
+        assert r.json()["ai_thinking"]
+        token = r.json()["tokens"][0]["token"]
+        view = client.get(f"/v1/games/{r.json()['game_id']}", headers=auth(token)).json()
+        assert view["ai_thinking"] and view["actions_applied"] == 0
+        gate.set()
+    later = wait_for_humans(client, r.json()["game_id"], token)
+    assert not later["ai_thinking"] and later["your_turn"] and ai_moves(later)
+
+
+def test_by_default_an_action_and_a_creation_still_wait_for_the_ai(make_client):
+    client = make_client(ai_wait_seconds=AI_WAIT)
+    game_id, token = human_game(client)
+    to_turn_end(client, game_id, token)
+    with ai_blocked(client) as (gate, started):
+        with in_thread(lambda: end_turn(client, game_id, token)) as answers:
+            assert started.wait(GATE_SECONDS)
+            assert not answers  # (the request started the AI's turn: it waits on it)
+            gate.set()
+    assert answers[0].status_code == 200, answers[0].text
+    assert not answers[0].json()["ai_thinking"] and ai_moves(answers[0].json())
+
+    with ai_blocked(client) as (gate, started):
+        with in_thread(lambda: client.post("/v1/games", json={
+                "seats": ["human", "random"], "seed": seed_where(1)})) as created:
+            assert started.wait(GATE_SECONDS)
+            assert not created
+            gate.set()
+    assert created[0].status_code == 201 and not created[0].json()["ai_thinking"]
+
+
+def test_a_wait_out_of_range_is_refused_naming_wait(make_client):
+    client = make_client(ai_wait_seconds=5)
+    game_id, token = human_game(client)
+    games_before = client.get("/healthz").json()["games"]
+    json_type = {"Content-Type": "application/json"}
+    for wait in ("6", "-1", "true", '"1"', "1e400", "NaN"):
+        r = client.post("/v1/games", headers=json_type,
+                        content=f'{{"seats": ["human", "random"], "wait": {wait}}}')
+        assert r.status_code == 422 and r.json()["field"] == "wait", (wait, r.text)
+        r = client.post(f"/v1/games/{game_id}/actions", headers={**auth(token), **json_type},
+                        content=f'{{"action": "take deck", "wait": {wait}}}')
+        assert r.status_code == 422 and r.json()["field"] == "wait", (wait, r.text)
+    assert "BIGSUR_AI_WAIT_SECONDS" in client.post(
+        "/v1/games", json={"wait": 6}).json()["reason"]
+    assert client.get("/healthz").json()["games"] == games_before  # nothing created
+    view = client.get(f"/v1/games/{game_id}", headers=auth(token)).json()
+    assert view["actions_applied"] == 0  # nor applied
