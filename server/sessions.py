@@ -79,6 +79,9 @@ DRAWN_SEED_BITS = 53
 COMMIT_ATTEMPTS = 5  # an action that loses this many races to other processes gets 409
 # what stops an AI turn without a bug: the database or the Dask scheduler away
 OUTAGES = (StoreUnavailable, ClusterUnavailable)
+# how often a long-poll (GET ?wait=) reads the game again from a database shared with
+# other server processes: an action one of them applies wakes no waiter here
+POLL_SECONDS = 0.5
 
 
 @dataclass
@@ -206,6 +209,9 @@ class GameService:
         self.ai_tasks: dict[str, asyncio.Task] = {}
         self.ai_errors = 0
         self.stopping = False  # see stop_asked
+        # one event per game someone waits on (see wait_change): set and dropped when
+        # this process changes the game, so an entry lives only until the next change
+        self._changed: dict[str, asyncio.Event] = {}
 
     # setup --------------------------------------------------------------------
     def check_seat_spec(self, i: int, spec: str) -> None:
@@ -398,6 +404,7 @@ class GameService:
         await cancel_and_wait(self.ai_tasks.pop(game_id, None))
         self.live.pop(game_id, None)
         await self.store.in_thread(self.store.delete_game, game_id)
+        self._wake(game_id)  # (a waiting GET then answers 404)
 
     async def expire(self) -> int:
         """Delete games in progress untouched for BIGSUR_GAME_IDLE_SECONDS (abandoned)."""
@@ -470,6 +477,7 @@ class GameService:
                 apply_inplace(live.state, parse_action(a.action))
                 live.actions.append((a.seat, a.action))
             live.row = row
+            self._wake(live.id)
             return True
 
     def _evict(self) -> None:
@@ -593,6 +601,7 @@ class GameService:
                     live.actions.append((seat, applied))
                     live.row.n_actions, live.row.status, live.row.updated = \
                         live.n, status, updated
+                    self._wake(live.id)
                     return applied
         await self._sync(live)
         raise raised
@@ -680,6 +689,8 @@ class GameService:
         # unawaited (its game deleted or evicted) is not asyncio's "Task exception was
         # never retrieved" and a traceback
         task.add_done_callback(lambda t: t.cancelled() or t.exception())
+        # a long-poll waiting for the AI learns that it stopped (see wait_change)
+        task.add_done_callback(lambda _t: self._wake(live.id))
         self.ai_tasks[live.id] = task
         return task
 
@@ -695,6 +706,51 @@ class GameService:
             pass
         except Exception:  # noqa: BLE001 - logged by the task; the client sees ai_thinking
             pass
+
+    def _wake(self, game_id: str) -> None:
+        """The game changed here (an action applied, its AI task ended, deleted): wake
+        whoever waits on it."""
+        event = self._changed.pop(game_id, None)
+        if event is not None:
+            event.set()
+
+    def _ai_stopped(self, live: LiveGame) -> bool:
+        """An AI seat is to play but its task here ended without playing (an outage, a
+        stop): nothing changes until a request starts it again."""
+        task = self.ai_tasks.get(live.id)
+        return live.status() == "ai" and task is not None and task.done() and \
+            (task.cancelled() or task.exception() is not None)
+
+    async def wait_change(self, live: LiveGame, since: int | None,
+                          seconds: float) -> LiveGame:
+        """Long-poll: wait up to ``seconds`` until the game is not what the client saw:
+        its action count is not ``since`` (or it is over); without ``since``, until no AI
+        seat is to play. Returns the game as it is then (unchanged when the time ran out,
+        or at once when its AI stopped here without playing). Holds no lock, worker or
+        database connection while it waits: it is woken by this process's changes to the
+        game (:meth:`_wake`). An action applied by another server process sharing the
+        database wakes nobody here, so on such a store the game is also read again every
+        :data:`POLL_SECONDS` (a fallback: a change made here answers at once)."""
+        loop = asyncio.get_running_loop()
+        deadline = loop.time() + seconds
+        poll = None if self.store.exclusive else POLL_SECONDS
+
+        def settled(live: LiveGame) -> bool:
+            if live.over or self._ai_stopped(live):
+                return True
+            return live.status() != "ai" if since is None else live.n != since
+
+        while not settled(live):
+            left = deadline - loop.time()
+            if left <= 0:
+                break
+            event = self._changed.setdefault(live.id, asyncio.Event())
+            try:
+                await asyncio.wait_for(event.wait(), left if poll is None else min(left, poll))
+            except TimeoutError:
+                pass
+            live = await self.get(live.id)  # (another process's change; 404 once deleted)
+        return live
 
     @staticmethod
     def _ai_client(live: LiveGame) -> str:

@@ -7,7 +7,7 @@ from __future__ import annotations
 
 from typing import Any
 
-from fastapi import APIRouter, Request, Response
+from fastapi import APIRouter, Query, Request, Response
 
 from solver.rules.views import view_of
 
@@ -30,6 +30,7 @@ from .common import (
     budget_dict,
     client_key,
     error_responses,
+    unless_disconnected,
 )
 from .hints import run_hint
 
@@ -70,14 +71,26 @@ async def create_game(req: CreateGameRequest, request: Request, settings: Settin
 
 @router.get("/{game_id}", response_model=SeatView, responses=SEAT_ERRORS,
             summary="A seat's view and legal actions")
-async def get_game(game_id: str, token: TokenDep,
-                   games: GamesDep,
-                   search: SearchDep) -> dict[str, Any]:
+async def get_game(game_id: str, request: Request, token: TokenDep,
+                   settings: SettingsDep, games: GamesDep, search: SearchDep,
+                   wait: float = Query(0, ge=0, allow_inf_nan=False, description=(
+                       "long-poll: wait up to this many seconds (0 to "
+                       "BIGSUR_AI_WAIT_SECONDS) for the game to change: until its "
+                       "actions_applied is not `since` or it is over; without `since`, "
+                       "until no AI seat is thinking")),
+                   since: int | None = Query(None, ge=0, description=(
+                       "the actions_applied the client has seen (with `wait`)"))
+                   ) -> dict[str, Any]:
     """What the token's seat may see: its view (bigsur-view/1), its legal actions when it
-    is to act, the public log and, once over, the scores."""
+    is to act, the public log and, once over, the scores. With ``wait`` it answers once
+    the game changed from what the client saw (``since``), or the AI finished playing,
+    or ``wait`` seconds passed (the view unchanged): one request instead of a poll loop."""
+    seconds = ai_wait(wait, settings)
     live = await games.get(game_id)
     seat = games.seat_of(live, token)
     games.start_ai(live, search)  # resumes an AI interrupted by a restart
+    if seconds > 0:
+        live = await unless_disconnected(request, games.wait_change(live, since, seconds))
     return games.seat_response(live, seat)
 
 

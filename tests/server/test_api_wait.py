@@ -1,5 +1,6 @@
 """Waiting for the AI as a client chooses: ``wait`` in the body of POST /v1/games and of
-an action (0: answered as soon as it is stored).
+an action (0: answered as soon as it is stored), and a long-poll GET
+/v1/games/{id}?wait=S (&since=N).
 
 The AI's turns wait on a gate (:func:`ai_blocked`): what comes back is checked while
 they are blocked, and again once they are let through. A client waits for the AI up to
@@ -14,7 +15,7 @@ import threading
 from collections.abc import Iterator
 from contextlib import contextmanager
 
-from session_testkit import auth, wait_for_humans
+from session_testkit import BOTH_BACKENDS, auth, wait_for_humans
 
 from solver.rules.engine import new_game as engine_new_game
 
@@ -49,15 +50,31 @@ def ai_blocked(client) -> Iterator[tuple[threading.Event, threading.Event]]:
 
 @contextmanager
 def in_thread(call) -> Iterator[list]:
-    """Run ``call()`` in a thread; the list holds its answer once it is joined (on
-    leaving, or by the caller through the list's ``thread``)."""
+    """Run ``call()`` in a thread; the list holds its answer once the thread is joined
+    on leaving (after at most GATE_SECONDS: a request still waiting then, short of the
+    60 s it may wait, missed what it waited for)."""
     out: list = []
-    thread = threading.Thread(target=lambda: out.append(call()))
+    thread = threading.Thread(target=lambda: out.append(call()), daemon=True)
     thread.start()
     try:
         yield out
     finally:
-        thread.join(GATE_SECONDS * 2)
+        thread.join(GATE_SECONDS)
+    assert out, "the request still waits"
+
+
+def waiting_spy(client) -> threading.Event:
+    """An event set once a GET is in the long-poll's wait (GameService.wait_change)."""
+    games = client.app.state.games
+    real = games.wait_change
+    entered = threading.Event()
+
+    async def spy(*args, **kwargs):
+        entered.set()
+        return await real(*args, **kwargs)
+
+    games.wait_change = spy
+    return entered
 
 
 def human_game(client) -> tuple[str, str]:
@@ -159,3 +176,115 @@ def test_a_wait_out_of_range_is_refused_naming_wait(make_client):
     assert client.get("/healthz").json()["games"] == games_before  # nothing created
     view = client.get(f"/v1/games/{game_id}", headers=auth(token)).json()
     assert view["actions_applied"] == 0  # nor applied
+
+
+# 2. long-poll -------------------------------------------------------------------------
+def test_a_long_poll_answers_once_the_ai_moved(make_client):
+    client = make_client(ai_wait_seconds=AI_WAIT)
+    game_id, token = human_game(client)
+    to_turn_end(client, game_id, token)
+    entered = waiting_spy(client)
+    with ai_blocked(client) as (gate, started):
+        seen = end_turn(client, game_id, token, wait=0).json()["actions_applied"]
+        assert started.wait(GATE_SECONDS)
+        url = f"/v1/games/{game_id}?wait={AI_WAIT:g}&since={seen}"
+        with in_thread(lambda: client.get(url, headers=auth(token))) as answers:
+            assert entered.wait(GATE_SECONDS)
+            assert not answers  # waiting, while the AI is blocked
+            gate.set()
+    view = answers[0].json()
+    assert answers[0].status_code == 200, answers[0].text
+    assert view["actions_applied"] > seen and ai_moves(view)
+
+
+def test_a_long_poll_without_since_waits_until_the_ai_is_done(make_client):
+    client = make_client(ai_wait_seconds=AI_WAIT)
+    game_id, token = human_game(client)
+    to_turn_end(client, game_id, token)
+    entered = waiting_spy(client)
+    with ai_blocked(client) as (gate, started):
+        end_turn(client, game_id, token, wait=0)
+        assert started.wait(GATE_SECONDS)
+        url = f"/v1/games/{game_id}?wait={AI_WAIT:g}"
+        with in_thread(lambda: client.get(url, headers=auth(token))) as answers:
+            assert entered.wait(GATE_SECONDS)
+            assert not answers
+            gate.set()
+    view = answers[0].json()
+    assert not view["ai_thinking"] and view["your_turn"] and ai_moves(view), view
+
+
+def test_a_long_poll_behind_the_game_or_with_nothing_to_wait_for_answers_at_once(
+        make_client):
+    """While the AI is blocked: ``since`` behind the game, and wait=0, answer with the
+    AI still thinking; a human to act (no AI thinking) answers a wait without since."""
+    client = make_client(ai_wait_seconds=AI_WAIT)
+    game_id, token = human_game(client)
+    mine = client.get(f"/v1/games/{game_id}?wait={AI_WAIT:g}", headers=auth(token))
+    assert mine.status_code == 200 and mine.json()["your_turn"]
+    to_turn_end(client, game_id, token)
+    with ai_blocked(client) as (_gate, started):
+        seen = end_turn(client, game_id, token, wait=0).json()["actions_applied"]
+        assert started.wait(GATE_SECONDS)
+        for query in (f"wait={AI_WAIT:g}&since={seen - 1}", f"wait=0&since={seen}",
+                      f"wait={AI_WAIT:g}&since={seen + 5}"):
+            r = client.get(f"/v1/games/{game_id}?{query}", headers=auth(token))
+            assert r.status_code == 200, r.text
+            assert r.json()["ai_thinking"] and r.json()["actions_applied"] == seen, query
+
+
+def test_a_long_poll_is_bounded_by_its_wait(make_client):
+    """The time runs out while the AI is blocked: the unchanged view."""
+    client = make_client(ai_wait_seconds=AI_WAIT)
+    game_id, token = human_game(client)
+    to_turn_end(client, game_id, token)
+    with ai_blocked(client) as (_gate, started):
+        seen = end_turn(client, game_id, token, wait=0).json()["actions_applied"]
+        assert started.wait(GATE_SECONDS)
+        r = client.get(f"/v1/games/{game_id}?wait=0.2&since={seen}", headers=auth(token))
+        assert r.status_code == 200 and r.json()["actions_applied"] == seen
+        assert r.json()["ai_thinking"]
+
+
+def test_a_long_poll_of_a_game_deleted_meanwhile_answers_404(make_client):
+    client = make_client(ai_wait_seconds=AI_WAIT)
+    game_id, token = human_game(client)
+    entered = waiting_spy(client)
+    url = f"/v1/games/{game_id}?wait={AI_WAIT:g}&since=0"  # (the human is to act)
+    with in_thread(lambda: client.get(url, headers=auth(token))) as answers:
+        assert entered.wait(GATE_SECONDS)
+        assert client.delete(f"/v1/games/{game_id}", headers=auth(token)).status_code == 204
+    assert answers[0].status_code == 404 and answers[0].json()["field"] == "game_id"
+
+
+@BOTH_BACKENDS
+def test_a_long_poll_sees_a_move_another_server_process_applied(make_client):
+    """Two apps on one database: the AI plays in the first; a long-poll through the
+    second, which no action applied there wakes, reads the store again meanwhile."""
+    playing = make_client(ai_wait_seconds=AI_WAIT)
+    other = make_client(ai_wait_seconds=AI_WAIT)
+    other.app.state.store.exclusive = False  # SQLite: as if shared (PostgreSQL: it is)
+    game_id, token = human_game(playing)
+    to_turn_end(playing, game_id, token)
+    entered = waiting_spy(other)
+    with ai_blocked(playing) as (gate, started):
+        seen = end_turn(playing, game_id, token, wait=0).json()["actions_applied"]
+        assert started.wait(GATE_SECONDS)
+        url = f"/v1/games/{game_id}?wait={AI_WAIT:g}&since={seen}"
+        with in_thread(lambda: other.get(url, headers=auth(token))) as answers:
+            assert entered.wait(GATE_SECONDS)
+            assert not answers
+            gate.set()
+    view = answers[0].json()
+    assert view["actions_applied"] > seen and ai_moves(view), view
+    assert game_id not in other.app.state.games.ai_tasks  # it only read the game
+
+
+def test_long_poll_parameters_out_of_range_are_refused_naming_them(make_client):
+    client = make_client(ai_wait_seconds=5)
+    game_id, token = human_game(client)
+    for query, field in (("wait=6", "wait"), ("wait=-1", "wait"), ("wait=soon", "wait"),
+                         ("wait=nan", "wait"), ("wait=inf", "wait"), ("since=-1", "since"),
+                         ("wait=1&since=x", "since"), ("since=1.5", "since")):
+        r = client.get(f"/v1/games/{game_id}?{query}", headers=auth(token))
+        assert r.status_code == 422 and r.json()["field"] == field, (query, r.text)
