@@ -5,7 +5,9 @@ touches any game or job, and a SIGTERM ends the process as a normal exit."""
 from __future__ import annotations
 
 import socket
+import tempfile
 import urllib.request
+from pathlib import Path
 
 from session_testkit import serve_refused
 
@@ -51,8 +53,9 @@ def test_a_sigterm_is_a_normal_exit_that_leaves_no_temporary_folder(tmp_path):
     """uvicorn ends a SIGTERM's graceful shutdown by raising the signal again: the
     process died of it, without its exit handlers, and multiprocessing's pymp-* folder
     of the search processes stayed in /tmp at every stop."""
-    scratch = tmp_path / "tmp"
-    scratch.mkdir()
+    # a short folder (the suite's, not tmp_path): the search processes' forkserver makes
+    # a socket in it, and a socket's path has at most 107 characters
+    scratch = Path(tempfile.mkdtemp(prefix="sig"))
     server = ServerProcess(tmp_path / "games.db",  # (warm: its search processes started)
                            env={"BIGSUR_WORKERS": "1", "TMPDIR": str(scratch)})
     server.start()
@@ -62,6 +65,7 @@ def test_a_sigterm_is_a_normal_exit_that_leaves_no_temporary_folder(tmp_path):
     finally:
         server.kill()
     assert list(scratch.iterdir()) == []
+    scratch.rmdir()
 
 
 def test_the_start_up_log_names_the_database_and_the_search_workers(tmp_path):
