@@ -5,34 +5,51 @@ from __future__ import annotations
 
 from typing import Any
 
-from fastapi import APIRouter, Request
+from fastapi import APIRouter, Request, Response
 
 from ..deps import CardsDep, JobsDep, SearchDep, SettingsDep
 from ..schemas import AnalyzeRequest, JobResponse
-from .common import SEARCH_ERRORS, budget_dict, client_key, error_responses, posted_record
+from .common import (
+    SEARCH_ERRORS,
+    budget_dict,
+    client_key,
+    error_responses,
+    job_poll,
+    poll_hint,
+    polled,
+    posted_record,
+)
 
 JOB_ERRORS = error_responses((404, "no such job, or expired (error 'not_found')"), 422, 503)
 
 router = APIRouter(prefix="/v1/analyze", tags=["analysis"])
 
 
-@router.post("", status_code=202, response_model=JobResponse, responses=SEARCH_ERRORS,
+@router.post("", status_code=202, response_model=JobResponse,
+             responses={**SEARCH_ERRORS, **polled(202)},
              summary="Review a game record (starts a job)")
-async def analyze(req: AnalyzeRequest, request: Request, settings: SettingsDep,
-                  cards: CardsDep, jobs: JobsDep,
+async def analyze(req: AnalyzeRequest, request: Request, response: Response,
+                  settings: SettingsDep, cards: CardsDep, jobs: JobsDep,
                   search: SearchDep) -> dict[str, Any]:
     """Checks the record (every action replayed by the rules) and starts the review;
     poll ``GET /v1/analyze/{job_id}`` for progress and the result (docs/api.md explains
-    values, losses, labels and accuracy)."""
+    values, losses, labels and accuracy), as often as Retry-After says."""
     budget = budget_dict(req.budget, settings.analysis_budget_ms, settings)
     record = await posted_record(req.record, cards)
-    return await jobs.submit(record, budget, req.seed, req.seats, client_key(request), search)
+    job = await jobs.submit(record, budget, req.seed, req.seats, client_key(request), search)
+    poll_hint(response, job_poll(job, search.scheduler))
+    return job
 
 
-@router.get("/{job_id}", response_model=JobResponse, responses=JOB_ERRORS,
+@router.get("/{job_id}", response_model=JobResponse, responses={**JOB_ERRORS, **polled(200)},
             summary="Progress and result of a review")
-async def job_status(job_id: str, jobs: JobsDep) -> dict[str, Any]:
-    return await jobs.get(job_id)
+async def job_status(job_id: str, response: Response, jobs: JobsDep,
+                     search: SearchDep) -> dict[str, Any]:
+    """The job's status and progress, its result once done; while it is queued or
+    running the answer carries Retry-After (seconds until it is worth asking again)."""
+    job = await jobs.get(job_id)
+    poll_hint(response, job_poll(job, search.scheduler))
+    return job
 
 
 @router.get("/{job_id}/positions/{n}", responses=JOB_ERRORS,

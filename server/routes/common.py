@@ -1,20 +1,26 @@
 """Helpers shared by the routers: budgets within the caps, the error responses, a
-posted game record read, how long a request waits for the AI."""
+posted game record read, how long a request waits for the AI and how often a client
+polls (``Retry-After``)."""
 
 from __future__ import annotations
 
 import asyncio
+import math
 from collections.abc import Awaitable
-from typing import Any, TypeVar
+from typing import TYPE_CHECKING, Any, TypeVar
 
-from fastapi import Request
+from fastapi import Request, Response
 
 from solver.rules.position import PositionError
 from solver.rules.record import GameRecord, RecordError
 
 from ..errors import ApiError
+from ..scheduler import Priority
 from ..schemas import MAX_SEED, Budget, ErrorBody
 from ..store import token_hash
+
+if TYPE_CHECKING:
+    from ..scheduler import Scheduler
 
 # What each error status means, as /openapi.json declares it (every body an ErrorBody)
 WHY: dict[int, str] = {
@@ -54,6 +60,47 @@ def error_responses(*codes: int | tuple[int, str],
 ERRORS = error_responses(400, 413, 422, 503)
 SEARCH_ERRORS = error_responses(400, 413, 422, 429, 503)
 SEAT_ERRORS = error_responses(401, 403, (404, "no such game (error 'not_found')"), 422, 503)
+
+# How often a client polls: a game whose AI is thinking (its move is usually a second
+# away, and a long-poll, GET ?wait=, answers as soon as it is played) ...
+GAME_POLL_SECONDS = 1
+# ... and a review job: one decision's search, at most this (its progress shows each one)
+JOB_POLL_MOST = 10
+
+
+def polled(status: int) -> dict[int | str, dict[str, Any]]:
+    """The ``Retry-After`` a route's ``status`` carries when the client is told to poll,
+    as /openapi.json declares it (see :func:`poll_hint`)."""
+    return {status: {"headers": {"Retry-After": {
+        "description": "present while the client is to poll (an AI thinking, a job queued "
+                       "or running): seconds until it is worth asking again",
+        "schema": {"type": "integer", "minimum": 1}}}}}
+
+
+def poll_hint(response: Response, seconds: int | None) -> None:
+    """Tell the client to poll again in ``seconds`` (None: nothing to poll for)."""
+    if seconds is not None:
+        response.headers["Retry-After"] = str(max(1, seconds))
+
+
+def game_poll(view: dict[str, Any]) -> int | None:
+    """When a seat's view is worth asking for again: while its AI seats play."""
+    return GAME_POLL_SECONDS if view["ai_thinking"] else None
+
+
+def job_poll(job: dict[str, Any], scheduler: Scheduler) -> int | None:
+    """When a review job is worth asking for again, while it is queued or running: after
+    one reviewed decision (the pool's mean time of one, not less than the job's ``ms``
+    budget), and for a queued job after the searches ahead of it in the pool too; 1 to
+    :data:`JOB_POLL_MOST` seconds."""
+    if job["status"] not in ("queued", "running"):
+        return None
+    seconds = max(scheduler.mean_seconds[Priority.BATCH],
+                  (job["budget"].get("ms") or 0) / 1000)
+    if job["status"] == "queued":
+        seconds += scheduler.retry_after(Priority.BATCH)
+    return max(1, min(JOB_POLL_MOST, math.ceil(seconds)))
+
 
 def ai_wait(wait: float | None, settings) -> float:
     """The seconds a request waits for the AI seats: ``wait`` (of its body or query), 0 to

@@ -30,6 +30,9 @@ from .common import (
     budget_dict,
     client_key,
     error_responses,
+    game_poll,
+    poll_hint,
+    polled,
     unless_disconnected,
 )
 from .hints import run_hint
@@ -38,15 +41,15 @@ router = APIRouter(prefix="/v1/games", tags=["games"])
 OVER_FIRST = error_responses((409, "the game is not over yet (error 'not_over')"))
 
 
-@router.post("", status_code=201, response_model=GameCreated, responses=SEARCH_ERRORS,
-             summary="Start a game")
-async def create_game(req: CreateGameRequest, request: Request, settings: SettingsDep,
-                      games: GamesDep,
+@router.post("", status_code=201, response_model=GameCreated,
+             responses={**SEARCH_ERRORS, **polled(201)}, summary="Start a game")
+async def create_game(req: CreateGameRequest, request: Request, response: Response,
+                      settings: SettingsDep, games: GamesDep,
                       search: SearchDep) -> dict[str, Any]:
     """2-4 players, each seat ``"human"`` or a bot spec; returns the game id and one
     secret token per human seat (keep it: it is the only way to play that seat). If an
     AI seat starts, it plays before this returns (up to ``wait`` seconds, by default
-    BIGSUR_AI_WAIT_SECONDS; ``ai_thinking`` says whether it still plays).
+    BIGSUR_AI_WAIT_SECONDS; ``ai_thinking`` and Retry-After say when it still plays).
     With ``position`` the game continues from that position (a view of the seat to act,
     its hidden cards drawn with ``seed``; or a full position) instead of a deal."""
     wait = ai_wait(req.wait, settings)
@@ -61,17 +64,19 @@ async def create_game(req: CreateGameRequest, request: Request, settings: Settin
         live, tokens = await games.create(req.players, req.seats, req.seed, req.cards,
                                           client_key(request))
     await games.wait_ai(live, search, wait)
-    return {"game_id": live.id, "players": live.row.players,
+    out = {"game_id": live.id, "players": live.row.players,
            "seats": [{"seat": i, "kind": HUMAN if s == HUMAN else "ai",
                       "spec": None if s == HUMAN else s} for i, s in enumerate(live.row.seats)],
            "tokens": [{"seat": i, "token": t} for i, t in sorted(tokens.items())],
            "card_set": live.cards.label, "fairness": games.fairness(live),
            "ai_thinking": live.status() == "ai"}
+    poll_hint(response, game_poll(out))
+    return out
 
 
-@router.get("/{game_id}", response_model=SeatView, responses=SEAT_ERRORS,
+@router.get("/{game_id}", response_model=SeatView, responses={**SEAT_ERRORS, **polled(200)},
             summary="A seat's view and legal actions")
-async def get_game(game_id: str, request: Request, token: TokenDep,
+async def get_game(game_id: str, request: Request, response: Response, token: TokenDep,
                    settings: SettingsDep, games: GamesDep, search: SearchDep,
                    wait: float = Query(0, ge=0, allow_inf_nan=False, description=(
                        "long-poll: wait up to this many seconds (0 to "
@@ -84,34 +89,39 @@ async def get_game(game_id: str, request: Request, token: TokenDep,
     """What the token's seat may see: its view (bigsur-view/1), its legal actions when it
     is to act, the public log and, once over, the scores. With ``wait`` it answers once
     the game changed from what the client saw (``since``), or the AI finished playing,
-    or ``wait`` seconds passed (the view unchanged): one request instead of a poll loop."""
+    or ``wait`` seconds passed (the view unchanged): one request instead of a poll loop.
+    While the AI is thinking the answer carries Retry-After."""
     seconds = ai_wait(wait, settings)
     live = await games.get(game_id)
     seat = games.seat_of(live, token)
     games.start_ai(live, search)  # resumes an AI interrupted by a restart
     if seconds > 0:
         live = await unless_disconnected(request, games.wait_change(live, since, seconds))
-    return games.seat_response(live, seat)
+    out = games.seat_response(live, seat)
+    poll_hint(response, game_poll(out))
+    return out
 
 
 @router.post("/{game_id}/actions", response_model=ActionResponse,
-             responses={**SEAT_ERRORS, **SEARCH_ERRORS, **error_responses(
+             responses={**SEAT_ERRORS, **SEARCH_ERRORS, **polled(200), **error_responses(
                  (409, "not this seat's turn, the game is over, or the action id was used "
                        "for another action"))},
              summary="Play an action")
-async def post_action(game_id: str, req: ActionRequest, token: TokenDep,
-                      settings: SettingsDep, games: GamesDep,
+async def post_action(game_id: str, req: ActionRequest, response: Response,
+                      token: TokenDep, settings: SettingsDep, games: GamesDep,
                       search: SearchDep) -> dict[str, Any]:
     """Apply the seat's action (committed before the answer; a retry with the same
     ``action_id`` is applied once), then let the AI seats play until a human must act
     (waiting up to ``wait`` seconds, by default BIGSUR_AI_WAIT_SECONDS; ``ai_thinking``
-    says whether they are still playing)."""
+    and Retry-After say whether they are still playing)."""
     wait = ai_wait(req.wait, settings)
     live = await games.get(game_id)
     seat = games.seat_of(live, token)
     applied = await games.act(live, seat, req.action, req.action_id)
     await games.wait_ai(live, search, wait)
-    return {**games.seat_response(live, seat), "applied": applied}
+    out = {**games.seat_response(live, seat), "applied": applied}
+    poll_hint(response, game_poll(out))
+    return out
 
 
 @router.post("/{game_id}/hint", response_model=HintResponse,

@@ -1,6 +1,7 @@
 """Waiting for the AI as a client chooses: ``wait`` in the body of POST /v1/games and of
-an action (0: answered as soon as it is stored), and a long-poll GET
-/v1/games/{id}?wait=S (&since=N).
+an action (0: answered as soon as it is stored), a long-poll GET /v1/games/{id}?wait=S
+(&since=N), and Retry-After wherever a client is told to poll (an AI thinking, a review
+job queued or running).
 
 The AI's turns wait on a gate (:func:`ai_blocked`): what comes back is checked while
 they are blocked, and again once they are let through. A client waits for the AI up to
@@ -15,8 +16,9 @@ import threading
 from collections.abc import Iterator
 from contextlib import contextmanager
 
-from session_testkit import BOTH_BACKENDS, auth, wait_for_humans
+from session_testkit import BOTH_BACKENDS, auth, poll_job, wait_for_humans
 
+from solver.cli import play_random_game
 from solver.rules.engine import new_game as engine_new_game
 
 GATE_SECONDS = 30  # the longest an AI turn waits for its gate (a failing test's bound)
@@ -288,3 +290,72 @@ def test_long_poll_parameters_out_of_range_are_refused_naming_them(make_client):
                          ("wait=1&since=x", "since"), ("since=1.5", "since")):
         r = client.get(f"/v1/games/{game_id}?{query}", headers=auth(token))
         assert r.status_code == 422 and r.json()["field"] == field, (query, r.text)
+
+
+# 3. Retry-After ----------------------------------------------------------------------
+def test_a_game_says_when_to_poll_while_its_ai_thinks(make_client):
+    """Retry-After: 1 on every answer with ai_thinking true (a creation, an action, a
+    GET), none on one without."""
+    client = make_client(ai_wait_seconds=AI_WAIT)
+    game_id, token = human_game(client)
+    r = client.get(f"/v1/games/{game_id}", headers=auth(token))
+    assert not r.json()["ai_thinking"] and "retry-after" not in r.headers
+    created = client.post("/v1/games", json={"seats": ["human", "random"],
+                                             "seed": seed_where(0)})
+    assert not created.json()["ai_thinking"] and "retry-after" not in created.headers
+    to_turn_end(client, game_id, token)
+    with ai_blocked(client) as (gate, started):
+        answers = [client.post("/v1/games", json={"seats": ["human", "random"],
+                                                  "seed": seed_where(1), "wait": 0}),
+                   end_turn(client, game_id, token, wait=0),
+                   client.get(f"/v1/games/{game_id}", headers=auth(token))]
+        for r in answers:
+            assert r.json()["ai_thinking"] and r.headers["retry-after"] == "1", r.text
+        assert started.wait(GATE_SECONDS)
+        gate.set()
+    wait_for_humans(client, game_id, token)
+    r = client.get(f"/v1/games/{game_id}", headers=auth(token))
+    assert not r.json()["ai_thinking"] and "retry-after" not in r.headers
+    r = client.post(f"/v1/games/{game_id}/actions", headers=auth(token),
+                    json={"action": r.json()["legal_actions"][0]})
+    assert r.status_code == 200 and not r.json()["ai_thinking"], r.text
+    assert "retry-after" not in r.headers
+
+
+def test_a_review_job_says_when_to_poll_until_it_is_over(make_client, fake_search):
+    client = make_client(workers=1)
+    record = play_random_game(2, seed=13)
+    record.actions = record.actions[:6]
+    fake_search.gate = threading.Event()
+    try:
+        r = client.post("/v1/analyze", json={"record": record.to_json(),
+                                             "budget": {"ms": 100}})
+        assert r.status_code == 202, r.text
+        assert int(r.headers["retry-after"]) >= 1
+        assert fake_search.started.acquire(timeout=GATE_SECONDS)  # a decision searched
+        job_id = r.json()["job_id"]
+        polled = client.get(f"/v1/analyze/{job_id}")
+        assert polled.json()["status"] in ("queued", "running"), polled.text
+        assert int(polled.headers["retry-after"]) >= 1
+    finally:
+        fake_search.gate.set()
+    assert poll_job(client, job_id)["status"] == "done"
+    assert "retry-after" not in client.get(f"/v1/analyze/{job_id}").headers
+
+
+def test_a_jobs_poll_interval_is_one_decision_after_the_work_ahead():
+    """Running: one decision (the pool's mean, not under the ms budget), 1 to
+    JOB_POLL_MOST s; queued: the searches ahead of it too; over: none."""
+    from server.routes.common import JOB_POLL_MOST, job_poll
+    from server.scheduler import Priority, Scheduler
+
+    scheduler = Scheduler(slots=1)
+    mean = scheduler.mean_seconds[Priority.BATCH]
+    running = {"status": "running", "budget": {"iterations": 50}}
+    assert job_poll(running, scheduler) == max(1, round(mean))
+    assert job_poll({**running, "budget": {"ms": 4000}}, scheduler) == max(4, round(mean))
+    assert job_poll({**running, "budget": {"ms": 10**6}}, scheduler) == JOB_POLL_MOST
+    queued = job_poll({**running, "status": "queued"}, scheduler)
+    assert queued == max(1, round(mean)) + scheduler.retry_after(Priority.BATCH)
+    for over in ("done", "failed", "cancelled"):
+        assert job_poll({**running, "status": over}, scheduler) is None
