@@ -716,14 +716,19 @@ def fresh_page(pg, url: str) -> None:
     pg.wait_for_selector("body[data-ready='1']")
 
 
-def start_a_game_against_greedy(pg, url: str, cards: str | None = None) -> None:
+def start_a_game_against_greedy(pg, url: str, cards: str | None = None,
+                                seed: int | None = None) -> None:
     """A fresh page (nothing remembered) at ``url``, a game against GreedyBot started (on
-    the card set named ``cards``, else the page's first)."""
+    the card set named ``cards``, else the page's first; dealt from ``seed``, else the
+    server's)."""
     fresh_page(pg, url)
     pg.select_option("#seat-1", "greedy")
-    if cards:
+    if cards or seed is not None:
         pg.click("#setup-advanced summary")
+    if cards:
         pg.select_option("#setup-cards", cards)
+    if seed is not None:
+        pg.fill("#setup-seed", str(seed))
     pg.click("#setup-start")
     pg.wait_for_selector("#game:not([hidden])")
 
@@ -738,11 +743,12 @@ def to_the_first_build_step(pg, url: str) -> None:
     settle(pg)
 
 
-def finish_a_game_against_greedy(server: str, pg, cards: str | None = None) -> None:
-    """A fresh page's game against GreedyBot (on the card set named ``cards``), played to
-    its end through the API, and its review (5 iterations a decision) ready on the final
-    screen."""
-    start_a_game_against_greedy(pg, server + "/?speed=0&review=iterations:5", cards)
+def finish_a_game_against_greedy(server: str, pg, cards: str | None = None,
+                                 seed: int | None = None) -> None:
+    """A fresh page's game against GreedyBot (on the card set named ``cards``, dealt from
+    ``seed``), played to its end through the API, and its review (5 iterations a
+    decision) ready on the final screen."""
+    start_a_game_against_greedy(pg, server + "/?speed=0&review=iterations:5", cards, seed)
     settle(pg)
     play_out_by_api(server, pg)
     pg.reload()
