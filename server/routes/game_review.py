@@ -17,14 +17,23 @@ from __future__ import annotations
 
 from typing import Any
 
-from fastapi import APIRouter, Request
+from fastapi import APIRouter, Request, Response
 from pydantic import BaseModel, ConfigDict, Field
 
 from ..deps import GamesDep, JobsDep, SearchDep, SettingsDep, TokenDep
 from ..errors import ApiError
 from ..schemas import Budget, JobResponse, ReviewSeats
 from ..sessions import game_record
-from .common import SEARCH_ERRORS, SEAT_ERRORS, budget_dict, client_key, error_responses
+from .common import (
+    SEARCH_ERRORS,
+    SEAT_ERRORS,
+    budget_dict,
+    client_key,
+    error_responses,
+    job_poll,
+    poll_hint,
+    polled,
+)
 
 router = APIRouter(tags=["games"])  # paths under /v1/games (the including router)
 
@@ -42,15 +51,16 @@ class GameAnalysisRequest(BaseModel):
 
 
 @router.post("/{game_id}/analysis", status_code=202, response_model=JobResponse,
-             responses={**SEAT_ERRORS, **SEARCH_ERRORS, **error_responses(
+             responses={**SEAT_ERRORS, **SEARCH_ERRORS, **polled(202), **error_responses(
                  (409, "the game is not over yet (error 'not_over')"))},
              summary="Review a finished hosted game (starts or returns its job)")
-async def analyse_game(game_id: str, request: Request, token: TokenDep,
+async def analyse_game(game_id: str, request: Request, response: Response, token: TokenDep,
                        settings: SettingsDep, games: GamesDep, jobs: JobsDep, search: SearchDep,
                        req: GameAnalysisRequest | None = None) -> dict[str, Any]:
     """The review of this game (any seat's token, once it is over). A job for the same
     budget, seed and seats that is running or done is returned rather than started
-    again (unless ``again``). Every field is optional, the body too."""
+    again (unless ``again``). Every field is optional, the body too. Retry-After while
+    it is queued or running, as the job's own route."""
     req = req or GameAnalysisRequest()
     live = await games.get(game_id)
     games.seat_of(live, token)
@@ -63,17 +73,17 @@ async def analyse_game(game_id: str, request: Request, token: TokenDep,
             job = await jobs.stored(job_id)
             if job is not None and job["budget"] == budget and job["seed"] == req.seed and \
                     job["seats"] == req.seats and job["status"] not in ("failed", "cancelled"):
-                return await jobs.get(job_id)
-    return await jobs.submit(game_record(live), budget, req.seed, req.seats,
-                             client_key(request), search, game_id)
+                return _polled(response, await jobs.get(job_id), search)
+    return _polled(response, await jobs.submit(game_record(live), budget, req.seed, req.seats,
+                                               client_key(request), search, game_id), search)
 
 
 @router.get("/{game_id}/analysis", response_model=JobResponse,
-            responses={**SEAT_ERRORS, **error_responses(
+            responses={**SEAT_ERRORS, **polled(200), **error_responses(
                 (404, "no such game, or no review of it yet (error 'not_found')"))},
             summary="The latest review job of a hosted game")
-async def game_analysis(game_id: str, token: TokenDep, games: GamesDep,
-                        jobs: JobsDep) -> dict[str, Any]:
+async def game_analysis(game_id: str, response: Response, token: TokenDep, games: GamesDep,
+                        jobs: JobsDep, search: SearchDep) -> dict[str, Any]:
     """The newest review of this game that is not cancelled or failed (queued, running
     or done), else the newest one; any seat's token."""
     live = await games.get(game_id)
@@ -84,10 +94,15 @@ async def game_analysis(game_id: str, token: TokenDep, games: GamesDep,
         if job is None:
             continue
         if job["status"] not in ("failed", "cancelled"):
-            return await jobs.get(job_id)
+            return _polled(response, await jobs.get(job_id), search)
         newest = newest or job_id
     if newest is not None:
         return await jobs.get(newest)
     raise ApiError(404, "game_id", f"no review of game {game_id!r} on this server yet "
                    "(POST to start one)", "not_found")
 
+
+def _polled(response: Response, job: dict[str, Any], search) -> dict[str, Any]:
+    """The job, with the Retry-After of one still queued or running."""
+    poll_hint(response, job_poll(job, search.scheduler))
+    return job

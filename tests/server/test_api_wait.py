@@ -12,11 +12,12 @@ shows the AI's move.
 from __future__ import annotations
 
 import asyncio
+import random
 import threading
 from collections.abc import Iterator
 from contextlib import contextmanager
 
-from session_testkit import BOTH_BACKENDS, auth, poll_job, wait_for_humans
+from session_testkit import BOTH_BACKENDS, auth, new_game, play_out, poll_job, wait_for_humans
 
 from solver.cli import play_random_game
 from solver.rules.engine import new_game as engine_new_game
@@ -359,3 +360,26 @@ def test_a_jobs_poll_interval_is_one_decision_after_the_work_ahead():
     assert queued == max(1, round(mean)) + scheduler.retry_after(Priority.BATCH)
     for over in ("done", "failed", "cancelled"):
         assert job_poll({**running, "status": over}, scheduler) is None
+
+
+def test_a_hosted_games_review_says_when_to_poll_until_it_is_over(make_client, fake_search):
+    """POST and GET /v1/games/{id}/analysis answer the same job as /v1/analyze, without
+    its Retry-After while it was queued or running."""
+    client = make_client(workers=1)
+    game_id, tokens = new_game(client, seats=["human", "greedy"], seed=5)
+    play_out(client, game_id, tokens, random.Random(5))
+    fake_search.gate = threading.Event()
+    try:
+        r = client.post(f"/v1/games/{game_id}/analysis", json={"budget": {"ms": 100}},
+                        headers=auth(tokens[0]))
+        assert r.status_code == 202, r.text
+        assert int(r.headers["retry-after"]) >= 1
+        assert fake_search.started.acquire(timeout=GATE_SECONDS)
+        latest = client.get(f"/v1/games/{game_id}/analysis", headers=auth(tokens[0]))
+        assert latest.json()["status"] in ("queued", "running"), latest.text
+        assert int(latest.headers["retry-after"]) >= 1
+    finally:
+        fake_search.gate.set()
+    assert poll_job(client, r.json()["job_id"])["status"] == "done"
+    done = client.get(f"/v1/games/{game_id}/analysis", headers=auth(tokens[0]))
+    assert done.json()["status"] == "done" and "retry-after" not in done.headers
