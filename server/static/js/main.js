@@ -731,20 +731,40 @@ async function renderGame() {
 }
 
 // ------------------------------------------------------------------ playing
-async function fetchGame() {
+/* The game as the seat to act sees it; ``wait`` (seconds): a long-poll, answered once no
+ * AI seat is thinking (or the game is over, or that long passed). A server refusing the
+ * parameter (422 naming it: its BIGSUR_AI_WAIT_SECONDS below it) is asked at once from
+ * then on. */
+let longPoll = true;
+async function fetchGame(wait = 0) {
   const token = activeToken(S.data ? S.data.to_act : null);
-  let d = await api("GET", `/v1/games/${encodeURIComponent(S.game.id)}`, undefined, token);
+  const path = `/v1/games/${encodeURIComponent(S.game.id)}`;
+  let d = null;
+  if (wait && longPoll) {
+    try {
+      d = await api("GET", `${path}?wait=${wait}`, undefined, token);
+    } catch (e) {
+      if (!(e instanceof ApiError && e.status === 422 && e.field === "wait")) throw e;
+      longPoll = false;
+    }
+  }
+  if (!d) d = await api("GET", path, undefined, token);
   // hot-seat: look from the seat to act when it is one of ours
   if (!d.over && d.to_act !== d.seat && tokenFor(d.to_act) !== undefined) {
-    d = await api("GET", `/v1/games/${encodeURIComponent(S.game.id)}`, undefined, tokenFor(d.to_act));
+    d = await api("GET", path, undefined, tokenFor(d.to_act));
   }
   return d;
 }
 
+/* While the AI thinks: one long-poll until it is done, not a GET every 400 ms (the pause
+ * stays between two asks: a server that ignores ``wait`` is asked as often as before, and
+ * one whose AI stopped, answering at once, no more often). Not ``since``: it answers at
+ * each AI action, and the page shows the AI's moves once they are all made. */
+const AI_LONG_POLL = 25;
 async function waitForAI(d) {
   while (d && d.ai_thinking && !d.over) {
     await sleep(400);
-    d = await fetchGame();
+    d = await fetchGame(AI_LONG_POLL);
   }
   return d;
 }
