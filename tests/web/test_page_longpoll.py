@@ -1,5 +1,6 @@
 """The page waiting on the server: the AI's turn long-polled (one GET while it thinks, not
-one every 400 ms) (a real browser against a real server, the fixtures of test_web_page.py;
+one every 400 ms), and the position editor's card-set menu against an edit made while the
+chosen set loads (a real browser against a real server, the fixtures of test_web_page.py;
 a request held with page.route and let go when the test chooses, never a timed wait)."""
 
 from __future__ import annotations
@@ -67,3 +68,44 @@ def test_a_server_refusing_the_long_poll_is_polled_as_before(server, page):  # n
     assert "wait=" in gets[0] and "wait=" not in gets[-1]
     assert pg.locator("#log li").count() == len(now["log"])  # its moves shown
     assert pg.locator("#alert").is_hidden(), pg.locator("#alert").inner_text()
+
+
+def test_an_edit_while_the_chosen_card_set_loads_stands(server, page):  # noqa: F811
+    """The position editor's Cards menu waits for the chosen set, then reshaped the
+    position of before the wait: a card placed meanwhile was lost. The edit stands, the
+    set is not changed (the table's own set drawn, the menu naming it) and the status
+    line says so; Undo gives back the position before the edit."""
+    from test_editors import open_editor
+    from test_position_editor_workflow import changes_to, comes_back, store_set, table
+
+    from solver.rules.cards import load_card_set
+
+    pg = page
+    store_set(server, load_card_set().to_json() | {"name": "slow-cards"})
+    open_editor(pg, server, "#nav-editor", "#pe-problems")
+    start = table(pg)
+    held = []
+    pg.route("**/v1/cards/slow-cards", lambda route: held.append(route))
+    pg.select_option("#pe-cards", "slow-cards")
+    for _ in range(100):  # (the set asked for: each call lets Playwright route it)
+        if held:
+            break
+        pg.evaluate("0")
+    assert held
+    card = pg.locator(".pe-palette [data-pe-place]").first.get_attribute("data-pe-place")
+    pg.click(f".pe-palette [data-pe-place='{card}']")
+    placed = changes_to(pg, start)
+    said = pg.locator("#pe-status").inner_text()
+    for route in held:
+        route.continue_()
+    pg.unroute("**/v1/cards/slow-cards")
+    pg.wait_for_function("(t) => document.querySelector('#pe-status').innerText !== t", arg=said)
+    assert "edited meanwhile" in pg.locator("#pe-status").inner_text()
+    assert table(pg) == placed
+    assert pg.locator(f".pe-palette [data-pe-place='{card}']").count() == 0  # (placed)
+    assert pg.locator("#pe-cards").input_value() == "default"
+    assert pg.evaluate("window.bigsur.state.cards.name") == "default"  # (the page's set too)
+    assert pg.locator("#pe-undo").inner_text() == f"Undo place {card}"
+    pg.click("#pe-undo")
+    comes_back(pg, start)
+    assert not [e for e in pg.js_errors if "status of" not in e], pg.js_errors

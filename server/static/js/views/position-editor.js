@@ -579,10 +579,25 @@ export function render() {
 
 function bind() {
   const p = P.pos;
+  // the chosen set loads first: an edit made meanwhile stands, and the set is not changed
+  // (reshaping the position of before the wait lost that edit), as Undo's step
   $("pe-cards").addEventListener("change", async (ev) => {
-    P.cards = await P.ctx.loadCards(ev.target.value);
-    P.pos = reshaped(p, ev.target.value, p.players);
-    changed(`cards ${ev.target.value}`);
+    const name = ev.target.value;
+    const committed = P.committed;
+    let cards;
+    try { cards = await P.ctx.loadCards(name); } catch (e) {
+      if ($("pe-cards")) $("pe-cards").value = P.pos.cards;
+      say(e);
+      return;
+    }
+    if (P.committed !== committed) {
+      if (P.pos.cards !== name) await P.ctx.loadCards(P.pos.cards).catch(() => null); // drawn as before
+      tell(`Cards not changed to ${name}: the position was edited meanwhile.`);
+      return;
+    }
+    P.cards = cards;
+    P.pos = reshaped(P.pos, name, P.pos.players);
+    changed(`cards ${name}`);
   });
   $("pe-players").addEventListener("change", (ev) => {
     P.pos = reshaped(p, p.cards, Number(ev.target.value));
