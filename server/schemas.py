@@ -83,10 +83,10 @@ def _storable(value: str) -> str:
 
 
 StoredText = Annotated[str, AfterValidator(_storable)]
-# seconds a request waits for the AI seats: at most BIGSUR_AI_WAIT_SECONDS, checked by the
-# route (routes.common.ai_wait), as the setting is the server's
+# seconds a request waits for the AI seats: cut to BIGSUR_AI_WAIT_SECONDS by the route
+# (routes.common.ai_wait), as the setting is the server's
 AiWait = Annotated[float, Field(ge=0, strict=True, allow_inf_nan=False, description=(
-    "seconds to wait for the AI seats to play before answering, 0 to "
+    "seconds to wait for the AI seats to play before answering, 0 or more, cut to "
     "BIGSUR_AI_WAIT_SECONDS (default: that setting); 0 answers as soon as the request is "
     "stored, with ai_thinking true while an AI seat is to play"))]
 # an action id: its lengths on the string itself (on the optional they read "items")

@@ -79,7 +79,7 @@ async def create_game(req: CreateGameRequest, request: Request, response: Respon
 async def get_game(game_id: str, request: Request, response: Response, token: TokenDep,
                    settings: SettingsDep, games: GamesDep, search: SearchDep,
                    wait: float = Query(0, ge=0, allow_inf_nan=False, description=(
-                       "long-poll: wait up to this many seconds (0 to "
+                       "long-poll: wait up to this many seconds (cut to "
                        "BIGSUR_AI_WAIT_SECONDS) for the game to change: until its "
                        "actions_applied is not `since` or it is over; without `since`, "
                        "until no AI seat is thinking")),
