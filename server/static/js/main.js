@@ -732,9 +732,9 @@ async function renderGame() {
 
 // ------------------------------------------------------------------ playing
 /* The game as the seat to act sees it; ``wait`` (seconds): a long-poll, answered once no
- * AI seat is thinking (or the game is over, or that long passed). A server refusing the
- * parameter (422 naming it: its BIGSUR_AI_WAIT_SECONDS below it) is asked at once from
- * then on. */
+ * AI seat is thinking (or the game is over, or that long passed; the server cuts it to
+ * its BIGSUR_AI_WAIT_SECONDS). A server refusing the parameter (422 naming it) is asked
+ * at once from then on. */
 let longPoll = true;
 async function fetchGame(wait = 0) {
   const token = activeToken(S.data ? S.data.to_act : null);
