@@ -107,3 +107,22 @@ def serve_refused(*options: str, env: dict[str, str] | None = None) -> tuple[int
         proc.communicate()
         pytest.fail(f"bigsur serve started with {options} and {env}")
     return proc.returncode, err
+
+
+def seed_where(first: int = 0, players: int = 2) -> int:
+    """A seed whose deal has seat ``first`` to act first."""
+    from solver.rules.engine import new_game as engine_new_game
+
+    return next(s for s in range(200) if engine_new_game(players, seed=s).current == first)
+
+
+def to_build_step(client, game_id: str, token: str) -> dict:
+    """Take from the deck until the token's seat is in its build step; its view then."""
+    while True:
+        view = client.get(f"/v1/games/{game_id}", headers=auth(token)).json()
+        assert view["your_turn"], view
+        if "end" in view["legal_actions"]:
+            return view
+        r = client.post(f"/v1/games/{game_id}/actions", headers=auth(token),
+                        json={"action": "take deck"})
+        assert r.status_code == 200, r.text

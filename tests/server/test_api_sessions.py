@@ -7,9 +7,7 @@ from __future__ import annotations
 import asyncio
 import threading
 
-from session_testkit import BOTH_BACKENDS, auth, new_game
-
-from solver.rules.engine import new_game as engine_new_game
+from session_testkit import BOTH_BACKENDS, auth, new_game, seed_where, to_build_step
 
 
 def test_seeds_the_server_draws_survive_javascript_numbers(make_client):
@@ -29,25 +27,10 @@ def test_seeds_the_server_draws_survive_javascript_numbers(make_client):
     assert store.game(game_id).seed == chosen
 
 
-def human_first_seed(players: int = 2) -> int:
-    return next(s for s in range(100) if engine_new_game(players, seed=s).current == 0)
-
-
 def act(client, game_id: str, token: str, action: str, action_id: str | None = None):
     body = {"action": action} if action_id is None else {"action": action,
                                                          "action_id": action_id}
     return client.post(f"/v1/games/{game_id}/actions", headers=auth(token), json=body)
-
-
-def to_build_step(client, game_id: str, token: str) -> dict:
-    """Take from the deck until the seat is in its build step; its view then."""
-    while True:
-        data = client.get(f"/v1/games/{game_id}", headers=auth(token)).json()
-        assert data["your_turn"], data
-        if "end" in data["legal_actions"]:
-            return data
-        r = act(client, game_id, token, "take deck")
-        assert r.status_code == 200, r.text
 
 
 def test_a_retried_action_is_answered_while_the_ai_still_thinks(make_client):
@@ -66,7 +49,7 @@ def test_a_retried_action_is_answered_while_the_ai_still_thinks(make_client):
 
     search.bot_turn = blocked_turn
     try:
-        game_id, tokens = new_game(client, seats=["human", "random"], seed=human_first_seed())
+        game_id, tokens = new_game(client, seats=["human", "random"], seed=seed_where())
         to_build_step(client, game_id, tokens[0])
         first = act(client, game_id, tokens[0], "end", "E1")
         assert first.status_code == 200, first.text
@@ -84,7 +67,7 @@ def test_a_retried_action_is_answered_while_the_ai_still_thinks(make_client):
 def test_an_action_id_names_a_move_not_its_spelling(client):
     """The same move in other spacing or case (or in the applied form the server
     answered) is a duplicate; another move with the id is a conflict."""
-    game_id, tokens = new_game(client, seats=["human", "human"], seed=human_first_seed())
+    game_id, tokens = new_game(client, seats=["human", "human"], seed=seed_where())
     me = tokens[0]
     first = act(client, game_id, me, "take  deck", "t1")
     assert first.status_code == 200 and not first.json()["applied"]["duplicate"], first.text
@@ -105,7 +88,7 @@ def test_an_action_id_names_a_move_not_its_spelling(client):
 
 
 def test_a_build_retried_with_its_applied_payment_is_the_same_move(client):
-    game_id, tokens = new_game(client, seats=["human", "random"], seed=human_first_seed())
+    game_id, tokens = new_game(client, seats=["human", "random"], seed=seed_where())
     data = to_build_step(client, game_id, tokens[0])
     assert data["payments"], "the seed gives no buildable card: choose another"
     card = sorted(data["payments"])[0]
@@ -122,7 +105,7 @@ def test_the_id_of_an_undone_build_stays_used(make_client):
     """A late retry of an undone build (id b1) is refused, naming the undo, and not
     applied again; the same build with a new id is played."""
     client = make_client()
-    game_id, tokens = new_game(client, seats=["human", "random"], seed=human_first_seed())
+    game_id, tokens = new_game(client, seats=["human", "random"], seed=seed_where())
     me = tokens[0]
     data = to_build_step(client, game_id, me)
     assert data["payments"], "the seed gives no buildable card: choose another"
@@ -150,7 +133,7 @@ def test_the_id_of_an_undone_build_stays_used(make_client):
 
 def ai_first_game(client) -> str:
     """A game whose AI seat (seat 0) is to act; its id."""
-    seed = next(s for s in range(100) if engine_new_game(2, seed=s).current == 0)
+    seed = seed_where()
     game_id, _tokens = new_game(client, seats=["random", "human"], seed=seed)
     return game_id
 

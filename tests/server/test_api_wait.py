@@ -17,18 +17,21 @@ import threading
 from collections.abc import Iterator
 from contextlib import contextmanager
 
-from session_testkit import BOTH_BACKENDS, auth, new_game, play_out, poll_job, wait_for_humans
+from session_testkit import (
+    BOTH_BACKENDS,
+    auth,
+    new_game,
+    play_out,
+    poll_job,
+    seed_where,
+    to_build_step,
+    wait_for_humans,
+)
 
 from solver.cli import play_random_game
-from solver.rules.engine import new_game as engine_new_game
 
 GATE_SECONDS = 30  # the longest an AI turn waits for its gate (a failing test's bound)
 AI_WAIT = 60.0  # BIGSUR_AI_WAIT_SECONDS of these tests: past the gate
-
-
-def seed_where(first: int) -> int:
-    """A seed whose two-player deal has seat ``first`` to act first."""
-    return next(s for s in range(100) if engine_new_game(2, seed=s).current == first)
 
 
 @contextmanager
@@ -87,18 +90,6 @@ def human_game(client) -> tuple[str, str]:
     return r.json()["game_id"], r.json()["tokens"][0]["token"]
 
 
-def to_turn_end(client, game_id: str, token: str) -> dict:
-    """Take from the deck until the seat may end its turn; its view then."""
-    while True:
-        view = client.get(f"/v1/games/{game_id}", headers=auth(token)).json()
-        assert view["your_turn"], view
-        if "end" in view["legal_actions"]:
-            return view
-        r = client.post(f"/v1/games/{game_id}/actions", headers=auth(token),
-                        json={"action": "take deck"})
-        assert r.status_code == 200, r.text
-
-
 def end_turn(client, game_id: str, token: str, **body):
     return client.post(f"/v1/games/{game_id}/actions", headers=auth(token),
                        json={"action": "end", **body})
@@ -112,7 +103,7 @@ def ai_moves(view: dict) -> list[str]:
 def test_an_action_with_wait_0_is_answered_while_the_ai_thinks(make_client):
     client = make_client(ai_wait_seconds=AI_WAIT)
     game_id, token = human_game(client)
-    before = to_turn_end(client, game_id, token)
+    before = to_build_step(client, game_id, token)
     with ai_blocked(client) as (gate, started):
         r = end_turn(client, game_id, token, wait=0)
         assert r.status_code == 200, r.text
@@ -144,7 +135,7 @@ def test_a_game_created_with_wait_0_is_answered_while_its_ai_thinks(make_client)
 def test_by_default_an_action_and_a_creation_still_wait_for_the_ai(make_client):
     client = make_client(ai_wait_seconds=AI_WAIT)
     game_id, token = human_game(client)
-    to_turn_end(client, game_id, token)
+    to_build_step(client, game_id, token)
     with ai_blocked(client) as (gate, started):
         with in_thread(lambda: end_turn(client, game_id, token)) as answers:
             assert started.wait(GATE_SECONDS)
@@ -183,7 +174,7 @@ def test_a_wait_out_of_range_is_refused_naming_wait(make_client):
 def test_a_long_poll_answers_once_the_ai_moved(make_client):
     client = make_client(ai_wait_seconds=AI_WAIT)
     game_id, token = human_game(client)
-    to_turn_end(client, game_id, token)
+    to_build_step(client, game_id, token)
     entered = waiting_spy(client)
     with ai_blocked(client) as (gate, started):
         seen = end_turn(client, game_id, token, wait=0).json()["actions_applied"]
@@ -201,7 +192,7 @@ def test_a_long_poll_answers_once_the_ai_moved(make_client):
 def test_a_long_poll_without_since_waits_until_the_ai_is_done(make_client):
     client = make_client(ai_wait_seconds=AI_WAIT)
     game_id, token = human_game(client)
-    to_turn_end(client, game_id, token)
+    to_build_step(client, game_id, token)
     entered = waiting_spy(client)
     with ai_blocked(client) as (gate, started):
         end_turn(client, game_id, token, wait=0)
@@ -223,7 +214,7 @@ def test_a_long_poll_behind_the_game_or_with_nothing_to_wait_for_answers_at_once
     game_id, token = human_game(client)
     mine = client.get(f"/v1/games/{game_id}?wait={AI_WAIT:g}", headers=auth(token))
     assert mine.status_code == 200 and mine.json()["your_turn"]
-    to_turn_end(client, game_id, token)
+    to_build_step(client, game_id, token)
     with ai_blocked(client) as (_gate, started):
         seen = end_turn(client, game_id, token, wait=0).json()["actions_applied"]
         assert started.wait(GATE_SECONDS)
@@ -238,7 +229,7 @@ def test_a_long_poll_is_bounded_by_its_wait(make_client):
     """The time runs out while the AI is blocked: the unchanged view."""
     client = make_client(ai_wait_seconds=AI_WAIT)
     game_id, token = human_game(client)
-    to_turn_end(client, game_id, token)
+    to_build_step(client, game_id, token)
     with ai_blocked(client) as (_gate, started):
         seen = end_turn(client, game_id, token, wait=0).json()["actions_applied"]
         assert started.wait(GATE_SECONDS)
@@ -266,7 +257,7 @@ def test_a_long_poll_sees_a_move_another_server_process_applied(make_client):
     other = make_client(ai_wait_seconds=AI_WAIT)
     other.app.state.store.exclusive = False  # SQLite: as if shared (PostgreSQL: it is)
     game_id, token = human_game(playing)
-    to_turn_end(playing, game_id, token)
+    to_build_step(playing, game_id, token)
     entered = waiting_spy(other)
     with ai_blocked(playing) as (gate, started):
         seen = end_turn(playing, game_id, token, wait=0).json()["actions_applied"]
@@ -297,7 +288,7 @@ def test_a_wait_longer_than_the_servers_is_cut_to_it(make_client):
     lower. It waits the server's bound instead (the AI held past it: still thinking)."""
     client = make_client(ai_wait_seconds=0.2)
     game_id, token = human_game(client)
-    view = to_turn_end(client, game_id, token)
+    view = to_build_step(client, game_id, token)
     with ai_blocked(client) as (_gate, started):
         r = client.post(f"/v1/games/{game_id}/actions", headers=auth(token),
                         json={"action": "end", "wait": 1000})
@@ -319,7 +310,7 @@ def test_a_game_says_when_to_poll_while_its_ai_thinks(make_client):
     created = client.post("/v1/games", json={"seats": ["human", "random"],
                                              "seed": seed_where(0)})
     assert not created.json()["ai_thinking"] and "retry-after" not in created.headers
-    to_turn_end(client, game_id, token)
+    to_build_step(client, game_id, token)
     with ai_blocked(client) as (gate, started):
         answers = [client.post("/v1/games", json={"seats": ["human", "random"],
                                                   "seed": seed_where(1), "wait": 0}),

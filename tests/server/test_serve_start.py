@@ -9,7 +9,7 @@ import tempfile
 import urllib.request
 from pathlib import Path
 
-from session_testkit import serve_refused
+from session_testkit import seed_where, serve_refused
 
 from server.launch import ServerProcess, free_port
 
@@ -152,10 +152,10 @@ def test_a_server_refused_for_a_sqlite_file_in_use_leaves_it_unmigrated(tmp_path
     import subprocess
     import sys
 
-    from test_store_migration import seed_where_seat_0_starts, write_v2_file
+    from test_store_migration import write_v2_file
 
     db = tmp_path / "old.db"
-    write_v2_file(db, seed_where_seat_0_starts())
+    write_v2_file(db, seed_where())
     holder = subprocess.Popen(  # the running server's lock (bigsur serve's flock)
         [sys.executable, "-c", "import fcntl, os, sys, time; "
          "fd = os.open(sys.argv[1], os.O_RDONLY); fcntl.flock(fd, fcntl.LOCK_EX); "

@@ -7,7 +7,7 @@ import json
 import sqlite3
 import time
 
-from session_testkit import auth
+from session_testkit import auth, seed_where
 
 from server.store import SCHEMA_VERSION, Store, token_hash
 from solver.rules.engine import legal_actions, new_game, play
@@ -57,13 +57,9 @@ def write_v2_file(path, seed: int) -> str:
     return first
 
 
-def seed_where_seat_0_starts() -> int:
-    return next(k for k in range(200) if new_game(2, seed=k).current == 0)
-
-
 def test_a_schema_2_file_is_upgraded_in_place_and_keeps_its_games(tmp_path):
     path = tmp_path / "v2.db"
-    first = write_v2_file(path, seed_where_seat_0_starts())
+    first = write_v2_file(path, seed_where())
     store = Store(path)
     assert SCHEMA_VERSION >= 3
     assert store.schema_version() == SCHEMA_VERSION
@@ -77,7 +73,7 @@ def test_a_schema_2_file_is_upgraded_in_place_and_keeps_its_games(tmp_path):
 
 
 def test_the_old_game_still_loads_and_plays_through_the_server(make_client, tmp_path):
-    seed = seed_where_seat_0_starts()
+    seed = seed_where()
     write_v2_file(tmp_path / "games.db", seed)  # the file make_client's server opens
     client = make_client()
     r = client.get("/v1/games/old", headers=auth("b" * 32))
