@@ -11,9 +11,10 @@ At the prompt: an action in the notation (``take H12``, ``take deck``, ``build H
 ``hint [BUDGET]`` (the search's ranked moves; ``h N`` then plays the N-th), ``card ID``
 (a card's or Landmark's line of ``bigsur cards show``: its bonus or ability), ``undo``
 (takes back your last move and the AI's moves after it; at a hot-seat table, the last
-move whoever made it; never a take once its player has seen a card from the deck, nor
-the end of a turn once another player has seen the cards it drew into the Depot, nor a
-claim once another player has seen the Landmark it revealed in the row),
+move whoever made it; never when a card or Landmark a player has seen would go back into
+its deck: not a card drawn from the deck, nor the end of a turn or a claim once a player
+has seen a card its refill drew into the Depot, the Landmark it revealed in the row, or
+a card the AI's moves after it drew),
 ``help``, ``quit``. Tab completes legal actions when the terminal
 is interactive (readline).
 The record is saved at the end (``--save``), also when the game is left early.
@@ -83,9 +84,10 @@ Commands:
   h N            play the N-th move of the last hint
   card ID        a card or Landmark in words: its bonus or ability, and its printed text
   undo           take back your last move (and the AI's moves after it); again for more
-                 (not a card taken from the deck: you have seen it; nor, at a
-                 hot-seat table, an end or a claim whose refill of the Depot or of
-                 the Landmark row another player saw)
+                 (never when a card or Landmark a player has seen would go back into
+                 its deck: not a card taken from the deck, nor an end or a claim once
+                 a player has seen its refill of the Depot or of the Landmark row, or
+                 a card the AI's moves after it drew)
   table          draw the table again      score   the scores so far
   help           this text                 quit    leave (the record is still saved)
 Tab completes legal actions, commands and the ids of 'card'."""
@@ -532,7 +534,8 @@ def _hint_table(result, top: int = 5):
 
 
 class UndoRefused(ValueError):
-    """An undo that would let a player take again a card they have seen in the deck."""
+    """An undo that would put back into a deck a card or Landmark a human seat has seen:
+    the player would draw it again knowing it."""
 
 
 def visible_cards(state: GameState, seat: int) -> set[int]:
@@ -571,6 +574,9 @@ def _seer(seers: Sequence[int], now: GameState) -> str:
     return "you have" if seer == now.current else f"seat {seer} has"
 
 
+MOVE_NAMES = {Take: "a take", Build: "a build", End: "the end of a turn", Claim: "a claim"}
+
+
 def take_back(record: GameRecord, humans: Sequence[int],
               seen: dict[int, Sight] | None = None
               ) -> tuple[GameState, list[tuple[int, Action]]] | None:
@@ -578,43 +584,55 @@ def take_back(record: GameRecord, humans: Sequence[int],
     every AI action after it) and replay the rest. Returns the state then and the (seat,
     action) pairs taken back, or None when no human seat has played.
 
-    ``seen``: what each human seat has been shown (:class:`Sight`). A take is never taken
-    back when the deck it goes back to holds a card its player has seen (drawn from the
-    deck, or put into the Depot from it at the end of the turn): the player would take it
-    again knowing it. Nor is the end of a turn ('end', or a claim) once another human seat
-    has seen a card its refill of the Depot drew (hot-seat), nor a claim once another
-    human seat has seen the Landmark its refill of the Landmark row revealed: the card
-    would go back to its deck, known to them. UndoRefused says why, and the record is left
-    as it was."""
+    ``seen``: what each human seat has been shown (:class:`Sight`). An undo never puts
+    back into the deck a card that a human seat has been shown, nor into the Landmark
+    deck a Landmark one has been shown: that player would draw it again knowing it. So a
+    'take deck' is kept once its card was shown, and the end of a turn ('end' or a claim)
+    once a human seat was shown a card its refill of the Depot drew or the Landmark its
+    refill of the Landmark row revealed, or a card or Landmark the AI's moves after it
+    drew (in a game against the AI: the table of the human's next turn shows them).
+    UndoRefused says what was seen and by whom, and the record is left as it was."""
     seen = seen or {}
     *steps, (now, _none) = record.states()  # (state before, action), every action checked
     last = next((i for i in reversed(range(len(steps))) if steps[i][0].current in humans),
                 None)
     if last is None:
         return None
-    before, move = steps[last]
-    if isinstance(move, (End, Claim)):
-        after = steps[last + 1][0] if last + 1 < len(steps) else now
-        others = {s: sight for s, sight in seen.items() if s != before.current}
-        drawn = set(before.deck) - set(after.deck)
-        if seers := [s for s, sight in others.items() if sight.cards & drawn]:
-            what = "the end of a turn" if isinstance(move, End) else "a claim"
-            raise UndoRefused(f"{what} cannot be taken back once the Depot was refilled from "
-                              f"the deck: {_seer(seers, now)} seen the cards drawn")
-        revealed = set(after.landmark_row) - set(before.landmark_row)
-        if seers := [s for s, sight in others.items() if sight.landmarks & revealed]:
-            raise UndoRefused("a claim cannot be taken back once the Landmark row was "
-                              "refilled from the Landmark deck: "
-                              f"{_seer(seers, now)} seen the Landmark revealed")
-    if before.phase == Phase.TAKE and seen.get(before.current, Sight()).cards & set(before.deck):
-        who = "you have" if before.current == now.current else f"seat {before.current} has"
-        if move.notation() == "take deck":
-            raise UndoRefused(f"a card drawn from the deck cannot be taken back: {who} seen it")
-        raise UndoRefused("a take cannot be taken back once the Depot was refilled from the "
-                          f"deck: {who} seen the cards drawn")
+    _refuse_shown_draws(steps[last:], now, seen)
     taken = [(before.current, action) for before, action in steps[last:]]
     del record.actions[last:]
     return steps[last][0], taken
+
+
+def _refuse_shown_draws(steps: Sequence[tuple[GameState, Action]], now: GameState,
+                        seen: dict[int, Sight]) -> None:
+    """Raise UndoRefused when taking back ``steps`` (the (state before, action) pairs from
+    the move undone on; ``now`` the state after the last) would put back into the deck a
+    card, or into the Landmark deck a Landmark, that a seat of ``seen`` has been shown.
+    Each step is checked in turn, so the refusal names the first draw that was seen."""
+    move = steps[0][1]
+    what = MOVE_NAMES[type(move)]
+    afters = [before for before, _action in steps[1:]] + [now]
+    for k, ((before, action), after) in enumerate(zip(steps, afters, strict=True)):
+        drawn = set(before.deck) - set(after.deck)
+        revealed = set(before.landmark_deck) - set(after.landmark_deck)
+        card_seers = [s for s, sight in seen.items() if sight.cards & drawn]
+        landmark_seers = [s for s, sight in seen.items() if sight.landmarks & revealed]
+        if k and (card_seers or landmark_seers):  # an AI move after the human's
+            thing = "cards they drew from the deck" if card_seers \
+                else "the Landmark they revealed"
+            raise UndoRefused(f"{what} cannot be taken back with the AI's moves after it: "
+                              f"{_seer(card_seers or landmark_seers, now)} seen {thing}")
+        if card_seers and isinstance(action, Take):
+            raise UndoRefused("a card drawn from the deck cannot be taken back: "
+                              f"{_seer(card_seers, now)} seen it")
+        if card_seers:
+            raise UndoRefused(f"{what} cannot be taken back once the Depot was refilled from "
+                              f"the deck: {_seer(card_seers, now)} seen the cards drawn")
+        if landmark_seers:
+            raise UndoRefused(f"{what} cannot be taken back once the Landmark row was "
+                              "refilled from the Landmark deck: "
+                              f"{_seer(landmark_seers, now)} seen the Landmark revealed")
 
 
 def _scores_text(state: GameState, seats) -> str:

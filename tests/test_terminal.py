@@ -10,7 +10,8 @@ import sys
 
 import pytest
 
-from solver.rules.engine import legal_actions, new_game
+from solver.rules.actions import Build, Take
+from solver.rules.engine import legal_actions, new_game, play
 from solver.rules.record import GameRecord
 from solver.rules.scoring import final_scores
 from solver.rules.state import Phase
@@ -353,20 +354,44 @@ def saved_actions(tmp_path, seats, seed, lines, name="g.json"):
     return GameRecord.load(save).actions, out
 
 
+def ai_turn_after_the_end(actions):
+    """The AI's actions after the human's 'take deck', 'take deck', 'end' in a record."""
+    k = next(k for k in range(len(actions)) if actions[k:k + 3] == ["take deck"] * 2 + ["end"])
+    return actions[k + 3:]
+
+
 def test_undo_takes_back_the_human_move_and_the_ai_moves_after_it(tmp_path):
     # a misclicked 'end' could not be taken back; undo returns to the human's decision
-    undone, out = saved_actions(tmp_path, [HUMAN, "greedy"], 2,
+    plain, _ = saved_actions(tmp_path, [HUMAN, "greedy"], 21,
+                             ["take deck", "take deck", "end", "quit"], "d.json")
+    # (seed 21: two deck takes each, so no card went into the Depot nor the human's sight)
+    assert ai_turn_after_the_end(plain) == ["take deck", "take deck", "end"], plain
+    undone, out = saved_actions(tmp_path, [HUMAN, "greedy"], 21,
                                 ["take deck", "take deck", "end", "undo", "quit"], "a.json")
-    direct, _ = saved_actions(tmp_path, [HUMAN, "greedy"], 2,
+    direct, _ = saved_actions(tmp_path, [HUMAN, "greedy"], 21,
                               ["take deck", "take deck", "quit"], "b.json")
     assert undone == direct  # the saved record holds no undone move
-    assert any(line.startswith("taken back: end") for line in out), out
+    assert "taken back: end and the AI's 3 moves after it" in out, out
     # the game goes on from there: playing 'end' again is the game without the undo
-    again, _ = saved_actions(tmp_path, [HUMAN, "greedy"], 2,
+    again, _ = saved_actions(tmp_path, [HUMAN, "greedy"], 21,
                              ["take deck", "take deck", "end", "undo", "end", "quit"], "c.json")
-    plain, _ = saved_actions(tmp_path, [HUMAN, "greedy"], 2,
-                             ["take deck", "take deck", "end", "quit"], "d.json")
     assert again == plain and len(plain) > len(direct) + 1  # the AI played after 'end'
+
+
+def test_undo_never_takes_back_the_ai_turn_once_the_human_saw_what_it_drew(tmp_path):
+    # the human's 'end' after two deck takes refills nothing, but the AI's turn took a
+    # Depot card, and its 'end' refilled the Depot in front of the human: taking the
+    # 'end' back (with the AI's turn) put that card back on top of the deck, known
+    plain, _ = saved_actions(tmp_path, [HUMAN, "greedy"], 2,
+                             ["take deck", "take deck", "end", "quit"], "a.json")
+    ai_turn = ai_turn_after_the_end(plain)
+    assert any(a.startswith("take H") for a in ai_turn), ai_turn  # a Depot take
+    actions, out = saved_actions(tmp_path, [HUMAN, "greedy"], 2,
+                                 ["take deck", "take deck", "end", "undo", "quit"], "b.json")
+    errors = [ln for ln in out if ln.startswith("! ")]
+    assert errors == ["! undo: the end of a turn cannot be taken back with the AI's moves "
+                      "after it: you have seen cards they drew from the deck"], errors
+    assert actions == plain  # the record is left as it was
 
 
 def test_undo_with_nothing_to_take_back_is_refused(tmp_path):
@@ -416,17 +441,54 @@ def test_undo_never_takes_back_a_card_drawn_from_the_deck(tmp_path):
     assert actions == direct and any(ln.startswith("taken back: take H") for ln in out), out
 
 
-def test_undo_never_takes_back_a_take_once_the_depot_was_refilled(tmp_path):
-    # two Depot takes, 'end': the Depot is refilled from the deck in front of the player;
-    # the 'end' is taken back, not the take before it (the deck's top cards are known)
-    actions, out = saved_actions(tmp_path, [HUMAN, "greedy"], 2,
-                                 ["1", "1", "end", "undo", "undo", "quit"], "a.json")
-    assert any(ln.startswith("taken back: end") for ln in out), out
+def depot_takes_and_a_build():
+    """A seed whose deal seat 0 starts, and what seat 0 types: two Depot takes, then a
+    build legal after them."""
+    for seed in range(100):
+        state = new_game(2, seed)
+        if state.current != 0:
+            continue
+        typed = []
+        for _ in range(2):
+            take = next(a for a in legal_actions(state)
+                        if isinstance(a, Take) and a.notation() != "take deck")
+            typed.append(take.notation())
+            state = play(state, take)
+        build = next((a for a in legal_actions(state) if isinstance(a, Build)), None)
+        if build is not None:
+            return seed, typed, Build(build.card, build.side).notation()
+    pytest.fail("no deal in 100 where seat 0 starts and can build after two Depot takes")
+
+
+def test_undo_never_takes_back_an_end_whose_refill_the_human_saw_after_the_ai_turn(
+        tmp_path):
+    # two Depot takes, a build, 'end': the Depot is refilled from the deck, the AI plays
+    # its turn, and the human's next table shows the refill. Taking the 'end' back (with
+    # the AI's turn) put those cards back on top of the deck, known to the human; the
+    # build and the takes before it could then be played again knowing them
+    seed, takes, build = depot_takes_and_a_build()
+    plain, _ = saved_actions(tmp_path, [HUMAN, "greedy"], seed,
+                             [*takes, build, "end", "quit"], "a.json")
+    assert len(plain) > 4  # the AI played after 'end'
+    actions, out = saved_actions(tmp_path, [HUMAN, "greedy"], seed,
+                                 [*takes, build, "end", "undo", "undo", "quit"], "b.json")
     errors = [ln for ln in out if ln.startswith("! ")]
-    assert errors == ["! undo: a take cannot be taken back once the Depot was refilled "
-                      "from the deck: you have seen the cards drawn"], errors
-    direct, _ = saved_actions(tmp_path, [HUMAN, "greedy"], 2, ["1", "1", "quit"], "b.json")
-    assert actions == direct
+    assert errors == ["! undo: the end of a turn cannot be taken back once the Depot was "
+                      "refilled from the deck: you have seen the cards drawn"] * 2, errors
+    assert actions == plain  # the 'end' and the AI's turn are kept
+
+
+@pytest.mark.parametrize("seats", [[HUMAN, "greedy"], [HUMAN, HUMAN]])
+def test_undo_takes_back_a_build_before_the_end_of_the_turn(seats, tmp_path):
+    # nothing was drawn from the deck since the build: it is taken back, at a hot-seat
+    # table too
+    seed, takes, build = depot_takes_and_a_build()
+    actions, out = saved_actions(tmp_path, seats, seed, [*takes, build, "undo", "quit"])
+    assert not [ln for ln in out if ln.startswith("! ")], out
+    taken = [ln for ln in out if ln.startswith("taken back: ")]  # (with its payment)
+    assert len(taken) == 1 and taken[0].startswith(f"taken back: {build}"), out
+    assert taken[0].endswith(" (seat 0)") == (seats[1] == HUMAN), taken
+    assert actions == takes
 
 
 def test_hot_seat_undo_takes_back_the_last_move_whoever_made_it(tmp_path):
@@ -489,9 +551,52 @@ def test_undo_never_takes_back_a_claim_whose_refill_another_seat_saw():
                        "refilled from the deck: you have seen the cards drawn$"):
         take_back(record, [mover, other], seen)
     assert len(record.actions) == k + 1  # left as it was
-    # the mover's own sight is no reason (a game against the AI: a misclicked claim)
-    state, taken = take_back(record, [mover], {mover: Sight.of(after, mover)})
+    # the mover's own sight of the refill is a reason too (the cards are known to it)
+    with pytest.raises(UndoRefused, match="^a claim cannot be taken back once the Depot was "
+                       f"refilled from the deck: seat {mover} has seen the cards drawn$"):
+        take_back(record, [mover], {mover: Sight.of(after, mover)})
+    # a misclicked claim whose refill nobody was shown is taken back
+    state, taken = take_back(record, [mover, other], {mover: Sight.of(before, mover),
+                                                       other: Sight.of(before, other)})
     assert taken == [(mover, action)] and len(record.actions) == k
+
+
+def test_undo_never_takes_back_an_ai_claim_whose_landmark_the_human_saw():
+    # the human's 'end', then the AI's turn ending in a claim that revealed a Landmark in
+    # the row: the human's next table shows it, and taking the 'end' back (with the AI's
+    # turn) put it back into the Landmark deck, known to the human
+    from solver.cli import play_random_game
+    from solver.rules.actions import Claim, End
+    from solver.terminal import Sight, UndoRefused, take_back
+
+    for seed in range(200):
+        full = play_random_game(2, seed)
+        steps = list(full.states())
+        for k, (before, action) in enumerate(steps[:-1]):
+            after = steps[k + 1][0]
+            if (k and isinstance(action, Claim) and not after.is_over
+                    and set(after.landmark_row) - set(before.landmark_row)):
+                human = after.current  # the seat before the AI's turn and after it
+                last = max((i for i in range(k) if steps[i][0].current == human),
+                           default=None)
+                if last is not None and isinstance(steps[last][1], End):
+                    break
+        else:
+            continue
+        break
+    else:
+        pytest.fail("no AI claim that refilled the Landmark row after an 'end'")
+    record = GameRecord(full.cards, 2, seed=seed, actions=full.actions[:k + 1])
+    seen = {human: Sight(landmarks=set(after.landmark_row))}  # the row, and no card
+    with pytest.raises(UndoRefused, match="^the end of a turn cannot be taken back with the "
+                       "AI's moves after it: you have seen the Landmark they revealed$"):
+        take_back(record, [human], seen)
+    assert len(record.actions) == k + 1  # left as it was
+    # the row before the AI's turn is no reason: the 'end' and the AI's turn go back
+    shown_before = Sight(landmarks=set(before.landmark_row))
+    state, taken = take_back(record, [human], {human: shown_before})
+    assert [seat for seat, _ in taken] == [human] + [1 - human] * (k - last)
+    assert len(record.actions) == last
 
 
 def test_hot_seat_undo_never_takes_back_a_claim_whose_landmark_another_seat_saw(tmp_path):
