@@ -361,6 +361,10 @@ class LogEntry(Strict):
     index: int
     seat: int
     action: str
+    cards_spent: int | None = Field(None, description="a build: the hand cards its payment "
+                                    "discarded (public: the pile grows by their backs)")
+    known_spent: list[str] | None = Field(None, description="a build: those of them every "
+                                          "seat knew (taken face up from the Depot)")
 
 
 class SeatView(Strict):
@@ -377,7 +381,8 @@ class SeatView(Strict):
     view: dict[str, Any] = Field(description="this seat's view (bigsur-view/1)")
     legal_actions: list[str]
     log: list[LogEntry] = Field(description="every action; other seats' builds without "
-                                            "their payment")
+                                            "their payment, each build with its public "
+                                            "part (cards_spent, known_spent)")
     result: dict[str, Any] | None
     payments: dict[str, Any] | None = Field(
         None, description="build step, your turn: the cheapest payment of each buildable "

@@ -190,12 +190,28 @@ def plausible_id(value: object) -> bool:
     return isinstance(value, str) and len(value) < 100 and "\x00" not in value
 
 
-def public_action(action_text: str) -> str:
-    """An action as the other seats see it: a Build without its payment."""
-    action = parse_action(action_text)
-    if isinstance(action, Build):
-        return Build(action.card, action.side).notation()
-    return action_text
+def public_log(live: LiveGame, seat: int) -> list[dict[str, Any]]:
+    """The game's actions as ``seat`` sees them: its own in full, another seat's Build
+    without its payment. Every Build also says what of its payment all seats saw:
+    ``cards_spent``, the hand cards it discarded (the pile's backs count them), and
+    ``known_spent``, those of them everybody knew (taken face up; a known card spent
+    stays known in the pile), so a page can follow the hand and discard counts step by
+    step."""
+    ids = [c.id for c in live.cards.highway]
+    log = []
+    for i, (s, text) in enumerate(live.actions):
+        entry: dict[str, Any] = {"index": i, "seat": s, "action": text}
+        action = parse_action(text)
+        if isinstance(action, Build):
+            if s != seat:
+                entry["action"] = Build(action.card, action.side).notation()
+            if action.payment is not None:  # (a stored Build has it: see explicit)
+                spent = spent_cards(action.payment)
+                known = {ids[c] for c in live.state.players[s].known_discard}
+                entry["cards_spent"] = len(spent)
+                entry["known_spent"] = [c for c in spent if c in known]
+        log.append(entry)
+    return log
 
 
 class GameService:
@@ -526,8 +542,7 @@ class GameService:
             "actions_applied": live.n,
             "view": self._view_json(live, seat),
             "legal_actions": [a.notation() for a in legal_actions(state)] if your_turn else [],
-            "log": [{"index": i, "seat": s, "action": a if s == seat else public_action(a)}
-                    for i, (s, a) in enumerate(live.actions)],
+            "log": public_log(live, seat),
             "result": final_scores(state).to_json() if live.over else None,
             "payments": self._payments(state) if your_turn and state.phase == Phase.BUILD
             else None,

@@ -9,6 +9,7 @@ import time
 from session_testkit import BOTH_BACKENDS, auth, new_game, play_out, wait_for_humans
 
 from solver.rules.engine import new_game as engine_new_game
+from solver.rules.engine import play
 from solver.rules.position import state_to_json
 from solver.rules.record import GameRecord
 from solver.rules.scoring import final_scores
@@ -121,6 +122,33 @@ def test_full_game_against_ai_and_its_record(client, rng):
             assert entry["action"] == full
         else:
             assert entry["action"] == full.split(" pay ")[0]
+
+
+def test_every_build_in_the_log_says_what_all_seats_saw_it_pay(client, rng):
+    """Another seat's build is logged without its payment, yet every seat sees how many
+    hand cards it discarded (the pile grows by their backs) and which of them it knew
+    (taken face up). Each build says so (``cards_spent``, ``known_spent``), so the page
+    can follow a seat's hand and discard at each of its builds, not at its turn's end."""
+    game_id, tokens = new_game(client, seats=["human", "greedy"], seed=8)
+    final = play_out(client, game_id, tokens, rng)
+    record = GameRecord.from_json(
+        client.get(f"/v1/games/{game_id}/record", headers=auth(tokens[0])).json())
+    ids = [c.id for c in record.cards.highway]
+    builds = {}
+    for i, (before, action) in enumerate(record.states()):
+        if action is not None and action.notation().startswith("build "):
+            then, now = before.players[before.current], play(before, action).players[
+                before.current]
+            known = sorted(ids[c] for c in then.known_hand - now.known_hand
+                           if ids[c] != action.card)
+            builds[i] = (len(now.discard) - len(then.discard), known)
+    logged = {e["index"]: (e["cards_spent"], sorted(e["known_spent"]))
+              for e in final["log"] if e["action"].startswith("build ")}
+    assert logged == builds
+    assert {e["seat"] for e in final["log"] if e["index"] in builds} == {0, 1}
+    assert any(spent for spent, _ in builds.values())  # (or the test proves little)
+    assert any(known for _, known in builds.values())
+    assert all(e["cards_spent"] is None for e in final["log"] if e["index"] not in builds)
 
 
 def test_ai_first_plays_before_create_returns(client):

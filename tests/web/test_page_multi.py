@@ -184,9 +184,9 @@ def test_a_seats_numbers_follow_its_cards_while_the_ai_turns_are_shown(server, p
     """A QA pass (4 players, speed "slow"): while AI 4's turn was shown ("AI 4 (normal)
     claims ... L04 above H08"), its Highway showed the cards but its header still said
     "0 pts · hand 2 · discard 3" with no Stretch bar, and "11 pts" only after the moves.
-    A seat's points, hand and discard counts and Stretch bars are known as they stand
-    after its turn (not per build: the log hides another seat's payments): they are
-    shown from the step that ends its turn, as the table then stays."""
+    A seat's points, hand and discard counts and Stretch bars at the step that ends its
+    turn are as the table then stays (each build's own step: the next test, and
+    test_page_navigation's for the points)."""
     from rules_testkit import random_mid_game
     from test_page_qa import continue_position
 
@@ -242,4 +242,74 @@ def test_a_seats_numbers_follow_its_cards_while_the_ai_turns_are_shown(server, p
     # the moves changed what a seat's header says (or the test proves nothing)
     start = seen[0]["seats"]
     assert any(start[str(i)][0] != final[str(i)][0] for i in names), start
+    assert not pg.js_errors, pg.js_errors
+
+
+def test_a_seats_hand_and_discard_counts_follow_each_step_of_the_ai_turns(server, page):  # noqa: F811
+    """A review: while the AI's turn was shown, a seat built with cards from its hand and
+    its header still said the hand and discard of before, both jumping at its turn's
+    end. A build's payment is public in its counts (the pile grows by the cards' backs;
+    the log says how many and which known ones): a take adds one card to the hand, a
+    build takes the card and the cards paid from it and puts those on the discard pile,
+    and the turn's end changes neither."""
+    import re
+    from itertools import pairwise
+
+    from rules_testkit import random_mid_game
+    from test_page_qa import continue_position
+
+    from solver.rules.position import state_to_json
+
+    pg = page
+    st = state_to_json(random_mid_game(4, seed=3, actions=40))
+    me = st["current"]
+    continue_position(pg, server, st, me)
+    pg.select_option("#ai-speed", "120")
+    pg.evaluate("""() => {
+      window.seen = [];
+      new MutationObserver(() => {
+        const now = document.querySelector('#log li.now');
+        if (!now || document.querySelector('#skip-btn').hidden) return;
+        const heads = {};
+        for (const el of document.querySelectorAll('#seats .seat')) {
+          heads[el.dataset.seat] = el.querySelector('.seat-head .muted.small').innerText;
+        }
+        window.seen.push({index: Number(now.dataset.index), heads});
+      }).observe(document.querySelector('#status'), {childList: true, subtree: true});
+    }""")
+    for _ in range(2):
+        pg.locator("#deck .cardbtn").click()
+        settle(pg)
+    pg.keyboard.press("e")
+    pg.wait_for_function("document.querySelector('#status').innerText.includes('Your turn')",
+                         timeout=90_000)
+    settle(pg)
+    log = pg.evaluate("window.bigsur.state.data.log")
+    steps = {}  # each move shown: the seats' headers as it showed them
+    for x in pg.evaluate("window.seen"):
+        steps[x["index"]] = x["heads"]
+    shown = sorted(steps)
+    assert len(shown) >= 9, shown  # (three AI turns: two takes and an end at least)
+
+    def counts(head: str) -> tuple[int, int]:
+        found = re.search(r"hand (\d+)\b.*\bdiscard (\d+)", head)
+        assert found, head
+        return int(found[1]), int(found[2])
+
+    paid_at_a_build = 0
+    for k, j in pairwise(shown):
+        entry = log[j]
+        assert entry["index"] == j and j == k + 1, (k, j)
+        seat = str(entry["seat"])
+        (hand, pile), (hand_then, pile_then) = counts(steps[k][seat]), counts(steps[j][seat])
+        verb = entry["action"].split()[0]
+        if verb == "take":
+            assert (hand_then, pile_then) == (hand + 1, pile), entry
+        elif verb == "build":
+            assert (hand_then, pile_then) == (hand - 1 - entry["cards_spent"],
+                                              pile + entry["cards_spent"]), entry
+            paid_at_a_build += entry["cards_spent"] > 0
+        else:  # end, claim
+            assert (hand_then, pile_then) == (hand, pile), entry
+    assert paid_at_a_build, [log[j]["action"] for j in shown]  # (or it proves little)
     assert not pg.js_errors, pg.js_errors

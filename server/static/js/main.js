@@ -793,10 +793,12 @@ async function transition(prev, next) {
   const after = tableFromView(next.view);
   // my own seat cannot change during others' moves: show it as it is now
   t.seats[next.seat] = after.seats[next.seat];
-  // a seat's hand and discard pile are known as they stand after its last turn of these
-  // moves (next's view), not step by step (the log hides another seat's payments): shown
-  // from the step that ends that turn; its points and Stretches from each build or claim
-  // (stepScores), else from that step too
+  // a seat's hand and discard counts follow each step (a build's log entry says how many
+  // hand cards it paid with and which known ones), its pile's top Material too (the pile
+  // only grows: its top then is that place of next's pile); its points and Stretches
+  // follow each build or claim (stepScores). From the step that ends its last turn of
+  // these moves, the seat is shown as next's view has it (the same, or a log without
+  // the payments' counts catching up)
   const lastEnd = {};
   fresh.forEach((e, j) => { if (e.action === "end" || e.action.startsWith("claim ")) lastEnd[e.seat] = j; });
   const scores = S.scores ? S.scores.scores.slice() : [];
@@ -815,10 +817,15 @@ async function transition(prev, next) {
     if (next.over && next.result) scoresAfter = next.result.scores;
     for (const [j, e] of fresh.entries()) {
       applyPublic(t, e);
+      const seat = t.seats[e.seat];
+      if (e.cards_spent && e.seat !== next.seat) {
+        seat.discardTopMaterial = next.view.seats[e.seat].discard.materials[seat.discardCount - 1] ||
+          seat.discardTopMaterial;
+      }
       if (steps[j]) scores[e.seat] = steps[j];
       if (lastEnd[e.seat] === j && e.seat !== next.seat) {
         const a = after.seats[e.seat];
-        Object.assign(t.seats[e.seat], {handCount: a.handCount, known: a.known, discardCount: a.discardCount,
+        Object.assign(seat, {handCount: a.handCount, known: a.known, discardCount: a.discardCount,
           discardTop: a.discardTop, discardTopMaterial: a.discardTopMaterial});
         if (scoresAfter) scores[e.seat] = scoresAfter[e.seat];
       }

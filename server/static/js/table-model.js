@@ -73,8 +73,12 @@ export function applyPublic(t, entry) {
   } else if (verb === "build") {
     const card = words[1];
     if (words[2] === "L") seat.highway.unshift(card); else seat.highway.push(card);
-    seat.handCount = Math.max(0, seat.handCount - 1);
-    if (seat.known) seat.known = seat.known.filter((c) => c !== card);
+    // the payment's public part (the server's log says it; a log without it: only the
+    // built card leaves the hand)
+    const spent = entry.cards_spent || 0, knownSpent = entry.known_spent || [];
+    seat.handCount = Math.max(0, seat.handCount - 1 - spent);
+    seat.discardCount += spent;
+    if (seat.known) seat.known = seat.known.filter((c) => c !== card && !knownSpent.includes(c));
   } else if (verb === "claim") {
     const i = t.landmarkRow.indexOf(words[1]);
     if (i >= 0) t.landmarkRow.splice(i, 1);
