@@ -1190,3 +1190,71 @@ def test_a_long_card_id_fits_on_the_card(server, page):  # noqa: F811
         {"inside": True, "clear": True, "squeezed": True}] * 2 + [
         {"inside": True, "clear": True, "squeezed": False}] * 2
     assert not [e for e in pg.js_errors if "status of" not in e], pg.js_errors
+
+
+def test_the_editors_undo_history_bounds_merges_and_tells_a_text_field(server, page):  # noqa: F811
+    """Both editors' Undo and Redo are views/undo-history.js: the steps beyond the limit go
+    oldest first, the edits of one key in a row are one step (until another step or an
+    Undo), an Undo moves its step to Redo (a new edit ends Redo), each button names its
+    step or is disabled, and Ctrl+Z is the editor's outside a text field only."""
+    pg = page
+    open_editor(pg, server, "#nav-cards", "#ce-ok")
+    got = pg.evaluate("""async () => {
+      const {UndoHistory, undoKey} = await import('/js/views/undo-history.js');
+      const states = (steps) => steps.map((s) => s.state);
+      const h = new UndoHistory(3);
+      for (const n of [1, 2, 3, 4]) h.record(`edit ${n}`, n);
+      const bounded = states(h.undo);
+      const m = new UndoHistory(9);
+      const merged = [m.record('name', 'a', 'name'), m.record('name', 'ab', 'name'),
+                      m.record('add H70', 'abc'), m.record('name', 'abc+', 'name')];
+      const taken = m.take(true, 'now');
+      const afterTake = [states(m.undo), m.redo, m.record('name', 'x', 'name')];
+      const redoEnded = m.redo.length;
+      const t = new UndoHistory(9);
+      t.record('delete H12', 's0');
+      const box = document.createElement('div');
+      const buttons = () => {
+        box.innerHTML = t.buttonsHTML('xx');
+        return [...box.querySelectorAll('button')].map((b) => [b.id, b.dataset.xx, b.innerText,
+          b.disabled, b.getAttribute('aria-keyshortcuts')]);
+      };
+      const withUndo = buttons();
+      t.take(true, 's1');
+      const withRedo = buttons();
+      box.innerHTML = t.buttonsHTML('xx', {focusable: true});
+      const focusable = [...box.querySelectorAll('button')].map((b) => [b.disabled,
+        b.getAttribute('aria-disabled')]);
+      const field = document.createElement('div');
+      field.innerHTML = '<input><input type="number"><input type="checkbox"><input type="file">' +
+        '<textarea></textarea><select></select><button></button><div contenteditable="true"></div>';
+      document.body.append(field);
+      const keys = [...field.children].map((el) => [el.outerHTML,
+        undoKey({key: 'z', ctrlKey: true, target: el}),
+        undoKey({key: 'Z', metaKey: true, shiftKey: true, target: el}),
+        undoKey({key: 'y', ctrlKey: true, target: el})]);
+      field.remove();
+      const others = [undoKey({key: 'z', target: document.body}),
+        undoKey({key: 'z', ctrlKey: true, altKey: true, target: document.body}),
+        undoKey({key: 'y', ctrlKey: true, shiftKey: true, target: document.body}),
+        undoKey({key: 'x', ctrlKey: true, target: document.body})];
+      return {bounded, merged, taken, afterTake, redoEnded, withUndo, withRedo, focusable, keys,
+              others};
+    }""")
+    assert got["bounded"] == [2, 3, 4]
+    assert got["merged"] == [True, False, True, True]
+    assert got["taken"] == {"label": "name", "state": "abc+"}
+    assert got["afterTake"] == [["a", "abc"], [{"label": "name", "state": "now"}], True]
+    assert got["redoEnded"] == 0
+    undo_keys, redo_keys = "Control+Z Meta+Z", "Control+Shift+Z Meta+Shift+Z Control+Y"
+    assert got["withUndo"] == [["xx-undo", "undo", "Undo delete H12", False, undo_keys],
+                               ["xx-redo", "redo", "Redo", True, redo_keys]]
+    assert got["withRedo"] == [["xx-undo", "undo", "Undo", True, undo_keys],
+                               ["xx-redo", "redo", "Redo delete H12", False, redo_keys]]
+    assert got["focusable"] == [[False, "true"], [False, None]]
+    typed = {"<input>", '<input type="number">', "<textarea></textarea>",
+             '<div contenteditable="true"></div>'}
+    for html, undo, redo_z, redo_y in got["keys"]:
+        expected = [None] * 3 if html in typed else ["undo", "redo", "redo"]
+        assert [undo, redo_z, redo_y] == expected, html
+    assert got["others"] == [None] * 4

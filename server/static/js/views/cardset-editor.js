@@ -2,8 +2,9 @@
  * validation by the server (POST /v1/cardsets/check: the same rules as `bigsur cards
  * validate`, each problem naming the card and the field), import of a CSV
  * (POST /v1/cardsets/convert) or of the set's JSON file, download of both (the CSV written
- * by POST /v1/cardsets/export.csv), Undo and Redo of every change, and saving (POST /v1/cardsets,
- * or a new version).
+ * by POST /v1/cardsets/export.csv), Undo and Redo of every change (undo-history.js: the
+ * steps, their buttons and keys; kept here across a reload of the tab), and saving
+ * (POST /v1/cardsets, or a new version).
  *
  * ctx (from main.js): {api, ApiError, showError, clearError, announce(text), saveFile(blob, name),
  *   refreshCardSets()}.
@@ -12,6 +13,9 @@
 import {MATERIALS, effectWords} from "../words.js";
 import {SCENERY, esc, cardSVG, landmarkSVG} from "../svg.js";
 import {editorAlert} from "./editor-alert.js";
+import {UndoHistory, undoKey} from "./undo-history.js";
+
+const UNDO_KEEP = 30; // the states Undo goes back through (a set is a small JSON value)
 
 /* storedName: the stored set the one edited is a version of (null: a new set);
  * stored + savedText: that set's version on the server ({label, fingerprint}) and the
@@ -23,14 +27,15 @@ import {editorAlert} from "./editor-alert.js";
  * reconstruction whose cards a Save was about to store as not a reconstruction;
  * startChoice: the set chosen in "Start from" (kept through redraws); staleText: the cards
  * whose bonus or ability changed under a text written for the earlier one ("highway:H21"
- * -> that effect, as text): the table shows a card's text, not its effect. */
+ * -> that effect, as text): the table shows a card's text, not its effect; history: the
+ * Undo and Redo steps (each state a snapshot()). */
 const E = {set: null, sel: null, check: null, seq: 0, timer: null, storedName: null,
   stored: null, savedText: null, saveNote: null, missingBase: null,
   convertErrors: [], ctx: null, root: null, restored: false, recons: [], reconWarn: null,
-  startChoice: null, alert: null, staleText: {}, undo: [], redo: [], editKey: null, importNote: null,
-  afterCheck: null, downloadNote: null, keys: false, found: null};
+  startChoice: null, alert: null, staleText: {}, importNote: null,
+  afterCheck: null, downloadNote: null, keys: false, found: null,
+  history: new UndoHistory(UNDO_KEEP)};
 const DRAFT_KEY = "bigsur.cardset-draft"; // the set being edited survives a reload
-const UNDO_KEEP = 30; // the states Undo goes back through (a set is a small JSON value)
 const HISTORY_KEY = "bigsur.cardset-history"; // Undo and Redo survive a reload of the tab
 const FORMAT = "bigsur-cards/1";
 /* The fields the editor has a place for (docs/format.md's; a card set's label and
@@ -244,7 +249,7 @@ function saveDraft() {
  * before: after a reload, Undo went back to a step older than the newest edits); none
  * fitting, none is kept. */
 function saveHistory() {
-  const undo = E.undo.slice(), redo = E.redo.slice();
+  const undo = E.history.undo.slice(), redo = E.history.redo.slice();
   for (;;) {
     try {
       sessionStorage.setItem(HISTORY_KEY, packHistory(undo, redo));
@@ -259,7 +264,7 @@ function saveHistory() {
 
 function packHistory(undo, redo) {
   const texts = [];
-  const pack = (l) => l.map(({what, snap}) => {
+  const pack = (l) => l.map(({label: what, state: snap}) => {
     if (typeof snap.savedText !== "string") return {what, snap};
     let i = texts.indexOf(snap.savedText);
     if (i < 0) i = texts.push(snap.savedText) - 1;
@@ -276,12 +281,9 @@ function restoreHistory() {
   const steps = (l) => Array.isArray(l) && l.every((x) => x && typeof x.what === "string" &&
     x.snap && x.snap.set && Array.isArray(x.snap.set.highway) && Array.isArray(x.snap.set.landmarks) &&
     text(x.snap.savedText ?? null));
-  const unpack = (l) => l.slice(-UNDO_KEEP).map(({what, snap}) => ({what,
-    snap: {...snap, savedText: typeof snap.savedText === "number" ? texts[snap.savedText] : snap.savedText ?? null}}));
-  if (h && steps(h.undo) && steps(h.redo)) {
-    E.undo = unpack(h.undo);
-    E.redo = unpack(h.redo);
-  }
+  const unpack = (l) => l.map(({what, snap}) => ({label: what,
+    state: {...snap, savedText: typeof snap.savedText === "number" ? texts[snap.savedText] : snap.savedText ?? null}}));
+  if (h && steps(h.undo) && steps(h.redo)) E.history.load(unpack(h.undo), unpack(h.redo));
 }
 
 function restoreDraft() {
@@ -369,11 +371,7 @@ function snapshot() {
 /* The state before an action (``what``, in words: "delete H12"), kept for Undo. ``key``:
  * the edits of one field in a row are one step (a name is not undone letter by letter). */
 function remember(what, key = null) {
-  if (key && key === E.editKey && E.undo.length) return;
-  E.editKey = key;
-  E.undo.push({what, snap: snapshot()});
-  if (E.undo.length > UNDO_KEEP) E.undo.shift();
-  E.redo = []; // a new step: what was undone is not redone over it
+  if (!E.history.record(what, snapshot(), key)) return;
   saveHistory();
   const b = $("ce-history");
   if (b) b.outerHTML = historyHTML(); // (an edit draws no more than its card until checked)
@@ -381,44 +379,32 @@ function remember(what, key = null) {
 
 /* The Undo and Redo buttons, each naming its step. */
 function historyHTML() {
-  const button = (act, steps, keys, title) => {
-    const last = steps[steps.length - 1];
-    const word = act === "undo" ? "Undo" : "Redo";
-    return `<button type="button" data-ce="${act}" id="ce-${act}" aria-keyshortcuts="${keys}" title="${title}"` +
-      `${last ? "" : " disabled"}>${last ? word + " " + esc(last.what) : word}</button>`;
-  };
-  return `<span id="ce-history">${button("undo", E.undo, "Control+Z Meta+Z", "Ctrl+Z, outside a text field")} ` +
-    `${button("redo", E.redo, "Control+Shift+Z Meta+Shift+Z Control+Y", "Ctrl+Shift+Z or Ctrl+Y, outside a text field")}</span>`;
+  return `<span id="ce-history">${E.history.buttonsHTML("ce")}</span>`;
 }
 
 /* Undo (``back``) or Redo the last step: the state before it comes back, and the state
  * left goes to the other list (an Undo too many is redone). */
 function travel(back) {
-  const [from, to] = back ? [E.undo, E.redo] : [E.redo, E.undo];
-  const step = from.pop();
+  const step = E.history.take(back, snapshot());
   if (!step) return;
-  to.push({what: step.what, snap: snapshot()});
   saveHistory();
-  E.editKey = null;
-  Object.assign(E, step.snap);
+  Object.assign(E, step.state);
   E.saveNote = null;
   E.check = null;
-  E.afterCheck = `${back ? "Undone" : "Redone"}: ${step.what}`;
+  E.afterCheck = `${back ? "Undone" : "Redone"}: ${step.label}`;
   render();
   scheduleCheck(0);
   focusOn(back ? "#ce-undo" : "#ce-redo", back ? "#ce-redo" : "#ce-undo",
     `[data-ce-pick="${E.sel ? E.sel.kind + ":" + E.sel.index : ""}"]`, "#ce-start");
 }
 
+/* Ctrl+Z and Ctrl+Shift+Z or Ctrl+Y while the editor is shown, when there is a step to
+ * take (else the keys are the browser's). */
 function onUndoKey(ev) {
-  if (!E.root || E.root.closest(".view").hidden || !(ev.ctrlKey || ev.metaKey) || ev.altKey) return;
-  const key = (ev.key || "").toLowerCase();
-  const back = key === "z" && !ev.shiftKey;
-  if (!back && !(key === "z" && ev.shiftKey) && !(key === "y" && !ev.shiftKey)) return;
-  const t = ev.target, tag = (t && t.tagName) || "";
-  const typing = tag === "TEXTAREA" || (t && t.isContentEditable) || (tag === "INPUT" &&
-    !["checkbox", "radio", "button", "submit", "reset", "file", "range", "color"].includes(t.type));
-  if (typing || !(back ? E.undo : E.redo).length) return; // (a text field's own undo there)
+  const kind = undoKey(ev);
+  if (!kind || !E.root || E.root.closest(".view").hidden) return;
+  const back = kind === "undo";
+  if (!E.history.next(back)) return;
   ev.preventDefault();
   travel(back);
 }
@@ -1127,7 +1113,7 @@ function saySaved() {
  * set the server lacks or has at an earlier version. */
 function savedUnder(name) {
   const same = (n) => (n || "").toLowerCase() === name.toLowerCase();
-  for (const {snap} of [...E.undo, ...E.redo]) {
+  for (const {state: snap} of [...E.history.undo, ...E.history.redo]) {
     if (snap.storedName ? same(snap.storedName) : same(snap.set.name)) {
       Object.assign(snap, {storedName: E.storedName, stored: E.stored, savedText: E.savedText, missingBase: null});
     }

@@ -12,7 +12,8 @@
  *
  * Every edit of the position can be undone (and redone): the editor keeps the last
  * :data:`HISTORY` positions, each a snapshot (the position is a small value), named by
- * the change that left it ("Undo remove H12"). A result shown (a hint, a score, a
+ * the change that left it ("Undo remove H12"); undo-history.js keeps the steps and draws
+ * their buttons, and tells their keys. A result shown (a hint, a score, a
  * payment) is shown with the position it is of, and only then.
  *
  * ctx (from main.js): {api, ApiError, showError, clearError, saveFile(blob, name), cardSets(),
@@ -23,16 +24,18 @@ import {MATERIALS, matIcon, actionWords, paymentSentence, discardTopAfter, plain
   plural, confidence, noVerdictWords} from "../words.js";
 import {SC_COLOR, esc, cap, cardSVG, highwaySVG, landmarkSVG} from "../svg.js";
 import {editorAlert} from "./editor-alert.js";
+import {UndoHistory, undoKey} from "./undo-history.js";
 
 const HAND = 2, DEPOT = 5;
 const HISTORY = 50; // the positions Undo goes back through
-/* ``result``: {html, of} (``of``: the encoded position it is of), or null. ``done``: the
- * positions before each edit, {pos, kept, label} (``label``: the edit, "remove H12");
- * ``undone``: those Undo went back from (Redo); ``committed``: the position as the last
- * edit left it (JSON), which the next is compared with. */
+/* ``result``: {html, of} (``of``: the encoded position it is of), or null. ``history``:
+ * the positions before each edit, each step's state a snapshot() {pos, kept}, its label
+ * the edit ("remove H12"); ``committed``: the position as the last edit left it (JSON),
+ * which the next is compared with. */
 const P = {ctx: null, root: null, cards: null, pos: null, target: "hand", pending: null,
   score: null, scoreFor: null, scoreErr: null, checked: null, result: null, seq: 0, timer: null,
-  ai: "mcts:1s", alert: null, kept: {}, done: [], undone: [], committed: null, stepping: false};
+  ai: "mcts:1s", alert: null, kept: {},
+  history: new UndoHistory(HISTORY), committed: null, stepping: false};
 const $ = (id) => document.getElementById(id);
 
 /* ------------------------------------------------------------------ pure functions */
@@ -517,8 +520,7 @@ export function render() {
       <label for="pe-turn">Turns done</label><input id="pe-turn" type="number" min="0" max="${maxTurns(p.players, deck.length) - 1}" class="num" value="${p.turn}">
       <label for="pe-step">Step</label><select id="pe-step">${opt([["take0", "take (no card taken yet)"], ["take1", "take (1 card taken)"], ["build", "build / claim"]], step)}</select>
       <button type="button" data-pe="clear" id="pe-clear">Clear</button>
-      ${historyButton("undo", P.done, "Control+Z Meta+Z")}
-      ${historyButton("redo", P.undone, "Control+Shift+Z Control+Y Meta+Shift+Z")}
+      ${P.history.buttonsHTML("pe", {focusable: true})}
     </div>
     <p class="small" id="pe-summary">Player ${toAct(p) + 1} to act${toAct(p) === p.me ? " (you)" : ""} \u00b7 deck ${v.deck.count} cards \u00b7 Landmark deck ${v.landmark_deck.count}</p>
     ${perTurnHTML()}
@@ -729,11 +731,7 @@ const snapshot = () => ({pos: JSON.stringify(P.pos), kept: JSON.stringify(P.kept
  * redone. */
 function commit(label) {
   const now = snapshot();
-  if (P.committed && now.pos !== P.committed.pos) {
-    P.done.push({...P.committed, label: label || "edit"});
-    if (P.done.length > HISTORY) P.done.shift();
-    P.undone = [];
-  }
+  if (P.committed && now.pos !== P.committed.pos) P.history.record(label || "edit", P.committed);
   P.committed = now;
 }
 
@@ -743,10 +741,9 @@ function commit(label) {
  * taken that edit's place in the history, and left its own entry there). */
 async function step(back) {
   if (P.stepping || !P.pos) return;
-  const from = () => back ? P.done : P.undone; // (an edit replaces P.undone)
-  const entry = from()[from().length - 1];
+  const entry = P.history.next(back);
   if (!entry) { tell(back ? "Nothing to undo." : "Nothing to redo."); return; }
-  const pos = JSON.parse(entry.pos);
+  const pos = JSON.parse(entry.state.pos);
   if (pos.cards !== P.pos.cards) {
     const committed = P.committed;
     let cards;
@@ -754,18 +751,17 @@ async function step(back) {
     try { cards = await P.ctx.loadCards(pos.cards); } catch (e) { say(e); return; } finally {
       P.stepping = false;
     }
-    if (P.committed !== committed || from()[from().length - 1] !== entry) {
+    if (P.committed !== committed || P.history.next(back) !== entry) {
       if (P.pos.cards !== pos.cards) await P.ctx.loadCards(P.pos.cards).catch(() => null); // drawn as before
       tell(`Not ${back ? "undone" : "redone"}: the position was edited meanwhile.`);
       return;
     }
     P.cards = cards;
   }
-  from().pop();
-  (back ? P.undone : P.done).push({...P.committed, label: entry.label});
+  P.history.take(back, P.committed);
   P.pos = pos;
-  P.kept = JSON.parse(entry.kept);
-  P.committed = {pos: entry.pos, kept: entry.kept};
+  P.kept = JSON.parse(entry.state.kept);
+  P.committed = {...entry.state}; // (a new object: a wait for a card set sees P.committed change)
   P.pending = null;
   if (!targets().some(([t]) => t === P.target)) P.target = "hand";
   redraw();
@@ -790,28 +786,14 @@ function tell(text) {
   el.textContent = text;
 }
 
-/* The Undo or Redo button, naming the edit it undoes or redoes. */
-function historyButton(kind, stack, keys) {
-  const last = stack[stack.length - 1];
-  const verb = kind === "undo" ? "Undo" : "Redo";
-  return `<button type="button" data-pe="${kind}" id="pe-${kind}" aria-keyshortcuts="${keys}"` +
-    `${last ? "" : ` aria-disabled="true"`} title="${kind === "undo" ? "Ctrl+Z" : "Ctrl+Shift+Z"}">` +
-    `${last ? esc(`${verb} ${last.label}`) : verb}</button>`;
-}
-
 /* Ctrl+Z (Cmd+Z) undoes, Ctrl+Shift+Z or Ctrl+Y redoes, while the editor is shown and the
- * focus is not in a text field (which undoes its own typing). */
-const TYPED = new Set(["", "text", "search", "number", "url", "email", "tel", "password"]);
+ * focus is not in a text field (which undoes its own typing); with nothing to take, the
+ * status line says so. The Undo and Redo buttons stay focusable for the same answer. */
 function onKey(ev) {
-  if (!(ev.ctrlKey || ev.metaKey) || ev.altKey || !P.root || !P.pos || P.root.closest("[hidden]")) return;
-  const k = ev.key.toLowerCase();
-  const redo = (k === "z" && ev.shiftKey) || (k === "y" && !ev.shiftKey);
-  if (k !== "z" && !redo) return;
-  const el = ev.target, tag = (el.tagName || "").toLowerCase();
-  if (tag === "textarea" || el.isContentEditable ||
-      (tag === "input" && TYPED.has((el.getAttribute("type") || "").toLowerCase()))) return;
+  const kind = undoKey(ev);
+  if (!kind || !P.root || !P.pos || P.root.closest("[hidden]")) return;
   ev.preventDefault();
-  step(!redo);
+  step(kind === "undo");
 }
 
 /* ------------------------------------------------------------------ results */
