@@ -26,9 +26,10 @@ from solver.rules.position import PositionError, resolve_cards, state_from_json
 from solver.rules.state import GameState, Phase
 from solver.rules.views import PlayerView, view_from_json
 from solver.rules.wording import got, got_type
+from solver.search.determinize import InconsistentViewError
 
 from .cluster import DaskWorkers
-from .errors import ApiError, WorkerError, describe
+from .errors import ApiError, WorkerError, describe, in_position
 from .scheduler import Priority, Scheduler
 from .workers import DeadlineExceeded, ProcessWorkers, ThreadWorkers, WorkerDied
 
@@ -55,13 +56,19 @@ def cards_of(raw: Any) -> CardSet:
 
 async def read_position(raw: Any, card_sets) -> GameState | PlayerView:
     """:func:`parse_position` of a posted position, its set named (``card_sets``: the
-    server's :class:`~server.cardsets.CardSets`) or inline. An inline set is parsed off
-    the event loop: a body of a few hundred kilobytes of cards takes half a second, which
-    would hold every other request meanwhile."""
-    named = await card_sets.for_position(raw.get("cards") if isinstance(raw, dict) else None)
-    if isinstance(raw, dict) and isinstance(raw.get("cards"), dict):
-        return await asyncio.to_thread(parse_position, raw, named)
-    return parse_position(raw, named)
+    server's :class:`~server.cardsets.CardSets`) or inline. A refusal names its field
+    inside the request body (:func:`~server.errors.in_position`: ``position.cards`` for a
+    set the server does not know). An inline set is parsed off the event loop: a body of
+    a few hundred kilobytes of cards takes half a second, which would hold every other
+    request meanwhile."""
+    try:
+        named = await card_sets.for_position(raw.get("cards") if isinstance(raw, dict)
+                                             else None)
+        if isinstance(raw, dict) and isinstance(raw.get("cards"), dict):
+            return await asyncio.to_thread(parse_position, raw, named)
+        return parse_position(raw, named)
+    except (PositionError, InconsistentViewError) as err:
+        raise in_position(err) from None
 
 
 def parse_position(raw: Any, cards: CardSet | None = None) -> GameState | PlayerView:

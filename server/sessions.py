@@ -47,7 +47,7 @@ from solver.rules.wording import got_type
 from solver.search.specs import SpecError, check_caps, parse_bot_spec
 
 from .cluster import ClusterUnavailable
-from .errors import ApiError, describe
+from .errors import ApiError, in_position
 from .pool import read_position
 from .scheduler import cancel_and_wait
 from .settings import SERVER_BOTS
@@ -172,15 +172,6 @@ def position_after(record: GameRecord, n: int) -> dict[str, Any]:
         raise ApiError(422, "n", f"must be 0 to {len(record.actions)} (actions in the game), "
                        f"got {n}", "out_of_range")
     return state_to_json(dataclasses.replace(record, actions=record.actions[:n]).replay())
-
-
-def _in_position(err: Exception) -> ApiError:
-    """A position's error (PositionError, InconsistentViewError) naming its field inside
-    the request's ``position``: ``position.seats[1].hand``."""
-    _status, body, _ = describe(err)
-    field = f"position.{body['field']}" if body["field"] not in (None, "position") \
-        else "position"
-    return ApiError(422, field, body["reason"], body["error"])
 
 
 def plausible_id(value: object) -> bool:
@@ -335,7 +326,7 @@ class GameService:
             try:
                 state = determinize(position, seed)
             except InconsistentViewError as err:
-                raise _in_position(err) from None
+                raise in_position(err) from None
         else:
             seats = self._seat_list(seats, n, position.current)
             self._one_human_knows(seats, "seats")
@@ -344,7 +335,7 @@ class GameService:
         try:  # the stored form must load again, or the game could not be replayed
             state = state_from_json(start, cards)
         except PositionError as err:
-            raise _in_position(err) from None
+            raise in_position(err) from None
         if not legal_actions(state):
             raise ApiError(422, "position", "no legal action in this position", "position")
         return await self._open(state, cards, seats, seed, creator, None, start)
@@ -354,10 +345,7 @@ class GameService:
         if not isinstance(raw, dict):
             raise ApiError(422, "position", f"must be an object (bigsur-view/1 or "
                            f"bigsur-position/1){got_type(raw)}", "position")
-        try:
-            position = await read_position(raw, self.cards)
-        except (PositionError, InconsistentViewError) as err:
-            raise _in_position(err) from None
+        position = await read_position(raw, self.cards)  # refusals name position.*
         cards = next((c for c in self.cards.sets.values()
                       if c.fingerprint == position.cards.fingerprint), None)
         if cards is None:

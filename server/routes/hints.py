@@ -6,10 +6,13 @@ from typing import Any
 
 from fastapi import APIRouter, Request
 
-from solver.rules.views import view_to_json
-from solver.search.api import to_view
+from solver.rules.state import GameState
+from solver.rules.views import PlayerView, view_to_json
+from solver.search.api import GameOverError, NotToActError, to_view
+from solver.search.determinize import InconsistentViewError
 
 from ..deps import CardsDep, SearchDep, SettingsDep
+from ..errors import in_position
 from ..pool import SearchService, position_kind, read_position
 from ..schemas import HintRequest, HintResponse
 from .common import SEARCH_ERRORS, budget_dict, client_key, unless_disconnected
@@ -18,10 +21,13 @@ router = APIRouter(prefix="/v1", tags=["hints"])
 
 
 async def run_hint(position, budget: dict[str, int], seed: int | None,
-                   search: SearchService, request: Request, client: str) -> dict[str, Any]:
+                   search: SearchService, request: Request, client: str,
+                   view: PlayerView | None = None) -> dict[str, Any]:
     """Search the view of the seat to act (a full state is reduced to it first, here in
-    the server: the worker never receives hidden cards)."""
-    view = to_view(position)  # GameOverError / NotToActError / InconsistentViewError
+    the server: the worker never receives hidden cards); ``view``: that view when the
+    caller has made it (:func:`posted_view`)."""
+    if view is None:
+        view = to_view(position)  # GameOverError / NotToActError / InconsistentViewError
     result = await unless_disconnected(request, search.hint(view_to_json(view), budget,
                                                             seed, client))
     result.update({"position_kind": position_kind(position), "budget": budget, "seed": seed,
@@ -40,4 +46,16 @@ async def hint(req: HintRequest, request: Request, settings: SettingsDep,
     With a seed and an iteration budget the answer is reproducible."""
     budget = budget_dict(req.budget, settings.default_budget_ms, settings)
     position = await read_position(req.position, cards)
-    return await run_hint(position, budget, req.seed, search, request, client_key(request))
+    return await run_hint(position, budget, req.seed, search, request, client_key(request),
+                          posted_view(position))
+
+
+def posted_view(position: GameState | PlayerView) -> PlayerView:
+    """The view a posted position is searched from; a finished game, a view of a seat not
+    to act or one no full state matches is refused naming its field inside the request's
+    ``position`` (``position.phase``, ``position.view_of``), as every route taking a
+    position names it."""
+    try:
+        return to_view(position)
+    except (GameOverError, NotToActError, InconsistentViewError) as err:
+        raise in_position(err) from None

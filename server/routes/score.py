@@ -11,10 +11,10 @@ from solver.rules.position import state_to_json
 from solver.rules.scoring import final_scores
 from solver.rules.state import GameState, Phase
 from solver.rules.wording import got
-from solver.search.determinize import determinize
+from solver.search.determinize import InconsistentViewError, determinize
 
 from ..deps import CardsDep, SearchDep
-from ..errors import ApiError
+from ..errors import ApiError, in_position
 from ..pool import read_position
 from ..schemas import (
     PaymentRequest,
@@ -57,15 +57,18 @@ async def payment(req: PaymentRequest, request: Request, cards: CardsDep,
         # a view of the seat to act (the position editor): a payment reads only that seat's
         # cards and public ones, so any full state consistent with the view pays the same
         if position.current != position.seat:
-            raise ApiError(422, "view_of", f"a payment is the seat to act's "
+            raise ApiError(422, "position.view_of", f"a payment is the seat to act's "
                            f"(seat {position.current}), the view is of seat {position.seat}",
                            "position")
         viewer = position.seat
-        position = determinize(position, 0)  # InconsistentViewError names the problem
+        try:  # (read_position has matched the view with a full state already)
+            position = determinize(position, 0)
+        except InconsistentViewError as err:
+            raise in_position(err) from None
         raw = state_to_json(position)
     if position.phase != Phase.BUILD:
-        raise ApiError(422, "phase", f"payments are made in the build step, the position is "
-                       f"in the {position.phase.name.lower()} step", "position")
+        raise ApiError(422, "position.phase", f"payments are made in the build step, the "
+                       f"position is in the {position.phase.name.lower()} step", "position")
     builds = []
     empty = not position.player.highway  # as it is when each build is made
     for i, text in enumerate(req.builds):

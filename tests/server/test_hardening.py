@@ -555,7 +555,8 @@ def test_an_unknown_card_set_name_is_named(client, url):
     else:
         body = {"position": {**hint_body()["position"], "cards": "nope"}}
     r = client.post(url, json=body)
-    assert r.status_code == 422 and r.json()["field"].endswith("cards"), r.text
+    field = "cards" if url == "/v1/analyze" else "position.cards"
+    assert r.status_code == 422 and r.json()["field"] == field, r.text
     assert "no card set named 'nope' (known: default" in r.json()["reason"]
     assert r.json()["error"] == ("record" if url == "/v1/analyze" else "position")
 
@@ -644,11 +645,11 @@ def test_a_long_value_or_key_in_a_position_is_cut_where_it_is_named(client, wher
         position[long], field = 1, "Q" * ECHO_LIMIT
     else:
         position["per_turn"], field = {"persistent_used": {long: 1}}, "per_turn.persistent_used."
-    for url in ("/v1/hint", "/v1/score", "/v1/payment"):
+    # each route names the field inside the body's position, cut once (the length is the
+    # key's)
+    for url in ("/v1/hint", "/v1/score", "/v1/payment", "/v1/games"):
         body = {"position": position, **({"builds": ["H01"]} if url == "/v1/payment" else {})}
-        assert_capped(client.post(url, json=body), field)
-    # a game from a position names the field inside it, cut once (the length is the key's)
-    assert_capped(client.post("/v1/games", json={"position": position}), "position." + field)
+        assert_capped(client.post(url, json=body), "position." + field)
 
 
 def test_a_request_with_20000_unknown_fields_lists_some_and_counts_the_rest(client):
@@ -676,7 +677,7 @@ def test_a_long_list_in_a_position_cuts_the_reason_saying_its_length(client):
     position = {**hint_body()["position"], "current": [1] * LONG}
     r = client.post("/v1/score", json={"position": position})
     body = r.json()
-    assert r.status_code == 422 and body["field"] == "current", r.text[:300]
+    assert r.status_code == 422 and body["field"] == "position.current", r.text[:300]
     assert body["reason"].startswith("must be an integer 0 to 1, got [1, 1")
     assert len(body["reason"]) < REASON_LIMIT + 40
     assert body["reason"].endswith("characters)")
@@ -708,12 +709,11 @@ def test_impossible_hidden_discards_are_named_under_the_seat(client, players, se
     from test_position_views import view_with_one_material_pile
 
     view, material = view_with_one_material_pile(players, seat)
-    for url, body, prefix in (("/v1/hint", {"position": view}, ""),
-                              ("/v1/score", {"position": view}, ""),
-                              ("/v1/games", {"position": view, "seed": 1}, "position.")):
+    for url, body in (("/v1/hint", {"position": view}), ("/v1/score", {"position": view}),
+                      ("/v1/games", {"position": view, "seed": 1})):
         r = client.post(url, json=body)
         assert r.status_code == 422 and r.json()["error"] == "position", (url, r.text)
-        assert r.json()["field"] == f"{prefix}seats[{seat}].discard.materials", (url, r.text)
+        assert r.json()["field"] == f"position.seats[{seat}].discard.materials", (url, r.text)
         assert f"hidden {material} discard(s)" in r.json()["reason"], r.text
 
 

@@ -88,7 +88,7 @@ def test_hint_refuses_a_view_of_a_seat_not_to_act(client):
     other = 1 - state.current
     r = client.post("/v1/hint", json={"position": view_to_json(view_of(state, other))})
     assert r.status_code == 422
-    assert r.json()["field"] == "view_of" and str(state.current) in r.json()["reason"]
+    assert r.json()["field"] == "position.view_of" and str(state.current) in r.json()["reason"]
 
 
 def test_hint_refuses_a_finished_game(client):
@@ -181,7 +181,7 @@ def test_payment_for_builds(client):
     r = client.post("/v1/payment", json={"position": state_to_json(state), "builds": hand})
     assert r.status_code == 200 and r.json()["feasible"] is False and r.json()["reason"]
     r = client.post("/v1/payment", json={"position": state_json(), "builds": ["H01"]})
-    assert r.status_code == 422 and r.json()["field"] == "phase"
+    assert r.status_code == 422 and r.json()["field"] == "position.phase"
     r = client.post("/v1/payment", json={"position": state_to_json(state),
                                          "builds": [hand[0] + ":up"]})
     assert r.status_code == 422 and r.json()["field"] == "builds[0]"
