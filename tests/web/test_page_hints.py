@@ -47,9 +47,10 @@ def test_hint_cleared_after_an_undo_and_another_build(server, page):  # noqa: F8
     assert not pg.js_errors, pg.js_errors
 
 
-def fake_hint(pg, state: dict, moves: list[dict]) -> None:
+def fake_hint(pg, state: dict, moves: list[dict], iterations: int = 100) -> None:
     """The server's hint answer replaced by ``moves`` (each ``actions`` and whatever else
-    it needs), each checked legal in ``state`` with the engine first."""
+    it needs), each checked legal in ``state`` with the engine first, from a search of
+    ``iterations``."""
     from solver.rules.engine import play
     from solver.rules.position import state_from_json
 
@@ -57,8 +58,9 @@ def fake_hint(pg, state: dict, moves: list[dict]) -> None:
         s = state_from_json(state)
         for a in m["actions"]:
             s = play(s, a)  # raises if the move is not legal
-    answer = {"seat": state["current"], "stats": {"iterations": 100}, "position_kind": "view",
-              "budget": {"iterations": 100}, "seed": 0, "card_set": "default",
+    answer = {"seat": state["current"], "stats": {"iterations": iterations},
+              "position_kind": "view", "budget": {"iterations": iterations}, "seed": 0,
+              "card_set": "default",
               "elapsed_ms": 50.0,
               "moves": [{"label": None, "visits": 50 - k, "win_probability": 0.5 - k / 10,
                          "expected_margin": 1.0 - k, "payment": None, "line": [],
@@ -342,12 +344,42 @@ def test_confidence_against_the_closest_move_and_not_on_a_short_search(server, p
                            "4.5 points ahead of the next move"), out
     assert out["won"] == ("close call: the top moves are within 0.5 points (2898 vs 2700 "
                           "visits; every move's win chance 100.0%): either is fine"), out
-    # the page says it: a hint of 50 visits gives no verdict
-    fake_hint(pg, st, [{"actions": ["end"]}, {"actions": ["build H04 R", "end"]}])
+    # the page says it: a hint of 50 visits for its top move (of 300 iterations, not too
+    # short ever to give a verdict: test_a_hint_too_short_ever_to_give_a_verdict_says_so_once)
+    fake_hint(pg, st, [{"actions": ["end"]}, {"actions": ["build H04 R", "end"]}], 300)
     ask_hint(pg)
     conf = pg.locator("#hint .conf").inner_text()
     assert conf == ("Too few iterations to tell: only 50 visits for the top move (a verdict "
                     "needs 100): search longer."), conf
+    assert not pg.js_errors, pg.js_errors
+
+
+def test_a_hint_too_short_ever_to_give_a_verdict_says_so_once(server, page):  # noqa: F811
+    """A review: a 100-iteration hint's line said "Too few iterations to tell: only 41
+    visits for the top move (a verdict needs 100): search longer." and a note under the
+    hint said it again ("A search of 100 iterations never gives a verdict (it needs 100
+    visits for the top move): choose ..."). The line says it once: too few to tell, and
+    which longer searches of the menu can tell."""
+    from test_web_page import start_a_game_against_greedy
+
+    pg = page
+    start_a_game_against_greedy(pg, server + "/?speed=0", seed=1)
+    for _ in range(2):
+        settle(pg)
+        pg.locator("#deck .cardbtn").click()
+    settle(pg)
+    assert len(pg.evaluate("window.bigsur.state.data.legal_actions")) > 2  # (moves to weigh)
+    ask_hint(pg, "iterations:100")
+    longer = [o.strip() for o in pg.locator("#hint-budget option").all_inner_texts()
+              if not o.startswith("100 iterations")]
+    assert len(longer) >= 2, longer
+    choices = ", ".join(longer[:-1]) + " or " + longer[-1]
+    line = pg.locator("#hint .conf").inner_text()
+    assert line == ("Too few iterations to tell. A search of 100 iterations never gives a "
+                    "verdict (it needs 100 visits for the top move): choose "
+                    f"{choices} under \u201csearch\u201d for one."), line
+    hint = pg.locator("#hint").inner_text()
+    assert hint.count("verdict") == 1 and "search longer" not in hint, hint
     assert not pg.js_errors, pg.js_errors
 
 

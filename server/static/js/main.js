@@ -600,7 +600,12 @@ function renderHint() {
   const conf = confidence(moves, S.data.legal_actions, listed.length ? listed[0].members.length : 1);
   const v = S.data.view;
   const shown = S.hintShow || 0;
-  let html = conf ? `<p class="conf conf-${conf.cue.replace(/ /g, "-")}"><b>${esc(cap(conf.cue))}</b>: ${esc(conf.why)}.</p>` : "";
+  const its = r.stats && r.stats.iterations;
+  // a search too short ever to give a verdict says that once, with the menu's choices that
+  // can give one, in place of the "search longer" of any other short search
+  const noVerdict = noVerdictWords(conf, its, $("hint-budget").options, "under “search”");
+  let html = !conf ? "" : `<p class="conf conf-${conf.cue.replace(/ /g, "-")}"><b>${esc(cap(conf.cue))}</b>` +
+    (noVerdict ? `. <span class="noverdict">${esc(noVerdict)}</span></p>` : `: ${esc(conf.why)}.</p>`);
   html += `<ol class="hintlist">`;
   listed.forEach((line) => {
     const {k, move: m, members} = line;
@@ -652,12 +657,8 @@ function renderHint() {
     (moves.some((m) => m.score_change) ? `; your score as it stands: what the move adds ` +
       `now (Final Scoring applied to your Highway today; the win chance also weighs what ` +
       `it costs you later)` : "") + `.</p>`;
-  const its = r.stats && r.stats.iterations;
   html += `<p class="muted small">${its ? its + " iterations, " : ""}` +
     `${r.elapsed_ms ? (r.elapsed_ms / 1000).toFixed(1) + " s" : ""}</p>`;
-  // a search too short ever to give a verdict said to be so, with the menu's choices that can
-  const noVerdict = noVerdictWords(conf, its, $("hint-budget").options, "under “search”");
-  if (noVerdict) html += `<p class="small noverdict">${esc(noVerdict)}</p>`;
   setHint(html);
 }
 

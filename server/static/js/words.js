@@ -406,8 +406,9 @@ export function confidence(moves, legal, choices = 1) {
  * ``iterations`` with the other moves ("search longer" after each 100-iteration search
  * promised one that never came). ``conf``: confidence()'s; ``menu``: the search menu's
  * options ({value: "ms:1000" or "iterations:100", label}: a <select>'s), those that can
- * give a verdict named; ``where``: the menu in words ("under “search”"). The
- * table's hint and the position editor's say it alike. */
+ * give a verdict named; ``where``: the menu in words ("under “search”"). The table's
+ * hint says it in place of confidence()'s "why", not under it (the two said the same
+ * twice); the position editor's hint says it too. */
 export function noVerdictWords(conf, iterations, menu, where) {
   if (!conf || conf.cue !== "too few iterations to tell" || !iterations || iterations > FEW_VISITS) return "";
   const longer = [...menu].filter((o) => {
