@@ -371,7 +371,8 @@ function snapshot() {
 /* The state before an action (``what``, in words: "delete H12"), kept for Undo. ``key``:
  * the edits of one field in a row are one step (a name is not undone letter by letter). */
 function remember(what, key = null) {
-  if (!E.history.record(what, snapshot(), key)) return;
+  if (E.history.merges(key)) return; // (a snapshot copies the whole set: not at each key)
+  E.history.record(what, snapshot(), key);
   saveHistory();
   const b = $("ce-history");
   if (b) b.outerHTML = historyHTML(); // (an edit draws no more than its card until checked)

@@ -20,12 +20,18 @@ export class UndoHistory {
    * of the same key in a row are one step, back to the state before the first (a name is
    * not undone letter by letter). Whether a step was recorded (false: merged). */
   record(label, state, key = null) {
-    if (key && key === this.mergeKey && this.undo.length) return false;
+    if (this.merges(key)) return false;
     this.mergeKey = key;
     this.undo.push({label, state});
     if (this.undo.length > this.limit) this.undo.shift();
     this.redo = [];
     return true;
+  }
+
+  /* Whether an edit of ``key`` would be merged into the last step (its state is not
+   * needed: an editor whose state is costly to copy asks first). */
+  merges(key) {
+    return Boolean(key) && key === this.mergeKey && this.undo.length > 0;
   }
 
   /* The step Undo (``back``) or Redo would take; undefined when none. */
