@@ -104,8 +104,9 @@ def test_the_keys_help_names_the_editors_keys(server, page):  # noqa: F811
 def test_the_position_editors_short_hint_says_it_never_gives_a_verdict(server, page):  # noqa: F811
     """The position editor said "search longer" after each of its 100-iteration hints, a
     verdict that never came (a verdict needs 100 visits for the top move, which shares the
-    100 iterations with the other moves); it says so as the table's hint does (the same
-    words: words.js noVerdictWords), naming its menu's choices that can give one."""
+    100 iterations with the other moves); it says so as the table's hint does, once, in
+    place of the line's "search longer" (the same words: words.js noVerdictWords), naming
+    its menu's choices that can give one."""
     from test_editors import build_step_position
     from test_position_editor_workflow import load_box
 
@@ -119,8 +120,10 @@ def test_the_position_editors_short_hint_says_it_never_gives_a_verdict(server, p
     pg.select_option("#pe-budget", "iterations:100")
     pg.click("#pe-hint")
     pg.wait_for_selector("#pe-moves li", timeout=60_000)
-    assert pg.locator("#pe-conf").inner_text().startswith("Too few iterations to tell")
-    note = pg.locator("#pe-noverdict").inner_text()
+    line = pg.locator("#pe-conf").inner_text()
+    assert line.startswith("Too few iterations to tell"), line
+    assert "search longer" not in line, line  # said once: the note in place of the why
+    note = pg.locator("#pe-conf #pe-noverdict").inner_text()
     assert note.startswith("A search of 100 iterations never gives a verdict"), note
     longer = [o for o in pg.locator("#pe-budget option").all_inner_texts() if "no verdict" not in o]
     assert longer and all(o in note for o in longer), (longer, note)

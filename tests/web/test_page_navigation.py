@@ -109,7 +109,12 @@ def test_a_hint_too_short_ever_to_give_a_verdict_says_so(server, page):  # noqa:
     from test_page_hints import ask_hint
 
     pg = page
-    to_the_first_build_step(pg, server + "/?speed=0")
+    start_a_game_against_greedy(pg, server + "/?speed=0", seed=1)  # (a deal with moves
+    for _ in range(2):                                             # to weigh, not one)
+        settle(pg)
+        pg.locator("#deck .cardbtn").click()
+    settle(pg)
+    assert len(pg.evaluate("window.bigsur.state.data.legal_actions")) > 2
     assert "no verdict" in pg.locator("#hint-budget option[value='iterations:100']").inner_text()
     ask_hint(pg, "iterations:100")
     assert pg.locator("#hint .conf").inner_text().startswith("Too few iterations to tell")
@@ -126,8 +131,8 @@ def test_a_seats_points_follow_each_build_while_the_ai_turns_are_shown(server, p
     """A QA pass (keyboard and screen reader, the AI's moves shown one by one): a seat's
     points and Stretch bars followed its cards only at its turn's end ("builds H12"
     beside the points of before). They are the server's score of its Highway as drawn
-    at each build and claim (its hand and discard counts still at the turn's end: the
-    log hides another seat's payments)."""
+    at each build and claim (its hand and discard counts too, since 0999b40:
+    test_page_multi.py)."""
     from rules_testkit import random_mid_game
     from test_page_qa import continue_position
 

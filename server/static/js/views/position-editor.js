@@ -915,14 +915,14 @@ async function ask(kind) {
       const res = await P.ctx.api("POST", "/v1/hint", {position: v, budget: {[unit]: Number(n)}, seed: 1});
       const ctx = wordsCtx();
       const moves = res.moves.slice(0, 6);
-      // how sure the search is, as the table's hint says it (no verdict on a few visits;
-      // none ever on a search too short)
+      // how sure the search is, as the table's hint says it (no verdict on a few visits; a
+      // search too short ever to give one says that once, in place of "search longer")
       const conf = confidence(moves, null);
       const noVerdict = noVerdictWords(conf, res.stats && res.stats.iterations,
         $("pe-budget").options, "in the menu beside Hint");
       html = `<h3 class="small">Hint: best moves for you</h3>` +
-        (conf ? `<p class="conf conf-${conf.cue.replace(/ /g, "-")}" id="pe-conf"><b>${esc(cap(conf.cue))}</b>: ${esc(conf.why)}.</p>` : "") +
-        (noVerdict ? `<p class="small noverdict" id="pe-noverdict">${esc(noVerdict)}</p>` : "") +
+        (conf ? `<p class="conf conf-${conf.cue.replace(/ /g, "-")}" id="pe-conf"><b>${esc(cap(conf.cue))}</b>` +
+          (noVerdict ? `. <span class="noverdict" id="pe-noverdict">${esc(noVerdict)}</span></p>` : `: ${esc(conf.why)}.</p>`) : "") +
         `<ol class="pe-moves" id="pe-moves">` +
         moves.map((m) => {
           const pay = planWords(m.payment, ctx);
