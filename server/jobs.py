@@ -81,10 +81,13 @@ class JobService:
 
     async def submit(self, record: GameRecord, budget: dict[str, Any], seed: int,
                      seats: list[int] | None, client: str, search: SearchService,
-                     game_id: str | None = None) -> dict[str, Any]:
+                     game_id: str | None = None, reuse: bool = False) -> dict[str, Any]:
         """Check the record and queue its review (409-free: a new id every time).
         ``game_id``: the hosted game it reviews, found again by :meth:`of_game` from any
-        process sharing the database, after a restart too."""
+        process sharing the database, after a restart too; with ``reuse``, the game's
+        review of the same budget, seed and seats, unless failed or cancelled, is
+        returned instead of a new one (looked up as the job is stored, in one
+        transaction: two requests at once, on any processes, start one review)."""
         await self.prune()
         points = decision_points(record, seats, self.settings.analysis_max_decisions)
         searched = sum(1 for p in points if p.legal > 1)
@@ -97,10 +100,10 @@ class JobService:
                            "seats", "limit")
         job_id = secrets.token_urlsafe(12)
         try:
-            await self.store.in_thread(
+            stored = await self.store.in_thread(
                 self.store.create_job, job_id, client, len(points), budget, seed, seats,
                 record.to_json(), self.settings.max_jobs, self.settings.max_jobs_per_client,
-                self.owner, self.lease, game_id)
+                self.owner, self.lease, game_id, reuse)
         except LimitReached as err:
             after = str(max(self.settings.retry_after, search.scheduler.retry_after(1) * 10))
             if err.what == "client":
@@ -111,6 +114,8 @@ class JobService:
             raise ApiError(503, None, f"{err.limit} analysis jobs are queued or running "
                            "(BIGSUR_MAX_JOBS); retry later", "busy",
                            {"Retry-After": after}) from None
+        if stored != job_id:  # the game's review already stored: it runs where it is
+            return await self.get(stored)
         self._start(job_id, record, points, budget, seed, client, search)
         return await self.get(job_id)
 

@@ -17,9 +17,11 @@ checked limit).
 
 Writers on several processes: an action is appended only if the game still has the
 action count the writer replayed (``UPDATE games ... WHERE n_actions = ?``; the loser
-gets :class:`Conflict` and replays), action ids are unique per seat in the database, and
-an analysis job runs where its lease is (``owner``, ``lease_until``; renewed while it
-runs, taken over by another process once it runs out).
+gets :class:`Conflict` and replays), action ids are unique per seat in the database, a
+hosted game's review is looked up and, when there is none, stored in one transaction
+under the jobs' lock (two requests at once start one review), and an analysis job runs
+where its lease is (``owner``, ``lease_until``; renewed while it runs, taken over by
+another process once it runs out).
 
 Migrations are explicit and versioned (:data:`MIGRATIONS`; the version is the ``schema``
 row of ``meta``). To add a column: a new :class:`Migration` (both dialects), the field in
@@ -999,13 +1001,26 @@ class Store:
     def create_job(self, job_id: str, client: str, total: int, budget: dict, seed: int,
                    seats: list[int] | None, record: dict, max_active: int,
                    max_per_client: int, owner: str | None = None,
-                   lease_seconds: float = 30.0, game_id: str | None = None) -> None:
+                   lease_seconds: float = 30.0, game_id: str | None = None,
+                   reuse: bool = False) -> str:
         """Insert a queued job leased to ``owner``, refusing (:class:`LimitReached`) in
         the same transaction when the active jobs, all or the client's, are at their
-        limits. ``game_id``: the hosted game it reviews (:meth:`jobs_of_game`)."""
+        limits; returns the id of the job. ``game_id``: the hosted game it reviews
+        (:meth:`jobs_of_game`); with ``reuse``, the newest review of that game with the
+        same budget, seed and seats that is neither failed nor cancelled is returned
+        instead, looked up in the same transaction: every writer of jobs waits on one
+        lock (``bigsur-jobs``), so two requests, on any processes, start one review."""
         now = time.time()
         with self.transaction() as tx:
             tx.serialize("bigsur-jobs")
+            if reuse and game_id is not None:
+                for other, other_budget, other_seed, other_seats in tx.execute(
+                        "SELECT id, budget, seed, seats FROM jobs WHERE game_id=? AND "
+                        "status NOT IN ('failed', 'cancelled') ORDER BY created DESC, "
+                        "id DESC", (game_id,)).fetchall():
+                    if (json.loads(other_budget), other_seed, json.loads(other_seats)) == \
+                            (budget, seed, seats):
+                        return other
             n = tx.execute(f"SELECT count(*) FROM jobs WHERE {ACTIVE_JOB}").fetchone()[0]
             if n >= max_active:
                 raise LimitReached("jobs", max_active)
@@ -1019,6 +1034,7 @@ class Store:
                 "VALUES (?,?,?,'queued',?,0,?,?,?,?,?,?,?)",
                 (job_id, client, now, total, json.dumps(budget), seed, json.dumps(seats),
                  json.dumps(record), owner, now + lease_seconds if owner else None, game_id))
+        return job_id
 
     def jobs_of_game(self, game_id: str) -> list[str]:
         """The review jobs of a hosted game still stored, oldest first."""

@@ -59,8 +59,9 @@ async def analyse_game(game_id: str, request: Request, response: Response, token
                        req: GameAnalysisRequest | None = None) -> dict[str, Any]:
     """The review of this game (any seat's token, once it is over). A job for the same
     budget, seed and seats that is running or done is returned rather than started
-    again (unless ``again``). Every field is optional, the body too. Retry-After while
-    it is queued or running, as the job's own route."""
+    again (unless ``again``), also to requests at once through several processes.
+    Every field is optional, the body too. Retry-After while it is queued or running,
+    as the job's own route."""
     req = req or GameAnalysisRequest()
     live = await games.get(game_id)
     games.seat_of(live, token)
@@ -68,14 +69,9 @@ async def analyse_game(game_id: str, request: Request, response: Response, token
         raise ApiError(409, "game_id", "the review is available once the game is over",
                        "not_over")
     budget = budget_dict(req.budget, settings.analysis_budget_ms, settings)
-    if not req.again:
-        for job_id in reversed(await jobs.of_game(game_id)):
-            job = await jobs.stored(job_id)
-            if job is not None and job["budget"] == budget and job["seed"] == req.seed and \
-                    job["seats"] == req.seats and job["status"] not in ("failed", "cancelled"):
-                return _polled(response, await jobs.get(job_id), search)
     return _polled(response, await jobs.submit(game_record(live), budget, req.seed, req.seats,
-                                               client_key(request), search, game_id), search)
+                                               client_key(request), search, game_id,
+                                               reuse=not req.again), search)
 
 
 @router.get("/{game_id}/analysis", response_model=JobResponse,

@@ -10,6 +10,7 @@ from __future__ import annotations
 
 import json
 import random
+import threading
 
 from session_testkit import BOTH_BACKENDS, auth, new_game, play_out, poll_job
 
@@ -146,3 +147,49 @@ def test_a_games_review_is_found_by_every_process_of_the_database(make_client):
     assert fresh.status_code == 202 and fresh.json()["job_id"] != job_id
     assert first.get(f"/v1/games/{game_id}/analysis",
                      headers=auth(tokens[0])).json()["job_id"] == fresh.json()["job_id"]
+
+
+@BOTH_BACKENDS
+def test_two_review_requests_at_once_on_two_processes_start_one_review(make_client,
+                                                                        fake_search,
+                                                                        monkeypatch):
+    """Each process looked up the game's review, found none and stored its own: the
+    look-up and the insert were not one transaction, so the game was reviewed twice. The
+    second process's request runs whole while the first's is about to store its job:
+    one job, and both answers name it. A cancelled review is not reused: the next
+    request starts a new one."""
+    first, second = make_client(), make_client()  # two processes on one database
+    game_id, tokens = new_game(first, seats=["human", "greedy"], seed=5)
+    play_out(first, game_id, tokens, random.Random(5))
+    url, headers = f"/v1/games/{game_id}/analysis", auth(tokens[0])
+    body = {"budget": {"iterations": 3}, "seed": 0}
+    store = first.app.state.store
+    create_job = store.create_job
+    answered_meanwhile = []
+
+    def second_request_first(*args, **kwargs):
+        answered_meanwhile.append(second.post(url, json=body, headers=headers))
+        return create_job(*args, **kwargs)
+
+    fake_search.gate = threading.Event()  # (the review stays running until cancelled)
+    try:
+        monkeypatch.setattr(store, "create_job", second_request_first)
+        r = first.post(url, json=body, headers=headers)
+        monkeypatch.undo()
+        assert r.status_code == 202, r.text
+        [meanwhile] = answered_meanwhile
+        assert meanwhile.status_code == 202, meanwhile.text
+        assert store.jobs_of_game(game_id) == [r.json()["job_id"]]
+        assert meanwhile.json()["job_id"] == r.json()["job_id"]
+
+        cancelled = second.delete(f"/v1/analyze/{r.json()['job_id']}").json()
+        assert cancelled["status"] == "cancelled", cancelled
+        fresh = first.post(url, json=body, headers=headers)
+        assert fresh.status_code == 202, fresh.text
+        assert fresh.json()["job_id"] != cancelled["job_id"]
+        assert second.post(url, json=body, headers=headers).json()["job_id"] == \
+            fresh.json()["job_id"]
+    finally:
+        fake_search.gate.set()
+        fake_search.gate = None
+    assert poll_job(first, fresh.json()["job_id"])["status"] == "done"
