@@ -40,6 +40,7 @@ from .cluster import ClusterError, DaskWorkers
 from .jobs import JobService
 from .pool import SearchService
 from .routes import analysis, cards, games, health, hints, score
+from .routes.common import EVERY_ROUTE_ERRORS
 from .sessions import GameService
 from .settings import Settings, unknown_variables
 from .store import SCHEMA_VERSION, Store, StoreError, hold_sqlite_file
@@ -111,8 +112,22 @@ class Metrics:
         return "\n".join(lines) + "\n"
 
 
+# The request line and headers of one request, at most: h11's limit of an incomplete
+# event (bigsur serve), and the Guard's of headers that arrive complete in one read (h11
+# counts only an incomplete event: 40 KiB of headers in one read passed it)
+MAX_HEADER_BYTES = 16 * 1024
+
+
+def headers_too_large(size: int | None = None) -> errors.ApiError:
+    """The 431 of headers over :data:`MAX_HEADER_BYTES` (``size``: their bytes, if known)."""
+    what = f"{size} bytes of headers" if size is not None else "the request's headers"
+    return errors.ApiError(431, "headers", f"{what} exceed the limit of {MAX_HEADER_BYTES} "
+                           "bytes", "limit")
+
+
 class Guard:
-    """ASGI middleware: caps the request body (413 naming the limit; bodies without a
+    """ASGI middleware: caps the headers (431, :data:`MAX_HEADER_BYTES`, names and values
+    counted as received) and the request body (413 naming the limit; bodies without a
     Content-Length are counted as they arrive) and records metrics per route."""
 
     def __init__(self, app, max_bytes: int, metrics: Metrics,
@@ -163,9 +178,15 @@ class Guard:
                 status_box[0] = message["status"]
             await send(message)
 
-        headers = dict(scope.get("headers") or [])
+        raw_headers = scope.get("headers") or []
+        headers = dict(raw_headers)
         length = headers.get(b"content-length")
         try:
+            header_bytes = sum(len(name) + len(value) for name, value in raw_headers)
+            if header_bytes > MAX_HEADER_BYTES:
+                status_box[0] = 431
+                status, payload, _ = errors.describe(headers_too_large(header_bytes))
+                return await JSONResponse(payload, status_code=status)(scope, receive, send)
             allowed = self.allowed(scope["path"])
             if not allowed and (scope["path"] + "/").startswith("/v1/"):
                 # no API route has it: a JSON 404, never the page's static files (a
@@ -329,7 +350,7 @@ def create_app(settings: Settings | None = None,
         version="1",
         description="Hints for any position, reviews of finished games and games against "
                     "the AI. Errors: `{error, field, reason, message}`. See docs/api.md.",
-        lifespan=lifespan)
+        lifespan=lifespan, responses=EVERY_ROUTE_ERRORS)
     app.state.settings = settings
     app.state.cards = registry
     app.state.metrics = Metrics()
@@ -449,7 +470,7 @@ def cmd_serve(args) -> int:
                             log_config=log_config(args.log_level), http=protocol,
                             timeout_keep_alive=settings.keep_alive_seconds,
                             timeout_graceful_shutdown=settings.graceful_shutdown_seconds,
-                            h11_max_incomplete_event_size=16 * 1024,
+                            h11_max_incomplete_event_size=MAX_HEADER_BYTES,
                             forwarded_allow_ips=args.forwarded_allow_ips)
     server = uvicorn.Server(config)
     config.load()  # configures logging; the rate limit goes on top

@@ -45,6 +45,9 @@ from collections import OrderedDict, defaultdict
 import h11
 from uvicorn.protocols.http.h11_impl import H11Protocol
 
+from .app import MAX_HEADER_BYTES, headers_too_large
+from .errors import describe, error_body
+
 log = logging.getLogger("bigsur.server")
 _ENDED = (h11.DONE, h11.MUST_CLOSE, h11.CLOSED, h11.ERROR)
 MIN_AGE = 0.5  # seconds a connection may wait for its request before it can be evicted
@@ -186,13 +189,19 @@ class GuardedH11Protocol(H11Protocol):
             self._disarm()  # idle: uvicorn's keep-alive timeout applies
 
     def send_400_response(self, msg: str) -> None:
-        """A request h11 cannot parse (malformed, headers over 16 KiB): 400 in the
-        documented error shape rather than uvicorn's plain text."""
-        body = json.dumps({"error": "request", "field": "headers",
-                           "reason": f"not a valid HTTP/1.1 request ({msg})",
-                           "message": f"headers: not a valid HTTP/1.1 request ({msg})"},
-                          separators=(",", ":")).encode()
-        event = h11.Response(status_code=400, reason=b"Bad Request",
+        """A request h11 cannot parse: 400 in the documented error shape rather than
+        uvicorn's plain text; headers over ``MAX_HEADER_BYTES`` before their end (h11's
+        limit of an incomplete event: its receive buffer is longer) are a 431, as the
+        Guard answers those that arrive in one read."""
+        if len(self.conn.trailing_data[0]) > MAX_HEADER_BYTES:
+            status, payload, _ = describe(headers_too_large())
+            phrase = b"Request Header Fields Too Large"
+        else:
+            reason = f"not a valid HTTP/1.1 request ({msg})"
+            status, payload = 400, error_body("request", "headers", reason)
+            phrase = b"Bad Request"
+        body = json.dumps(payload, separators=(",", ":")).encode()
+        event = h11.Response(status_code=status, reason=phrase,
                              headers=[(b"content-type", b"application/json"),
                                       (b"connection", b"close")])
         try:

@@ -33,6 +33,7 @@ WHY: dict[int, str] = {
     422: "a field is malformed or the position/action is illegal (field named)",
     429: "this client has too many searches, jobs or games (error 'too_many'); see "
          "Retry-After",
+    431: "the request's headers are too large (error 'limit', field 'headers')",
     503: "busy or unavailable (error 'busy' or 'unavailable'): no search worker free in "
          "time, a search past its deadline, a server-wide cap reached, or the database "
          "down; see Retry-After",
@@ -60,6 +61,9 @@ def error_responses(*codes: int | tuple[int, str],
 ERRORS = error_responses(400, 413, 422, 503)
 SEARCH_ERRORS = error_responses(400, 413, 422, 429, 503)
 SEAT_ERRORS = error_responses(401, 403, (404, "no such game (error 'not_found')"), 422, 503)
+# answered by every route (server.app.Guard, before any route): declared once, for all,
+# in the JSON form a text route's errors take too
+EVERY_ROUTE_ERRORS = error_responses(431, text_route=True)
 
 # How often a client polls: a game whose AI is thinking (its move is usually a second
 # away, and a long-poll, GET ?wait=, answers as soon as it is played) ...

@@ -4,6 +4,7 @@ deadline, slow and never-ending requests, too many connections."""
 
 from __future__ import annotations
 
+import json
 import os
 import signal
 import socket
@@ -14,6 +15,7 @@ from pathlib import Path
 import httpx
 import pytest
 
+from server.app import MAX_HEADER_BYTES
 from server.launch import ServerProcess
 from solver.rules.engine import new_game
 from solver.rules.position import state_to_json
@@ -173,6 +175,38 @@ def test_connections_beyond_the_cap_are_closed_and_healthz_still_answers(server)
     assert httpx.get(server.url + "/healthz", timeout=5).status_code == 200
 
 
+def exchange(port: int, request: bytes) -> tuple[int, dict]:
+    """Send ``request`` in one ``sendall`` (it asks for the connection to close) and read
+    the answer to its end: its status and JSON body."""
+    with socket.create_connection(("127.0.0.1", port)) as s:
+        s.settimeout(10)
+        s.sendall(request)
+        data = b""
+        while chunk := s.recv(65536):
+            data += chunk
+    head, _, body = data.partition(b"\r\n\r\n")
+    return int(head.split()[1]), json.loads(body)
+
+
+def test_headers_over_the_limit_in_one_read_are_431_on_every_route(server):
+    """h11 limits only an incomplete event: 40 KiB of headers arriving in one read passed
+    its 16 KiB limit. The Guard counts them; every route declares the 431."""
+    many = b"".join(b"X-Filler-%d: %s\r\n" % (i, b"v" * 1000) for i in range(40))
+    for path in (b"/healthz", b"/v1/cards", b"/openapi.json"):
+        status, body = exchange(server.port, b"GET " + path + b" HTTP/1.1\r\nHost: x\r\n"
+                                + many + b"Connection: close\r\n\r\n")
+        assert status == 431, (path, body)
+        assert body["error"] == "limit" and body["field"] == "headers", body
+        assert str(MAX_HEADER_BYTES) in body["reason"] and body["message"], body
+    normal = b"GET /openapi.json HTTP/1.1\r\nHost: x\r\nX-Some: %s\r\n" \
+             b"Connection: close\r\n\r\n" % (b"v" * 2000)
+    status, schema = exchange(server.port, normal)
+    assert status == 200
+    for path, operations in schema["paths"].items():
+        for method, operation in operations.items():
+            assert "431" in operation["responses"], (method, path)
+
+
 def test_content_length_with_transfer_encoding_is_refused(server):
     s = socket.create_connection(("127.0.0.1", server.port))
     s.settimeout(5)
@@ -275,17 +309,17 @@ def test_clients_that_never_read_their_answers_are_dropped(server):
             s.close()
 
 
-UNPARSEABLE = [
-    [b"GET /healthz HTTP/1.1\r\nHost: x\r\nX-Big: " + b"a" * 20_000, b"\r\n\r\n"],
-    [b"GET /healthz HTTP/1.1\r\nHo st: x\r\n\r\n"],
-    [b"NOT HTTP AT ALL\r\n\r\n"]]
+UNPARSEABLE = [  # (the parts sent, the status answered)
+    ([b"GET /healthz HTTP/1.1\r\nHost: x\r\nX-Big: " + b"a" * 20_000, b"\r\n\r\n"], 431),
+    ([b"GET /healthz HTTP/1.1\r\nHo st: x\r\n\r\n"], 400),
+    ([b"NOT HTTP AT ALL\r\n\r\n"], 400)]
 
 
 def test_unparseable_requests_get_the_documented_shape(server):
-    for parts in UNPARSEABLE:
+    for parts, expected in UNPARSEABLE:
         s = socket.create_connection(("127.0.0.1", server.port))
         s.settimeout(5)
-        for part in parts:  # headers over 16 KiB before their end: refused
+        for part in parts:  # headers over 16 KiB before their end: refused (h11's limit)
             try:
                 s.sendall(part)
             except OSError:
@@ -301,5 +335,5 @@ def test_unparseable_requests_get_the_documented_shape(server):
                 break
             data += chunk
         s.close()
-        assert data.startswith(b"HTTP/1.1 400") and b'"field":"headers"' in data, \
+        assert data.startswith(b"HTTP/1.1 %d" % expected) and b'"field":"headers"' in data, \
             (parts[0][:40], data[:300])
