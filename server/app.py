@@ -19,6 +19,7 @@ import re
 import signal
 import socket
 import sys
+import tempfile
 import threading
 import time
 from collections import defaultdict
@@ -417,6 +418,49 @@ def install_pool_log_limits(interval: float = 10.0) -> logging.Filter:
     return f
 
 
+# A Unix socket's path, at most (sun_path, with its closing NUL), and what multiprocessing
+# adds below the temporary folder for the forkserver's: /pymp-XXXXXXXX/listener-XXXXXXXX
+SUN_PATH_MAX = 108 if sys.platform.startswith("linux") else 104
+FORKSERVER_SOCKET_TAIL = len("/pymp-XXXXXXXX/listener-XXXXXXXX")
+MAX_TMPDIR = SUN_PATH_MAX - 1 - FORKSERVER_SOCKET_TAIL  # characters (75 on Linux)
+SYSTEM_TEMP_FOLDERS = ("/tmp", "/var/tmp", "/usr/tmp")
+
+
+class TempFolderTooLong(ValueError):
+    """TMPDIR too long for the search processes' socket and no system folder to use."""
+
+
+def short_socket_folder() -> str | None:
+    """Where multiprocessing puts this process's folder (the forkserver of the search
+    processes binds its socket in it), moved out of a TMPDIR too long for a socket's path
+    into the first writable one of :data:`SYSTEM_TEMP_FOLDERS`; the folder made, or None
+    when TMPDIR is short enough. The multiprocessing of newer Pythons makes this choice itself
+    (CPython gh-132124, 3.13 and 3.14); on older ones the forkserver failed to bind ("AF_UNIX
+    path too long") and the start-up stopped with a traceback. Only multiprocessing's
+    folder moves (set once, in the process's entry point, before any worker starts):
+    ``tempfile.tempdir`` is set for the one call that makes it and put back.
+    TempFolderTooLong (naming TMPDIR) when no fallback is writable."""
+    import multiprocessing.util
+
+    base = tempfile.gettempdir()
+    if len(base) <= MAX_TMPDIR:
+        return None
+    usable = [folder for folder in SYSTEM_TEMP_FOLDERS
+              if os.path.isdir(folder) and os.access(folder, os.W_OK | os.X_OK)]
+    if not usable:
+        raise TempFolderTooLong(
+            f"TMPDIR: {base!r} ({len(base)} characters) is too long for the search "
+            f"processes' socket (at most {MAX_TMPDIR} characters), and none of "
+            f"{', '.join(SYSTEM_TEMP_FOLDERS)} is writable: set TMPDIR to a "
+            "shorter folder")
+    saved = tempfile.tempdir
+    tempfile.tempdir = usable[0]
+    try:
+        return multiprocessing.util.get_temp_dir()  # made once, removed at exit
+    finally:
+        tempfile.tempdir = saved
+
+
 def cmd_serve(args) -> int:
     import uvicorn
 
@@ -433,6 +477,13 @@ def cmd_serve(args) -> int:
         for line in setting_errors(err):
             print(f"bigsur: error: {line}", file=sys.stderr)
         return 2
+    socket_folder = None
+    if settings.pool == "process" and settings.cluster is None:
+        try:  # the search processes' forkserver can bind its socket
+            socket_folder = short_socket_folder()
+        except TempFolderTooLong as err:
+            print(f"bigsur: error: {err}", file=sys.stderr)
+            return 2
     try:  # BIGSUR_CARDS is a full set under a free name
         CardRegistry(settings.cards)
     except CardSetError as err:
@@ -476,6 +527,10 @@ def cmd_serve(args) -> int:
     config.load()  # configures logging; the rate limit goes on top
     install_log_limits()
     install_pool_log_limits()
+    if socket_folder is not None:
+        log.warning("TMPDIR is too long for the search processes' socket (%d characters, "
+                    "at most %d): their folder is %s", len(tempfile.gettempdir()),
+                    MAX_TMPDIR, socket_folder)
     # uvicorn ends a SIGTERM's graceful shutdown by raising the signal again, which would
     # end the process without its exit handlers (multiprocessing's leave its pymp-*
     # folders in /tmp): a stop asked for and done is a normal exit

@@ -9,6 +9,7 @@ import tempfile
 import urllib.request
 from pathlib import Path
 
+import httpx
 from session_testkit import seed_where, serve_refused
 
 from server.launch import ServerProcess, free_port
@@ -170,3 +171,53 @@ def test_a_server_refused_for_a_sqlite_file_in_use_leaves_it_unmigrated(tmp_path
     assert code == 2 and "another bigsur serve is using" in err, err
     with sqlite3.connect(db) as conn:
         assert conn.execute("SELECT value FROM meta WHERE key='schema'").fetchone() == ("2",)
+
+
+def test_a_tmpdir_too_long_for_a_socket_path_still_serves(tmp_path):
+    """A TMPDIR over 75 characters made the path of the search processes' forkserver
+    socket too long ("AF_UNIX path too long"): bigsur serve stopped at start-up, exit 3
+    and a traceback. Their folder is in /tmp then, said in one warning, and removed at
+    the stop."""
+    import re
+
+    from server.app import MAX_TMPDIR
+    from solver.rules.engine import new_game
+    from solver.rules.position import state_to_json
+
+    deep = tmp_path / ("d" * 80)
+    deep.mkdir()
+    log = tmp_path / "server.log"
+    server = ServerProcess(tmp_path / "games.db",  # (warm: its search processes started)
+                           env={"BIGSUR_WORKERS": "1", "TMPDIR": str(deep)}, log=log)
+    server.start()
+    try:
+        hint = httpx.post(server.url + "/v1/hint", timeout=60, json={
+            "position": state_to_json(new_game(2, seed=3)), "budget": {"iterations": 20}})
+        assert hint.status_code == 200, hint.text
+        said = re.findall(r"TMPDIR is too long for the search processes' socket "
+                          rf"\({len(str(deep))} characters, at most {MAX_TMPDIR}\): "
+                          r"their folder is (\S+)", log.read_text())
+        assert len(said) == 1 and Path(said[0]).is_dir(), log.read_text()
+        assert server.stop() == 0
+    finally:
+        server.kill()
+    assert not Path(said[0]).exists() and list(deep.iterdir()) == []
+
+
+def test_a_tmpdir_too_long_with_no_system_folder_to_use_is_one_line(tmp_path, monkeypatch,
+                                                                     capsys):
+    """Where no system folder can hold the socket, the start stops before anything is
+    opened, with one line naming TMPDIR, its length and what to do."""
+    from server import app
+
+    deep = str(tmp_path / ("d" * 80))
+    monkeypatch.setattr(tempfile, "tempdir", deep)
+    monkeypatch.setattr(app, "SYSTEM_TEMP_FOLDERS", (str(tmp_path / "none"),))
+    monkeypatch.setenv("BIGSUR_DB", str(tmp_path / "games.db"))
+    assert app.main(["--port", str(free_port()), "--db", str(tmp_path / "games.db")]) == 2
+    err = capsys.readouterr().err
+    assert err == (f"bigsur: error: TMPDIR: {deep!r} ({len(deep)} characters) is too long "
+                   f"for the search processes' socket (at most {app.MAX_TMPDIR} characters), "
+                   f"and none of {tmp_path / 'none'} is writable: set TMPDIR to a shorter "
+                   "folder\n")
+    assert not (tmp_path / "games.db").exists()
