@@ -23,31 +23,50 @@ from pydantic_core import PydanticCustomError
 
 from solver.rules.record import MAX_SEED  # (the one largest seed, the CLI's too)
 
-
-def _decimal_seed(value: Any) -> Any:
-    """Seeds may be sent as decimal strings: a JavaScript number rounds above 2**53, so
-    the page sends ``"9007199254740993"``. Only plain digits (the bounds are checked on
-    the number); another string is refused saying so, any other type is left for the
-    strict integer check to refuse."""
-    if not isinstance(value, str):
-        return value
-    if value.isascii() and value.isdigit():
-        if len(value) > len(str(MAX_SEED)) + 1:
-            raise PydanticCustomError("seed_digits", "a seed has at most {most} digits, "
-                                      "got {n}", {"most": len(str(MAX_SEED)), "n": len(value)})
-        return int(value)
-    raise PydanticCustomError("seed_string", "must be an integer 0 to {most}, or its decimal "
-                              "digits as a string (no sign, space or other character)",
-                              {"most": MAX_SEED})
+# what every route's seed may be (docs/api.md "Seeds"), in each refusal of one
+SEED_RULE = f"an integer 0 to {MAX_SEED} (2**63 - 1), or its decimal digits as a string"
 
 
-# an integer seed 0 to MAX_SEED, or the same as a string of decimal digits (its JSON
-# Schema says both: a generated client may send either)
-Seed = Annotated[int, BeforeValidator(_decimal_seed), Field(ge=0, le=MAX_SEED, strict=True),
+def _seed(value: Any) -> Any:
+    """One rule for every route's seed: an integer 0 to MAX_SEED, or its decimal digits
+    as a string (a JavaScript number rounds above 2**53, so the page sends
+    ``"9007199254740993"``). Every refusal says the rule, bounds included."""
+    if isinstance(value, str):
+        if not (value.isascii() and value.isdigit()):
+            raise PydanticCustomError("seed_string", "must be {rule} (no sign, space or other "
+                                      "character)", {"rule": SEED_RULE})
+        if len(value) > len(str(MAX_SEED)) + 1:  # (not read: int() of a long text is slow)
+            raise PydanticCustomError("seed_range", "must be {rule}, got {n} digits",
+                                      {"rule": SEED_RULE, "n": len(value)})
+        value = int(value)
+    if isinstance(value, bool) or not isinstance(value, int):
+        raise PydanticCustomError("seed_type", "must be {rule}, got {got}",
+                                  {"rule": SEED_RULE, "got": _json_type(value)})
+    if not 0 <= value <= MAX_SEED:
+        shown = str(value) if len(str(value)) <= 24 else \
+            f"a number of {len(str(abs(value)))} digits"
+        raise PydanticCustomError("seed_range", "must be {rule}, got {got}",
+                                  {"rule": SEED_RULE, "got": shown})
+    return value
+
+
+def _json_type(value: Any) -> str:
+    """The JSON name of a decoded value's type, as a request wrote it."""
+    if value is None:
+        return "null"
+    if isinstance(value, bool):
+        return "true" if value else "false"
+    return {float: "a fraction", list: "an array", dict: "an object"}.get(
+        type(value), type(value).__name__)
+
+
+# the seed of every route (hints, reviews, games): SEED_RULE, checked by _seed (its JSON
+# Schema says both forms: a generated client may send either)
+Seed = Annotated[int, BeforeValidator(_seed),
                  WithJsonSchema({"anyOf": [
                      {"type": "integer", "minimum": 0, "maximum": MAX_SEED},
                      {"type": "string", "pattern": "^[0-9]+$",
-                      "maxLength": len(str(MAX_SEED))}]})]
+                      "maxLength": len(str(MAX_SEED)) + 1}]})]
 
 
 def _distinct_seats(seats: list[int]) -> list[int]:
@@ -156,6 +175,12 @@ class Budget(Strict):
         return self
 
 
+HINT_SEED = ("the search's seed (docs/api.md, Seeds), default (or null) 0; the answer says it: "
+             "with an iteration budget the same request and seed give the same answer")
+REVIEW_SEED = ("decision i is searched with seed (seed * 1000003 + i) mod 2**63 (docs/api.md, "
+               "Seeds)")
+
+
 class HintRequest(Strict):
     model_config = ConfigDict(extra="forbid", json_schema_extra={"examples": [
         {"position": EXAMPLES["state"], "budget": {"iterations": 200}, "seed": 1},
@@ -166,12 +191,12 @@ class HintRequest(Strict):
                     "(bigsur-view/1); its 'cards' is \"default\", a set name from "
                     "GET /v1/cards, or a card set inline")
     budget: Budget | None = Field(None, description="default: BIGSUR_DEFAULT_BUDGET_MS")
-    seed: int | None = Field(None, ge=0, le=MAX_SEED, strict=True)
+    seed: Seed | None = Field(None, description=HINT_SEED)
 
 
 class SessionHintRequest(Strict):
     budget: Budget | None = None
-    seed: int | None = Field(None, ge=0, le=MAX_SEED, strict=True)
+    seed: Seed | None = Field(None, description=HINT_SEED)
 
 
 class RankedMove(Open):
@@ -198,7 +223,7 @@ class HintResponse(Open):
     stats: dict[str, Any] = Field(default_factory=dict)
     position_kind: Literal["state", "view"]
     budget: dict[str, Any]
-    seed: int | None
+    seed: int = Field(description="the seed searched with (0 when the request gave none)")
     card_set: str
     elapsed_ms: float | None = None
 
@@ -210,7 +235,7 @@ class AnalyzeRequest(Strict):
     record: dict[str, Any] = Field(description="a game record (format bigsur-record/1)")
     budget: Budget | None = Field(None, description="per decision; default: "
                                                      "BIGSUR_ANALYSIS_BUDGET_MS")
-    seed: int = Field(0, ge=0, le=2**40, strict=True)
+    seed: Seed = Field(0, description=REVIEW_SEED)
     seats: ReviewSeats | None = Field(None, description="review only these seats' decisions")
 
 

@@ -22,7 +22,7 @@ from pydantic import BaseModel, ConfigDict, Field
 
 from ..deps import GamesDep, JobsDep, SearchDep, SettingsDep, TokenDep
 from ..errors import ApiError
-from ..schemas import Budget, JobResponse, ReviewSeats
+from ..schemas import REVIEW_SEED, Budget, JobResponse, ReviewSeats, Seed
 from ..sessions import game_record
 from .common import (
     SEARCH_ERRORS,
@@ -44,7 +44,7 @@ class GameAnalysisRequest(BaseModel):
 
     budget: Budget | None = Field(None, description="per decision; default: "
                                                      "BIGSUR_ANALYSIS_BUDGET_MS")
-    seed: int = Field(0, ge=0, le=2**40, strict=True)
+    seed: Seed = Field(0, description=REVIEW_SEED)
     seats: ReviewSeats | None = Field(None, description="review only these seats' decisions")
     again: bool = Field(False, strict=True, description="start a new job even if one with "
                                                         "the same budget exists")

@@ -132,7 +132,7 @@ async def session_hint(game_id: str, request: Request, token: TokenDep,
                        settings: SettingsDep, games: GamesDep, search: SearchDep,
                        req: SessionHintRequest | None = None) -> dict[str, Any]:
     """Ranked moves for the token's seat, computed from that seat's view only (the body
-    is optional: the default budget, no seed)."""
+    is optional: the default budget, seed 0; the answer says its seed, as ``POST /v1/hint``)."""
     req = req or SessionHintRequest()
     live = await games.get(game_id)
     seat = games.seat_of(live, token)

@@ -25,7 +25,9 @@ async def run_hint(position, budget: dict[str, int], seed: int | None,
                    view: PlayerView | None = None) -> dict[str, Any]:
     """Search the view of the seat to act (a full state is reduced to it first, here in
     the server: the worker never receives hidden cards); ``view``: that view when the
-    caller has made it (:func:`posted_view`)."""
+    caller has made it (:func:`posted_view`). The answer says the seed searched with (0
+    for none, as ``analyse`` takes none), so that the same answer can be asked again."""
+    seed = 0 if seed is None else seed
     if view is None:
         view = to_view(position)  # GameOverError / NotToActError / InconsistentViewError
     result = await unless_disconnected(request, search.hint(view_to_json(view), budget,
@@ -43,7 +45,8 @@ async def hint(req: HintRequest, request: Request, settings: SettingsDep,
     """A full state (``bigsur-position/1``) or the acting seat's view (``bigsur-view/1``)
     -> the moves of the seat to act, best first: win probability, expected score margin,
     visits, the payment plan of its builds and the principal line, plus search stats.
-    With a seed and an iteration budget the answer is reproducible."""
+    The answer says its seed (0 when none is given): with that seed and an iteration
+    budget the same request gives the same answer."""
     budget = budget_dict(req.budget, settings.default_budget_ms, settings)
     position = await read_position(req.position, cards)
     return await run_hint(position, budget, req.seed, search, request, client_key(request),
