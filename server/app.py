@@ -113,23 +113,11 @@ class Metrics:
         return "\n".join(lines) + "\n"
 
 
-# The request line and headers of one request, at most: h11's limit of an incomplete
-# event (bigsur serve), and the Guard's of headers that arrive complete in one read (h11
-# counts only an incomplete event: 40 KiB of headers in one read passed it)
-MAX_HEADER_BYTES = 16 * 1024
-
-
-def headers_too_large(size: int | None = None) -> errors.ApiError:
-    """The 431 of headers over :data:`MAX_HEADER_BYTES` (``size``: their bytes, if known)."""
-    what = f"{size} bytes of headers" if size is not None else "the request's headers"
-    return errors.ApiError(431, "headers", f"{what} exceed the limit of {MAX_HEADER_BYTES} "
-                           "bytes", "limit")
-
-
 class Guard:
-    """ASGI middleware: caps the headers (431, :data:`MAX_HEADER_BYTES`, names and values
-    counted as received) and the request body (413 naming the limit; bodies without a
-    Content-Length are counted as they arrive) and records metrics per route."""
+    """ASGI middleware: caps the headers (431, :data:`~server.errors.MAX_HEADER_BYTES`,
+    names and values counted as received) and the request body (413 naming the limit;
+    bodies without a Content-Length are counted as they arrive) and records metrics per
+    route."""
 
     def __init__(self, app, max_bytes: int, metrics: Metrics,
                  routes: list[tuple[re.Pattern, set[str]]] | None = None):
@@ -184,9 +172,9 @@ class Guard:
         length = headers.get(b"content-length")
         try:
             header_bytes = sum(len(name) + len(value) for name, value in raw_headers)
-            if header_bytes > MAX_HEADER_BYTES:
+            if header_bytes > errors.MAX_HEADER_BYTES:
                 status_box[0] = 431
-                status, payload, _ = errors.describe(headers_too_large(header_bytes))
+                status, payload, _ = errors.describe(errors.headers_too_large(header_bytes))
                 return await JSONResponse(payload, status_code=status)(scope, receive, send)
             allowed = self.allowed(scope["path"])
             if not allowed and (scope["path"] + "/").startswith("/v1/"):
@@ -529,7 +517,7 @@ def cmd_serve(args) -> int:
                             log_config=log_config(args.log_level), http=protocol,
                             timeout_keep_alive=settings.keep_alive_seconds,
                             timeout_graceful_shutdown=settings.graceful_shutdown_seconds,
-                            h11_max_incomplete_event_size=MAX_HEADER_BYTES,
+                            h11_max_incomplete_event_size=errors.MAX_HEADER_BYTES,
                             forwarded_allow_ips=args.forwarded_allow_ips)
     server = uvicorn.Server(config)
     config.load()  # configures logging; the rate limit goes on top

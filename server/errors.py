@@ -272,6 +272,19 @@ def json_body(body: bytes) -> Any:
 HTTP_KINDS = {400: "body", 404: "not_found", 405: "method_not_allowed", 413: "limit"}
 
 
+# The request line and headers of one request, at most: h11's limit of an incomplete
+# event (bigsur serve), and the Guard's of headers that arrive complete in one read (h11
+# counts only an incomplete event: 40 KiB of headers in one read passed it)
+MAX_HEADER_BYTES = 16 * 1024
+
+
+def headers_too_large(size: int | None = None) -> ApiError:
+    """The 431 of headers over :data:`MAX_HEADER_BYTES` (``size``: their bytes, if known)."""
+    what = f"{size} bytes of headers" if size is not None else "the request's headers"
+    return ApiError(431, "headers", f"{what} exceed the limit of {MAX_HEADER_BYTES} bytes",
+                    "limit")
+
+
 def no_route(path: str) -> ApiError:
     """The 404 of a path no route has."""
     return ApiError(404, "path", f"no resource at {path} (the API is under /v1, see /docs)",

@@ -45,8 +45,7 @@ from collections import OrderedDict, defaultdict
 import h11
 from uvicorn.protocols.http.h11_impl import H11Protocol
 
-from .app import MAX_HEADER_BYTES, headers_too_large
-from .errors import describe, error_body
+from .errors import MAX_HEADER_BYTES, describe, error_body, headers_too_large
 
 log = logging.getLogger("bigsur.server")
 _ENDED = (h11.DONE, h11.MUST_CLOSE, h11.CLOSED, h11.ERROR)

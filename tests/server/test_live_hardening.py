@@ -15,7 +15,7 @@ from pathlib import Path
 import httpx
 import pytest
 
-from server.app import MAX_HEADER_BYTES
+from server.errors import MAX_HEADER_BYTES
 from server.launch import ServerProcess
 from solver.rules.engine import new_game
 from solver.rules.position import state_to_json
