@@ -180,35 +180,41 @@ def test_a_persistent_material_used_twice_is_said_as_such(server, page):  # noqa
     assert not pg.js_errors, pg.js_errors
 
 
-def test_a_seats_numbers_follow_its_cards_while_the_ai_turns_are_shown(server, page):  # noqa: F811
-    """A QA pass (4 players, speed "slow"): while AI 4's turn was shown ("AI 4 (normal)
-    claims ... L04 above H08"), its Highway showed the cards but its header still said
-    "0 pts · hand 2 · discard 3" with no Stretch bar, and "11 pts" only after the moves.
-    A seat's points, hand and discard counts and Stretch bars at the step that ends its
-    turn are as the table then stays (each build's own step: the next test, and
-    test_page_navigation's for the points)."""
+# What a seat's header and Highway show, as the JS expression of its element ``el``
+SEAT_NUMBERS_JS = ("[(el.querySelector('.seat-head .score') || {}).innerHTML + ' ' + "
+                   "(el.querySelector('.seat-head .muted.small') || {}).innerHTML, "
+                   "(el.querySelector('.hwwrap') || {}).innerHTML]")
+
+
+def watch_the_ai_turns(pg, base: str, seat_js: str) -> tuple[int, list[dict]]:
+    """Play the 4-player mid-game of seed 3 (40 actions in) as its seat to act: two deck
+    takes and the end of the turn, after which the three AI turns are shown one move at
+    a time (120 ms each). Returns the seat played and what the page showed at each change
+    of its status from that end on: ``{"caption"`` (the status line), ``"index"`` (the
+    log entry shown as it is played, None when none), ``"animating"`` (the AI's moves
+    being shown), ``"seats"``: ``{seat: what the JS expression seat_js gives of its
+    element el}}``; the page is then at the seat's next turn."""
     from rules_testkit import random_mid_game
     from test_page_qa import continue_position
 
     from solver.rules.position import state_to_json
 
-    pg = page
     st = state_to_json(random_mid_game(4, seed=3, actions=40))
     me = st["current"]
-    continue_position(pg, server, st, me)
+    continue_position(pg, base, st, me)
     pg.select_option("#ai-speed", "120")
     pg.evaluate("""() => {
       window.seen = [];
-      const part = (el, sel) => (el.querySelector(sel) || {}).innerHTML || '';
       new MutationObserver(() => {
-        const seats = {};
+        const now = document.querySelector('#log li.now'), seats = {};
         for (const el of document.querySelectorAll('#seats .seat')) {
-          seats[el.dataset.seat] = [part(el, '.seat-head .score') + ' ' +
-            part(el, '.seat-head .muted.small'), part(el, '.hwwrap')];
+          seats[el.dataset.seat] = (SEAT_JS);
         }
-        window.seen.push({caption: document.querySelector('#status').innerText, seats});
+        window.seen.push({caption: document.querySelector('#status-line').innerText,
+                          index: now ? Number(now.dataset.index) : null,
+                          animating: !document.querySelector('#skip-btn').hidden, seats});
       }).observe(document.querySelector('#status'), {childList: true, subtree: true});
-    }""")
+    }""".replace("SEAT_JS", seat_js))
     for _ in range(2):
         pg.locator("#deck .cardbtn").click()
         settle(pg)
@@ -217,16 +223,25 @@ def test_a_seats_numbers_follow_its_cards_while_the_ai_turns_are_shown(server, p
     pg.wait_for_function("document.querySelector('#status').innerText.includes('Your turn')",
                          timeout=90_000)
     settle(pg)
+    return me, pg.evaluate("window.seen")[before:]
+
+
+def test_a_seats_numbers_follow_its_cards_while_the_ai_turns_are_shown(server, page):  # noqa: F811
+    """A QA pass (4 players, speed "slow"): while AI 4's turn was shown ("AI 4 (normal)
+    claims ... L04 above H08"), its Highway showed the cards but its header still said
+    "0 pts · hand 2 · discard 3" with no Stretch bar, and "11 pts" only after the moves.
+    A seat's points, hand and discard counts and Stretch bars at the step that ends its
+    turn are as the table then stays (each build's own step: the next test, and
+    test_page_navigation's for the points)."""
+    pg = page
+    me, seen = watch_the_ai_turns(pg, server, SEAT_NUMBERS_JS)
     final = pg.evaluate("""() => {
-      const part = (el, sel) => (el.querySelector(sel) || {}).innerHTML || '';
       const seats = {};
       for (const el of document.querySelectorAll('#seats .seat')) {
-        seats[el.dataset.seat] = [part(el, '.seat-head .score') + ' ' +
-          part(el, '.seat-head .muted.small'), part(el, '.hwwrap')];
+        seats[el.dataset.seat] = (SEAT_JS);
       }
       return seats;
-    }""")
-    seen = pg.evaluate("window.seen")[before:]
+    }""".replace("SEAT_JS", SEAT_NUMBERS_JS))
     names = {i: pg.locator(f"#seats .seat[data-seat='{i}']").get_attribute("aria-label")
              for i in range(4) if i != me}
     checked = 0
@@ -255,39 +270,14 @@ def test_a_seats_hand_and_discard_counts_follow_each_step_of_the_ai_turns(server
     import re
     from itertools import pairwise
 
-    from rules_testkit import random_mid_game
-    from test_page_qa import continue_position
-
-    from solver.rules.position import state_to_json
-
     pg = page
-    st = state_to_json(random_mid_game(4, seed=3, actions=40))
-    me = st["current"]
-    continue_position(pg, server, st, me)
-    pg.select_option("#ai-speed", "120")
-    pg.evaluate("""() => {
-      window.seen = [];
-      new MutationObserver(() => {
-        const now = document.querySelector('#log li.now');
-        if (!now || document.querySelector('#skip-btn').hidden) return;
-        const heads = {};
-        for (const el of document.querySelectorAll('#seats .seat')) {
-          heads[el.dataset.seat] = el.querySelector('.seat-head .muted.small').innerText;
-        }
-        window.seen.push({index: Number(now.dataset.index), heads});
-      }).observe(document.querySelector('#status'), {childList: true, subtree: true});
-    }""")
-    for _ in range(2):
-        pg.locator("#deck .cardbtn").click()
-        settle(pg)
-    pg.keyboard.press("e")
-    pg.wait_for_function("document.querySelector('#status').innerText.includes('Your turn')",
-                         timeout=90_000)
-    settle(pg)
+    _me, seen = watch_the_ai_turns(pg, server,
+                                   "el.querySelector('.seat-head .muted.small').innerText")
     log = pg.evaluate("window.bigsur.state.data.log")
     steps = {}  # each move shown: the seats' headers as it showed them
-    for x in pg.evaluate("window.seen"):
-        steps[x["index"]] = x["heads"]
+    for x in seen:
+        if x["index"] is not None and x["animating"]:
+            steps[x["index"]] = x["seats"]
     shown = sorted(steps)
     assert len(shown) >= 9, shown  # (three AI turns: two takes and an end at least)
 

@@ -133,35 +133,11 @@ def test_a_seats_points_follow_each_build_while_the_ai_turns_are_shown(server, p
     beside the points of before). They are the server's score of its Highway as drawn
     at each build and claim (its hand and discard counts too, since 0999b40:
     test_page_multi.py)."""
-    from rules_testkit import random_mid_game
-    from test_page_qa import continue_position
-
-    from solver.rules.position import state_to_json
+    from test_page_multi import watch_the_ai_turns
 
     pg = page
-    st = state_to_json(random_mid_game(4, seed=3, actions=40))
-    me = st["current"]
-    continue_position(pg, server, st, me)
-    pg.select_option("#ai-speed", "120")
-    pg.evaluate("""() => {
-      window.seen = [];
-      new MutationObserver(() => {
-        const seats = {};
-        for (const el of document.querySelectorAll('#seats .seat')) {
-          seats[el.dataset.seat] = (el.querySelector('.seat-head .score') || {}).innerText;
-        }
-        window.seen.push({caption: document.querySelector('#status-line').innerText, seats});
-      }).observe(document.querySelector('#status'), {childList: true, subtree: true});
-    }""")
-    for _ in range(2):
-        pg.locator("#deck .cardbtn").click()
-        settle(pg)
-    before = pg.evaluate("window.seen.length")
-    pg.keyboard.press("e")
-    pg.wait_for_function("document.querySelector('#status').innerText.includes('Your turn')",
-                         timeout=90_000)
-    settle(pg)
-    seen = pg.evaluate("window.seen")[before:]
+    me, seen = watch_the_ai_turns(pg, server,
+                                  "(el.querySelector('.seat-head .score') || {}).innerText")
     names = {i: pg.locator(f"#seats .seat[data-seat='{i}']").get_attribute("aria-label")
              for i in range(4) if i != me}
     changed_at_a_build = 0
