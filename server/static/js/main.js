@@ -3048,18 +3048,14 @@ async function init() {
   // position: the editor; the editor's own replaceState of the hash fires neither)
   addEventListener("popstate", followAddress);
   addEventListener("hashchange", followAddress);
-  if (location.hash.startsWith("#position=")) {
-    await openLinked();
-    addressLive = true;
-    document.body.dataset.ready = "1";
-    return;
-  }
-  // a reload: the view of the address, else the game left (or its review)
+  // a reload: the view of the address, else the game left (or its review); a #position=
+  // link: its position in the editor, the game left loaded too (the Table button)
   const named = viewOfAddress();
   restoreUpload();
   const resumed = await resume(named);
   const view = named ? named.view : null;
-  if (["setup", "cards", "editor"].includes(view)) await openView(view);
+  if (view === "editor" && location.hash.startsWith("#position=")) await openLinked();
+  else if (["setup", "cards", "editor"].includes(view)) await openView(view);
   else if (view === "review" && (named.id === "upload" || !resumed)) await openReview(S.upload ? "upload" : undefined);
   else if (!resumed && S.upload && S.upload.shown) await openReview("upload"); // left on its review
   else if (!resumed) show("setup");
