@@ -585,6 +585,55 @@ def test_three_for_one_says_why_a_used_card_cannot_be_chosen(server, page):  # n
     assert not pg.js_errors, pg.js_errors
 
 
+def three_for_one_and_recycle_position() -> dict:
+    """Seat 0 in its first build step, no Highway and an empty discard pile; in hand H11
+    (engineering + steel), H21 (water), H69 (timber) and H59 (steel): H11 is paid only by
+    a 3-for-1 of the other three for engineering, H59 discarded last and recycled."""
+    st = swap_ids(state_to_json(random_mid_game(2, seed=8, actions=0)), "H35", "H11")
+    st = in_build_step(st, ["H69", "H59"])
+    me = st["seats"][0]
+    assert me["hand"] == ["H21", "H11", "H69", "H59"] and me["highway"] == me["discard"] == []
+    return st
+
+
+def test_three_for_one_clicked_in_any_order_leaves_the_recycle_its_material(server, page):  # noqa: F811
+    """A QA pass: the 3-for-1's cards clicked in another order than the suggestion's
+    (H59, H69, H21 for engineering): they were discarded in that order, H21 (water) on top,
+    so the Recycle offered water and the panel said "Still need: steel" with no card left
+    (only Clear got out). The card whose Material is still needed goes on top: the
+    Recycle offers steel, the payment completes and the server accepts it."""
+    pg = page
+    continue_position(pg, server, three_for_one_and_recycle_position(), 0)
+    assert pg.evaluate("window.bigsur.state.data.payments.H11.steps") == \
+        ["sub:H21+H69+H59=engineering", "rec"]
+    open_payment(pg, "H11")
+    pg.click("#paybox [data-paysub='1']")
+    for c in ("H59", "H69", "H21"):
+        pg.click(f"#paybox [data-paystep='{c}']")
+    pg.click("#paybox [data-submat='engineering']")
+    step = pg.locator("#paybox .paysteps li").first.inner_text()
+    assert "discard H69, H21, H59 for engineering" in step, step  # H59 on top
+    assert "steel" in pg.locator("#pay-need").inner_text()
+    assert "steel" in pg.locator("#paybox [data-paystep='rec']").inner_html()
+    n = log_count(pg)
+    pay_by_clicks_and_build(pg, ["rec"], side="L")
+    assert log_count(pg) == n + 1
+    assert pg.evaluate("window.bigsur.state.data.view.seats[0].highway") == ["H11"]
+    assert pg.evaluate("window.bigsur.state.data.view.seats[0].discard")[-1] == "H59"
+    # the rule as a pure function: the click order kept unless a needed card would be
+    # buried, and always once Recycling is used
+    orders = pg.evaluate("""async () => {
+      const p = await import('/js/pay.js');
+      const mat = {A: 'steel', B: 'water', C: 'timber'};
+      const order = (need, free) => p.substitutionOrder(['A', 'B', 'C'], (c) => mat[c], need, free);
+      return [order(['steel'], true), order(['steel'], false), order(['timber'], true),
+              order(['stone'], true), order([], true), order(['water', 'steel'], true)];
+    }""")
+    assert orders == [["B", "C", "A"], ["A", "B", "C"], ["A", "B", "C"], ["A", "B", "C"],
+                      ["A", "B", "C"], ["B", "C", "A"]]
+    assert not pg.js_errors, pg.js_errors
+
+
 def test_review_analysed_again_survives_leaving_the_page(server, page):  # noqa: F811
     """"Analyse again" with a deeper search, and the page left (reloaded) while it runs:
     the page showed the old analysis again and never the new one (it did not ask the

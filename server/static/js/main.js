@@ -18,7 +18,7 @@ lineBySeat, confidence, plainError, joinWords, plural, possessive, turningPoints
   playedWasBest, decidingCategory, lossWords, accuracyWords, scoreChangeWords, signed,
   scoringItemWords, reasonWords, mergedClaims, orWords, aOrAn, noVerdictWords}
 from "./words.js";
-import {payState, persistentUseFits, borrowsLeft} from "./pay.js";
+import {payState, persistentUseFits, borrowsLeft, substitutionOrder} from "./pay.js";
 import {SCENERY, SC_COLOR, esc, cap, wrap, setCards, sceneryIcon, cardWords, cardSVG,
   unknownCardSVG, landmarkWords, landmarkSVG, highwaySVG, highwayWords} from "./svg.js";
 import {tableFromView, tableFromState, matOf, applyPublic, setModelCards} from "./table-model.js";
@@ -1290,7 +1290,13 @@ function payClick(ds) {
   } else if (ds.paysub !== undefined) {
     P.sub = ds.paysub === "1" ? [] : null;
   } else if (ds.submat) {
-    if (P.sub && P.sub.length === 3) P.steps.push(`sub:${P.sub.join("+")}=${ds.submat}`);
+    if (P.sub && P.sub.length === 3) {
+      // the card on top afterwards one whose Material is still needed, for the Recycle
+      const step = (cards) => `sub:${cards.join("+")}=${ds.submat}`;
+      const need = payState(S.cards.highway[P.card].cost, P.steps.concat([step(P.sub)]), payCtx()).need;
+      const recycleFree = !S.data.view.per_turn.recycle_used && !P.steps.includes("rec");
+      P.steps.push(step(substitutionOrder(P.sub, (h) => S.cards.highway[h].material, need, recycleFree)));
+    }
     P.sub = null;
   } else if (ds.payundo !== undefined) {
     P.steps.splice(Number(ds.payundo), 1);

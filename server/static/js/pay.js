@@ -36,3 +36,16 @@ export function borrowsLeft(kind, steps, usedTurn, allowed) {
   const inPayment = steps.filter((s) => s.startsWith(BORROW_PREFIX[kind])).length;
   return Math.max(0, allowed - (usedTurn || 0) - inPayment);
 }
+
+/** The 3 cards of a 3-for-1 in the order they are discarded (the last one is then on
+ * top of the discard pile): as chosen, except that while Recycling is free (``recycleFree``)
+ * a card whose Material the payment still needs (``stillNeeded``, the 3-for-1 counted)
+ * goes last, for the Recycle to supply it; discarded in the order clicked, another
+ * card could end on top and leave the payment with no way to complete it.
+ * materialOf: a card's Material. */
+export function substitutionOrder(cards, materialOf, stillNeeded, recycleFree) {
+  const needed = (c) => stillNeeded.includes(materialOf(c));
+  if (!recycleFree || !cards.length || needed(cards[cards.length - 1])) return cards.slice();
+  const k = cards.findIndex(needed);
+  return k < 0 ? cards.slice() : cards.filter((_, i) => i !== k).concat([cards[k]]);
+}
