@@ -525,26 +525,35 @@ def test_hot_seat_undo_never_takes_back_an_end_whose_refill_another_seat_saw(tmp
     assert script.prompts[4] == f"seat {1 - first}> "  # asked by the next player
 
 
-def test_undo_never_takes_back_a_claim_whose_refill_another_seat_saw():
-    # a claim ends the turn and refills the Depot as 'end' does
+def random_game_step(found, what: str) -> tuple[GameRecord, list, int]:
+    """The first step of the 2-player random games of seeds 0 to 199
+    (``solver.cli.play_random_game``) at which ``found(steps, k)`` holds (``steps``: the
+    (state before, action) of each action, the final state last): the game's record cut
+    after that step's action, its steps and ``k``. The test fails naming ``what`` when no
+    game has one."""
     from solver.cli import play_random_game
-    from solver.rules.actions import Claim
-    from solver.terminal import Sight, UndoRefused, take_back
 
     for seed in range(200):
         full = play_random_game(2, seed)
         steps = list(full.states())
-        for k, (before, action) in enumerate(steps[:-1]):
-            after = steps[k + 1][0]
-            drawn = set(before.deck) - set(after.deck)
-            if isinstance(action, Claim) and drawn and not after.is_over:
-                break
-        else:
-            continue
-        break
-    else:
-        pytest.fail("no claim that refilled the Depot in 200 random games")
-    record = GameRecord(full.cards, 2, seed=seed, actions=full.actions[:k + 1])
+        k = next((k for k in range(len(steps) - 1) if found(steps, k)), None)
+        if k is not None:
+            return GameRecord(full.cards, 2, seed=seed, actions=full.actions[:k + 1]), steps, k
+    pytest.fail(f"no {what} in 200 random games")
+
+
+def test_undo_never_takes_back_a_claim_whose_refill_another_seat_saw():
+    # a claim ends the turn and refills the Depot as 'end' does
+    from solver.rules.actions import Claim
+    from solver.terminal import Sight, UndoRefused, take_back
+
+    def refilling_claim(steps, k):
+        (before, action), after = steps[k], steps[k + 1][0]
+        return (isinstance(action, Claim) and set(before.deck) - set(after.deck)
+                and not after.is_over)
+
+    record, steps, k = random_game_step(refilling_claim, "claim that refilled the Depot")
+    (before, action), after = steps[k], steps[k + 1][0]
     mover, other = before.current, after.current
     seen = {other: Sight.of(after, other)}
     with pytest.raises(UndoRefused, match="^a claim cannot be taken back once the Depot was "
@@ -565,28 +574,25 @@ def test_undo_never_takes_back_an_ai_claim_whose_landmark_the_human_saw():
     # the human's 'end', then the AI's turn ending in a claim that revealed a Landmark in
     # the row: the human's next table shows it, and taking the 'end' back (with the AI's
     # turn) put it back into the Landmark deck, known to the human
-    from solver.cli import play_random_game
     from solver.rules.actions import Claim, End
     from solver.terminal import Sight, UndoRefused, take_back
 
-    for seed in range(200):
-        full = play_random_game(2, seed)
-        steps = list(full.states())
-        for k, (before, action) in enumerate(steps[:-1]):
-            after = steps[k + 1][0]
-            if (k and isinstance(action, Claim) and not after.is_over
-                    and set(after.landmark_row) - set(before.landmark_row)):
-                human = after.current  # the seat before the AI's turn and after it
-                last = max((i for i in range(k) if steps[i][0].current == human),
-                           default=None)
-                if last is not None and isinstance(steps[last][1], End):
-                    break
-        else:
-            continue
-        break
-    else:
-        pytest.fail("no AI claim that refilled the Landmark row after an 'end'")
-    record = GameRecord(full.cards, 2, seed=seed, actions=full.actions[:k + 1])
+    def last_turn_of(steps, k, human):
+        return max((i for i in range(k) if steps[i][0].current == human), default=None)
+
+    def ai_claim_after_an_end(steps, k):
+        (before, action), after = steps[k], steps[k + 1][0]
+        if not (k and isinstance(action, Claim) and not after.is_over
+                and set(after.landmark_row) - set(before.landmark_row)):
+            return False
+        last = last_turn_of(steps, k, after.current)  # the human: before the AI and after
+        return last is not None and isinstance(steps[last][1], End)
+
+    record, steps, k = random_game_step(ai_claim_after_an_end,
+                                        "AI claim that refilled the Landmark row after an 'end'")
+    (before, _action), after = steps[k], steps[k + 1][0]
+    human = after.current
+    last = last_turn_of(steps, k, human)
     seen = {human: Sight(landmarks=set(after.landmark_row))}  # the row, and no card
     with pytest.raises(UndoRefused, match="^the end of a turn cannot be taken back with the "
                        "AI's moves after it: you have seen the Landmark they revealed$"):
@@ -603,25 +609,21 @@ def test_hot_seat_undo_never_takes_back_a_claim_whose_landmark_another_seat_saw(
     # a claim refills the Landmark row from the Landmark deck: the next player saw the
     # Landmark revealed, then took the claim back; the Landmark went back to the deck,
     # known to them (the Depot's refill was guarded, the Landmark row's was not)
-    from solver.cli import play_random_game
     from solver.rules.actions import Claim
 
-    for seed in range(200):  # a claim that refilled the row but drew no card to the Depot
-        full = play_random_game(2, seed)
-        steps = list(full.states())
-        k = next((k for k, (before, action) in enumerate(steps[:-1])
-                  if isinstance(action, Claim) and not steps[k + 1][0].is_over
-                  and set(steps[k + 1][0].landmark_row) - set(before.landmark_row)
-                  and set(before.deck) == set(steps[k + 1][0].deck)), None)
-        if k is not None:
-            break
-    else:
-        pytest.fail("no such claim in 200 random games")
+    def row_refill_only(steps, k):  # a claim that refilled the row, no card to the Depot
+        (before, action), after = steps[k], steps[k + 1][0]
+        return (isinstance(action, Claim) and not after.is_over
+                and set(after.landmark_row) - set(before.landmark_row)
+                and set(before.deck) == set(after.deck))
+
+    record, steps, k = random_game_step(row_refill_only, "such claim")
+    seed, played = record.seed, record.actions
     lines = []  # the game as typed at a hot-seat table, up to the claim
     for i, (before, _action) in enumerate(steps[:k + 1]):
         if i and before.current != steps[i - 1][0].current:
             lines.append("")  # Enter: the keyboard passed to the next player
-        lines.append(full.actions[i])
+        lines.append(played[i])
     script = Script([*lines, "", "undo", "undo", "quit"])
     out: list[str] = []
     save = tmp_path / "hs.json"
@@ -631,7 +633,7 @@ def test_hot_seat_undo_never_takes_back_a_claim_whose_landmark_another_seat_saw(
                       "refilled from the Landmark deck: you have seen the Landmark "
                       "revealed"] * 2, errors
     actions = GameRecord.load(save).actions  # the claim is kept
-    assert len(actions) == k + 1 and actions[-1] == full.actions[k], actions
+    assert len(actions) == k + 1 and actions[-1] == played[k], actions
 # ------------------------------------------------------------------ resume
 
 def play_cli(argv, stdin, monkeypatch, capsys):
