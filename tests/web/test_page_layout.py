@@ -22,6 +22,7 @@ from test_web_page import (  # noqa: F401 - fixtures
     server,
     settle,
     shot,
+    start_a_game_against_greedy,
 )
 
 from solver.cli import play_random_game
@@ -224,6 +225,53 @@ def test_four_players_at_1280x800_an_ai_build_is_shown_on_screen(server, browser
         settle(pg)
         assert pg.evaluate("window.scrollY") == 0
         for sel in ("#status", "#depot", "#hand .cardbtn", "#seats .seat.me"):
+            assert in_view(pg, sel), (sel, pg.locator(sel).first.bounding_box())
+        assert not pg.js_errors, pg.js_errors
+    finally:
+        pg.context.close()
+
+
+def test_a_card_selected_for_building_brings_its_payment_box_into_view(server, browser):  # noqa: F811
+    """At 1280x800, a 2-player game's first build step: a hand card clicked opened its
+    payment box at the foot of the screen, "Pay with:" on its bottom edge and "Build with
+    this payment" below the fold, so every click-to-pay build needed a scroll. A card
+    selected (clicked, or ] from the keyboard) brings the box into view; the page stays
+    where it is when the box is in view already, and the focus stays on the card."""
+    pg = open_page(browser, 1280, 800)
+    try:
+        # (a deal whose box reaches below the fold; the server's fits, just)
+        start_a_game_against_greedy(pg, server + "/?speed=0", seed=8)
+        for _ in range(2):
+            settle(pg)
+            pg.locator("#deck .cardbtn").click()
+        settle(pg)
+        assert pg.evaluate("window.scrollY") == 0
+        hand = pg.locator("#hand .cardbtn")
+        first, second = (hand.nth(k).get_attribute("data-select") for k in (0, 1))
+        selected = "document.activeElement.dataset.select"
+        hand.nth(0).click()
+        pg.wait_for_selector(f"#paybox:not([hidden]):has-text('Pay for {first}')")
+        shot(pg, "layout-06-payment-box-in-view")
+        for sel in ("#paybox", "#paybox [data-paybuild]", f"#hand [data-select='{first}']"):
+            assert in_view(pg, sel), (sel, pg.locator(sel).first.bounding_box())
+        assert pg.evaluate(selected) == first
+        assert pg.evaluate("window.scrollY") > 0  # (the box was below the fold)
+        # the box of each card in view once: selected again, the page does not move
+        hand.nth(1).click()
+        pg.wait_for_selector(f"#paybox:has-text('Pay for {second}')")
+        assert pg.evaluate(selected) == second
+        scrolled = pg.evaluate("window.scrollY")
+        for card in (first, second):
+            pg.locator(f"#hand [data-select='{card}']").click()
+            pg.wait_for_selector(f"#paybox:has-text('Pay for {card}')")
+            assert pg.evaluate("window.scrollY") == scrolled, card
+        # from the keyboard, the page at the top: ] selects the next card, box in view
+        pg.evaluate("window.scrollTo(0, 0)")
+        pg.wait_for_function("window.scrollY === 0")
+        pg.keyboard.press("]")
+        third = hand.nth(2).get_attribute("data-select")
+        pg.wait_for_function(f"document.activeElement.dataset.select === '{third}'")
+        for sel in ("#paybox", "#paybox [data-paybuild]", f"#hand [data-select='{third}']"):
             assert in_view(pg, sel), (sel, pg.locator(sel).first.bounding_box())
         assert not pg.js_errors, pg.js_errors
     finally:

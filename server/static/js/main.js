@@ -1131,7 +1131,8 @@ function renderPay() {
   const sel = S.selected;
   if (!d || d.over || !d.your_turn || S.animating || d.view.phase !== "build" || !sel ||
       !S.cards.highway[sel]) { closePay(); return; }
-  if (!S.payment || S.payment.card !== sel) S.payment = {card: sel, steps: [], sub: null};
+  const opened = !S.payment || S.payment.card !== sel; // a card just selected for building
+  if (opened) S.payment = {card: sel, steps: [], sub: null};
   const P = S.payment;
   const v = d.view;
   const me = v.seats[v.view_of];
@@ -1233,6 +1234,9 @@ function renderPay() {
     (P.steps.length ? `<button type="button" data-payclear="1">Clear</button>` : "") + `</div>`;
   box.innerHTML = html;
   box.hidden = false;
+  // its Build button on the screen (it opened below the fold at 1280x800): the page moved
+  // only when the box is not all in view, the focus left where it is (as an AI's build)
+  if (opened) box.scrollIntoView({block: "nearest"});
   // "Still need" / "Paid in full" said when it changes (the box is drawn anew each click)
   const need = `${sel}: ${st.need.length ? "still need " + st.need.join(", ") : "paid in full"}.`;
   if (need !== needSaid) { needSaid = need; announce(cap(need)); }
