@@ -341,9 +341,9 @@ def run_outage(down_s: float) -> dict:
 
 def run_scale_out(quick: bool, pool: list[dict]) -> dict:
     """Issue 15: hint throughput (100 ms hints, two clients per process) with 1, 2 and 3
-    (1 and 2 with ``quick``) server processes of one search worker each on one throwaway PostgreSQL, and the
-    per-request cost of the database: reading a game (GET) and storing an action (POST)
-    on SQLite and on PostgreSQL, one client, one process."""
+    (1 and 2 with ``quick``) server processes of one search worker each on one throwaway
+    PostgreSQL, and the per-request cost of the database: reading a game (GET) and
+    storing an action (POST) on SQLite and on PostgreSQL, one client, one process."""
     from server.launch import ThrowawayPostgres
 
     seconds = 2.0 if quick else 20.0
