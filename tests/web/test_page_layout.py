@@ -10,7 +10,12 @@ import json
 import urllib.request
 
 import pytest
-from test_page_qa import graph_colours_explained, review_upload, to_two_possible_claims
+from test_page_qa import (
+    ZOOM_OVER_PAYMENT,
+    graph_colours_explained,
+    review_upload,
+    to_two_possible_claims,
+)
 from test_web_page import (  # noqa: F401 - fixtures
     ARTIFACTS,
     api_get,
@@ -273,6 +278,74 @@ def test_a_card_selected_for_building_brings_its_payment_box_into_view(server, b
         pg.wait_for_function(f"document.activeElement.dataset.select === '{third}'")
         for sel in ("#paybox", "#paybox [data-paybuild]", f"#hand [data-select='{third}']"):
             assert in_view(pg, sel), (sel, pg.locator(sel).first.bounding_box())
+        assert not pg.js_errors, pg.js_errors
+    finally:
+        pg.context.close()
+
+
+# what the enlarged card covers of the table: the seats' headers, the ends of the
+# player's own Highway and the card focused (null when no enlarged card is shown)
+ZOOM_OVER_THE_TABLE = """() => {
+  const z = document.querySelector('#zoom');
+  if (!z || z.hidden) return null;
+  const r = z.getBoundingClientRect();
+  const over = (el) => { const b = el.getBoundingClientRect(); return b.width && b.height &&
+    r.left < b.right && b.left < r.right && r.top < b.bottom && b.top < r.bottom; };
+  const road = [...document.querySelectorAll('#seats .seat.me svg.highway > svg.card')];
+  const named = [...document.querySelectorAll('#seats .seat-head')]
+    .map((el) => [el.innerText.split('\\n')[0], el]);
+  if (road.length) named.push(['the left end', road[0]], ['the right end', road[road.length - 1]]);
+  named.push(['the focused card', document.activeElement]);
+  return named.filter(([, el]) => over(el)).map(([name]) => name);
+}"""
+
+
+@pytest.mark.parametrize("size", [(1280, 800), (1366, 768)])
+def test_the_card_enlarged_for_the_keyboard_leaves_the_table_free(server, browser, size):  # noqa: F811
+    """A hand card selected with ] showed its enlarged card beside it, right over the
+    player's own Highway's right end; after U (undo) it covered the AI's "hand \u00b7
+    discard" counts. Shown for keyboard focus, the enlarged card leaves free the seats'
+    headers, the ends of the player's own Highway, the card itself and the payment
+    controls."""
+    pg = open_page(browser, *size)
+    try:
+        start_a_game_against_greedy(pg, server + "/?speed=0")
+        settle(pg)
+        pg.locator("#deck .cardbtn").click()  # (a move in the log: play_by_api_to_round)
+        settle(pg)
+        play_by_api_to_round(server, pg, 6)
+        pg.reload()
+        pg.wait_for_selector("body[data-ready='1']")
+        for _ in range(2):
+            settle(pg)
+            pg.locator("#deck .cardbtn").click()
+        settle(pg)
+        assert pg.locator("#seats .seat.me svg.highway > svg.card").count() >= 2
+        own_hand = "(({view: v}) => v.seats[v.view_of].hand)(window.bigsur.state.data)"
+        hand = pg.evaluate(own_hand)
+        payable = pg.evaluate("Object.keys(window.bigsur.state.data.payments || {})")
+        assert payable, hand  # (a card to build, then take back)
+        for k, card in enumerate(hand):
+            pg.keyboard.press("]")
+            pg.wait_for_function(f"document.activeElement.dataset.select === '{card}'")
+            pg.wait_for_selector("#zoom:not([hidden])")
+            if k == 0:
+                shot(pg, f"layout-07-keyboard-zoom-{size[0]}")
+            zoom = pg.locator("#zoom").bounding_box()
+            assert pg.evaluate(ZOOM_OVER_THE_TABLE) == [], (card, zoom)
+            assert pg.evaluate(ZOOM_OVER_PAYMENT) == [], card
+        # a card built (L) and taken back (U): the enlarged card of the card back in hand
+        while pg.evaluate("window.bigsur.state.selected") != payable[0]:
+            pg.keyboard.press("]")
+        pg.keyboard.press("l")
+        settle(pg)
+        assert payable[0] not in pg.evaluate(own_hand)
+        pg.keyboard.press("u")
+        settle(pg)
+        pg.wait_for_function(f"document.activeElement.dataset.select === '{payable[0]}'")
+        pg.wait_for_selector("#zoom:not([hidden])")
+        shot(pg, f"layout-08-keyboard-zoom-after-undo-{size[0]}")
+        assert pg.evaluate(ZOOM_OVER_THE_TABLE) == [], pg.locator("#zoom").bounding_box()
         assert not pg.js_errors, pg.js_errors
     finally:
         pg.context.close()

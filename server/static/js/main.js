@@ -2869,28 +2869,46 @@ function keyRefusal(k) {
 /* Where the enlarged card of size w x h goes for a pointer at (x, y): beside the pointer,
  * unless that covers the action bar or the payment box (a hand card clicked opened it
  * over "Still need" and the Build buttons), then above them, beside them or below them;
- * null when none of these fits on the screen. */
-function zoomPlace(x, y, w, h, gap = 24) {
-  const keep = ["actionbar", "paybox"].map((id) => $(id)).filter((el) => el && !el.hidden)
+ * null when none of these fits on the screen. ``alsoFree``: more boxes kept free the
+ * same way when a place can (a card focused from the keyboard: zoomKeptFree). */
+function zoomPlace(x, y, w, h, gap = 24, alsoFree = []) {
+  const payment = ["actionbar", "paybox"].map((id) => $(id)).filter((el) => el && !el.hidden)
     .map((el) => el.getBoundingClientRect()).filter((r) => r.width && r.height);
   const clampX = (l) => Math.max(4, Math.min(l, innerWidth - w - 4));
   const clampY = (t) => Math.max(4, Math.min(t, innerHeight - h - 4));
   const left = clampX(x + gap + w < innerWidth ? x + gap : x - gap - w);
-  const fits = ([l, t]) => l >= 4 && t >= 4 && l + w <= innerWidth - 4 && t + h <= innerHeight - 4 &&
-    !keep.some((r) => l < r.right && r.left < l + w && t < r.bottom && r.top < t + h);
-  const places = [[left, clampY(y - h / 2)]];
-  if (keep.length) {
-    const top = Math.min(...keep.map((r) => r.top)), bottom = Math.max(...keep.map((r) => r.bottom));
-    const right = Math.max(...keep.map((r) => r.right)), leftmost = Math.min(...keep.map((r) => r.left));
-    places.push([left, top - h - 8], [right + 8, clampY(y - h / 2)], [leftmost - w - 8, clampY(y - h / 2)],
-      [left, bottom + 8]);
-  }
-  return places.find(fits) || null;
+  const placeClear = (keep) => {
+    const fits = ([l, t]) => l >= 4 && t >= 4 && l + w <= innerWidth - 4 && t + h <= innerHeight - 4 &&
+      !keep.some((r) => l < r.right && r.left < l + w && t < r.bottom && r.top < t + h);
+    const places = [[left, clampY(y - h / 2)]];
+    if (keep.length) {
+      const top = Math.min(...keep.map((r) => r.top)), bottom = Math.max(...keep.map((r) => r.bottom));
+      const right = Math.max(...keep.map((r) => r.right)), leftmost = Math.min(...keep.map((r) => r.left));
+      places.push([left, top - h - 8], [right + 8, clampY(y - h / 2)], [leftmost - w - 8, clampY(y - h / 2)],
+        [left, bottom + 8]);
+    }
+    return places.find(fits) || null;
+  };
+  const onScreen = (r) => r.width && r.height && r.bottom > 0 && r.top < innerHeight;
+  const more = alsoFree.filter(onScreen);
+  return (more.length && placeClear(payment.concat(more))) || placeClear(payment);
+}
+
+/* The boxes an enlarged card shown for keyboard focus leaves free besides the payment
+ * controls, where the screen has room (at 1280x800 and 1366x768: beside the table, over
+ * the side column): the focused card, the seats' headers (names, points, hand and discard
+ * counts) and the two ends of the player's own Highway, where a build goes (placed beside
+ * the card, it covered the Highway's right end, and after an undo the AI's counts). */
+function zoomKeptFree(focused) {
+  const road = [...document.querySelectorAll("#seats .seat.me svg.highway > svg.card")];
+  return [focused, ...document.querySelectorAll("#seats .seat-head"), road[0], road[road.length - 1]]
+    .filter(Boolean).map((el) => el.getBoundingClientRect());
 }
 
 /* Hover (or press and hold on a touch screen) a card to see it large; or focus it from
- * the keyboard (shown beside it, the focus left where it is; Esc or moving on hides
- * it). */
+ * the keyboard (shown clear of the seats' headers and the own Highway's ends where the
+ * screen has room, else beside it: zoomKeptFree; the focus left where it is; Esc or
+ * moving on hides it). */
 let hideZoom = () => false; // hides the enlarged card: whether it was shown
 function setupZoom() {
   const z = document.createElement("div");
@@ -2903,12 +2921,12 @@ function setupZoom() {
   let byFocus = false; // shown for the card focused (not hovered)
   const hide = () => { clearTimeout(timer); const was = !z.hidden; z.hidden = true; return was; };
   hideZoom = hide;
-  const showFor = (el, x, y, gap) => {
+  const showFor = (el, x, y, gap, alsoFree) => {
     const id = el.dataset.zoom;
     if (!S.cards || !S.cards.highway[id]) return;
     z.innerHTML = cardSVG(id) + `<p>${esc(cardWords(id))}</p>`;
     z.hidden = false;
-    const place = zoomPlace(x, y, z.offsetWidth, z.offsetHeight, gap);
+    const place = zoomPlace(x, y, z.offsetWidth, z.offsetHeight, gap, alsoFree);
     if (!place) { z.hidden = true; return; }
     z.style.left = place[0] + "px";
     z.style.top = place[1] + "px";
@@ -2936,7 +2954,7 @@ function setupZoom() {
     if (!card) { if (byFocus) hide(); return; } // (a card drawn anew had the focus)
     clearTimeout(timer);
     const r = e.target.getBoundingClientRect();
-    showFor(card, r.left + r.width / 2, r.top + r.height / 2, r.width / 2 + 12);
+    showFor(card, r.left + r.width / 2, r.top + r.height / 2, r.width / 2 + 12, zoomKeptFree(e.target));
     byFocus = true;
   });
   document.addEventListener("focusout", (e) => {
