@@ -42,7 +42,7 @@ from .jobs import JobService
 from .pool import SearchService
 from .routes import analysis, cards, games, health, hints, score
 from .routes.common import EVERY_ROUTE_ERRORS
-from .sessions import GameService
+from .sessions import GAME_STATUSES, GameService
 from .settings import Settings, unknown_variables
 from .store import SCHEMA_VERSION, Store, StoreError, hold_sqlite_file
 
@@ -67,9 +67,13 @@ class Metrics:
         self.requests[(method, route, status)] += 1
         self.seconds[(method, route)] += seconds
 
-    def render(self, app: FastAPI, games: dict[str, int], jobs_active: int) -> str:
+    def render(self, app: FastAPI, games: dict[str, int] | None,
+               jobs_active: int | None) -> str:
         """The metrics text; ``games`` (per status) and ``jobs_active`` are the store's
-        counts, read by the caller (off the event loop)."""
+        counts, read by the caller (off the event loop), or None while the database does
+        not answer: then ``bigsur_database_up`` is 0 and their series are left out (not
+        known), the process's own are still given. Every game status has its series,
+        0 included: a series that disappears at 0 breaks a rate or an alert on it."""
         s = app.state
         lines = ["# TYPE bigsur_requests_total counter"]
         for (method, route, status), n in sorted(self.requests.items()):
@@ -96,20 +100,23 @@ class Metrics:
             "# TYPE bigsur_search_seconds_total counter",
             f"bigsur_search_seconds_total {search.seconds:.6f}",
             "# TYPE bigsur_ai_errors_total counter", f"bigsur_ai_errors_total {s.games.ai_errors}",
-            "# TYPE bigsur_jobs_active gauge", f"bigsur_jobs_active {jobs_active}",
-            "# TYPE bigsur_games gauge"]
+            "# TYPE bigsur_database_up gauge", f"bigsur_database_up {int(games is not None)}"]
         guard = sys.modules.get("server.netguard")
         if guard is not None:  # bigsur serve: the connection guard's counters
             g = guard.GuardedH11Protocol
-            lines[-1:-1] = [
+            lines += [
                 "# TYPE bigsur_connections_refused_total counter",
                 f"bigsur_connections_refused_total {g.refused}",
                 "# TYPE bigsur_connections_evicted_total counter",
                 f"bigsur_connections_evicted_total {g.evicted}",
                 "# TYPE bigsur_requests_timed_out_total counter",
                 f"bigsur_requests_timed_out_total {g.timed_out}"]
-        for status, n in sorted(games.items()):
-            lines.append(f'bigsur_games{{status="{status}"}} {n}')
+        if jobs_active is not None:
+            lines += ["# TYPE bigsur_jobs_active gauge", f"bigsur_jobs_active {jobs_active}"]
+        if games is not None:
+            lines.append("# TYPE bigsur_games gauge")
+            for status in sorted(set(GAME_STATUSES) | set(games)):
+                lines.append(f'bigsur_games{{status="{status}"}} {games.get(status, 0)}')
         return "\n".join(lines) + "\n"
 
 

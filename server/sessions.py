@@ -68,6 +68,8 @@ if TYPE_CHECKING:
 
 log = logging.getLogger("bigsur.server")
 HUMAN = "human"
+# a stored game's status: whose move it waits for, or over (/metrics counts each)
+GAME_STATUSES = (HUMAN, "ai", "over")
 TOKEN_BYTES = 24  # 192 bits
 FAIRNESS_SCHEME = 'sha256("SEED:SALT") hex, SEED in decimal, SALT 32 hex digits'
 # A seed the server draws is below 2**53, so that it survives JSON in JavaScript (whose

@@ -8,6 +8,7 @@ from fastapi import APIRouter, Request
 from fastapi.responses import PlainTextResponse
 
 from ..schemas import Health
+from ..store import StoreUnavailable
 from .common import error_responses
 
 router = APIRouter(tags=["health"])
@@ -37,6 +38,12 @@ async def healthz(request: Request) -> dict[str, Any]:
 
 @router.get("/metrics", response_class=PlainTextResponse, summary="Prometheus metrics")
 async def metrics(request: Request) -> str:
+    """The process's metrics; during a database outage too (``bigsur_database_up 0``,
+    without the stored counts): an outage is when they are looked at."""
     state = request.app.state
-    games = await state.store.in_thread(state.store.counts)
-    return state.metrics.render(request.app, games, await state.jobs.active())
+    try:
+        games = await state.store.in_thread(state.store.counts)
+        jobs = await state.jobs.active()
+    except StoreUnavailable:
+        games = jobs = None
+    return state.metrics.render(request.app, games, jobs)

@@ -206,7 +206,7 @@ def test_startup_resumes_an_interrupted_ai(make_client, db_target):
     store.close()
     client = make_client()
     deadline = time.monotonic() + 30
-    while 'bigsur_games{status="ai"}' in client.get("/metrics").text:
+    while 'bigsur_games{status="ai"} 0' not in client.get("/metrics").text:
         assert time.monotonic() < deadline, "the AI was not resumed"
         time.sleep(0.02)
     data = client.get("/v1/games/g1", headers=auth("t" * 32)).json()

@@ -147,6 +147,32 @@ def test_card_set_routes_are_503_while_the_database_is_down(client, monkeypatch)
     assert client.get("/v1/cards/default").status_code == 200  # no database needed
 
 
+def test_metrics_answer_during_an_outage_and_give_every_game_status(client, monkeypatch):
+    """/metrics answered 503 while the database was down, when an operator looks at it
+    most, and a game status with no game had no series (a rate or an alert on it broke
+    at 0). Every status has its series, 0 included; during an outage the process's own
+    metrics are given with bigsur_database_up 0 and no stored counts (unknown, not 0)."""
+    def series(text: str) -> dict[str, str]:
+        return dict(line.rsplit(" ", 1) for line in text.splitlines()
+                    if line and not line.startswith("#"))
+
+    up = client.get("/metrics")
+    assert up.status_code == 200, up.text
+    now = series(up.text)
+    assert now["bigsur_database_up"] == "1"
+    for status in ("human", "ai", "over"):  # no game yet: each at 0
+        assert now[f'bigsur_games{{status="{status}"}}'] == "0", up.text
+    store = client.app.state.store
+    monkeypatch.setattr(store, "counts", outage)
+    monkeypatch.setattr(store, "active_jobs", outage)
+    down = client.get("/metrics")
+    assert down.status_code == 200, down.text
+    during = series(down.text)
+    assert during["bigsur_database_up"] == "0" and "bigsur_search_workers" in during
+    assert not [k for k in during if k.startswith(("bigsur_games", "bigsur_jobs_active"))]
+    assert client.get("/healthz").status_code == 503  # the health check still says it
+
+
 def test_a_database_refusing_a_new_store_is_an_outage_not_a_500():
     """A store opened while the database refuses connections (the card sets' store,
     opened per call when no app runs): a StoreError, which errors.describe made a 500;
