@@ -216,11 +216,13 @@ def test_cli_hint(tmp_path, capsys, build_state, cards):
     assert code == 0
     data = json.loads(out.out)
     assert len(data["moves"]) <= 2 and data["stats"]["iterations"] == 30
+    assert data["seed"] == 4  # the seed searched with, as POST /v1/hint answers it
     view = tmp_path / "view.json"
     view.write_text(json.dumps(view_to_json(view_of(build_state, build_state.current))))
     code, out = _cli(["hint", str(view), "--iterations", "30", "--seed", "4"], capsys)
     assert code == 0
     assert "visits" in out.out and data["moves"][0]["label"] in out.out
+    assert "\nseed 4: " in out.out
     for m in data["moves"]:  # the reasons, one line under their move
         if m["reasons"]:
             assert f"why: {'; '.join(m['reasons'])}" in out.out

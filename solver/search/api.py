@@ -468,10 +468,12 @@ def cmd_hint(args) -> int:
         return 2
     if args.top is not None:
         result.moves = result.moves[:args.top]
-    if args.json:
-        print(json.dumps(result.to_json(), indent=1))
+    if args.json:  # the seed searched with, as the service's hints answer it
+        print(json.dumps({**result.to_json(), "seed": args.seed}, indent=1))
     else:
         print(format_table(result))
+        print(f"\nseed {args.seed}: the same position, seed and iteration budget give this "
+              "answer again")
     return 0
 
 
