@@ -11,6 +11,7 @@ import re
 import urllib.request
 from itertools import pairwise
 
+import pytest
 from test_continue_and_upload import upload, upload_error_has
 from test_page_qa import review_upload
 from test_web_page import (  # noqa: F401 - fixtures
@@ -636,4 +637,52 @@ def test_each_review_job_reports_its_own_progress(server, page):  # noqa: F811
     assert pg.locator("#review-progress").is_hidden() and not pg.locator("#alert").is_visible()
     pg.click("#review-back-game")
     pg.wait_for_selector("#review-summary:has-text('search 100 ms each')")
+    assert not pg.js_errors, pg.js_errors
+
+
+def rounds_by_the_rules(record: dict) -> list[int]:
+    """The round of each action of a dealt game's ``record`` (from 1) as the table counts
+    it: every seat plays one turn a round, a turn ended by "end" or by a Landmark's claim."""
+    ended, rounds = 0, []
+    for action in record["actions"]:
+        rounds.append(ended // record["players"] + 1)
+        ended += action == "end" or action.startswith("claim ")
+    return rounds
+
+
+@pytest.mark.parametrize("players", [2, 3, 4])
+def test_a_review_says_the_round_as_the_table_does(server, page, players):  # noqa: F811
+    """The table said "Round 5 of 10" where the review of the same 2-player game said
+    "Move 35: You, turn 10" and its graph's axis "turn" ran to 20 (every seat's turns).
+    A decision's line and the graph's axis say the table's round of the same move (every
+    seat's turn a round), with 2, 3 and 4 players; "Move N" still counts the actions."""
+    pg = page
+    record = play_random_game(players, seed=6).to_json()
+    rounds = rounds_by_the_rules(record)
+    assert rounds[-1] >= 4, rounds  # (a game long enough to tell rounds from turns)
+    review_upload(pg, server, f"rounds-{players}p.json", record)
+    # the graph: its axis says "round", a round's number at the round's first move
+    svg = "#review-graph svg"
+    axis = pg.eval_on_selector_all(f"{svg} text.axis", "(ts) => ts.map((t) => t.textContent)")
+    assert "round" in axis and "turn" not in axis, axis
+    plot = pg.eval_on_selector(f"{svg} rect", "(r) => [Number(r.getAttribute('x')),"
+                               " Number(r.getAttribute('width'))]")
+    n = pg.evaluate("window.bigsur.state.upload.nActions")
+    assert n == len(record["actions"])
+    ticks = pg.eval_on_selector_all(f"{svg} text.tick", "(ts) => ts.map((t) =>"
+                                    " [Number(t.getAttribute('x')), Number(t.textContent)])")
+    shown = [r for _, r in ticks]  # 1, 2, 3, ... or, where they do not fit, 1, 3, 5, ...
+    assert len(shown) >= 2 and shown == list(range(1, shown[-1] + 1, shown[1] - 1)), ticks
+    for x, shown in ticks:
+        move = round((x - plot[0]) / plot[1] * n)
+        assert rounds[move] == shown and (move == 0 or rounds[move - 1] == shown - 1), \
+            (x, shown, move, rounds)
+    # a decision's line: the first move of round 3 and the last of round 2
+    first = rounds.index(3)
+    for move in (first - 1, first):
+        open_decision(pg, move, None)
+        title = pg.locator("#review-detail h2").first.inner_text()
+        said = re.match(rf"Move {move + 1}: .+, round (\d+), (take|build) step", title)
+        assert said and int(said.group(1)) == rounds[move], (title, rounds[move])
+        assert "turn" not in title, title
     assert not pg.js_errors, pg.js_errors

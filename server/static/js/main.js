@@ -16,7 +16,7 @@ import {MATERIALS, MAT_COLOR, matGlyph, matIcon, stepsInWords, paymentSentence, 
 lineBySeat, confidence, plainError, joinWords, plural, possessive, turningPoints as reviewTurningPoints,
   measuredAgain,
   playedWasBest, decidingCategory, lossWords, accuracyWords, scoreChangeWords, signed,
-  scoringItemWords, reasonWords, mergedClaims, orWords, aOrAn, noVerdictWords}
+  scoringItemWords, reasonWords, mergedClaims, orWords, aOrAn, noVerdictWords, roundOf}
 from "./words.js";
 import {payState, persistentUseFits, borrowsLeft, substitutionOrder} from "./pay.js";
 import {SCENERY, SC_COLOR, esc, cap, wrap, setCards, sceneryIcon, cardWords, cardSVG,
@@ -245,7 +245,7 @@ function renderTable(t, opts = {}) {
 
   // status line
   const tpp = turnsPerPlayer(t.seats.length);
-  const round = Math.min(tpp || 99, Math.floor(t.turn / t.seats.length) + 1);
+  const round = roundOf(t.turn, t.seats.length, tpp);
   let status;
   if (opts.caption) {
     status = `<b>${esc(opts.caption)}</b>`;
@@ -1409,7 +1409,7 @@ async function renderGamesList() {
     if (d.over) {
       const sc = d.result.scores.map((x) => x.total).join(" : ");
       state = `finished, ${sc}`;
-    } else state = `round ${Math.floor(d.view.turn / d.players) + 1}, in progress`; // as the table says
+    } else state = `round ${roundOf(d.view.turn, d.players)}, in progress`; // as the table says
     return `<li><span class="gname">${esc(names)}</span> <span class="muted small">${esc(when)} \u00b7 ${esc(state)}</span> ` +
       `<button type="button" data-open-game="${esc(g.id)}" data-mode="${d.over ? "review" : "game"}">` +
       `${d.over ? "Review" : "Resume"}</button></li>`;
@@ -2314,7 +2314,7 @@ function fitText(text, px) {
 }
 
 /* The win-chance graph, ``W`` wide (GRAPH_W or more: the laptop's layout; narrower: a narrow
- * layout, its legends on rows of their own, fewer turn numbers, its text larger and its
+ * layout, its legends on rows of their own, fewer round numbers, its text larger and its
  * marks larger, each with a finger-wide area to tap): one line a player (advantage). A
  * labelled move's mark, on the line of the player who decided, is a dot of its label's
  * colour inside a thin ring of the player's colour, a white gap between (a magenta ring
@@ -2352,19 +2352,22 @@ function graphSVG(res, nActions, cursor, W = GRAPH_W) {
   s += `<line class="even" x1="${L}" x2="${W - R}" y1="${y(even)}" y2="${y(even)}" stroke="#999" ` +
     `stroke-dasharray="4 3"><title>an even chance: 1 in ${res.players.length}</title></line>` +
     (grid.includes(even) ? "" : `<text x="${L - 6}" y="${y(even) + 4}" class="axis" text-anchor="end">${Math.round(even * 100)}%</text>`);
-  // a turn number every ``every`` turns (even), at least 30 px apart
-  const turns = res.decisions.length ? res.decisions[res.decisions.length - 1].turn + 1 : 1;
-  let every = 2;
-  while ((W - L - R) / turns * every < 30) every += 2;
-  let lastTurn = -1;
+  // a round's number (the table's: roundOf) at its first move, every ``every`` rounds
+  // (1, 3, 5, ... where every other one fits), at least 30 px apart
+  const roundAt = (dc) => roundOf(dc.turn, res.players.length);
+  const rounds = res.decisions.length ? roundAt(res.decisions[res.decisions.length - 1]) : 1;
+  let every = 1;
+  while ((W - L - R) / rounds * every < 30) every += 1;
+  let lastRound = null;
   for (const dcs of res.decisions) {
-    if (dcs.turn !== lastTurn && dcs.turn % every === 0) {
+    const round = roundAt(dcs);
+    if (round !== lastRound && (round - 1) % every === 0) {
       s += `<line x1="${x(dcs.index)}" x2="${x(dcs.index)}" y1="${H - B}" y2="${H - B + 4}" stroke="#888"/>` +
-        `<text x="${x(dcs.index)}" y="${H - B + 16}" class="axis" text-anchor="middle">${dcs.turn + 1}</text>`;
+        `<text x="${x(dcs.index)}" y="${H - B + 16}" class="axis tick" text-anchor="middle">${round}</text>`;
     }
-    lastTurn = dcs.turn;
+    lastRound = round;
   }
-  s += `<text x="${(L + W - R) / 2}" y="${H - 4}" class="axis" text-anchor="middle">turn</text>`;
+  s += `<text x="${(L + W - R) / 2}" y="${H - 4}" class="axis" text-anchor="middle">round</text>`;
   for (const line of lines) {
     if (!line.points.length) continue;
     s += `<polyline class="seatline" data-seat="${line.seat}" fill="none" stroke="${SEAT_COLOR[line.seat % 4]}" stroke-width="2.2" ` +
@@ -2497,7 +2500,7 @@ async function selectDecision(index, say = true) {
   // a forced decision (one legal action) has no values to compare: said so, no empty rows
   const forced = dc.how === "forced";
   const playedWords = esc(decisionWords(dc).slice(seatName(dc.seat).length).trim());
-  let html = `<h2 class="small">Move ${dc.index + 1}: ${esc(seatName(dc.seat))}, turn ${dc.turn + 1}, ${esc(dc.phase)} step ` +
+  let html = `<h2 class="small">Move ${dc.index + 1}: ${esc(seatName(dc.seat))}, round ${roundOf(dc.turn, res.players.length)}, ${esc(dc.phase)} step ` +
     `<span class="muted small keyhint">(\u2190 / \u2192 to step)</span></h2>`;
   if (forced) {
     html += `<dl class="cmp"><dt>Played</dt><dd>${playedWords} \u2014 the only legal move (not rated)</dd></dl>`;

@@ -481,6 +481,13 @@ function gaps(dw, dm, next = "the next move", pointsOnly = false) {
     : `${p} ahead of ${next} but ${w} behind`;
 }
 
+/** The round of a game's ``turn`` (every seat's turns counted from 0) as the table says it
+ * ("Round R of T"; the list of games and the review say it too): each round every seat
+ * plays one turn. At most ``rounds`` when given (a finished game's table: its last round). */
+export function roundOf(turn, players, rounds = null) {
+  return Math.min(rounds || Infinity, Math.floor(turn / players) + 1);
+}
+
 /** A server error message with its notation turned into words. */
 export function plainError(message, ctx) {
   let m = String(message || "").replace(/^[a-z_]+(\[\d+\])?(\.[a-z_]+)*: /, ""); // the field name
