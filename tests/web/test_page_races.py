@@ -44,7 +44,8 @@ def test_a_score_answer_without_scores_ends_the_ai_moves_all_the_same(server, pa
             pg.locator("#deck .cardbtn").click()
             settle(pg)
         pg.keyboard.press("e")
-        pg.wait_for_function("document.querySelector('#status').innerText.includes('Your turn')")
+        pg.wait_for_function("document.querySelector('#status').innerText.includes('Your turn')",
+                             timeout=90_000)  # (three AI turns, as the other such waits)
         settle(pg)
         if asked:
             break
