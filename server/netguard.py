@@ -39,13 +39,14 @@ import json
 import logging
 import os
 import resource
+import sys
 import time
 from collections import OrderedDict, defaultdict
 
 import h11
 from uvicorn.protocols.http.h11_impl import H11Protocol
 
-from .errors import MAX_HEADER_BYTES, describe, error_body, headers_too_large
+from .errors import describe, error_body, headers_too_large
 
 log = logging.getLogger("bigsur.server")
 _ENDED = (h11.DONE, h11.MUST_CLOSE, h11.CLOSED, h11.ERROR)
@@ -190,9 +191,12 @@ class GuardedH11Protocol(H11Protocol):
     def send_400_response(self, msg: str) -> None:
         """A request h11 cannot parse: 400 in the documented error shape rather than
         uvicorn's plain text; headers over ``MAX_HEADER_BYTES`` before their end (h11's
-        limit of an incomplete event: its receive buffer is longer) are a 431, as the
-        Guard answers those that arrive in one read."""
-        if len(self.conn.trailing_data[0]) > MAX_HEADER_BYTES:
+        limit of an incomplete event, which h11 marks with the status 431) are a 431, as
+        the Guard answers those that arrive in one read; a request refused for another
+        reason is a 400 however long its body. Called in uvicorn's ``except`` of h11's
+        error, which ``sys.exc_info`` gives."""
+        refused = sys.exc_info()[1]
+        if getattr(refused, "error_status_hint", None) == 431:
             status, payload, _ = describe(headers_too_large())
             phrase = b"Request Header Fields Too Large"
         else:

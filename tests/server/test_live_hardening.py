@@ -312,7 +312,11 @@ def test_clients_that_never_read_their_answers_are_dropped(server):
 UNPARSEABLE = [  # (the parts sent, the status answered)
     ([b"GET /healthz HTTP/1.1\r\nHost: x\r\nX-Big: " + b"a" * 20_000, b"\r\n\r\n"], 431),
     ([b"GET /healthz HTTP/1.1\r\nHo st: x\r\n\r\n"], 400),
-    ([b"NOT HTTP AT ALL\r\n\r\n"], 400)]
+    ([b"NOT HTTP AT ALL\r\n\r\n"], 400),
+    # a bad Content-Length with a long body in one write: its headers are short (a 400;
+    # h11's buffer over the limit held the body, and it was a 431 naming the headers)
+    ([b"POST /v1/score HTTP/1.1\r\nHost: x\r\nContent-Length: abc\r\n\r\n"
+      + b"a" * 20_000], 400)]
 
 
 def test_unparseable_requests_get_the_documented_shape(server):
