@@ -1018,7 +1018,8 @@ class Store:
                         "SELECT id, budget, seed, seats FROM jobs WHERE game_id=? AND "
                         "status NOT IN ('failed', 'cancelled') ORDER BY created DESC, "
                         "id DESC", (game_id,)).fetchall():
-                    if (json.loads(other_budget), other_seed, json.loads(other_seats)) == \
+                    other_seats = json.loads(other_seats) if other_seats else None
+                    if (json.loads(other_budget), other_seed, other_seats) == \
                             (budget, seed, seats):
                         return other
             n = tx.execute(f"SELECT count(*) FROM jobs WHERE {ACTIVE_JOB}").fetchone()[0]
