@@ -215,6 +215,10 @@ class RankedMove(Open):
     reasons: list[str] = Field(
         default_factory=list, description="what the move does for the seat, 0 to 3 short "
         "sentences read from its view, most telling first (solver.rules.explain)")
+    versus_top: dict[str, Any] | None = Field(
+        None, description="how sure the search is that the first move is better: "
+        "{rounds, standard_errors, clear} of the paired test on the rounds both played "
+        "(solver.search.ismcts.PairedGap); null for the first move or without a race")
 
 
 class HintResponse(Open):

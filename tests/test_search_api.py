@@ -70,7 +70,7 @@ def _check_result(state, result, iterations):
     for m in moves:
         assert set(m) - {"final_score"} == {"actions", "label", "visits", "win_probability",
                                             "expected_margin", "payment", "line", "exact",
-                                            "score_change", "reasons"}
+                                            "score_change", "reasons", "versus_top"}
         assert isinstance(m["reasons"], list) and len(m["reasons"]) <= 3
         assert all(isinstance(r, str) and r and not r.endswith(".") for r in m["reasons"])
         assert ("final_score" in m) == m["exact"]
@@ -230,6 +230,63 @@ def test_cli_hint(tmp_path, capsys, build_state, cards):
     over.write_text(json.dumps(state_to_json(play_greedy_to(cards, 0, Phase.OVER))))
     code, out = _cli(["hint", str(over), "--iterations", "5"], capsys)
     assert code == 2 and "game is over" in out.err
+
+
+@pytest.mark.parametrize("workers", [1, 2])
+def test_versus_top_is_the_races_paired_test_against_the_first_move(build_state, workers):
+    """A hint at a build step said "only 96 visits for the top move (a verdict needs
+    100): search longer" at 1 s: the race gives its last candidates equal visits, so
+    visits never told them apart. Each move but the first now carries the race's paired
+    test against it, on the rounds both played in each worker (pooled: a worker's rounds
+    pair only with its own), recomputed here from the workers' own searches."""
+    from solver.search.ismcts import (
+        DEFAULT_PARAMS,
+        _paired_gap,
+        _run_one,
+        _t975,
+        _worker_seed,
+        search,
+    )
+
+    view = view_of(build_state, build_state.current)
+    out = search(view, iterations=600, seed=3, workers=workers)
+    top = out.moves[0].move
+    assert out.moves[0].versus_top is None
+    paired = [m for m in out.moves[1:] if m.versus_top is not None]
+    assert paired, "a build step with many candidates races them"
+    runs = [_run_one(view, 600 // workers, None, _worker_seed(3, k), DEFAULT_PARAMS)[3]
+            for k in range(workers)]
+    for m in paired:
+        lead, other = [], []
+        for rounds in runs:
+            n = min(len(rounds[top]), len(rounds[m.move]))
+            lead += rounds[top][:n]
+            other += rounds[m.move][:n]
+        gap = max(-999.0, min(999.0, _paired_gap(lead, other)))
+        assert m.versus_top.rounds == len(lead) >= 2
+        assert m.versus_top.standard_errors == pytest.approx(gap)
+        assert m.versus_top.clear == (gap >= max(2.0, _t975(len(lead) - 1)))
+    assert any(m.versus_top.clear for m in paired)  # a 600-iteration race drops some
+    # the hint passes it on, in the search's order, as JSON
+    result = analyse(build_state, Budget(iterations=600), seed=3, workers=workers)
+    assert [m.versus_top for m in result.moves] == [m.versus_top for m in out.moves]
+    said = [m["versus_top"] for m in result.to_json()["moves"]]
+    assert said == [None] + [m.versus_top and {
+        "rounds": m.versus_top.rounds, "standard_errors": round(m.versus_top.standard_errors, 2),
+        "clear": m.versus_top.clear} for m in out.moves[1:]]
+
+
+def test_a_search_that_does_not_race_says_no_paired_test(build_state):
+    """UCB at the root (``root=uct``) compares no rounds: no move carries a test."""
+    from dataclasses import replace
+
+    from solver.search.ismcts import DEFAULT_PARAMS
+
+    result = analyse(build_state, Budget(iterations=200), seed=1,
+                     params=replace(DEFAULT_PARAMS, root="uct"))
+    assert len(result.moves) > 1
+    assert all(m.versus_top is None for m in result.moves)
+    assert all(m["versus_top"] is None for m in result.to_json()["moves"])
 
 
 def test_the_modules_examples_run():

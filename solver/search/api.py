@@ -45,7 +45,7 @@ from ..rules.state import GameState, Phase
 from ..rules.views import PlayerView, view_of
 from ..rules.wording import got, got_type
 from .determinize import Determinizer, InconsistentViewError
-from .ismcts import DEFAULT_PARAMS, SearchParams, concrete_move, search
+from .ismcts import DEFAULT_PARAMS, PairedGap, SearchParams, concrete_move, search
 from .specs import MAX_SECONDS, MAX_WORKERS, workers_problem
 
 log = logging.getLogger(__name__)
@@ -144,6 +144,11 @@ class RankedMove:
       (None for a take or a bare ``end``).
     - ``reasons``: what the move does for the seat, up to 3 short sentences read from
       its view only.
+    - ``versus_top``: how sure the search is that the first move is better than this
+      one (:class:`~solver.search.ismcts.PairedGap`: the rounds both played on the same
+      sampled deals, the gap in standard errors, and whether it is clear); None for the
+      first move, or when the search did not race its candidates or had too few rounds.
+      A race gives its last candidates equal visits, so visits alone cannot say it.
     """
 
     actions: list[str]
@@ -156,6 +161,7 @@ class RankedMove:
     exact_score: int | None = None  # the last build step solved exactly: final score
     score_change: dict[str, int] | None = None  # what a build step adds now (score_change)
     reasons: list[str] = field(default_factory=list)  # what it does: move_reasons
+    versus_top: PairedGap | None = None  # the race's paired test against the first move
 
     @property
     def exact(self) -> bool:
@@ -172,6 +178,7 @@ class RankedMove:
             out["final_score"] = self.exact_score
         out["score_change"] = None if self.score_change is None else dict(self.score_change)
         out["reasons"] = list(self.reasons)
+        out["versus_top"] = None if self.versus_top is None else self.versus_top.to_json()
         return out
 
 
@@ -248,7 +255,7 @@ def analyse(position: GameState | PlayerView, budget: Budget, seed: int | None =
             payment=payment_plan(sample, actions, view.seat),
             line=m.line, exact_score=out.exact_score if not moves else None,
             score_change=score_change(sample, actions, view.seat),
-            reasons=move_reasons(view, actions)))
+            reasons=move_reasons(view, actions), versus_top=m.versus_top))
     stats = {"iterations": out.iterations, "seconds": round(out.seconds, 4),
              "determinizations": out.determinizations, "workers": out.workers}
     return SearchResult(view.seat, moves, stats)
@@ -379,6 +386,18 @@ def score_change_words(change: dict[str, int]) -> str:
 
 # ------------------------------------------------------------------ CLI: bigsur hint
 
+def versus_top_words(gap: PairedGap) -> str:
+    """A move's :class:`~solver.search.ismcts.PairedGap` in words, for the table.
+
+    >>> versus_top_words(PairedGap(192, 20.36, True))
+    'against #1: clearly behind on 192 shared rounds (20.4 standard errors)'
+    """
+    verdict = ("clearly behind" if gap.clear else "ahead"
+               if gap.standard_errors < 0 else "not yet told apart")
+    return (f"against #1: {verdict} on {gap.rounds} shared rounds "
+            f"({abs(gap.standard_errors):.1f} standard errors)")
+
+
 def format_table(result: SearchResult, top: int | None = None) -> str:
     """The ranked moves as a readable table."""
     lines = [f"Seat {result.seat} to act. {result.stats['iterations']} iterations in "
@@ -394,6 +413,8 @@ def format_table(result: SearchResult, top: int | None = None) -> str:
             lines.append(f"{'':>26}{score_change_words(m.score_change)}")
         if m.reasons:
             lines.append(f"{'':>26}why: {'; '.join(m.reasons)}")
+        if m.versus_top is not None:
+            lines.append(f"{'':>26}{versus_top_words(m.versus_top)}")
         lines.append(f"{'':>26}{' ; '.join(m.actions)}")
         if m.line:
             lines.append(f"{'':>26}then: {' ; '.join(m.line)}")

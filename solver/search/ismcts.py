@@ -47,6 +47,7 @@ from concurrent.futures.process import BrokenProcessPool
 from contextlib import contextmanager
 from dataclasses import dataclass, field, fields, replace
 from functools import lru_cache
+from typing import Any
 
 from ..rules.actions import Action, Build, End, Take
 from ..rules.engine import apply_inplace, outcome
@@ -285,9 +286,30 @@ class Node:
         self.margin = 0.0
 
 
+@dataclass(frozen=True)
+class PairedGap:
+    """How a racing root tells a move from its first move: over ``rounds`` rounds both
+    played (each round the same sampled deal and playout seed for every candidate), the
+    first move's mean reward is ``standard_errors`` standard errors of the paired
+    difference above this move's (negative: below; held within +-999, where every round
+    differs by the same amount). ``clear``: at least the race's own bar for dropping a
+    candidate (``race_z``, or Student's t at 97.5% when that is higher), so that more
+    time would rarely reverse the two."""
+
+    rounds: int
+    standard_errors: float
+    clear: bool
+
+    def to_json(self) -> dict[str, Any]:
+        return {"rounds": self.rounds, "standard_errors": round(self.standard_errors, 2),
+                "clear": self.clear}
+
+
 @dataclass
 class MoveStats:
-    """Root statistics of one move (summed over workers)."""
+    """Root statistics of one move (summed over workers); ``versus_top``: how the race
+    tells it from the first move (:func:`search`'s output; None for the first move, a
+    root that did not race, or fewer than two rounds in common)."""
 
     move: tuple[Action, ...]
     visits: int = 0
@@ -296,6 +318,7 @@ class MoveStats:
     margin: float = 0.0
     line: list[str] = field(default_factory=list)
     line_visits: int = 0
+    versus_top: PairedGap | None = None
 
     @property
     def value(self) -> float:
@@ -1080,11 +1103,14 @@ def _worker_seed(seed: int, k: int) -> int:
 
 def _run_one(view: PlayerView, iterations: int | None, seconds: float | None, seed: int,
              params: SearchParams, moves: list[tuple[Action, ...]] | None = None
-             ) -> tuple[list[MoveStats], int, int | None]:
+             ) -> tuple[list[MoveStats], int, int | None, dict[tuple, list[float]]]:
+    """One worker's search: its root statistics, iterations, exact last-step score and
+    the race's rewards by round of each candidate (empty when the root did not race)."""
     searcher = Searcher(_canonical(view), seed, params, moves)
     searcher.run(iterations, seconds)
     exact = searcher.exact.score if searcher.exact is not None else None
-    return searcher.root_stats(), searcher.iterations, exact
+    rounds = searcher._rewards if searcher.race else {}
+    return searcher.root_stats(), searcher.iterations, exact, rounds
 
 
 def _canonical(view: PlayerView) -> PlayerView:
@@ -1128,7 +1154,7 @@ def search(view: PlayerView, iterations: int | None = None, seconds: float | Non
     order: list[tuple] = []
     total_iterations = 0
     exact_score = None
-    for stats, count, exact in runs:
+    for stats, count, exact, _ in runs:
         total_iterations += count
         exact_score = exact if exact is not None else exact_score
         for st in stats:
@@ -1146,8 +1172,32 @@ def search(view: PlayerView, iterations: int | None = None, seconds: float | Non
                 m.line, m.line_visits = st.line, st.line_visits
     rank = {move: i for i, move in enumerate(order)}
     moves = sorted(merged.values(), key=lambda m: (-m.visits, -m.value, rank[m.move]))
+    _pair_with_top(moves, [run[3] for run in runs], params.race_z)
     return SearchOutput(view.seat, moves, total_iterations, time.perf_counter() - start,
                         total_iterations, workers, exact_score)
+
+
+def _pair_with_top(moves: list[MoveStats], rounds: list[dict[tuple, list[float]]],
+                   race_z: float) -> None:
+    """Set each move's ``versus_top`` from the workers' race ``rounds`` (one dict per
+    worker: candidate -> its rewards by round). Rounds pair only within a worker (each
+    worker samples its own deals), so each worker's common rounds are pooled."""
+    if not moves or not any(rounds):
+        return
+    top = moves[0].move
+    for m in moves[1:]:
+        lead: list[float] = []
+        other: list[float] = []
+        for worker in rounds:
+            a, b = worker.get(top, ()), worker.get(m.move, ())
+            n = min(len(a), len(b))
+            lead.extend(a[:n])
+            other.extend(b[:n])
+        gap = _paired_gap(lead, other)
+        if gap is not None:
+            n = len(lead)
+            m.versus_top = PairedGap(n, max(-999.0, min(999.0, gap)),
+                                     gap >= max(race_z, _t975(n - 1)))
 
 
 # ------------------------------------------------------------------ concrete moves
@@ -1181,6 +1231,6 @@ def _sequential(state: GameState, move: tuple[Action, ...]) -> list[Build]:
     return out
 
 
-__all__ = ["DEFAULT_PARAMS", "MoveStats", "SearchOutput", "SearchParams", "Searcher",
-           "clear_memos", "concrete_move", "own_build_step", "own_take", "parse_param_overrides",
-           "root_moves", "search"]
+__all__ = ["DEFAULT_PARAMS", "MoveStats", "PairedGap", "SearchOutput", "SearchParams",
+           "Searcher", "clear_memos", "concrete_move", "own_build_step", "own_take",
+           "parse_param_overrides", "root_moves", "search"]
