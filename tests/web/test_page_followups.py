@@ -101,12 +101,12 @@ def test_the_keys_help_names_the_editors_keys(server, page):  # noqa: F811
     assert not pg.js_errors, pg.js_errors
 
 
-def test_the_position_editors_short_hint_says_it_never_gives_a_verdict(server, page):  # noqa: F811
+def test_the_position_editors_short_hint_says_the_races_verdict(server, page):  # noqa: F811
     """The position editor said "search longer" after each of its 100-iteration hints, a
-    verdict that never came (a verdict needs 100 visits for the top move, which shares the
-    100 iterations with the other moves); it says so as the table's hint does, once, in
-    place of the line's "search longer" (the same words: words.js noVerdictWords), naming
-    its menu's choices that can give one."""
+    verdict that never came (a verdict needed 100 visits for the top move, which shares
+    the 100 iterations with the other moves). Its hint reads the race's paired test now,
+    as the table's does (words.js confidence): 100 iterations can tell moves apart, so
+    the menu no longer says "(no verdict)" and no note says it never gives one."""
     from test_editors import build_step_position
     from test_position_editor_workflow import load_box
 
@@ -116,26 +116,26 @@ def test_the_position_editors_short_hint_says_it_never_gives_a_verdict(server, p
     pg.click("#nav-editor")
     pg.wait_for_selector("#pe-problems")
     load_box(pg, build_step_position()[0])
-    assert "no verdict" in pg.locator("#pe-budget option[value='iterations:100']").inner_text()
+    assert pg.locator("#pe-budget option[value='iterations:100']").inner_text() == "100 iterations"
     pg.select_option("#pe-budget", "iterations:100")
     pg.click("#pe-hint")
     pg.wait_for_selector("#pe-moves li", timeout=60_000)
     line = pg.locator("#pe-conf").inner_text()
-    assert line.startswith("Too few iterations to tell"), line
-    assert "search longer" not in line, line  # said once: the note in place of the why
-    note = pg.locator("#pe-conf #pe-noverdict").inner_text()
-    assert note.startswith("A search of 100 iterations never gives a verdict"), note
-    longer = [o for o in pg.locator("#pe-budget option").all_inner_texts() if "no verdict" not in o]
-    assert longer and all(o in note for o in longer), (longer, note)
-    assert "100 iterations" not in note[40:], note
-    # a longer search's "too few" (its top move under 100 visits) is no such note
+    assert "sampled deals both played" in line, line
+    assert pg.locator("#pe-conf #pe-noverdict").count() == 0, line
+    # without a race (no paired test), a 100-iteration search's "too few" still says it
+    # never gives a verdict; a longer search's, or a race's, is no such note
     words = pg.evaluate("""async () => {
       const w = await import('/js/words.js');
-      const conf = {cue: 'too few iterations to tell'};
+      const conf = {cue: 'too few iterations to tell', paired: false};
       const menu = [{value: 'iterations:100', label: '100 iterations'},
                     {value: 'ms:500', label: '0.5 s'}];
       return [w.noVerdictWords(conf, 1000, menu, 'here'), w.noVerdictWords(null, 100, menu, 'here'),
-              w.noVerdictWords(conf, 100, menu.slice(0, 1), 'here')]; }""")
-    assert words[:2] == ["", ""], words
-    assert words[2].endswith("for the top move)."), words  # (no choice to name)
+              w.noVerdictWords({...conf, paired: true}, 100, menu, 'here'),
+              w.noVerdictWords(conf, 100, menu.slice(0, 1), 'here'),
+              w.noVerdictWords(conf, 100, menu, 'here')]; }""")
+    assert words[:3] == ["", "", ""], words
+    assert words[3].endswith("for the top move)."), words  # (no choice to name)
+    assert words[4] == ("A search of 100 iterations never gives a verdict (it needs 100 visits "
+                        "for the top move): choose 0.5 s here for one."), words
     assert not [e for e in pg.js_errors if "status of" not in e], pg.js_errors

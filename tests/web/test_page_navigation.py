@@ -101,32 +101,6 @@ def test_back_and_forward_go_from_view_to_view_and_a_reload_stays(server, page):
     assert not pg.js_errors, pg.js_errors
 
 
-def test_a_hint_too_short_ever_to_give_a_verdict_says_so(server, page):  # noqa: F811
-    """A QA pass: "the 100 iterations hint never reaches a verdict". It cannot: a verdict
-    needs 100 visits for the top move, and a search of 100 iterations spreads them over
-    its moves. The hint said "search longer" as after any short search; it says that this
-    search never gives one and which choices of the menu do (which says so too)."""
-    from test_page_hints import ask_hint
-
-    pg = page
-    start_a_game_against_greedy(pg, server + "/?speed=0", seed=1)  # (a deal with moves
-    for _ in range(2):                                             # to weigh, not one)
-        settle(pg)
-        pg.locator("#deck .cardbtn").click()
-    settle(pg)
-    assert len(pg.evaluate("window.bigsur.state.data.legal_actions")) > 2
-    assert "no verdict" in pg.locator("#hint-budget option[value='iterations:100']").inner_text()
-    ask_hint(pg, "iterations:100")
-    assert pg.locator("#hint .conf").inner_text().startswith("Too few iterations to tell")
-    note = pg.locator("#hint .noverdict").inner_text()
-    assert note.startswith("A search of 100 iterations never gives a verdict"), note
-    assert "1000 iterations" in note and "1 s" in note and "100 iterations" not in note[40:], note
-    ask_hint(pg, "iterations:1000")  # (the same position: searched again)
-    assert "1000 iterations," in pg.locator("#hint").inner_text()
-    assert pg.locator("#hint .noverdict").count() == 0
-    assert not pg.js_errors, pg.js_errors
-
-
 def test_a_seats_points_follow_each_build_while_the_ai_turns_are_shown(server, page):  # noqa: F811
     """A QA pass (keyboard and screen reader, the AI's moves shown one by one): a seat's
     points and Stretch bars followed its cards only at its turn's end ("builds H12"

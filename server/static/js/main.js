@@ -597,7 +597,8 @@ function renderHint() {
   const listed = mergedClaims(r.moves).slice(0, 4);
   const moves = listed.map((x) => x.move);
   const ctx = hintCtx();
-  const conf = confidence(moves, S.data.legal_actions, listed.length ? listed[0].members.length : 1);
+  const conf = confidence(moves, S.data.legal_actions, listed.length ? listed[0].members.length : 1,
+    r.moves.filter((m) => !m.visits).length);
   const v = S.data.view;
   const shown = S.hintShow || 0;
   const its = r.stats && r.stats.iterations;

@@ -342,16 +342,26 @@ const ordinal = (n) => ({2: "2nd", 3: "3rd"})[n] || `${n}th`;
 /* Visits the first move needs before the search's verdict means anything. */
 export const FEW_VISITS = 100;
 
+/* Rounds in common under which a race's paired test that has not told two moves apart
+ * says too little to call them close or the first likely best. */
+export const FEW_ROUNDS = 30;
+
 /** How sure the search is about its first move: a short cue and why. ``moves``: the
  * listed moves, first the most visited; ``legal``: the position's legal actions. A lone
  * move is all that is possible ("only move"), the last build step solved exactly
  * ("solved exactly", its final score), or the only one the search kept ("only
- * candidate"). Else the first move against the listed move closest to it in the search's
- * value (not merely the next by visits), and no verdict under FEW_VISITS visits; where
- * every listed move shows the same 0.0% or 100.0% win chance, in points only.
- * ``choices``: how many moves the first line stands for (claims above different cards
- * worth the same, merged into one line). */
-export function confidence(moves, legal, choices = 1) {
+ * candidate"). Else, when the search raced its candidates (a move's ``versus_top``, the
+ * paired test against the first move on the sampled deals both played), the first move
+ * against the listed move least told apart from it: "clearly best" needs the test's clear
+ * lead, whatever the visits (a race gives its last candidates equal visits); without a
+ * race, against the listed move closest to it in the search's value (not merely the next
+ * by visits), and no verdict under FEW_VISITS visits. Where every listed move shows the
+ * same 0.0% or 100.0% win chance, in points only. ``choices``: how many moves the first
+ * line stands for (claims above different cards worth the same, merged into one line);
+ * ``untried``: the search's candidates it never played (0 visits; a short race lets the
+ * later ones in as it drops others), which a clear lead over the rest cannot rule out.
+ * -> {cue, why, paired (the race's test decided it)}. */
+export function confidence(moves, legal, choices = 1, untried = 0) {
   if (!moves || !moves.length) return null;
   const a = moves[0];
   if (moves.length < 2 && choices > 1) {
@@ -369,15 +379,26 @@ export function confidence(moves, legal, choices = 1) {
     }
     return {cue: "only candidate", why: "no other move was worth searching"};
   }
-  // the closest in value among the moves searched enough to have one (a value of a few
-  // visits is noise); the next move when none other is
+  // raced: the move least told apart from the first (fewest standard errors behind it;
+  // one that scored alike every round, 0 exactly, is the same move as far as the search
+  // can tell, and counts only when no other is listed); else the closest in value among
+  // the moves searched enough to have one (a value of a few visits is noise); the next
+  // move when none other is
+  const raced = moves.slice(1).some((m) => m.versus_top);
+  const apart = (m) => m.versus_top ? (m.versus_top.standard_errors === 0 ? Infinity
+    : m.versus_top.standard_errors) : NaN;
   let k = 1;
   moves.forEach((m, i) => {
-    if (i > 1 && m.visits >= FEW_VISITS
+    if (i < 1) return;
+    if (raced) {
+      if (apart(m) < apart(moves[k]) || (Number.isNaN(apart(moves[k])) && m.versus_top)) k = i;
+    } else if (i > 1 && m.visits >= FEW_VISITS
         && Math.abs(searchValue(m) - searchValue(a)) < Math.abs(searchValue(moves[k]) - searchValue(a))) k = i;
   });
   const b = moves[k];
-  const next = k === 1 ? "the next move" : `the closest move in value, the ${ordinal(k + 1)} listed`;
+  const paired = raced ? b.versus_top : null;
+  const next = k === 1 ? "the next move" : raced ? `the move least told apart, the ${ordinal(k + 1)} listed`
+    : `the closest move in value, the ${ordinal(k + 1)} listed`;
   const shownPct = (m) => (100 * m.win_probability).toFixed(1);
   const pointsOnly = moves.every((m) => shownPct(m) === shownPct(a)) && ["0.0", "100.0"].includes(shownPct(a));
   const dw = pointsOnly ? 0 : 100 * (a.win_probability - b.win_probability);
@@ -386,31 +407,45 @@ export function confidence(moves, legal, choices = 1) {
   // (a race gives its last candidates the same rounds: equal visits are no reason)
   const visits = (a.visits === b.visits ? `${a.visits} visits each` : `${a.visits} vs ${b.visits} visits`) +
     (pointsOnly ? `; every move's win chance ${shownPct(a)}%` : "");
-  if (a.visits < FEW_VISITS) {
-    return {cue: "too few iterations to tell", why: `only ${a.visits} visits for the top move ` +
-      `(a verdict needs ${FEW_VISITS}): search longer`};
+  const deals = paired && `the ${paired.rounds} sampled deals both played`;
+  const said = (cue, why) => ({cue, why, paired: !!paired});
+  if (paired && paired.standard_errors === 0) {
+    return said("close call", `${k === 1 ? "the top moves" : `the top move and the ${ordinal(k + 1)} listed`} ` +
+      `scored alike on ${deals}: either is fine`);
   }
-  if (ratio >= 2 && (dw >= 3 || dm >= 2) && searchValue(a) > searchValue(b)) {
-    return {cue: "clearly best", why: `${visits}, ${gaps(dw, dm, next, pointsOnly)}`};
+  if (paired ? !paired.clear && paired.rounds < FEW_ROUNDS : a.visits < FEW_VISITS) {
+    return said("too few iterations to tell", paired
+      ? `${next} is not yet told apart from the top move on ${deals}: search longer`
+      : `only ${a.visits} visits for the top move (a verdict needs ${FEW_VISITS}): search longer`);
+  }
+  const notTried = untried > 0 ? `, but ${plural(untried, "other candidate")} not searched yet` : "";
+  const bigGap = (dw >= 3 || dm >= 2) && searchValue(a) > searchValue(b);
+  if (bigGap && (paired ? paired.clear && !notTried : ratio >= 2)) {
+    return said("clearly best", `${visits}, ${gaps(dw, dm, next, pointsOnly)}` +
+      (paired ? `, a clear lead on ${deals}` : ""));
   }
   if (Math.abs(dw) < 2 && Math.abs(dm) < 1.5) {
     const pair = k === 1 ? "the top moves are" : `the top move and the ${ordinal(k + 1)} listed are`;
-    return {cue: "close call", why: `${pair} within ${pointsOnly ? ""
-      : Math.abs(dw).toFixed(1) + " win-% and "}${Math.abs(dm).toFixed(1)} points (${visits}): either is fine`};
+    return said("close call", `${pair} within ${pointsOnly ? ""
+      : Math.abs(dw).toFixed(1) + " win-% and "}${Math.abs(dm).toFixed(1)} points (${visits}): either is fine`);
   }
-  return {cue: "likely best", why: `${visits}, ${gaps(dw, dm, next, pointsOnly)}`};
+  return said("likely best", `${visits}, ${gaps(dw, dm, next, pointsOnly)}` +
+    (paired ? (paired.clear ? `, a clear lead on ${deals}` : `, not yet a clear lead on ${deals}`) : "") +
+    (paired ? notTried : ""));
 }
 
 /** The note of a hint whose search was too short ever to give a verdict, "" for any
- * other: a verdict needs FEW_VISITS visits for the top move, which shares the search's
- * ``iterations`` with the other moves ("search longer" after each 100-iteration search
- * promised one that never came). ``conf``: confidence()'s; ``menu``: the search menu's
+ * other: without a race's paired test (``conf.paired``), a verdict needs FEW_VISITS visits
+ * for the top move, which shares the search's ``iterations`` with the other moves ("search
+ * longer" after each 100-iteration search promised one that never came); a race's test can
+ * tell moves apart on fewer. ``conf``: confidence()'s; ``menu``: the search menu's
  * options ({value: "ms:1000" or "iterations:100", label}: a <select>'s), those that can
  * give a verdict named; ``where``: the menu in words ("under “search”"). The table's
  * hint says it in place of confidence()'s "why", not under it (the two said the same
  * twice); the position editor's hint says it too. */
 export function noVerdictWords(conf, iterations, menu, where) {
-  if (!conf || conf.cue !== "too few iterations to tell" || !iterations || iterations > FEW_VISITS) return "";
+  if (!conf || conf.paired || conf.cue !== "too few iterations to tell" || !iterations
+      || iterations > FEW_VISITS) return "";
   const longer = [...menu].filter((o) => {
     const [kind, n] = o.value.split(":");
     return kind === "ms" || Number(n) > FEW_VISITS;

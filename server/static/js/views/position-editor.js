@@ -553,7 +553,7 @@ export function render() {
   <aside class="panel pe-ask">
     <h3 class="small">Ask</h3>
     <div class="row">
-      <select id="pe-budget" aria-label="hint search"><option value="iterations:100">100 iterations (no verdict)</option><option value="ms:1000" selected>1 s</option><option value="ms:3000">3 s</option></select>
+      <select id="pe-budget" aria-label="hint search"><option value="iterations:100">100 iterations</option><option value="ms:1000" selected>1 s</option><option value="ms:3000">3 s</option></select>
       <button type="button" class="primary" data-pe="hint" id="pe-hint">Hint</button>
       <button type="button" data-pe="score" id="pe-score">Score</button>
     </div>
@@ -915,9 +915,10 @@ async function ask(kind) {
       const res = await P.ctx.api("POST", "/v1/hint", {position: v, budget: {[unit]: Number(n)}, seed: 1});
       const ctx = wordsCtx();
       const moves = res.moves.slice(0, 6);
-      // how sure the search is, as the table's hint says it (no verdict on a few visits; a
-      // search too short ever to give one says that once, in place of "search longer")
-      const conf = confidence(moves, null);
+      // how sure the search is, as the table's hint says it (the race's paired test, or no
+      // verdict on a few visits; a search too short ever to give one says that once, in
+      // place of "search longer")
+      const conf = confidence(moves, null, 1, res.moves.filter((m) => !m.visits).length);
       const noVerdict = noVerdictWords(conf, res.stats && res.stats.iterations,
         $("pe-budget").options, "in the menu beside Hint");
       html = `<h3 class="small">Hint: best moves for you</h3>` +
