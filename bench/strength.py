@@ -238,7 +238,24 @@ def _hint_pair(job: tuple) -> dict:
             "phase": state.phase.name.lower(),
             "fast_top": " ; ".join(top_fast), "slow_top": " ; ".join(top_slow),
             "agree": top_fast == top_slow, "regret": regret, "moves": len(b.moves),
-            "fast_iterations": a.stats["iterations"], "slow_iterations": b.stats["iterations"]}
+            "fast_iterations": a.stats["iterations"], "slow_iterations": b.stats["iterations"],
+            "fast_clear": _clear_lead(a)}
+
+
+HINT_LISTED = 4  # the moves the page's hint lists (server/static/js/main.js)
+
+
+def _clear_lead(result) -> bool | None:
+    """Whether the race's paired test gives the fast search's first move a clear lead, as
+    the page's "clearly best" reads it (words.js ``confidence``, less its gap of 3 win-%
+    or 2 points): against the listed move least told apart (one that scored alike on
+    every round is the same move), with every candidate searched. None without a race."""
+    tests = [m.versus_top for m in result.moves[1:HINT_LISTED] if m.versus_top is not None]
+    if not tests:
+        return None
+    told = [t for t in tests if t.standard_errors != 0] or tests
+    least = min(told, key=lambda t: t.standard_errors)
+    return least.clear and least.standard_errors != 0 and all(m.visits for m in result.moves)
 
 
 def part_hints(cfg, args, cards) -> dict:
@@ -257,11 +274,18 @@ def part_hints(cfg, args, cards) -> dict:
     regrets = [r["regret"] for r in rows if r["regret"] is not None]
     mean_regret = sum(regrets) / len(regrets) if regrets else None
     shown = "n/a" if mean_regret is None else f"{mean_regret:.3f}"
+    clear = [r for r in rows if r["fast_clear"]]
+    clear_agree = sum(r["agree"] for r in clear) / len(clear) if clear else None
     print(f"{len(rows)} positions of {players} players: top-1 agreement of {fast:g} s "
           f"with {slow:g} s: {100 * agree:.1f}%; mean regret {shown} points "
           f"(fast top move missing from the slow ranking: {len(rows) - len(regrets)})")
+    if clear:
+        print(f"a clear lead at {fast:g} s (the race's paired test): {len(clear)} positions, "
+              f"{sum(r['agree'] for r in clear)} of them agree with {slow:g} s "
+              f"({100 * clear_agree:.1f}%)")
     return {"positions": len(rows), "players": players, "fast_seconds": fast, "slow_seconds": slow,
-            "top1_agreement": agree, "mean_regret": mean_regret, "rows": rows,
+            "top1_agreement": agree, "mean_regret": mean_regret,
+            "clear_lead": {"positions": len(clear), "agreement": clear_agree}, "rows": rows,
             "goal": {"top1_at_least": 0.9, "regret_at_most": 0.2,
                      "reached": agree >= 0.9 and mean_regret is not None
                      and mean_regret <= 0.2}}
@@ -453,6 +477,10 @@ def summary_table(saved: dict) -> str:
             regret = "n/a" if r["mean_regret"] is None else f"{r['mean_regret']:.3f}"
             text = (f"top-1 {100 * r['top1_agreement']:.0f}%, regret {regret} over "
                     f"{r['positions']} positions of {r.get('players', 2)} players")
+            lead = r.get("clear_lead") or {}
+            if lead.get("positions"):
+                text += (f"; clear leads {lead['positions']}, "
+                         f"{100 * lead['agreement']:.0f}% agree")
         else:
             text = ", ".join(f"{x.get('search', 'today')} {x['workers']}w "
                              f"{x['iterations_per_second']:,.0f} it/s" for x in r["rows"])

@@ -385,3 +385,29 @@ def test_strength_stops_when_every_game_failed_rather_than_write_nan(part, tmp_p
     assert "out of ideas" in message
     assert "ERROR crash" in capsys.readouterr().out  # the table with the failures
     assert not out.exists()
+
+
+def test_a_clear_lead_is_read_as_the_pages_hint_reads_it():
+    """The hints part says how often a fast search's clear lead (the race's paired test,
+    as the page's "clearly best" reads it) agrees with the slow search: against the listed
+    move least told apart, a move that scored alike every round left out, and never
+    while a candidate waits unsearched."""
+    from bench.strength import _clear_lead
+    from solver.search.api import RankedMove, SearchResult
+    from solver.search.ismcts import PairedGap
+
+    def result(*moves):
+        return SearchResult(0, [RankedMove(["end"], "", visits, 0.5, 0.0, None, [],
+                                           versus_top=gap) for visits, gap in moves])
+
+    clear, unclear = PairedGap(96, 12.0, True), PairedGap(96, 1.5, False)
+    same = PairedGap(6, 0.0, False)
+    assert _clear_lead(result((96, None), (96, None))) is None  # no race
+    assert _clear_lead(result((96, None), (96, clear))) is True
+    assert _clear_lead(result((96, None), (96, clear), (96, unclear))) is False
+    assert _clear_lead(result((96, None), (6, same), (96, clear))) is True
+    assert _clear_lead(result((96, None), (6, same))) is False
+    assert _clear_lead(result((96, None), (96, clear), (0, None))) is False  # unsearched
+    # only the listed moves count (the page lists four)
+    assert _clear_lead(result((96, None), (96, clear), (96, clear), (96, clear),
+                              (96, unclear))) is True
