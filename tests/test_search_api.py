@@ -276,6 +276,30 @@ def test_versus_top_is_the_races_paired_test_against_the_first_move(build_state,
         "clear": m.versus_top.clear} for m in out.moves[1:]]
 
 
+def test_a_move_the_race_merged_stands_as_the_move_it_was_merged_into():
+    """A player's pass: at a last round's first take every budget, 3 s included, said
+    "the 4th listed is not yet told apart from the top move on the 6 sampled deals":
+    the race had merged it into an equivalent after 6 rounds and never played it again.
+    Such a move carries the test of the move it repeats (scored alike with the first:
+    0 exactly); a move cut short by the time, with too few rounds to be merged, keeps
+    its own."""
+    import random
+
+    from solver.search.ismcts import DEFAULT_PARAMS, MoveStats, _pair_with_top
+
+    rng = random.Random(4)
+    a = [rng.random() for _ in range(40)]
+    b = [x - 0.2 + 0.01 * rng.random() for x in a]
+    rounds = {("A",): a, ("B",): b, ("C",): b[:6], ("D",): a[:6], ("E",): b[:3]}
+    moves = [MoveStats(m, len(r)) for m, r in rounds.items()]
+    _pair_with_top(moves, [rounds], DEFAULT_PARAMS)
+    tests = {m.move[0]: m.versus_top for m in moves}
+    assert tests["A"] is None and tests["B"].clear and tests["B"].rounds == 40
+    assert tests["C"] == tests["B"]  # merged into B after 6 rounds
+    assert tests["D"].standard_errors == 0 and tests["D"].rounds == 6  # into the first
+    assert tests["E"].rounds == 3 and tests["E"] != tests["B"]  # cut short, not merged
+
+
 def test_a_search_that_does_not_race_says_no_paired_test(build_state):
     """UCB at the root (``root=uct``) compares no rounds: no move carries a test."""
     from dataclasses import replace

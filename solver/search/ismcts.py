@@ -1172,19 +1172,23 @@ def search(view: PlayerView, iterations: int | None = None, seconds: float | Non
                 m.line, m.line_visits = st.line, st.line_visits
     rank = {move: i for i, move in enumerate(order)}
     moves = sorted(merged.values(), key=lambda m: (-m.visits, -m.value, rank[m.move]))
-    _pair_with_top(moves, [run[3] for run in runs], params.race_z)
+    _pair_with_top(moves, [run[3] for run in runs], params)
     return SearchOutput(view.seat, moves, total_iterations, time.perf_counter() - start,
                         total_iterations, workers, exact_score)
 
 
 def _pair_with_top(moves: list[MoveStats], rounds: list[dict[tuple, list[float]]],
-                   race_z: float) -> None:
+                   params: SearchParams) -> None:
     """Set each move's ``versus_top`` from the workers' race ``rounds`` (one dict per
     worker: candidate -> its rewards by round). Rounds pair only within a worker (each
-    worker samples its own deals), so each worker's common rounds are pooled."""
+    worker samples its own deals), so each worker's common rounds are pooled. A move the
+    race merged into another (the same rewards every round it played: an equivalent, no
+    longer played) stands as that move does: its own few rounds would read "not yet told
+    apart" however long the search."""
     if not moves or not any(rounds):
         return
     top = moves[0].move
+    by_move = {m.move: m for m in moves}
     for m in moves[1:]:
         lead: list[float] = []
         other: list[float] = []
@@ -1197,7 +1201,28 @@ def _pair_with_top(moves: list[MoveStats], rounds: list[dict[tuple, list[float]]
         if gap is not None:
             n = len(lead)
             m.versus_top = PairedGap(n, max(-999.0, min(999.0, gap)),
-                                     gap >= max(race_z, _t975(n - 1)))
+                                     gap >= max(params.race_z, _t975(n - 1)))
+    for m in moves[1:]:
+        twin = _merged_into(m.move, rounds, params.race_min_rounds)
+        while twin is not None and twin != top:  # (each twin played more rounds)
+            m.versus_top = by_move[twin].versus_top
+            twin = _merged_into(twin, rounds, params.race_min_rounds)
+
+
+def _merged_into(move: tuple, rounds: list[dict[tuple, list[float]]],
+                 min_rounds: int) -> tuple | None:
+    """The candidate whose first rounds ``move``'s rounds repeat exactly in every worker
+    where it played, with more rounds of its own (the race merged ``move`` into it: it
+    merges only once ``min_rounds`` are played), or None."""
+    played = [worker for worker in rounds if worker.get(move)]
+    if not played or any(len(w[move]) < min_rounds for w in played):
+        return None
+    for other in played[0]:
+        if other != move and all(
+                len(w.get(other, ())) > len(w[move])
+                and w[other][:len(w[move])] == w[move] for w in played):
+            return other
+    return None
 
 
 # ------------------------------------------------------------------ concrete moves
