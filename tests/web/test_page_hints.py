@@ -47,10 +47,11 @@ def test_hint_cleared_after_an_undo_and_another_build(server, page):  # noqa: F8
     assert not pg.js_errors, pg.js_errors
 
 
-def fake_hint(pg, state: dict, moves: list[dict], iterations: int = 100) -> None:
+def fake_hint(pg, state: dict, moves: list[dict], iterations: int = 100,
+              budget: dict | None = None) -> None:
     """The server's hint answer replaced by ``moves`` (each ``actions`` and whatever else
     it needs), each checked legal in ``state`` with the engine first, from a search of
-    ``iterations``."""
+    ``iterations`` (asked for as ``budget``, by default that many iterations)."""
     from solver.rules.engine import play
     from solver.rules.position import state_from_json
 
@@ -59,7 +60,8 @@ def fake_hint(pg, state: dict, moves: list[dict], iterations: int = 100) -> None
         for a in m["actions"]:
             s = play(s, a)  # raises if the move is not legal
     answer = {"seat": state["current"], "stats": {"iterations": iterations},
-              "position_kind": "view", "budget": {"iterations": iterations}, "seed": 0,
+              "position_kind": "view", "budget": budget or {"iterations": iterations},
+              "seed": 0,
               "card_set": "default",
               "elapsed_ms": 50.0,
               "moves": [{"label": None, "visits": 50 - k, "win_probability": 0.5 - k / 10,
@@ -405,7 +407,8 @@ def test_a_raced_hint_gives_the_paired_tests_verdict_whatever_the_visits(server,
                              "the next move, not yet a clear lead on the 96 sampled deals both "
                              "played"), out
     assert out["least"] == ("close call: the top move and the 3rd listed are within 1.5 win-% "
-                            "and 0.5 points (96 visits each): either is fine"), out
+                            "and 0.5 points (96 visits each): either is fine, though the "
+                            "search is sure of the order on the 96 sampled deals both played"), out
     assert out["same"] == ("clearly best: 96 visits each, 20.0 win-% and 6.0 points ahead of "
                            "the move least told apart, the 3rd listed, a clear lead on the 96 "
                            "sampled deals both played"), out
@@ -426,6 +429,29 @@ def test_a_raced_hint_gives_the_paired_tests_verdict_whatever_the_visits(server,
     assert "sampled deals both played" in line, line
     hint = pg.locator("#hint").inner_text()
     assert pg.locator("#hint .noverdict").count() == 0 and hint.count("search longer") <= 1, hint
+    assert not pg.js_errors, pg.js_errors
+
+
+def test_a_timed_hint_of_few_iterations_names_no_menu_choice(server, page):  # noqa: F811
+    """A player's pass, late in a game: "Too few iterations to tell. A search of 1
+    iterations never gives a verdict (it needs 100 visits for the top move): choose 0.5
+    s, 1 s, 3 s or 1000 iterations under “search” for one." with 0.5 s chosen, and the
+    moves never tried showed "win 0.0% +0.0 pts 0 visits", a sure loss to the eye. The
+    note is for a search asked for that few iterations; a timed one says to search
+    longer, and a move never tried says so instead of numbers."""
+    pg = page
+    st = ragged_point_position()
+    continue_position(pg, server, st, 0)
+    fake_hint(pg, st, [{"actions": ["end"], "visits": 1},
+                       {"actions": ["build H04 R", "end"], "visits": 0}], 1, {"ms": 500})
+    ask_hint(pg, "ms:500")
+    conf = pg.locator("#hint .conf").inner_text()
+    assert conf == ("Too few iterations to tell: only 1 visit for the top move (a verdict "
+                    "needs 100): search longer."), conf
+    rows = pg.locator("#hint .hintlist > li .hintnums")
+    assert rows.nth(0).inner_text().startswith("win "), rows.nth(0).inner_text()
+    assert rows.nth(1).inner_text().startswith("not searched yet"), rows.nth(1).inner_text()
+    assert "1 iteration," in pg.locator("#hint").inner_text()
     assert not pg.js_errors, pg.js_errors
 
 

@@ -686,3 +686,34 @@ def test_a_review_says_the_round_as_the_table_does(server, page, players):  # no
         assert said and int(said.group(1)) == rounds[move], (title, rounds[move])
         assert "turn" not in title, title
     assert not pg.js_errors, pg.js_errors
+
+
+def test_a_search_pick_valued_below_the_move_played_is_not_called_better(server, page):  # noqa: F811
+    """A player's pass: "Played: takes H07 ... win 70.0%, +3.8 pts / Better: takes H68
+    ... win 66.7%, +1.5 pts / Lost 0.0 win-%": the move played was valued by another
+    search (the position after it), above the search's own first choice. That choice
+    is no better move: the box calls it the search's pick and says so."""
+    pg = page
+    record = play_random_game(2, seed=5).to_json()
+    review_upload(pg, server, "pick.json", record)
+    decisions = pg.evaluate("window.bigsur.state.upload.result.decisions")
+    dc = next(d for d in decisions if d["how"] != "forced" and d["value_played"]
+              and d["best"] and d["best"][0].strip() != d["played"].strip())
+    for k, (best, played) in enumerate(((0.667, 0.70), (0.80, 0.70))):
+        pg.evaluate("""([i, best, played]) => {
+          const dc = window.bigsur.state.upload.result.decisions.find((d) => d.index === i);
+          dc.value_best = {win_probability: best, expected_margin: 1.5};
+          dc.value_played = {win_probability: played, expected_margin: 3.8};
+        }""", [dc["index"], best, played])
+        pg.click(f"#review-list [data-decision='{(dc['index'] + 1) % 2}']")  # (elsewhere, back)
+        open_decision(pg, dc["index"], None)
+        terms = pg.locator("#review-detail dl.cmp dt").all_inner_texts()
+        text = pg.locator("#review-detail").inner_text()
+        if k == 0:
+            assert "Search's pick" in terms and "Better" not in terms, terms
+            assert "no better than the move played by these numbers" in text, text[:800]
+            assert "the search's pick" in pg.locator("#review-detail .key.better").inner_text()
+        else:
+            assert "Better" in terms and "Search's pick" not in terms, terms
+            assert "no better than" not in text
+    assert not pg.js_errors, pg.js_errors

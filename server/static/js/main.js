@@ -604,7 +604,8 @@ function renderHint() {
   const its = r.stats && r.stats.iterations;
   // a search too short ever to give a verdict says that once, with the menu's choices that
   // can give one, in place of the "search longer" of any other short search
-  const noVerdict = noVerdictWords(conf, its, $("hint-budget").options, "under “search”");
+  const noVerdict = noVerdictWords(conf, r.budget && r.budget.iterations, $("hint-budget").options,
+    "under “search”");
   let html = !conf ? "" : `<p class="conf conf-${conf.cue.replace(/ /g, "-")}"><b>${esc(cap(conf.cue))}</b>` +
     (noVerdict ? `. <span class="noverdict">${esc(noVerdict)}</span></p>` : `: ${esc(conf.why)}.</p>`);
   html += `<ol class="hintlist">`;
@@ -634,9 +635,11 @@ function renderHint() {
     html += `<li class="${k === shown ? "shown" : ""}"><div class="hintrow"><b>${esc(words)}</b>` +
       (m.exact ? ` <span class="badge exact" title="${EXACT_WHY}">${m.final_score != null
         ? `exact score ${m.final_score}` : "exact"}</span>` : "") + `</div>` +
-      `<div class="hintnums"><span title="estimated chance to win">win ${pct(m.win_probability)}</span>` +
+      // (a move never tried has no numbers: "win 0.0%" read as a sure loss)
+      (members.some((x) => x.visits) ? `<div class="hintnums"><span title="estimated chance to win">win ${pct(m.win_probability)}</span>` +
       `<span title="expected score minus the best other score">${signed(m.expected_margin)} pts</span>` +
-      `<span class="muted" title="how often the search tried this move">${visits}</span></div>` +
+      `<span class="muted" title="how often the search tried this move">${visits}</span></div>`
+        : `<div class="hintnums muted">not searched yet (the search ran out of time before trying it)</div>`) +
       (m.score_change ? `<div class="small scorenow">${esc(cap(scoreChangeWords(m.score_change)))}</div>` : "") +
       (plan ? `<div class="small">Pay: ${esc(plan)}</div>` : "") +
       (reasons.length ? `<ul class="small thenlist reasons">${reasons.map((x) => `<li>${esc(x)}</li>`).join("")}</ul>` : "") +
@@ -658,7 +661,7 @@ function renderHint() {
     (moves.some((m) => m.score_change) ? `; your score as it stands: what the move adds ` +
       `now (Final Scoring applied to your Highway today; the win chance also weighs what ` +
       `it costs you later)` : "") + `.</p>`;
-  html += `<p class="muted small">${its ? its + " iterations, " : ""}` +
+  html += `<p class="muted small">${its ? plural(its, "iteration") + ", " : ""}` +
     `${r.elapsed_ms ? (r.elapsed_ms / 1000).toFixed(1) + " s" : ""}</p>`;
   setHint(html);
 }
@@ -2497,6 +2500,13 @@ async function selectDecision(index, say = true) {
   const v = (val, capital = false) => val ? `${esc(possessive(seatName(dc.seat), capital))} chances: ` +
     `win ${pct(val.win_probability)}, ${signed(val.expected_margin)} pts` : "\u2014";
   const bestPlayed = playedWasBest(dc);
+  // the search's first choice valued no higher than the move played (valued by another
+  // search: the position after it, or the move alone) is no "better" move: said as such
+  const notBetter = !bestPlayed && dc.value_best && dc.value_played &&
+    (dc.value_best.win_probability < dc.value_played.win_probability ||
+     (dc.value_best.win_probability === dc.value_played.win_probability &&
+      dc.value_best.expected_margin <= dc.value_played.expected_margin));
+  const pick = notBetter ? "Search's pick" : "Better";
   const best = dc.best ? dc.best.map((a) => decisionWords(dc, a).slice(seatName(dc.seat).length).trim()).join(", then ") : "\u2014";
   // a forced decision (one legal action) has no values to compare: said so, no empty rows
   const forced = dc.how === "forced";
@@ -2512,14 +2522,17 @@ async function selectDecision(index, say = true) {
   } else html += `<dl class="cmp"><dt>Played</dt><dd>${playedWords} \u2014 ${v(dc.value_played)}` +
     (dc.label ? ` <span class="lab ${dc.label}">${dc.label}</span>` : "") + `</dd>` +
     (bestPlayed ? `<dt>Best</dt><dd>the move played was the search's best</dd>`
-      : `<dt>Better</dt><dd><span data-part="better">${esc(best)}</span> \u2014 ${v(dc.value_best)}</dd>`) +
+      : `<dt>${pick}</dt><dd><span data-part="better">${esc(best)}</span> \u2014 ${v(dc.value_best)}` +
+        (notBetter ? ` <span class="muted small">(no better than the move played by these numbers)</span>` : "") +
+        `</dd>`) +
     `<dt>Before</dt><dd>${v(dc.value_before, true)}</dd>` +
     `<dt>Lost</dt><dd>${dc.loss_win_pct === null ? "not rated (" + esc(HOW_UNRATED[dc.how] || dc.how) + ")"
       : lossWords(dc.loss_win_pct, dc.loss_points) + " against the best move found"}` +
-    (measuredAgain(dc) ? ` <span class="muted small">(Played and ${bestPlayed ? "Best" : "Better"} measured ` +
+    (measuredAgain(dc) ? ` <span class="muted small">(Played and ${bestPlayed ? "Best" : pick} measured ` +
       `again with a longer search; Before is the first search's, or Played's where that is higher)</span>` : "") + `</dd></dl>` +
     `<p class="small muted">In the position below: <span class="key played">the move played</span> ` +
-    (bestPlayed ? "" : `<span class="key better">the better move</span> `) + `(Depot, deck, Landmark or hand card).</p>`;
+    (bestPlayed ? "" : `<span class="key better">${notBetter ? "the search's pick" : "the better move"}</span> `) +
+    `(Depot, deck, Landmark or hand card).</p>`;
   html += `<div class="review-table" data-part="wrap"><p class="muted">Loading the position\u2026</p></div>`;
   box.innerHTML = html;
   const wrapEl = box.querySelector("[data-part=wrap]");

@@ -416,18 +416,23 @@ export function confidence(moves, legal, choices = 1, untried = 0) {
   if (paired ? !paired.clear && paired.rounds < FEW_ROUNDS : a.visits < FEW_VISITS) {
     return said("too few iterations to tell", paired
       ? `${next} is not yet told apart from the top move on ${deals}: search longer`
-      : `only ${a.visits} visits for the top move (a verdict needs ${FEW_VISITS}): search longer`);
+      : `only ${plural(a.visits, "visit")} for the top move (a verdict needs ${FEW_VISITS}): search longer`);
   }
   const notTried = untried > 0 ? `, but ${plural(untried, "other candidate")} not searched yet` : "";
-  const bigGap = (dw >= 3 || dm >= 2) && searchValue(a) > searchValue(b);
-  if (bigGap && (paired ? paired.clear && !notTried : ratio >= 2)) {
+  const small = Math.abs(dw) < 2 && Math.abs(dm) < 1.5;
+  // two things, said apart: how big the gap is (a close call whatever the test) and how
+  // sure the search is of the order (the race's test; without a race, the visits)
+  if (paired ? paired.clear && !notTried && !small
+    : ratio >= 2 && (dw >= 3 || dm >= 2) && searchValue(a) > searchValue(b)) {
     return said("clearly best", `${visits}, ${gaps(dw, dm, next, pointsOnly)}` +
       (paired ? `, a clear lead on ${deals}` : ""));
   }
-  if (Math.abs(dw) < 2 && Math.abs(dm) < 1.5) {
+  if (small) {
     const pair = k === 1 ? "the top moves are" : `the top move and the ${ordinal(k + 1)} listed are`;
     return said("close call", `${pair} within ${pointsOnly ? ""
-      : Math.abs(dw).toFixed(1) + " win-% and "}${Math.abs(dm).toFixed(1)} points (${visits}): either is fine`);
+      : Math.abs(dw).toFixed(1) + " win-% and "}${Math.abs(dm).toFixed(1)} points (${visits}): either is fine` +
+      (paired && paired.clear && searchValue(a) > searchValue(b)
+        ? `, though the search is sure of the order on ${deals}` : ""));
   }
   return said("likely best", `${visits}, ${gaps(dw, dm, next, pointsOnly)}` +
     (paired ? (paired.clear ? `, a clear lead on ${deals}` : `, not yet a clear lead on ${deals}`) : "") +
@@ -438,7 +443,10 @@ export function confidence(moves, legal, choices = 1, untried = 0) {
  * other: without a race's paired test (``conf.paired``), a verdict needs FEW_VISITS visits
  * for the top move, which shares the search's ``iterations`` with the other moves ("search
  * longer" after each 100-iteration search promised one that never came); a race's test can
- * tell moves apart on fewer. ``conf``: confidence()'s; ``menu``: the search menu's
+ * tell moves apart on fewer. ``iterations``: the iteration budget the search was asked
+ * for (none for a time budget: a timed search that ran few iterations can search
+ * longer, as its "why" says, where the note named the very choice made). ``conf``:
+ * confidence()'s; ``menu``: the search menu's
  * options ({value: "ms:1000" or "iterations:100", label}: a <select>'s), those that can
  * give a verdict named; ``where``: the menu in words ("under “search”"). The table's
  * hint says it in place of confidence()'s "why", not under it (the two said the same
@@ -450,7 +458,7 @@ export function noVerdictWords(conf, iterations, menu, where) {
     const [kind, n] = o.value.split(":");
     return kind === "ms" || Number(n) > FEW_VISITS;
   }).map((o) => o.label.trim());
-  return `A search of ${iterations} iterations never gives a verdict (it needs ${FEW_VISITS} ` +
+  return `A search of ${plural(iterations, "iteration")} never gives a verdict (it needs ${FEW_VISITS} ` +
     `visits for the top move)${longer.length ? `: choose ${orWords(longer)} ${where} for one` : ""}.`;
 }
 

@@ -919,7 +919,7 @@ async function ask(kind) {
       // verdict on a few visits; a search too short ever to give one says that once, in
       // place of "search longer")
       const conf = confidence(moves, null, 1, res.moves.filter((m) => !m.visits).length);
-      const noVerdict = noVerdictWords(conf, res.stats && res.stats.iterations,
+      const noVerdict = noVerdictWords(conf, res.budget && res.budget.iterations,
         $("pe-budget").options, "in the menu beside Hint");
       html = `<h3 class="small">Hint: best moves for you</h3>` +
         (conf ? `<p class="conf conf-${conf.cue.replace(/ /g, "-")}" id="pe-conf"><b>${esc(cap(conf.cue))}</b>` +
