@@ -190,6 +190,13 @@ def test_a_highway_is_read_in_words_and_a_hint_as_a_suggestion(server, page):  #
     settle(pg)
     pg.locator("#seats .seat.me details.score .breakdown").wait_for(state="visible",
                                                                      timeout=5000)
+    # a 2-Mile bonus's printed text ends its sentence once ("on its back.. Landmark")
+    words = pg.evaluate("""async () => {
+      const s = await import('/js/svg.js');
+      s.setCards({highway: {X: {miles: 2, scenery: ['field', 'flower'], bonus: {kind: 'x'},
+        text: '1 point per card with steel on its back.'}}, landmarks: {}});
+      return s.highwayWords('You', ['X'], [{card: 'X', landmark: 'L09'}], []); }""")
+    assert "on its back. Landmark above" in words and ".." not in words, words
     assert not pg.js_errors, pg.js_errors
 
 

@@ -399,9 +399,9 @@ def test_a_raced_hint_gives_the_paired_tests_verdict_whatever_the_visits(server,
     assert out["untried"] == ("likely best: 40 visits each, 7.7 win-% and 3.6 points ahead of "
                               "the next move, a clear lead on the 40 sampled deals both played, "
                               "but 15 other candidates not searched yet"), out
-    assert out["short"] == ("too few iterations to tell: the next move is not yet told apart "
-                            "from the top move on the 12 sampled deals both played: search "
-                            "longer"), out
+    assert out["short"] == ("too few iterations to tell: the search cannot yet separate the "
+                            "top move from the next move on the 12 sampled deals both played: "
+                            "search longer"), out
     assert out["shortNote"] == "", out  # (a race can tell moves apart on 100 iterations)
     assert out["notYet"] == ("likely best: 96 visits each, 10.0 win-% and 3.0 points ahead of "
                              "the next move, not yet a clear lead on the 96 sampled deals both "
@@ -410,7 +410,8 @@ def test_a_raced_hint_gives_the_paired_tests_verdict_whatever_the_visits(server,
                             "and 0.5 points (96 visits each): either is fine, though the "
                             "search is sure of the order on the 96 sampled deals both played"), out
     assert out["same"] == ("clearly best: 96 visits each, 20.0 win-% and 6.0 points ahead of "
-                           "the move least told apart, the 3rd listed, a clear lead on the 96 "
+                           "the closest move by the search's test, the 3rd listed, a clear "
+                           "lead on the 96 "
                            "sampled deals both played"), out
     assert out["onlySame"] == ("close call: the top moves scored alike on the 6 sampled deals "
                                "both played: either is fine"), out

@@ -234,7 +234,7 @@ function roadCardWords(id) {
   const [a, b] = c.scenery;
   return `${id}: ${plural(c.miles, "mile")}, ${a === b ? `two ${a} icons` : `${a} and ${b}`}` +
     (c.persistent ? `; persistent ${c.persistent}` : "") +
-    (c.bonus ? `; \u2605 ${c.text || effectWords(c.bonus)}` : "");
+    (c.bonus ? `; \u2605 ${(c.text || effectWords(c.bonus)).replace(/\.$/, "")}` : "");
 }
 
 /* A hint's move on a Highway (highwaySVG's ``ghosts`` and ``claims``) in words, as

@@ -397,7 +397,7 @@ export function confidence(moves, legal, choices = 1, untried = 0) {
   });
   const b = moves[k];
   const paired = raced ? b.versus_top : null;
-  const next = k === 1 ? "the next move" : raced ? `the move least told apart, the ${ordinal(k + 1)} listed`
+  const next = k === 1 ? "the next move" : raced ? `the closest move by the search's test, the ${ordinal(k + 1)} listed`
     : `the closest move in value, the ${ordinal(k + 1)} listed`;
   const shownPct = (m) => (100 * m.win_probability).toFixed(1);
   const pointsOnly = moves.every((m) => shownPct(m) === shownPct(a)) && ["0.0", "100.0"].includes(shownPct(a));
@@ -415,7 +415,7 @@ export function confidence(moves, legal, choices = 1, untried = 0) {
   }
   if (paired ? !paired.clear && paired.rounds < FEW_ROUNDS : a.visits < FEW_VISITS) {
     return said("too few iterations to tell", paired
-      ? `${next} is not yet told apart from the top move on ${deals}: search longer`
+      ? `the search cannot yet separate the top move from ${next} on ${deals}: search longer`
       : `only ${plural(a.visits, "visit")} for the top move (a verdict needs ${FEW_VISITS}): search longer`);
   }
   const notTried = untried > 0 ? `, but ${plural(untried, "other candidate")} not searched yet` : "";
