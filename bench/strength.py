@@ -246,16 +246,18 @@ HINT_LISTED = 4  # the moves the page's hint lists (server/static/js/main.js)
 
 
 def _clear_lead(result) -> bool | None:
-    """Whether the race's paired test gives the fast search's first move a clear lead, as
-    the page's "clearly best" reads it (words.js ``confidence``, less its gap of 3 win-%
-    or 2 points): against the listed move least told apart (one that scored alike on
-    every round is the same move), with every candidate searched. None without a race."""
+    """Whether the race's paired test gives the fast search's first move a clear lead,
+    as the page's hint reads the test (words.js ``confidence``): against the listed move
+    least told apart (one that scored alike on every round is the same move), with every
+    candidate searched. The page says "clearly best" there unless the gap is small (then
+    "close call ... though the search is sure of the order"); this counts both. None
+    without a race."""
     tests = [m.versus_top for m in result.moves[1:HINT_LISTED] if m.versus_top is not None]
     if not tests:
         return None
-    told = [t for t in tests if t.standard_errors != 0] or tests
+    told = [t for t in tests if not t.alike] or tests
     least = min(told, key=lambda t: t.standard_errors)
-    return least.clear and least.standard_errors != 0 and all(m.visits for m in result.moves)
+    return least.clear and not least.alike and all(m.visits for m in result.moves)
 
 
 def part_hints(cfg, args, cards) -> dict:

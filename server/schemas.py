@@ -217,7 +217,7 @@ class RankedMove(Open):
         "sentences read from its view, most telling first (solver.rules.explain)")
     versus_top: dict[str, Any] | None = Field(
         None, description="how sure the search is that the first move is better: "
-        "{rounds, standard_errors, clear} of the paired test on the rounds both played "
+        "{rounds, standard_errors, clear, alike} of the paired test on the rounds both played "
         "(solver.search.ismcts.PairedGap); null for the first move or without a race")
 
 

@@ -389,9 +389,9 @@ def test_strength_stops_when_every_game_failed_rather_than_write_nan(part, tmp_p
 
 def test_a_clear_lead_is_read_as_the_pages_hint_reads_it():
     """The hints part says how often a fast search's clear lead (the race's paired test,
-    as the page's "clearly best" reads it) agrees with the slow search: against the listed
-    move least told apart, a move that scored alike every round left out, and never
-    while a candidate waits unsearched."""
+    as the page's hint reads it) agrees with the slow search: against the listed move
+    least told apart, a move that scored alike every round left out, and never while a
+    candidate waits unsearched."""
     from bench.strength import _clear_lead
     from solver.search.api import RankedMove, SearchResult
     from solver.search.ismcts import PairedGap
@@ -401,7 +401,7 @@ def test_a_clear_lead_is_read_as_the_pages_hint_reads_it():
                                            versus_top=gap) for visits, gap in moves])
 
     clear, unclear = PairedGap(96, 12.0, True), PairedGap(96, 1.5, False)
-    same = PairedGap(6, 0.0, False)
+    same = PairedGap(6, 0.0, False, alike=True)
     assert _clear_lead(result((96, None), (96, None))) is None  # no race
     assert _clear_lead(result((96, None), (96, clear))) is True
     assert _clear_lead(result((96, None), (96, clear), (96, unclear))) is False

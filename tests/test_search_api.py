@@ -266,6 +266,7 @@ def test_versus_top_is_the_races_paired_test_against_the_first_move(build_state,
         assert m.versus_top.rounds == len(lead) >= 2
         assert m.versus_top.standard_errors == pytest.approx(gap)
         assert m.versus_top.clear == (gap >= max(2.0, _t975(len(lead) - 1)))
+        assert m.versus_top.alike == (lead == other)
     assert any(m.versus_top.clear for m in paired)  # a 600-iteration race drops some
     # the hint passes it on, in the search's order, as JSON
     result = analyse(build_state, Budget(iterations=600), seed=3, workers=workers)
@@ -273,7 +274,7 @@ def test_versus_top_is_the_races_paired_test_against_the_first_move(build_state,
     said = [m["versus_top"] for m in result.to_json()["moves"]]
     assert said == [None] + [m.versus_top and {
         "rounds": m.versus_top.rounds, "standard_errors": round(m.versus_top.standard_errors, 2),
-        "clear": m.versus_top.clear} for m in out.moves[1:]]
+        "clear": m.versus_top.clear, "alike": m.versus_top.alike} for m in out.moves[1:]]
 
 
 def test_a_move_the_race_merged_stands_as_the_move_it_was_merged_into():
@@ -296,8 +297,14 @@ def test_a_move_the_race_merged_stands_as_the_move_it_was_merged_into():
     tests = {m.move[0]: m.versus_top for m in moves}
     assert tests["A"] is None and tests["B"].clear and tests["B"].rounds == 40
     assert tests["C"] == tests["B"]  # merged into B after 6 rounds
-    assert tests["D"].standard_errors == 0 and tests["D"].rounds == 6  # into the first
+    assert tests["D"].alike and tests["D"].rounds == 6  # merged into the first
     assert tests["E"].rounds == 3 and tests["E"] != tests["B"]  # cut short, not merged
+    assert not any(tests[m].alike for m in "BCE")
+    # differences that cancel give 0 standard errors without scoring alike
+    rounds = {("A",): [1.0, 0.0, 0.5, 0.5, 0.3, 0.7], ("F",): [0.0, 1.0, 0.5, 0.5, 0.3, 0.7]}
+    moves = [MoveStats(m, 6) for m in rounds]
+    _pair_with_top(moves, [rounds], DEFAULT_PARAMS)
+    assert moves[1].versus_top.standard_errors == 0 and not moves[1].versus_top.alike
 
 
 def test_a_search_that_does_not_race_says_no_paired_test(build_state):

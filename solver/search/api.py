@@ -391,11 +391,14 @@ def versus_top_words(gap: PairedGap) -> str:
 
     >>> versus_top_words(PairedGap(192, 20.36, True))
     'against #1: clearly behind on 192 shared rounds (20.4 standard errors)'
+    >>> versus_top_words(PairedGap(6, 0.0, False, alike=True))
+    'against #1: scored alike on 6 shared rounds'
     """
-    verdict = ("clearly behind" if gap.clear else "ahead"
-               if gap.standard_errors < 0 else "not yet told apart")
+    if gap.alike:
+        return f"against #1: scored alike on {gap.rounds} shared rounds"
+    verdict = "clearly behind" if gap.clear else "not yet told apart"
     return (f"against #1: {verdict} on {gap.rounds} shared rounds "
-            f"({abs(gap.standard_errors):.1f} standard errors)")
+            f"({gap.standard_errors:.1f} standard errors)")
 
 
 def format_table(result: SearchResult, top: int | None = None) -> str:

@@ -293,16 +293,20 @@ class PairedGap:
     first move's mean reward is ``standard_errors`` standard errors of the paired
     difference above this move's (negative: below; held within +-999, where every round
     differs by the same amount). ``clear``: at least the race's own bar for dropping a
-    candidate (``race_z``, or Student's t at 97.5% when that is higher), so that more
-    time would rarely reverse the two."""
+    candidate (``race_z``, or Student's t at 97.5% when that is higher); how often such
+    a lead at 1 s holds against a 16 s search is measured (``bench.strength --part
+    hints``), not promised by the bar, which the race applies again every two rounds.
+    ``alike``: the two scored exactly alike on every one of those rounds, the same move
+    as far as the search can tell."""
 
     rounds: int
     standard_errors: float
     clear: bool
+    alike: bool = False
 
     def to_json(self) -> dict[str, Any]:
         return {"rounds": self.rounds, "standard_errors": round(self.standard_errors, 2),
-                "clear": self.clear}
+                "clear": self.clear, "alike": self.alike}
 
 
 @dataclass
@@ -1183,8 +1187,8 @@ def _pair_with_top(moves: list[MoveStats], rounds: list[dict[tuple, list[float]]
     worker: candidate -> its rewards by round). Rounds pair only within a worker (each
     worker samples its own deals), so each worker's common rounds are pooled. A move the
     race merged into another (the same rewards every round it played: an equivalent, no
-    longer played) stands as that move does: its own few rounds would read "not yet told
-    apart" however long the search."""
+    longer played) stands as that move does, that move's rounds included: its own few
+    rounds would read "not yet told apart" however long the search."""
     if not moves or not any(rounds):
         return
     top = moves[0].move
@@ -1201,7 +1205,7 @@ def _pair_with_top(moves: list[MoveStats], rounds: list[dict[tuple, list[float]]
         if gap is not None:
             n = len(lead)
             m.versus_top = PairedGap(n, max(-999.0, min(999.0, gap)),
-                                     gap >= max(params.race_z, _t975(n - 1)))
+                                     gap >= max(params.race_z, _t975(n - 1)), lead == other)
     for m in moves[1:]:
         twin = _merged_into(m.move, rounds, params.race_min_rounds)
         while twin is not None and twin != top:  # (each twin played more rounds)
