@@ -373,7 +373,8 @@ def test_a_raced_hint_gives_the_paired_tests_verdict_whatever_the_visits(server,
       const w = await import('/js/words.js');
       const m = (visits, p, pts, vt) => ({visits, win_probability: p, expected_margin: pts,
         versus_top: vt || null});
-      const vt = (rounds, standard_errors, clear) => ({rounds, standard_errors, clear});
+      const vt = (rounds, standard_errors, clear, alike = false) =>
+        ({rounds, standard_errors, clear, alike});
       const c = (ms, untried = 0) => {
         const r = w.confidence(ms, ['end', 'take deck'], 1, untried);
         return `${r.cue}: ${r.why}`;
@@ -389,9 +390,13 @@ def test_a_raced_hint_gives_the_paired_tests_verdict_whatever_the_visits(server,
         notYet: c([m(96, 0.50, 2.0), m(96, 0.40, -1.0, vt(96, 1.4, false))]),
         least: c([m(96, 0.60, 4.0), m(96, 0.30, -5.0, vt(96, 25.0, true)),
                   m(96, 0.585, 3.5, vt(96, 3.1, true))]),
-        same: c([m(96, 0.60, 4.0), m(6, 0.55, 3.0, vt(6, 0, false)),
+        same: c([m(96, 0.60, 4.0), m(6, 0.55, 3.0, vt(6, 0, false, true)),
                  m(96, 0.40, -2.0, vt(96, 12.0, true))]),
-        onlySame: c([m(96, 0.60, 4.0), m(6, 0.55, 3.0, vt(6, 0, false))]),
+        onlySame: c([m(96, 0.60, 4.0), m(6, 0.55, 3.0, vt(6, 0, false, true))]),
+        // a test of 0 standard errors whose rounds did not all score alike is no twin
+        cancel: c([m(96, 0.60, 4.0), m(96, 0.585, 3.9, vt(96, 0, false))]),
+        // the test's clear lead against a move whose own mean reads higher: no verdict
+        mixed: c([m(96, 0.60, 2.0), m(6, 0.66, 3.0, vt(6, 2.7, true))]),
       };
     }""")
     assert out["clear"] == ("clearly best: 192 visits each, 7.7 win-% and 3.6 points ahead of "
@@ -415,6 +420,10 @@ def test_a_raced_hint_gives_the_paired_tests_verdict_whatever_the_visits(server,
                            "sampled deals both played"), out
     assert out["onlySame"] == ("close call: the top moves scored alike on the 6 sampled deals "
                                "both played: either is fine"), out
+    assert out["cancel"].startswith("close call: the top moves are within 1.5"), out
+    assert out["mixed"] == ("likely best: 96 vs 6 visits, 6.0 win-% and 1.0 points behind "
+                            "the next move, though ahead by the search's test on the 6 "
+                            "sampled deals both played"), out
     # on the table: a real 100-iteration hint at a build step says the race's verdict,
     # once, and no note that such a search never gives one
     start_a_game_against_greedy(pg, server + "/?speed=0", seed=1)
@@ -464,14 +473,21 @@ def test_a_clear_lead_is_no_verdict_while_candidates_wait_unsearched(server, pag
     st = ragged_point_position()
     continue_position(pg, server, st, 0)
     clear = {"rounds": 40, "standard_errors": 9.5, "clear": True}
+    twin = {"rounds": 6, "standard_errors": 0.0, "clear": False, "alike": True}
     fake_hint(pg, st, [{"actions": ["end"], "visits": 40, "versus_top": None},
                        {"actions": ["build H04 R", "end"], "visits": 40, "versus_top": clear},
+                       {"actions": ["build H14 R", "end"], "visits": 6, "versus_top": twin},
                        {"actions": ["build H14 L", "end"], "visits": 0, "versus_top": None}])
     ask_hint(pg)
     conf = pg.locator("#hint .conf").inner_text()
     assert conf.startswith("Likely best: 40 visits each") and conf.endswith(
         "a clear lead on the 40 sampled deals both played, but 1 other candidate not "
         "searched yet."), conf
+    # a move that scored as the first on every round says so under its own numbers
+    rows = pg.locator("#hint .hintlist > li")
+    assert rows.nth(2).locator(".alike").inner_text().startswith(
+        "Scored as the first move on each of the 6 sampled deals both played"), rows.nth(2)
+    assert rows.nth(1).locator(".alike").count() == 0
     assert not pg.js_errors, pg.js_errors
 
 

@@ -699,12 +699,15 @@ def test_a_search_pick_valued_below_the_move_played_is_not_called_better(server,
     decisions = pg.evaluate("window.bigsur.state.upload.result.decisions")
     dc = next(d for d in decisions if d["how"] != "forced" and d["value_played"]
               and d["best"] and d["best"][0].strip() != d["played"].strip())
-    for k, (best, played) in enumerate(((0.667, 0.70), (0.80, 0.70))):
-        pg.evaluate("""([i, best, played]) => {
+    # (lower on both scales; higher on both; a lower win chance but more points: a loss
+    # in points, so a better move)
+    cases = ((0.667, 1.5, 0.70, 3.8), (0.80, 5.0, 0.70, 3.8), (0.60, 5.0, 0.61, 1.0))
+    for k, (best, best_pts, played, played_pts) in enumerate(cases):
+        pg.evaluate("""([i, best, bestPts, played, playedPts]) => {
           const dc = window.bigsur.state.upload.result.decisions.find((d) => d.index === i);
-          dc.value_best = {win_probability: best, expected_margin: 1.5};
-          dc.value_played = {win_probability: played, expected_margin: 3.8};
-        }""", [dc["index"], best, played])
+          dc.value_best = {win_probability: best, expected_margin: bestPts};
+          dc.value_played = {win_probability: played, expected_margin: playedPts};
+        }""", [dc["index"], best, best_pts, played, played_pts])
         pg.click(f"#review-list [data-decision='{(dc['index'] + 1) % 2}']")  # (elsewhere, back)
         open_decision(pg, dc["index"], None)
         terms = pg.locator("#review-detail dl.cmp dt").all_inner_texts()

@@ -639,7 +639,10 @@ function renderHint() {
       (members.some((x) => x.visits) ? `<div class="hintnums"><span title="estimated chance to win">win ${pct(m.win_probability)}</span>` +
       `<span title="expected score minus the best other score">${signed(m.expected_margin)} pts</span>` +
       `<span class="muted" title="how often the search tried this move">${visits}</span></div>`
-        : `<div class="hintnums muted">not searched yet (the search ran out of time before trying it)</div>`) +
+        : `<div class="hintnums muted">not searched yet (the search ended before trying it)</div>`) +
+      // (its own numbers are of its few rounds; the race kept the first of the two)
+      (m.versus_top && m.versus_top.alike ? `<div class="small muted alike">Scored as the first move on ` +
+        `each of the ${m.versus_top.rounds} sampled deals both played: the same move as far as the search can tell</div>` : "") +
       (m.score_change ? `<div class="small scorenow">${esc(cap(scoreChangeWords(m.score_change)))}</div>` : "") +
       (plan ? `<div class="small">Pay: ${esc(plan)}</div>` : "") +
       (reasons.length ? `<ul class="small thenlist reasons">${reasons.map((x) => `<li>${esc(x)}</li>`).join("")}</ul>` : "") +
@@ -2503,9 +2506,8 @@ async function selectDecision(index, say = true) {
   // the search's first choice valued no higher than the move played (valued by another
   // search: the position after it, or the move alone) is no "better" move: said as such
   const notBetter = !bestPlayed && dc.value_best && dc.value_played &&
-    (dc.value_best.win_probability < dc.value_played.win_probability ||
-     (dc.value_best.win_probability === dc.value_played.win_probability &&
-      dc.value_best.expected_margin <= dc.value_played.expected_margin));
+    dc.value_best.win_probability <= dc.value_played.win_probability &&
+    dc.value_best.expected_margin <= dc.value_played.expected_margin;
   const pick = notBetter ? "Search's pick" : "Better";
   const best = dc.best ? dc.best.map((a) => decisionWords(dc, a).slice(seatName(dc.seat).length).trim()).join(", then ") : "\u2014";
   // a forced decision (one legal action) has no values to compare: said so, no empty rows

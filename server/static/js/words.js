@@ -380,12 +380,12 @@ export function confidence(moves, legal, choices = 1, untried = 0) {
     return {cue: "only candidate", why: "no other move was worth searching"};
   }
   // raced: the move least told apart from the first (fewest standard errors behind it;
-  // one that scored alike every round, 0 exactly, is the same move as far as the search
-  // can tell, and counts only when no other is listed); else the closest in value among
+  // one that scored alike every round is the same move as far as the search can tell,
+  // and counts only when no other is listed); else the closest in value among
   // the moves searched enough to have one (a value of a few visits is noise); the next
   // move when none other is
   const raced = moves.slice(1).some((m) => m.versus_top);
-  const apart = (m) => m.versus_top ? (m.versus_top.standard_errors === 0 ? Infinity
+  const apart = (m) => m.versus_top ? (m.versus_top.alike ? Infinity
     : m.versus_top.standard_errors) : NaN;
   let k = 1;
   moves.forEach((m, i) => {
@@ -409,7 +409,7 @@ export function confidence(moves, legal, choices = 1, untried = 0) {
     (pointsOnly ? `; every move's win chance ${shownPct(a)}%` : "");
   const deals = paired && `the ${paired.rounds} sampled deals both played`;
   const said = (cue, why) => ({cue, why, paired: !!paired});
-  if (paired && paired.standard_errors === 0) {
+  if (paired && paired.alike) {
     return said("close call", `${k === 1 ? "the top moves" : `the top move and the ${ordinal(k + 1)} listed`} ` +
       `scored alike on ${deals}: either is fine`);
   }
@@ -422,8 +422,10 @@ export function confidence(moves, legal, choices = 1, untried = 0) {
   const small = Math.abs(dw) < 2 && Math.abs(dm) < 1.5;
   // two things, said apart: how big the gap is (a close call whatever the test) and how
   // sure the search is of the order (the race's test; without a race, the visits)
-  if (paired ? paired.clear && !notTried && !small
-    : ratio >= 2 && (dw >= 3 || dm >= 2) && searchValue(a) > searchValue(b)) {
+  // (the gaps are each move's mean over its own rounds, the test the rounds both played:
+  // a verdict needs the two to agree)
+  if (searchValue(a) > searchValue(b) && (paired ? paired.clear && !notTried && !small
+    : ratio >= 2 && (dw >= 3 || dm >= 2))) {
     return said("clearly best", `${visits}, ${gaps(dw, dm, next, pointsOnly)}` +
       (paired ? `, a clear lead on ${deals}` : ""));
   }
@@ -434,8 +436,10 @@ export function confidence(moves, legal, choices = 1, untried = 0) {
       (paired && paired.clear && searchValue(a) > searchValue(b)
         ? `, though the search is sure of the order on ${deals}` : ""));
   }
-  return said("likely best", `${visits}, ${gaps(dw, dm, next, pointsOnly)}` +
-    (paired ? (paired.clear ? `, a clear lead on ${deals}` : `, not yet a clear lead on ${deals}`) : "") +
+  const lead = !paired ? "" : !paired.clear ? `, not yet a clear lead on ${deals}`
+    : searchValue(a) > searchValue(b) ? `, a clear lead on ${deals}`
+      : `, though ahead by the search's test on ${deals}`;
+  return said("likely best", `${visits}, ${gaps(dw, dm, next, pointsOnly)}${lead}` +
     (paired ? notTried : ""));
 }
 
