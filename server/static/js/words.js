@@ -420,11 +420,12 @@ export function confidence(moves, legal, choices = 1, untried = 0) {
   }
   const notTried = untried > 0 ? `, but ${plural(untried, "other candidate")} not searched yet` : "";
   const small = Math.abs(dw) < 2 && Math.abs(dm) < 1.5;
-  // two things, said apart: how big the gap is (a close call whatever the test) and how
-  // sure the search is of the order (the race's test; without a race, the visits)
   // (the gaps are each move's mean over its own rounds, the test the rounds both played:
   // a verdict needs the two to agree)
-  if (searchValue(a) > searchValue(b) && (paired ? paired.clear && !notTried && !small
+  const ahead = searchValue(a) > searchValue(b);
+  // two things, said apart: how big the gap is (a close call whatever the test) and how
+  // sure the search is of the order (the race's test; without a race, the visits)
+  if (ahead && (paired ? paired.clear && !notTried && !small
     : ratio >= 2 && (dw >= 3 || dm >= 2))) {
     return said("clearly best", `${visits}, ${gaps(dw, dm, next, pointsOnly)}` +
       (paired ? `, a clear lead on ${deals}` : ""));
@@ -433,11 +434,10 @@ export function confidence(moves, legal, choices = 1, untried = 0) {
     const pair = k === 1 ? "the top moves are" : `the top move and the ${ordinal(k + 1)} listed are`;
     return said("close call", `${pair} within ${pointsOnly ? ""
       : Math.abs(dw).toFixed(1) + " win-% and "}${Math.abs(dm).toFixed(1)} points (${visits}): either is fine` +
-      (paired && paired.clear && searchValue(a) > searchValue(b)
-        ? `, though the search is sure of the order on ${deals}` : ""));
+      (paired && paired.clear && ahead ? `, though the search is sure of the order on ${deals}` : ""));
   }
   const lead = !paired ? "" : !paired.clear ? `, not yet a clear lead on ${deals}`
-    : searchValue(a) > searchValue(b) ? `, a clear lead on ${deals}`
+    : ahead ? `, a clear lead on ${deals}`
       : `, though ahead by the search's test on ${deals}`;
   return said("likely best", `${visits}, ${gaps(dw, dm, next, pointsOnly)}${lead}` +
     (paired ? notTried : ""));
