@@ -27,8 +27,11 @@ from solver.cli import play_random_game
 from solver.rules.position import state_to_json
 
 
-def continue_position(pg, base: str, state: dict, seat: int) -> None:
-    """A full state continued as a game against GreedyBot through the position editor."""
+def continue_position(pg, base: str, state: dict, seat: int, seed: int = 0) -> None:
+    """A full state continued as a game against GreedyBot through the position editor,
+    from the seat's view. The page asks for no seed, so the server would draw the other
+    seats' hidden cards (and seed the bots) with a fresh one; the request is given
+    ``seed``, so that every run of a test plays the same cards."""
     pg.goto(base + "/?speed=0")
     pg.wait_for_selector("body[data-ready='1']")
     pg.evaluate("localStorage.clear()")
@@ -37,8 +40,18 @@ def continue_position(pg, base: str, state: dict, seat: int) -> None:
     pg.goto(f"{base}/?speed=0#position={link}")
     pg.wait_for_selector("#pe-problems:has-text('No problem found')")
     pg.select_option("#pe-ai", "greedy")
+
+    def seeded(route):
+        if route.request.method != "POST":
+            return route.continue_()
+        body = route.request.post_data_json
+        assert "seed" not in body, body  # (the page chose one: this helper is not needed)
+        return route.continue_(post_data=json.dumps({**body, "seed": seed}))
+
+    pg.route("**/v1/games", seeded)
     pg.click("#pe-continue")
     pg.wait_for_selector("#game:not([hidden])", timeout=60_000)
+    pg.unroute("**/v1/games", seeded)
     settle(pg)
 
 

@@ -23,8 +23,8 @@ def test_a_score_answer_without_scores_ends_the_ai_moves_all_the_same(server, pa
 
     pg = page
     st = state_to_json(random_mid_game(4, seed=3, actions=16))
-    continue_position(pg, server, st, st["current"])
-    pg.select_option("#ai-speed", "120")
+    continue_position(pg, server, st, st["current"], seed=1)  # (a deal where an AI
+    pg.select_option("#ai-speed", "120")  # builds twice in a turn before the game ends)
     game = json.loads(pg.evaluate("localStorage.getItem('bigsur.game')"))
     asked = []
 
@@ -44,12 +44,14 @@ def test_a_score_answer_without_scores_ends_the_ai_moves_all_the_same(server, pa
             pg.locator("#deck .cardbtn").click()
             settle(pg)
         pg.keyboard.press("e")
-        pg.wait_for_function("document.querySelector('#status').innerText.includes('Your turn')",
+        pg.wait_for_function("['Your turn', 'The game is over'].some((w) => "
+                             "document.querySelector('#status').innerText.includes(w))",
                              timeout=90_000)  # (three AI turns, as the other such waits)
         settle(pg)
         if asked:
             break
     assert asked  # (the steps' scores were asked, and answered without any)
+    assert "Your turn" in pg.locator("#status").inner_text()  # (the deal's game went on)
     assert pg.evaluate("window.bigsur.state.animating") is False
     pg.keyboard.press("]")  # a key acts: the next hand card chosen
     assert pg.locator("#hand .cardbtn.selected").count() == 1
