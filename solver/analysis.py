@@ -12,7 +12,8 @@ the moves; from it:
 - **value of the move played**: the search's moves may be *macro* moves (several engine
   actions, e.g. two builds) while a record holds single actions, so the played action
   is compared with the **first action** of each ranked move; among the moves starting
-  with it, the best value counts (the player could still continue that way). Actions
+  with it, the best value counts (the player could still continue that way), and the
+  best move's own when it is one of them (the player began the search's choice). Actions
   match on their kind and cards: a Build matches on card and side, whatever the payment
   (payments are a cost detail the search optimises itself); moves the search never
   visited carry no value and do not match. When no ranked move starts with the played
@@ -314,7 +315,9 @@ def review_decision(view: PlayerView, played: str | Action, after_view: PlayerVi
     played_move = None  # the whole decision played, when the search ranked one
     if matching:
         out.how = "ranked"
-        chosen = max(matching, key=lambda m: _rank(_value(m)))
+        # the search's first move begun is the decision it rates best, whatever another
+        # line from the same action reads (what follows the action is a later decision)
+        chosen = best if matching[0] is best else max(matching, key=lambda m: _rank(_value(m)))
         out.value_played = _value(chosen)
         played_move = chosen["actions"]
     elif terminal is not None:

@@ -43,6 +43,24 @@ def test_the_value_before_is_never_below_the_move_played():
     assert review.loss_win_pct == 0.0 and review.label is None  # best rated lower: no loss
 
 
+def test_the_decision_the_search_ranks_first_loses_nothing():
+    """The search's first move starts with the action played (a build, then a claim),
+    and another of its moves starting with that action (the build, then the end) has the
+    higher win chance and a lower margin. The decision played is the search's best: the
+    review took the other line as the move played and found a loss in points (the page
+    then said "the move played was the search's best" and "lost 1.1 pts")."""
+    state = random_mid_game()
+    view = view_of(state, state.current)
+    played = legal_actions(state)[0].notation()
+    best = {**move(played, 0.998, 30.4, visits=384), "actions": [played, "claim L17 H08"]}
+    other = {**move(played, 0.999, 29.3, visits=6), "actions": [played, "end"]}
+    search = scripted([{"moves": [best, other]}])
+    review = review_decision(view, played, None, None, {"iterations": 5}, 0, search=search)
+    assert review.how == "ranked"
+    assert review.value_played == review.value_best
+    assert (review.loss_win_pct, review.loss_points, review.label) == (0.0, 0.0, None)
+
+
 def test_the_value_before_stays_the_root_when_the_move_played_is_worse():
     state = random_mid_game()
     view = view_of(state, state.current)
