@@ -339,7 +339,7 @@ def test_confidence_against_the_closest_move_and_not_on_a_short_search(server, p
       };
     }""")
     assert out["closest"] == ("likely best: 768 vs 200 visits, 2.6 win-% and 1.0 points ahead "
-                              "of the closest move in value, the 4th listed"), out
+                              "of the best other move, the 4th listed"), out
     assert out["short"] == ("too few iterations to tell: only 24 visits for the top move "
                             "(a verdict needs 100): search longer"), out
     assert out["lost"] == ("likely best: 2898 vs 1536 visits; every move's win chance 0.0%, "
@@ -415,8 +415,7 @@ def test_a_raced_hint_gives_the_paired_tests_verdict_whatever_the_visits(server,
                             "and 0.5 points (96 visits each): either is fine, though the "
                             "search is sure of the order on the 96 sampled deals both played"), out
     assert out["same"] == ("clearly best: 96 visits each, 20.0 win-% and 6.0 points ahead of "
-                           "the closest move by the search's test, the 3rd listed, a clear "
-                           "lead on the 96 "
+                           "the best other move, the 3rd listed, a clear lead on the 96 "
                            "sampled deals both played"), out
     assert out["onlySame"] == ("close call: the top moves scored alike on the 6 sampled deals "
                                "both played: either is fine"), out
@@ -591,4 +590,50 @@ def test_every_place_of_a_landmark_is_marked(server, page):  # noqa: F811
     shot(pg, "hints-every-place-marked")
     pg.click("#hint [data-showhint='2']")  # the other line: no claim marked
     assert marks.count() == 0
+    assert not pg.js_errors, pg.js_errors
+
+
+def test_the_list_ranks_moves_by_value_and_the_verdict_names_what_it_measures(server, page):  # noqa: F811
+    """A QA pass: the list ranked by visits showed a 2nd move worth less than the 4th (a
+    race gives its last candidates equal visits, and a move it dropped early has few), and
+    the headline measured its gap against the move least told apart by the race's test,
+    calling it "the closest move ..., the 4th listed" while the 4th was the farthest
+    behind by its numbers; the other way, "ahead of the next move" by 2.4 points while
+    the 3rd listed was 0.1 points behind. The list shows the search's move first, then
+    the others by value; the gap is to the best of them, the test's clear lead is over
+    every listed move."""
+    pg = page
+    pg.goto(server + "/")
+    pg.wait_for_selector("body[data-ready='1']")
+    out = pg.evaluate("""async () => {
+      const w = await import('/js/words.js');
+      const m = (name, visits, p, pts, vt) => ({actions: [name], visits, win_probability: p,
+        expected_margin: pts, versus_top: vt || null});
+      const vt = (rounds, standard_errors, clear) =>
+        ({rounds, standard_errors, clear, alike: false});
+      const said = (ms) => {
+        const listed = w.listedMoves(ms).map((x) => x.move);
+        const r = w.confidence(listed, ['end', 'take deck']);
+        return {order: listed.map((x) => x.actions[0]), said: `${r.cue}: ${r.why}`};
+      };
+      return {
+        farthest: said([m('take deck', 300, 0.054, -30.6),
+                        m('take H50', 300, 0.032, -35.2, vt(300, 6.0, true)),
+                        m('take H48', 150, 0.033, -35.1, vt(150, 5.0, true)),
+                        m('take H65', 40, 0.028, -35.8, vt(40, 2.9, true)),
+                        m('take H12', 30, 0.060, -30.0, vt(30, 3.0, true))]),
+        nearest: said([m('take deck', 300, 0.061, -32.7),
+                       m('take H48', 300, 0.058, -35.1, vt(300, 2.5, true)),
+                       m('take H25', 100, 0.060, -32.8, vt(100, 0.5, false)),
+                       m('take H12', 0, 0, 0)]),
+      };
+    }""")
+    # the 5th by visits is not listed; the rest by value, the search's move first
+    assert out["farthest"]["order"] == ["take deck", "take H48", "take H50", "take H65"], out
+    assert out["farthest"]["said"] == (
+        "clearly best: 300 vs 150 visits, 2.1 win-% and 4.5 points ahead of the next move, "
+        "a clear lead over every listed move on the sampled deals each played with it"), out
+    assert out["nearest"]["order"] == ["take deck", "take H25", "take H48", "take H12"], out
+    assert out["nearest"]["said"] == ("close call: the top moves are within 0.1 win-% and 0.1 "
+                                      "points (300 vs 100 visits): either is fine"), out
     assert not pg.js_errors, pg.js_errors

@@ -720,3 +720,24 @@ def test_a_search_pick_valued_below_the_move_played_is_not_called_better(server,
             assert "Better" in terms and "Search's pick" not in terms, terms
             assert "no better than" not in text
     assert not pg.js_errors, pg.js_errors
+
+
+def test_a_build_paid_in_another_order_is_the_searchs_pick(server, page):  # noqa: F811
+    """A QA pass: a player paid a build by clicking its discards in another order than
+    the search's, and the review showed the search's pick as a better move, the same
+    build in words, "no better than the move played by these numbers". A build is the
+    same decision whatever it pays with, as the review's values match them."""
+    pg = page
+    pg.goto(server + "/")
+    pg.wait_for_selector("body[data-ready='1']")
+    out = pg.evaluate("""async () => {
+      const w = await import('/js/words.js');
+      const best = ['build H11 L pay disc:H43 disc:H38', 'end'];
+      return [w.playedWasBest({best, played: 'build H11 L pay disc:H38 disc:H43'}),
+              w.playedWasBest({best, played: 'build H11 L'}),
+              w.playedWasBest({best, played: 'build H11 R pay disc:H43 disc:H38'}),
+              w.playedWasBest({best: ['take H12'], played: 'take H13'}),
+              w.playedWasBest({best: ['take deck'], played: 'take deck'})];
+    }""")
+    assert out == [True, True, False, False, True], out
+    assert not pg.js_errors, pg.js_errors

@@ -347,20 +347,24 @@ export const FEW_VISITS = 100;
 export const FEW_ROUNDS = 30;
 
 /** How sure the search is about its first move: a short cue and why. ``moves``: the
- * listed moves, first the most visited; ``legal``: the position's legal actions. A lone
- * move is all that is possible ("only move"), the last build step solved exactly
- * ("solved exactly", its final score), or the only one the search kept ("only
- * candidate"). Else, when the search raced its candidates (a move's ``versus_top``, the
- * paired test against the first move on the sampled deals both played), the first move
- * against the listed move least told apart from it: "clearly best" needs the test's clear
- * lead, whatever the visits (a race gives its last candidates equal visits); without a
- * race, against the listed move closest to it in the search's value (not merely the next
- * by visits), and no verdict under FEW_VISITS visits. Where every listed move shows the
- * same 0.0% or 100.0% win chance, in points only. ``choices``: how many moves the first
- * line stands for (claims above different cards worth the same, merged into one line);
- * ``untried``: the search's candidates it never played (0 visits; a short race lets the
- * later ones in as it drops others), which a clear lead over the rest cannot rule out.
- * -> {cue, why, paired (the race's test decided it)}. */
+ * listed moves, the search's first move first (:func:`listedMoves`' order);
+ * ``legal``: the position's legal actions. A lone move is all that is possible ("only
+ * move"), the last build step solved exactly ("solved exactly", its final score), or the
+ * only one the search kept ("only candidate"). Else two things, said apart. How big the
+ * gap is: against the best other listed move by the search's value (among those whose
+ * value means something: raced, played at least one deal and not the first move again;
+ * else searched FEW_VISITS times), a close call when it is small. How sure the search is
+ * of the order: when it raced its candidates (a move's ``versus_top``, the paired test
+ * against the first move on the sampled deals both played), the test against the listed
+ * move least told apart: "clearly best" needs the test's clear lead over every listed
+ * move, whatever the visits (a race gives its last candidates equal visits); without a
+ * race, twice the visits and no verdict under FEW_VISITS. (The two can be different
+ * moves: one dropped early trails far by its numbers on few deals.) Where every listed
+ * move shows the same 0.0% or 100.0% win chance, in points only. ``choices``: how many
+ * moves the first line stands for (claims above different cards worth the same, merged
+ * into one line); ``untried``: the search's candidates it never played (0 visits; a short
+ * race lets the later ones in as it drops others), which a clear lead over the rest
+ * cannot rule out. -> {cue, why, paired (the race's test decided it)}. */
 export function confidence(moves, legal, choices = 1, untried = 0) {
   if (!moves || !moves.length) return null;
   const a = moves[0];
@@ -379,66 +383,68 @@ export function confidence(moves, legal, choices = 1, untried = 0) {
     }
     return {cue: "only candidate", why: "no other move was worth searching"};
   }
-  // raced: the move least told apart from the first (fewest standard errors behind it;
-  // one that scored alike every round is the same move as far as the search can tell,
-  // and counts only when no other is listed); else the closest in value among
-  // the moves searched enough to have one (a value of a few visits is noise); the next
-  // move when none other is
-  const raced = moves.slice(1).some((m) => m.versus_top);
-  const apart = (m) => m.versus_top ? (m.versus_top.alike ? Infinity
-    : m.versus_top.standard_errors) : NaN;
-  let k = 1;
-  moves.forEach((m, i) => {
-    if (i < 1) return;
-    if (raced) {
-      if (apart(m) < apart(moves[k]) || (Number.isNaN(apart(moves[k])) && m.versus_top)) k = i;
-    } else if (i > 1 && m.visits >= FEW_VISITS
-        && Math.abs(searchValue(m) - searchValue(a)) < Math.abs(searchValue(moves[k]) - searchValue(a))) k = i;
-  });
-  const b = moves[k];
-  const paired = raced ? b.versus_top : null;
-  const next = k === 1 ? "the next move" : raced ? `the closest move by the search's test, the ${ordinal(k + 1)} listed`
-    : `the closest move in value, the ${ordinal(k + 1)} listed`;
+  const others = moves.slice(1).map((m, i) => ({m, k: i + 1}));
+  const raced = others.some(({m}) => m.versus_top);
+  const alike = ({m}) => !!(m.versus_top && m.versus_top.alike);
+  // the gap's measure: the best other move by value (one that scored alike every round
+  // is the first move again); the next listed when no other has a value that means much
+  const valued = others.filter((o) => (raced ? o.m.visits > 0 && !alike(o)
+    : o.k === 1 || o.m.visits >= FEW_VISITS));
+  const b = valued.reduce((x, y) => (searchValue(y.m) > searchValue(x.m) ? y : x), valued[0] || others[0]);
+  // the test's: the move least told apart (fewest standard errors behind the first);
+  // a move alike on every round counts only when no other is listed
+  const tested = others.filter((o) => o.m.versus_top);
+  const apart = tested.filter((o) => !alike(o));
+  const t = raced ? (apart.length ? apart : tested).reduce((x, y) =>
+    (y.m.versus_top.standard_errors < x.m.versus_top.standard_errors ? y : x)) : null;
+  const paired = t && t.m.versus_top;
+  const listedAs = (k) => `the ${ordinal(k + 1)} listed`;
+  const next = b.k === 1 ? "the next move" : `the best other move, ${listedAs(b.k)}`;
+  const nextByTest = t && t.k !== b.k ? listedAs(t.k) : next;
   const shownPct = (m) => (100 * m.win_probability).toFixed(1);
   const pointsOnly = moves.every((m) => shownPct(m) === shownPct(a)) && ["0.0", "100.0"].includes(shownPct(a));
-  const dw = pointsOnly ? 0 : 100 * (a.win_probability - b.win_probability);
-  const dm = a.expected_margin - b.expected_margin;
-  const ratio = b.visits ? a.visits / b.visits : 99;
+  const dw = pointsOnly ? 0 : 100 * (a.win_probability - b.m.win_probability);
+  const dm = a.expected_margin - b.m.expected_margin;
+  const ratio = b.m.visits ? a.visits / b.m.visits : 99;
   // (a race gives its last candidates the same rounds: equal visits are no reason)
-  const visits = (a.visits === b.visits ? `${a.visits} visits each` : `${a.visits} vs ${b.visits} visits`) +
+  const visits = (a.visits === b.m.visits ? `${a.visits} visits each` : `${a.visits} vs ${b.m.visits} visits`) +
     (pointsOnly ? `; every move's win chance ${shownPct(a)}%` : "");
   const deals = paired && `the ${paired.rounds} sampled deals both played`;
+  const clearLead = paired && (apart.length > 1 && t.k !== b.k
+    ? "a clear lead over every listed move on the sampled deals each played with it"
+    : `a clear lead on ${deals}`);
   const said = (cue, why) => ({cue, why, paired: !!paired});
   if (paired && paired.alike) {
-    return said("close call", `${k === 1 ? "the top moves" : `the top move and the ${ordinal(k + 1)} listed`} ` +
+    return said("close call", `${t.k === 1 ? "the top moves" : `the top move and ${listedAs(t.k)}`} ` +
       `scored alike on ${deals}: either is fine`);
   }
   if (paired ? !paired.clear && paired.rounds < FEW_ROUNDS : a.visits < FEW_VISITS) {
     return said("too few iterations to tell", paired
-      ? `the search cannot yet separate the top move from ${next} on ${deals}: search longer`
+      ? `the search cannot yet separate the top move from ${nextByTest} on ${deals}: search longer`
       : `only ${plural(a.visits, "visit")} for the top move (a verdict needs ${FEW_VISITS}): search longer`);
   }
   const notTried = untried > 0 ? `, but ${plural(untried, "other candidate")} not searched yet` : "";
   const small = Math.abs(dw) < 2 && Math.abs(dm) < 1.5;
   // (the gaps are each move's mean over its own rounds, the test the rounds both played:
   // a verdict needs the two to agree)
-  const ahead = searchValue(a) > searchValue(b);
-  // two things, said apart: how big the gap is (a close call whatever the test) and how
-  // sure the search is of the order (the race's test; without a race, the visits)
+  const ahead = searchValue(a) > searchValue(b.m);
   if (ahead && (paired ? paired.clear && !notTried && !small
     : ratio >= 2 && (dw >= 3 || dm >= 2))) {
     return said("clearly best", `${visits}, ${gaps(dw, dm, next, pointsOnly)}` +
-      (paired ? `, a clear lead on ${deals}` : ""));
+      (paired ? `, ${clearLead}` : ""));
   }
   if (small) {
-    const pair = k === 1 ? "the top moves are" : `the top move and the ${ordinal(k + 1)} listed are`;
+    const pair = b.k === 1 ? "the top moves are" : `the top move and ${listedAs(b.k)} are`;
     return said("close call", `${pair} within ${pointsOnly ? ""
       : Math.abs(dw).toFixed(1) + " win-% and "}${Math.abs(dm).toFixed(1)} points (${visits}): either is fine` +
-      (paired && paired.clear && ahead ? `, though the search is sure of the order on ${deals}` : ""));
+      (paired && paired.clear && ahead ? `, though the search is sure of the order on ${
+        t.k === b.k ? deals : "the sampled deals each played with it"}` : ""));
   }
-  const lead = !paired ? "" : !paired.clear ? `, not yet a clear lead on ${deals}`
-    : ahead ? `, a clear lead on ${deals}`
-      : `, though ahead by the search's test on ${deals}`;
+  const lead = !paired ? "" : !paired.clear ? `, not yet a clear lead${t.k !== b.k
+    ? ` over ${listedAs(t.k)}` : ""} on ${deals}`
+    : ahead ? `, ${clearLead}`
+      : `, though ahead by the search's test on ${t.k === b.k ? deals
+        : "the sampled deals each played with it"}`;
   return said("likely best", `${visits}, ${gaps(dw, dm, next, pointsOnly)}${lead}` +
     (paired ? notTried : ""));
 }
@@ -486,6 +492,20 @@ export function mergedClaims(moves) {
     out.push(entry);
   });
   return out;
+}
+
+/** A hint's moves as its list shows them (:func:`mergedClaims`' lines): the ``n`` the
+ * search tried most, its first move first, then the others by the search's value, best
+ * first, and those never tried last. By visits alone the 2nd listed was often worth less
+ * than the 4th: a race gives its last candidates equal visits, and a move it dropped
+ * early has few. */
+export function listedMoves(moves, n = 4) {
+  const lines = mergedClaims(moves).slice(0, n);
+  const tried = (x) => (x.members.some((m) => m.visits) ? 1 : 0);
+  const rest = lines.slice(1).map((x, i) => ({x, i}));
+  rest.sort((p, q) => (tried(q.x) - tried(p.x)) || (searchValue(q.x.move) - searchValue(p.x.move))
+    || (p.i - q.i));
+  return lines.slice(0, 1).concat(rest.map((p) => p.x));
 }
 
 /** A hint move's ``reasons`` (short sentences, no final period; the hint's seat "you",
@@ -644,9 +664,12 @@ export function turningPoints(res, ctx, most = 3) {
 }
 
 /** Whether the search's best move at a reviewed decision begins with the move played
- * (then there is no better move to show). */
+ * (then there is no better move to show). A build is the same decision whatever it paid
+ * with, as the review matches them (``solver.analysis.same_decision``): a player who
+ * paid the same cards in another order, or other cards, built what the search chose. */
 export function playedWasBest(dc) {
-  return !!(dc.best && dc.best.length && dc.best[0].trim() === dc.played.trim());
+  const decision = (action) => String(action).trim().split(/\s+pay(?:\s|$)/)[0];
+  return !!(dc.best && dc.best.length && decision(dc.best[0]) === decision(dc.played));
 }
 
 /** Whether a reviewed decision's values of the move played and of the best move come from
