@@ -526,3 +526,30 @@ def test_the_focus_outlives_the_check_answering(server, page):  # noqa: F811
     pg.wait_for_function("(n) => Number(document.body.dataset.ceChecked) > n", arg=checks)
     assert pg.evaluate(active) == "highway:1"
     no_js_errors(pg)
+
+
+def test_the_problem_count_counts_every_problem_listed(server, page):  # noqa: F811
+    """A 2-Mile card given the bonus 'foo' showed '1 problem:' over two red bullets: the
+    bonus the check refuses and its text, written for the bonus before (which Save waits
+    for as well). The heading and Save now count each problem listed, the text's too."""
+    pg = page
+    open_cards(pg, server)
+    pg.fill("#ce-setname", "counted-problems")
+    highway = load_card_set().highway
+    index = next(i for i, c in enumerate(highway) if c.miles == 2 and c.text)
+    card = highway[index].id
+    pg.click(f"[data-ce-pick='highway:{index}']")
+    pg.fill("#ce-bonus", "foo")
+    pg.wait_for_selector("#ce-text-stale")
+    pg.wait_for_selector("#ce-status:has-text(\"unknown kind 'foo'\")")
+    status = pg.locator("#ce-status")
+    listed = status.locator("li").all_inner_texts()
+    assert [x.split(":")[0] for x in listed] == [f"{card} · bonus", f"{card} · text"], listed
+    assert status.inner_text().startswith("2 problems:"), status.inner_text()
+    pg.click("#ce-save")
+    pg.wait_for_selector("#alert:has-text('Not saved: fix the 2 problems listed first')")
+    pg.click("[data-ce='keep-text']")
+    pg.wait_for_selector("#ce-text-stale", state="detached")
+    assert status.locator("li").all_inner_texts() == listed[:1]
+    assert status.inner_text().startswith("1 problem:"), status.inner_text()
+    no_js_errors(pg)

@@ -1027,7 +1027,7 @@ def test_card_set_text_of_a_changed_ability_is_not_saved_silently(server, page):
     warning = pg.locator("#ce-text-stale")
     warning.wait_for()
     assert "borrow_discard uses=1" in warning.inner_text(), warning.inner_text()
-    pg.wait_for_selector(f"#ce-stale-texts:has-text('{lm_id}')")
+    pg.wait_for_selector(f"#ce-status li.ce-stale-text:has-text('{lm_id} · text')")
     shot(pg, "32-cardset-stale-text")
     sent = posts_sent(pg)
     pg.click("#ce-save")
@@ -1038,7 +1038,7 @@ def test_card_set_text_of_a_changed_ability_is_not_saved_silently(server, page):
     pg.click("[data-ce='clear-text']")
     warning.wait_for(state="detached")
     assert pg.locator("#ce-text").input_value() == ""
-    pg.wait_for_selector("#ce-stale-texts", state="detached")
+    pg.wait_for_selector("#ce-status li.ce-stale-text", state="detached")
 
     two_mile = next(i for i, c in enumerate(CARDS.highway) if c.miles == 2 and c.text)
     pg.click(f"[data-ce-pick='highway:{two_mile}']")

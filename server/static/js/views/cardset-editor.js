@@ -424,7 +424,7 @@ const say = (text) => E.ctx.announce(text);
 
 /* The check's answer in a few words (said when it changes, and after an import or an Undo). */
 function checkWords() {
-  const problems = located();
+  const problems = listedProblems();
   if (!problems.length && E.check && E.check.summary) {
     return `Valid: ${E.check.summary.highway} Highway cards, ${E.check.summary.landmarks} Landmarks.`;
   }
@@ -457,6 +457,15 @@ function located() {
     }
     return {e, at};
   });
+}
+
+/* Every problem the status lists and counts: the check's (``located``), then each text
+ * written for its card's earlier bonus or ability (``staleCards``), which Save waits for
+ * as for the check's. [{e, at}], as ``located``. */
+function listedProblems() {
+  return [...located(), ...staleCards().map(({kind, index, id}) => ({at: {kind, index}, e: {
+    card: id, field: "text", stale: true, message: `written for its ${kind === "highway" ? "bonus" : "ability"} ` +
+      `before your change (${E.staleText[`${kind}:${id}`] || "none"}); the table shows the text, not the effect`}}))];
 }
 
 /* The cards of an id, in the validator's order (Highway cards, then Landmarks). */
@@ -638,7 +647,7 @@ const whereOf = (e) => (e.card ? `${e.card}${e.field ? " \u00b7 " + e.field : ""
 
 function statusHTML() {
   const ch = E.check;
-  const problems = located();
+  const problems = listedProblems();
   let head;
   if (!ch) head = `<span class="muted">Checking\u2026</span>`;
   else if (!problems.length) {
@@ -648,10 +657,12 @@ function statusHTML() {
   } else head = `<span class="bad">${problems.length} problem${problems.length > 1 ? "s" : ""}:</span>`;
   const items = problems.slice(0, 12).map(({e, at}) => {
     const jump = at ? ` data-ce-jump="${at.kind}:${at.index}"` : "";
-    return `<li><button type="button" class="linkish"${jump}>${esc(whereOf(e))}</button>: ${esc(e.message)}${e.row ? ` (CSV row ${e.row})` : ""}</li>`;
+    return `<li${e.stale ? ` class="ce-stale-text"` : ""}><button type="button" class="linkish"${jump}>${esc(whereOf(e))}</button>: ` +
+      `${esc(e.message)}${e.row ? ` (CSV row ${e.row})` : ""}</li>`;
   }).join("");
   const more = problems.length > 12 ? `<li class="muted">\u2026 and ${problems.length - 12} more</li>` : "";
-  const derived = problems.some(({e}) => e.card) && problems.some(({e}) => !e.card)
+  const checked = located(); // (a text to settle leaves its card in the check's counts)
+  const derived = checked.some(({e}) => e.card) && checked.some(({e}) => !e.card)
     ? `<p class="muted small">A card with a problem is left out of the counts, so the set-level problems may go once the cards are fixed.</p>` : "";
   // a name the server will refuse: said so next to "Valid" (the cards are; saving is not)
   const refusal = nameRefusal();
@@ -661,11 +672,6 @@ function statusHTML() {
   const missing = E.missingBase ? `<p class="small" id="ce-base-missing"><b>${esc(E.missingBase)}</b> ` +
     `is not on this server (this draft was kept in your browser from another server, or the set ` +
     `was removed), so it cannot get a new version here: Save to the server stores the draft as a new set.</p>` : "";
-  const stale = staleCards();
-  const staleNote = stale.length ? `<ul class="ce-problems bad" id="ce-stale-texts">` + stale.map((x) =>
-    `<li><button type="button" class="linkish" data-ce-jump="${x.kind}:${x.index}">${esc(x.id)} \u00b7 text</button>: ` +
-    `written for its ${x.kind === "highway" ? "bonus" : "ability"} before your change ` +
-    `(${esc(E.staleText[`${x.kind}:${x.id}`] || "none")}); the table shows the text, not the effect</li>`).join("") + `</ul>` : "";
   const notes = E.importNote ? E.importNote.notes : [];
   const imported = notes.length ? `<div class="small" id="ce-import-note">From <b>${esc(E.importNote.file)}</b>, ` +
     `what the editor has no place for (not checked, and not in a file downloaded from here):<ul class="ce-problems">` +
@@ -673,7 +679,7 @@ function statusHTML() {
     (notes.length > 8 ? `<li class="muted">\u2026 and ${notes.length - 8} more</li>` : "") + `</ul></div>` : "";
   const downloaded = E.downloadNote ? `<p class="small" id="ce-downloaded">${esc(E.downloadNote)}</p>` : "";
   return `<div id="ce-status">${head}<ul class="ce-problems">${items}${more}</ul>` +
-    `${staleNote}${derived}${note}${restored}${missing}${imported}${reconWarnHTML()}${saveNoteHTML()}${downloaded}</div>`;
+    `${derived}${note}${restored}${missing}${imported}${reconWarnHTML()}${saveNoteHTML()}${downloaded}</div>`;
 }
 
 /* Beside the "a reconstruction" box: what it states. Unchecked, the set is shown as the
@@ -895,7 +901,7 @@ async function runCheck() {
   if (E.root && !E.root.closest(".view").hidden) rerender();
   // what the check found, said when it changes (the status is drawn anew at each check:
   // as a live region it was said at each, or not at all); with what an import or Undo did
-  const problems = located();
+  const problems = listedProblems();
   const found = problems.length ? `${problems.length} ${whereOf(problems[0].e)}` : "valid";
   if (E.afterCheck) say(`${E.afterCheck}. ${checkWords()}`);
   else if (found !== E.found) say(checkWords());
@@ -1059,7 +1065,7 @@ async function save() {
     }
   }
   const sent = JSON.stringify(E.set); // what is saved, even if edited while it is sent
-  const listed = ch && ch.checkedText === sent ? located() : [];
+  const listed = ch && ch.checkedText === sent && located().length ? listedProblems() : [];
   if (listed.length) { // the check of the set as it is found problems: the server refuses them
     const {e} = listed[0];
     E.alert.say(`Not saved: fix the ${listed.length > 1 ? listed.length + " problems" : "problem"} ` +
