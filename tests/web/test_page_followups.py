@@ -1,12 +1,13 @@
 """The page's editors and the page's own services (a real browser against a real server,
 the fixtures of test_web_page.py): the card-set editor says what it did in the page's
 #announce queue, its lists of cards keep their keys from the page's shortcuts, the keys
-help names the editors' keys."""
+help names the editors' keys; a hint waits for the AI's moves being shown, and says the
+visits of a line standing for several claims in words."""
 
 from __future__ import annotations
 
 from test_cardset_editor_workflow import SAID, checked, no_js_errors, open_cards, said
-from test_web_page import browser, page, server  # noqa: F401 - fixtures
+from test_web_page import browser, page, server, settle  # noqa: F401 - fixtures
 
 
 def test_the_card_set_editors_undo_is_said_once_in_the_pages_queue(server, page):  # noqa: F811
@@ -139,3 +140,47 @@ def test_the_position_editors_short_hint_says_the_races_verdict(server, page):  
     assert words[4] == ("A search of 100 iterations never gives a verdict (it needs 100 visits "
                         "for the top move): choose 0.5 s here for one."), words
     assert not [e for e in pg.js_errors if "status of" not in e], pg.js_errors
+
+
+def test_a_hint_waits_for_the_ai_moves_being_shown(server, page):  # noqa: F811
+    """A QA pass: H pressed while the AI's moves were shown one by one gave a hint naming
+    Depot cards the table had not shown yet (the Depot as it stood before the AI's takes),
+    where the other keys said to wait. H and the hint button are refused then with the
+    same words, and the hint is asked once the moves are over (here skipped with Esc).
+    The AI's moves are kept on the screen by holding the score requests they wait for."""
+    from test_page_hints import ask_hint
+    from test_web_page import start_a_game_against_greedy
+
+    pg = page
+    start_a_game_against_greedy(pg, server + "/?speed=900", seed=5)
+    for _ in range(2):
+        settle(pg)
+        pg.locator("#deck .cardbtn").click()
+    settle(pg)
+    held = []
+    pg.route("**/v1/score", lambda route: held.append(route))
+    pg.keyboard.press("e")
+    pg.wait_for_function("window.bigsur.state.animating")
+    hints = []
+    pg.on("request", lambda r: hints.append(r.url) if r.url.endswith("/hint") else None)
+    wait_ai = pg.evaluate("""() => {
+      document.body.dispatchEvent(new KeyboardEvent('keydown', {key: '1', bubbles: true}));
+      return document.querySelector('#alert-text').textContent; }""")
+    assert wait_ai.startswith("Wait for the AI's moves to finish"), wait_ai
+    for key, on in (("h", "body"), ("Enter", "#hint-btn")):  # (a busy page's button takes
+        pg.evaluate("document.querySelector('#alert-text').textContent = ''")  # no pointer)
+        pg.focus(on)
+        pg.keyboard.press(key)
+        assert pg.locator("#alert-text").inner_text() == wait_ai
+        assert pg.evaluate("window.bigsur.state.hint") is None
+    pg.keyboard.press("Escape")
+    for route in held:
+        route.continue_()
+    pg.unroute("**/v1/score")
+    settle(pg)
+    assert pg.locator("#alert").is_hidden(), pg.locator("#alert").inner_text()
+    assert not hints, hints
+    ask_hint(pg)
+    assert "Play this" in pg.locator("#hint").inner_text()
+    assert len(hints) == 1, hints
+    assert not pg.js_errors, pg.js_errors

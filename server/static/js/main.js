@@ -995,10 +995,11 @@ function keptHint() {
 async function askHint() {
   const d = S.data;
   if (!d || d.over) return;
+  // the AI's moves being shown: a hint would name cards the table has not shown yet
+  if (S.animating) { showError(WAIT_AI); return; }
   if (!d.your_turn) { showError("A hint is for your own turn."); return; }
-  // an action on its way: the position it would search is about to change (the AI's
-  // moves being shown come after it: their position is the one to search)
-  if (S.busy && !S.animating) { showError(waitSent()); return; }
+  // an action on its way: the position it would search is about to change
+  if (S.busy) { showError(waitSent()); return; }
   if (S.hint && S.hint.pending) return; // one search at a time
   clearError();
   const [kind, val] = $("hint-budget").value.split(":");
