@@ -46,3 +46,51 @@ def test_a_reload_on_the_position_editor_keeps_the_way_back_to_the_game(server, 
     assert pg.evaluate("window.bigsur.state.game.id") == game_id
     assert pg.evaluate("location.hash") == "#game=" + game_id
     assert not pg.js_errors, pg.js_errors
+
+
+def start_another_game(pg, seed: int) -> str:
+    """From the table: New game, a game against GreedyBot dealt from ``seed`` started and
+    a card taken (a game in progress). Its id."""
+    before = pg.evaluate("window.bigsur.state.game.id")
+    pg.click("#nav-new")
+    pg.wait_for_selector("#setup:not([hidden])")
+    pg.select_option("#seat-1", "greedy")
+    pg.evaluate("document.getElementById('setup-advanced').open = true")
+    pg.fill("#setup-seed", str(seed))
+    pg.click("#setup-start")
+    pg.wait_for_function("(id) => location.hash.startsWith('#game=') && "
+                         "window.bigsur.state.game.id !== id", arg=before)
+    settle(pg)
+    pg.locator("#deck .cardbtn").click()
+    settle(pg)
+    return pg.evaluate("window.bigsur.state.game.id")
+
+
+@pytest.mark.parametrize("reload", [False, True])
+def test_resume_it_offers_the_game_played_last(server, page, reload):  # noqa: F811
+    """A QA pass: game C started and a card taken, New game, game E started and a card
+    taken, a finished game's review opened by its address (and the page reloaded there,
+    or not), New game: "Resume it" opened C, not E (the game in progress was noted only
+    when New game was shown with it on the table, never when a game was entered). It
+    opens E, the game played last."""
+    from test_web_page import finish_a_game_against_greedy
+
+    pg = page
+    finish_a_game_against_greedy(server, pg, seed=11)
+    finished = pg.evaluate("window.bigsur.state.game.id")
+    start_another_game(pg, seed=12)
+    last = start_another_game(pg, seed=13)
+    pg.evaluate("(id) => { location.hash = '#review=' + id; }", finished)
+    pg.wait_for_selector("#review:not([hidden]) #review-graph svg polyline")
+    if reload:
+        pg.reload()
+        pg.wait_for_selector("body[data-ready='1'] #review-graph svg polyline")
+    assert pg.evaluate("window.bigsur.state.game.id") == finished
+    pg.click("#nav-new")
+    pg.wait_for_selector("#setup:not([hidden])")
+    assert pg.locator("#setup-resume").is_visible()
+    pg.click("#setup-resume-btn")
+    pg.wait_for_selector("#game:not([hidden])")
+    settle(pg)
+    assert pg.evaluate("window.bigsur.state.game.id") == last
+    assert not pg.js_errors, pg.js_errors

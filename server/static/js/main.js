@@ -1687,6 +1687,7 @@ function show(view) {
     S.game.view = view;
     localStorage.setItem(STORE_KEY, JSON.stringify(S.game));
   }
+  noteGameInProgress();
   $("setup-resume").hidden = !(view === "setup" && gameInProgress());
   if (view === "setup") renderGamesList();
   const uploadShown = view === "review" && S.reviewSource === "upload";
@@ -1696,15 +1697,19 @@ function show(view) {
   }
 }
 
-/* The id of the game in progress the setup's "Resume it" offers: the game shown when it
- * is in progress, else the one left in progress for another (a finished game's Review
- * from the games list: the game shown is then that one), kept in localStorage; null when
- * none (a game that ended, or that the games list found gone from the server). */
+/* The game loaded, noted as the game in progress (PLAYING_KEY) when it is, or no longer
+ * noted once it has ended: at every view shown (show), so that the game entered last,
+ * however (started, resumed, named by the address), is the one "Resume it" offers. */
+function noteGameInProgress() {
+  if (!S.game || !S.data) return;
+  if (!S.data.over) localStorage.setItem(PLAYING_KEY, S.game.id);
+  else if (localStorage.getItem(PLAYING_KEY) === S.game.id) localStorage.removeItem(PLAYING_KEY);
+}
+
+/* The id of the game in progress the setup's "Resume it" offers: the one noted last
+ * (noteGameInProgress), when the games list still has it; null when none (a game that
+ * ended, or that the games list found gone from the server). */
 function gameInProgress() {
-  if (S.game && S.data) {
-    if (!S.data.over) localStorage.setItem(PLAYING_KEY, S.game.id);
-    else if (localStorage.getItem(PLAYING_KEY) === S.game.id) localStorage.removeItem(PLAYING_KEY);
-  }
   const id = localStorage.getItem(PLAYING_KEY);
   return id && savedGames().some((g) => g.id === id) ? id : null;
 }
