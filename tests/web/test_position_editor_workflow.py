@@ -352,3 +352,51 @@ def test_a_link_opened_over_a_table_is_undone(server, page):  # noqa: F811
     assert pg.locator("#pe-hand [data-card='H01']").count() == 1
     pg.click("#pe-redo")
     comes_back(pg, link)
+
+
+def type_ids(pg, target: str, ids: str) -> None:
+    """``ids`` typed into the ids box, placed into ``target`` (Enter)."""
+    pg.select_option("#pe-target", target)
+    pg.fill("#pe-ids", ids)
+    pg.press("#pe-ids", "Enter")
+
+
+def alert_says(pg, *texts: str) -> None:
+    pg.wait_for_selector("#alert", state="visible")
+    said = pg.locator("#alert").inner_text()
+    assert all(t in said for t in texts), said
+    pg.click("#alert-close")
+
+
+def test_the_ids_box_keeps_what_it_refused(server, page):  # noqa: F811
+    """A refused id emptied the box ('H99', and 'H18;H19', which it did not split);
+    'h14' was not a card of this set; 'L06' into your Landmarks with no card to sit
+    above said nothing. Ids are now read in any case and split at spaces, commas and
+    semicolons; what is refused stays in the box, each entry said with why."""
+    pg = page
+    open_editor(pg, server, "#nav-editor", "#pe-problems")
+    pg.select_option("#pe-players", "2")
+    type_ids(pg, "hand", "H99")
+    alert_says(pg, "H99 is not a card of this set")
+    assert pg.locator("#pe-ids").input_value() == "H99"
+    type_ids(pg, "hand", "h14,H18;H19 H99, L01")
+    alert_says(pg, "H99 is not a card of this set",
+               "L01 is a Landmark: place it into the Landmark row or a seat's Landmarks")
+    assert pg.locator("#pe-ids").input_value() == "H99 L01"
+    assert pg.locator("#pe-hand [data-card]").evaluate_all(
+        "cs => cs.map((c) => c.dataset.card)") == ["H14", "H18", "H19"]
+    type_ids(pg, "lm:0", "L06")
+    alert_says(pg, "L06: your Highway has no card for it to sit above yet")
+    assert pg.locator("#pe-ids").input_value() == "L06"
+    type_ids(pg, "hw:0:R", "h12")
+    pg.wait_for_selector("[data-pe-hwcard='0:H12']")
+    assert pg.locator("#pe-ids").input_value() == ""
+    type_ids(pg, "lm:0", "l06 L07")  # one Landmark waits for its card at a time
+    alert_says(pg, "L07: L06 waits for its card first")
+    assert pg.locator("#pe-ids").input_value() == "L07"
+    pg.click("[data-pe-hwcard='0:H12']")
+    pg.wait_for_selector("[data-pe-unclaim='0:L06']")
+    type_ids(pg, "lm:0", "L06")
+    alert_says(pg, "L06 is already placed")
+    assert not [e for e in pg.js_errors if "status of" not in e], pg.js_errors
+

@@ -538,7 +538,7 @@ export function render() {
         <label for="pe-ids">ids</label>
         <input id="pe-ids" placeholder="H12 H40, or L03:H12" spellcheck="false" size="22">
         <button type="button" data-pe="type">Place</button>
-        ${P.pending ? `<span class="lab acting" id="pe-pending">${esc(P.pending.landmark)}: click a card of the Highway it sits above</span>` : ""}
+        ${P.pending ? `<span class="lab acting" id="pe-pending">${esc(P.pending.landmark)}: click the card of ${poss(p, P.pending.seat)} Highway it sits above, or type ${esc(P.pending.landmark)}:its id</span>` : ""}
       </div>
       <h3 class="small">Highway cards not placed (${deck.filter((id) => !used.has(id)).length})</h3>
       <div class="pe-palette">${deck.filter((id) => !used.has(id)).map((id) => chip(id, `data-pe-place="${esc(id)}"`)).join("")}</div>
@@ -656,24 +656,47 @@ function bind() {
   });
 }
 
-/* Place one card id into the chosen target; a message when it cannot go there. */
-function place(id) {
+/* The id of this set that ``typed`` names, read case-insensitively ("h14" is H14); ``typed``
+ * itself when the set has none (or, differing only in case, two). */
+function setId(typed) {
+  if (P.cards.highway[typed] || P.cards.landmarks[typed]) return typed;
+  const same = [...Object.keys(P.cards.highway), ...Object.keys(P.cards.landmarks)]
+    .filter((id) => id.toLowerCase() === typed.toLowerCase());
+  return same.length === 1 ? same[0] : typed;
+}
+
+const landmarkPlaced = (p, l) => p.row.includes(l) || p.seats.some((s) => s.landmarks.some((x) => x.landmark === l));
+
+/* Place one card id (typed or clicked) into the chosen target; a message naming it when
+ * it cannot go there. */
+function place(typed) {
   const p = P.pos;
   const t = P.target;
-  if (id.includes(":")) { // L03:H12
-    const [l, card] = id.split(":");
+  if (typed.includes(":")) { // L03:H12
+    const [l, card] = typed.split(":").map(setId);
+    if (!l || !card) return `${typed}: write a Landmark, a colon and the card it sits above, as L03:H12`;
+    if (!P.cards.landmarks[l]) return `${l} is not a Landmark of this set`;
+    if (landmarkPlaced(p, l)) return `${l} is already placed`;
     const seat = p.seats.findIndex((s) => s.highway.includes(card));
     if (seat < 0) return `${card} is in no Highway`;
     p.seats[seat].landmarks.push({landmark: l, card});
     return null;
   }
-  const isLm = !!P.cards.landmarks[id];
-  if (isLm) {
+  const id = setId(typed);
+  if (P.cards.landmarks[id]) {
+    if (t !== "row" && !t.startsWith("lm:")) {
+      return `${id} is a Landmark: place it into the Landmark row or a seat's Landmarks`;
+    }
+    if (landmarkPlaced(p, id)) return `${id} is already placed`;
     if (t === "row") { p.row.push(id); return null; }
-    if (t.startsWith("lm:")) { P.pending = {landmark: id, seat: Number(t.slice(3))}; return null; }
-    return `${id} is a Landmark: place it into the Landmark row or a seat's Landmarks`;
+    const seat = Number(t.slice(3));
+    if (!p.seats[seat].highway.length) {
+      return `${id}: ${poss(p, seat)} Highway has no card for it to sit above yet`;
+    }
+    P.pending = {landmark: id, seat};
+    return null;
   }
-  if (!P.cards.highway[id]) return `${id} is not a card of this set`;
+  if (!P.cards.highway[id]) return `${typed} is not a card of this set`;
   if (placed().has(id)) return `${id} is already placed`;
   if (t === "hand") p.hand.push(id);
   else if (t === "depot") p.depot.push(id);
@@ -687,15 +710,26 @@ function place(id) {
   return null;
 }
 
+/* The ids typed in the box (split at spaces, commas and semicolons), each placed in turn.
+ * What is refused stays in the box to be corrected, each entry said with why; what was
+ * placed leaves it. One Landmark at a time waits for the card it sits above. */
 function placeTyped() {
   const box = $("pe-ids");
-  const ids = box.value.split(/[\s,]+/).filter(Boolean);
-  const errs = [], done = [];
-  for (const id of ids) {
-    const err = place(id);
-    if (err) errs.push(err); else done.push(id);
+  const entries = box.value.split(/[\s,;]+/).filter(Boolean);
+  const errs = [], done = [], refused = [];
+  let waiting = null; // a Landmark of this entry waiting for its card to be clicked
+  for (const typed of entries) {
+    const before = P.pending;
+    let err = place(typed);
+    if (!err && P.pending !== before) {
+      if (waiting) {
+        err = `${P.pending.landmark}: ${waiting.landmark} waits for its card first (one Landmark at a time)`;
+        P.pending = waiting;
+      } else waiting = P.pending;
+    }
+    if (err) { errs.push(err); refused.push(typed); } else done.push(typed);
   }
-  box.value = "";
+  box.value = refused.join(" ");
   changed(`place ${done.join(" ")}`);
   if (errs.length) say(errs.join("; "));
   const again = $("pe-ids");
@@ -1138,8 +1172,9 @@ export function onClick(el) {
   }
   if (ds.peLm) {
     if (P.target !== "row" && !P.target.startsWith("lm:")) P.target = "row";
-    place(ds.peLm);
+    const err = place(ds.peLm);
     changed(`place ${ds.peLm}`);
+    if (err) say(err);
     return true;
   }
   if (ds.peHwcard) {
