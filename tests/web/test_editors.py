@@ -115,8 +115,8 @@ def test_card_set_editor_form_and_csv(server, page):  # noqa: F811
 def test_position_editor_three_players(server, page):  # noqa: F811
     pg = page
     deck = [c.id for c in CARDS.highway if 3 in c.players]
-    depot, hand, mine, p2, p3, p3_known = (deck[0:5], deck[5:8], deck[8], deck[9:11],
-                                           deck[11], deck[12])
+    depot, hand, discard, mine, p2, p3, p3_known = (deck[0:5], deck[5:7], deck[7], deck[8],
+                                                    deck[9:11], deck[11], deck[12])
     icons = {s for cid in p2 for s in CARDS.highway[CARDS.card(cid)].scenery}
     stray = next(lm.id for lm in CARDS.landmarks if lm.scenery not in icons)
     row = [lm.id for lm in CARDS.landmarks if lm.id != stray][:5]
@@ -149,11 +149,13 @@ def test_position_editor_three_players(server, page):  # noqa: F811
 
     place("depot", depot)
     place("hand", hand)
+    place("discard", [discard])  # a seat that built has discarded (its first build)
     place("hw:0:R", [mine])
     place("hw:1:R", p2)
     place("hw:2:L", [p3])
     place("known:2", [p3_known])
     pg.click("[data-pe-mat='1:stone']")  # Player 2's discard pile: one stone on top
+    pg.click("[data-pe-mat='2:water']")
     pg.select_option("#pe-target", "row")
     for lm in row:
         pg.click(f"[data-pe-lm='{lm}']")
@@ -193,7 +195,7 @@ def test_position_editor_three_players(server, page):  # noqa: F811
     before = json.loads(pg.locator("#pe-jsonbox").input_value())
     assert before["format"] == "bigsur-view/1" and before["seats"][1]["hand"] == {
         "count": 1, "known": []}
-    assert before["seats"][2]["hand"] == {"count": 3, "known": [p3_known]}
+    assert before["seats"][2]["hand"] == {"count": 2, "known": [p3_known]}
     url = pg.url
     assert "#position=" in url
     pg.goto("about:blank")

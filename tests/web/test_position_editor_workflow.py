@@ -400,3 +400,35 @@ def test_the_ids_box_keeps_what_it_refused(server, page):  # noqa: F811
     alert_says(pg, "L06 is already placed")
     assert not [e for e in pg.js_errors if "status of" not in e], pg.js_errors
 
+
+def test_a_highway_needs_its_build_steps_and_a_discard_pile(server, page):  # noqa: F811
+    """QA's table: Player 1 has had the one turn done, yet Player 2 had built H13, and
+    'No problem found'. A Highway starts empty and grows only in its owner's build steps;
+    its first card is paid in part by a card discarded from the hand, and no card leaves a
+    discard pile: either missing is named, with the seat and its count."""
+    pg = page
+    open_editor(pg, server, "#nav-editor", "#pe-problems")
+    pg.select_option("#pe-players", "2")
+    pg.fill("#pe-turn", "1")
+    pg.locator("#pe-turn").evaluate("e => e.dispatchEvent(new Event('change'))")
+    for target, ids in [("hand", "H12 H40"), ("hw:0:R", "H11"), ("discard", "H43"),
+                        ("depot", "H01 H02 H03 H04 H05"), ("row", "L01 L02 L03 L04 L05"),
+                        ("hw:1:R", "H13")]:
+        type_ids(pg, target, ids)
+    problems = pg.locator("#pe-problems li")
+    pg.wait_for_selector("#pe-problems:has-text('Player 2 has 1 Highway card after 0 turns')")
+    assert problems.count() == 1, problems.all_inner_texts()
+    pg.select_option("#pe-step", "build")  # Player 2's first build step: H13 built in it
+    pg.wait_for_selector("#pe-problems:has-text('Player 2 has built 1 Highway card with an "
+                         "empty discard pile')")
+    assert problems.count() == 1, problems.all_inner_texts()
+    pg.click("[data-pe-mat='1:stone']")
+    pg.wait_for_selector("#pe-problems:has-text('No problem found')")
+    pg.click("[data-pe-remove='discard'][data-card='H43']")  # my pile empty, H43 in my hand
+    type_ids(pg, "hand", "H43")
+    pg.wait_for_selector("#pe-problems:has-text('You have built 1 Highway card with an "
+                         "empty discard pile')")
+    assert problems.count() == 1, problems.all_inner_texts()
+    # "Turns done" counts every player's turns (Player 1's one here)
+    assert "all players" in pg.locator("label[for='pe-turn']").inner_text()
+    assert not [e for e in pg.js_errors if "status of" not in e], pg.js_errors

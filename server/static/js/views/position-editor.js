@@ -296,6 +296,22 @@ export function problems(p, cards) {
       if (perCard.has(l.card)) out.push(`${l.card} carries two Landmarks (one a card)`);
       perCard.add(l.card);
     }
+    // a Highway starts empty and grows only in its owner's build steps; the first card
+    // built (each costs Materials) is paid at least in part by a card discarded from the
+    // hand, as no Persistent Material, Landmark or discard pile can pay yet, and nothing
+    // leaves a discard pile
+    const built = s.highway.length;
+    const buildSteps = t + (i === toAct(p) && p.phase === "build" ? 1 : 0);
+    const pile = i === p.me ? p.discard.length : s.materials.length;
+    const costs = (id) => ((cards.highway[id] || {}).cost || []).length > 0;
+    if (built && !buildSteps) {
+      out.push(`${who} ${i === p.me ? "have" : "has"} ${plural(built, "Highway card")} after ${plural(t, "turn")}: ` +
+        `a Highway starts empty, and cards are built only in their owner's build step`);
+    } else if (built && !pile && s.highway.every(costs)) {
+      out.push(`${who} ${i === p.me ? "have" : "has"} built ${plural(built, "Highway card")} with an empty ` +
+        `discard pile: the first card built is paid at least in part by discarding from the hand ` +
+        `(nothing else can pay yet), and no card leaves a discard pile`);
+    }
     if (!turnsOk) return;
     if (i === p.me) {
       const have = p.hand.length + s.highway.length + p.discard.length;
@@ -517,7 +533,7 @@ export function render() {
       <label for="pe-players">Players</label><select id="pe-players">${opt([[2, 2], [3, 3], [4, 4]], p.players)}</select>
       <label for="pe-me">I am</label><select id="pe-me">${opt(p.seats.map((_, i) => [i, `Player ${i + 1}`]), p.me)}</select>
       <label for="pe-first">First player</label><select id="pe-first">${opt(p.seats.map((_, i) => [i, `Player ${i + 1}`]), p.first)}</select>
-      <label for="pe-turn">Turns done</label><input id="pe-turn" type="number" min="0" max="${maxTurns(p.players, deck.length) - 1}" class="num" value="${p.turn}">
+      <label for="pe-turn">Turns done (all players)</label><input id="pe-turn" type="number" min="0" max="${maxTurns(p.players, deck.length) - 1}" class="num" value="${p.turn}">
       <label for="pe-step">Step</label><select id="pe-step">${opt([["take0", "take (no card taken yet)"], ["take1", "take (1 card taken)"], ["build", "build / claim"]], step)}</select>
       <button type="button" data-pe="clear" id="pe-clear">Clear</button>
       ${P.history.buttonsHTML("pe", {focusable: true})}
