@@ -184,3 +184,25 @@ def test_a_hint_waits_for_the_ai_moves_being_shown(server, page):  # noqa: F811
     assert "Play this" in pg.locator("#hint").inner_text()
     assert len(hints) == 1, hints
     assert not pg.js_errors, pg.js_errors
+
+
+def test_a_merged_claims_visits_say_which_claim_had_which(server, page):  # noqa: F811
+    """A QA pass: a hint line standing for claims above different cards with the same
+    numbers (words.js mergedClaims) printed its members' visits joined, "384, 6 visits",
+    which no player could read. It says which claim had which, the most tried first."""
+    from test_page_hints import ask_hint, fake_hint, two_claims_built
+    from test_page_qa import to_two_possible_claims
+
+    pg = page
+    to_two_possible_claims(pg, server)
+    same = {"win_probability": 0.012, "expected_margin": -21.5}
+    fake_hint(pg, two_claims_built(), [
+        {"actions": ["claim L03 H04"], "visits": 384, **same},
+        {"actions": ["claim L03 H41"], "visits": 6, **same},
+        {"actions": ["end"], "win_probability": 0.005, "expected_margin": -25.0, "visits": 100}])
+    ask_hint(pg)
+    line = pg.locator("#hint .hintlist > li").first
+    assert line.locator(".hintrow b").inner_text() == \
+        "You claim Pfeiffer Beach (L03) above H04 or H41"
+    assert line.locator(".hintnums .muted").inner_text() == "384 visits above H04, 6 above H41"
+    assert not pg.js_errors, pg.js_errors

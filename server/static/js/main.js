@@ -583,6 +583,23 @@ function hintSummary() {
     `${signed(m.expected_margin)} pts` + (listed.length > 1 ? `; ${plural(listed.length - 1, "other move")} listed.` : ".");
 }
 
+/* How often the search tried a hint line's move; a line standing for claims above several
+ * cards (mergedClaims) says whose visits are whose: "384 visits above H04, 6 above H41"
+ * (alike ones together: "384 visits each above H18 and H36, 6 above H38"), or "384 visits
+ * each" when all are alike. */
+function hintVisitsWords({move: m, members, above}) {
+  if (members.every((x) => x.visits === m.visits)) {
+    return plural(m.visits, "visit") + (members.length > 1 ? " each" : "");
+  }
+  const alike = [];
+  members.forEach((x, i) => {
+    const same = alike.find((g) => g.visits === x.visits);
+    if (same) same.cards.push(above[i]); else alike.push({visits: x.visits, cards: [above[i]]});
+  });
+  return alike.map((g, i) => (i ? String(g.visits) : plural(g.visits, "visit")) +
+    (g.cards.length > 1 ? " each" : "") + ` above ${joinWords(g.cards)}`).join(", ");
+}
+
 function renderHint() {
   const h = S.hint;
   if (!S.data || S.data.over) { setHint(""); return; }
@@ -612,8 +629,7 @@ function renderHint() {
   listed.forEach((line) => {
     const {k, move: m, members} = line;
     const words = hintMoveWords(line, ctx);
-    const visits = members.every((x) => x.visits === m.visits)
-      ? `${m.visits} visits${members.length > 1 ? " each" : ""}` : `${members.map((x) => x.visits).join(", ")} visits`;
+    const visits = hintVisitsWords(line);
     // each build in turn: a later one recycles what the earlier ones discarded
     let top = ctx.discardTop;
     const plan = m.payment && m.payment.builds ? m.payment.builds.map((b) => {
