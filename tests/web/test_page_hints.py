@@ -144,20 +144,29 @@ def test_hint_numbers_say_what_they_are(server, page):  # noqa: F811
 
 def test_hint_says_how_its_moves_are_ranked(server, page):  # noqa: F811
     """A QA pass: "build H58, win 3.3%" (1,797 visits) was listed above "build H06, win
-    11.8%" (1,536 visits), with nothing saying why. The list is ranked by visits, and the
-    search rates a move by its win chance and its points together: the legend says so,
-    and when a lower move shows a higher win chance with fewer points, that this is why."""
+    11.8%" (1,536 visits), with nothing saying why; a later pass saw the 2nd listed worth
+    far less than the 4th. The list shows the search's choice first, then the other moves
+    it tried most by the search's value, which counts the win chance and the points
+    together: the legend says so, and when a lower move shows a higher win chance with
+    fewer points, that this is why."""
     pg = page
     st = ragged_point_position()
     continue_position(pg, server, st, 0)
     fake_hint(pg, st, [{"actions": ["end"], "win_probability": 0.033, "expected_margin": -4.0},
-                       {"actions": ["build H04 R", "end"], "win_probability": 0.118,
+                       {"actions": ["build H04 R", "end"], "win_probability": 0.02,
+                        "expected_margin": -19.5},
+                       {"actions": ["build H14 R", "end"], "win_probability": 0.118,
                         "expected_margin": -9.5}])
     ask_hint(pg)
     legend = pg.locator("#hint .hintlegend").inner_text()
-    assert "Moves are ranked by visits: the search spends its time on the moves it rates " \
-           "best, the win chance counting three parts to the points' one (so a move lower " \
-           "in the list can show a higher win chance, with fewer points)" in legend, legend
+    assert "First the search's choice (the move it tried most), then the other moves it " \
+           "tried most, best first by the search's value: the win chance counting three " \
+           "parts to the points' one (so a move lower in the list can show a higher win " \
+           "chance, with fewer points)" in legend, legend
+    rows = pg.locator("#hint .hintlist > li .hintrow")
+    assert [rows.nth(k).inner_text() for k in range(3)] == [
+        "You end the turn", "You build H14 at the right end, then end the turn",
+        "You build H04 at the right end, then end the turn"], rows.all_inner_texts()
     # ranked as both numbers say: the reason is left out
     fake_hint(pg, st, [{"actions": ["end"], "win_probability": 0.3, "expected_margin": -4.0},
                        {"actions": ["build H04 R", "end"], "win_probability": 0.2,
@@ -165,7 +174,8 @@ def test_hint_says_how_its_moves_are_ranked(server, page):  # noqa: F811
     ask_hint(pg)
     pg.wait_for_function("!document.querySelector('#hint').innerText.includes('3.3%')")
     legend = pg.locator("#hint .hintlegend").inner_text()
-    assert "Moves are ranked by visits" in legend and "lower in the list" not in legend, legend
+    assert "best first by the search's value" in legend and "lower in the list" not in legend, \
+        legend
     assert not pg.js_errors, pg.js_errors
 
 
@@ -484,8 +494,10 @@ def test_a_clear_lead_is_no_verdict_while_candidates_wait_unsearched(server, pag
         "searched yet."), conf
     # a move that scored as the first on every round says so under its own numbers
     rows = pg.locator("#hint .hintlist > li")
-    assert rows.nth(2).locator(".alike").inner_text().startswith(
-        "Scored as the first move on each of the 6 sampled deals both played"), rows.nth(2)
+    assert rows.nth(2).locator(".alike").inner_text() == (
+        "Scored the same as the first move on each of the 6 sampled deals both played: the "
+        "same move as far as the search can tell; its numbers differ as they count only "
+        "those deals"), rows.nth(2)
     assert rows.nth(1).locator(".alike").count() == 0
     assert not pg.js_errors, pg.js_errors
 

@@ -16,7 +16,7 @@ import {MATERIALS, MAT_COLOR, matGlyph, matIcon, stepsInWords, paymentSentence, 
 lineBySeat, confidence, plainError, joinWords, plural, possessive, turningPoints as reviewTurningPoints,
   measuredAgain,
   playedWasBest, decidingCategory, lossWords, accuracyWords, scoreChangeWords, signed,
-  scoringItemWords, reasonWords, mergedClaims, orWords, aOrAn, noVerdictWords, roundOf}
+  scoringItemWords, reasonWords, mergedClaims, listedMoves, orWords, aOrAn, noVerdictWords, roundOf}
 from "./words.js";
 import {payState, persistentUseFits, borrowsLeft, substitutionOrder} from "./pay.js";
 import {SCENERY, SC_COLOR, esc, cap, wrap, setCards, sceneryIcon, cardWords, cardSVG,
@@ -576,7 +576,7 @@ function hintMoveWords({move: m, above}, ctx) {
 /* A hint found, in a few words for a screen reader (the box, its legend and every
  * line's detail are read where they stand, not announced whole). */
 function hintSummary() {
-  const listed = mergedClaims(S.hint.result.moves).slice(0, 4);
+  const listed = listedMoves(S.hint.result.moves);
   if (!listed.length) return "The hint found no move.";
   const m = listed[0].move;
   return `Hint: ${hintMoveWords(listed[0], hintCtx())}; win ${pct(m.win_probability)}, ` +
@@ -611,7 +611,8 @@ function renderHint() {
   }
   const r = h.result;
   // (claims above different cards with the same numbers: one line naming the cards)
-  const listed = mergedClaims(r.moves).slice(0, 4);
+  const listed = listedMoves(r.moves);
+  const shownNumbers = (m) => `${pct(m.win_probability)} ${signed(m.expected_margin)}`;
   const moves = listed.map((x) => x.move);
   const ctx = hintCtx();
   const conf = confidence(moves, S.data.legal_actions, listed.length ? listed[0].members.length : 1,
@@ -657,8 +658,10 @@ function renderHint() {
       `<span class="muted" title="how often the search tried this move">${visits}</span></div>`
         : `<div class="hintnums muted">not searched yet (the search ended before trying it)</div>`) +
       // (its own numbers are of its few rounds; the race kept the first of the two)
-      (m.versus_top && m.versus_top.alike ? `<div class="small muted alike">Scored as the first move on ` +
-        `each of the ${m.versus_top.rounds} sampled deals both played: the same move as far as the search can tell</div>` : "") +
+      (m.versus_top && m.versus_top.alike ? `<div class="small muted alike">Scored the same as the first ` +
+        `move on each of the ${m.versus_top.rounds} sampled deals both played: the same move as far as the ` +
+        `search can tell` + (shownNumbers(m) !== shownNumbers(moves[0])
+          ? "; its numbers differ as they count only those deals" : "") + `</div>` : "") +
       (m.score_change ? `<div class="small scorenow">${esc(cap(scoreChangeWords(m.score_change)))}</div>` : "") +
       (plan ? `<div class="small">Pay: ${esc(plan)}</div>` : "") +
       (reasons.length ? `<ul class="small thenlist reasons">${reasons.map((x) => `<li>${esc(x)}</li>`).join("")}</ul>` : "") +
@@ -672,8 +675,8 @@ function renderHint() {
   const rival = v.seats.length === 2 ? possessive(seatName((v.view_of + 1) % 2)) : "the best other player's";
   html += `</ol><p class="muted small hintlegend">win: your chance to win; pts: your expected ` +
     `final score minus ${esc(rival)}; visits: how often the search tried the move. ` +
-    `Moves are ranked by visits: the search spends its time on the moves it rates best, ` +
-    `the win chance counting three parts to the points' one` +
+    `First the search's choice (the move it tried most), then the other moves it tried most, ` +
+    `best first by the search's value: the win chance counting three parts to the points' one` +
     (moves.some((m, k) => moves.slice(0, k).some((up) => m.win_probability >
       up.win_probability && m.expected_margin < up.expected_margin))
       ? ` (so a move lower in the list can show a higher win chance, with fewer points)` : "") +
