@@ -1260,3 +1260,36 @@ def test_the_editors_undo_history_bounds_merges_and_tells_a_text_field(server, p
         expected = [None] * 3 if html in typed else ["undo", "redo", "redo"]
         assert [undo, redo_z, redo_y] == expected, html
     assert got["others"] == [None] * 4
+
+
+def test_position_editor_hint_lists_moves_as_the_table_does(server, page):  # noqa: F811
+    """The editor's hint listed the search's moves by visits, where the 2nd could be worth
+    far less than the 4th (a race gives its last candidates equal visits); it lists them
+    as the table does: the search's move first, then the others by the search's value."""
+    pg = page
+    position, _card = build_step_position()
+    open_editor(pg, server, "#nav-editor", "#pe-problems")
+    pg.fill("#pe-jsonbox", json.dumps(position))
+    pg.click("#pe-loadjson")
+    pg.wait_for_selector("#pe-problems:has-text('No problem found')")
+
+    def move(actions, visits, win, margin):
+        return {"actions": actions, "visits": visits, "win_probability": win,
+                "expected_margin": margin, "payment": None, "line": [], "exact": False,
+                "label": None, "versus_top": None}
+
+    answer = {"seat": 0, "stats": {"iterations": 300}, "position_kind": "view",
+              "budget": {"iterations": 300}, "seed": 1, "card_set": "default",
+              "elapsed_ms": 50.0,
+              "moves": [move(["end"], 120, 0.5, 1.0), move(["build H25 L", "end"], 100, 0.1, -9.0),
+                        move(["build H35 R", "end"], 50, 0.45, 0.5),
+                        move(["build H40 L", "end"], 30, 0.3, -2.0)]}
+    pg.route("**/v1/hint", lambda route: route.fulfill(json=answer))
+    pg.click("#pe-hint")
+    pg.wait_for_selector("#pe-moves li")
+    moves = pg.locator("#pe-moves li b").all_inner_texts()
+    assert [m.split(",")[0] for m in moves] == [
+        "You end the turn", "You build H35 at the right end", "You build H40 at the left end",
+        "You build H25 at the left end"], moves
+    assert "120 visits" in pg.locator("#pe-moves li").first.inner_text()
+    assert not [e for e in pg.js_errors if "status of" not in e], pg.js_errors

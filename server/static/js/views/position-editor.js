@@ -21,7 +21,7 @@
  */
 
 import {MATERIALS, matIcon, actionWords, paymentSentence, discardTopAfter, plainError,
-  plural, confidence, noVerdictWords} from "../words.js";
+  plural, confidence, noVerdictWords, listedMoves, orWords} from "../words.js";
 import {SC_COLOR, esc, cap, cardSVG, highwaySVG, landmarkSVG} from "../svg.js";
 import {editorAlert} from "./editor-alert.js";
 import {UndoHistory, undoKey} from "./undo-history.js";
@@ -964,7 +964,10 @@ async function ask(kind) {
       const [unit, n] = $("pe-budget").value.split(":");
       const res = await P.ctx.api("POST", "/v1/hint", {position: v, budget: {[unit]: Number(n)}, seed: 1});
       const ctx = wordsCtx();
-      const moves = res.moves.slice(0, 6);
+      // (as the table lists them: the search's move, then the others by value; claims
+      // above different cards worth the same on one line)
+      const lines = listedMoves(res.moves, 6);
+      const moves = lines.map((x) => x.move);
       // how sure the search is, as the table's hint says it (the race's paired test, or no
       // verdict on a few visits; a search too short ever to give one says that once, in
       // place of "search longer")
@@ -975,10 +978,12 @@ async function ask(kind) {
         (conf ? `<p class="conf conf-${conf.cue.replace(/ /g, "-")}" id="pe-conf"><b>${esc(cap(conf.cue))}</b>` +
           (noVerdict ? `. <span class="noverdict" id="pe-noverdict">${esc(noVerdict)}</span></p>` : `: ${esc(conf.why)}.</p>`) : "") +
         `<ol class="pe-moves" id="pe-moves">` +
-        moves.map((m) => {
+        lines.map(({move: m, members, above}) => {
           const pay = planWords(m.payment, ctx);
-          return `<li><b title="${esc(m.actions.join(", "))}">${esc(moveWords(m.actions, ctx))}</b> \u2014 win ${pct(m.win_probability)}, ` +
-            `${m.expected_margin >= 0 ? "+" : "\u2212"}${Math.abs(m.expected_margin).toFixed(1)} pts, ${m.visits} visits` +
+          const alsoAbove = members.length > 1 ? ` (or above ${orWords(above.slice(1))}, worth the same)` : "";
+          return `<li><b title="${esc(m.actions.join(", "))}">${esc(moveWords(m.actions, ctx) + alsoAbove)}</b> \u2014 win ${pct(m.win_probability)}, ` +
+            `${m.expected_margin >= 0 ? "+" : "\u2212"}${Math.abs(m.expected_margin).toFixed(1)} pts, ` +
+            plural(members.reduce((n, x) => n + x.visits, 0), "visit") + (members.length > 1 ? " in all" : "") +
             (pay ? `<div class="muted small pe-pay" title="${esc(payText(m.payment))}">Pay: ${esc(pay)}</div>` : "") + `</li>`;
         }).join("") + `</ol>`;
     } else if (kind === "score") {
