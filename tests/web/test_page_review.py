@@ -741,3 +741,34 @@ def test_a_build_paid_in_another_order_is_the_searchs_pick(server, page):  # noq
     }""")
     assert out == [True, True, False, False, True], out
     assert not pg.js_errors, pg.js_errors
+
+
+def test_no_turning_point_between_two_moves_of_one_turn(server, page):  # noqa: F811
+    """A QA pass: "Move 78: You take H21 from the Depot — your winning chances 38.8% →
+    60.6%", the swing from that take's value to the same turn's next decision, where
+    nothing unseen had happened: two searches' estimates of one situation, which the
+    move's own detail contradicted ("Lost 0.6 win-%"). Within a turn only the card a
+    deck take shows can move the estimate."""
+    pg = page
+    pg.goto(server + "/")
+    pg.wait_for_selector("body[data-ready='1']")
+    out = pg.evaluate("""async () => {
+      const w = await import('/js/words.js');
+      const v = (p, m) => ({win_probability: p, expected_margin: m});
+      const dc = (index, turn, seat, played, before, after) => ({index, turn, seat, played,
+        value_before: before, value_played: after || before, label: null, loss_points: null});
+      const res = {players: [{seat: 0}, {seat: 1}], decisions: [
+        dc(0, 4, 0, 'take H21', v(0.394, 0), v(0.388, -0.5)),
+        dc(1, 4, 0, 'take deck', v(0.606, 4.0), v(0.60, 3.9)),  // noise: no turning point
+        dc(2, 4, 0, 'end', v(0.80, 8.0)),                       // the card drawn: one
+        dc(3, 5, 1, 'take H05', v(0.3, -2)),
+        dc(4, 5, 1, 'end', v(0.3, -2)),
+        dc(5, 6, 0, 'take H07', v(0.81, 8.1)),
+      ]};
+      const ctx = {me: 0, seatName: (i) => (i === 0 ? 'You' : 'AI 2'),
+        cards: {highway: {}, landmarks: {}}};
+      return w.turningPoints(res, ctx).map((x) => x.text);
+    }""")
+    assert out == ["Move 2: You take the top card of the deck; the card drawn moved your "
+                   "winning chances 60.0% \u2192 80.0% (+4.1 expected points)."], out
+    assert not pg.js_errors, pg.js_errors

@@ -603,7 +603,9 @@ export function turnInShort(actions, ctx) {
  * (the search's value of the move played) and before its next decision. Between two
  * seats' estimates the view changes (each search knows its own hand, not the other's),
  * so a jump there is not something a move did; the other seats' turns in between are
- * named as what happened (one turn in short words, several by their players).
+ * named as what happened (one turn in short words, several by their players). Within a
+ * turn only a deck take's card can move the estimate: a swing after another move of the
+ * turn is search noise, and no turning point.
  * ``ctx``: {me, seatName, cards, paid (optional: index -> the payment's ctx, as
  * paymentsAsPaid gives it), better (optional: a decision's better move in words, or
  * null: said here without the Materials of discard piles)}; at most ``most`` swings, in game order, then at most two
@@ -618,6 +620,10 @@ export function turningPoints(res, ctx, most = 3) {
   const swings = [];
   for (let k = 0; k + 1 < mine.length; k++) {
     const a = mine[k], b = mine[k + 1];
+    // two estimates of one situation: within a turn, after a Depot take or a build,
+    // nothing unseen has happened (the Depot refills at the turn's end; a deck take
+    // shows a card), so a swing there is two searches disagreeing, not a move's doing
+    if (a.turn != null && a.turn === b.turn && a.played.trim() !== "take deck") continue;
     const after = a.value_played || a.value_before;
     const between = res.decisions.filter((dc) => dc.index > a.index && dc.index < b.index);
     swings.push({a, b, between, from: after.win_probability, to: b.value_before.win_probability,
