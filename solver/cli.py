@@ -12,7 +12,8 @@
     bigsur verify RECORD.json         check a served game's deal against its commitment
 
 Every command that uses cards takes ``--cards FILE`` (default: the shipped
-reconstruction). Errors a user can cause print one clear line and exit 2.
+reconstruction; a position or record that carries its own set refuses another). Errors a
+user can cause print one clear line and exit 2.
 """
 
 from __future__ import annotations
@@ -36,7 +37,7 @@ from .rules.constants import MATERIALS, SCENERIES
 from .rules.determinize import Determinizer, InconsistentViewError
 from .rules.effects import describe
 from .rules.engine import SetupError, legal_actions
-from .rules.position import PositionError, state_from_json, state_to_json
+from .rules.position import PositionError, resolve_cards, state_from_json, state_to_json
 from .rules.record import MAX_SEED, GameRecord, RecordError
 from .rules.scoring import final_scores
 from .rules.state import Phase
@@ -223,13 +224,39 @@ def load_position(path: str, cards_path: str | None = None, views: bool = False)
     raw = _read_json(path)
     cards = load_card_set(cards_path) if cards_path is not None else None
     try:
+        if cards is not None:
+            _check_cards_given(raw, cards, cards_path)
         position = position_or_view_from_json(raw, cards) if views else \
             state_from_json(raw, cards)
         if isinstance(position, PlayerView):
             Determinizer(position)  # InconsistentViewError naming the field
-    except (PositionError, InconsistentViewError) as err:
+    except PositionError as err:
+        named = raw.get("cards") if isinstance(raw, dict) else None
+        if err.field == "cards" and isinstance(named, str):  # a name of a stored set
+            raise UserError(f"{path}: cards: the position's cards are the set named "
+                            f"{named[:100]!r}, which this tool does not have: give its file "
+                            "with --cards FILE") from None
+        raise UserError(f"{path}: {err}") from None
+    except InconsistentViewError as err:
         raise UserError(f"{path}: {err}") from None
     return position
+
+
+def _check_cards_given(raw, cards, cards_path: str) -> None:
+    """PositionError naming ``cards`` when the position or view ``raw`` carries its own
+    card set (inline, or a record's name-version-fingerprint form) and it is not the set
+    of ``--cards`` (``cards``, read from ``cards_path``): other cards would change its
+    legal moves unsaid. Compared by fingerprint, as ``bigsur replay`` compares a record's
+    set with the one given; a set named only by name takes ``--cards``."""
+    own = raw.get("cards") if isinstance(raw, dict) else None
+    if isinstance(own, dict) and "highway" in own:
+        own = resolve_cards(own).identity()  # (PositionError naming the inline set's fault)
+    if not isinstance(own, dict) or own.get("fingerprint") in (None, cards.fingerprint):
+        return
+    raise PositionError("cards", f"the position was made with {own.get('name')!r} "
+                        f"fingerprint {own.get('fingerprint')}, but the cards given (--cards "
+                        f"{cards_path}) are {cards.name!r} fingerprint {cards.fingerprint}: "
+                        "leave out --cards to use the position's own")
 
 
 def load_record(path: str, cards=None, raw=None) -> GameRecord:

@@ -101,6 +101,74 @@ def test_a_position_file_with_a_bad_field_is_named_as_a_record_file_is(argv, tmp
         assert line.startswith(f"bigsur: error: {bad}: {field}: must be "), line
 
 
+def _own_card_set(tmp_path):
+    """A card set of another fingerprint than the shipped one ("mine": a Landmark renamed),
+    written to mine.json, and the shipped set written to default.json."""
+    import copy
+
+    from solver.rules.cards import load_card_set, parse_card_set
+
+    raw = copy.deepcopy(load_card_set().to_json())
+    raw.update(name="mine")
+    raw["landmarks"][0]["name"] += " as printed"
+    (tmp_path / "mine.json").write_text(json.dumps(raw), encoding="utf-8")
+    (tmp_path / "default.json").write_text(json.dumps(load_card_set().to_json()),
+                                           encoding="utf-8")
+    return parse_card_set(raw), load_card_set()
+
+
+@pytest.mark.parametrize("argv", [
+    ["score", "{p}"], ["hint", "{p}", "--iterations", "5", "--json"],
+    ["pay", "{p}", "--build", "H1:L"],
+])
+def test_a_position_with_its_own_cards_refuses_other_cards_given(argv, tmp_path, capsys):
+    """`bigsur hint pos.json --cards default.json` where the position carries its own set
+    searched it on the other cards, which changed its legal moves unsaid ('Build H02'
+    gone); `bigsur replay` refused the same mismatch. A set named only by its name takes
+    --cards."""
+    mine, default = _own_card_set(tmp_path)
+    position = tmp_path / "pos.json"
+    raw = state_to_json(new_game(2, seed=3, cards=mine))
+    assert isinstance(raw["cards"], dict)  # the set inline
+    position.write_text(json.dumps(raw), encoding="utf-8")
+    command = [a.format(p=position) for a in argv]
+    assert main([*command, "--cards", str(tmp_path / "default.json")]) == 2
+    assert error_line(capsys) == (
+        f"bigsur: error: {position}: cards: the position was made with 'mine' fingerprint "
+        f"{mine.fingerprint}, but the cards given (--cards {tmp_path / 'default.json'}) are "
+        f"'default' fingerprint {default.fingerprint}: leave out --cards to use the "
+        "position's own")
+    if argv[0] == "pay":
+        return  # (its build is a made-up one: pay's own words for it are not this test's)
+    assert main([*command, "--cards", str(tmp_path / "mine.json")]) == 0  # the same set
+    capsys.readouterr()
+    for named in ({**mine.identity(), "fingerprint": default.fingerprint}, "mine"):
+        position.write_text(json.dumps({**raw, "cards": named}), encoding="utf-8")
+        wanted = 2 if isinstance(named, dict) else 0  # a fingerprint is compared, a name not
+        assert main([*command, "--cards", str(tmp_path / "mine.json")]) == wanted, named
+        capsys.readouterr()
+
+
+@pytest.mark.parametrize("argv", [
+    ["score", "{p}"], ["hint", "{p}", "--iterations", "5"], ["pay", "{p}", "--build", "H1:L"],
+])
+def test_a_position_naming_a_stored_set_says_to_give_its_file(argv, tmp_path, capsys):
+    """The position editor's file of a set stored on the server names it ("cards":
+    "qa-cards"); `bigsur hint` said 'cards: must be "default" or a card set object',
+    naming neither the set nor --cards FILE, with which it works."""
+    mine, _ = _own_card_set(tmp_path)
+    position = tmp_path / "pos.json"
+    raw = {**state_to_json(new_game(2, seed=3, cards=mine)), "cards": "mine"}
+    position.write_text(json.dumps(raw), encoding="utf-8")
+    assert main([a.format(p=position) for a in argv]) == 2
+    assert error_line(capsys) == (
+        f"bigsur: error: {position}: cards: the position's cards are the set named 'mine', "
+        "which this tool does not have: give its file with --cards FILE")
+    if argv[0] != "pay":
+        assert main([*(a.format(p=position) for a in argv), "--cards",
+                     str(tmp_path / "mine.json")]) == 0
+
+
 def test_cards_validate_of_a_deeply_nested_file_lists_the_problem(tmp_path, capsys):
     deep = tmp_path / "deep.json"
     deep.write_text("{\"a\":" * 50_000 + "1" + "}" * 50_000, encoding="utf-8")
