@@ -92,6 +92,35 @@ def test_every_problem_of_a_csv_is_listed_at_once(tmp_path, capsys):
     assert "H03" in said and "H05" in said, said
 
 
+def test_a_row_of_fewer_or_more_cells_than_the_header_is_refused_naming_it(tmp_path, capsys):
+    """A row cut short (H07 to 5 of 12 cells) was padded with empty cells: the row was never
+    named, and the checks said its blank fields one fix at a time ('material', then
+    'persistent', then 'players'). A row of fewer cells than the header is refused as one
+    of more cells is, naming the row, its card and both counts; the rows left out are not
+    counted against the set (no 'a full set has 69 cards')."""
+    import csv
+    import io
+
+    rows = list(csv.reader(io.StringIO(template_csv())))
+    at = {r[1]: n for n, r in enumerate(rows)}
+    rows[at["H07"]] = rows[at["H07"]][:5]
+    rows[at["L03"]] = rows[at["L03"]] + ["extra"]
+    rows.append(["highway"])  # no id cell at all
+    buf = io.StringIO()
+    csv.writer(buf, lineterminator="\n").writerows(rows)
+    raw, errors = csv_to_card_set_json(buf.getvalue(), "short")
+    assert errors == [f"row {at['H07'] + 1} (H07): 5 cells but the header names 12 columns",
+                      f"row {at['L03'] + 1} (L03): 13 cells but the header names 12 columns",
+                      f"row {len(rows)} (no id): 1 cell but the header names 12 columns"]
+    assert "H07" not in {c["id"] for c in raw["highway"]}
+    (tmp_path / "short.csv").write_text(buf.getvalue())
+    assert main(["cards", "import", str(tmp_path / "short.csv"), "--name", "short",
+                 "--out", str(tmp_path / "s.json")]) == 1
+    err = capsys.readouterr().err
+    assert "3 problem(s)" in err and "(H07): 5 cells but the header names 12" in err, err
+    assert "a full set has" not in err and "material" not in err, err
+
+
 def test_load_card_set_reads_a_csv_file_and_a_dict(tmp_path):
     """load_card_set took only a JSON path or a name: 'x.csv' was 'not valid JSON' and a
     dict a TypeError from inside pathlib. A .csv path (any case) is read by the CSV reader

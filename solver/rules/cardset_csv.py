@@ -40,7 +40,7 @@ from .cards import (  # noqa: F401
     parse_card_set,
 )
 from .userfiles import JsonFileError, read_text_file
-from .wording import got
+from .wording import got, plural
 
 COLUMNS = ("kind", "id", "miles", "scenery", "cost", "material", "persistent", "bonus",
            "players", "name", "ability", "text")
@@ -116,6 +116,14 @@ def csv_to_card_set_json(text: str, name: str, version: str = "1", description: 
     """Read CSV text into a card set's JSON form; the second value lists the conversion
     errors (each naming the row, the card and the column). The JSON is not validated.
     More than MAX_ROWS rows: CsvTooLong."""
+    raw, errors, _dropped = _convert(text, name, version, description, reconstruction)
+    return raw, errors
+
+
+def _convert(text: str, name: str, version: str = "1", description: str = "",
+             reconstruction: bool = False) -> tuple[dict[str, Any], list[str], int]:
+    """:func:`csv_to_card_set_json`, and how many rows gave no card (their cell count or
+    kind refused): the set's card counts are not those of the file."""
     errors: list[str] = []
     raw: dict[str, Any] = {"format": FORMAT, "name": name, "version": version,
                            "reconstruction": reconstruction, "description": description,
@@ -125,9 +133,9 @@ def csv_to_card_set_json(text: str, name: str, version: str = "1", description: 
     try:
         header = next(reader)
     except StopIteration:
-        return raw, ["csv: empty file (the first row must name the columns)"]
+        return raw, ["csv: empty file (the first row must name the columns)"], 0
     except csv.Error as err:
-        return raw, [f"csv: {err}"]
+        return raw, [f"csv: {err}"], 0
     header = [h.strip().lower() for h in header]
     unknown = [h for h in header if h not in COLUMNS]
     if unknown:
@@ -137,22 +145,25 @@ def csv_to_card_set_json(text: str, name: str, version: str = "1", description: 
         if need not in header:
             errors.append(f"csv: the header has no {need!r} column")
     if errors:
-        return raw, errors
+        return raw, errors, 0
     try:
         rows = list(reader)
     except csv.Error as err:
-        return raw, [f"csv: {err}"]
+        return raw, [f"csv: {err}"], 0
     if len(rows) > MAX_ROWS:
         raise CsvTooLong(f"{name} (CSV)", len(rows))
+    dropped = 0
     for n, row in enumerate(rows, start=2):
         if not any(cell.strip() for cell in row):
             continue
-        if len(row) > len(header):
-            errors.append(f"row {n}: {len(row)} cells but the header names {len(header)} columns")
-            continue
-        cells = {h: (row[i].strip() if i < len(row) else "") for i, h in enumerate(header)}
+        cells = {h: cell.strip() for h, cell in zip(header, row, strict=False)}
         card_id = cells.get("id", "")
         where = f"row {n} ({card_id or 'no id'})"
+        if len(row) != len(header):  # a cell left out or one too many shifts the columns
+            errors.append(f"{where}: {plural(len(row), 'cell')} but the header names "
+                          f"{len(header)} columns")
+            dropped += 1
+            continue
         kind = cells.get("kind", "").lower()
         if kind == "highway":
             raw["highway"].append(_highway_row(cells, where, errors))
@@ -160,7 +171,8 @@ def csv_to_card_set_json(text: str, name: str, version: str = "1", description: 
             raw["landmarks"].append(_landmark_row(cells, where, errors))
         else:
             errors.append(f"{where}.kind: must be highway or landmark{got(cells.get('kind'))}")
-    return raw, errors
+            dropped += 1
+    return raw, errors, dropped
 
 
 def _highway_row(cells: dict[str, str], where: str, errors: list[str]) -> dict[str, Any]:
@@ -216,10 +228,11 @@ def read_csv_card_set(text: str, name: str, source: str | None = None, **meta: A
     """CSV text -> a validated full CardSet, or CardSetError (from ``source``, default
     "NAME (CSV)") listing every problem: the rows that could not be read, then the checks
     of the set on the rest (a card its row's problem names is not named again: its
-    other problems follow from it)."""
+    other problems follow from it; nor are the set's card counts while a row gave no
+    card)."""
     source = source or f"{name} (CSV)"
     try:
-        raw, errors = csv_to_card_set_json(text, name, **meta)
+        raw, errors, dropped = _convert(text, name, **meta)
     except CsvTooLong as err:
         raise CsvTooLong(source, err.rows) from None
     if not errors:
@@ -227,7 +240,7 @@ def read_csv_card_set(text: str, name: str, source: str | None = None, **meta: A
     if not errors[0].startswith("csv:"):  # the rows were read: the others are checked too
         named = {m.group(1) for e in errors if (m := re.match(r"row \d+ \(([^)]*)\)", e))}
         try:
-            parse_card_set(raw, source)
+            parse_card_set(raw, source, require_full=not dropped)
         except CardSetError as err:
             errors += [e for e in err.errors if not any(f"'{i}'" in e for i in named)]
     raise CardSetError(source, errors)
