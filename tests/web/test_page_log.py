@@ -20,6 +20,7 @@ from test_web_page import (  # noqa: F401 - fixtures
     play_out_by_api,
     server,
     settle,
+    start_a_game_against_greedy,
 )
 
 
@@ -102,4 +103,44 @@ def test_review_names_the_borrowed_and_recycled_materials_as_the_log_does(server
               "recycle the top of their discard pile (timber); discard H24 (steel)")
     line = pg.locator(f"#review-list [data-decision='{index}']")
     assert theirs in line.inner_text(), line.inner_text()
+    assert not pg.js_errors, pg.js_errors
+
+
+def test_the_log_grows_with_the_ai_moves_shown(server, page):  # noqa: F811
+    """A QA pass (the AI's moves shown one at a time): while the status line said "AI 2
+    builds H50 at the left end", the log already listed that AI's claim after it and the
+    next AI's takes. The log lists a move once the table shows it: at each move shown its
+    last entry is that move (the one marked as played now); Esc shows the rest at once,
+    and at the end it lists every move of the game once, in order."""
+    pg = page
+    start_a_game_against_greedy(pg, server + "/?speed=300", seed=11)
+    for _ in range(2):
+        settle(pg)
+        pg.locator("#deck .cardbtn").click()
+    settle(pg)
+    pg.evaluate("""() => {
+      window.seen = [];
+      new MutationObserver(() => {
+        if (document.querySelector('#skip-btn').hidden) return;
+        const items = [...document.querySelectorAll('#log li')];
+        const now = document.querySelector('#log li.now');
+        window.seen.push({caption: document.querySelector('#status-line').innerText,
+                          last: items.length ? items[items.length - 1].dataset.index : null,
+                          now: now ? now.dataset.index : null});
+      }).observe(document.querySelector('#status'), {childList: true, subtree: true});
+    }""")
+    before = pg.locator("#log li").count()
+    pg.keyboard.press("e")
+    pg.wait_for_function("window.seen.filter((x) => x.now !== null).length >= 2")
+    pg.keyboard.press("Escape")  # the rest at once
+    settle(pg)
+    moves = [x for x in pg.evaluate("window.seen") if x["now"] is not None]
+    assert len(moves) >= 2, pg.evaluate("window.seen")
+    assert all(x["last"] == x["now"] for x in moves), moves
+    assert int(moves[0]["now"]) == before + 1  # (after the player's own end of the turn)
+
+    saved = json.loads(pg.evaluate("localStorage.getItem('bigsur.game')"))
+    log = api_get(server, f"/v1/games/{saved['id']}", next(iter(saved["tokens"].values())))["log"]
+    shown = pg.locator("#log li").evaluate_all("(xs) => xs.map((x) => Number(x.dataset.index))")
+    assert shown == [e["index"] for e in log], shown
     assert not pg.js_errors, pg.js_errors

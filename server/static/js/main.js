@@ -480,7 +480,9 @@ function paidCtxs(d) {
   return ctxs;
 }
 
-function renderLog() {
+/* The game's moves (S.data's log), the first ``upTo`` of them: while the AI's moves are
+ * shown one at a time, those shown so far (transition), each added as it is played. */
+function renderLog(upTo = Infinity) {
   const d = S.data;
   const log = $("log");
   if (!d) { log.innerHTML = ""; return; }
@@ -488,7 +490,7 @@ function renderLog() {
   const paid = paidCtxs(d);
   let html = "";
   let lastTurnSeat = null;
-  for (const e of d.log) {
+  for (const e of d.log.slice(0, upTo)) {
     const newTurn = lastTurnSeat !== e.seat;
     lastTurnSeat = e.seat;
     const who = seatName(e.seat);
@@ -814,7 +816,9 @@ async function transition(prev, next) {
   S.skip = false;
   $("skip-btn").hidden = false;
   renderActions();
-  renderLog();
+  // the log as far as the table shows: the player's own moves, not yet the others'
+  const shownFirst = fresh.findIndex((e) => e.seat !== next.seat);
+  renderLog(prev.log.length + shownFirst);
   restoreFocus(); // (the action bar drawn anew: the status line, which says each move)
   const t = tableFromView(prev.view);
   const after = tableFromView(next.view);
@@ -863,6 +867,7 @@ async function transition(prev, next) {
       renderTable(t, {animating: true, caption,
         highlight: verb === "build" ? {seat: e.seat, card} : null, scores});
       restoreFocus();
+      renderLog(prev.log.length + j + 1);
       highlightLog(e.index);
       const seatEl = document.querySelector(`#seats .seat[data-seat="${e.seat}"]`);
       if ((verb === "build" || verb === "claim") && seatEl && window.scrollY === ourY) {
