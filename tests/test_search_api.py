@@ -232,6 +232,55 @@ def test_cli_hint(tmp_path, capsys, build_state, cards):
     assert code == 2 and "game is over" in out.err
 
 
+def test_a_hint_of_too_few_iterations_says_so_under_its_table(tmp_path, capsys, take_state):
+    """`bigsur hint --seconds 1` ran 5 iterations, each move 1 visit, and said nothing of
+    it where the page says "too few iterations to tell". The table now says it under its
+    moves, by the page's rule, also when --top leaves the moves out; a search long
+    enough to tell says nothing."""
+    pos = tmp_path / "pos.json"
+    pos.write_text(json.dumps(state_to_json(take_state)))
+    code, out = _cli(["hint", str(pos), "--iterations", "5", "--json"], capsys)
+    top = json.loads(out.out)["moves"][0]
+    assert code == 0 and top["visits"] < 100
+    for extra in ([], ["--top", "1"]):
+        code, out = _cli(["hint", str(pos), "--iterations", "5", *extra], capsys)
+        table, _, after = out.out.partition("\n\nToo few iterations to tell")
+        assert code == 0 and top["label"] in table
+        assert after.startswith(f" the top moves apart (5 iterations): only {top['visits']} "
+                                f"visit{'s' if top['visits'] != 1 else ''} for the top move"
+                                " (a verdict needs 100); search longer"), out.out
+    code, out = _cli(["hint", str(pos), "--iterations", "1000"], capsys)
+    assert code == 0 and "Too few" not in out.out
+
+
+def test_the_caution_of_a_thin_hint_is_the_pages_rule():
+    """words.js confidence(): after a race, the paired test against the listed move least
+    told apart from the first (one that scored alike every round counts only when all
+    did) not clear on fewer than 30 rounds; without a race, under 100 visits for the top
+    move; never with one move."""
+    from solver.search.api import RankedMove, SearchResult, too_few_words
+    from solver.search.ismcts import PairedGap
+
+    def said(visits, *gaps):  # (no gaps: a search that did not race)
+        gaps = (None, *gaps) if gaps else (None,) * len(visits)
+        moves = [RankedMove(["end"], f"move {k}", v, 0.5, 0.0, None, [], versus_top=g)
+                 for k, (v, g) in enumerate(zip(visits, gaps, strict=True), 1)]
+        return too_few_words(SearchResult(0, moves, {"iterations": sum(visits)}))
+
+    assert said([99, 1]).endswith("only 99 visits for the top move (a verdict needs 100); "
+                                  "search longer (a larger --iterations or --seconds)")
+    assert said([100, 1]) is None and said([5]) is None
+    close, far = PairedGap(29, 1.5, False), PairedGap(29, 9.0, True)
+    assert "#1 and #3 are not yet told apart on 29 shared rounds" in said([9, 9, 9], far, close)
+    assert said([9, 9, 9], far, PairedGap(30, 1.5, False)) is None  # enough rounds
+    assert said([9, 9], far) is None  # a clear lead on few rounds
+    alike = PairedGap(6, 0.0, False, alike=True)
+    assert said([9, 9], alike) is None  # the same move as far as the search can tell
+    assert "#1 and #3" in said([9, 9, 9], alike, close)  # the alike one does not count
+    # the page judges the 4 moves it lists: a 5th not yet told apart does not count
+    assert said([9, 9, 9, 9, 1], far, far, far, close) is None
+
+
 @pytest.mark.parametrize("workers", [1, 2])
 def test_versus_top_is_the_races_paired_test_against_the_first_move(build_state, workers):
     """A hint at a build step said "only 96 visits for the top move (a verdict needs

@@ -43,7 +43,7 @@ from ..rules.constants import SCENERIES
 from ..rules.explain import explain_move
 from ..rules.state import GameState, Phase
 from ..rules.views import PlayerView, view_of
-from ..rules.wording import got, got_type
+from ..rules.wording import got, got_type, plural
 from .determinize import Determinizer, InconsistentViewError
 from .ismcts import DEFAULT_PARAMS, PairedGap, SearchParams, concrete_move, search
 from .specs import MAX_SECONDS, MAX_WORKERS, workers_problem
@@ -401,8 +401,52 @@ def versus_top_words(gap: PairedGap) -> str:
             f"({gap.standard_errors:.1f} standard errors)")
 
 
+# The page's bar for a verdict (server/static/js/words.js, ``confidence()``): visits the
+# top move needs without a race, and rounds in common under which a race's paired test
+# that has not told two moves apart says too little.
+FEW_VISITS = 100
+FEW_ROUNDS = 30
+LISTED = 4  # the moves the page's hint lists and judges (``listedMoves``)
+
+
+def too_few_words(result: SearchResult) -> str | None:
+    """The caution under the table when the search's numbers are too thin to tell its
+    top moves apart, by the page's rule (its "too few iterations to tell", ``confidence()``
+    in server/static/js/words.js, on the :data:`LISTED` moves it shows): after a race, the
+    paired test (:func:`versus_top_words`) against the move least told apart from the
+    first is not clear on fewer than :data:`FEW_ROUNDS` rounds; without one, the top move
+    has fewer than :data:`FEW_VISITS` visits. None when it can tell, or with one move.
+
+    >>> m = RankedMove(["take deck"], "Take", 1, 0.5, 0.0, None, [])
+    >>> too_few_words(SearchResult(0, [m, m], {"iterations": 5}))  # doctest: +ELLIPSIS
+    'Too few iterations to tell the top moves apart (5 iterations): only 1 visit for ...'
+    """
+    first, *others = result.moves[:LISTED]
+    if not others:
+        return None
+    tested = [(k, m.versus_top) for k, m in enumerate(others, 2) if m.versus_top is not None]
+    apart = [(k, gap) for k, gap in tested if not gap.alike]
+    if tested and not apart:  # the top moves scored alike: either is fine
+        return None
+    if apart:
+        k, gap = min(apart, key=lambda kg: kg[1].standard_errors)
+        if gap.clear or gap.rounds >= FEW_ROUNDS:
+            return None
+        why = (f"#1 and #{k} are not yet told apart on {plural(gap.rounds, 'shared round')} "
+               f"(a verdict needs a clear lead or {FEW_ROUNDS} rounds)")
+    elif first.visits >= FEW_VISITS:
+        return None
+    else:
+        why = (f"only {plural(first.visits, 'visit')} for the top move (a verdict needs "
+               f"{FEW_VISITS})")
+    return (f"Too few iterations to tell the top moves apart "
+            f"({plural(result.stats['iterations'], 'iteration')}): {why}; search longer "
+            "(a larger --iterations or --seconds)")
+
+
 def format_table(result: SearchResult, top: int | None = None) -> str:
-    """The ranked moves as a readable table."""
+    """The ranked moves as a readable table (``top``: only the first moves), and under
+    it the caution of :func:`too_few_words` when the numbers are too thin to trust."""
     lines = [f"Seat {result.seat} to act. {result.stats['iterations']} iterations in "
              f"{result.stats['seconds']:.2f} s ({result.stats['workers']} worker(s))", "",
              f"{'#':>2}  {'visits':>6}  {'win%':>5}  {'margin':>6}  move"]
@@ -421,6 +465,8 @@ def format_table(result: SearchResult, top: int | None = None) -> str:
         lines.append(f"{'':>26}{' ; '.join(m.actions)}")
         if m.line:
             lines.append(f"{'':>26}then: {' ; '.join(m.line)}")
+    if caution := too_few_words(result):
+        lines += ["", caution]
     return "\n".join(lines)
 
 
@@ -490,12 +536,11 @@ def cmd_hint(args) -> int:
     except (BudgetError, GameOverError, NotToActError, InconsistentViewError) as err:
         print(f"bigsur: error: {err}", file=sys.stderr)
         return 2
-    if args.top is not None:
-        result.moves = result.moves[:args.top]
     if args.json:  # the seed searched with, as the service's hints answer it
+        result.moves = result.moves[:args.top]
         print(json.dumps({**result.to_json(), "seed": args.seed}, indent=1))
-    else:
-        print(format_table(result))
+    else:  # (the caution under the table reads the moves --top leaves out too)
+        print(format_table(result, args.top))
         print(f"\nseed {args.seed}: the same position, seed and iteration budget give this "
               "answer again")
     return 0
