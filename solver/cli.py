@@ -37,6 +37,7 @@ from .rules.constants import MATERIALS, SCENERIES
 from .rules.determinize import Determinizer, InconsistentViewError
 from .rules.effects import describe
 from .rules.engine import SetupError, legal_actions
+from .rules.explain import _seat_words  # (seats as hint and the page say them)
 from .rules.position import PositionError, resolve_cards, state_from_json, state_to_json
 from .rules.record import MAX_SEED, GameRecord, RecordError
 from .rules.scoring import final_scores
@@ -318,10 +319,11 @@ def _write_position(record: GameRecord, args) -> int:
     out = Path(args.out)
     write_output("--out", out, lambda: out.write_text(text, encoding="utf-8"),
                  overwrite=args.force)
-    # (the file's "turn" counts the turns done; the words name the one being played)
+    # (the file counts seats from 0 and its "turn" the turns done; the words say the
+    # player as hint and the page do, and the turn being played)
     where = "the game is over" if state.phase == Phase.OVER else \
-        f"seat {state.current} to act in turn {state.turn + 1}; the file's \"turn\" is " \
-        f"{state.turn}, the turns done"
+        f"{_seat_words(state.current)} to act in turn {state.turn + 1}; the file's " \
+        f"\"current\" is {state.current} and its \"turn\" {state.turn}, the turns done"
     print(f"wrote {out}: the position after {at} of {plural(total, 'action')} ({where})")
     return 0
 

@@ -190,9 +190,11 @@ def test_cli_replay_writes_the_position_at_a_move(tmp_path, capsys):
         assert state_from_json(json.loads(out.read_text())) == states[at]
         said = capsys.readouterr().out
         assert f"the position after {at} of {n} actions" in said
-        st = states[at]  # the turn in words is the file's "turn" + 1, and says so
-        assert ("the game is over" if st.is_over else f"to act in turn {st.turn + 1}; "
-                f"the file's \"turn\" is {st.turn}, the turns done") in said, said
+        st = states[at]  # the turn in words is the file's "turn" + 1, and says so; the
+        # player as hint and the page say it, counted from 1 (it said "seat 0")
+        assert ("the game is over" if st.is_over else f"Player {st.current + 1} to act in "
+                f"turn {st.turn + 1}; the file's \"current\" is {st.current} and its "
+                f"\"turn\" {st.turn}, the turns done") in said, said
         assert said.count("(") == said.count(")") == 1, said  # no nested parentheses
     assert main(["score", str(out)]) == 0  # what bigsur score reads
     assert json.loads(capsys.readouterr().out)["game_over"] is True

@@ -222,6 +222,9 @@ def test_cli_hint(tmp_path, capsys, build_state, cards):
     code, out = _cli(["hint", str(view), "--iterations", "30", "--seed", "4"], capsys)
     assert code == 0
     assert "visits" in out.out and data["moves"][0]["label"] in out.out
+    # the seat to act as the reasons under it and the page say players, counted from 1
+    # (it said "Seat 0 to act." over "denies Player 3 ..."); the JSON's "seat" from 0
+    assert out.out.startswith(f"Player {data['seat'] + 1} to act. 30 iterations in "), out.out
     assert "\nseed 4: " in out.out
     for m in data["moves"]:  # the reasons, one line under their move
         if m["reasons"]:

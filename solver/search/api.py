@@ -40,7 +40,7 @@ from ..rules.actions import (
     Take,
 )
 from ..rules.constants import SCENERIES
-from ..rules.explain import explain_move
+from ..rules.explain import _seat_words, explain_move  # (seats as its reasons say them)
 from ..rules.state import GameState, Phase
 from ..rules.views import PlayerView, view_of
 from ..rules.wording import got, got_type, plural
@@ -447,7 +447,7 @@ def too_few_words(result: SearchResult) -> str | None:
 def format_table(result: SearchResult, top: int | None = None) -> str:
     """The ranked moves as a readable table (``top``: only the first moves), and under
     it the caution of :func:`too_few_words` when the numbers are too thin to trust."""
-    lines = [f"Seat {result.seat} to act. {result.stats['iterations']} iterations in "
+    lines = [f"{_seat_words(result.seat)} to act. {result.stats['iterations']} iterations in "
              f"{result.stats['seconds']:.2f} s ({result.stats['workers']} worker(s))", "",
              f"{'#':>2}  {'visits':>6}  {'win%':>5}  {'margin':>6}  move"]
     for i, m in enumerate(result.moves[:top] if top else result.moves, 1):
