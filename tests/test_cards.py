@@ -196,6 +196,33 @@ def test_every_problem_is_listed_at_once():
     assert any("'LA'.scenery" in e for e in errors)
 
 
+def test_every_problem_of_a_card_is_listed_at_once_in_field_order():
+    """Only a card's first problem was reported: a card with its material, persistent and
+    players all blank said 'material', then 'persistent' once that was fixed, then
+    'players'. Each is listed, in the fields' order; bad miles are still said alone
+    (persistent and bonus depend on them)."""
+    raw = base()
+    for field in ("players", "material", "persistent"):
+        del raw["highway"][0][field]
+    raw["highway"][1].update(miles=9, bonus=None, scenery=["moon"])
+    raw["landmarks"][0].update(name="", ability={"kind": "fly"})
+    errors = errors_of(raw)
+    assert [e.split(":")[0] for e in errors] == [
+        "highway card 'A'.material", "highway card 'A'.persistent", "highway card 'A'.players",
+        "highway card 'B'.miles",
+        "landmark 'LA'.name", "landmark 'LA'.ability"], errors
+
+
+def test_a_card_repeating_an_id_is_named_by_that_problem_alone():
+    """Its other problems would name the id, so the earlier card of that id (the page
+    puts a problem on the card its id names)."""
+    raw = base()
+    raw["highway"][2].update(id="A", material="gold")
+    raw["landmarks"].append({**lm("LA"), "scenery": "moon"})
+    assert errors_of(raw) == ["highway card 'A'.id: duplicate id 'A'",
+                              "landmark 'LA'.id: duplicate id 'LA'"]
+
+
 @pytest.mark.parametrize("raw, field", [
     ([], "top level"), ({"format": "x", "name": "n", "highway": [], "landmarks": []}, "format"),
     ({"format": "bigsur-cards/1", "highway": [], "landmarks": []}, "name"),

@@ -407,19 +407,25 @@ def _parse_highway(raw: Any, seen: set[str], errors: list[str]) -> list[HighwayC
             continue
         card_id = item.get("id")
         where = _where(where, "highway card", card_id)
-        mine: list[str] = []  # this card's problems; the first is reported (root cause)
+        repeated = _repeats_an_id(card_id, seen)
+        mine: list[str] = []
         card = _parse_highway_card(item, where, seen, mine)
-        if mine:
-            errors.append(mine[0])
-        elif card is not None:
+        errors.extend(mine[:1] if repeated else mine)
+        if not mine and card is not None:
             cards.append(card)
     return cards
 
 
+def _repeats_an_id(card_id: Any, seen: set[str]) -> bool:
+    """Whether a card repeats the id of an earlier one: its duplicate-id problem is then
+    its only one reported (its others would name that id, so the earlier card)."""
+    return isinstance(card_id, str) and card_id in seen
+
+
 def _parse_highway_card(item: dict, where: str, seen: set[str],
                         errors: list[str]) -> HighwayCard | None:
-    """One Highway card, or None with its problems in ``errors`` (checks that depend on
-    a bad field are skipped: no knock-on problems)."""
+    """One Highway card, or None with all its problems in ``errors`` (checks that depend
+    on a bad field are skipped: no knock-on problems)."""
     card_id = item.get("id")
     _check_id(where, card_id, seen, errors)
     known = {"id", "miles", "scenery", "cost", "material", "persistent", "bonus",
@@ -429,7 +435,7 @@ def _parse_highway_card(item: dict, where: str, seen: set[str],
     miles = item.get("miles")
     if isinstance(miles, bool) or not isinstance(miles, int) or not 1 <= miles <= 4:
         errors.append(f"{where}.miles: must be an integer 1 to 4{got(miles)}")
-        return None  # persistent and bonus depend on the miles
+        return None  # persistent and bonus depend on the miles (the rest waits for them too)
     scenery = _names(item.get("scenery"), SCENERIES)
     if scenery is None or len(scenery) != 2:
         errors.append(f"{where}.scenery: must be a list of two of "
@@ -485,12 +491,12 @@ def _parse_landmarks(raw: Any, seen: set[str], errors: list[str]) -> list[Landma
             continue
         lm_id = item.get("id")
         where = _where(where, "landmark", lm_id)
-        mine: list[str] = []  # the first problem is reported (root cause)
+        repeated = _repeats_an_id(lm_id, seen)
+        mine: list[str] = []
         _check_id(where, lm_id, seen, mine)
         landmark = _parse_landmark(item, where, lm_id, mine)
-        if mine:
-            errors.append(mine[0])
-        else:
+        errors.extend(mine[:1] if repeated else mine)
+        if not mine:
             landmarks.append(landmark)
     return landmarks
 
