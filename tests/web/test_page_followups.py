@@ -206,3 +206,52 @@ def test_a_merged_claims_visits_say_which_claim_had_which(server, page):  # noqa
         "You claim Pfeiffer Beach (L03) above H04 or H41"
     assert line.locator(".hintnums .muted").inner_text() == "384 visits above H04, 6 above H41"
     assert not pg.js_errors, pg.js_errors
+
+
+def test_a_pasted_record_is_named_as_pasted_and_its_refusal_does_not_stay(server, page):  # noqa: F811
+    """A QA pass on the review's paste box: an empty paste said "the file is empty"; a
+    pasted record's review read "Reviewing the uploaded record the pasted record"; the
+    address stayed as it was while the upload's review was shown (a reload could show
+    another review); a refusal ("the pasted record: ...") stayed on the screen after
+    another review was opened. An empty paste says nothing was pasted; the review says
+    it reviews the pasted record, the address names the upload (a reload shows it again);
+    a refusal goes once a review is opened again."""
+    import json
+
+    from test_web_page import fresh_page
+
+    from solver.cli import play_random_game
+
+    pg = page
+    fresh_page(pg, server + "/?review=iterations:5")
+    pg.click("#nav-review")
+    pg.wait_for_selector("#review:not([hidden]) #review-file")
+    pg.click(".review-paste summary")
+    error = pg.locator("#review-upload-error")
+    pg.click("#review-paste-go")
+    assert error.inner_text() == "the pasted record: nothing was pasted"
+
+    record = play_random_game(2, seed=5).to_json()
+    record["actions"] = record["actions"][:8]
+    pg.fill("#review-paste", json.dumps(record))
+    pg.click("#review-paste-go")
+    assert error.is_hidden()
+    pg.wait_for_function("() => { const u = window.bigsur.state.upload; return u && u.result; }",
+                         timeout=120_000)
+    assert pg.locator("#review-source").inner_text() == "Reviewing the pasted record"
+    assert pg.evaluate("location.hash") == "#review=upload"
+    pg.reload()
+    pg.wait_for_selector("body[data-ready='1']")
+    pg.wait_for_selector("#review:not([hidden]) #review-graph svg polyline", timeout=120_000)
+    assert pg.locator("#review-source").inner_text() == "Reviewing the pasted record"
+
+    pg.click(".review-paste summary")
+    pg.fill("#review-paste", "{")
+    pg.click("#review-paste-go")
+    assert error.inner_text().startswith("the pasted record: "), error.inner_text()
+    pg.click("#nav-new")
+    pg.click("#nav-review")
+    pg.wait_for_selector("#review:not([hidden]) #review-graph svg polyline")
+    assert error.is_hidden(), error.inner_text()
+    assert not pg.js_errors, pg.js_errors
+

@@ -1638,11 +1638,13 @@ function viewOfAddress() {
   return {view: m[1], id};
 }
 
-function addressTo(view) {
+/* The address of ``view`` shown, as a new entry of the history (``replace``: in place of
+ * the current one). */
+function addressTo(view, replace = false) {
   const hash = addressOf(view);
   if (location.hash !== hash) {
     const url = location.pathname + location.search + hash;
-    if (addressLive && !addressFollowing) history.pushState(null, "", url);
+    if (addressLive && !addressFollowing && !replace) history.pushState(null, "", url);
     else history.replaceState(null, "", url);
   }
   addressFollowing = false; // (the view shown for Back is this one: the next is the player's)
@@ -1836,6 +1838,7 @@ function loadSavedReview() {
  * uploaded record's; none: the one shown last, or the upload's without a finished game).
  * Without a finished game or an upload it offers the upload. */
 async function openReview(source) {
+  clearUploadError(); // (said of an upload tried before: not of the review shown now)
   if (source) S.reviewSource = source;
   else if (S.upload && !(S.data && S.data.over)) S.reviewSource = "upload";
   if (S.reviewSource === "upload" && S.upload) {
@@ -1885,6 +1888,23 @@ function uploadFailed(name, e) {
   box.hidden = false;
 }
 
+/* The upload's failure no longer said: another upload, another review shown or analysed. */
+function clearUploadError() {
+  const box = $("review-upload-error");
+  box.hidden = true;
+  box.textContent = "";
+}
+
+/* What the page calls a record pasted in the review (in place of a file's name). */
+const PASTED = "the pasted record";
+
+/* Review the record pasted in the review's box; an empty box is said, not sent. */
+function reviewPasted() {
+  const text = $("review-paste").value;
+  if (!text.trim()) { uploadFailed(PASTED, new Error("nothing was pasted")); return; }
+  runUpload(text, PASTED);
+}
+
 /* The kept upload's job picked up, once a page load (as the game's review is), when its
  * result was not kept yet: followed while it runs, its result taken. A kept result needs
  * no job (its positions come from the record, POST /v1/replay). When the server no
@@ -1927,9 +1947,7 @@ async function pickUpUpload() {
 /* Review an uploaded record (its text, the file's name): the file is checked here
  * (naming the field), then on the server (every action), and reviewed as a job. */
 async function runUpload(text, name) {
-  const box = $("review-upload-error");
-  box.hidden = true;
-  box.textContent = "";
+  clearUploadError();
   let info, cards;
   try {
     info = reviewUpload.readRecord(text);
@@ -1949,6 +1967,7 @@ async function runUpload(text, name) {
         up.jobId = started.job_id;
         up.budget = started.budget;
         keepUpload(); // from now on a reload picks the job up
+        if (S.upload === up && S.view === "review") addressTo("review"); // #review=upload
       });
     S.upload = {...up, result: job.result, budget: job.budget, running: false, progress: null};
     keepUpload();
@@ -1958,6 +1977,7 @@ async function runUpload(text, name) {
     S.reviewSource = prev.upload ? prev.source : "game";
     if (S.upload) S.upload.shown = S.reviewSource === "upload";
     keepUpload(); // the upload before it, if any, is the one kept again
+    if (S.view === "review") addressTo("review", true); // (the review shown again)
     uploadFailed(name, e);
   } finally {
     up.running = false;
@@ -1978,7 +1998,7 @@ async function runReview(again, pickUp = false) {
   rv.running = true;
   const gameId = S.game.id;
   const token = activeToken(null);
-  if (!pickUp) clearError();
+  if (!pickUp) { clearError(); clearUploadError(); }
   renderJobs();
   try {
     let job = pickUp ? await latestReviewJob(gameId, token, rv)
@@ -2262,7 +2282,7 @@ function renderReview() {
   lost.hidden = !(upload && rv.lost);
   lost.textContent = upload && rv.lost
     ? rv.lost + " The record is kept here: press Analyse again to review it again." : "";
-  $("review-source").textContent = upload ? `Reviewing the uploaded record ${rv.name}` +
+  $("review-source").textContent = upload ? `Reviewing ${rv.name === PASTED ? PASTED : "the uploaded record " + rv.name}` +
     (rv.start ? " (from a start position)" : "") : gameOver ? "Reviewing your game" : "";
   if (!res) {
     $("review-summary").innerHTML = rv.running || rv.progress
@@ -3095,7 +3115,7 @@ async function init() {
     ev.target.value = ""; // the same file may be chosen again
     await runUpload(text, file.name);
   });
-  $("review-paste-go").addEventListener("click", () => runUpload($("review-paste").value, "the pasted record"));
+  $("review-paste-go").addEventListener("click", reviewPasted);
   $("review-back-game").addEventListener("click", () => openReview("game"));
   $("review-show-upload").addEventListener("click", () => openReview("upload"));
   addEventListener("resize", () => { // (the graph's box narrower or wider: drawn again)
