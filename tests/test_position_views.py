@@ -5,6 +5,7 @@ may contain."""
 from __future__ import annotations
 
 import copy
+import dataclasses
 import json
 import random
 import re
@@ -13,9 +14,10 @@ from pathlib import Path
 import pytest
 from rules_testkit import card_set, hw, lm, make_state
 
+from solver.rules.cards import CardSet
 from solver.rules.engine import apply, legal_actions, new_game, play
 from solver.rules.position import PositionError, state_from_json, state_to_json
-from solver.rules.state import Phase
+from solver.rules.state import GameState, Phase
 from solver.rules.views import view_from_json, view_of, view_to_json
 
 
@@ -224,6 +226,87 @@ def test_game_over_exactly_when_deck_is_empty():
     expect_error(mid, "phase", "deck is empty")
 
 
+# ---- Highways built: in their owner's build steps, after a discard
+
+
+def first_turn(players: int, seed: int, picks: int) -> GameState:
+    """A new game after ``picks`` takes of its first turn (2: its build step)."""
+    state = new_game(players, seed)
+    for _ in range(picks):
+        state = apply(state, legal_actions(state)[0])
+    return state
+
+
+@pytest.mark.parametrize("picks, seat_after_first", [(0, 0), (1, 0), (2, 1), (2, 2)])
+def test_a_highway_before_its_owners_first_build_step_is_refused(picks, seat_after_first):
+    """A Highway starts empty and grows only in its owner's build step: a card built by
+    the first player before it has taken both cards, or by a seat whose first turn is to
+    come, is named with the seat and the counts."""
+    state = first_turn(3, 5, picks)
+    seat = (state.first_player + seat_after_first) % 3
+    raw = state_to_json(state)
+    move(raw, f"seats.{seat}.hand", f"seats.{seat}.highway")
+    raw["seats"][seat]["known_hand"] = [c for c in raw["seats"][seat]["known_hand"]
+                                        if c in raw["seats"][seat]["hand"]]
+    expect_error(raw, f"seats[{seat}].highway", f"seat {seat} has 1 Highway card but has "
+                 "not had a build step yet (0 turns of its own played)")
+
+
+def test_the_first_player_builds_in_its_first_build_step():
+    """The seat to act in its first build step may have a Highway (its discard pays)."""
+    built = 0
+    for seed in range(10):
+        state = first_turn(3, seed, 2)
+        build = next((a for a in legal_actions(state) if a.notation().startswith("build")),
+                     None)
+        if build is None:
+            continue
+        state = play(state, build)
+        assert state.player.turns == 0 and state.player.highway and state.player.discard
+        assert roundtrip(state) == state
+        built += 1
+    assert built > 5
+
+
+def without_discard(raw: dict, seat: int) -> dict:
+    """``raw`` with seat ``seat``'s discard pile taken back into its hand."""
+    move(raw, f"seats.{seat}.discard", f"seats.{seat}.hand",
+         len(raw["seats"][seat]["discard"]))
+    raw["seats"][seat]["known_discard"] = []
+    return raw
+
+
+def test_a_built_highway_with_an_empty_discard_pile_is_refused():
+    """The first card built costs Materials that only a discard from the hand can pay at
+    first (no Persistent Material, Landmark or discard top yet), and no card leaves a
+    discard pile."""
+    state, raw = base_position()
+    assert state.players[1].highway and state.players[1].discard
+    expect_error(without_discard(raw, 1), "seats[1].highway",
+                 "seat 1 has built 1 Highway card with an empty discard pile")
+
+
+def with_free_cards(cards: CardSet, free: set[int]) -> CardSet:
+    """``cards`` with the Highway cards ``free`` costing no Material."""
+    highway = tuple(dataclasses.replace(c, cost=()) if i in free else c
+                    for i, c in enumerate(cards.highway))
+    return CardSet(f"{cards.name}-free", cards.version, cards.reconstruction,
+                   cards.description, highway, cards.landmarks)
+
+
+def test_a_highway_with_a_card_costing_nothing_needs_no_discard():
+    """Derived from the card set: a seat whose Highway holds a card costing nothing may
+    have built it first without discarding, so its empty pile is not refused; one whose
+    every Highway card costs Materials is."""
+    state, raw = base_position()
+    (card,) = state.players[1].highway
+    free = with_free_cards(state.cards, {card})
+    assert state_from_json(without_discard(raw, 1), free).players[1].discard == []
+    others_free = with_free_cards(state.cards, set(range(len(state.cards.highway))) - {card})
+    expect_error_with(without_discard(raw, 1), others_free, "seats[1].highway",
+                      "with an empty discard pile")
+
+
 # ---- Landmark placement in positions (a small set, built by hand)
 
 
@@ -238,19 +321,22 @@ def lm_set():
 
 def lm_raw(highway: str, landmarks) -> tuple:
     """A position at the first pick of a round (seat 0 to act) whose seat 0 shows
-    ``highway`` with ``landmarks``, after as many turns each as the Highway and the claims
-    need (one claim a turn); seat 1 holds its cards in hand, the rest fill deck and Depot."""
+    ``highway`` with ``landmarks``, after as many turns each as the Highway (built in its
+    build steps, two cards a turn) and the claims need (one claim a turn), one card in its
+    discard pile (its first build's payment); seat 1 holds its cards in hand, the rest fill
+    deck and Depot."""
     cards = lm_set()
     built = highway.split()
-    turns = max(len(landmarks), (max(0, len(built) - 2) + 1) // 2)
+    turns = max(len(landmarks), (len(built) + 1) // 2)
     held = 2 + 2 * turns
     fillers = [f"X{i}" for i in range(16)]
-    other, hand = fillers[:held], fillers[held:held + held - len(built)]
-    rest = [c.id for c in cards.highway if c.id not in built + hand + other]
+    other, kept = fillers[:held], fillers[held:held + held - len(built)]
+    discard, hand = kept[:1], kept[1:]
+    rest = [c.id for c in cards.highway if c.id not in built + kept + other]
     placed = [a for a, _ in landmarks]
     free = [x.id for x in cards.landmarks if x.id not in placed]
     state = make_state(cards, [{"highway": highway, "hand": " ".join(hand), "turns": turns,
-                                "landmarks": landmarks},
+                                "discard": " ".join(discard), "landmarks": landmarks},
                                {"hand": " ".join(other), "turns": turns}],
                        deck=" ".join(rest[:-5]), depot=" ".join(rest[-5:]), phase=Phase.TAKE,
                        landmark_row=" ".join(free[:5]), landmark_deck=" ".join(free[5:]),

@@ -13,10 +13,16 @@ from collections.abc import Callable
 import pytest
 
 from solver.rules.engine import apply, legal_actions, new_game
-from solver.rules.position import PositionError, state_from_json, state_to_json
+from solver.rules.position import (
+    PositionError,
+    PublicPosition,
+    check_public,
+    state_from_json,
+    state_to_json,
+)
 from solver.rules.state import GameState, Phase
 from solver.rules.stretches import runs
-from solver.rules.views import view_from_json, view_of, view_to_json
+from solver.rules.views import public_players, view_from_json, view_of, view_to_json
 from solver.search.bots import make_bot
 
 
@@ -214,3 +220,70 @@ def test_a_wrong_landmark_deck_count_is_named_when_the_view_is_read():
     assert refusal(view_from_json, bad) == (
         "landmark_deck.count", f"must be {len(state.landmark_deck)}, the Landmarks neither in "
         f"the row nor claimed, got {len(state.landmark_deck) + 1}")
+
+
+# ------------------------------------------------------------------ Highways built
+
+
+def test_a_highway_before_its_owners_first_build_step_is_refused_alike():
+    """A seat that has played no turn and is not in its build step has built nothing:
+    a card of its hand put in its Highway is named alike by a position and every view."""
+    named = 0
+    for state in states_where(lambda s: s.turn < s.num_players, every=1):
+        for i, p in enumerate(state.players):
+            if p.turns or (i == state.current and state.phase == Phase.BUILD):
+                continue
+            card = state.cards.highway[p.hand[0]].id
+            for seat in range(state.num_players):
+                full, view = both(state, seat)
+                for raw in (full, view):
+                    raw["seats"][i]["highway"].append(card)
+                    if i == seat or raw is full:
+                        raw["seats"][i]["hand"].remove(card)
+                        raw["seats"][i]["known_hand"] = [
+                            c for c in raw["seats"][i]["known_hand"] if c != card]
+                    else:
+                        raw["seats"][i]["hand"]["count"] -= 1
+                        raw["seats"][i]["hand"]["known"] = [
+                            c for c in raw["seats"][i]["hand"]["known"] if c != card]
+                assert_refused_alike(full, view, f"seats[{i}].highway",
+                                     f"seat {i} has 1 Highway card but has not had a build "
+                                     "step yet (0 turns of its own played)")
+                named += 1
+    assert named > 30
+
+
+def emptied_pile(state: GameState) -> GameState | None:
+    """``state`` with the discard pile of its first seat that has built taken back into
+    that seat's hand; None if no seat has built."""
+    i = next((i for i, p in enumerate(state.players) if p.highway), None)
+    if i is None:
+        return None
+    state = state.copy()
+    p = state.players[i]
+    p.hand += p.discard
+    p.known_hand |= p.known_discard
+    p.discard, p.known_discard = [], set()
+    return state
+
+
+def test_a_built_highway_with_an_empty_discard_pile_is_refused_from_the_counts():
+    """The pile's size is public (every card's back shows): check_public refuses a seat
+    with a Highway and an empty pile from the counts alone, the other seats' hands and
+    piles not given (as a view shows them); a full state is refused the same way."""
+    named = 0
+    for state in states_where(lambda s: any(p.highway for p in s.players), every=11):
+        bad = emptied_pile(state)
+        i = next(i for i, p in enumerate(state.players) if p.highway)
+        field, words = f"seats[{i}].highway", "with an empty discard pile"
+        assert refusal(state_from_json, as_json(state_to_json(bad)))[0] == field
+        for seat in range(state.num_players):
+            seen = PublicPosition.of_state(state)._replace(
+                seats=public_players(view_of(state, seat)))
+            check_public(seen)
+            counts = [0 if j == i else n for j, n in enumerate(seen.discard_counts)]
+            with pytest.raises(PositionError) as info:
+                check_public(seen._replace(discard_counts=counts))
+            assert (info.value.field, words in info.value.reason) == (field, True), info.value
+            named += 1
+    assert named > 30

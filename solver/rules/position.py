@@ -25,7 +25,7 @@ from .effects import PAYMENT_RESOURCES
 from .payment import allowances
 from .state import GameState, Phase, PlayerState, register_json_codec
 from .stretches import runs
-from .wording import got, got_type
+from .wording import got, got_type, plural
 
 FORMAT = "bigsur-position/1"
 PHASES = {"take": Phase.TAKE, "build": Phase.BUILD, "over": Phase.OVER}
@@ -304,7 +304,9 @@ class PublicPosition(NamedTuple):
     ``seats`` are read for their Highway, Landmarks and turns (a view's other seats show
     no more), and for ``known_hand`` / ``known_discard`` against the hand and pile given.
     ``landmark_deck`` is the Landmark deck itself in a full state, None in a view (which
-    shows its size, ``landmark_deck_count``)."""
+    shows its size, ``landmark_deck_count``). ``discard_counts``: the size of each seat's
+    discard pile (public: every card's back shows), None from a reader that does not give
+    them (the check that reads them is then not made)."""
 
     cards: CardSet
     seats: Sequence[PlayerState]
@@ -321,6 +323,7 @@ class PublicPosition(NamedTuple):
     recycle_used: bool
     persistent_uses: dict[int, int]
     resource_uses: dict[str, int]
+    discard_counts: Sequence[int] | None = None
 
     @classmethod
     def of_state(cls, state: GameState) -> PublicPosition:
@@ -330,7 +333,8 @@ class PublicPosition(NamedTuple):
                    depot=state.depot, current=state.current, first_player=state.first_player,
                    phase=state.phase, picks=state.picks, turn=state.turn,
                    recycle_used=state.recycle_used, persistent_uses=state.persistent_uses,
-                   resource_uses=state.resource_uses)
+                   resource_uses=state.resource_uses,
+                   discard_counts=[len(p.discard) for p in state.players])
 
     @property
     def full(self) -> bool:
@@ -383,7 +387,8 @@ def check_public(pub: PublicPosition) -> None:
     the Landmarks (each in one place, claimed above a card of a qualifying Stretch of its
     Scenery, one claim a Stretch, the row full while the Landmark deck lasts), the turn
     counters and the cards left, the end of the game, and the per-turn usage of the
-    player to act. The checks of a full state (:func:`check_state`) and of a seat's view
+    player to act, and each Highway (built in its owner's build steps, after a discard).
+    The checks of a full state (:func:`check_state`) and of a seat's view
     (:func:`~solver.rules.views.view_from_json`) both, the field named as each format
     names it; the cards each seat holds are checked by :func:`check_seat_holds`."""
     _check_landmarks(pub)
@@ -392,6 +397,7 @@ def check_public(pub: PublicPosition) -> None:
         raise PositionError("landmark_row", f"must hold {LANDMARK_ROW_SIZE} Landmarks while "
                             "the Landmark deck has any")
     _check_turns(pub)
+    _check_highways_built(pub)
 
 
 def _check_landmarks(pub: PublicPosition) -> None:
@@ -458,13 +464,45 @@ def _check_turn_counters(first_player: int, turn: int, phase: Phase, picks: int,
         raise PositionError("current", f"after {t} turns from first player "
                             f"{first_player}, seat {(first_player + t) % n} acts")
     for i, turns in enumerate(seat_turns):
-        expected = t // n + (1 if (i - first_player) % n < t % n else 0)
+        expected = _turns_played(i, n, first_player, t)
         if turns != expected:
             raise PositionError(f"seats[{i}].turns", f"must be {expected} after {t} turns")
     for i, (turns, landmarks) in enumerate(zip(seat_turns, seat_landmarks, strict=True)):
         if landmarks > turns:  # a claim ends the claiming turn
             raise PositionError(f"seats[{i}].landmarks", f"{landmarks} Landmark(s) "
                                 f"after {turns} turn(s): at most one claim per turn")
+
+
+def _turns_played(seat: int, n: int, first_player: int, turn: int) -> int:
+    """How many turns seat ``seat`` (of ``n``) has played after ``turn`` turns of the game,
+    play going round from ``first_player`` in seat order."""
+    return turn // n + (1 if (seat - first_player) % n < turn % n else 0)
+
+
+def _check_highways_built(pub: PublicPosition) -> None:
+    """A Highway starts empty and grows only in its owner's build steps: a seat with
+    Highway cards has played a turn, or is in its first build step now. Its first card
+    built is paid at least in part by a card discarded from the hand when that card costs
+    Materials (true if every card of the Highway does): no Persistent Material, Landmark
+    or discard top can pay yet, and no card ever leaves a discard pile. PositionError
+    naming ``seats[i].highway``."""
+    n = len(pub.seats)
+    for i, p in enumerate(pub.seats):
+        if not p.highway:
+            continue
+        field = f"seats[{i}].highway"
+        built = plural(len(p.highway), "Highway card")
+        played = _turns_played(i, n, pub.first_player, pub.turn)
+        if not played and not (i == pub.current and pub.phase == Phase.BUILD):
+            raise PositionError(field, f"seat {i} has {built} but has not had a build step "
+                                f"yet ({plural(played, 'turn')} of its own played)")
+        if pub.discard_counts is not None and not pub.discard_counts[i] \
+                and all(pub.cards.cost[c] for c in p.highway):
+            raise PositionError(field, f"seat {i} has built {built} with an empty discard "
+                                "pile: its first card built cost Materials, paid at least "
+                                "in part by discarding from the hand (no Persistent "
+                                "Material, Landmark or discard top could pay yet), and no "
+                                "card leaves a discard pile")
 
 
 def _check_supply(cards: CardSet, n: int, turn: int, picks: int, deck: int, depot: int,
