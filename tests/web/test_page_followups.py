@@ -255,3 +255,48 @@ def test_a_pasted_record_is_named_as_pasted_and_its_refusal_does_not_stay(server
     assert error.is_hidden(), error.inner_text()
     assert not pg.js_errors, pg.js_errors
 
+
+def test_game_keys_say_why_they_cannot_act_and_one_that_acts_clears_the_refusal(server, page):  # noqa: F811
+    """A QA pass (keyboard): V in an unfinished game did nothing and said nothing; ] at
+    the take step selected a hand card that nothing spoke of, and the first take dropped
+    it; L with no card payable said "select another card of your hand" where the hand's
+    line says no card can be paid for; after C was refused, P moved the focus to the
+    payment panel with the refusal still on the screen. V says when the review opens; a
+    card selected at the take step is said in the action bar and kept for the build
+    step; L says what the hand's line says; a key that acts takes the refusal away, as
+    an action does. (Seed 9 deals the player first, and no card payable after two deck
+    takes.)"""
+    from test_web_page import start_a_game_against_greedy
+
+    pg = page
+    start_a_game_against_greedy(pg, server + "/?speed=0", seed=9)
+    settle(pg)
+    alert = pg.locator("#alert-text")
+    pg.keyboard.press("v")
+    assert alert.inner_text() == "The review opens when the game is over."
+    pg.keyboard.press("]")
+    settle(pg)
+    chosen = pg.evaluate("window.bigsur.state.selected")
+    assert pg.locator("#hand .cardbtn.selected").get_attribute("data-select") == chosen
+    bar = pg.locator("#actionbar").inner_text()
+    assert f"Selected {chosen}: you can build it once you have taken your cards." in bar, bar
+    for _ in range(2):
+        pg.locator("#deck .cardbtn").click()
+        settle(pg)
+    assert pg.locator("#hand .cardbtn.selected").get_attribute("data-select") == chosen
+    assert f"Selected {chosen}" in pg.locator("#actionbar").inner_text()
+
+    pg.keyboard.press("c")
+    assert alert.inner_text() == "No Landmark can be claimed now."
+    pg.keyboard.press("]")
+    assert pg.locator("#hand .cardbtn.selected").count() == 1
+    assert pg.locator("#alert").is_hidden(), alert.inner_text()
+    pg.keyboard.press("l")
+    hand_line = pg.locator("#handinfo").inner_text()
+    assert hand_line == "You cannot pay for any card now."
+    assert alert.inner_text() == "You cannot pay for any card now: end your turn."
+    pg.keyboard.press("c")
+    pg.keyboard.press("p")
+    assert pg.evaluate("document.getElementById('paybox').contains(document.activeElement)")
+    assert pg.locator("#alert").is_hidden(), alert.inner_text()
+    assert not pg.js_errors, pg.js_errors

@@ -428,7 +428,8 @@ function renderActions() {
       parts.push(`<button type="button" data-undo="1" title="take back your last build of this turn">Undo building ${esc(last)} <kbd>U</kbd></button>`);
     }
   } else if (t.phase === "take" && myTurn) {
-    parts.push(`<span class="sel">Take ${t.picks === 0 ? "2 cards" : "1 more card"}: click a Depot card<span class="keyhint"> <kbd>1</kbd>\u2013<kbd>5</kbd></span> or the deck<span class="keyhint"> <kbd>D</kbd></span>.</span>`);
+    parts.push(`<span class="sel">Take ${t.picks === 0 ? "2 cards" : "1 more card"}: click a Depot card<span class="keyhint"> <kbd>1</kbd>\u2013<kbd>5</kbd></span> or the deck<span class="keyhint"> <kbd>D</kbd></span>.` +
+      (S.selected ? ` Selected <b>${esc(S.selected)}</b>: you can build it once you have taken your cards.` : "") + `</span>`);
     parts.push(`<button type="button" data-act="take deck">Take from deck <kbd>D</kbd></button>`);
   } else {
     parts.push(`<span class="sel muted">${S.animating ? "The AI is playing (Esc to skip)." : "Waiting for " + esc(seatName(t.current)) + "\u2026"}</span>`);
@@ -961,7 +962,11 @@ async function act(text) {
     d = await waitForAI(d);
     S.thinking = null; // (its moves come)
     if (!d.over && d.to_act !== d.seat && tokenFor(d.to_act) !== undefined) d = await fetchGame();
-    if (d.view.phase !== "build" || d.actions_applied !== prev.actions_applied + 1) S.selected = null;
+    // the card selected is kept while the turn goes on (one chosen at the take step: for
+    // the build step), not into another turn
+    const turnGoesOn = d.actions_applied === prev.actions_applied + 1 &&
+      (d.view.phase === "build" || (d.view.phase === "take" && prev.view.phase === "take"));
+    if (!turnGoesOn) S.selected = null;
     S.payment = null;
     // the player's own move said, as the AI's are (its status line may not change)
     const own = d.log.slice(prev.log.length).filter((e) => e.seat === prev.view.current);
@@ -2868,8 +2873,10 @@ function onKey(ev) {
     return;
   }
   if (k === "n" || k === "N") { show("setup"); $("setup-players").focus(); return; }
-  if (S.view === "review" || S.view === "game") {
-    if ((k === "v" || k === "V") && S.data && S.data.over) { openReview("game"); return; }
+  if ((S.view === "review" || S.view === "game") && (k === "v" || k === "V")) {
+    if (S.data && S.data.over) openReview("game");
+    else showError(S.data ? "The review opens when the game is over." : "No game to review: upload a record here.");
+    return;
   }
   if (S.view !== "game" || !S.data) return;
   const d = S.data;
@@ -2891,17 +2898,18 @@ function onKey(ev) {
   if (lower === "r") { build("R"); return; }
   if (lower === "p") {
     const b = document.querySelector("#paybox .paysrc .srcbtn") || document.querySelector("#paybox button");
-    if (b) b.focus(); else showError("Select a card of your hand to pay for it (build step).");
+    if (b) { clearError(); b.focus(); } else showError("Select a card of your hand to pay for it (build step).");
     return;
   }
   if (lower === "c") {
     const b = document.querySelector(".claimbtn") || document.querySelector(".cardbtn.lm");
-    if (b) b.focus();
+    if (b) { clearError(); b.focus(); }
     return;
   }
   if (k === "[" || k === "]") {
     const hand = d.view.seats[d.view.view_of].hand;
-    if (!hand.length) return;
+    if (!hand.length) { showError("Your hand is empty."); return; }
+    clearError();
     let i = hand.indexOf(S.selected);
     i = i < 0 ? (k === "]" ? 0 : hand.length - 1) : (i + (k === "]" ? 1 : hand.length - 1)) % hand.length;
     S.selected = hand[i];
@@ -2928,9 +2936,16 @@ function keyRefusal(k) {
       : `Take ${t.picks === 0 ? "2 cards" : "1 more card"} first: a Depot card (1\u20135) or the deck (D).`;
   }
   if (/^[1-5d]$/.test(k)) return "You have taken your 2 cards: build, claim a Landmark or end the turn.";
-  if (k === "c" && !legal.some((a) => a.startsWith("claim "))) return "No Landmark can be claimed now.";
-  if ((k === "l" || k === "r") && S.selected && !legal.some((a) => a.startsWith(`build ${S.selected} `))) {
-    return `You cannot pay for ${S.selected} now: select another card of your hand.`;
+  const claims = legal.some((a) => a.startsWith("claim "));
+  if (k === "c" && !claims) return "No Landmark can be claimed now.";
+  if (k === "l" || k === "r") {
+    // (as the hand's line says it, when no card can be paid for)
+    if (!legal.some((a) => a.startsWith("build "))) {
+      return `You cannot pay for any card now: ${claims ? "claim a Landmark or end" : "end"} your turn.`;
+    }
+    if (S.selected && !legal.some((a) => a.startsWith(`build ${S.selected} `))) {
+      return `You cannot pay for ${S.selected} now: select another card of your hand.`;
+    }
   }
   return null;
 }
