@@ -144,3 +144,38 @@ def test_the_log_grows_with_the_ai_moves_shown(server, page):  # noqa: F811
     shown = pg.locator("#log li").evaluate_all("(xs) => xs.map((x) => Number(x.dataset.index))")
     assert shown == [e["index"] for e in log], shown
     assert not pg.js_errors, pg.js_errors
+
+
+def test_the_name_typed_at_the_setup_names_the_player(server, page):  # noqa: F811
+    """A QA pass: "Quinn" typed as player 1's name (its field's placeholder is "You", the
+    name it stands for) showed in the games list only; the log, the seats and the final
+    scores said "You". The name typed names the player wherever the page names players
+    (the log, the seat, the scores); the table still speaks to the player ("Your turn",
+    "Your Highway"), and the record keeps "human" (docs/format.md: its names say who
+    sat where, "human" or a bot spec)."""
+    from test_web_page import fresh_page
+
+    pg = page
+    fresh_page(pg, server + "/?speed=0")
+    pg.fill("#name-0", "Quinn")
+    pg.select_option("#seat-1", "greedy")
+    pg.click("#setup-advanced summary")
+    pg.fill("#setup-seed", "9")
+    pg.click("#setup-start")
+    pg.wait_for_selector("#game:not([hidden])")
+    settle(pg)
+    assert "Your turn" in pg.locator("#status-line").inner_text()
+    me = pg.locator("#seats .seat.me")
+    assert me.get_attribute("aria-label") == "Quinn"
+    assert me.locator("h2").inner_text().strip() == "Your Highway"
+    pg.locator("#deck .cardbtn").click()
+    settle(pg)
+    assert pg.locator("#log li .who").last.inner_text() == "Quinn"
+
+    play_out_by_api(server, pg)
+    pg.reload()
+    pg.wait_for_selector("#final:not([hidden])")
+    heads = pg.locator("#final-body thead th").all_inner_texts()
+    assert heads[1].rstrip(" \u2605") == "Quinn", heads
+    assert "You" not in pg.locator("#log .who").all_inner_texts()
+    assert not pg.js_errors, pg.js_errors

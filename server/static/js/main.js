@@ -167,8 +167,8 @@ function seatName(i) {
   const info = g.seats ? g.seats[i] : null;
   const named = S.game && S.game.names && S.game.names[i];
   const mine = S.game && S.game.tokens[i] !== undefined;
+  if (named) return named; // (the name typed at the setup, else "You": defaultName)
   if (mine && Object.keys(S.game.tokens).length === 1) return "You";
-  if (named) return named;
   if (!info) return `Player ${i + 1}`;
   if (info.kind === "human") return `Player ${i + 1}`;
   return `AI ${i + 1} (${levelOf(info.spec)})`;
@@ -1404,8 +1404,10 @@ function renderSeatChoices() {
   box.innerHTML = html;
 }
 
+/* A seat's name when none is typed at the setup: "You" for the one person at the page
+ * (at any seat), "Player N" for each person of a hot seat, the AI by its level. */
 function defaultName(i, spec, hotSeat = false) {
-  if (spec === "human") return i === 0 && !hotSeat ? "You" : `Player ${i + 1}`;
+  if (spec === "human") return hotSeat ? `Player ${i + 1}` : "You";
   return `AI ${i + 1} (${levelOf(spec)})`;
 }
 
