@@ -1293,3 +1293,34 @@ def test_position_editor_hint_lists_moves_as_the_table_does(server, page):  # no
         "You build H25 at the left end"], moves
     assert "120 visits" in pg.locator("#pe-moves li").first.inner_text()
     assert not [e for e in pg.js_errors if "status of" not in e], pg.js_errors
+
+
+def test_position_editor_hint_of_one_claim_above_two_cards_says_both(server, page):  # noqa: F811
+    """A second read: the editor's hint merges claims above different cards worth the
+    same into one line, as the table's does, but still said "only candidate: no other
+    move was worth searching" when that line was all; it says, as the table does, that
+    its choices are worth the same, and names both cards."""
+    from test_continue_and_upload import editor_link
+    from test_page_hints import two_claims_built
+
+    pg = page
+    pg.goto(server + "/")
+    pg.wait_for_selector("body[data-ready='1']")
+    link = editor_link(pg, two_claims_built(), 0)
+    pg.goto("about:blank")
+    pg.goto(f"{server}/#position={link}")
+    pg.wait_for_selector("#pe-problems:has-text('No problem found')")
+    same = {"visits": 384, "win_probability": 0.012, "expected_margin": -21.5,
+            "payment": None, "line": [], "exact": False, "label": None, "versus_top": None}
+    answer = {"seat": 0, "stats": {"iterations": 768}, "position_kind": "view",
+              "budget": {"iterations": 768}, "seed": 1, "card_set": "default",
+              "elapsed_ms": 50.0, "moves": [{"actions": ["claim L03 H04"], **same},
+                                            {"actions": ["claim L03 H41"], **same}]}
+    pg.route("**/v1/hint", lambda route: route.fulfill(json=answer))
+    pg.click("#pe-hint")
+    pg.wait_for_selector("#pe-moves li")
+    conf = pg.locator("#pe-conf").inner_text()
+    assert conf.startswith("Close call: its 2 choices are worth the same"), conf
+    line = pg.locator("#pe-moves li").first.inner_text()
+    assert "above H04 (or above H41, worth the same)" in line and "768 visits in all" in line, line
+    assert not [e for e in pg.js_errors if "status of" not in e], pg.js_errors

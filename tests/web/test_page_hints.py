@@ -343,6 +343,8 @@ def test_confidence_against_the_closest_move_and_not_on_a_short_search(server, p
       return {
         closest: c([m(768, 0.500, 10.0), m(438, 0.138, -25.7), m(300, 0.30, 0),
                     m(200, 0.474, 9.0)]),
+        // listed by value (listedMoves): a move of 3 visits 2nd is no measure of the gap
+        thin: c([m(600, 0.60, 2.0), m(3, 0.70, 4.0), m(300, 0.50, 0.0), m(2, 0.20, -5.0)]),
         short: c([m(24, 0.300, 1.0), m(23, 0.253, -3.0)]),
         lost: c([m(2898, 0.0001, -5.0), m(1536, 0.0, -9.5), m(400, 0.0002, -12.0)]),
         won: c([m(2898, 0.9999, 12.0), m(2700, 1.0, 11.5)]),
@@ -350,6 +352,8 @@ def test_confidence_against_the_closest_move_and_not_on_a_short_search(server, p
     }""")
     assert out["closest"] == ("likely best: 768 vs 200 visits, 2.6 win-% and 1.0 points ahead "
                               "of the best other move, the 4th listed"), out
+    assert out["thin"] == ("clearly best: 600 vs 300 visits, 10.0 win-% and 2.0 points ahead "
+                           "of the best other move, the 3rd listed"), out
     assert out["short"] == ("too few iterations to tell: only 24 visits for the top move "
                             "(a verdict needs 100): search longer"), out
     assert out["lost"] == ("likely best: 2898 vs 1536 visits; every move's win chance 0.0%, "

@@ -387,10 +387,10 @@ export function confidence(moves, legal, choices = 1, untried = 0) {
   const raced = others.some(({m}) => m.versus_top);
   const alike = ({m}) => !!(m.versus_top && m.versus_top.alike);
   // the gap's measure: the best other move by value (one that scored alike every round
-  // is the first move again); the next listed when no other has a value that means much
-  const valued = others.filter((o) => (raced ? o.m.visits > 0 && !alike(o)
-    : o.k === 1 || o.m.visits >= FEW_VISITS));
-  const b = valued.reduce((x, y) => (searchValue(y.m) > searchValue(x.m) ? y : x), valued[0] || others[0]);
+  // is the first move again); the most visited other when none has a value that means much
+  const valued = others.filter((o) => (raced ? o.m.visits > 0 && !alike(o) : o.m.visits >= FEW_VISITS));
+  const b = valued.length ? valued.reduce((x, y) => (searchValue(y.m) > searchValue(x.m) ? y : x))
+    : others.reduce((x, y) => (y.m.visits > x.m.visits ? y : x));
   // the test's: the move least told apart (fewest standard errors behind the first);
   // a move alike on every round counts only when no other is listed
   const tested = others.filter((o) => o.m.versus_top);
