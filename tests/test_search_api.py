@@ -272,7 +272,7 @@ def test_the_caution_of_a_thin_hint_is_the_pages_rule():
 
     assert said([99, 1]).endswith("only 99 visits for the top move (a verdict needs 100); "
                                   "search longer (a larger --iterations or --seconds)")
-    assert said([100, 1]) is None and said([5]) is None
+    assert said([100, 1]) is None and said([5]) is None and said([]) is None
     close, far = PairedGap(29, 1.5, False), PairedGap(29, 9.0, True)
     assert "#1 and #3 are not yet told apart on 29 shared rounds" in said([9, 9, 9], far, close)
     assert said([9, 9, 9], far, PairedGap(30, 1.5, False)) is None  # enough rounds

@@ -415,15 +415,16 @@ def too_few_words(result: SearchResult) -> str | None:
     in server/static/js/words.js, on the :data:`LISTED` moves it shows): after a race, the
     paired test (:func:`versus_top_words`) against the move least told apart from the
     first is not clear on fewer than :data:`FEW_ROUNDS` rounds; without one, the top move
-    has fewer than :data:`FEW_VISITS` visits. None when it can tell, or with one move.
+    has fewer than :data:`FEW_VISITS` visits. None when it can tell, or with fewer than two
+    moves.
 
     >>> m = RankedMove(["take deck"], "Take", 1, 0.5, 0.0, None, [])
     >>> too_few_words(SearchResult(0, [m, m], {"iterations": 5}))  # doctest: +ELLIPSIS
     'Too few iterations to tell the top moves apart (5 iterations): only 1 visit for ...'
     """
-    first, *others = result.moves[:LISTED]
-    if not others:
+    if len(result.moves) < 2:
         return None
+    first, *others = result.moves[:LISTED]
     tested = [(k, m.versus_top) for k, m in enumerate(others, 2) if m.versus_top is not None]
     apart = [(k, gap) for k, gap in tested if not gap.alike]
     if tested and not apart:  # the top moves scored alike: either is fine
