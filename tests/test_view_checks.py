@@ -285,5 +285,9 @@ def test_a_built_highway_with_an_empty_discard_pile_is_refused_from_the_counts()
             with pytest.raises(PositionError) as info:
                 check_public(seen._replace(discard_counts=counts))
             assert (info.value.field, words in info.value.reason) == (field, True), info.value
+            # as a view reads it (the pile's size from its JSON: the second read found
+            # view_from_json passing no counts, so no view was ever refused)
+            got = refusal(view_from_json, as_json(view_to_json(view_of(bad, seat))))
+            assert (got[0], words in got[1]) == (field, True), got
             named += 1
     assert named > 30

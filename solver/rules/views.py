@@ -239,7 +239,9 @@ def view_from_json(raw: Any, cards: CardSet | None = None) -> PlayerView:
         deck_count=view.deck_count, depot=view.depot, current=view.current,
         first_player=view.first_player, phase=view.phase, picks=view.picks, turn=view.turn,
         recycle_used=view.recycle_used, persistent_uses=view.persistent_uses,
-        resource_uses=view.resource_uses))
+        resource_uses=view.resource_uses,
+        discard_counts=[len(me.discard) if i == seat else len(others[i].discard_materials)
+                        for i in range(n)]))
     for i in range(n):
         _check_cards_held(view, i, me if i == seat else others[i])
     return view
