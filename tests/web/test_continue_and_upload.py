@@ -127,6 +127,8 @@ def test_review_an_uploaded_record_and_step_through_it(server, page):  # noqa: F
     upload(pg, "illegal.json", json.dumps(illegal))
     message = upload_error_has(pg, "illegal.json")
     assert "actions[3]" in message, message
+    # its seat as the review names its players (the server counts seats from 0)
+    assert "for Player " in message and "for seat" not in message, message
     assert pg.locator("#review-graph svg").count() == 0
     shot(pg, "29-review-upload-error", full=True)
 

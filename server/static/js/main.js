@@ -16,7 +16,7 @@ import {MATERIALS, MAT_COLOR, matGlyph, matIcon, stepsInWords, paymentSentence, 
 lineBySeat, confidence, plainError, joinWords, plural, possessive, turningPoints as reviewTurningPoints,
   measuredAgain,
   playedWasBest, decidingCategory, lossWords, accuracyWords, scoreChangeWords, signed,
-  scoringItemWords, reasonWords, mergedClaims, listedMoves, orWords, aOrAn, noVerdictWords, roundOf}
+  scoringItemWords, reasonWords, mergedClaims, listedMoves, seatsNamed, orWords, aOrAn, noVerdictWords, roundOf}
 from "./words.js";
 import {payState, persistentUseFits, borrowsLeft, substitutionOrder} from "./pay.js";
 import {SCENERY, SC_COLOR, esc, cap, wrap, setCards, sceneryIcon, cardWords, cardSVG,
@@ -1891,7 +1891,9 @@ async function uploadCards(info) {
  * file. */
 function uploadFailed(name, e) {
   const box = $("review-upload-error");
-  box.textContent = `${name}: ${e instanceof ApiError && e.status === 422 ? "not accepted: " : ""}${e.message}`;
+  // (its players as its review names them: the page's names are the table's)
+  box.textContent = `${name}: ${e instanceof ApiError && e.status === 422 ? "not accepted: " : ""}` +
+    seatsNamed(e.message, (i) => `Player ${i + 1}`);
   box.hidden = false;
 }
 

@@ -564,8 +564,13 @@ export function plainError(message, ctx) {
   });
   m = m.replace(/'(build [^']+|take [^']+|claim [^']+|end)'/g, (_, a) =>
     `"${actionWords(a, ctx, "You").replace(/^You /, "")}"`);
-  m = m.replace(/\bseat (\d)\b/g, (_, s) => ctx.seatName(Number(s)));
-  return m;
+  return seatsNamed(m, ctx.seatName);
+}
+
+/** A server message's seats, numbered from 0 ("for seat 1"), by the page's names for
+ * them (``seatName(1)``: "AI 2", or "Player 2" in an uploaded record's review). */
+export function seatsNamed(message, seatName) {
+  return String(message).replace(/\bseat (\d)\b/g, (_, s) => seatName(Number(s)));
 }
 
 const COUNT_WORDS = ["no", "one", "two", "three", "four", "five"];
