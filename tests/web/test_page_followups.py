@@ -149,14 +149,10 @@ def test_a_hint_waits_for_the_ai_moves_being_shown(server, page):  # noqa: F811
     same words, and the hint is asked once the moves are over (here skipped with Esc).
     The AI's moves are kept on the screen by holding the score requests they wait for."""
     from test_page_hints import ask_hint
-    from test_web_page import start_a_game_against_greedy
+    from test_web_page import to_the_first_build_step
 
     pg = page
-    start_a_game_against_greedy(pg, server + "/?speed=900", seed=5)
-    for _ in range(2):
-        settle(pg)
-        pg.locator("#deck .cardbtn").click()
-    settle(pg)
+    to_the_first_build_step(pg, server + "/?speed=900", seed=5)
     held = []
     pg.route("**/v1/score", lambda route: held.append(route))
     pg.keyboard.press("e")

@@ -378,7 +378,7 @@ def test_a_raced_hint_gives_the_paired_tests_verdict_whatever_the_visits(server,
     ``versus_top`` is the race's paired test against the first, and the verdict is read
     from it: against the listed move least told apart (one that scored alike every round
     is the same move), clear only when every candidate was searched."""
-    from test_web_page import start_a_game_against_greedy
+    from test_web_page import to_the_first_build_step
 
     pg = page
     pg.goto(server + "/")
@@ -439,11 +439,7 @@ def test_a_raced_hint_gives_the_paired_tests_verdict_whatever_the_visits(server,
                             "sampled deals both played"), out
     # on the table: a real 100-iteration hint at a build step says the race's verdict,
     # once, and no note that such a search never gives one
-    start_a_game_against_greedy(pg, server + "/?speed=0", seed=1)
-    for _ in range(2):
-        settle(pg)
-        pg.locator("#deck .cardbtn").click()
-    settle(pg)
+    to_the_first_build_step(pg, server + "/?speed=0", seed=1)
     assert len(pg.evaluate("window.bigsur.state.data.legal_actions")) > 2  # (moves to weigh)
     ask_hint(pg, "iterations:100")
     moves = pg.evaluate("window.bigsur.state.hint.result.moves")

@@ -20,7 +20,7 @@ from test_web_page import (  # noqa: F401 - fixtures
     play_out_by_api,
     server,
     settle,
-    start_a_game_against_greedy,
+    to_the_first_build_step,
 )
 
 
@@ -113,11 +113,7 @@ def test_the_log_grows_with_the_ai_moves_shown(server, page):  # noqa: F811
     last entry is that move (the one marked as played now); Esc shows the rest at once,
     and at the end it lists every move of the game once, in order."""
     pg = page
-    start_a_game_against_greedy(pg, server + "/?speed=300", seed=11)
-    for _ in range(2):
-        settle(pg)
-        pg.locator("#deck .cardbtn").click()
-    settle(pg)
+    to_the_first_build_step(pg, server + "/?speed=300", seed=11)
     pg.evaluate("""() => {
       window.seen = [];
       new MutationObserver(() => {

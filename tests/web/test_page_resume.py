@@ -14,6 +14,17 @@ from test_web_page import (  # noqa: F401 - fixtures
 )
 
 
+def resume_from_new_game(pg) -> None:
+    """New game, then its "Resume it" (which must be offered): the game it offers on the
+    screen."""
+    pg.click("#nav-new")
+    pg.wait_for_selector("#setup:not([hidden])")
+    assert pg.locator("#setup-resume").is_visible()
+    pg.click("#setup-resume-btn")
+    pg.wait_for_selector("#game:not([hidden])")
+    settle(pg)
+
+
 @pytest.mark.parametrize("address", ["#position=", "#editor"])
 def test_a_reload_on_the_position_editor_keeps_the_way_back_to_the_game(server, page, address):  # noqa: F811
     """A QA pass: a game against the AI, a move played, the position editor opened and
@@ -37,12 +48,7 @@ def test_a_reload_on_the_position_editor_keeps_the_way_back_to_the_game(server, 
     pg.wait_for_selector("body[data-ready='1']")
     assert pg.locator("#editor").is_visible()
     assert pg.locator("#nav-game").is_visible()
-    pg.click("#nav-new")
-    pg.wait_for_selector("#setup:not([hidden])")
-    assert pg.locator("#setup-resume").is_visible()
-    pg.click("#setup-resume-btn")
-    pg.wait_for_selector("#game:not([hidden])")
-    settle(pg)
+    resume_from_new_game(pg)
     assert pg.evaluate("window.bigsur.state.game.id") == game_id
     assert pg.evaluate("location.hash") == "#game=" + game_id
     assert not pg.js_errors, pg.js_errors
@@ -86,11 +92,6 @@ def test_resume_it_offers_the_game_played_last(server, page, reload):  # noqa: F
         pg.reload()
         pg.wait_for_selector("body[data-ready='1'] #review-graph svg polyline")
     assert pg.evaluate("window.bigsur.state.game.id") == finished
-    pg.click("#nav-new")
-    pg.wait_for_selector("#setup:not([hidden])")
-    assert pg.locator("#setup-resume").is_visible()
-    pg.click("#setup-resume-btn")
-    pg.wait_for_selector("#game:not([hidden])")
-    settle(pg)
+    resume_from_new_game(pg)
     assert pg.evaluate("window.bigsur.state.game.id") == last
     assert not pg.js_errors, pg.js_errors

@@ -733,10 +733,11 @@ def start_a_game_against_greedy(pg, url: str, cards: str | None = None,
     pg.wait_for_selector("#game:not([hidden])")
 
 
-def to_the_first_build_step(pg, url: str) -> None:
-    """A fresh game against GreedyBot at ``url``, the player's first two takes from the
-    deck: its first build step on the screen."""
-    start_a_game_against_greedy(pg, url)
+def to_the_first_build_step(pg, url: str, seed: int | None = None) -> None:
+    """A fresh game against GreedyBot at ``url`` (dealt from ``seed``, else the
+    server's), the player's first two takes from the deck: its first build step on the
+    screen."""
+    start_a_game_against_greedy(pg, url, seed=seed)
     for _ in range(2):
         settle(pg)
         pg.locator("#deck .cardbtn").click()
