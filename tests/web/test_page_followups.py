@@ -296,3 +296,36 @@ def test_game_keys_say_why_they_cannot_act_and_one_that_acts_clears_the_refusal(
     assert pg.evaluate("document.getElementById('paybox').contains(document.activeElement)")
     assert pg.locator("#alert").is_hidden(), alert.inner_text()
     assert not pg.js_errors, pg.js_errors
+
+
+def test_a_score_breakdown_opened_in_one_game_is_not_open_in_the_next(server, page):  # noqa: F811
+    """A QA pass: a seat's score breakdown opened in one game was open in the next game
+    shown (the open seats were kept for the page, not for the game). They are kept across
+    the redraws of one game only."""
+    from test_page_qa import continue_position, ragged_point_position
+
+    pg = page
+    continue_position(pg, server, ragged_point_position(), 0)
+    first = pg.evaluate("window.bigsur.state.game.id")
+    pg.locator("#seats .seat.me details.score summary").click()
+    pg.locator("#seats .seat.me details.score .breakdown").wait_for(state="visible")
+    pg.click("#nav-new")  # another game, then back to the first from the games list
+    pg.wait_for_selector("#setup:not([hidden])")
+    pg.select_option("#seat-1", "greedy")
+    pg.click("#setup-start")
+    pg.wait_for_function("(a) => location.hash.startsWith('#game=') && !location.hash.endsWith(a)",
+                         arg=first)
+    settle(pg)
+    pg.click("#nav-new")
+    pg.wait_for_selector("#setup:not([hidden])")
+    pg.click(f"[data-open-game='{first}']")
+    pg.wait_for_function("(a) => location.hash === '#game=' + a", arg=first)
+    settle(pg)
+    assert pg.locator("#seats .seat.me details.score").count() == 1
+    assert pg.locator("#seats .seat.me details.score[open]").count() == 0
+    # within a game it stays open across redraws (test_page_a11y), and opens again
+    pg.locator("#seats .seat.me details.score summary").click()
+    pg.keyboard.press("]")  # a card selected: the table drawn again
+    settle(pg)
+    assert pg.locator("#seats .seat.me details.score[open]").count() == 1
+    assert not pg.js_errors, pg.js_errors

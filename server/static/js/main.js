@@ -354,10 +354,16 @@ function renderTable(t, opts = {}) {
   const small = innerWidth < 700, many = t.seats.length > 2;
   const [most, mostMine] = small ? [0.45, 0.5] : many ? [0.75, 0.75] : [0.58, 0.62];
   // which score breakdowns are open is read from the table being replaced (a details'
-  // toggle event comes later, and never from one a redraw took away first)
-  for (const d of seatsEl.querySelectorAll(".seat details.score")) {
-    S.scoresOpen[d.open ? "add" : "delete"](Number(d.closest(".seat").dataset.seat));
+  // toggle event comes later, and never from one a redraw took away first), when it is
+  // this game's: another game's open seats are not this one's
+  const game = String(S.game ? S.game.id : "");
+  if (seatsEl.dataset.game !== game) S.scoresOpen.clear();
+  else {
+    for (const d of seatsEl.querySelectorAll(".seat details.score")) {
+      S.scoresOpen[d.open ? "add" : "delete"](Number(d.closest(".seat").dataset.seat));
+    }
   }
+  seatsEl.dataset.game = game;
   q("seats").innerHTML = order.map((i) => seatHTML(i, fit(i, most))).join("") +
     seatHTML(mine, fit(mine, mostMine));
 
