@@ -303,19 +303,14 @@ def test_a_score_breakdown_opened_in_one_game_is_not_open_in_the_next(server, pa
     shown (the open seats were kept for the page, not for the game). They are kept across
     the redraws of one game only."""
     from test_page_qa import continue_position, ragged_point_position
+    from test_page_races import another_game_against_greedy
 
     pg = page
     continue_position(pg, server, ragged_point_position(), 0)
     first = pg.evaluate("window.bigsur.state.game.id")
     pg.locator("#seats .seat.me details.score summary").click()
     pg.locator("#seats .seat.me details.score .breakdown").wait_for(state="visible")
-    pg.click("#nav-new")  # another game, then back to the first from the games list
-    pg.wait_for_selector("#setup:not([hidden])")
-    pg.select_option("#seat-1", "greedy")
-    pg.click("#setup-start")
-    pg.wait_for_function("(a) => location.hash.startsWith('#game=') && !location.hash.endsWith(a)",
-                         arg=first)
-    settle(pg)
+    another_game_against_greedy(pg)  # then back to the first from the games list
     pg.click("#nav-new")
     pg.wait_for_selector("#setup:not([hidden])")
     pg.click(f"[data-open-game='{first}']")

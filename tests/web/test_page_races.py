@@ -63,6 +63,19 @@ def shown_view(pg) -> str:
                        ".filter((v) => !document.getElementById(v).hidden).join()")
 
 
+def another_game_against_greedy(pg) -> str:
+    """From a game shown: New game, a game against GreedyBot started and shown. Its id."""
+    shown = pg.evaluate("window.bigsur.state.game.id")
+    pg.click("#nav-new")
+    pg.wait_for_selector("#setup:not([hidden])")
+    pg.select_option("#seat-1", "greedy")
+    pg.click("#setup-start")
+    pg.wait_for_function("(a) => location.hash.startsWith('#game=') && !location.hash.endsWith(a)",
+                         arg=shown)
+    settle(pg)
+    return pg.evaluate("window.bigsur.state.game.id")
+
+
 def two_games(pg, base: str) -> tuple[str, str]:
     """A fresh page's two games against GreedyBot, A then B (New game between): the
     history #setup, #game=A, #setup, #game=B, with B shown. Their ids."""
@@ -71,14 +84,7 @@ def two_games(pg, base: str) -> tuple[str, str]:
     start_a_game_against_greedy(pg, base + "/?speed=0")
     settle(pg)
     first = pg.evaluate("window.bigsur.state.game.id")
-    pg.click("#nav-new")
-    pg.wait_for_selector("#setup:not([hidden])")
-    pg.select_option("#seat-1", "greedy")
-    pg.click("#setup-start")
-    pg.wait_for_function("(a) => location.hash.startsWith('#game=') && !location.hash.endsWith(a)",
-                         arg=first)
-    settle(pg)
-    return first, pg.evaluate("window.bigsur.state.game.id")
+    return first, another_game_against_greedy(pg)
 
 
 def test_a_second_back_before_the_first_backs_game_came_stays(server, page):  # noqa: F811
