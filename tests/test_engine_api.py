@@ -66,3 +66,32 @@ def test_a_record_started_on_anything_but_a_card_set_says_how_to_get_one(cards):
     with pytest.raises(TypeError) as same:
         new_game(2, seed=1, cards=cards)
     assert str(err.value) == str(same.value)
+
+
+@pytest.mark.parametrize("reader", ["state_from_json", "view_from_json"])
+@pytest.mark.parametrize("cards", ["default", "data", 3])
+def test_a_position_read_with_anything_but_a_card_set_says_how_to_get_one(reader, cards):
+    """state_from_json(text, cards="default") (or a dict of the schema) and
+    view_from_json the same failed with AttributeError: 'str' object has no attribute
+    'card'. They refuse it as new_game does, saying what None means there; a CardSet
+    reads the position."""
+    from solver.rules import (
+        load_card_set,
+        state_from_json,
+        state_to_json,
+        view_from_json,
+        view_of,
+        view_to_json,
+    )
+
+    state = new_game(2, seed=1)
+    read, raw = {"state_from_json": (state_from_json, state_to_json(state)),
+                 "view_from_json": (view_from_json, view_to_json(view_of(state, 0)))}[reader]
+    cards = load_card_set().to_json() if cards == "data" else cards
+    with pytest.raises(TypeError) as err:
+        read(raw, cards=cards)
+    with pytest.raises(TypeError) as dealt:
+        new_game(2, seed=1, cards=cards)
+    assert str(err.value) == str(dealt.value).replace("(the default set)",
+                                                      "(the set the JSON names)")
+    assert read(raw, cards=load_card_set()).depot == state.depot

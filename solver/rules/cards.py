@@ -24,6 +24,7 @@ from dataclasses import dataclass
 from functools import cached_property, lru_cache
 from importlib import resources
 from numbers import Integral
+from os import PathLike
 from pathlib import Path
 from typing import Any
 
@@ -553,6 +554,32 @@ def load_card_set(spec: str | Path | dict | None = None) -> CardSet:
                         f"card set or a dict of the JSON schema, got {type(spec).__name__}")
     reader = FILE_READERS.get(Path(spec).suffix.lower())
     return reader(spec) if reader is not None else read_card_set(spec)
+
+
+def require_card_set(cards: object, none_means: str = "the default set") -> CardSet | None:
+    """``cards`` as given when it is a CardSet or None; anything else (a path, a dict) is
+    a TypeError saying how to get a CardSet, the same for every entry that takes a
+    ``cards`` argument (``new_game``, ``GameRecord.start``, ``state_from_json``,
+    ``view_from_json``). ``none_means``: what None stands for at that entry."""
+    if cards is None or isinstance(cards, CardSet):
+        return cards
+    if isinstance(cards, (str, PathLike)):
+        how = f"load it with load_card_set({str(cards)!r})"
+    elif isinstance(cards, dict):
+        how = "build it from parsed JSON with parse_card_set(data) (solver.rules.cards)"
+    else:
+        how = "load one with load_card_set(path) ('default' for the shipped set)"
+    given = f" {cards!r}" if isinstance(cards, str) else ""
+    raise TypeError(f"cards: must be a CardSet or None ({none_means}), got "
+                    f"{type(cards).__name__}{given}: {how}")
+
+
+def card_set_or_default(cards: object) -> CardSet:
+    """``cards`` if it is a CardSet, the default set for None; anything else is the
+    TypeError of :func:`require_card_set`, for every entry that deals a game
+    (``new_game``, ``GameRecord.start``)."""
+    checked = require_card_set(cards)
+    return load_card_set() if checked is None else checked
 
 
 # Readers of card-set files in a format other than JSON, by file suffix: a reader builds

@@ -31,10 +31,9 @@ import random
 from collections.abc import Sequence
 from functools import lru_cache
 from numbers import Integral
-from os import PathLike
 
 from .actions import Action, Build, Claim, End, IllegalActionError, Take, parse_action
-from .cards import CardSet, UnknownCardError, load_card_set
+from .cards import CardSet, UnknownCardError, card_set_or_default
 from .constants import (
     CARDS_TAKEN_PER_TURN,
     DEPOT_SIZE,
@@ -92,25 +91,6 @@ def new_game(num_players: int, seed: int | None = None, cards: CardSet | None = 
     first = rng.randrange(num_players)
     return GameState(cards, players, deck, depot, landmark_deck, row, current=first,
                      first_player=first)
-
-
-def card_set_or_default(cards: object) -> CardSet:
-    """``cards`` if it is a CardSet, the default set for None; anything else (a path, a
-    dict) is a TypeError saying how to get a CardSet, for every entry that deals a game
-    (:func:`new_game`, ``GameRecord.start``)."""
-    if cards is None:
-        return load_card_set()
-    if isinstance(cards, CardSet):
-        return cards
-    if isinstance(cards, (str, PathLike)):
-        how = f"load it with load_card_set({str(cards)!r})"
-    elif isinstance(cards, dict):
-        how = "build it from parsed JSON with parse_card_set(data) (solver.rules.cards)"
-    else:
-        how = "load one with load_card_set(path) ('default' for the shipped set)"
-    given = f" {cards!r}" if isinstance(cards, str) else ""
-    raise TypeError(f"cards: must be a CardSet or None (the default set), got "
-                    f"{type(cards).__name__}{given}: {how}")
 
 
 def turns_per_player(state: GameState) -> int:

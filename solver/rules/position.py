@@ -12,7 +12,14 @@ from collections.abc import Sequence
 from numbers import Integral
 from typing import Any, NamedTuple
 
-from .cards import CardSet, CardSetError, UnknownCardError, load_card_set, parse_card_set
+from .cards import (
+    CardSet,
+    CardSetError,
+    UnknownCardError,
+    load_card_set,
+    parse_card_set,
+    require_card_set,
+)
 from .constants import (
     CARDS_TAKEN_PER_TURN,
     DEPOT_SIZE,
@@ -256,8 +263,9 @@ class _Reader:
 def open_document(raw: Any, fmt: str, cards: CardSet | None,
                   known: frozenset[str] = POSITION_FIELDS) -> tuple[_Reader, list]:
     """Check the envelope shared by positions and views (an object of format ``fmt``
-    with 2-4 seats and no field outside ``known``) and resolve its card set; returns a
-    reader and the raw seats."""
+    with 2-4 seats and no field outside ``known``) and resolve its card set (``cards``, a
+    CardSet, overrides the one it names); returns a reader and the raw seats."""
+    require_card_set(cards, none_means="the set the JSON names")
     if not isinstance(raw, dict):
         raise PositionError("position", f"must be an object{got_type(raw)}")
     if raw.get("format") != fmt:

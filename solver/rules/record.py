@@ -40,8 +40,8 @@ from pathlib import Path
 from typing import Any
 
 from .actions import Action, ActionError, parse_action
-from .cards import CONTROL_CHARACTERS, CardSet
-from .engine import apply_inplace, card_set_or_default, new_game, play
+from .cards import CONTROL_CHARACTERS, CardSet, card_set_or_default
+from .engine import apply_inplace, new_game, play
 from .position import PositionError, cards_to_json, resolve_cards, state_from_json, state_to_json
 from .scoring import final_scores
 from .state import GameState, Phase
