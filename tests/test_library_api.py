@@ -277,6 +277,30 @@ def test_view_of_and_view_to_json_name_what_they_were_given():
     assert view_to_json(view_of(state, 0))["format"] == "bigsur-view/1"
 
 
+def test_state_to_json_and_check_state_name_what_they_were_given():
+    """state_to_json(view), check_state(view) and check_state(None) failed with an
+    AttributeError from inside ('PlayerView' object has no attribute 'deck'); each names
+    what it takes, as view_to_json does for a full state, and points a view to its own
+    functions."""
+    from solver.rules import check_state, view_from_json, view_to_json
+
+    state = new_game(2, seed=1)
+    view = view_of(state, 0)
+    with pytest.raises(TypeError, match=r"state_to_json: expected a GameState \(a full "
+                       r"state\), got a PlayerView: view_to_json writes a view"):
+        state_to_json(view)
+    with pytest.raises(TypeError, match=r"check_state: expected a GameState \(a full "
+                       r"state\), got a PlayerView: .*view_from_json\(view_to_json\(view\)\)"):
+        check_state(view)
+    with pytest.raises(TypeError, match=r"check_state: expected a GameState \(a full "
+                       r"state\), got NoneType"):
+        check_state(None)
+    # what the messages point to works, and a full state still passes
+    assert view_from_json(view_to_json(view)) == view
+    check_state(state)
+    assert state_to_json(state)["format"] == "bigsur-position/1"
+
+
 def test_apply_reports_a_faulty_payment_as_itself_not_as_a_misplaced_card(state,
                                                                          monkeypatch):
     """A payment that fails after the built card left the hand (a planner's fault, not the

@@ -116,9 +116,23 @@ def per_turn_to_json(state: GameState) -> dict:
     }
 
 
+def require_full_state(entry: str, state: object, for_a_view: str) -> None:
+    """TypeError unless ``state`` is a GameState (an AttributeError from inside before),
+    naming ``entry`` and what it was given; ``for_a_view``: what to do with a PlayerView
+    instead (the mirror of ``view_to_json`` given a full state)."""
+    if isinstance(state, GameState):
+        return
+    from .views import PlayerView  # (views builds on this module)
+
+    raise TypeError(f"{entry}: expected a GameState (a full state)"
+                    + (f", got a PlayerView: {for_a_view}" if isinstance(state, PlayerView)
+                       else f", got {type(state).__name__}"))
+
+
 def state_to_json(state: GameState) -> dict:
     """The position JSON (``bigsur-position/1``, docs/format.md "Positions") of a full
     state; :func:`state_from_json` reads it back, checked."""
+    require_full_state("state_to_json", state, "view_to_json writes a view")
     cards = state.cards
     hid = [c.id for c in cards.highway]
     lid = [lm.id for lm in cards.landmarks]
@@ -353,6 +367,8 @@ class PublicPosition(NamedTuple):
 
 def check_state(state: GameState) -> None:
     """Raise PositionError unless the state could arise in a game by the rules."""
+    require_full_state("check_state", state, "a view is checked as it is read, "
+                       "view_from_json(view_to_json(view))")
     _check_places(state)
     check_public(PublicPosition.of_state(state))
     for i, p in enumerate(state.players):  # the supply is right: is it shared right?

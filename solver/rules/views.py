@@ -52,6 +52,7 @@ from .position import (
     check_seat_holds,
     open_document,
     per_turn_to_json,
+    require_full_state,
     seat_to_json,
 )
 from .state import GameState, Phase, PlayerState
@@ -116,10 +117,7 @@ class PlayerView:
 
 def view_of(state: GameState, seat: int) -> PlayerView:
     """The view of ``seat`` of the full state (PositionError for a seat not in the game)."""
-    if not isinstance(state, GameState):  # (an AttributeError deep inside before)
-        raise TypeError("view_of: expected a GameState (a full state)"
-                        + (", got a PlayerView: it is a view already"
-                           if isinstance(state, PlayerView) else f", got {type(state).__name__}"))
+    require_full_state("view_of", state, "it is a view already")
     # -1 would silently be the last seat's hand, True seat 1's, "0" a TypeError
     if isinstance(seat, bool) or not isinstance(seat, Integral) \
             or not 0 <= seat < len(state.players):
