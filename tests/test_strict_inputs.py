@@ -336,6 +336,23 @@ def test_view_of_refuses_a_seat_not_in_the_game():
             view_of(state, seat)
 
 
+@pytest.mark.parametrize("seat", [-1, "0", 9, True])
+def test_claimable_refuses_a_seat_not_in_the_game_as_view_of_does(seat):
+    """claimable(state, -1) answered for the last seat, "0" was a TypeError and 9 an
+    IndexError from inside; of a state or a view it is refused in view_of's words."""
+    from solver.rules.engine import claimable
+
+    state = new_game(2, seed=1)
+    with pytest.raises(PositionError) as said:
+        view_of(state, seat)
+    for position in (state, view_of(state, 0)):
+        with pytest.raises(PositionError) as err:
+            claimable(position, seat)
+        assert str(err.value) == str(said.value) == f"seat: must be a seat 0 to 1, got {seat!r}"
+    for seat_in_game in (0, 1):  # a seat of the game answers, of a state as of a view
+        assert claimable(state, seat_in_game) == claimable(view_of(state, 0), seat_in_game)
+
+
 @pytest.mark.parametrize("argv, words", [
     (["--players", "abc"], "--players: each count must be 2, 3 or 4, got 'abc'"),
     (["--players", "2.5"], "--players: each count must be 2, 3 or 4, got '2.5'"),

@@ -52,7 +52,7 @@ from .payment import (
     carry_out_payment,
     cheapest_payment,
 )
-from .position import as_phase
+from .position import as_phase, check_seat
 from .scoring import Outcome, effective_miles, final_scores
 from .state import GameState, Phase, PlayerState, known_state
 from .stretches import highway_runs, runs
@@ -189,10 +189,15 @@ def claimable(state: GameState | PlayerView, seat: int | None = None) -> list[tu
 
     Also of a :class:`~solver.rules.views.PlayerView`, for any seat: a claim reads only
     public facts (the seat's Highway and Landmarks, the Landmark row), so the answer is
-    that of every full state consistent with the view."""
+    that of every full state consistent with the view. A ``seat`` not in the game is a
+    PositionError, as :func:`~solver.rules.views.view_of` says it."""
     if type(state) is not GameState and isinstance(state, PlayerView):
         state = known_state(state)
-    player = state.players[state.current if seat is None else seat]
+    if seat is None:
+        seat = state.current
+    else:
+        check_seat(seat, len(state.players))
+    player = state.players[seat]
     return _claims(state.cards, player.highway, player.landmarks, state.landmark_row, False)
 
 

@@ -116,6 +116,14 @@ def per_turn_to_json(state: GameState) -> dict:
     }
 
 
+def check_seat(seat: object, num_players: int) -> None:
+    """PositionError naming ``seat`` unless it is a seat of a game of ``num_players``:
+    -1 would silently be the last seat, True seat 1, "0" a TypeError from inside."""
+    if isinstance(seat, bool) or not isinstance(seat, Integral) \
+            or not 0 <= seat < num_players:
+        raise PositionError("seat", f"must be a seat 0 to {num_players - 1}, got {seat!r}")
+
+
 def require_full_state(entry: str, state: object, for_a_view: str) -> None:
     """TypeError unless ``state`` is a GameState (an AttributeError from inside before),
     naming ``entry`` and what it was given; ``for_a_view``: what to do with a PlayerView

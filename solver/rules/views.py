@@ -37,7 +37,6 @@ consistency and samples full states consistent with it.
 from __future__ import annotations
 
 from dataclasses import dataclass, field
-from numbers import Integral
 from typing import Any
 
 from .cards import CardSet
@@ -49,6 +48,7 @@ from .position import (
     cards_taken,
     cards_to_json,
     check_public,
+    check_seat,
     check_seat_holds,
     open_document,
     per_turn_to_json,
@@ -118,11 +118,7 @@ class PlayerView:
 def view_of(state: GameState, seat: int) -> PlayerView:
     """The view of ``seat`` of the full state (PositionError for a seat not in the game)."""
     require_full_state("view_of", state, "it is a view already")
-    # -1 would silently be the last seat's hand, True seat 1's, "0" a TypeError
-    if isinstance(seat, bool) or not isinstance(seat, Integral) \
-            or not 0 <= seat < len(state.players):
-        raise PositionError("seat", f"must be a seat 0 to {len(state.players) - 1}, "
-                            f"got {seat!r}")
+    check_seat(seat, len(state.players))
     material = state.cards.material
     others = {}
     for i, p in enumerate(state.players):
