@@ -137,6 +137,55 @@ def test_apply_names_a_card_not_where_the_action_takes_it_as_play_does(state, ca
     assert copy == at  # refused before anything changed
 
 
+# ------------------------------------------------------------------ a finished game
+
+
+@pytest.fixture(scope="module")
+def finished():
+    state = new_game(2, seed=3)
+    while not state.is_over:
+        state = play(state, legal_actions(state)[0])
+    return state
+
+
+def _after_the_end(state):
+    """An action of every kind (its cards anywhere: no action is legal any more)."""
+    card = state.cards.highway[0].id
+    return [Take(), Take(card), Build(card, "R"), Claim(state.cards.landmarks[0].id, card),
+            End()]
+
+
+@pytest.mark.parametrize("kind", range(5), ids=["deck", "depot", "build", "claim", "end"])
+def test_apply_refuses_any_action_once_the_game_is_over_as_play_does(finished, kind):
+    """apply(finished, Take()) was an IndexError (pop from empty list) and
+    apply(finished, End()) played a turn 21 the game does not have. apply refuses it in
+    play's words and leaves the state as it was."""
+    action = _after_the_end(finished)[kind]
+    before = state_to_json(finished)
+    with pytest.raises(IllegalActionError) as err:
+        apply(finished, action)
+    with pytest.raises(IllegalActionError) as checked:
+        play(finished, action)
+    assert str(err.value) == str(checked.value)
+    assert "the game is over" in str(err.value), err.value
+    assert state_to_json(finished) == before
+
+
+def test_the_game_over_names_the_turns_played_not_a_turn_after_them(finished):
+    """A finished 2-player game said "(turn 21, over step): the game is over": it has 20
+    turns. It says how many were played; a game under way still numbers its turns
+    from 1."""
+    with pytest.raises(IllegalActionError) as err:
+        play(finished, "end")
+    assert str(err.value) == (f"illegal action 'end': the game is over (after "
+                              f"{finished.turn} turns)")
+    assert f"turn {finished.turn + 1}" not in str(err.value)
+    start = new_game(2, seed=3)
+    with pytest.raises(IllegalActionError, match=rf"^illegal action 'end' for seat "
+                       rf"{start.current} \(turn 1, take step\): first take 2 more"):
+        play(start, "end")
+
+
 # ------------------------------------------------------------------ score_player's arguments
 
 

@@ -5,7 +5,8 @@ Two ways in, as in python-chess:
 - :func:`play` (checked): for user input; raises a named error whose message names the
   action, the seat and why; the given state is never changed.
 - :func:`apply` / :func:`apply_inplace` (unchecked): for search, which only plays
-  actions from :func:`legal_actions`.
+  actions from :func:`legal_actions` (``apply`` refuses any action once the game is over,
+  as ``play`` does).
 
 A turn: TAKE (two :class:`Take`, one at a time; a deck draw is seen before the second
 pick) -> BUILD (any number of :class:`Build`, then at most one :class:`Claim`, which
@@ -57,6 +58,7 @@ from .scoring import Outcome, effective_miles, final_scores
 from .state import GameState, Phase, PlayerState, known_state
 from .stretches import highway_runs, runs
 from .views import PlayerView
+from .wording import plural
 
 
 class SetupError(ValueError):
@@ -258,13 +260,17 @@ def claim_actions(state: GameState) -> list[Claim]:
 # ------------------------------------------------------------------ applying
 
 def apply(state: GameState, action: Action) -> GameState:
-    """Unchecked: the state after ``action`` (a new value; ``state`` is unchanged).
+    """Unchecked: the state after ``action`` (a new value; ``state`` is unchanged), except
+    that any action once the game is over is refused as :func:`play` refuses it (it
+    failed inside, or played an 'end' into a turn the game does not have).
 
     A full :class:`GameState` only: a :class:`~solver.rules.views.PlayerView` is refused
     (``TypeError``), its hidden cards are unknown; play the states
     :func:`~solver.rules.determinize.sample_states` draws consistent with it."""
     if type(state) is not GameState and not isinstance(state, GameState):
         raise _not_a_state("apply", state)
+    if state.phase == Phase.OVER and isinstance(action, Action):  # (text: apply_inplace says)
+        raise _game_over(state, action)
     new = state.copy()
     apply_inplace(new, action)
     return new
@@ -421,10 +427,22 @@ def _not_a_state(entry: str, state: object) -> TypeError:
 # ------------------------------------------------------------------ checked entry
 
 def _illegal(state: GameState, action: Action, why: str) -> IllegalActionError:
-    # named by its repr when its text is the deck take's ('take deck' for Take('deck'))
-    named = repr(action) if _written_as_deck_take(action) else repr(action.notation())
-    return IllegalActionError(f"illegal action {named} for seat {state.current} "
+    return IllegalActionError(f"illegal action {_named(action)} for seat {state.current} "
                               f"(turn {state.turn + 1}, {as_phase(state.phase)} step): {why}")
+
+
+def _game_over(state: GameState, action: Action) -> IllegalActionError:
+    """Why :func:`play` and :func:`apply` refuse any action once the game is over: no
+    seat is to act and there is no turn to name (after 20 turns, turn 21 does not
+    exist), so it names the turns played."""
+    return IllegalActionError(f"illegal action {_named(action)}: the game is over (after "
+                              f"{plural(state.turn, 'turn')})")
+
+
+def _named(action: Action) -> str:
+    """An action in an error: its notation quoted, or its repr when its text is the deck
+    take's ('take deck' for ``Take('deck')``)."""
+    return repr(action) if _written_as_deck_take(action) else repr(action.notation())
 
 
 def _written_as_deck_take(action: Action) -> bool:
@@ -458,7 +476,7 @@ def play(state: GameState, action: Action | str) -> GameState:
     player = state.player
     kind = type(action)
     if state.phase == Phase.OVER:
-        raise _illegal(state, action, "the game is over")
+        raise _game_over(state, action)
     if state.phase == Phase.TAKE and kind is not Take:
         raise _illegal(state, action, f"first take {CARDS_TAKEN_PER_TURN - state.picks} more "
                        "card(s) ('take CARD' from the Depot or 'take deck')")
