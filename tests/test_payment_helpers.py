@@ -196,6 +196,26 @@ def tutorial_position():
     return state
 
 
+@pytest.mark.parametrize("builds, words", [
+    ("H11", "must be a list of card ids such as ['H11'], got str 'H11'"),
+    (None, "must be a list of card ids such as ['H11'] (missing)"),
+    (11, "must be a list of card ids such as ['H11'], got int"),
+], ids=["id", "none", "index"])
+def test_builds_that_are_no_list_are_named(builds, words):
+    """joint_payment(state, "H11") read the string letter by letter ("builds[0]: unknown
+    Highway card 'H'"), and a number was a TypeError from inside: the request names
+    ``builds`` and the list it takes, which then pays."""
+    from solver.payment_ilp import cheapest_joint
+    from solver.rules.payment import joint_cost, joint_payment
+
+    state = tutorial_position()
+    for ask in (joint_payment, joint_cost, cheapest_joint):
+        with pytest.raises(PaymentRequestError) as info:
+            ask(state, builds)
+        assert str(info.value) == f"builds: {words}"
+    assert joint_payment(state, ["H11"]).cards_spent == 3
+
+
 @pytest.mark.parametrize("values, words", [
     ({0: 1.0}, "no value for card index {index} ({id})"),
     ([1.0] * 3, "no value for card index {index} ({id})"),

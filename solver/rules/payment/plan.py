@@ -5,6 +5,7 @@ plans are explained to people.
 
 from __future__ import annotations
 
+from collections.abc import Iterable
 from dataclasses import dataclass, field
 
 from ..actions import (
@@ -19,6 +20,7 @@ from ..actions import (
 from ..cards import CardSet, UnknownCardError
 from ..constants import MATERIALS
 from ..state import GameState, Phase, known_state
+from ..wording import got_type
 from .counts import plan_shapes, solve_counts
 from .sources import (
     N_MATERIALS,
@@ -91,6 +93,12 @@ def as_payment_state(state) -> GameState:
 
 def _normalise_builds(state: GameState, builds) -> tuple[list[int], list[str]]:
     """Card indices and sides of a request given as card indices, ids or (card, side)."""
+    if isinstance(builds, str) or not isinstance(builds, Iterable):
+        # (a string was read letter by letter: "unknown Highway card 'H'")
+        example = [builds] if isinstance(builds, str) and builds.strip() else ["H11"]
+        given = f" {builds!r}" if isinstance(builds, str) else ""
+        raise PaymentRequestError(f"builds: must be a list of card ids such as {example!r}"
+                                  f"{got_type(builds)}{given}")
     cards = state.cards
     if state.phase != Phase.BUILD:
         where = ("the game is over" if state.phase == Phase.OVER else
