@@ -380,3 +380,19 @@ def test_deck_is_read_in_any_case_as_the_verbs_are(deck):
     raw["highway"][0]["id"] = deck
     with pytest.raises(CardSetError, match=f"'{deck}' is reserved by the action notation"):
         parse_card_set(raw)
+
+
+@pytest.mark.parametrize("side", ["l", "r"])
+def test_a_lowercase_side_builds_as_the_notation_reads_it(side):
+    """Build("H68", "l") was built and then refused by play ("the side must be L or R")
+    while Action.parse("build H68 l") read the side in any case. The constructor makes it
+    upper case, so both routes give one action, equal and hashed alike."""
+    lower, upper = Build("H11", side), Build("H11", side.upper())
+    assert lower == upper == parse_action(f"build H11 {side}")
+    assert hash(lower) == hash(upper) and lower.side == side.upper()
+    assert lower.notation() == f"build H11 {side.upper()}"
+    state = new_game(2, seed=8)  # docs/rules.md's position: H11 can be paid for
+    for move in ["take H06", "take H22", "end", "take H18", "take H19", "end",
+                 "take H02", "take H37"]:
+        state = play(state, move)
+    assert play(state, Build("H11", side)) == play(state, f"build H11 {side}")

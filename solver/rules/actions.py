@@ -11,8 +11,8 @@ Notation (one action per line; card ids as printed in the card set):
 ``end``                                  end the turn (no more builds, no claim)
 =======================================  =============================================
 
-The verbs, the side and ``deck`` are read in any case (``TAKE DECK``, ``build H12 l``);
-card ids and payment steps as written.
+The verbs, the side and ``deck`` are read in any case (``TAKE DECK``, ``build H12 l``;
+``Build("H12", "l")`` is ``Build("H12", "L")``); card ids and payment steps as written.
 
 Payment steps, in the order they happen (each supplies one Material):
 
@@ -199,12 +199,18 @@ class Take(Action):
 
 @dataclass(frozen=True, slots=True)
 class Build(Action):
-    """Build ``card`` at end ``side`` ("L" or "R"); ``payment`` None means the cheapest
-    payment the engine finds (see :func:`solver.rules.payment.cheapest_payment`)."""
+    """Build ``card`` at end ``side`` ("L" or "R"; "l" and "r" are made upper case, as
+    the notation reads them); ``payment`` None means the cheapest payment the engine
+    finds (see :func:`solver.rules.payment.cheapest_payment`)."""
 
     card: str
     side: str = "L"
     payment: Payment | None = None
+
+    def __post_init__(self) -> None:
+        # Build(card, "l") was built, then refused by play ("the side must be L or R")
+        if self.side == "l" or self.side == "r":
+            object.__setattr__(self, "side", self.side.upper())
 
     def notation(self) -> str:
         text = f"build {self.card} {self.side}"
