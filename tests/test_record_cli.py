@@ -78,6 +78,30 @@ def test_record_replay_checks_every_action():
         record.replay()
 
 
+def test_an_unreadable_action_is_refused_by_save_and_load_as_replay_refuses_it(tmp_path):
+    """GameRecord.save and load took the action 'fly'; only states() found it. Both
+    refuse it in the words of states(), naming actions[i]; an action that reads but is
+    illegal still saves and loads (only replaying the record can tell)."""
+    record, _states = recorded_game(2, seed=1)
+    record.actions[3] = "fly"
+    with pytest.raises(RecordError) as replayed:
+        record.replay()
+    assert str(replayed.value).startswith("actions[3] (move 4: 'fly'): cannot read action")
+    path = tmp_path / "game.json"
+    with pytest.raises(RecordError) as saved:
+        record.save(path)
+    assert str(saved.value) == str(replayed.value) and not path.exists()
+    path.write_text(json.dumps(record.to_json()), encoding="utf-8")  # written by another
+    for read in (lambda: GameRecord.load(path), lambda: GameRecord.from_json(record.to_json())):
+        with pytest.raises(RecordError) as loaded:
+            read()
+        assert str(loaded.value) == str(replayed.value)
+    record.actions[3] = "claim L01 H01"
+    record.save(path)
+    with pytest.raises(RecordError, match=r"actions\[3\] \(move 4: 'claim L01 H01'\): illegal"):
+        GameRecord.load(path).replay()
+
+
 @pytest.mark.parametrize("change, words", [
     (lambda r: r.update(format="x"), "format"),
     (lambda r: r.update(players=5), "players: must be 2, 3 or 4"),

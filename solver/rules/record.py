@@ -39,7 +39,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
-from .actions import Action, ActionError, parse_action
+from .actions import Action, ActionError, NotationError, parse_action
 from .cards import CONTROL_CHARACTERS, CardSet, card_set_or_default
 from .engine import apply_inplace, new_game, play
 from .position import PositionError, cards_to_json, resolve_cards, state_from_json, state_to_json
@@ -102,8 +102,7 @@ class GameRecord:
                 action = parse_action(text)
                 after = play(state, action) if checked else _unchecked(state, action)
             except ActionError as err:
-                # (the index names the field; the move counts from 1, as reviews do)
-                raise RecordError(f"actions[{i}] (move {i + 1}: {text!r}): {err}") from None
+                raise _action_error(i, text, err) from None
             yield state, action
             state = after
         yield state, None
@@ -173,6 +172,7 @@ class GameRecord:
         actions = raw.get("actions", [])
         if not isinstance(actions, list) or not all(isinstance(a, str) for a in actions):
             raise RecordError("actions: must be a list of action strings")
+        check_notation(actions)
         names = raw.get("names")
         if names is not None:
             if not isinstance(names, list) or len(names) != players:
@@ -194,6 +194,9 @@ class GameRecord:
         return cls(cards, players, seed, start, list(actions), names, meta or {})
 
     def save(self, path: str | Path) -> None:
+        """Write the record as JSON; an action that cannot be read is refused
+        (:func:`check_notation`), as :meth:`load` would refuse it."""
+        check_notation(self.actions)
         Path(path).write_text(json.dumps(self.to_json(), indent=1) + "\n", encoding="utf-8")
 
     @classmethod
@@ -203,6 +206,22 @@ class GameRecord:
         except JsonFileError as err:
             raise RecordError(str(err)) from None
         return cls.from_json(raw, cards)
+
+
+def check_notation(actions: list[str]) -> None:
+    """RecordError naming the first action whose text cannot be read (the notation only:
+    whether it is legal shows when the record is replayed, :meth:`GameRecord.states`)."""
+    for i, text in enumerate(actions):
+        try:
+            parse_action(text)
+        except NotationError as err:
+            raise _action_error(i, text, err) from None
+
+
+def _action_error(i: int, text: object, err: ActionError) -> RecordError:
+    """Why the record's action ``i`` cannot be read or played: the index names the field,
+    the move counts from 1, as reviews do."""
+    return RecordError(f"actions[{i}] (move {i + 1}: {text!r}): {err}")
 
 
 def _unchecked(state: GameState, action: Action) -> GameState:
