@@ -326,6 +326,29 @@ def test_view_of_and_view_to_json_name_what_they_were_given():
     assert view_to_json(view_of(state, 0))["format"] == "bigsur-view/1"
 
 
+def test_a_view_says_whether_the_game_is_over_as_a_state_does():
+    """A bot looping on views had only view.phase == Phase.OVER: GameState.is_over had
+    no view counterpart. view.is_over says it for every seat at every step; it is read
+    only and no field of the view (its JSON is unchanged)."""
+    from solver.rules.views import view_from_json, view_to_json
+
+    state = new_game(2, seed=3)
+    seen = set()
+    while True:
+        for seat in range(state.num_players):
+            view = view_of(state, seat)
+            assert view.is_over is state.is_over
+            seen.add(view.is_over)
+        if state.is_over:
+            break
+        state = play(state, legal_actions(state)[0])
+    assert seen == {False, True}
+    assert view_from_json(view_to_json(view)).is_over
+    assert "is_over" not in {f.name for f in dataclasses.fields(view)}
+    with pytest.raises(AttributeError):
+        view.is_over = False
+
+
 def test_state_to_json_and_check_state_name_what_they_were_given():
     """state_to_json(view), check_state(view) and check_state(None) failed with an
     AttributeError from inside ('PlayerView' object has no attribute 'deck'); each names

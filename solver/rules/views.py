@@ -27,7 +27,8 @@ Field by field (:class:`PlayerView`, and :class:`OpponentView` for every other s
   positions showing it, and as many unseen cards in all as hidden slots.
 - ``deck_count``, ``landmark_deck_count``: sizes only; the orders are hidden.
 - ``current``, ``phase``, ``picks``, ``turn``, ``recycle_used``, ``persistent_uses``,
-  ``resource_uses``: the step of the game and the per-turn usage of the seat to act.
+  ``resource_uses``: the step of the game and the per-turn usage of the seat to act;
+  ``is_over`` (read-only) is ``phase == Phase.OVER``, as for a full state.
 
 :func:`solver.rules.engine.legal_actions` accepts the view of the seat to act (the same
 actions as every consistent full state); :mod:`solver.rules.determinize` checks a view's
@@ -102,6 +103,12 @@ class PlayerView:
     @property
     def num_players(self) -> int:
         return 1 + len(self.others)
+
+    @property
+    def is_over(self) -> bool:
+        """Whether the game is over, as :attr:`GameState.is_over` says it (a bot's loop
+        on views)."""
+        return self.phase == Phase.OVER
 
     def unseen_cards(self) -> list[int]:
         """Cards of this game whose place the viewer does not know: the deck, the other
