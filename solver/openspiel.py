@@ -86,6 +86,7 @@ from .rules.position import per_turn_to_json, state_to_json
 from .rules.scoring import final_scores
 from .rules.state import GameState, Phase, PlayerState
 from .rules.views import OpponentView, PlayerView, view_of
+from .rules.wording import plural
 from .search.determinize import Determinizer
 
 GAME_NAME = "python_big_sur"
@@ -463,6 +464,9 @@ class BigSurState(pyspiel.State):
         """The error for a player action id that is not legal here (the state is unchanged)."""
         gs = self._b.gs
         what = self._codec().decode(code).notation()  # ActionCodeError if no action at all
+        if gs.phase == Phase.OVER:
+            return IllegalActionError(f"action id {code} ({what!r}) is not legal: the game "
+                                      f"is over (after {plural(gs.turn, 'turn')})")
         legal = ", ".join(a.notation() for a in self._legal()[1].values())
         return IllegalActionError(f"action id {code} ({what!r}) is not legal for seat "
                                   f"{gs.current} (turn {gs.turn + 1}, {gs.phase.name.lower()} "

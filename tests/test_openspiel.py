@@ -451,6 +451,22 @@ def test_illegal_action_ids_raise_and_leave_the_state_unchanged():
     assert state.history() == history + [legal[0]]
 
 
+def test_an_action_id_after_the_end_says_the_game_is_over_naming_no_turn():
+    """After a 2-player game's 20 turns no seat is to act and turn 21 does not exist: an
+    action id then says the game is over, as the engine does, and changes nothing."""
+    from solver.rules.actions import IllegalActionError
+
+    game = load(2)
+    state = walk_to(game, 3, 10_000)
+    assert state.is_terminal()
+    before = str(state)
+    with pytest.raises(IllegalActionError, match=r"not legal: the game is over \(after 20 "
+                       r"turns\)") as refused:
+        state.apply_action(game.codec.end)
+    assert "seat" not in str(refused.value) and "turn 21" not in str(refused.value)
+    assert str(state) == before
+
+
 def test_information_tensor_tells_highway_order_landmark_places_and_borrow_uses():
     """Views that differ only in the order of a Highway, in which card a Landmark sits
     above, or in the per-turn Landmark borrowing used have different tensors (the
