@@ -194,3 +194,43 @@ def test_a_long_highway_scrolls_in_its_own_row_on_a_phone(server, browser):  # n
         assert not pg.js_errors, pg.js_errors
     finally:
         pg.context.close()
+
+
+MARK_CENTRES = """() => [...document.querySelectorAll('#review-graph g.mark')].map((m) => {
+  const r = m.querySelector('circle.dot').getBoundingClientRect();
+  return {decision: m.dataset.decision, x: r.x + r.width / 2, y: r.y + r.height / 2};
+})"""
+
+
+def test_a_tapped_mark_opens_itself_not_its_neighbour(server, browser):  # noqa: F811
+    """On a 390x844 phone the review graph's marks are a finger wide (28 px to tap) and
+    two close decisions' marks a few px apart: a tap on the centre of one opened its
+    neighbour (drawn later, on top). A tap (or a click) opens the mark nearest to it."""
+    pg = open_page(browser, 390, 844, has_touch=True, is_mobile=True)
+    try:
+        review_upload(pg, server, "phone-close-marks.json", play_random_game(2, seed=5).to_json())
+        pg.locator("#review-graph").scroll_into_view_if_needed()
+        marks = pg.evaluate(MARK_CENTRES)
+        # the marks whose dot's centre lies under another mark's area to tap
+        covered = [m for m in marks if pg.evaluate(
+            "([x, y]) => document.elementFromPoint(x, y).closest('g.mark').dataset.decision",
+            [m["x"], m["y"]]) != m["decision"]]
+        assert covered, marks  # (else this record tests nothing)
+        for mark in covered[:4]:
+            pg.locator("#review-graph").scroll_into_view_if_needed()
+            centre = next(m for m in pg.evaluate(MARK_CENTRES) if m["decision"] == mark["decision"])
+            before = pg.evaluate("window.bigsur.state.upload.selected")
+            pg.touchscreen.tap(centre["x"], centre["y"])
+            pg.wait_for_function("(b) => ![b, null, undefined].includes("
+                                 "window.bigsur.state.upload.selected)", arg=before)
+            chosen = pg.evaluate("window.bigsur.state.upload.selected")
+            assert chosen == int(mark["decision"]), (chosen, mark)
+            n = chosen + 1
+            pg.wait_for_function("(n) => document.querySelector('#review-detail')"
+                                 ".innerText.includes('Move ' + n + ':')", arg=n)
+            # the mark focused (its ring drawn black) is the one tapped
+            focused = pg.evaluate("document.activeElement.dataset.decision")
+            assert focused == mark["decision"], (focused, mark)
+        assert not pg.js_errors, pg.js_errors
+    finally:
+        pg.context.close()
