@@ -690,6 +690,41 @@ def test_position_editor_names_too_many_turns(server, page):  # noqa: F811
     pg.wait_for_selector("#pe-problems:has-text('Turns done 24')")
 
 
+def test_position_editor_refuses_an_impossible_turn_count_before_the_seat_to_act(
+        server, page):  # noqa: F811
+    """Turns done 500 with 3 players, the problem listed: Hint answered "Player 3 is to
+    act, not you (Player 1) ... Set "I am" to Player 3", advice that fixes nothing (the
+    game is over: no one is to act). Hint, Pay and Continue say to fix the position
+    first, as of any other impossible position, and send nothing; of a position with
+    problems and another seat to act, the problems come first, the seat after them."""
+    pg = page
+    open_editor(pg, server, "#nav-editor", "#pe-problems")
+    pg.select_option("#pe-players", "3")
+    pg.fill("#pe-turn", "500")
+    pg.locator("#pe-turn").evaluate("e => e.dispatchEvent(new Event('change'))")
+    pg.wait_for_selector("#pe-problems:has-text('Turns done 500')")
+    assert "Player 3 to act" in pg.locator("#pe-summary").inner_text()  # not you
+    sent = posts_sent(pg)
+    pg.fill("#pe-builds", "H01:R")
+    for button in ["#pe-hint", "#pe-pay", "#pe-continue"]:
+        pg.click(button)
+        error = pg.locator("#pe-error")
+        error.wait_for()
+        text = error.inner_text()
+        assert "Fix the position first" in text and "Turns done 500" in text, (button, text)
+        assert "not you" not in text and "Set \"I am\"" not in text, (button, text)
+        error.evaluate("e => e.remove()")  # the next answer draws its own
+    pg.fill("#pe-turn", "2")
+    pg.locator("#pe-turn").evaluate("e => e.dispatchEvent(new Event('change'))")
+    pg.wait_for_selector("#pe-problems:not(:has-text('Turns done'))")
+    pg.click("#pe-hint")
+    text = pg.locator("#pe-error").inner_text()
+    assert text.startswith("Fix the position first") and "the Depot holds 0 cards" in text, text
+    assert text.index("the Depot") < text.index("Player 3 is to act, not you (Player 1)"), text
+    assert [u for u in sent if "/v1/score" not in u] == [], sent
+    assert not pg.js_errors, pg.js_errors
+
+
 def test_position_editor_alert_clears_when_the_position_changes(server, page):  # noqa: F811
     """'H12 is in no Highway' stayed up through later edits; the editor's own alert now
     goes with the next change of the position (another alert is left alone)."""

@@ -942,12 +942,22 @@ async function refresh() {
 function pct(x) { return (100 * x).toFixed(1) + "%"; }
 
 /* A hint, a payment and a game start from the turn of the seat asking: said in the
- * page's words (the server counts seats from 0). */
+ * page's words (the server counts seats from 0). Not said after the game's last turn
+ * (Turns done 500): no one is to act, and "Set I am to Player 3" would fix nothing. */
 function notYourTurn() {
   const p = P.pos, t = toAct(p);
-  if (t === p.me) return null;
+  if (t === p.me || p.turn >= maxTurns(p.players, deckSize())) return null;
   return `Player ${t + 1} is to act, not you (Player ${p.me + 1}): a hint, a payment and a game ` +
     `start from your turn. Set "I am" to Player ${t + 1}, or change the first player or the turns done.`;
+}
+
+/* Why a hint, a payment or a game (``fromYourTurn``; a score is of every seat) is not
+ * asked for, null when nothing stops it: the position's problems first, then (also) the
+ * seat asking not being the seat to act. */
+function notAsked(fromYourTurn) {
+  const incomplete = notComplete();
+  const seat = fromYourTurn ? notYourTurn() : null;
+  return incomplete && seat ? `${incomplete} Also, ${seat}` : incomplete || seat;
 }
 
 async function ask(kind) {
@@ -957,9 +967,8 @@ async function ask(kind) {
   const btn = $("pe-" + kind);
   if (btn) btn.setAttribute("aria-busy", "true");
   try {
-    if (kind !== "score" && notYourTurn()) throw new Error(notYourTurn());
-    const incomplete = notComplete();
-    if (incomplete) throw new Error(incomplete);
+    const refusal = notAsked(kind !== "score");
+    if (refusal) throw new Error(refusal);
     if (kind === "hint") {
       const [unit, n] = $("pe-budget").value.split(":");
       const res = await P.ctx.api("POST", "/v1/hint", {position: v, budget: {[unit]: Number(n)}, seed: 1});
@@ -1029,9 +1038,8 @@ async function continueAsGame() {
   btn.disabled = true;
   btn.setAttribute("aria-busy", "true");
   try {
-    if (notYourTurn()) throw new Error(notYourTurn());
-    const incomplete = notComplete();
-    if (incomplete) throw new Error(incomplete);
+    const refusal = notAsked(true);
+    if (refusal) throw new Error(refusal);
     await P.ctx.continueFromView(view(), P.ai);
   } catch (e) {
     showResult(`<p class="bad" id="pe-error">Cannot continue as a game: ${esc(e.message)}</p>`, of);
