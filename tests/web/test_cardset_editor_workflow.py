@@ -553,3 +553,38 @@ def test_the_problem_count_counts_every_problem_listed(server, page):  # noqa: F
     assert status.locator("li").all_inner_texts() == listed[:1]
     assert status.inner_text().startswith("1 problem:"), status.inner_text()
     no_js_errors(pg)
+
+
+COST_MENUS = "() => [...document.querySelectorAll('#ce-form [name^=cost]')].map((s) => s.value)"
+
+
+def test_an_emptied_cost_menu_stays_in_its_place(server, page):  # noqa: F811
+    """A card's Cost [timber, steel, —] with its first menu emptied ("?") showed
+    [steel, ?, —]: the menus moved up, and timber chosen next in the first menu made the
+    cost [timber] (steel silently gone); the problem read "must be a list of 2 or 3 of
+    stone, ..., got ['timber']". The menus stay where they are while the card is edited,
+    and the problem says the cost in words."""
+    pg = page
+    open_cards(pg, server)
+    index, card = next((i, c) for i, c in enumerate(load_card_set().highway)
+                       if len(c.cost) == 2 and len(set(c.cost)) == 2)
+    first, second = card.to_json()["cost"]
+    pg.click(f"[data-ce-pick='highway:{index}']")
+    assert pg.evaluate(COST_MENUS) == [first, second, ""]
+    pg.select_option("#ce-cost", "")
+    pg.wait_for_selector(f"#ce-status:has-text('{card.id} · cost')")
+    checked(pg)
+    assert pg.evaluate(COST_MENUS) == ["", second, ""]
+    status = pg.locator("#ce-status").inner_text()
+    assert f"needs 2 or 3 Materials, has 1 ({second})" in status, status
+    assert "got [" not in status, status
+    assert "got [" not in pg.locator("#ce-form").inner_text()
+    other = next(m for m in ("stone", "water", "timber", "engineering", "steel")
+                 if m not in (first, second))
+    pg.select_option("#ce-cost", other)
+    pg.wait_for_selector(f"#ce-status:not(:has-text('{card.id} · cost'))")
+    checked(pg)
+    assert pg.evaluate(COST_MENUS) == [other, second, ""]
+    cost = json.loads(set_json(pg))["highway"][index]["cost"]
+    assert cost == [other, second], cost
+    no_js_errors(pg)

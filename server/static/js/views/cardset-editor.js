@@ -10,7 +10,7 @@
  *   refreshCardSets()}.
  */
 
-import {MATERIALS, effectWords} from "../words.js";
+import {MATERIALS, effectWords, joinWords} from "../words.js";
 import {SCENERY, esc, cardSVG, landmarkSVG} from "../svg.js";
 import {editorAlert} from "./editor-alert.js";
 import {UndoHistory, undoKey} from "./undo-history.js";
@@ -28,12 +28,13 @@ const UNDO_KEEP = 30; // the states Undo goes back through (a set is a small JSO
  * startChoice: the set chosen in "Start from" (kept through redraws); staleText: the cards
  * whose bonus or ability changed under a text written for the earlier one ("highway:H21"
  * -> that effect, as text): the table shows a card's text, not its effect; history: the
- * Undo and Redo steps (each state a snapshot()). */
+ * Undo and Redo steps (each state a snapshot()); slots: the Sceneries and Cost menus as
+ * the player left them ({card, scenery, cost}, see ``slotsOf``). */
 const E = {set: null, sel: null, check: null, seq: 0, timer: null, storedName: null,
   stored: null, savedText: null, saveNote: null, missingBase: null,
   convertErrors: [], ctx: null, root: null, restored: false, recons: [], reconWarn: null,
   startChoice: null, alert: null, staleText: {}, importNote: null,
-  afterCheck: null, downloadNote: null, keys: false, found: null,
+  afterCheck: null, downloadNote: null, keys: false, found: null, slots: null,
   history: new UndoHistory(UNDO_KEEP)};
 const DRAFT_KEY = "bigsur.cardset-draft"; // the set being edited survives a reload
 const HISTORY_KEY = "bigsur.cardset-history"; // Undo and Redo survive a reload of the tab
@@ -455,8 +456,18 @@ function located() {
       dups.set(e.card, n);
       at = cardsWithId(e.card)[n] || at;
     }
-    return {e, at};
+    return {e: E.convertErrors.includes(e) ? e : costInWords(e, at), at};
   });
+}
+
+/* A check's problem with a Highway card's cost of too few or too many Materials, in
+ * words ("needs 2 or 3 Materials, has 1 (timber)"): the server's, "must be a list of 2
+ * or 3 of stone, ..., got ['timber']", reads as a program's. Any other problem as it is. */
+function costInWords(e, at) {
+  const card = e.field === "cost" && at && at.kind === "highway" ? E.set.highway[at.index] : null;
+  const cost = card && Array.isArray(card.cost) ? card.cost : null;
+  if (!cost || !cost.every((m) => MATERIALS.includes(m)) || [2, 3].includes(cost.length)) return e;
+  return {...e, message: `needs 2 or 3 Materials, has ${cost.length ? `${cost.length} (${joinWords(cost)})` : "none"}`};
 }
 
 /* Every problem the status lists and counts: the check's (``located``), then each text
@@ -530,17 +541,30 @@ function describeProblems() {
   }
 }
 
+/* The menus of a Highway card's list field (``name``: "scenery" or "cost") as the player
+ * left them: a menu emptied ("?") stays empty in its place while the card is edited (the
+ * field is the menus' choices in order; drawn from the field alone, the later menus moved
+ * up, and the next choice replaced one of them). The field alone once it changed
+ * otherwise (Undo, another card). */
+function slotsOf(c, name) {
+  const kept = E.slots;
+  const values = arr(c[name]);
+  if (!kept || kept.card !== c) return values;
+  const chosen = kept[name].filter(Boolean);
+  return chosen.length === values.length && chosen.every((v, i) => v === values[i]) ? kept[name] : values;
+}
+
 function formHTML() {
   const c = current();
   if (!c) return `<p class="muted">Choose a card on the left, or add one.</p>`;
   if (E.sel.kind === "highway") {
-    const cost = arr(c.cost);
+    const cost = slotsOf(c, "cost"), scenery = slotsOf(c, "scenery");
     const players = arr(c.players);
     return `<form id="ce-form" class="ce-form" autocomplete="off">` +
       field("id", "Id", `<input id="ce-id" name="id" value="${esc(c.id || "")}" spellcheck="false">`) +
       field("miles", "Miles", `<select id="ce-miles" name="miles">${options([1, 2, 3, 4], c.miles, "?")}</select>`) +
-      field("scenery", "Sceneries", `<select id="ce-scenery" name="scenery0">${options(SCENERY, arr(c.scenery)[0], "?")}</select>` +
-        `<select name="scenery1" aria-label="second Scenery">${options(SCENERY, arr(c.scenery)[1], "?")}</select>`) +
+      field("scenery", "Sceneries", `<select id="ce-scenery" name="scenery0">${options(SCENERY, scenery[0], "?")}</select>` +
+        `<select name="scenery1" aria-label="second Scenery">${options(SCENERY, scenery[1], "?")}</select>`) +
       field("cost", "Cost", [0, 1, 2].map((i) => `<select name="cost${i}" ${i ? `aria-label="cost ${i + 1}"` : 'id="ce-cost"'}>${options(MATERIALS, cost[i], i < 2 ? "?" : "\u2014")}</select>`).join("")) +
       field("material", "Back Material", `<select id="ce-material" name="material">${options(MATERIALS, c.material, "?")}</select>`) +
       field("persistent", "Persistent (1-Mile cards)", `<select id="ce-persistent" name="persistent">${options(MATERIALS, c.persistent, "\u2014")}</select>`) +
@@ -831,8 +855,10 @@ function onForm(ev) {
   if (!c.text) delete c.text;
   if (E.sel.kind === "highway") {
     c.miles = f.miles.value ? Number(f.miles.value) : null;
-    c.scenery = [f.scenery0.value, f.scenery1.value].filter(Boolean);
-    c.cost = [f.cost0.value, f.cost1.value, f.cost2.value].filter(Boolean);
+    E.slots = {card: c, scenery: [f.scenery0.value, f.scenery1.value],
+      cost: [f.cost0.value, f.cost1.value, f.cost2.value]};
+    c.scenery = E.slots.scenery.filter(Boolean);
+    c.cost = E.slots.cost.filter(Boolean);
     c.material = f.material.value;
     if (f.persistent.value) c.persistent = f.persistent.value; else delete c.persistent;
     const bonus = effectFromText(f.bonus.value);
