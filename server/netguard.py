@@ -9,12 +9,14 @@ opening) until it is fully received, then answers 408 and closes; the time the
 application takes to answer is not counted (searches have their own deadlines); a
 client that stops reading its answer (the write buffer stays full for
 ``request_timeout``) is dropped too.
-A connection beyond ``max_per_peer`` from one address is closed at once. Beyond
-``max_connections`` in all, one connection waiting for its request is closed to make
-room: the oldest that has sent part of a request (slow headers or body: what an attack
-looks like; a client that sends its request at once is never one), else the oldest that
-has sent nothing for at least ``MIN_AGE`` seconds (a burst of new connections cannot
-close a fresh one before its request arrives); if there is none, the new connection is
+Beyond ``max_connections`` in all, one connection waiting for its request is closed to
+make room: the oldest that has sent part of a request (slow headers or body: what an
+attack looks like; a client that sends its request at once is never one), else the
+oldest that has sent nothing for at least ``MIN_AGE`` seconds (a burst of new
+connections cannot close a fresh one before its request arrives). Beyond
+``max_per_peer`` from one address, the same rule picks among that address's
+connections; if none of them may be closed, the new connection is refused (closed at
+once). Beyond ``max_connections`` with none that may be closed, the new connection is
 let in over the cap by up to :meth:`GuardedH11Protocol.overflow` (10%, at most 128).
 Beyond that the decision waits one turn of the event loop: a burst of connections is
 accepted before any of their first bytes is read, so an attack's reconnections look
@@ -98,10 +100,11 @@ class GuardedH11Protocol(H11Protocol):
         cls.per_peer[self._peer] += 1
         self._counted = True
         if cls.per_peer[self._peer] > cls.max_per_peer:
-            cls.refused += 1
-            transport.abort()
-            return
-        if len(self.connections) > cls.max_connections and not self._make_room() and \
+            if not self._make_room(self._peer):
+                cls.refused += 1
+                transport.abort()
+                return
+        elif len(self.connections) > cls.max_connections and not self._make_room() and \
                 len(self.connections) > cls.max_connections + cls.overflow():
             # nothing may be closed yet and the overflow is full: a burst of connections
             # accepted in one turn of the event loop, none of whose first bytes has been
@@ -110,13 +113,18 @@ class GuardedH11Protocol(H11Protocol):
             self.loop.call_later(0, self._admit)
         self._arm()
 
-    def _make_room(self) -> bool:
-        """Close the oldest connection that sent part of a request, else the oldest that
-        sent nothing for MIN_AGE; False if there is none."""
+    def _make_room(self, peer: str | None = None) -> bool:
+        """Close the oldest connection (from ``peer``, else from any address) that sent
+        part of a request, else the oldest that sent nothing for MIN_AGE; False if there
+        is none."""
         cls = type(self)
-        victim = next(iter(cls.partial), None)
+
+        def oldest(waiting: OrderedDict[GuardedH11Protocol, float]):
+            return next((c for c in waiting if peer is None or c._peer == peer), None)
+
+        victim = oldest(cls.partial)
         if victim is None:
-            victim = next(iter(cls.fresh), None)
+            victim = oldest(cls.fresh)
             if victim is not None and time.monotonic() - cls.fresh[victim] < \
                     min(MIN_AGE, cls.request_timeout / 4):
                 victim = None

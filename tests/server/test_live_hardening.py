@@ -175,6 +175,18 @@ def test_connections_beyond_the_cap_are_closed_and_healthz_still_answers(server)
     assert httpx.get(server.url + "/healthz", timeout=5).status_code == 200
 
 
+def test_idle_connections_at_the_per_address_cap_give_way_to_a_request(server):
+    """40 connections from one address that sent nothing (the cap) do not lock that
+    address out: the oldest idle one is closed and the new request is answered."""
+    held = [socket.create_connection(("127.0.0.1", server.port)) for _ in range(40)]
+    time.sleep(0.5)  # idle for longer than the guard's least age (a quarter of 1 s)
+    try:
+        assert httpx.get(server.url + "/healthz", timeout=5).status_code == 200
+    finally:
+        for s in held:
+            s.close()
+
+
 def exchange(port: int, request: bytes) -> tuple[int, dict]:
     """Send ``request`` in one ``sendall`` (it asks for the connection to close) and read
     the answer to its end: its status and JSON body."""

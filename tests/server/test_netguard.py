@@ -11,7 +11,7 @@ from collections import OrderedDict, defaultdict
 import uvicorn
 from uvicorn.server import ServerState
 
-from server.netguard import GuardedH11Protocol
+from server.netguard import MIN_AGE, GuardedH11Protocol
 
 PARTIAL = b"GET /healthz HTTP/1.1\r\n"  # an attack's slow headers
 WHOLE = b"GET /healthz HTTP/1.1\r\nHost: x\r\n\r\n"  # a real client's request
@@ -51,23 +51,23 @@ class FakeTransport(asyncio.Transport):
         pass
 
 
-def guard(max_connections: int):
+def guard(max_connections: int, max_per_peer: int = 100):
     class Guard(GuardedH11Protocol):  # its own counts, not the class bigsur serve uses
         per_peer = defaultdict(int)
         fresh = OrderedDict()
         partial = OrderedDict()
         refused = evicted = timed_out = 0
     return Guard.configure(request_timeout=10, max_connections=max_connections,
-                           max_per_peer=100)
+                           max_per_peer=max_per_peer)
 
 
 class Server:
     """A guarded server on the running loop: ``accept(peer)`` is asyncio accepting one
     connection (``connection_made``, nothing read yet) -> (protocol, transport)."""
 
-    def __init__(self, max_connections: int):
+    def __init__(self, max_connections: int, max_per_peer: int = 100):
         self.loop = asyncio.get_running_loop()
-        self.guard = guard(max_connections)
+        self.guard = guard(max_connections, max_per_peer)
         self.config = uvicorn.Config(ok_app, http=self.guard, log_config=None,
                                      access_log=False)
         self.config.load()
@@ -161,3 +161,53 @@ def test_a_whole_request_beyond_the_overflow_is_answered_then_closed():
     assert client_t.closing and client_t.out.endswith(b"ok")  # answered, then closed
     assert silent_t.aborted and Guard.refused == 1
     assert sum(not t.closing for _, t in out) == Guard.max_connections + Guard.overflow()
+
+
+def test_a_new_connection_beyond_the_per_address_cap_closes_that_address_s_oldest_idle_one():
+    """At the per-address cap, a new connection from that address closes the oldest of
+    its connections that sent nothing for MIN_AGE (as the global cap does), rather than
+    being refused while they sit idle; another address's older connections stay open."""
+    async def scenario():
+        server = Server(1000, max_per_peer=3)
+        other = server.accept("127.0.0.9")
+        held = [server.accept("127.0.0.2") for _ in range(3)]
+        await asyncio.sleep(MIN_AGE + 0.05)  # idle long enough to be closed
+        client, client_t = server.accept("127.0.0.2")
+        client.data_received(WHOLE)
+        await turns()
+        return other, held, client_t, server.guard
+
+    (_, other_t), held, client_t, Guard = asyncio.run(scenario())
+    assert client_t.out.startswith(b"HTTP/1.1 200"), client_t.out[:80]
+    assert [t.aborted for _, t in held] == [True, False, False]
+    assert not other_t.closing
+    assert Guard.refused == 0 and Guard.evicted == 1
+
+
+def test_beyond_the_per_address_cap_a_part_sent_request_goes_first_and_fresh_ones_stay():
+    """Among an address's connections, one that sent part of a request is closed before
+    older idle ones; when its connections are all too fresh to close (younger than
+    MIN_AGE) or have requests being answered, the new one is refused."""
+    async def scenario():
+        server = Server(1000, max_per_peer=3)
+        idle = server.accept("127.0.0.2")
+        await asyncio.sleep(MIN_AGE + 0.05)
+        stalled = server.accept("127.0.0.2")
+        stalled[0].data_received(PARTIAL)
+        fresh = server.accept("127.0.0.2")
+        first = server.accept("127.0.0.2")  # closes the stalled one, not the idle one
+        await turns()
+        stalled_closed, idle_closed = stalled[1].aborted, idle[1].aborted
+        refused_then = server.guard.refused
+        second = server.accept("127.0.0.2")  # closes the idle one
+        third = server.accept("127.0.0.2")  # none may be closed: refused
+        await turns()
+        return (stalled_closed, idle_closed, refused_then, idle, fresh, first, second,
+                third, server.guard)
+
+    (stalled_closed, idle_closed, refused_then, idle, fresh, first, second, third,
+     Guard) = asyncio.run(scenario())
+    assert stalled_closed and not idle_closed and refused_then == 0
+    assert idle[1].aborted
+    assert not any(t.closing for _, t in (fresh, first, second))
+    assert third[1].aborted and Guard.refused == 1 and Guard.evicted == 2
