@@ -649,13 +649,16 @@ def play_game(seats: Sequence[str], seed: int | None, cards: CardSet | None = No
               save: str | None = None, read: Callable[[str], str] = input,
               write: Callable[[str], None] = print, color: bool | None = None,
               hint_budget: str = "1s", width: int | None = None,
-              resume: GameRecord | None = None) -> int:
+              resume: GameRecord | None = None, overwrite: bool = False) -> int:
     """Play one game in the terminal; ``seats`` holds "human" or a bot spec per seat.
 
     AI seats act on their own view with seeds derived from the game seed (the same as
-    the server's, :func:`solver.search.tournament.bot_seed`). ``resume``: a record of an
-    unfinished game, played on from its last position (its seed and cards are used;
-    ``seed`` and ``cards`` are ignored). Returns the exit status.
+    the server's, :func:`solver.search.tournament.bot_seed`; None: :func:`random_seed`).
+    ``resume``: a record of an unfinished game, played on from its last position (its
+    seed and cards are used; ``seed`` and ``cards`` are ignored). The record is saved to
+    ``save`` at the end; a file there already (another game's, saved meanwhile) is kept
+    and the record written beside it under a numbered name, said, unless ``overwrite``
+    (``--force``, or a resumed record saved back). Returns the exit status.
     """
     from .search.api import analyse
     from .search.bots import make_bot
@@ -674,7 +677,7 @@ def play_game(seats: Sequence[str], seed: int | None, cards: CardSet | None = No
         seed = record.seed if record.seed is not None else 0  # 0: from a set-up position
     else:
         if seed is None:
-            seed = int(time.time() * 1000) % (1 << 31)
+            seed = random_seed()
         state = new_game(len(seats), seed, cards)
         record = GameRecord(cards, len(seats), seed=seed, names=seats)
     interactive = read is input and sys.stdin.isatty()
@@ -701,12 +704,15 @@ def play_game(seats: Sequence[str], seed: int | None, cards: CardSet | None = No
             record.meta["result"] = final_scores(state).to_json() if state.is_over else None
             try:
                 Path(save).parent.mkdir(parents=True, exist_ok=True)
-                record.save(save)
+                written = record.save(save, replace=overwrite)
             except OSError as err:  # the game is played: say so, with its moves
                 write(f"! cannot save the record to {save} ({err.strerror}); its actions: "
                       + "; ".join(record.actions))
                 return status or 1
-            write(f"record saved to {save} ({plural(len(record.actions), 'action')})")
+            kept = "" if written == Path(save) else \
+                f"; {save} was there already (another game's?) and is kept"
+            write(f"record saved to {written} ({plural(len(record.actions), 'action')}"
+                  f"{kept})")
         return status
 
     write(f"Big Sur: {', '.join(_seat_label(seats, i, viewer()) for i in range(len(seats)))};"
@@ -871,6 +877,12 @@ def play_game(seats: Sequence[str], seed: int | None, cards: CardSet | None = No
     return finish(0)
 
 
+def random_seed() -> int:
+    """The deal seed of a game started without one, from the clock: the banner says it
+    and the default record name carries it, so that the game can be dealt again."""
+    return int(time.time() * 1000) % (1 << 31)
+
+
 def hot_seat(players: int, seed: int | None, cards: CardSet, save: str | None,
              read: Callable[[str], str] = input, write: Callable[[str], None] = print) -> int:
     """Play a hot-seat game (every seat human); returns the exit status."""
@@ -997,13 +1009,16 @@ def cmd_play(args) -> int:
             print(f"bigsur: error: {err}", file=sys.stderr)
             return 2
     cards = load_card_set(args.cards) if args.cards else None
-    seed = "random" if args.seed is None else args.seed
+    seed = resume.seed if resume is not None else \
+        random_seed() if args.seed is None else args.seed
     save = None if args.no_save else (args.save or args.resume or f"records/play-{seed}"
                                       f"-{int(time.time())}.json")
+    # a record saved back to the file it was resumed from is that game's own
+    own_file = args.resume and save and Path(save).resolve() == Path(args.resume).resolve()
     if resume is not None:
         print(f"resumed {args.resume} at action {len(resume.actions)}")
-    return play_game(seats, args.seed, cards, save, hint_budget=args.hint_budget,
-                     resume=resume)
+    return play_game(seats, seed, cards, save, hint_budget=args.hint_budget,
+                     resume=resume, overwrite=bool(args.force or own_file))
 
 
 def add_cli(sub) -> None:
@@ -1021,7 +1036,9 @@ def add_cli(sub) -> None:
     p.add_argument("--seed", type=seed_arg, default=None,
                    help="deal seed, 0 to 2**63 - 1 (default: random)")
     p.add_argument("--cards", help="card-set file (default: the shipped reconstruction)")
-    p.add_argument("--save", help="record file (default records/play-SEED-TIME.json)")
+    p.add_argument("--save", help="record file (default records/play-SEED-TIME.json, "
+                   "SEED the game's seed, drawn when not given; a file there by the end of "
+                   "the game is kept and the record saved as NAME-2.json, NAME-3.json...)")
     p.add_argument("--no-save", action="store_true", help="do not save the record")
     p.add_argument("--force", action="store_true", help="overwrite an existing --save file "
                    "(the record of another game)")

@@ -239,6 +239,64 @@ def test_the_default_record_name_keeps_seed_zero(tmp_path, monkeypatch, capsys):
     assert [p.name.startswith("play-0-") for p in (tmp_path / "records").iterdir()] == [True]
 
 
+def test_the_default_record_name_carries_the_seed_drawn_for_a_game_without_one(
+        tmp_path, monkeypatch, capsys):
+    monkeypatch.chdir(tmp_path)
+    status, out, err = play_cli(["--ai", "random"], "quit\n", monkeypatch, capsys)
+    assert status == 0, err
+    seed = re.search(r"; seed (\d+)\.", out).group(1)  # the banner's
+    (saved,) = (tmp_path / "records").iterdir()
+    assert saved.name.startswith(f"play-{seed}-"), saved.name
+    assert GameRecord.load(saved).seed == int(seed)
+
+
+def test_two_games_of_one_default_record_name_keep_both_records(tmp_path, monkeypatch,
+                                                                capsys):
+    import solver.terminal
+
+    monkeypatch.chdir(tmp_path)
+    monkeypatch.setattr(solver.terminal.time, "time", lambda: 1_700_000_000.0)  # one second
+    first = play_cli(["--ai", "random", "--seed", "3"], "take deck\nquit\n", monkeypatch,
+                     capsys)
+    second = play_cli(["--ai", "random", "--seed", "3"], "quit\n", monkeypatch, capsys)
+    assert first[0] == second[0] == 0, (first, second)
+    name = tmp_path / "records" / "play-3-1700000000.json"
+    other = name.with_name("play-3-1700000000-2.json")
+    kept = GameRecord.load(name).actions
+    assert kept[-1] == "take deck"  # the first game's, kept
+    assert GameRecord.load(other).actions == kept[:-1]  # the second's, beside it
+    assert re.search(rf"record saved to {re.escape(str(other.relative_to(tmp_path)))} "
+                     rf"\(\d+ actions?; {re.escape(str(name.relative_to(tmp_path)))} was "
+                     "there already", second[1]), second[1]
+
+
+@pytest.mark.parametrize("force", [False, True])
+def test_a_save_file_written_during_the_game_is_replaced_only_with_force(
+        force, tmp_path, monkeypatch, capsys):
+    save = tmp_path / "g.json"
+
+    class AnotherGameSaves(io.StringIO):
+        """The keyboard: 'quit', read after another game has saved to ``save``."""
+
+        def readline(self, *_args) -> str:
+            save.write_text("another game")
+            return "quit\n"
+
+    parser = argparse.ArgumentParser(prog="bigsur")
+    add_cli(parser.add_subparsers(dest="command", required=True))
+    args = parser.parse_args(["play", "--ai", "random", "--seed", "2", "--save", str(save)]
+                             + (["--force"] if force else []))
+    monkeypatch.setattr(sys, "stdin", AnotherGameSaves())
+    status, err = args.func(args), capsys.readouterr().err
+    assert status == 0, err
+    if force:
+        assert GameRecord.load(save).seed == 2
+        assert not (tmp_path / "g-2.json").exists()
+    else:
+        assert save.read_text() == "another game"
+        assert GameRecord.load(tmp_path / "g-2.json").seed == 2
+
+
 def test_ctrl_c_during_a_hint_stops_the_search_not_the_game(tmp_path, monkeypatch):
     def interrupted(*_args, **_kwargs):
         raise KeyboardInterrupt

@@ -45,7 +45,7 @@ from .engine import apply_inplace, new_game, play
 from .position import PositionError, cards_to_json, resolve_cards, state_from_json, state_to_json
 from .scoring import final_scores
 from .state import GameState, Phase
-from .userfiles import JsonFileError, read_json_file
+from .userfiles import JsonFileError, read_json_file, write_new_file
 from .wording import got, got_type
 
 FORMAT = "bigsur-record/1"
@@ -193,11 +193,17 @@ class GameRecord:
             raise RecordError(f"meta: must be an object{got_type(meta)}")
         return cls(cards, players, seed, start, list(actions), names, meta or {})
 
-    def save(self, path: str | Path) -> None:
-        """Write the record as JSON; an action that cannot be read is refused
-        (:func:`check_notation`), as :meth:`load` would refuse it."""
+    def save(self, path: str | Path, replace: bool = True) -> Path:
+        """Write the record as JSON and return the path written; an action that cannot be
+        read is refused (:func:`check_notation`), as :meth:`load` would refuse it.
+        ``replace=False``: a file already at ``path`` is kept and the record goes to the
+        first free numbered name beside it (:func:`~.userfiles.write_new_file`)."""
         check_notation(self.actions)
-        Path(path).write_text(json.dumps(self.to_json(), indent=1) + "\n", encoding="utf-8")
+        text = json.dumps(self.to_json(), indent=1) + "\n"
+        if not replace:
+            return write_new_file(path, text)
+        Path(path).write_text(text, encoding="utf-8")
+        return Path(path)
 
     @classmethod
     def load(cls, path: str | Path, cards: CardSet | None = None) -> GameRecord:

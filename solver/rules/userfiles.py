@@ -74,6 +74,29 @@ def output_problem(path: str | Path) -> str | None:
     return None
 
 
+def write_new_file(path: str | Path, text: str) -> Path:
+    """Write ``text`` (UTF-8) to a file created at ``path``, or, when one is there already
+    (another run wrote it meanwhile), at the first free name of ``path`` numbered -2, -3,
+    ... before its suffix; returns the path written. Each name is created exclusively, so
+    that no file, not even one made at the same instant, is replaced. OSError as open's.
+
+    >>> import tempfile
+    >>> folder = Path(tempfile.mkdtemp())
+    >>> [write_new_file(folder / "game.json", "{}").name for _ in range(3)]
+    ['game.json', 'game-2.json', 'game-3.json']
+    """
+    path = Path(path)
+    candidate, number = path, 1
+    while True:
+        try:
+            with candidate.open("x", encoding="utf-8") as file:
+                file.write(text)
+            return candidate
+        except FileExistsError:
+            number += 1
+            candidate = path.with_name(f"{path.stem}-{number}{path.suffix}")
+
+
 class OutputError(ValueError):
     """An output that could not be written; the message names the option and the path."""
 
