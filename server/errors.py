@@ -209,16 +209,17 @@ def describe(err: Exception) -> tuple[int, dict[str, Any], dict[str, str] | None
     return 500, error_body("internal", None, "internal server error"), None
 
 
-def in_position(err: Exception) -> ApiError:
+def in_position(err: Exception, where: str = "position") -> ApiError:
     """A posted position's error (PositionError, InconsistentViewError, GameOverError,
     NotToActError) as :func:`describe` says it, naming its field inside the request's
-    ``position``: ``position.seats[1].hand``, ``position.view_of``; a finished game is
+    ``position`` (or ``where`` the position is, a record's ``start``):
+    ``position.seats[1].hand``, ``position.view_of``; a finished game is
     ``position.phase``; the whole position (not an object, malformed) ``position``. The
     one place that prefixes: every route taking a position (POST /v1/games, /v1/hint,
-    /v1/score, /v1/payment) names its fields alike."""
+    /v1/score, /v1/payment) or a record (/v1/replay, /v1/analyze) names its fields alike."""
     status, body, headers = describe(err)
     field = "phase" if body["error"] == "game_over" else body["field"]
-    field = "position" if field in (None, "position") else f"position.{field}"
+    field = where if field in (None, "position") else f"{where}.{field}"
     return ApiError(status, field, body["reason"], body["error"], headers)
 
 

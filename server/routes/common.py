@@ -14,7 +14,7 @@ from fastapi import Request, Response
 from solver.rules.position import PositionError
 from solver.rules.record import GameRecord, RecordError
 
-from ..errors import ApiError
+from ..errors import ApiError, in_position
 from ..scheduler import Priority
 from ..schemas import MAX_SEED, Budget, ErrorBody
 from ..store import token_hash
@@ -134,7 +134,10 @@ def _checked_record(raw: dict[str, Any], named) -> GameRecord:
     if record.seed is not None and not 0 <= record.seed <= MAX_SEED:
         shown = record.seed if abs(record.seed) < 10**30 else f"{len(str(record.seed))} digits"
         raise RecordError(f"seed: must be 0 to {MAX_SEED}, as a game's seed, got {shown}")
-    record.replay()  # (a few milliseconds for a whole game)
+    try:
+        record.replay()  # (a few milliseconds for a whole game)
+    except PositionError as err:  # only its start position is read as a position
+        raise in_position(err, "start") from None
     return record
 
 

@@ -757,6 +757,23 @@ def test_a_posted_records_seat_name_must_be_plain_text(client, name):
 
 
 
+def test_errors_in_a_posted_records_start_name_fields_inside_start(client):
+    """A record's start position is read as a position: its errors name the field inside
+    ``start`` (``start.deck``), as a posted position's name it inside ``position``. Old
+    code named ``position``, ``format``, ``deck``: fields the request does not have."""
+    record = short_record(n=0)
+    del record["seed"]  # a record has a seed or a start
+    start = state_to_json(engine_new_game(2, seed=4))
+    cut_deck = {**start, "deck": start["deck"][:5]}
+    for route, extra in (("/v1/replay", {"n": 0}), ("/v1/analyze", {})):
+        for bad, field in (("x", "start"), ({}, "start.format"), (cut_deck, "start.deck")):
+            r = client.post(route, json={"record": {**record, "start": bad}, **extra})
+            assert r.status_code == 422 and r.json()["field"] == field, (route, bad, r.text)
+            assert r.json()["message"].startswith(field + ": "), r.text
+        r = client.post(route, json={"record": {**record, "start": start}, **extra})
+        assert r.status_code in (200, 202), (route, r.text)
+
+
 import server.pool  # noqa: E402
 
 
