@@ -320,12 +320,22 @@ def _summary(cards: CardSet, version: int, created: float | None = None) -> dict
             "created": created}
 
 
+# what a GET of a stored set adds about the stored copy (:func:`_full`), not part of the set
+STORED_COPY_FIELDS = ("stored_version", "created")
+
+
 async def _json_body(request: Request) -> Any:
+    """The JSON a card-set route was sent, less the :data:`STORED_COPY_FIELDS`: a set
+    fetched with GET /v1/cardsets/NAME and posted back is read as the set it is."""
     body = await request.body()
     if len(body) > MAX_SET_BYTES:
         raise ApiError(413, "body", f"{len(body)} bytes, a card set may have at most "
                        f"{MAX_SET_BYTES}", "limit")
-    return json_body(body)
+    raw = json_body(body)
+    if isinstance(raw, dict):
+        for field in STORED_COPY_FIELDS:
+            raw.pop(field, None)
+    return raw
 
 
 def _numbered(raw: dict[str, Any], version: int) -> CardSet:

@@ -198,6 +198,26 @@ def test_a_taken_name_is_refused_and_a_version_added(client):
     assert client.post("/v1/cardsets/nope/versions", json=my_set("nope")).status_code == 404
 
 
+def test_a_stored_set_fetched_can_be_posted_back(client):
+    """GET /v1/cardsets/NAME adds ``stored_version`` and ``created``, about the stored
+    copy: posted back (to the check, as a version, edited) they are not the set's unknown
+    fields. Old code refused them, so a fetched set could not be saved again as it was."""
+    assert client.post("/v1/cardsets", json=my_set("mine")).status_code == 201
+    fetched = client.get("/v1/cardsets/mine").json()
+    assert {"stored_version", "created"} <= set(fetched)
+    r = client.post("/v1/cardsets/check", json=fetched)
+    assert r.json()["ok"], r.text
+    same = client.post("/v1/cardsets/mine/versions", json=fetched)
+    assert same.status_code == 200 and same.json()["version"] == 1, same.text
+    edited = {k: v for k, v in fetched.items() if k not in ("label", "fingerprint")}
+    edited["description"] = "edited"  # an edit changes label and fingerprint: dropped
+    r = client.post("/v1/cardsets/mine/versions", json=edited)
+    assert r.status_code == 201 and r.json()["version"] == 2, r.text
+    assert client.get("/v1/cardsets/mine").json()["description"] == "edited"
+    r = client.post("/v1/cardsets/mine/versions", json={**edited, "stored": 1})
+    assert r.status_code == 422 and r.json()["field"] == "stored", r.text
+
+
 def test_the_shipped_set_name_collides_even_with_its_own_content(client):
     r = client.post("/v1/cardsets", json=load_card_set().to_json())
     assert r.status_code == 409 and r.json()["field"] == "name"
