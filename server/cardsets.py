@@ -49,7 +49,7 @@ from solver.rules.cardset_csv import (
 from solver.rules.position import PositionError, cards_to_json
 from solver.rules.wording import got
 
-from .errors import ApiError, clip_echo, error_body, json_body
+from .errors import ApiError, JsonRoute, clip_echo, error_body, json_body
 from .routes.common import error_responses
 from .store import Conflict, LimitReached, Store
 
@@ -350,7 +350,7 @@ INVALID = (422, "invalid: the first problem named, every one listed in 'errors'"
 
 
 def build_router(registry, store_of) -> APIRouter:
-    router = APIRouter(prefix="/v1", tags=["card sets"])
+    router = APIRouter(prefix="/v1", tags=["card sets"], route_class=JsonRoute)
 
     def taken(name: str) -> str | None:
         key = name.lower()

@@ -14,11 +14,13 @@ import json
 import logging
 import re
 import sys
+from collections.abc import Callable, Coroutine
 from typing import Any
 
-from fastapi import FastAPI, Request
+from fastapi import FastAPI, Request, Response
 from fastapi.exceptions import RequestValidationError
 from fastapi.responses import JSONResponse
+from fastapi.routing import APIRoute
 from starlette.exceptions import HTTPException as StarletteHTTPException
 
 from solver.analysis import AnalysisError
@@ -245,9 +247,39 @@ def _field_of(loc: tuple | list) -> str:
     return out or "body"
 
 
+class RepeatedKeyError(ValueError):
+    """A JSON object with a key given twice: JSON leaves its meaning open (the decoder
+    took the last, silently), so a body with one is refused, naming the key."""
+
+    def __init__(self, key: str):
+        self.key = key
+        super().__init__(f"the key {key!r} appears twice in one object")
+
+
+def _unrepeated(pairs: list[tuple[str, Any]]) -> dict[str, Any]:
+    """An object's pairs as a dict; :class:`RepeatedKeyError` if a key repeats."""
+    out = dict(pairs)
+    if len(out) < len(pairs):
+        seen: set[str] = set()
+        for key, _value in pairs:
+            if key in seen:
+                raise RepeatedKeyError(key)
+            seen.add(key)
+    return out
+
+
+def parse_json(body: bytes | str) -> Any:
+    """A request body's JSON value, refusing a key repeated in one object: the one
+    decoder of every route's body (:func:`json_body`, :class:`JsonRequest`)."""
+    return json.loads(body, object_pairs_hook=_unrepeated)
+
+
 def not_json(cause: BaseException | None = None) -> ApiError:
     """The 400 ``body`` of a body that is not JSON at all, saying why when ``cause`` (the
-    decoder's error) does: bad UTF-8, bad syntax, nesting too deep, a number too long."""
+    decoder's error) does: bad UTF-8, bad syntax, nesting too deep, a number too long, a
+    key repeated in one object."""
+    if isinstance(cause, RepeatedKeyError):
+        return ApiError(400, "body", f"{cause} (send each key once)", "body")
     if isinstance(cause, json.JSONDecodeError):
         why = f"{cause.msg} at line {cause.lineno} column {cause.colno}"
     elif isinstance(cause, UnicodeDecodeError):
@@ -263,11 +295,35 @@ def not_json(cause: BaseException | None = None) -> ApiError:
 
 def json_body(body: bytes) -> Any:
     """The JSON value of a request body read by a route itself (as FastAPI reads the
-    others): :func:`not_json` for anything the decoder refuses."""
+    others, through :class:`JsonRequest`): :func:`not_json` for anything the decoder
+    refuses."""
     try:
-        return json.loads(body)
+        return parse_json(body)
     except (ValueError, RecursionError) as err:  # JSONDecodeError, UnicodeDecodeError too
         raise not_json(err) from None
+
+
+class JsonRequest(Request):
+    """A request whose JSON body FastAPI reads with :func:`parse_json`: what the decoder
+    refuses reaches :func:`http_error_response` as the cause of FastAPI's 400."""
+
+    async def json(self) -> Any:
+        if not hasattr(self, "_json"):
+            self._json = parse_json(await self.body())
+        return self._json
+
+
+class JsonRoute(APIRoute):
+    """The route class of every router (``APIRouter(route_class=JsonRoute)``): its
+    requests are :class:`JsonRequest`."""
+
+    def get_route_handler(self) -> Callable[[Request], Coroutine[Any, Any, Response]]:
+        handler = super().get_route_handler()
+
+        async def read_with_parse_json(request: Request) -> Response:
+            return await handler(JsonRequest(request.scope, request.receive, request._send))
+
+        return read_with_parse_json
 
 
 HTTP_KINDS = {400: "body", 404: "not_found", 405: "method_not_allowed", 413: "limit"}

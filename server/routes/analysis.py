@@ -8,6 +8,7 @@ from typing import Any
 from fastapi import APIRouter, Request, Response
 
 from ..deps import CardsDep, JobsDep, SearchDep, SettingsDep
+from ..errors import JsonRoute
 from ..schemas import AnalyzeRequest, JobResponse
 from .common import (
     SEARCH_ERRORS,
@@ -22,7 +23,7 @@ from .common import (
 
 JOB_ERRORS = error_responses((404, "no such job, or expired (error 'not_found')"), 422, 503)
 
-router = APIRouter(prefix="/v1/analyze", tags=["analysis"])
+router = APIRouter(prefix="/v1/analyze", tags=["analysis"], route_class=JsonRoute)
 
 
 @router.post("", status_code=202, response_model=JobResponse,

@@ -9,10 +9,11 @@ from fastapi import APIRouter
 from solver.rules.cards import CardSet
 
 from ..deps import CardsDep
+from ..errors import JsonRoute
 from ..schemas import CardSetSummary
 from .common import error_responses
 
-router = APIRouter(prefix="/v1", tags=["cards"])
+router = APIRouter(prefix="/v1", tags=["cards"], route_class=JsonRoute)
 
 
 def summary(cards: CardSet) -> dict[str, Any]:

@@ -21,7 +21,7 @@ from fastapi import APIRouter, Request, Response
 from pydantic import BaseModel, ConfigDict, Field
 
 from ..deps import GamesDep, JobsDep, SearchDep, SettingsDep, TokenDep
-from ..errors import ApiError
+from ..errors import ApiError, JsonRoute
 from ..schemas import REVIEW_SEED, Budget, JobResponse, ReviewSeats, Seed
 from ..sessions import game_record
 from .common import (
@@ -35,7 +35,8 @@ from .common import (
     polled,
 )
 
-router = APIRouter(tags=["games"])  # paths under /v1/games (the including router)
+# paths under /v1/games (the including router)
+router = APIRouter(tags=["games"], route_class=JsonRoute)
 
 
 class GameAnalysisRequest(BaseModel):

@@ -12,7 +12,7 @@ from fastapi import APIRouter, Query, Request, Response
 from solver.rules.views import view_of
 
 from ..deps import GamesDep, SearchDep, SettingsDep, TokenDep
-from ..errors import ApiError
+from ..errors import ApiError, JsonRoute
 from ..schemas import (
     ActionRequest,
     ActionResponse,
@@ -37,7 +37,7 @@ from .common import (
 )
 from .hints import run_hint
 
-router = APIRouter(prefix="/v1/games", tags=["games"])
+router = APIRouter(prefix="/v1/games", tags=["games"], route_class=JsonRoute)
 OVER_FIRST = error_responses((409, "the game is not over yet (error 'not_over')"))
 
 

@@ -7,11 +7,12 @@ from typing import Any
 from fastapi import APIRouter, Request
 from fastapi.responses import PlainTextResponse
 
+from ..errors import JsonRoute
 from ..schemas import Health
 from ..store import StoreUnavailable
 from .common import error_responses
 
-router = APIRouter(tags=["health"])
+router = APIRouter(tags=["health"], route_class=JsonRoute)
 
 
 @router.get("/healthz", response_model=Health, summary="Liveness and load",

@@ -12,12 +12,12 @@ from solver.search.api import GameOverError, NotToActError, to_view
 from solver.search.determinize import InconsistentViewError
 
 from ..deps import CardsDep, SearchDep, SettingsDep
-from ..errors import in_position
+from ..errors import JsonRoute, in_position
 from ..pool import SearchService, position_kind, read_position
 from ..schemas import HintRequest, HintResponse
 from .common import SEARCH_ERRORS, budget_dict, client_key, unless_disconnected
 
-router = APIRouter(prefix="/v1", tags=["hints"])
+router = APIRouter(prefix="/v1", tags=["hints"], route_class=JsonRoute)
 
 
 async def run_hint(position, budget: dict[str, int], seed: int | None,

@@ -14,7 +14,7 @@ from solver.rules.wording import got
 from solver.search.determinize import InconsistentViewError, determinize
 
 from ..deps import CardsDep, SearchDep
-from ..errors import ApiError, in_position
+from ..errors import ApiError, JsonRoute, in_position
 from ..pool import read_position
 from ..schemas import (
     PaymentRequest,
@@ -26,7 +26,7 @@ from ..schemas import (
 from ..sessions import position_after
 from .common import ERRORS, SEARCH_ERRORS, client_key, posted_record, unless_disconnected
 
-router = APIRouter(prefix="/v1", tags=["tools"])
+router = APIRouter(prefix="/v1", tags=["tools"], route_class=JsonRoute)
 
 
 @router.post("/score", response_model=ScoreResponse, responses=ERRORS,

@@ -22,11 +22,12 @@ from fastapi import APIRouter
 from solver.rules.state import Phase
 
 from ..deps import GamesDep, TokenDep
-from ..errors import ApiError
+from ..errors import ApiError, JsonRoute
 from ..sessions import HUMAN
 from .common import SEAT_ERRORS, error_responses
 
-router = APIRouter(tags=["games"])  # paths under /v1/games (the including router)
+# paths under /v1/games (the including router)
+router = APIRouter(tags=["games"], route_class=JsonRoute)
 
 
 def undo_allowed(live, seat: int) -> str | None:

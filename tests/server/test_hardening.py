@@ -301,6 +301,7 @@ def test_abandoned_games_expire(make_client):
 
 # ------------------------------------------------------------------ one error shape
 
+from solver.rules.cards import load_card_set  # noqa: E402
 from solver.rules.views import view_of, view_to_json  # noqa: E402
 
 SHAPE = {"error", "field", "reason", "message"}
@@ -327,6 +328,30 @@ def test_bytes_that_are_not_json_are_a_400_body_as_documented(client, body):
         r = raw_post(client, url, body)
         assert r.status_code == 400 and r.json()["error"] == "body", (url, r.text)
         assert r.json()["reason"].startswith("the body is not valid JSON ("), r.text
+
+
+def test_a_key_repeated_in_one_object_is_a_400_body_naming_it_on_every_route(client):
+    """JSON leaves a repeated key's meaning open; the decoder took the last silently:
+    {"players": 2, "players": 3} made a 3-player game. Every route reading a JSON body
+    refuses it, at any depth, naming the key; the same body once is read as before."""
+    stored = {**load_card_set().to_json(), "name": "mine", "reconstruction": True}
+    stored["highway"][0]["text"] = "my own note"  # not the shipped set's cards exactly
+    assert client.post("/v1/cardsets", json=stored).status_code == 201, "set stored"
+    routes = [path.replace("{game_id}", "nogame") for path, operations in
+              client.app.openapi()["paths"].items()
+              if "requestBody" in operations.get("post", {})]
+    routes += ["/v1/cardsets", "/v1/cardsets/check", "/v1/cardsets/mine/versions",
+               "/v1/cardsets/export.csv"]
+    for body, key in ((b'{"players": 2, "players": 3}', "players"),
+                      (b'{"position": {"a": 1, "deck": [], "deck": []}}', "deck")):
+        for url in routes:
+            r = raw_post(client, url, body)
+            assert r.status_code == 400, (url, r.text)
+            assert r.json()["error"] == "body" and r.json()["field"] == "body", r.text
+            assert f"the key '{key}' appears twice" in r.json()["reason"], r.text
+    r = raw_post(client, "/v1/games", b'{"players": 3, "seats": ["human", "random", '
+                                      b'"random"]}')
+    assert r.status_code == 201 and len(r.json()["tokens"]) == 1, r.text
 
 
 def test_404_405_and_options_get_the_documented_shape(client):
