@@ -16,6 +16,7 @@ import html
 import io
 import json
 import sys
+from collections.abc import Callable
 from pathlib import Path
 
 from .analysis import (
@@ -267,6 +268,8 @@ def run(record_path: str, html_path: str | None, png_path: str | None,
         budget, seed: int = 0, json_path: str | None = None, progress: bool = True,
         out=None, table: bool = False, overwrite: bool = True) -> Review:
     """Analyse a record file and write the requested outputs; returns the review.
+    An output that cannot be written does not stop the others: each is tried, the
+    summary printed, then OutputError names every one that failed.
     ``table``: print the rated decisions (:func:`format_review`) before the summary.
     ``overwrite=False``: an output file that is there already is refused (--force not
     given), as :func:`cmd_analyze` checks before the review."""
@@ -292,27 +295,33 @@ def run(record_path: str, html_path: str | None, png_path: str | None,
                                         task, completed=done, total=total))
     else:
         review = analyse_record(record, budget, seed)
+    failed: list[str] = []  # each output that can be written is, whichever fails
+
+    def write(option: str, path: str, save: Callable[[], object], what: str) -> None:
+        try:
+            write_output(option, path, save, overwrite=overwrite)
+        except OutputError as err:
+            failed.append(str(err))
+        else:
+            print(f"{what} written to {path}", file=out)
+
     if png_path or html_path:
         fig = win_graph(review, record)
         if png_path:
-            write_output("--png", png_path, lambda: fig.savefig(png_path, format="png"),
-                         overwrite=overwrite)
-            print(f"graph written to {png_path}", file=out)
+            write("--png", png_path, lambda: fig.savefig(png_path, format="png"), "graph")
         if html_path:
             page = render_html(review, record, figure_svg(fig), record_path)
-            write_output("--html", html_path,
-                         lambda: Path(html_path).write_text(page, encoding="utf-8"),
-                         overwrite=overwrite)
-            print(f"report written to {html_path}", file=out)
+            write("--html", html_path,
+                  lambda: Path(html_path).write_text(page, encoding="utf-8"), "report")
     if json_path:
         text = json.dumps(review.to_json(), indent=1) + "\n"
-        write_output("--json", json_path,
-                     lambda: Path(json_path).write_text(text, encoding="utf-8"),
-                     overwrite=overwrite)
-        print(f"review written to {json_path}", file=out)
+        write("--json", json_path,
+              lambda: Path(json_path).write_text(text, encoding="utf-8"), "review")
     if table:
         print(format_review(review), file=out)
     print(summary_text(review, record), file=out)
+    if failed:
+        raise OutputError("; ".join(failed))
     return review
 
 

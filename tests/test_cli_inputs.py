@@ -512,12 +512,17 @@ def test_train_an_out_that_cannot_be_written_is_one_line(tmp_path, capsys):
 
 
 @pytest.mark.parametrize("option", ["--png", "--html", "--json"])
-def test_analyze_an_output_that_cannot_be_written_names_the_option(option, record_file, capsys):
-    # /proc's folder exists, so the check before the review passes; the write fails
+def test_analyze_an_output_that_cannot_be_written_names_the_option(option, record_file, capsys,
+                                                                   monkeypatch):
+    # /proc's folder exists, but takes no file: found before the review
+    import solver.report
+
+    forbid(monkeypatch, solver.report, "analyse_record", "the review")
     path = f"/proc/bigsur-review.{option[2:]}"
     argv = ["analyze", str(record_file), "--iterations", "1", "--no-progress", option, path]
     assert main(argv) == 2
-    assert error_line(capsys).startswith(f"bigsur: error: {option} {path}: cannot write it (")
+    assert error_line(capsys).startswith(f"bigsur: error: {option} {path}: cannot make a "
+                                         "file in /proc (")
 
 
 @pytest.mark.parametrize("option, name, words", [

@@ -111,6 +111,8 @@ def test_without_output_files_the_review_is_printed(tmp_path, capsys):
     ("--html", "missing/r.html", "--html {path}: no such directory"),
     ("--png", ".", "--png {path}: is a directory"),
     ("--json", "missing/r.json", "--json {path}: no such directory"),
+    # a folder that takes no file, although it exists and os.access says root may write
+    ("--png", "/proc/x.png", "--png {path}: cannot make a file in /proc ("),
 ])
 def test_an_output_that_cannot_be_written_is_refused_before_the_review(
         record_file, tmp_path, capsys, monkeypatch, option, where, words):
@@ -123,6 +125,34 @@ def test_an_output_that_cannot_be_written_is_refused_before_the_review(
     assert args.func(args) == 2
     err = capsys.readouterr().err
     assert err.count("\n") == 1 and words.format(path=path) in err, err
+
+
+def test_an_output_that_fails_after_the_review_does_not_lose_the_others(
+        record_file, tmp_path, capsys, monkeypatch):
+    import shutil
+
+    import solver.report
+
+    gone = tmp_path / "gone"
+    gone.mkdir()
+    review = solver.report.analyse_record
+
+    def folder_removed_during_the_review(*args, **kwargs):
+        shutil.rmtree(gone)
+        return review(*args, **kwargs)
+
+    monkeypatch.setattr(solver.report, "analyse_record", folder_removed_during_the_review)
+    html_path, json_path, png_path = tmp_path / "ok.html", tmp_path / "ok.json", gone / "g.png"
+    args = parse(record_file, "--html", html_path, "--json", json_path, "--png", png_path,
+                 "--iterations", 1, "--no-progress")
+    assert args.func(args) == 2
+    out, err = capsys.readouterr()
+    assert "<svg" in html_path.read_text()
+    assert json.loads(json_path.read_text())["decisions"]
+    assert f"report written to {html_path}" in out and f"review written to {json_path}" in out
+    assert "accuracy" in out  # the summary of the review is printed all the same
+    assert err.count("\n") == 1 and err.startswith(f"bigsur: error: --png {png_path}: "
+                                                   "cannot write it ("), err
 
 
 def test_the_printed_table_numbers_moves_as_the_report_and_the_summary_comes_once(

@@ -208,7 +208,10 @@ def test_play_refuses_a_bad_hint_budget_or_save_path_up_front(tmp_path, capsys):
                         (["--save", str(tmp_path)], "is a directory"),
                         # a folder that does not exist was made, anywhere (/nonexistent)
                         (["--save", str(tmp_path / "no" / "x.json")],
-                         f"no such directory: {tmp_path / 'no'}")]:
+                         f"no such directory: {tmp_path / 'no'}"),
+                        # a folder that takes no file (os.access lets root write there)
+                        (["--save", "/proc/x.json"], "--save /proc/x.json: cannot make a "
+                                                     "file in /proc (")]:
         args = parser.parse_args(["play", "--ai", "random", *argv])
         assert args.func(args) == 2  # a BudgetError traceback / an error after the game
         err = capsys.readouterr().err

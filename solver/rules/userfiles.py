@@ -11,7 +11,9 @@ solver.rules.userfiles.JsonFileError: no/such/file.json: file not found
 from __future__ import annotations
 
 import json
+import os
 import sys
+import tempfile
 from collections.abc import Callable
 from pathlib import Path
 from typing import Any
@@ -60,17 +62,30 @@ def read_json_file(path: str | Path) -> Any:
 
 
 def output_problem(path: str | Path) -> str | None:
-    """Why a file could not be written at ``path`` (a directory is there, or its folder
-    does not exist), else None: checked before long work, so that its result is not lost.
+    """Why a file could not be written at ``path`` (a directory is there, its folder does
+    not exist or takes no new file, the file there may not be written), else None:
+    checked before long work, so that its result is not lost. The folder is tried with a
+    nameless temporary file, since os.access says yes to root everywhere, even where no
+    file can be made (/proc, a read-only mount).
 
     >>> output_problem("no/such/folder/out.json")
     'no such directory: no/such/folder'
+    >>> output_problem("/proc/out.json")
+    'cannot make a file in /proc (No such file or directory)'
     """
     path = Path(path)
     if path.is_dir():
         return "is a directory"
-    if not path.resolve().parent.is_dir():
+    folder = path.resolve().parent
+    if not folder.is_dir():
         return f"no such directory: {path.parent}"
+    if path.exists():
+        return None if os.access(path, os.W_OK) else "cannot write it (permission denied)"
+    try:
+        with tempfile.TemporaryFile(dir=folder):
+            pass
+    except OSError as err:
+        return f"cannot make a file in {path.parent} ({err.strerror or err})"
     return None
 
 
