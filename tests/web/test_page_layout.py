@@ -20,7 +20,9 @@ from test_web_page import (  # noqa: F401 - fixtures
     ARTIFACTS,
     api_get,
     browser,
+    click_payment,
     fresh_page,
+    log_count,
     no_overflow,
     open_page,
     page,
@@ -28,6 +30,7 @@ from test_web_page import (  # noqa: F401 - fixtures
     settle,
     shot,
     start_a_game_against_greedy,
+    to_the_first_build_step,
 )
 
 from solver.cli import play_random_game
@@ -375,3 +378,69 @@ def test_the_review_graph_uses_the_width_of_its_row(server, browser, width):  # 
         assert not pg.js_errors, pg.js_errors
     finally:
         pg.context.close()
+
+
+FOCUS_IN_PAYBOX = "!!document.activeElement.closest('#paybox')"
+
+
+def test_a_wrong_payment_is_refused_in_the_payment_panel(server, page):  # noqa: F811
+    """A QA pass (keyboard, 1366x768): a hand card whose Material the cost does not need,
+    clicked with the cheapest payment, showed "(H66 does not need stone)" but "Paid in
+    full.", and Build sent it: the server refused, its words in the alert at the top of
+    the page (off the screen), and the focus went to a hand card, whose enlarged view
+    covered the hint panel. The panel says the payment is wrong and does not send it;
+    a refusal of the server's is said in the panel, on the screen, the focus left on
+    its Build button."""
+    pg = page
+    to_the_first_build_step(pg, server + "/?speed=0", seed=1)
+    data = pg.evaluate("window.bigsur.state.data")
+    cards = pg.evaluate("window.bigsur.state.cards.highway")
+    hand = data["view"]["seats"][data["view"]["view_of"]]["hand"]
+    card, spare = next(
+        (c, s) for c in hand if c in data["payments"] for s in hand
+        if s != c and cards[s]["material"] not in cards[c]["cost"]
+        and s not in " ".join(data["payments"][c]["steps"]))
+    steps = data["payments"][card]["steps"]
+    sent = []
+    pg.on("request", lambda r: sent.append(r.post_data) if "/actions" in r.url else None)
+    pg.click(f"#hand .cardbtn[data-select='{card}']")
+    pg.wait_for_selector("#paybox:not([hidden]) .paychip")
+    pg.click(f"#paybox [data-paystep='{spare}']")
+    click_payment(pg, steps)
+    need = pg.locator("#pay-need").inner_text()
+    material = cards[spare]["material"]
+    assert "Paid in full" not in need and f"{card} does not need {material}" in need, need
+    pg.focus("#paybox [data-paybuild]")
+    pg.keyboard.press("Enter")
+    refusal = pg.locator("#pay-refusal")
+    refusal.wait_for()
+    assert f"{card} does not need {material}" in refusal.inner_text()
+    assert in_view(pg, "#pay-refusal") and pg.evaluate(FOCUS_IN_PAYBOX)
+    assert sent == [], sent
+    shot(pg, "layout-07-payment-not-needed")
+
+    # the payment made right, and refused by the server all the same (the request given
+    # the spare card back on its way): the server's words in the panel, the focus there
+    pg.click("#paybox .paysteps [data-payundo='0']")
+    assert "Paid in full" in pg.locator("#pay-need").inner_text()
+    assert not pg.locator("#pay-refusal").count()  # said of the payment as it was
+
+    def with_the_spare_card(route):
+        body = json.loads(route.request.post_data)
+        body["action"] = body["action"].replace(" pay ", f" pay {spare} ")
+        route.continue_(post_data=json.dumps(body))
+
+    pg.route("**/v1/games/*/actions", with_the_spare_card)
+    n = log_count(pg)
+    pg.focus("#paybox [data-paybuild]")
+    pg.keyboard.press("Enter")
+    refusal.wait_for()
+    settle(pg)
+    assert "Not allowed" in refusal.inner_text(), refusal.inner_text()
+    assert in_view(pg, "#pay-refusal") and pg.evaluate(FOCUS_IN_PAYBOX)
+    assert pg.evaluate("document.activeElement.dataset.paybuild"), "the Build button"
+    assert pg.locator("#zoom").is_hidden()
+    assert log_count(pg) == n and len(sent) == 1, sent
+    shot(pg, "layout-08-payment-refused")
+    pg.unroute("**/v1/games/*/actions")
+    assert not [e for e in pg.js_errors if "status of 422" not in e], pg.js_errors

@@ -272,27 +272,29 @@ def test_play_a_full_game_hint_review(server, page, tmp_path):
                 steps = view["payments"][card]["steps"]
                 assert "Cheapest:" in pg.locator("#paybox .paysugg").inner_text()
                 if not refused:
-                    # nothing clicked yet: the page says what is missing, in words
+                    # nothing clicked yet: the payment panel says what is missing, in words
                     pg.locator("#paybox [data-paybuild]").last.click()
-                    alert = pg.locator("#alert")
-                    alert.wait_for(state="visible")
-                    assert "Still need" in alert.inner_text(), alert.inner_text()
-                    # a card whose Material is not needed: the server refuses, in words
+                    refusal = pg.locator("#pay-refusal")
+                    refusal.wait_for()
+                    assert "Still need" in refusal.inner_text(), refusal.inner_text()
+                    # a card whose Material is not needed: the panel says so, sends nothing
                     cost = pg.evaluate(f"window.bigsur.state.cards.highway['{card}'].cost")
                     mats = pg.evaluate("Object.fromEntries(Object.entries(window.bigsur.state"
                                        ".cards.highway).map(([k, v]) => [k, v.material]))")
                     hand = view["view"]["seats"][view["view"]["view_of"]]["hand"]
                     spare = [h for h in hand if h != card and mats[h] not in cost]
                     if spare and spare[0] not in " ".join(steps):
-                        # paid in full plus a card not needed: sent, and refused
+                        # paid in full plus a card not needed: not sent, said why
                         pg.click(f"#paybox [data-paystep='{spare[0]}']")
                         assert pg.locator("#paybox .warn").count()
                         click_payment(pg, steps)
+                        assert "does not need" in pg.locator("#pay-need").inner_text()
+                        n_log = log_count(pg)
                         pg.locator("#paybox [data-paybuild]").last.click()
-                        pg.wait_for_function("document.querySelector('#alert-text').innerText"
-                                             ".includes('Not allowed')")
-                        text = pg.locator("#alert").inner_text()
-                        assert "payment step '" not in text, text
+                        refusal.wait_for()
+                        text = refusal.inner_text()
+                        assert f"{card} does not need {mats[spare[0]]}" in text, text
+                        assert log_count(pg) == n_log
                         shot(pg, "05-payment-refused")
                         pg.click("[data-payclear='1']")
                     refused = True

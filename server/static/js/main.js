@@ -84,13 +84,17 @@ const $ = (id) => document.getElementById(id);
 const sleep = (ms) => new Promise((r) => setTimeout(r, ms));
 const pct = (p) => (100 * p).toFixed(1) + "%";
 
-function showError(err) {
+/* An error (a refusal of the server's, or a bug) in the page's words. */
+function errorText(err) {
   const words = (m) => (S.cards && S.data ? plainError(m, {...payCtxSafe(), seatName}) : m);
-  const text = err instanceof ApiError
+  return err instanceof ApiError
     ? (err.status === 422 || err.status === 409 ? `Not allowed: ${words(err.message)}`
       : err.status ? `The server refused (${err.status}): ${err.message}` : err.message)
     : String(err && err.message || err);
-  $("alert-text").textContent = text;
+}
+
+function showError(err) {
+  $("alert-text").textContent = errorText(err);
   $("alert").hidden = false;
   if (err instanceof Error && !(err instanceof ApiError)) console.error(err); // a bug
 }
@@ -947,7 +951,9 @@ function clearWaitNotice() {
 }
 
 /* Send one action; the server checks it (its 4xx message is shown when refused). */
-async function act(text) {
+/* Send the move ``text`` of the player to act; a refusal is given to ``refused`` (the
+ * page's alert, else the payment panel's own line). True when it was played. */
+async function act(text, refused = showError) {
   if (!S.data || !S.game) return false;
   if (S.animating) { showError(WAIT_AI); return false; }
   if (S.busy) { showError(waitSent()); return false; }
@@ -980,7 +986,7 @@ async function act(text) {
     await transition(prev, d);
     return true;
   } catch (e) {
-    showError(e);
+    refused(e);
     if (S.data === prev) await renderGame(); // the status line says whose turn it is again
     return false;
   } finally {
@@ -1189,9 +1195,10 @@ function renderPay() {
     `<span class="paychips" aria-label="Cost">` + st.chips.map((ch) =>
       `<span class="paychip${ch.step ? " filled" : ""}" title="${esc(ch.step ? ch.material + ": " + ch.words : ch.material + ": not paid yet")}">` +
       `${matIcon(ch.material)}${ch.step ? " \u2713" : ""}</span>`).join("") + `</span>` +
-    `<span id="pay-need" class="${st.need.length ? "need" : "paid"}">${st.need.length
-      ? "Still need: " + st.need.map((m) => matIcon(m)).join(" ")
-      : "Paid in full."}</span></div>`;
+    `<span id="pay-need" class="${st.need.length || st.extra.length ? "need" : "paid"}">${
+      st.extra.length ? esc(notNeededWords(sel, st.extra))
+        : st.need.length ? "Still need: " + st.need.map((m) => matIcon(m)).join(" ")
+          : "Paid in full."}</span></div>`;
   if (sugg) {
     html += `<p class="paysugg">Cheapest: ${esc(paymentSentence(sugg.steps, ctx))}. ` +
       `<button type="button" data-paysuggest="1">Fill it in</button> ` +
@@ -1270,6 +1277,7 @@ function renderPay() {
   }
   const noRoad = me.highway.length === 0;
   const unpayable = sugg ? "" : " aria-disabled=\"true\"";  // no payment can make it
+  if (P.refusal) html += `<p class="bad" id="pay-refusal">${esc(P.refusal)}</p>`;
   html += `<div class="actionbar">` + (noRoad
     ? `<button type="button" class="primary" data-paybuild="L"${unpayable}>Build with this payment</button>`
     : `<button type="button" class="primary" data-paybuild="L"${unpayable}>Build left with this payment</button>` +
@@ -1281,10 +1289,19 @@ function renderPay() {
   // only when the box is not all in view, the focus left where it is (as an AI's build)
   if (opened) box.scrollIntoView({block: "nearest"});
   // "Still need" / "Paid in full" said when it changes (the box is drawn anew each click)
-  const need = `${sel}: ${st.need.length ? "still need " + st.need.join(", ") : "paid in full"}.`;
+  const need = st.extra.length ? notNeededWords(sel, st.extra)
+    : `${sel}: ${st.need.length ? "still need " + st.need.join(", ") : "paid in full"}.`;
   if (need !== needSaid) { needSaid = need; announce(cap(need)); }
 }
 let needSaid = null;
+
+/* The steps of a payment that supply a Material its card does not need (any more), in
+ * words: the server refuses such a payment, so the panel does not send it. */
+function notNeededWords(card, extra) {
+  const what = joinWords(extra.map((x) => `${x.material || "a Material"} (${x.words})`));
+  return `Not payable as clicked: ${card} does not need ${what}. ` +
+    `Remove ${extra.length > 1 ? "those steps" : "that step"} with \u00d7.`;
+}
 
 /* Why a hand card cannot be one of the 3 cards of a 3-for-1: the payment already
  * discards it (the step in words, and how to free the card). */
@@ -1306,6 +1323,7 @@ function closePay() {
 function payClick(ds) {
   const P = S.payment;
   if (!P) return false;
+  if (!ds.paybuild) P.refusal = null; // said of the payment as it was
   if (ds.paystep) {
     const step = ds.paystep;
     if (P.sub) {
@@ -1374,19 +1392,34 @@ function refocusPay(ds) {
   if (b) b.focus();
 }
 
-function payBuild(side) {
+/* Build the selected card with the payment clicked. A payment the panel knows is wrong
+ * is not sent; why it is wrong, or why the server refused it, is said in the panel, by
+ * its Build buttons (the page's alert is at the top, off the screen), the focus on them. */
+async function payBuild(side) {
   const P = S.payment;
   const v = S.data.view;
   const c = S.cards.highway[P.card];
   const st = payState(c.cost, P.steps, payCtx());
-  if (P.sub) { showError("Finish the 3-for-1 first: choose 3 cards, then the Material they give."); return; }
+  const refuse = (text) => {
+    if (S.payment !== P) { showError(text); return; } // (the panel is gone)
+    P.refusal = text;
+    announce(text);
+    renderPay();
+    $("pay-refusal").scrollIntoView({block: "nearest"});
+    const again = $("paybox").querySelector(`[data-paybuild="${side}"]`);
+    if (again && !$("paybox").contains(document.activeElement)) again.focus();
+  };
+  if (P.sub) { refuse("Finish the 3-for-1 first: choose 3 cards, then the Material they give."); return; }
+  if (st.extra.length) { refuse(notNeededWords(P.card, st.extra)); return; }
   if (st.need.length) {
-    showError(`Still need ${joinWords(st.need)} for ${P.card}: click a card of your hand, ` +
+    refuse(`Still need ${joinWords(st.need)} for ${P.card}: click a card of your hand, ` +
       "Recycling, a Persistent Material or 3-for-1 \u2014 or use the cheapest payment.");
     return;
   }
   if (!v.seats[v.view_of].highway.length) side = "L"; // the first card starts the road
-  act(`build ${P.card} ${side} pay ${P.steps.join(" ")}`);
+  let refusal = null;
+  await act(`build ${P.card} ${side} pay ${P.steps.join(" ")}`, (e) => { refusal = errorText(e); });
+  if (refusal) refuse(refusal);
 }
 
 // ------------------------------------------------------------------ setup
@@ -2731,7 +2764,8 @@ function focusTries(el) {
   } else if (el.closest("#deck")) tries.push("#deck .takeable", "#depot .takeable");
   else if (el.closest("#hand")) {
     tries.push(`#hand [data-select="${q(ds.select)}"]`, ["#hand .cardbtn", index("#hand .cardbtn")], ".endbtn");
-  } else if (ds.build || ds.paybuild || ds.undo) tries.push(...hand);
+  } else if (ds.paybuild) tries.push(`#paybox [data-paybuild="${q(ds.paybuild)}"]`, ...hand); // (refused)
+  else if (ds.build || ds.undo) tries.push(...hand);
   else if (el.closest("#paybox")) tries.push(...hand);
   else if (ds.act) tries.push(`#actionbar [data-act="${q(ds.act)}"]`, "#actionbar .claimbtn");
   else if (ds.claim) tries.push(`#landmarks [data-claim="${q(ds.claim)}"]`);
