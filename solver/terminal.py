@@ -983,7 +983,8 @@ def cmd_play(args) -> int:
                     raise PlayError(f"{option}: not with --resume (the record has its own)")
             resume, seats = resume_from_args(args.resume, args.ai, args.seats)
         else:
-            seats = seats_from_args(args.players or 2, args.ai, args.seats)
+            seats = seats_from_args(2 if args.players is None else args.players, args.ai,
+                                    args.seats)
     except PlayError as err:
         print(f"bigsur: error: {err}", file=sys.stderr)
         return 2

@@ -300,6 +300,17 @@ def test_a_save_file_written_during_the_game_is_replaced_only_with_force(
         assert GameRecord.load(tmp_path / "g-2.json").seed == 2
 
 
+@pytest.mark.parametrize("players", [0, 1, 5])
+def test_play_refuses_a_player_count_outside_2_to_4_zero_too(players, tmp_path, monkeypatch,
+                                                             capsys):
+    monkeypatch.chdir(tmp_path)
+    status, out, err = play_cli(["--players", players, "--ai", "random"], "quit\n",
+                                monkeypatch, capsys)
+    assert status == 2 and not out
+    assert err == f"bigsur: error: --players: must be 2 to 4, got {players}\n", err
+    assert not (tmp_path / "records").exists()
+
+
 def test_ctrl_c_during_a_hint_stops_the_search_not_the_game(tmp_path, monkeypatch):
     def interrupted(*_args, **_kwargs):
         raise KeyboardInterrupt
