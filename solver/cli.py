@@ -2,7 +2,8 @@
 
     bigsur cards validate [FILE]     check a card set (exit 1 with every problem)
     bigsur cards show [FILE]         list a card set
-    bigsur score POSITION.json       per-player score breakdown as JSON
+    bigsur score POSITION.json       per-player score breakdown as JSON (and the winners,
+                                     or the seats leading an unfinished game)
     bigsur replay RECORD.json        replay a record (every action checked), print scores
                                      (and the winners, or the seats leading an unfinished game)
     bigsur replay RECORD.json --at N --out POS.json   the position after N actions
@@ -273,11 +274,22 @@ def load_record(path: str, cards=None, raw=None) -> GameRecord:
         raise RecordError(f"{path}: {err}") from None
 
 
+def scores_json(position) -> dict:
+    """The scores of a position or a view as ``bigsur score`` and ``bigsur replay`` print
+    them: each seat's breakdown, the ``winners`` of a finished game or, as an unfinished
+    game has none, the seats ``leading`` now, and ``game_over``."""
+    out = final_scores(position).to_json()
+    over = position.phase == Phase.OVER
+    if not over:
+        out["leading"] = out.pop("winners")
+    out["game_over"] = over
+    return out
+
+
 def cmd_score(args) -> int:
     position = load_position(args.position, args.cards, views=True)  # Highways are public
-    out = final_scores(position).to_json()
+    out = scores_json(position)
     out["card_set"] = position.cards.label
-    out["game_over"] = position.phase == Phase.OVER
     print(json.dumps(out, indent=1))
     return 0
 
@@ -290,11 +302,8 @@ def cmd_replay(args) -> int:
     if args.at is not None or args.out:
         return _write_position(record, args)
     state = record.replay()
-    out = final_scores(state).to_json()
-    if state.phase != Phase.OVER:  # an unfinished game has no winners: the seats ahead now
-        out["leading"] = out.pop("winners")
+    out = scores_json(state)
     out["actions"] = len(record.actions)
-    out["game_over"] = state.phase == Phase.OVER
     out["card_set"] = state.cards.label
     print(json.dumps(out, indent=1))
     return 0

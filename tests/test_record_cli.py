@@ -160,6 +160,10 @@ def test_cli_score_prints_the_breakdown(tmp_path, capsys):
                                                    expected.landmark_count,
                                                    expected.landmark_abilities)
         assert out["game_over"] == state.is_over and "reconstruction" in out["card_set"]
+        # an unfinished game has no winners: the seats ahead, named as replay names them
+        ahead = list(final_scores(state).winners)
+        assert out.get("winners" if state.is_over else "leading") == ahead
+        assert ("leading" if state.is_over else "winners") not in out
 
 
 def test_cli_score_rejects_a_bad_position(tmp_path, capsys):
