@@ -588,3 +588,33 @@ def test_an_emptied_cost_menu_stays_in_its_place(server, page):  # noqa: F811
     cost = json.loads(set_json(pg))["highway"][index]["cost"]
     assert cost == [other, second], cost
     no_js_errors(pg)
+
+
+def test_save_during_the_check_waits_for_it(server, page):  # noqa: F811
+    """Save pressed while the check of a change was on its way sent the set: the server
+    refused it in its own words ("Not allowed: 1 problem(s); first: ..."), where after
+    the check the editor says "Not saved: fix the problem listed first (...)". Save waits
+    for the check and applies the same rule (the check held here until Save is pressed)."""
+    pg = page
+    open_cards(pg, server)
+    pg.fill("#ce-setname", "saved-during-check")
+    checked(pg)
+    card = load_card_set().highway[1].id
+    pg.click("[data-ce-pick='highway:1']")
+    held = []
+    pg.route("**/v1/cardsets/check", lambda route: held.append(route))
+    saves = []
+    pg.on("request", lambda r: saves.append(r.url)
+          if r.method == "POST" and r.url.endswith("/v1/cardsets") else None)
+    with pg.expect_request("**/v1/cardsets/check"):
+        pg.select_option("#ce-miles", "")
+    pg.click("#ce-save")
+    for route in held:
+        route.continue_()
+    pg.unroute("**/v1/cardsets/check")
+    alert = pg.locator("#alert")
+    alert.wait_for()
+    text = alert.inner_text()
+    assert text.startswith(f"Not saved: fix the problem listed first ({card} · miles"), text
+    assert not saves, saves
+    no_js_errors(pg)

@@ -29,12 +29,13 @@ const UNDO_KEEP = 30; // the states Undo goes back through (a set is a small JSO
  * whose bonus or ability changed under a text written for the earlier one ("highway:H21"
  * -> that effect, as text): the table shows a card's text, not its effect; history: the
  * Undo and Redo steps (each state a snapshot()); slots: the Sceneries and Cost menus as
- * the player left them ({card, scenery, cost}, see ``slotsOf``). */
+ * the player left them ({card, scenery, cost}, see ``slotsOf``); running: the last check
+ * started ({text, done}, see ``startCheck``). */
 const E = {set: null, sel: null, check: null, seq: 0, timer: null, storedName: null,
   stored: null, savedText: null, saveNote: null, missingBase: null,
   convertErrors: [], ctx: null, root: null, restored: false, recons: [], reconWarn: null,
   startChoice: null, alert: null, staleText: {}, importNote: null,
-  afterCheck: null, downloadNote: null, keys: false, found: null, slots: null,
+  afterCheck: null, downloadNote: null, keys: false, found: null, slots: null, running: null,
   history: new UndoHistory(UNDO_KEEP)};
 const DRAFT_KEY = "bigsur.cardset-draft"; // the set being edited survives a reload
 const HISTORY_KEY = "bigsur.cardset-history"; // Undo and Redo survive a reload of the tab
@@ -907,7 +908,23 @@ function scheduleCheck(delay = 250) {
   E.downloadNote = null; // (so was a download's)
   E.alert.drop(); // so was the editor's alert (a Save refused)
   clearTimeout(E.timer);
-  E.timer = setTimeout(runCheck, delay);
+  E.timer = setTimeout(startCheck, delay);
+}
+
+/* Check the set as it is now (``E.running``: its text, and the check's promise). */
+function startCheck() {
+  clearTimeout(E.timer);
+  E.running = {text: JSON.stringify(E.set), done: runCheck()};
+  return E.running.done;
+}
+
+/* The check of the set as it is now answered: the one on its way awaited, or one due
+ * (a change waits 250 ms for it) run now. Save applies its answer (a Save sent during
+ * the check was refused by the server in its own words). */
+async function checkedNow() {
+  const text = JSON.stringify(E.set);
+  if (E.check && E.check.checkedText === text) return;
+  await (E.running && E.running.text === text ? E.running.done : startCheck());
 }
 
 async function runCheck() {
@@ -1069,6 +1086,7 @@ const sameStored = () => !!E.storedName && E.storedName.toLowerCase() === (E.set
 async function save() {
   E.ctx.clearError();
   E.reconWarn = null;
+  await checkedNow();
   const ch = E.check;
   const refusal = ch && ch.checkedName === E.set.name ? nameRefusal() : null;
   if (refusal) { // the server would refuse it
