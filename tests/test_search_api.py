@@ -359,6 +359,23 @@ def test_a_move_the_race_merged_stands_as_the_move_it_was_merged_into():
     assert moves[1].versus_top.standard_errors == 0 and not moves[1].versus_top.alike
 
 
+def test_a_gap_of_every_round_is_said_in_words_not_as_the_bound_of_the_test():
+    """A move behind (or ahead of) the first by the same amount on every round has no
+    number of standard errors: the test holds it at a bound, which the table must not
+    print as a measured 999.0."""
+    from solver.search.api import versus_top_words
+    from solver.search.ismcts import DEFAULT_PARAMS, MoveStats, _pair_with_top
+
+    first = [0.1 * k for k in range(24)]
+    rounds = {("A",): first, ("B",): [x - 0.2 for x in first],
+              ("C",): [x + 0.3 for x in first]}
+    moves = [MoveStats(m, 24) for m in rounds]
+    _pair_with_top(moves, [rounds], DEFAULT_PARAMS)
+    behind, ahead = (versus_top_words(m.versus_top) for m in moves[1:])
+    assert behind == "against #1: behind on every one of 24 shared rounds"
+    assert ahead == "against #1: ahead on every one of 24 shared rounds"
+
+
 def test_a_search_that_does_not_race_says_no_paired_test(build_state):
     """UCB at the root (``root=uct``) compares no rounds: no move carries a test."""
     from dataclasses import replace
