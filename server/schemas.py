@@ -69,6 +69,21 @@ Seed = Annotated[int, BeforeValidator(_seed),
                       "maxLength": len(str(MAX_SEED)) + 1}]})]
 
 
+def _action_count(value: Any) -> Any:
+    """A count of actions in a path (``/positions/{n}``): decimal digits only, as the
+    body's strict ``n`` takes only an integer. pydantic's lax integer of a path took
+    "1.0", "+1", " 1" and "1_0" as 1."""
+    if isinstance(value, str) and not (value.isascii() and value.isdigit()):
+        raise PydanticCustomError("action_count", "must be a whole number of actions, 0 "
+                                  "or more, in digits, got '{got}'", {"got": value})
+    return value
+
+
+# the ``n`` of GET /v1/games/{id}/positions/{n} and /v1/analyze/{id}/positions/{n}
+ActionCount = Annotated[int, BeforeValidator(_action_count),
+                        WithJsonSchema({"type": "integer", "minimum": 0})]
+
+
 def _distinct_seats(seats: list[int]) -> list[int]:
     """Seats to review: at least one, none twice (no list reviews every seat)."""
     if not seats:

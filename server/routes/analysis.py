@@ -9,7 +9,7 @@ from fastapi import APIRouter, Request, Response
 
 from ..deps import CardsDep, JobsDep, SearchDep, SettingsDep
 from ..errors import JsonRoute
-from ..schemas import AnalyzeRequest, JobResponse
+from ..schemas import ActionCount, AnalyzeRequest, JobResponse
 from .common import (
     SEARCH_ERRORS,
     budget_dict,
@@ -55,7 +55,7 @@ async def job_status(job_id: str, response: Response, jobs: JobsDep,
 
 @router.get("/{job_id}/positions/{n}", responses=JOB_ERRORS,
             summary="A position of the reviewed record")
-async def job_position(job_id: str, n: int, cards: CardsDep,
+async def job_position(job_id: str, n: ActionCount, cards: CardsDep,
                        jobs: JobsDep) -> dict[str, Any]:
     """The full position (bigsur-position/1) after the first ``n`` actions of the job's
     record, so that a review of an uploaded record steps through it without sending the

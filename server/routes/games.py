@@ -14,6 +14,7 @@ from solver.rules.views import view_of
 from ..deps import GamesDep, SearchDep, SettingsDep, TokenDep
 from ..errors import ApiError, JsonRoute
 from ..schemas import (
+    ActionCount,
     ActionRequest,
     ActionResponse,
     CreateGameRequest,
@@ -173,7 +174,7 @@ async def get_record(game_id: str, token: TokenDep,
 
 @router.get("/{game_id}/positions/{n}", responses={**SEAT_ERRORS, **OVER_FIRST},
             summary="A past position of a finished game")
-async def get_position(game_id: str, n: int, token: TokenDep,
+async def get_position(game_id: str, n: ActionCount, token: TokenDep,
                        games: GamesDep) -> dict[str, Any]:
     """The full position (bigsur-position/1) after the first ``n`` actions, once the game
     is over (every card is public then); any seat's token. Used by the review."""

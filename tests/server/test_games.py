@@ -292,3 +292,8 @@ def test_past_positions_of_a_finished_game(client):
     r = client.get(f"/v1/games/{game_id}/positions/{n + 1}", headers=auth(tokens[0]))
     assert r.status_code == 422 and r.json()["field"] == "n"
     assert client.get(f"/v1/games/{game_id}/positions/1").status_code == 401
+    # n is a count in digits, as the body's strict n of /v1/replay (old code: 1.0 was 1)
+    for text in ("1.0", "+1", "1_0", "%201", "-1"):
+        r = client.get(f"/v1/games/{game_id}/positions/{text}", headers=auth(tokens[0]))
+        assert r.status_code == 422 and r.json()["field"] == "n", (text, r.text)
+        assert r.json()["reason"].startswith("must be a whole number of actions"), r.text

@@ -51,6 +51,20 @@ def test_out_of_range_and_unknown_jobs_are_named(client):
     assert r.status_code == 404 and r.json()["field"] == "job_id", r.text
 
 
+def test_n_in_the_path_is_a_count_in_digits(client):
+    """As the body's strict ``n`` of /v1/replay refuses 1.0: old code read the path's
+    "1.0", "+1", "1_0" and " 1" as position 1 (200)."""
+    record = play_random_game(2, seed=13)
+    job_id = submit(client, record.to_json())
+    one = client.get(f"/v1/analyze/{job_id}/positions/1")
+    assert one.status_code == 200, one.text
+    for text in ("1.0", "+1", "1_0", "%201", "1e0"):
+        r = client.get(f"/v1/analyze/{job_id}/positions/{text}")
+        assert r.status_code == 422 and r.json()["error"] == "validation", (text, r.text)
+        assert r.json()["field"] == "n", r.text
+        assert r.json()["reason"].startswith("must be a whole number of actions"), r.text
+
+
 def test_replay_gives_every_position_of_a_record_without_a_job(client):
     """The same positions as the job's route, from the record alone: a kept review of an
     upload opens its decisions after the server dropped its job (a finished job is
