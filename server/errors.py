@@ -366,6 +366,23 @@ def http_error_response(request: Request, err: StarletteHTTPException) -> JSONRe
                         status_code=status, headers=getattr(err, "headers", None))
 
 
+# pydantic's wording of a request's shape, by its error type, as the API says it
+REWORDED = {
+    "model_attributes_type": "must be a JSON object",  # a model's body or field
+    "model_type": "must be a JSON object",
+    "dict_type": "must be a JSON object",  # a position, a record: dict[str, Any]
+}
+
+
+def _reason(item: dict[str, Any], field: str) -> str:
+    """What a request validation problem says: :data:`REWORDED`; a body left out of a
+    route that needs one; else pydantic's words (a validator's without its prefix)."""
+    if item.get("type") == "missing" and field == "body":
+        return "the request needs a JSON object body"
+    return REWORDED.get(item.get("type"), None) or \
+        item.get("msg", "invalid").removeprefix("Value error, ")
+
+
 def validation_response(err: RequestValidationError,
                         content_type: str = "application/json") -> JSONResponse:
     if any(item.get("type") == "json_invalid" for item in err.errors()):
@@ -374,7 +391,7 @@ def validation_response(err: RequestValidationError,
     problems = err.errors()
     for item in problems[:MAX_ERRORS]:  # 20,000 unknown keys are not 20,000 entries
         field = _field_of(item.get("loc", ()))
-        reason = item.get("msg", "invalid").removeprefix("Value error, ")  # a validator's
+        reason = _reason(item, field)
         errors.append({"field": field, "reason": clip_echo(reason), "type": item.get("type")})
     first = errors[0] if errors else {"field": "body", "reason": "invalid request"}
     if first["field"] == "body" and first.get("type") != "missing" and \

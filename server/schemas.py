@@ -297,15 +297,23 @@ class ScoreResponse(Open):
     card_set: str
 
 
+def _some_cards(builds: list[str]) -> list[str]:
+    """Builds to pay for: at least one (pydantic's wording of an empty list was "List
+    should have at least 1 item after validation, not 0")."""
+    if not builds:
+        raise PydanticCustomError("no_builds", "must name at least one card")
+    return builds
+
+
 class PaymentRequest(Strict):
     model_config = ConfigDict(extra="forbid", json_schema_extra={"examples": [
         {"position": EXAMPLES["build_state"], "builds": [EXAMPLES["build_card"] + ":L"]}]})
 
     position: dict[str, Any] = Field(description="a full state at the build step")
-    builds: list[str] = Field(min_length=1, max_length=20,
-                              description='cards to build this turn, in order: "H12", or '
-                                          '"H12:L" / "H12:R" for the end (default: R, or L '
-                                          "on a Highway still empty when it is built)")
+    builds: Annotated[list[str], AfterValidator(_some_cards)] = Field(
+        max_length=20, json_schema_extra={"minItems": 1},
+        description='cards to build this turn, in order: "H12", or "H12:L" / "H12:R" for '
+                    'the end (default: R, or L on a Highway still empty when it is built)')
 
 
 class PaymentResponse(Open):

@@ -44,15 +44,17 @@ OVER_FIRST = error_responses((409, "the game is not over yet (error 'not_over')"
 
 @router.post("", status_code=201, response_model=GameCreated,
              responses={**SEARCH_ERRORS, **polled(201)}, summary="Start a game")
-async def create_game(req: CreateGameRequest, request: Request, response: Response,
-                      settings: SettingsDep, games: GamesDep,
-                      search: SearchDep) -> dict[str, Any]:
+async def create_game(request: Request, response: Response, settings: SettingsDep,
+                      games: GamesDep, search: SearchDep,
+                      req: CreateGameRequest | None = None) -> dict[str, Any]:
     """2-4 players, each seat ``"human"`` or a bot spec; returns the game id and one
     secret token per human seat (keep it: it is the only way to play that seat). If an
     AI seat starts, it plays before this returns (up to ``wait`` seconds, by default
     BIGSUR_AI_WAIT_SECONDS; ``ai_thinking`` and Retry-After say when it still plays).
     With ``position`` the game continues from that position (a view of the seat to act,
-    its hidden cards drawn with ``seed``; or a full position) instead of a deal."""
+    its hidden cards drawn with ``seed``; or a full position) instead of a deal. Every
+    field is optional, the body too."""
+    req = req or CreateGameRequest()
     wait = ai_wait(req.wait, settings)
     if req.position is not None:
         if "cards" in req.model_fields_set:

@@ -572,6 +572,29 @@ def test_the_session_hint_and_review_bodies_are_optional(client):
     assert r.status_code == 409 and r.json()["error"] == "not_over", r.text
 
 
+def test_validation_problems_are_worded_as_the_api_says_them(client):
+    """pydantic's words were the answer: a body left out of POST /v1/games, whose fields
+    all have defaults, was "body: Field required"; JSON that is not an object "Input
+    should be a valid dictionary or object to extract fields from"; no builds "List
+    should have at least 1 item after validation, not 0"."""
+    r = client.post("/v1/games")  # no body: every default
+    assert r.status_code == 201 and r.json()["players"] == 2, r.text
+    r = raw_post(client, "/v1/games", b"")
+    assert r.status_code == 201, r.text
+    r = client.post("/v1/hint")  # a route that needs a body
+    assert r.status_code == 422 and r.json()["field"] == "body", r.text
+    assert r.json()["reason"] == "the request needs a JSON object body", r.text
+    for url, body, field in (("/v1/hint", b"[]", "body"), ("/v1/games", b'"x"', "body"),
+                             ("/v1/hint", b'{"position": [1]}', "position"),
+                             ("/v1/hint", b'{"position": {}, "budget": []}', "budget")):
+        r = raw_post(client, url, body)
+        assert r.status_code == 422 and r.json()["field"] == field, (url, body, r.text)
+        assert r.json()["reason"] == "must be a JSON object", (url, body, r.text)
+    r = client.post("/v1/payment", json={"position": hint_body()["position"], "builds": []})
+    assert r.status_code == 422 and r.json()["field"] == "builds", r.text
+    assert r.json()["reason"] == "must name at least one card", r.text
+
+
 @pytest.mark.parametrize("url", ["/v1/score", "/v1/hint", "/v1/games", "/v1/analyze"])
 def test_an_unknown_card_set_name_is_named(client, url):
     """Old code: 'must be "default" or a card set object', as if names were refused."""
