@@ -106,6 +106,12 @@ def test_an_unreadable_action_is_refused_by_save_and_load_as_replay_refuses_it(t
     (lambda r: r.update(format="x"), "format"),
     (lambda r: r.update(players=5), "players: must be 2, 3 or 4"),
     (lambda r: r.update(seed="7x"), "seed: must be an integer"),  # "7" reads as 7
+    # a seed outside a game's: -5 dealt the game of 5, and 2**64 + 5 was taken
+    (lambda r: r.update(seed=-5), r"seed: must be an integer 0 to 9223372036854775807 "
+                                  r"\(2\*\*63 - 1\), as every game's seed, got -5"),
+    (lambda r: r.update(seed=2**64 + 5), r"seed: must be .* got 18446744073709551621"),
+    (lambda r: r.update(seed=str(2**63)), r"seed: must be .* got 9223372036854775808"),
+    (lambda r: r.update(seed=10**40), r"seed: must be .* got a number of 41 digits"),
     (lambda r: r.update(start={}), "exactly one of 'seed' and 'start'"),
     (lambda r: r.pop("seed"), "exactly one of 'seed' and 'start'"),
     (lambda r: r.update(actions=[1]), "actions: must be a list of action strings"),
@@ -122,6 +128,16 @@ def test_record_format_errors(change, words):
         GameRecord.from_json(raw)
     with pytest.raises(RecordError, match="must be an object"):
         GameRecord.from_json([])
+
+
+def test_a_record_takes_every_seed_a_game_takes_and_the_server_draws():
+    from server.sessions import DRAWN_SEED_BITS
+    from solver.rules.record import MAX_SEED
+
+    assert 2**DRAWN_SEED_BITS - 1 <= MAX_SEED  # the server's records stay readable
+    for seed in (0, 2**DRAWN_SEED_BITS - 1, MAX_SEED, str(MAX_SEED)):
+        raw = {**GameRecord.start(2, 3).to_json(), "seed": seed}
+        assert GameRecord.from_json(raw).seed == int(seed)
 
 
 def test_record_load_errors(tmp_path):

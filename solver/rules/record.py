@@ -169,6 +169,11 @@ class GameRecord:
                                   f"{len(seed)}") from None
         if seed is not None and (isinstance(seed, bool) or not isinstance(seed, int)):
             raise RecordError(f"seed: must be an integer{got(seed)}")
+        if seed is not None and not 0 <= seed <= MAX_SEED:  # (-5 would deal 5's game)
+            shown = got(seed) if abs(seed) < 10**30 else \
+                f", got a number of {len(str(abs(seed)))} digits"
+            raise RecordError(f"seed: must be an integer 0 to {MAX_SEED} (2**63 - 1), as "
+                              f"every game's seed{shown}")
         actions = raw.get("actions", [])
         if not isinstance(actions, list) or not all(isinstance(a, str) for a in actions):
             raise RecordError("actions: must be a list of action strings")
