@@ -704,7 +704,11 @@ def play_game(seats: Sequence[str], seed: int | None, cards: CardSet | None = No
             record.meta["result"] = final_scores(state).to_json() if state.is_over else None
             try:
                 Path(save).parent.mkdir(parents=True, exist_ok=True)
-                written = record.save(save, replace=overwrite)
+                written = Path(save)
+                if overwrite:
+                    record.save(save)
+                else:
+                    written = record.save_new(save)
             except OSError as err:  # the game is played: say so, with its moves
                 write(f"! cannot save the record to {save} ({err.strerror}); its actions: "
                       + "; ".join(record.actions))

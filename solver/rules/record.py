@@ -198,17 +198,20 @@ class GameRecord:
             raise RecordError(f"meta: must be an object{got_type(meta)}")
         return cls(cards, players, seed, start, list(actions), names, meta or {})
 
-    def save(self, path: str | Path, replace: bool = True) -> Path:
-        """Write the record as JSON and return the path written; an action that cannot be
-        read is refused (:func:`check_notation`), as :meth:`load` would refuse it.
-        ``replace=False``: a file already at ``path`` is kept and the record goes to the
-        first free numbered name beside it (:func:`~.userfiles.write_new_file`)."""
+    def save(self, path: str | Path) -> None:
+        """Write the record as JSON; an action that cannot be read is refused
+        (:func:`check_notation`), as :meth:`load` would refuse it."""
+        Path(path).write_text(self._text(), encoding="utf-8")
+
+    def save_new(self, path: str | Path) -> Path:
+        """:meth:`save` to a new file: a file already at ``path`` is kept and the record
+        goes to the first free numbered name beside it (:func:`~.userfiles.write_new_file`);
+        returns the path written."""
+        return write_new_file(path, self._text())
+
+    def _text(self) -> str:
         check_notation(self.actions)
-        text = json.dumps(self.to_json(), indent=1) + "\n"
-        if not replace:
-            return write_new_file(path, text)
-        Path(path).write_text(text, encoding="utf-8")
-        return Path(path)
+        return json.dumps(self.to_json(), indent=1) + "\n"
 
     @classmethod
     def load(cls, path: str | Path, cards: CardSet | None = None) -> GameRecord:
