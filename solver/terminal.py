@@ -29,6 +29,7 @@ from __future__ import annotations
 
 import dataclasses
 import io
+import re
 import sys
 import time
 from collections.abc import Callable, Sequence
@@ -49,7 +50,7 @@ from .rules.cards import CardSet, load_card_set
 from .rules.constants import MATERIALS, SCENERIES
 from .rules.engine import legal_actions, new_game, play, turns_per_player
 from .rules.payment import cheapest_payment
-from .rules.record import GameRecord
+from .rules.record import MAX_NAME, GameRecord
 from .rules.scoring import effective_miles, final_scores, score_player
 from .rules.state import GameState, Phase
 from .rules.stretches import stretches
@@ -672,7 +673,7 @@ def play_game(seats: Sequence[str], seed: int | None, cards: CardSet | None = No
     budget = hint_budget_of(hint_budget)
     if resume is not None:
         record = resume
-        record.names = seats
+        record.names = resumed_names(record.names, seats, len(record.actions))
         state = record.replay()
         seed = record.seed if record.seed is not None else 0  # 0: from a set-up position
     else:
@@ -971,10 +972,46 @@ def resume_from_args(path: str, ai: str | None, seats: str | None
     try:
         if not record.names:
             raise PlayError("the record names no seats")
-        return record, checked_seats(record.names)
+        return record, checked_seats([seat_now(name) for name in record.names])
     except PlayError as err:
         raise PlayError(f"--resume {path}: {err} (the record's seats; give others with "
                         "--seats)") from None
+
+
+# a seat's name in a record resumed with other seats: who played it before, then who
+# from which move on (moves count from 1, as reviews count them)
+THEN = ", then "
+FROM_MOVE = re.compile(r" from move \d+$")
+
+
+def resumed_names(names: Sequence[str] | None, seats: Sequence[str], played: int
+                  ) -> list[str]:
+    """The record's seat names when a game of ``played`` actions is resumed with
+    ``seats``: a seat played by another than before keeps who that was, "greedy, then
+    random from move 10", so that the record stays true of the moves already made (a
+    name too long for a record, :data:`~solver.rules.record.MAX_NAME`, drops the middle
+    of its history). :func:`seat_now` reads the seat back."""
+    out = []
+    for i, seat in enumerate(seats):
+        before = names[i] if names and i < len(names) else None
+        if before is None or not played:  # no move made under another name
+            out.append(seat)
+            continue
+        if seat_now(before).strip().casefold() == seat.casefold():  # ('Human': human)
+            out.append(before)  # the same player goes on, its history kept
+            continue
+        name = f"{before}{THEN}{seat} from move {played + 1}"
+        if len(name) > MAX_NAME:
+            name = f"{before.split(THEN)[0]}{THEN}…{THEN}{seat} from move {played + 1}"
+        out.append(name if len(name) <= MAX_NAME else seat)
+    return out
+
+
+def seat_now(name: str) -> str:
+    """Who plays a seat named ``name`` in a record now: the name, or the last seat of a
+    history that :func:`resumed_names` wrote ("greedy, then random from move 10":
+    random). (A seat's spec holds no comma: ``--seats`` splits at them.)"""
+    return FROM_MOVE.sub("", name.rsplit(THEN, 1)[-1]) if THEN in name else name
 
 
 def cmd_play(args) -> int:

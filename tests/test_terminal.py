@@ -772,20 +772,42 @@ def test_resume_takes_no_seed_or_cards_of_its_own(tmp_path, monkeypatch, capsys)
 
 
 
-def test_resume_with_seats_given_replaces_the_record_names(tmp_path, monkeypatch, capsys):
+def test_resume_with_seats_given_names_who_plays_from_then_on(tmp_path, monkeypatch, capsys):
     import json
 
-    saved_actions(tmp_path, [HUMAN, "greedy"], 2, ["take deck", "quit"], "p.json")
+    part, _ = saved_actions(tmp_path, [HUMAN, "greedy"], 2, ["take deck", "quit"], "p.json")
     raw = json.loads((tmp_path / "p.json").read_text())
     raw["names"] = ["Alice", "Bob"]  # names, not seats: --seats says who plays
     (tmp_path / "p.json").write_text(json.dumps(raw))
     status, _out, err = play_cli(["--resume", tmp_path / "p.json", "--seats", "human,greedy"],
                                  "quit\n", monkeypatch, capsys)
     assert status == 0, err
-    assert GameRecord.load(tmp_path / "p.json").names == [HUMAN, "greedy"]
+    after = len(part) + 1  # the first move played on, counted from 1 as reviews count
+    assert GameRecord.load(tmp_path / "p.json").names == [
+        f"Alice, then human from move {after}", f"Bob, then greedy from move {after}"]
     status, _out, err = play_cli(["--resume", tmp_path / "p.json", "--seats",
                                   "human,greedy,greedy"], "quit\n", monkeypatch, capsys)
     assert status == 2 and "a 2-player game, got 3 seats" in err, err
+
+
+def test_a_seat_resumed_with_another_player_keeps_who_played_it_before(tmp_path, monkeypatch,
+                                                                      capsys):
+    from solver.report import seat_name
+
+    part, _ = saved_actions(tmp_path, [HUMAN, "greedy"], 2, ["take deck", "quit"], "p.json")
+    path = tmp_path / "p.json"
+    status, _out, err = play_cli(["--resume", path, "--seats", "human,random"],
+                                 "take deck\nquit\n", monkeypatch, capsys)
+    assert status == 0, err
+    changed = f"greedy, then random from move {len(part) + 1}"
+    record = GameRecord.load(path)
+    assert record.names == [HUMAN, changed]  # greedy made the moves before
+    assert seat_name(record, 1) == f"Seat 1 ({changed})"  # as the review says the seat
+    # resumed again as it is: the seat played now is the last one, its history kept
+    status, out, err = play_cli(["--resume", path], "quit\n", monkeypatch, capsys)
+    assert status == 0, err
+    assert "Seat 1 · random" in out
+    assert GameRecord.load(path).names == [HUMAN, changed]
 
 
 # ------------------------------------------------------------------ small things
