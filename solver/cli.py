@@ -393,9 +393,9 @@ def cmd_verify(args) -> int:
     import hashlib
 
     raw = _read_json(args.record)
-    meta = raw.get("meta") if isinstance(raw, dict) else None
-    fair = meta.get("fairness") if isinstance(meta, dict) else None
-    if isinstance(raw, dict) and raw.get("start") is not None and fair is None:
+    record = load_record(args.record, raw=raw)  # a position is named as every command names it
+    fair = record.meta.get("fairness")
+    if record.start_position is not None and fair is None:
         raise UserError(f"{args.record}: a game continued from a position has no seeded deal "
                         "to commit to (its hidden cards were drawn by the server from the "
                         "view; the record's 'start' is that full position)")
@@ -414,7 +414,7 @@ def cmd_verify(args) -> int:
     if problems:
         print("FAILED: " + "; ".join(problems))
         return 1
-    state = load_record(args.record, raw=raw).replay()  # RecordError (exit 2) names a bad action
+    state = record.replay()  # RecordError (exit 2) names a bad action
     print(f"OK: the deal of seed {fair['seed']} matches the commitment {fair['commitment']}; "
           f"{len(raw.get('actions') or [])} actions replay"
           + (" to the end" if state.phase == Phase.OVER else ""))

@@ -75,8 +75,6 @@ def test_a_file_of_the_wrong_format_is_named_as_a_json_error_names_it(argv, tmp_
     bad.write_text(json.dumps({"seed": 1, "meta": {"fairness": fair}}), encoding="utf-8")
     for path, wanted in ((bad, "format: must be "),
                          (position_file, "got 'bigsur-position/1'")):
-        if path == position_file and "verify" in argv:
-            continue  # no meta.fairness: said, naming the file
         assert main([a.format(f=path) for a in argv]) == 2
         line = error_line(capsys)
         assert line.startswith(f"bigsur: error: {path}: format: must be "), line
