@@ -417,6 +417,8 @@ class LogEntry(Strict):
                                     "discarded (public: the pile grows by their backs)")
     known_spent: list[str] | None = Field(None, description="a build: those of them every "
                                           "seat knew (taken face up from the Depot)")
+    drawn: str | None = Field(None, description="the seat's own deck take: the card it drew "
+                              "(another seat's deck take does not say)")
 
 
 class SeatView(Strict):

@@ -26,7 +26,7 @@ from collections import OrderedDict
 from dataclasses import dataclass, field
 from typing import TYPE_CHECKING, Any, NamedTuple
 
-from solver.rules.actions import Build, parse_action, spent_cards
+from solver.rules.actions import Build, Take, parse_action, spent_cards
 from solver.rules.cards import CardSet
 from solver.rules.constants import MAX_PLAYERS, MIN_PLAYERS
 from solver.rules.determinize import InconsistentViewError, determinize
@@ -94,6 +94,8 @@ class LiveGame:
     cards: CardSet
     state: GameState
     actions: list[tuple[int, str]] = field(default_factory=list)  # (seat, applied action)
+    # the card each deck take drew, by action index: its seat's log names it (public_log)
+    drawn: dict[int, int] = field(default_factory=dict)
     lock: asyncio.Lock = field(default_factory=asyncio.Lock)  # a move (a human's, the AI's)
     # held while ``state`` is brought in step with the store or an action is stored and
     # applied: the store's calls run in threads, so two requests' awaits could interleave
@@ -110,6 +112,19 @@ class LiveGame:
     @property
     def over(self) -> bool:
         return self.state.phase == Phase.OVER
+
+    def played(self, seat: int, text: str, after: GameState | None = None) -> None:
+        """Note ``seat``'s action ``text`` as applied: ``after`` is the state it led to
+        (None: apply it to ``state`` in place), and a deck take's card is kept for
+        :func:`public_log` (the state after it no longer says which card came off)."""
+        action = parse_action(text)
+        if isinstance(action, Take) and action.card is None and self.state.deck:
+            self.drawn[len(self.actions)] = self.state.deck[-1]
+        if after is None:
+            apply_inplace(self.state, action)
+        else:
+            self.state = after
+        self.actions.append((seat, text))
 
     def is_human(self, seat: int) -> bool:
         return self.row.seats[seat] == HUMAN
@@ -184,16 +199,18 @@ def plausible_id(value: object) -> bool:
 
 
 def public_log(live: LiveGame, seat: int) -> list[dict[str, Any]]:
-    """The game's actions as ``seat`` sees them: its own in full, another seat's Build
-    without its payment. Every Build also says what of its payment all seats saw:
-    ``cards_spent``, the hand cards it discarded (the pile's backs count them), and
-    ``known_spent``, those of them everybody knew (taken face up; a known card spent
-    stays known in the pile), so a page can follow the hand and discard counts step by
-    step."""
+    """The game's actions as ``seat`` sees them: its own in full (a deck take with the
+    card it drew, ``drawn``), another seat's Build without its payment. Every Build also
+    says what of its payment all seats saw: ``cards_spent``, the hand cards it discarded
+    (the pile's backs count them), and ``known_spent``, those of them everybody knew
+    (taken face up; a known card spent stays known in the pile), so a page can follow
+    the hand and discard counts step by step."""
     ids = [c.id for c in live.cards.highway]
     log = []
     for i, (s, text) in enumerate(live.actions):
         entry: dict[str, Any] = {"index": i, "seat": s, "action": text}
+        if s == seat and i in live.drawn:
+            entry["drawn"] = ids[live.drawn[i]]
         action = parse_action(text)
         if isinstance(action, Build):
             if s != seat:
@@ -476,12 +493,12 @@ class GameService:
             if live.n and (not rows or (rows[0].seat, rows[0].action) != live.actions[-1]):
                 live.state = initial_state(row, live.cards)  # an undo: replay all
                 live.actions = []
+                live.drawn = {}
                 rows = await self.store.in_thread(self.store.actions, live.id)
             elif live.n:
                 rows = rows[1:]  # the last action we have, still there
             for a in rows:
-                apply_inplace(live.state, parse_action(a.action))
-                live.actions.append((a.seat, a.action))
+                live.played(a.seat, a.action)
             live.row = row
             self._wake(live.id)
             return True
@@ -602,8 +619,7 @@ class GameService:
                 except Conflict as err:
                     raised = err
                 else:
-                    live.state = new_state
-                    live.actions.append((seat, applied))
+                    live.played(seat, applied, new_state)
                     live.row.n_actions, live.row.status, live.row.updated = \
                         live.n, status, updated
                     self._wake(live.id)

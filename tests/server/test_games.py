@@ -151,6 +151,28 @@ def test_every_build_in_the_log_says_what_all_seats_saw_it_pay(client, rng):
     assert all(e["cards_spent"] is None for e in final["log"] if e["index"] not in builds)
 
 
+def test_a_seats_own_deck_takes_name_the_card_drawn_and_no_other_seats_do(make_client, rng):
+    """A player who drew from the deck knows the card: its log says which (``drawn``),
+    after a restart too (the game replayed from the store), while another seat's deck
+    take stays a bare 'take deck'."""
+    client = make_client()
+    game_id, tokens = new_game(client, seats=["human", "random"], seed=12)
+    final = play_out(client, game_id, tokens, rng)
+    record = GameRecord.from_json(
+        client.get(f"/v1/games/{game_id}/record", headers=auth(tokens[0])).json())
+    ids = [c.id for c in record.cards.highway]
+    drawn = {i: (before.current, ids[before.deck[-1]])
+             for i, (before, action) in enumerate(record.states())
+             if action is not None and action.notation() == "take deck"}
+    logged = {e["index"]: e["drawn"] for e in final["log"] if e["action"] == "take deck"}
+    assert logged == {i: card if seat == 0 else None for i, (seat, card) in drawn.items()}
+    assert {seat for seat, _ in drawn.values()} == {0, 1}  # (or the test proves little)
+    client.__exit__(None, None, None)
+    again = make_client()  # the same database: the game is replayed on use
+    assert again.get(f"/v1/games/{game_id}", headers=auth(tokens[0])).json()["log"] == \
+        final["log"]
+
+
 def test_ai_first_plays_before_create_returns(client):
     for seed in range(20):
         if engine_new_game(2, seed=seed).current == 1:
