@@ -1078,10 +1078,11 @@ def add_cli(sub) -> None:
     p.add_argument("--seed", type=seed_arg, default=None,
                    help="deal seed, 0 to 2**63 - 1 (default: random)")
     p.add_argument("--cards", help="card-set file (default: the shipped reconstruction)")
-    p.add_argument("--save", help="record file (default records/play-SEED-TIME.json, "
+    saving = p.add_mutually_exclusive_group()  # (--no-save --save X: which was meant?)
+    saving.add_argument("--save", help="record file (default records/play-SEED-TIME.json, "
                    "SEED the game's seed, drawn when not given; a file there by the end of "
                    "the game is kept and the record saved as NAME-2.json, NAME-3.json...)")
-    p.add_argument("--no-save", action="store_true", help="do not save the record")
+    saving.add_argument("--no-save", action="store_true", help="do not save the record")
     p.add_argument("--force", action="store_true", help="overwrite an existing --save file "
                    "(the record of another game)")
     p.add_argument("--resume", metavar="RECORD", help="go on with a saved, unfinished game "

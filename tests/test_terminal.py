@@ -311,6 +311,21 @@ def test_play_refuses_a_player_count_outside_2_to_4_zero_too(players, tmp_path, 
     assert not (tmp_path / "records").exists()
 
 
+def test_play_refuses_no_save_with_a_save_file(tmp_path, monkeypatch, capsys):
+    from solver.cli import main
+
+    save = tmp_path / "x.json"
+    monkeypatch.setattr(sys, "stdin", io.StringIO("quit\n"))
+    with pytest.raises(SystemExit) as refused:  # (argparse's error, as every command's)
+        main(["play", "--ai", "random", "--no-save", "--save", str(save)])
+    assert refused.value.code == 2
+    out, err = capsys.readouterr()
+    assert not out  # no game started
+    assert err == ("bigsur play: error: argument --save: not allowed with argument --no-save"
+                   "\ntry 'bigsur play --help'\n"), err
+    assert not save.exists()
+
+
 def test_ctrl_c_during_a_hint_stops_the_search_not_the_game(tmp_path, monkeypatch):
     def interrupted(*_args, **_kwargs):
         raise KeyboardInterrupt
