@@ -234,3 +234,40 @@ def test_a_tapped_mark_opens_itself_not_its_neighbour(server, browser):  # noqa:
         assert not pg.js_errors, pg.js_errors
     finally:
         pg.context.close()
+
+
+SMALL_TARGETS = """() => [...document.querySelectorAll('button, select, summary, [role=button]')]
+  .filter((e) => e.getClientRects().length && !e.closest('svg'))
+  .map((e) => { const r = e.getBoundingClientRect();
+    return [e.id || e.className.toString() || e.tagName,
+            (e.getAttribute('aria-label') || e.textContent).trim().slice(0, 30),
+            Math.round(r.width * 10) / 10, Math.round(r.height * 10) / 10]; })
+  .filter(([, , w, h]) => w < 24 || h < 24)"""
+
+
+def test_every_control_is_a_finger_wide_on_a_phone(server, browser):  # noqa: F811
+    """A QA pass at 390x844 (touch): "Play this" was 68x19 px, the seats' "0 pts" toggles
+    61x19, the hint's search menu 137x22, the AI speed menu 75x22, the top navigation's
+    buttons 23 px high, under the 24 x 24 px a target needs. Every button, menu and
+    toggle of the setup and of the table (a hint shown) is at least 24 x 24 px."""
+    from test_page_hints import ask_hint
+
+    pg = open_page(browser, 390, 844, has_touch=True, is_mobile=True)
+    try:
+        fresh_page(pg, server + "/?speed=0")
+        pg.select_option("#setup-players", "3")
+        for seat in (1, 2):
+            pg.select_option(f"#seat-{seat}", "greedy")
+        pg.click("#setup-advanced summary")
+        assert pg.evaluate(SMALL_TARGETS) == []
+        pg.locator("#setup-start").tap()
+        pg.wait_for_selector("#game:not([hidden])")
+        settle(pg)
+        ask_hint(pg)
+        assert pg.locator("#hint .playhint").count()
+        shot(pg, "phone-07-controls-a-finger-wide")
+        assert pg.evaluate(SMALL_TARGETS) == []
+        no_overflow(pg)
+        assert not pg.js_errors, pg.js_errors
+    finally:
+        pg.context.close()
