@@ -452,7 +452,8 @@ def cmd_pay(args) -> int:
             state = determinize(state, 0)
         except InconsistentViewError as err:
             raise UserError(str(err)) from None
-    builds = [parse_build(text) for text in args.build]
+    # card ids in any case, as the play prompt reads them ('h05:l' is H05 at the left)
+    builds = [(state.cards.typed_id(card), side) for card, side in map(parse_build, args.build)]
     try:
         plan = (joint_payment if args.fast else cheapest_joint)(state, builds)
     except PaymentInfeasible as err:

@@ -370,12 +370,12 @@ def card_words(cards: CardSet, typed: str) -> str:
     has one; the id in any case. ValueError names an unknown or ambiguous id."""
     from .cli import HIGHWAY_HEADER, LANDMARK_HEADER, highway_line, landmark_line
 
-    card_id = _typed_id(cards, typed)
+    card_id = cards.typed_id(typed)
     if card_id in cards.highway_index:
         card = cards.highway[cards.highway_index[card_id]]
         lines = [HIGHWAY_HEADER, highway_line(card)]
     else:
-        card_id = _typed_id(cards, typed, landmark=True)
+        card_id = cards.typed_id(typed, landmark=True)
         if card_id not in cards.landmark_index:
             raise ValueError(f"card: no card or Landmark {typed!r} in card set "
                              f"{cards.name!r}")
@@ -471,20 +471,6 @@ def move_words(cards: CardSet, move: Action) -> str:
     return "end the turn"
 
 
-def _typed_id(cards: CardSet, typed: str, landmark: bool = False) -> str:
-    """A card id typed at the prompt: as typed when the set has it, else the one id of
-    the set that matches it in another case ('h43': H43); ValueError names the ids when
-    several do (a card set may hold ids differing only in case)."""
-    ids = cards.landmark_index if landmark else cards.highway_index
-    if typed in ids:
-        return typed
-    found = [i for i in ids if i.casefold() == typed.casefold()]
-    if len(found) > 1:
-        raise ValueError(f"unknown {'Landmark' if landmark else 'Highway card'} {typed!r} "
-                         f"in card set {cards.name!r}; did you mean {' or '.join(found)}?")
-    return found[0] if found else typed
-
-
 def typed_action(cards: CardSet, text: str) -> str:
     """An action typed at the prompt with its card ids and 'deck' in any case, in the
     notation the library reads (strict). Text that is no action is returned as typed
@@ -496,19 +482,19 @@ def typed_action(cards: CardSet, text: str) -> str:
     if isinstance(action, Take) and action.card is not None:
         if action.card not in cards.highway_index and action.card.lower() == "deck":
             return "take deck"
-        action = Take(_typed_id(cards, action.card))
+        action = Take(cards.typed_id(action.card))
     elif isinstance(action, Claim):
-        action = Claim(_typed_id(cards, action.landmark, landmark=True),
-                       _typed_id(cards, action.card))
+        action = Claim(cards.typed_id(action.landmark, landmark=True),
+                       cards.typed_id(action.card))
     elif isinstance(action, Build):
         steps = None
         if action.payment is not None:
             steps = tuple(
-                dataclasses.replace(st, cards=tuple(_typed_id(cards, c) for c in st.cards))
+                dataclasses.replace(st, cards=tuple(cards.typed_id(c) for c in st.cards))
                 if isinstance(st, Substitute) else
-                dataclasses.replace(st, card=_typed_id(cards, st.card))
+                dataclasses.replace(st, card=cards.typed_id(st.card))
                 if hasattr(st, "card") else st for st in action.payment)
-        action = Build(_typed_id(cards, action.card), action.side, steps)
+        action = Build(cards.typed_id(action.card), action.side, steps)
     return action.notation()
 
 

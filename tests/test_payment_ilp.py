@@ -141,6 +141,25 @@ def test_cli_pay(tmp_path, capsys):
         assert len(state.player.hand) - len(after.player.hand) == 2 + out["cards_spent"]
 
 
+def test_cli_pay_reads_card_ids_in_any_case_as_the_play_prompt_does(tmp_path, capsys):
+    """`bigsur pay position.json --build h05:l` said "unknown Highway card 'h05'" where
+    the play prompt reads 'h05' as H05: both read a typed id in any case."""
+    from solver.cli import main
+
+    state, order = _build_step_position()
+    path = tmp_path / "position.json"
+    path.write_text(json.dumps(state_to_json(state)))
+    ids = [CARDS.highway[c].id for c in order]
+    assert main(["pay", str(path), "--build", f"{ids[0]}:left", "--build",
+                 f"{ids[1]}:right"]) == 0
+    as_printed = json.loads(capsys.readouterr().out)
+    assert main(["pay", str(path), "--build", f"{ids[0].lower()}:l", "--build",
+                 f"{ids[1].lower()}:R"]) == 0
+    assert json.loads(capsys.readouterr().out) == as_printed
+    assert main(["pay", str(path), "--build", "h999:left"]) == 2
+    assert "unknown Highway card 'h999'" in capsys.readouterr().err
+
+
 def test_cli_pay_takes_a_view_of_the_seat_to_act(tmp_path, capsys):
     """`bigsur pay view.json` said "format: must be 'bigsur-position/1'", though
     POST /v1/payment pays a view: a payment reads only the acting seat's cards and public

@@ -240,6 +240,21 @@ class CardSet:
             raise UnknownCardError(
                 f"unknown Landmark {landmark_id!r} in card set {self.name!r}") from None
 
+    def typed_id(self, typed: str, landmark: bool = False) -> str:
+        """A card id as a person typed it: as typed when the set has it, else the one id
+        of the set that matches it in another case ('h43': 'H43'), else as typed (the
+        lookup that follows names it unknown). UnknownCardError names the ids when
+        several match (a set may hold ids differing only in case)."""
+        ids = self.landmark_index if landmark else self.highway_index
+        if typed in ids:
+            return typed
+        found = [i for i in ids if i.casefold() == typed.casefold()]
+        if len(found) > 1:
+            raise UnknownCardError(f"unknown {'Landmark' if landmark else 'Highway card'} "
+                                   f"{typed!r} in card set {self.name!r}; did you mean "
+                                   f"{' or '.join(found)}?")
+        return found[0] if found else typed
+
     def to_json(self) -> dict[str, Any]:
         return {
             "format": FORMAT,
