@@ -501,11 +501,17 @@ def format_review(review: Review) -> str:
         if not d.rated:
             continue
         best = better_move(d) or "—"
-        lines.append(f"{d.index + 1:>4}  {d.seat:>4}  {d.played[:28]:28} {best[:28]:28} "
+        lines.append(f"{d.index + 1:>4}  {d.seat:>4}  {_cell(d.played, 28)} {_cell(best, 28)} "
                      f"{number(d.loss_win_pct):>11} {number(d.loss_points):>9}  "
                      f"{d.label or ''}")
     lines.append("")
     return "\n".join(lines)
+
+
+def _cell(text: str, width: int) -> str:
+    """``text`` in a column of ``width`` characters, cut with an ellipsis when longer (a
+    cut payment, 'pay rec sub:H40+', read as a whole one)."""
+    return (text if len(text) <= width else text[:width - 1] + "\u2026").ljust(width)
 
 
 def accuracy_line(player, name: str) -> str:

@@ -426,6 +426,23 @@ def test_a_loss_and_the_accuracy_say_their_unit():
     assert table[1].split()[-3:] == ["21.4", "5.0", "blunder"], table[1]
 
 
+def test_a_move_too_long_for_its_column_is_cut_with_an_ellipsis():
+    """The table cut 'build H35 L pay rec sub:H40+H41+H42=steel' to 'build H35 L pay rec
+    sub:H40+', read as a whole payment: a cut cell ends with an ellipsis, the columns
+    stay aligned."""
+    from solver.analysis import format_review
+
+    long_move = "build H35 L pay rec sub:H40+H41+H42=steel"
+    review, _ = one_decision_review(played="end", best=[long_move], loss_win_pct=3.0)
+    table = format_review(review).splitlines()
+    header, row = table[0], table[1]
+    cell = row[header.index("better move"):header.index("win-% lost")].rstrip()
+    assert cell.endswith("\u2026") and long_move.startswith(cell[:-1]), row
+    assert len(cell) == 28 and row[header.index("better move") + 28] == " "
+    short_cell = row[header.index("played"):header.index("better move")].rstrip()
+    assert short_cell == "end"
+
+
 def test_the_graph_tells_the_labels_apart_by_shape_not_only_colour():
     # a mistake's orange dot on seat 3's orange line looked like a point of the line
     from solver.analysis import LABELS, DecisionReview, Value, summarise
