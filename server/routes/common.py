@@ -16,7 +16,7 @@ from solver.rules.record import GameRecord, RecordError
 
 from ..errors import ApiError, in_position
 from ..scheduler import Priority
-from ..schemas import MAX_SEED, Budget, ErrorBody
+from ..schemas import Budget, ErrorBody
 from ..store import token_hash
 
 if TYPE_CHECKING:
@@ -119,7 +119,7 @@ def ai_wait(wait: float | None, settings) -> float:
 async def posted_record(raw: dict[str, Any], cards) -> GameRecord:
     """A record sent in a request, every action checked by the rules (RecordError naming
     the field: 422); its card set by name or inline (an unknown set name is the
-    record's error); its seed one a game takes (0 to MAX_SEED; a CLI game's may not be);
+    record's error); its seed one a game takes (0 to MAX_SEED);
     its seats' names plain text. Read and replayed in a thread: an inline set of a few
     hundred kilobytes takes half a second, which would hold every other request."""
     try:
@@ -130,10 +130,8 @@ async def posted_record(raw: dict[str, Any], cards) -> GameRecord:
 
 
 def _checked_record(raw: dict[str, Any], named) -> GameRecord:
-    record = GameRecord.from_json(raw, named)  # (its names plain text: no control character)
-    if record.seed is not None and not 0 <= record.seed <= MAX_SEED:
-        shown = record.seed if abs(record.seed) < 10**30 else f"{len(str(record.seed))} digits"
-        raise RecordError(f"seed: must be 0 to {MAX_SEED}, as a game's seed, got {shown}")
+    # (its names plain text, its seed one a game takes: GameRecord checks both)
+    record = GameRecord.from_json(raw, named)
     try:
         record.replay()  # (a few milliseconds for a whole game)
     except PositionError as err:  # only its start position is read as a position
