@@ -23,6 +23,8 @@ from test_web_page import (  # noqa: F401 - fixtures
     to_the_first_build_step,
 )
 
+from solver.rules.engine import new_game
+
 
 def test_log_names_the_borrowed_and_recycled_materials_as_paid(server, page):  # noqa: F811
     """A payment in the log names each Material as the payment panel did: the top of
@@ -175,3 +177,28 @@ def test_the_name_typed_at_the_setup_names_the_player(server, page):  # noqa: F8
     assert heads[1].rstrip(" \u2605") == "Quinn", heads
     assert "You" not in pg.locator("#log .who").all_inner_texts()
     assert not pg.js_errors, pg.js_errors
+
+
+def test_the_log_names_the_cards_you_drew_from_the_deck(server, page):  # noqa: F811
+    """"You take the top card of the deck" never said which card, though the player drew
+    it and has it in hand: the log names it. The AI's deck takes stay bare."""
+    pg = page
+    seed = 4  # a deal where the player acts first: its draws are the deck's top two
+    dealt = new_game(2, seed=seed)
+    top_two = [dealt.cards.highway[c].id for c in dealt.deck[-2:][::-1]]
+    to_the_first_build_step(pg, server, seed=seed)
+    saved = json.loads(pg.evaluate("localStorage.getItem('bigsur.game')"))
+    token = next(iter(saved["tokens"].values()))
+    data = api_get(server, f"/v1/games/{saved['id']}", token)
+    mine = [e for e in data["log"] if e["seat"] == data["seat"]][-2:]
+    assert [e["action"] for e in mine] == ["take deck", "take deck"]
+    drawn = [e["drawn"] for e in mine]
+    assert set(drawn) <= set(data["view"]["seats"][data["seat"]]["hand"])
+    assert dealt.current == data["seat"] and drawn == top_two
+    lines = pg.locator("#log li").all_inner_texts()
+    mine_lines = [ln for ln in lines if "the top card of the deck" in ln and "You" in ln]
+    assert [ln.split(": ")[-1].strip() for ln in mine_lines[-2:]] == drawn, lines
+    others = [e for e in data["log"] if e["seat"] != data["seat"] and e["action"] ==
+              "take deck"]
+    assert all(e["drawn"] is None for e in others)
+    assert not pg.js_errors

@@ -505,7 +505,7 @@ function renderLog(upTo = Infinity) {
     const newTurn = lastTurnSeat !== e.seat;
     lastTurnSeat = e.seat;
     const who = seatName(e.seat);
-    const sentence = actionWords(e.action, {...ctx, ...paid.get(e.index)}, who).slice(who.length);
+    const sentence = actionWords(e.action, {...ctx, ...paid.get(e.index), drawn: e.drawn}, who).slice(who.length);
     html += `<li class="${newTurn ? "newturn" : ""}" style="--seat:${SEAT_COLOR[e.seat % 4]}" data-index="${e.index}">` +
       `<span class="who">${esc(who)}</span>${esc(sentence)}</li>`;
   }

@@ -261,7 +261,8 @@ export function lineCtx(ctx, seat, reader) {
 }
 
 /** An action in words, for the log and the hint lines. ``who`` is "You" or a name;
- * ``hidden(id)`` says whether a card id is one the reader cannot see. */
+ * ``hidden(id)`` says whether a card id is one the reader cannot see; ``drawn``, the
+ * card a deck take drew, when the reader knows it. */
 export function actionWords(text, ctx, who) {
   const w = text.trim().split(/\s+/);
   const you = who === "You";
@@ -270,7 +271,8 @@ export function actionWords(text, ctx, who) {
   // a card not seen yet (a search line's sample) is not named: said as what it is
   const card = (id, unseen) => (hidden(id) ? unseen : id);
   if (w[0] === "take") {
-    if (w[1] === "deck") return `${who} ${v("takes", "take")} the top card of the deck`;
+    // (``ctx.drawn``: the card the reader drew there, which its own log names)
+    if (w[1] === "deck") return `${who} ${v("takes", "take")} the top card of the deck` + (ctx.drawn ? `: ${ctx.drawn}` : "");
     // (Depot cards are face up: one not seen yet comes with a refill, at a turn's end)
     if (hidden(w[1])) return `${who} ${v("takes", "take")} a Depot card refilled from the deck`;
     return `${who} ${v("takes", "take")} ${w[1]} from the Depot`;
