@@ -247,10 +247,7 @@ class JobService:
             if err.kind == "busy":  # (a full queue, or a worker being replaced: not at once)
                 await asyncio.sleep(float((err.headers or {}).get("Retry-After", 1)))
             raw = await search.review(*args)  # (same seed: the same answer when in time)
-        review = DecisionReview.from_json(raw)
-        review.index = point.index
-        review.legal = point.legal
-        return review
+        return point.placed(DecisionReview.from_json(raw))
 
     async def _run(self, job_id: str, record: GameRecord, points: list[DecisionPoint],
                    budget: dict[str, Any], seed: int, client: str,

@@ -123,6 +123,7 @@ class DecisionReview:
     loss_points: float | None = None
     label: str | None = None
     measured_again: bool = False  # value_best/value_played from the second search
+    drawn: str | None = None  # a deck take: the card it drew (the record tells, after play)
 
     @property
     def rated(self) -> bool:
@@ -159,6 +160,19 @@ class DecisionPoint:
     @property
     def view(self) -> PlayerView:
         return view_of(self.state, self.seat)
+
+    @property
+    def drawn(self) -> str | None:
+        """The card a deck take drew (None for any other action)."""
+        if type(self.action) is Take and self.action.card is None and self.state.deck:
+            return self.state.cards.highway[self.state.deck[-1]].id
+        return None
+
+    def placed(self, review: DecisionReview) -> DecisionReview:
+        """``review``, searched from the acting seat's view alone, put at this decision:
+        its index in the record, its legal count and the card a deck take drew."""
+        review.index, review.legal, review.drawn = self.index, self.legal, self.drawn
+        return review
 
     @property
     def after_view(self) -> PlayerView | None:
@@ -425,7 +439,8 @@ def decision_points(record: GameRecord, seats: Iterable[int] | None = None,
 def forced_review(point: DecisionPoint) -> DecisionReview:
     return DecisionReview(index=point.index, seat=point.seat, turn=point.state.turn,
                           phase=point.state.phase.name.lower(),
-                          played=point.action.notation(), legal=point.legal, how="forced")
+                          played=point.action.notation(), legal=point.legal, how="forced",
+                          drawn=point.drawn)
 
 
 def summarise(record: GameRecord, reviews: list[DecisionReview], budget: dict[str, Any],
@@ -473,10 +488,9 @@ def analyse_record(record: GameRecord, budget: Any, seed: int = 0,
             review = forced_review(point)
         else:
             after_view = point.after_view
-            review = review_decision(point.view, point.action, after_view, point.terminal,
-                                     budget, decision_seed(seed, point.index), search)
-            review.index = point.index
-            review.legal = point.legal
+            review = point.placed(review_decision(
+                point.view, point.action, after_view, point.terminal, budget,
+                decision_seed(seed, point.index), search))
         reviews.append(review)
         if progress is not None:
             progress(done, len(points))

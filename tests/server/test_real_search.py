@@ -113,8 +113,20 @@ def test_playing_the_searchs_best_move_loses_nothing():
     assert review.players[state.current].accuracy == pytest.approx(100, abs=0.01)
 
 
+def test_a_reviewed_deck_take_names_the_card_it_drew():
+    """A finished record tells every card drawn: a deck take's decision names it
+    (``drawn``), searched or forced; every other decision has none."""
+    record = short_record(seed=20, n=8)  # four deck takes, a build, two ends
+    review = analyse_record(record, Budget(iterations=5), seed=1)
+    ids = [c.id for c in record.cards.highway]
+    expected = [ids[state.deck[-1]] if action.notation() == "take deck" else None
+                for state, action in list(record.states())[:-1]]
+    assert [d.drawn for d in review.decisions] == expected
+    assert sum(card is not None for card in expected) == 4
+
+
 def test_analysis_job_with_the_real_search(real):
-    record = short_record(seed=22, n=6)
+    record = short_record(seed=20, n=6)  # (deck takes among them: their drawn cards too)
     r = real.post("/v1/analyze", json={"record": record.to_json(),
                                        "budget": {"iterations": 30}, "seed": 2})
     assert r.status_code == 202, r.text
