@@ -772,3 +772,41 @@ def test_no_turning_point_between_two_moves_of_one_turn(server, page):  # noqa: 
     assert out == ["Move 2: You take the top card of the deck; the card drawn moved your "
                    "winning chances 60.0% \u2192 80.0% (+4.1 expected points)."], out
     assert not pg.js_errors, pg.js_errors
+
+
+def test_a_reviewed_deck_take_names_the_card_it_drew(server, page):  # noqa: F811
+    """The finished record tells every card drawn, and the review's decision names it
+    (``drawn``): a turning point at a deck take says which card moved the estimate, and
+    the move list says which card was taken. The same game's review, on its final
+    screen."""
+    pg = page
+    pg.goto(server + "/")
+    pg.wait_for_selector("body[data-ready='1']")
+    out = pg.evaluate("""async () => {
+      const w = await import('/js/words.js');
+      const v = (p, m) => ({win_probability: p, expected_margin: m});
+      const dc = (index, turn, seat, played, before, drawn) => ({index, turn, seat, played,
+        drawn, value_before: before, value_played: before, label: null, loss_points: null});
+      const res = {players: [{seat: 0}, {seat: 1}], decisions: [
+        dc(0, 4, 0, 'take H21', v(0.394, 0), null),
+        dc(1, 4, 0, 'take deck', v(0.40, 0.1), 'H33'),
+        dc(2, 4, 0, 'end', v(0.80, 8.0), null),
+      ]};
+      const ctx = {me: 0, seatName: (i) => (i === 0 ? 'You' : 'AI 2'),
+        cards: {highway: {}, landmarks: {}}};
+      return w.turningPoints(res, ctx).map((x) => x.text);
+    }""")
+    assert out == ["Move 2: You take the top card of the deck: H33; the card drawn moved "
+                   "your winning chances 40.0% \u2192 80.0% (+7.9 expected points)."], out
+
+    record = play_random_game(2, seed=20)  # deck takes at moves 1, 2 and 5
+    record.actions = record.actions[:8]
+    review_upload(pg, server, "drawn.json", record.to_json())
+    ids = [c.id for c in record.cards.highway]
+    drawn = {i: ids[state.deck[-1]] for i, (state, action) in enumerate(record.states())
+             if action is not None and action.notation() == "take deck"}
+    items = pg.locator("#review-list li")
+    for i, card in drawn.items():
+        assert f"the top card of the deck: {card}" in items.nth(i).inner_text(), \
+            items.nth(i).inner_text()
+    assert not pg.js_errors, pg.js_errors

@@ -2247,10 +2247,12 @@ function uploadedPiles(up, entries) {
   return piles;
 }
 
-/* A reviewed decision's move played (or ``action``, one of the search's) in words. */
+/* A reviewed decision's move played (or ``action``, one of the search's) in words; a deck
+ * take played names the card it drew (the review's ``drawn``). */
 function decisionWords(dc, action, paid = null) {
   paid = paid || (action ? null : reviewPaid(shownReview() && shownReview().result).get(dc.index));
-  return actionWords(action || dc.played, {cards: S.cards, seatName, ...paid}, seatName(dc.seat));
+  return actionWords(action || dc.played, {cards: S.cards, seatName, ...paid,
+    drawn: action ? null : dc.drawn}, seatName(dc.seat));
 }
 
 /* The better move in words with the Materials its payments take from discard piles, read

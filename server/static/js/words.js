@@ -648,9 +648,9 @@ export function turningPoints(res, ctx, most = 3) {
         if (last && last.seat === dc.seat) last.dcs.push(dc); else others.push({seat: dc.seat, dcs: [dc]});
       }
       if (!others.length) {
-        const what = actionWords(x.a.played, ctx, seatName(me)).split(", paying:")[0];
+        const what = actionWords(x.a.played, {...ctx, drawn: x.a.drawn}, seatName(me)).split(", paying:")[0];
         // a card from the deck: what it was is known only after the draw, and moved the
-        // estimate (the review's decisions do not name it)
+        // estimate (the review's decision names it, ``drawn``, from the finished record)
         const text = x.a.played.trim() === "take deck" ? `${what}; the card drawn moved ${change}`
           : `${what} \u2014 ${change}`;
         return {index: x.a.index, text: `Move ${x.a.index + 1}: ${text}.`};
