@@ -649,3 +649,53 @@ def test_the_list_ranks_moves_by_value_and_the_verdict_names_what_it_measures(se
     assert out["nearest"]["said"] == ("close call: the top moves are within 0.1 win-% and 0.1 "
                                       "points (300 vs 100 visits): either is fine"), out
     assert not pg.js_errors, pg.js_errors
+
+
+def test_a_small_gap_the_race_is_sure_of_is_no_close_call(server, page):  # noqa: F811
+    """A QA pass at a game's final take: every other move scored 1 point less than the
+    first on every one of the 1536 sampled deals both played (the paired test at its
+    999 bound), yet the hint said "Close call: ... within 1.0 points ...: either is fine,
+    though the search is sure of the order". A gap the test is sure of (at the bound, or
+    far beyond the race's bar) is a small but sure margin; a small gap with a test just
+    past the bar stays a close call."""
+    pg = page
+    pg.goto(server + "/")
+    pg.wait_for_selector("body[data-ready='1']")
+    out = pg.evaluate("""async () => {
+      const w = await import('/js/words.js');
+      const m = (name, visits, p, pts, vt) => ({actions: [name], visits, win_probability: p,
+        expected_margin: pts, versus_top: vt || null});
+      const vt = (rounds, standard_errors, clear = true) =>
+        ({rounds, standard_errors, clear, alike: false});
+      const said = (ms, untried = 0) => {
+        const r = w.confidence(ms, ['take H11', 'take deck', 'take H05'], 1, untried);
+        return `${r.cue}: ${r.why}`;
+      };
+      const finalTake = (se) => [m('take H11', 1536, 0, -11.0),
+        m('take deck', 1536, 0, -12.0, vt(1536, se)), m('take H05', 1536, 0, -12.0, vt(1536, se))];
+      return {
+        every: said(finalTake(999.0)),
+        far: said([m('take H11', 96, 0.60, 4.0), m('take deck', 96, 0.585, 3.5, vt(96, 14.2))]),
+        // the least told-apart move is another than the gap's: the test's deals are its
+        farOther: said([m('take H11', 96, 0.60, 4.0), m('take deck', 96, 0.585, 3.5, vt(96, 12.0)),
+                        m('take H05', 96, 0.30, -5.0, vt(96, 11.0))]),
+        justPast: said(finalTake(3.1)),
+        // a candidate never searched could be better: no sure margin
+        untried: said(finalTake(999.0), 2),
+      };
+    }""")
+    assert out["every"] == ("best by a small but sure margin: 1.0 points ahead of the next "
+                            "move, a lead on every one of the 1536 sampled deals both played "
+                            "(1536 visits each; every move's win chance 0.0%)"), out
+    assert out["far"] == ("best by a small but sure margin: 1.5 win-% and 0.5 points ahead of "
+                          "the next move, a lead of 14.2 standard errors on the 96 sampled "
+                          "deals both played (96 visits each)"), out
+    assert out["farOther"] == ("best by a small but sure margin: 1.5 win-% and 0.5 points ahead "
+                               "of the next move, a lead of 11.0 standard errors on the sampled "
+                               "deals each played with it (96 visits each)"), out
+    assert out["justPast"] == ("close call: the top moves are within 1.0 points (1536 visits "
+                               "each; every move's win chance 0.0%): either is fine, though the "
+                               "search is sure of the order on the 1536 sampled deals both "
+                               "played"), out
+    assert out["untried"].startswith("close call: the top moves are within 1.0 points"), out
+    assert not pg.js_errors, pg.js_errors

@@ -348,6 +348,15 @@ export const FEW_VISITS = 100;
  * says too little to call them close or the first likely best. */
 export const FEW_ROUNDS = 30;
 
+/* The bound within which a race's paired test is held (``versus_top.standard_errors``,
+ * +-999: solver/search/ismcts.py): reached where the first move scored more than the
+ * other on every round both played by the same amount, so the order is certain. */
+export const GAP_BOUND = 999;
+
+/* Standard errors of the paired test far beyond the race's bar (2, or Student's t at
+ * 97.5%): a gap however small is then sure, no "either is fine". */
+export const SURE_STANDARD_ERRORS = 10;
+
 /** How sure the search is about its first move: a short cue and why. ``moves``: the
  * listed moves, the search's first move first (:func:`listedMoves`' order);
  * ``legal``: the position's legal actions. A lone move is all that is possible ("only
@@ -359,7 +368,9 @@ export const FEW_ROUNDS = 30;
  * of the order: when it raced its candidates (a move's ``versus_top``, the paired test
  * against the first move on the sampled deals both played), the test against the listed
  * move least told apart: "clearly best" needs the test's clear lead over every listed
- * move, whatever the visits (a race gives its last candidates equal visits); without a
+ * move, whatever the visits (a race gives its last candidates equal visits), and a
+ * close call the test is sure of (SURE_STANDARD_ERRORS, or GAP_BOUND: behind on every
+ * deal) is "best by a small but sure margin", not "either is fine"; without a
  * race, twice the visits and no verdict under FEW_VISITS. (The two can be different
  * moves: one dropped early trails far by its numbers on few deals.) Where every listed
  * move shows the same 0.0% or 100.0% win chance, in points only. ``choices``: how many
@@ -434,6 +445,15 @@ export function confidence(moves, legal, choices = 1, untried = 0) {
     : ratio >= 2 && (dw >= 3 || dm >= 2))) {
     return said("clearly best", `${visits}, ${gaps(dw, dm, next, pointsOnly)}` +
       (paired ? `, ${clearLead}` : ""));
+  }
+  // a small gap the test is sure of (every listed move behind on every deal both played,
+  // or by far more than the race's bar) is no "either is fine"
+  if (small && ahead && paired && paired.clear && !notTried && paired.standard_errors >= SURE_STANDARD_ERRORS) {
+    const onDeals = t.k === b.k ? deals : "the sampled deals each played with it";
+    return said("best by a small but sure margin", `${gaps(dw, dm, next, pointsOnly)}, ` +
+      (paired.standard_errors >= GAP_BOUND ? `a lead on every one of ${onDeals}`
+        : `a lead of ${paired.standard_errors.toFixed(1)} standard errors on ${onDeals}`) +
+      ` (${visits})`);
   }
   if (small) {
     const pair = b.k === 1 ? "the top moves are" : `the top move and ${listedAs(b.k)} are`;
