@@ -388,8 +388,8 @@ def _made_set():
         [hw("O1", 3, "ocean ocean"), hw("O2", 2, "ocean forest"), hw("O4", 2, "ocean forest"),
          hw("M1", 3, "mountain flower"), hw("D1", 3, "ocean ocean"),
          hw("F1", 1, "forest forest", per="water"), hw("F2", 3, "forest field"),
-         hw("O5", 2, "ocean forest"),
-         *fillers(6)],
+         hw("O5", 2, "ocean forest"), hw("W1", 3, "field field", cost="water stone"),
+         *fillers(18)],  # 2 players get 4 turns
         [lm("L1", "ocean", name="Cove"), lm("L2", "forest", name="Woods"),
          lm("L3", "field", name="Meadow"), lm("L4", "forest", name="Grove"),
          lm("L5", "forest", name="Glen")])
@@ -560,3 +560,58 @@ def test_hand_cards_kept_for_the_same_thing_are_said_once():
     assert reasons[-1] == ("puts you one forest card from a Stretch for Woods (L2) at your "
                            "right end (F2 in your hand is one)"), reasons
     assert not [r for r in reasons if r.startswith("keeps")], reasons
+
+
+def test_the_last_turn_promises_nothing_for_later_turns():
+    """At a seat's last build step nothing can be built, claimed or paid later: no card
+    kept, Landmark made claimable, one card away or hand card spent is said, and a
+    Persistent Material only for a later build of the move that costs it; at the last
+    turn's second pick a card that cannot be paid for is worth only what it denies, and a
+    seat whose game is over is denied nothing. (They promised "every turn" and "keeps
+    H51 to extend your field Stretch" at the end of the game.)"""
+    from rules_testkit import make_state
+
+    from solver.rules.actions import Discard, Persistent, Substitute
+    from solver.search.buildsteps import is_last_build_step
+
+    cards = _made_set()
+    seats = [{"hand": "F1 F2 W1 X0 X1 X2 X3 X4", "highway": "M1 O1 O2", "turns": 3},
+             {"highway": "X5 O4", "turns": 3}]
+    state = make_state(cards, seats, depot="X6 X7", landmark_row="L1 L2 L3", deck="X8")
+    assert is_last_build_step(state)  # the engine's count of turns agrees with search's
+    view = view_of(state, 0)
+    paid = (Discard("X0"), Discard("X1"))
+    assert explain_move(view, (Build("F1", "R", paid), End()), limit=9) == [
+        "makes a new forest Stretch: 2 cards, 3 miles (+3 points)"]
+    assert explain_move(view, (End(),)) == []
+    water = (Persistent("F1"), Discard("X2"))
+    assert "F1 gives you a Persistent water for your later builds this turn" in explain_move(
+        view, (Build("F1", "R", paid), Build("W1", "L", water), End()), limit=9)
+    water_first = (Build("W1", "L", (Discard("X0"), Substitute(("X1", "X2", "X3"), "water"))),
+                   Build("F1", "R", (Discard("X4"), Discard("F2"))), End())
+    assert not [r for r in explain_move(view, water_first, limit=9) if "Persistent" in r]
+    earlier = make_state(cards, [dict(seats[0], turns=2), seats[1]], depot="X6 X7",
+                         landmark_row="L1 L2 L3", deck="X8")
+    assert not is_last_build_step(earlier)
+    assert "F1 gives you a Persistent water every turn" in explain_move(
+        view_of(earlier, 0), (Build("F1", "R", paid), End()), limit=9)
+    take = make_state(cards, [{"highway": "M1 O1 O2", "turns": 3},
+                              {"highway": "X5 O4", "turns": 3}],
+                      depot="D1 F2 F1 X1 X2", landmark_row="L1 L2 L3", deck="X3 X4",
+                      phase=Phase.TAKE, recycle_used=True)
+    first = explain_move(view_of(take, 0), (Take("F1"),), limit=9)
+    assert first[:2] == [
+        "would make a new forest Stretch of 2 cards, 3 miles at your right end (+3 points)",
+        "built at your right end, it makes Woods (L2) claimable"]
+    assert not [r for r in first if "Persistent" in r], first
+    second = play(take, "take X1")  # F1 costs 2 stone: X1 is one, Recycling is used
+    assert explain_move(view_of(second, 0), (Take("F1"),), limit=9) == [
+        "you cannot pay for it this turn",
+        "denies Player 2 F1, which would make a new forest Stretch (+3 points) and let "
+        "them claim Woods (L2)"]
+    over = make_state(cards, [{"highway": "M1 O1 O2", "turns": 3},
+                              {"highway": "X5 O4", "turns": 4}],
+                      depot="D1 F2 F1 X1 X2", landmark_row="L1 L2 L3", deck="X3 X4",
+                      phase=Phase.TAKE, first_player=1)
+    assert not [r for r in explain_move(view_of(over, 0), (Take("F1"),), limit=9)
+                if r.startswith("denies")]

@@ -6,7 +6,10 @@ makes claimable or comes within one card of, the Persistent Material it gains, t
 cards it keeps that fit an end of the Highway; what a taken Depot card could do for the
 player (the Stretch it extends at which end, the Landmark it would make claimable,
 whether it can be paid for this turn) and which other player it would have served; and
-what a build step costs: the hand cards its payments spend.
+what a build step costs: the hand cards its payments spend. At the seat's last turn
+nothing is said that only a later turn could use (cards kept or spent, a Landmark left
+claimable, a Persistent Material no later build of the move uses), and a seat whose
+game is over is denied nothing.
 
 Every fact is computed from the :class:`~solver.rules.views.PlayerView` of the seat to
 act (its own hand, every Highway and Landmark, the Depot and the Landmark row) and names
@@ -40,7 +43,7 @@ from typing import Any
 from .actions import Action, Build, Claim, Take
 from .cards import CardSet
 from .constants import MATERIALS, SCENERIES, STRETCH_MIN_ICONS
-from .engine import apply_inplace, claimable, play
+from .engine import apply_inplace, claimable, play, turns_per_player
 from .payment import affordable_cards
 from .scoring import effective_miles, score_player
 from .state import GameState, Phase, PlayerState, known_state
@@ -247,6 +250,7 @@ def _build_step_facts(view: PlayerView, move: tuple[Action, ...]) -> list[Fact]:
     row = view.landmark_row
     facts: list[Fact] = []
     named: set[tuple[int, int]] = set()  # (hand card, Scenery) a "near" fact names
+    last = _last_turn(state, view.seat)
     if claim is not None:
         lm, c = cards.landmark(claim.landmark), cards.card(claim.card)
         claimed = PlayerState(highway=after.highway, landmarks=[*after.landmarks, (lm, c)])
@@ -263,17 +267,14 @@ def _build_step_facts(view: PlayerView, move: tuple[Action, ...]) -> list[Fact]:
             facts.append(Fact("stretch", f"{verb} {_stretch_words(st, base, gain)}",
                               scenery=st.scenery, cards=st.cards, miles=st.miles, gain=gain,
                               extra={"new": base is None}))
-        facts.extend(_new_claims(cards, before, after, row, claim))
-        near = _near_landmarks(cards, after, row, {cards.card(b.card) for b in builds})
-        facts.extend(near)
-        named = {(f.card, f.scenery) for f in near if f.card is not None}
-        for b in builds:
-            c = cards.card(b.card)
-            if cards.persistent[c] >= 0:
-                m = cards.persistent[c]
-                facts.append(Fact("persistent", f"{b.card} gives you a Persistent "
-                                                f"{MATERIALS[m]} every turn",
-                                  card=c, material=m))
+        if not last:  # at the last build step nothing can be claimed or built later
+            facts.extend(_new_claims(cards, before, after, row, claim))
+            near = _near_landmarks(cards, after, row, {cards.card(b.card) for b in builds})
+            facts.extend(near)
+            named = {(f.card, f.scenery) for f in near if f.card is not None}
+        facts.extend(_persistent_facts(cards, builds, last))
+    if last:
+        return facts  # hand cards kept or spent are worth nothing at the game's end
     facts.extend(_kept_cards(cards, after, named))
     cost = _spent_fact(before, after, len(builds))
     if cost is not None:
@@ -283,6 +284,33 @@ def _build_step_facts(view: PlayerView, move: tuple[Action, ...]) -> list[Fact]:
               else next((i for i, f in enumerate(facts) if f.kind == "keeps"), len(facts)))
         facts.insert(at, cost)
     return facts
+
+
+def _last_turn(state: GameState, seat: int) -> bool:
+    """Whether ``seat``'s turn under way is its last of the game: every seat gets
+    :func:`~solver.rules.engine.turns_per_player` turns and ``turns`` counts those done."""
+    return state.players[seat].turns + 1 >= turns_per_player(state)
+
+
+def _persistent_facts(cards: CardSet, builds: Sequence[Build], last: bool) -> list[Fact]:
+    """The Persistent Materials the builds gain: for every later turn, or at the last
+    build step only for the builds after it this turn (the rules let a card's Persistent
+    Material pay in the turn it is built) whose cost shows that Material."""
+    out = []
+    for i, b in enumerate(builds):
+        c = cards.card(b.card)
+        m = cards.persistent[c]
+        if m < 0:
+            continue
+        if not last:
+            when = "every turn"
+        elif any(m in cards.cost[cards.card(later.card)] for later in builds[i + 1:]):
+            when = "for your later builds this turn"
+        else:
+            continue
+        out.append(Fact("persistent", f"{b.card} gives you a Persistent {MATERIALS[m]} "
+                                      f"{when}", card=c, material=m))
+    return out
 
 
 def _spent_fact(before: PlayerState, after: PlayerState, built: int) -> Fact | None:
@@ -402,7 +430,18 @@ def _take_facts(view: PlayerView, take: Take) -> list[Fact]:
     if take.card is None:
         return _deck_take_facts(view)
     c = cards.card(take.card)
+    state = known_state(view)
+    last = _last_turn(state, view.seat)
+    payable = None  # at the turn's second pick: whether the card can be built this turn
+    if view.picks == 1:
+        after_take = state.copy()
+        apply_inplace(after_take, take)
+        if after_take.phase == Phase.BUILD:
+            payable = c in affordable_cards(after_take)
     facts: list[Fact] = []
+    if last and payable is False:  # it can never be built: only what it denies is left
+        return [Fact("unpayable", "you cannot pay for it this turn", card=c),
+                *_denials(view, c)]
     fit = _best_fit(cards, me, c)
     if fit is not None:
         side, changes, gain = fit
@@ -426,21 +465,18 @@ def _take_facts(view: PlayerView, take: Take) -> list[Fact]:
         for side in ("L", "R"):
             near = _near_landmarks(cards, _with_card(me, c, side), row, {c},
                                    f"built at your {_side_words(side)} end, it ")
+            if last and view.picks == 1:  # no card comes after this one but the hand's
+                near = [f for f in near if f.card is not None]
             if near:
                 facts.append(near[0])
                 break
-    if view.picks == 1 and (facts or cards.persistent[c] >= 0):
-        state = known_state(view).copy()
-        apply_inplace(state, take)
-        if state.phase == Phase.BUILD:
-            if c in affordable_cards(state):
-                facts.append(Fact("payable", "you can pay for it this turn", card=c))
-            else:
-                facts.append(Fact("unpayable", "you cannot pay for it this turn", card=c))
+    if payable is not None and (facts or (cards.persistent[c] >= 0 and not last)):
+        facts.append(Fact("payable", "you can pay for it this turn", card=c) if payable
+                      else Fact("unpayable", "you cannot pay for it this turn", card=c))
     denials = _denials(view, c)
     small = [f for f in denials if (f.gain or 0) <= 1 and not f.landmarks]
     facts.extend(f for f in denials if f not in small)
-    if cards.persistent[c] >= 0:  # worth more than a denial of 1 point
+    if cards.persistent[c] >= 0 and not last:  # worth more than a denial of 1 point
         m = cards.persistent[c]
         facts.append(Fact("persistent", f"once built, it gives you a Persistent "
                                         f"{MATERIALS[m]} every turn", card=c, material=m))
@@ -456,8 +492,11 @@ def _denials(view: PlayerView, c: int) -> list[Fact]:
     cards = view.cards
     row = view.landmark_row
     each = []
+    total = turns_per_player(known_state(view))
     for seat in sorted(view.others):
         o = view.others[seat]
+        if o.turns >= total:  # its game is over: it takes no more cards
+            continue
         them = PlayerState(highway=o.highway, landmarks=o.landmarks)
         fit = _best_fit(cards, them, c)
         if fit is None:
