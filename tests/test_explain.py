@@ -389,6 +389,7 @@ def _made_set():
          hw("M1", 3, "mountain flower"), hw("D1", 3, "ocean ocean"),
          hw("F1", 1, "forest forest", per="water"), hw("F2", 3, "forest field"),
          hw("O5", 2, "ocean forest"), hw("W1", 3, "field field", cost="water stone"),
+         hw("B1", 2, "field field", bonus={"kind": "highway_end", "points": 4}),
          *fillers(18)],  # 2 players get 4 turns
         [lm("L1", "ocean", name="Cove"), lm("L2", "forest", name="Woods"),
          lm("L3", "field", name="Meadow"), lm("L4", "forest", name="Grove"),
@@ -615,3 +616,21 @@ def test_the_last_turn_promises_nothing_for_later_turns():
                       phase=Phase.TAKE, first_player=1)
     assert not [r for r in explain_move(view_of(over, 0), (Take("F1"),), limit=9)
                 if r.startswith("denies")]
+
+
+def test_a_card_fits_the_end_where_it_adds_most_to_the_score_not_only_stretches():
+    """A card that extends a Stretch as much at either end is said to fit the end that
+    keeps a 2-Mile bonus for ending the Highway (it named the left end, which buries the
+    bonus: 4 points less)."""
+    from rules_testkit import make_state
+
+    cards = _made_set()
+    build = make_state(cards, [{"hand": "F2 X0", "highway": "B1 W1"}, {"highway": "X5 O4"}],
+                       depot="X2 X3", landmark_row="L1 L2 L3", deck="X4")
+    assert explain_move(view_of(build, 0), (End(),)) == [
+        "keeps F2 to extend your field Stretch to 3 cards at the right end"]
+    take = make_state(cards, [{"hand": "X0", "highway": "B1 W1"}, {"highway": "X5 O4"}],
+                      depot="F2 X1 X2 X3 X6", landmark_row="L1 L2 L3", deck="X4 X7",
+                      phase=Phase.TAKE)
+    assert explain_move(view_of(take, 0), (Take("F2"),))[0] == (
+        "would extend your field Stretch to 3 cards, 8 miles at your right end (+3 points)")

@@ -410,16 +410,24 @@ def _kept_cards(cards: CardSet, after: PlayerState, named: set[tuple[int, int]]
 
 def _best_fit(cards: CardSet, player: PlayerState, c: int
               ) -> tuple[str, list[tuple[Stretch, Stretch | None, int]], int] | None:
-    """Where ``c`` would add most Stretch points to ``player``'s Highway: (side, its
-    :func:`stretch_changes` there, points in all), None when it starts or extends none."""
-    best = None
+    """The end of ``player``'s Highway where ``c`` would start or extend a Stretch and
+    add most to the score (2-Mile bonuses and Landmark abilities too: a card that buries
+    a bonus for ending the Highway is worse there), then most Stretch points, then the
+    left: (side, its :func:`stretch_changes` there, Stretch points in all), None when
+    it starts or extends none at either end."""
+    best, best_key = None, None
     if not player.highway:
         return None
+    now = score_player(cards, player, False).total
     for side in ("L", "R"):
-        changes = stretch_changes(cards, player, _with_card(player, c, side))
+        grown = _with_card(player, c, side)
+        changes = stretch_changes(cards, player, grown)
+        if not changes:
+            continue
         gain = sum(g for _st, _base, g in changes)
-        if changes and (best is None or gain > best[2]):
-            best = (side, changes, gain)
+        key = (score_player(cards, grown, False).total - now, gain)
+        if best_key is None or key > best_key:
+            best, best_key = (side, changes, gain), key
     return best
 
 
