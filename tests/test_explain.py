@@ -100,7 +100,7 @@ def _check_fact(state: GameState, move, fact) -> None:
     me = state.players[seat]
     text = fact.text
     if fact.kind in ("stretch", "claim", "claimable", "near", "persistent", "keeps",
-                     "spends"):
+                     "spends", "bonus"):
         built = _builds_of(state, move)
         after = built.players[seat]
     if fact.kind == "stretch":
@@ -162,6 +162,14 @@ def _check_fact(state: GameState, move, fact) -> None:
         if len(each) > 1:
             assert f"{'either' if len(each) == 2 else 'any'} of which " in text
         assert SCENERIES[fact.scenery] in text
+    elif fact.kind == "bonus":  # the card's bonus line of Final Scoring, before and after
+        def bonus(player):
+            return sum(line["points"] for line in score_player(cards, player).details
+                       if line["what"].startswith(cards.highway[fact.card].id + ":"))
+        assert bonus(after) - bonus(me) == fact.gain != 0, text
+        assert fact.extra["new"] == (fact.card not in me.highway)
+        assert f"{cards.highway[fact.card].id}'s 2-Mile bonus: " in text
+        assert (f"+{fact.gain} point" if fact.gain > 0 else f"-{-fact.gain} point") in text
     elif fact.kind == "fits":
         take = move[0]
         assert type(take) is Take and cards.card(take.card) == fact.card in state.depot
@@ -293,7 +301,7 @@ def _check_move(state: GameState, move, kinds: set[str]) -> None:
     texts = [f.text.replace("left end", "END").replace("right end", "END") for f in facts]
     assert len(texts) == len(set(texts)), texts
     cards = state.cards
-    visible = {cards.highway[c].id for c in [*view.me.hand, *view.depot]}
+    visible = {cards.highway[c].id for c in [*view.me.hand, *view.depot, *view.me.highway]}
     visible_lm = {cards.landmarks[lm].id for lm in view.landmark_row}
     for f in facts:
         kinds.add(f.kind)
@@ -351,7 +359,7 @@ def test_every_fact_of_a_build_step_holds_and_names_only_seen_cards():
             moves += 1
     assert moves > 100
     assert {"stretch", "claim", "claimable", "near", "persistent", "keeps",
-            "spends"} <= kinds, kinds
+            "spends", "bonus"} <= kinds, kinds
 
 
 def test_stretch_facts_add_up_to_the_stretch_points_the_builds_add():
@@ -634,3 +642,32 @@ def test_a_card_fits_the_end_where_it_adds_most_to_the_score_not_only_stretches(
                       phase=Phase.TAKE)
     assert explain_move(view_of(take, 0), (Take("F2"),))[0] == (
         "would extend your field Stretch to 3 cards, 8 miles at your right end (+3 points)")
+
+
+def test_a_build_step_says_the_2_mile_bonuses_it_changes():
+    """Two builds with the same Stretches and words differed by 4 points, a bonus for
+    ending the Highway buried by one of them (posI: "2-Mile bonuses -4" in the score
+    change line and nothing in the reasons): a bonus lost or built is said, with its
+    points, after the Stretches."""
+    from rules_testkit import make_state
+
+    from solver.rules.actions import Discard
+
+    cards = _made_set()
+    state = make_state(cards, [{"hand": "F2 X0 X1 X2", "highway": "B1 W1"},
+                               {"highway": "X5 O4"}],
+                       depot="X6 X7", landmark_row="L1 L2 L3", deck="X4")
+    view = view_of(state, 0)
+    paid = (Discard("X0"), Discard("X1"))
+    left = explain_move(view, (Build("F2", "L", paid), End()), limit=9)
+    right = explain_move(view, (Build("F2", "R", paid), End()), limit=9)
+    stretch = "extends your field Stretch to 3 cards, 8 miles (+3 points)"
+    assert left[:3] == [stretch, "spends 2 of your 4 hand cards",
+                        "lowers B1's 2-Mile bonus: -4 points"], left
+    assert right[0] == stretch and not [r for r in right if "bonus" in r], right
+    built = make_state(cards, [{"hand": "B1 X0 X1", "highway": "W1 M1"},
+                               {"highway": "X5 O4"}],
+                       depot="X6 X7", landmark_row="L1 L2 L3", deck="X4")
+    assert explain_move(view_of(built, 0), (Build("B1", "L", paid), End()), limit=9)[:3] == [
+        "makes a new field Stretch: 2 cards, 5 miles (+5 points)",
+        "spends 2 of your 3 hand cards", "builds B1's 2-Mile bonus: +4 points"]

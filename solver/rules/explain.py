@@ -2,7 +2,8 @@
 
 A hint ranks moves with numbers; :func:`explain_move` says what one of them does: the
 Stretches a build step starts or extends (and their points), the Landmark it claims,
-makes claimable or comes within one card of, the Persistent Material it gains, the hand
+makes claimable or comes within one card of, the 2-Mile bonuses it changes, the
+Persistent Material it gains, the hand
 cards it keeps that fit an end of the Highway; what a taken Depot card could do for the
 player (the Stretch it extends at which end, the Landmark it would make claimable,
 whether it can be paid for this turn) and which other player it would have served; and
@@ -67,7 +68,9 @@ class Fact:
     ``"near"`` (after the builds a run of ``scenery`` at the ``side`` end has 2 icons
     and not yet a Stretch: one more card of it there makes one that could claim
     ``landmarks``; ``card``: a hand card kept that shows the Scenery), ``"persistent"``
-    (``card`` built gives its Persistent ``material``), ``"keeps"`` (hand ``card`` left
+    (``card`` built gives its Persistent ``material``), ``"bonus"`` (the builds change
+    the 2-Mile bonus of ``card`` by ``gain`` points, a signed number; ``extra["new"]``:
+    the card is one built), ``"keeps"`` (hand ``card`` left
     would start or extend a ``scenery`` Stretch at the ``side`` end; with the other
     cards that would do it in the same words, each in ``extra["each"]``), ``"fits"`` (the
     taken ``card`` at the ``side`` end would start or extend a ``scenery`` Stretch to
@@ -267,6 +270,7 @@ def _build_step_facts(view: PlayerView, move: tuple[Action, ...]) -> list[Fact]:
             facts.append(Fact("stretch", f"{verb} {_stretch_words(st, base, gain)}",
                               scenery=st.scenery, cards=st.cards, miles=st.miles, gain=gain,
                               extra={"new": base is None}))
+        facts.extend(_bonus_facts(cards, before, after))
         if not last:  # at the last build step nothing can be claimed or built later
             facts.extend(_new_claims(cards, before, after, row, claim))
             near = _near_landmarks(cards, after, row, {cards.card(b.card) for b in builds})
@@ -284,6 +288,36 @@ def _build_step_facts(view: PlayerView, move: tuple[Action, ...]) -> list[Fact]:
               else next((i for i, f in enumerate(facts) if f.kind == "keeps"), len(facts)))
         facts.insert(at, cost)
     return facts
+
+
+def _bonuses(cards: CardSet, player: PlayerState) -> dict[int, int]:
+    """Each 2-Mile card of ``player``'s Highway -> the points of its bonus, from the
+    Final Scoring breakdown (:func:`~solver.rules.scoring.score_player`'s details, as the
+    hint's score change reads it: a bonus line is "<card id>: <kind>")."""
+    lines = score_player(cards, player).details
+    return {cards.card(line["what"].split(":")[0]): line["points"]
+            for line in lines if line["category"] == "bonuses"}
+
+
+def _bonus_facts(cards: CardSet, before: PlayerState, after: PlayerState) -> list[Fact]:
+    """The 2-Mile bonuses the builds change, largest change first: a card built scores
+    its own, a card of the Highway before gains or loses points (a card no longer at
+    an end of the Highway loses its bonus for ending it)."""
+    was, now = _bonuses(cards, before), _bonuses(cards, after)
+    out = []
+    for c, points in now.items():
+        change = points - was.get(c, 0)
+        if not change:
+            continue
+        verb = "builds" if c not in was else "raises" if change > 0 else "lowers"
+        sign = _points(change) if change > 0 else f"-{plural(-change, 'point')}"
+        card = cards.highway[c]
+        text = f"{verb} {card.id}'s 2-Mile bonus: {sign}"
+        if card.text:  # what the bonus scores, in the card's words
+            text += f" ({card.text.rstrip('.')})"
+        out.append(Fact("bonus", text, card=c, gain=change, extra={"new": c not in was}))
+    out.sort(key=lambda f: -abs(f.gain))
+    return out
 
 
 def _last_turn(state: GameState, seat: int) -> bool:
