@@ -50,6 +50,16 @@ takes       What the first take of a turn gets of the ladder's budgets: at the h
             iterations, how many searches end before the root's race could drop a
             candidate (``race_start`` x ``race_min_rounds`` iterations: "starved", their
             move mostly the root's order), and agreement with the 16 s move.
+claims      Build steps where the search passes up a claim it could make: build steps
+            of noisy greedy 2-player games (from turn ``from_turn``) where the
+            search's move (``iterations`` a decision) ends the turn without a claim
+            while it ranked the same builds followed by a claim. From each, both
+            moves are played out ``replays`` times to the end of the game, on
+            determinizations drawn from the seat's view (hidden cards redealt; the two
+            moves share each deal and seeds), every seat played by ``policy``.
+            Reported: the search's own gap between the two moves, and the played-out
+            gap (final margin and win share of the seat, claim minus pass) per
+            position and over all.
 ==========  ==========================================================================
 """
 
@@ -75,7 +85,7 @@ from solver.search.ismcts import DEFAULT_PARAMS, ROOT_EXACT_LIMIT, Searcher, roo
 from solver.search.policies import build_macros, play_turn
 from solver.search.value import HeuristicEvaluator, default_evaluator, win_shares
 
-PARTS = ("coverage", "evaluation", "time", "luck", "latency", "takes")
+PARTS = ("coverage", "evaluation", "time", "luck", "latency", "takes", "claims")
 FULL = {"coverage": {"positions": 40, "rounds": 48},
         "evaluation": {"games": 600},
         "time": {"iterations": 1500},
@@ -83,7 +93,9 @@ FULL = {"coverage": {"positions": 40, "rounds": 48},
         "latency": {"positions": 30, "budgets": [0.2, 1.0], "min_sequences": 300,
                     "last_positions": 12, "last_min_sequences": None,
                     "reference_sequences": 50_000},
-        "takes": {"positions": 100, "budgets": [0.1, 0.4, 1.6], "reference": 16.0}}
+        "takes": {"positions": 100, "budgets": [0.1, 0.4, 1.6], "reference": 16.0},
+        "claims": {"positions": 10, "iterations": 1000, "from_turn": 4, "replays": 40,
+                   "policy": "mcts:100i", "max_searches": 120}}
 QUICK = {"coverage": {"positions": 2, "rounds": 4},
          "evaluation": {"games": 12},
          "time": {"iterations": 40},
@@ -91,7 +103,9 @@ QUICK = {"coverage": {"positions": 2, "rounds": 4},
          "latency": {"positions": 2, "budgets": [0.05], "min_sequences": 20,
                      "last_positions": 1, "last_min_sequences": 30,
                      "reference_sequences": 100},
-         "takes": {"positions": 8, "budgets": [0.05], "reference": 0.2}}
+         "takes": {"positions": 8, "budgets": [0.05], "reference": 0.2},
+         "claims": {"positions": 1, "iterations": 60, "from_turn": 4, "replays": 2,
+                    "policy": "greedy", "max_searches": 40}}
 
 
 # ------------------------------------------------------------------ coverage
@@ -594,8 +608,128 @@ def part_takes(cfg, args, cards) -> dict:
             "by_budget": rows}
 
 
+# ------------------------------------------------------------------ claims
+
+def passed_claims(n: int, seed: int, cards, iterations: int, from_turn: int,
+                  max_searches: int) -> list[tuple]:
+    """Up to ``n`` (state, passed move, claiming move, search's values of both) at build
+    steps of noisy greedy 2-player games where the search's move ends the turn without
+    the claim it ranked after the same builds; at most one per game, at most
+    ``max_searches`` searches."""
+    from solver.rules.engine import new_game, play
+    from solver.search.api import Budget, analyse
+    from solver.search.bots import make_bot
+
+    greedy = make_bot("greedy")
+    found, searches, game = [], 0, 0
+    while len(found) < n and searches < max_searches:
+        rng = random.Random(seed * 7919 + game)
+        state = new_game(2, seed * 1_000_003 + game, cards)
+        game += 1
+        while state.phase != Phase.OVER and searches < max_searches:
+            if state.phase == Phase.BUILD and state.turn >= from_turn and \
+                    any(a.notation().startswith("claim") for a in _step_claims(state)):
+                searches += 1
+                moves = analyse(state, Budget(iterations=iterations), seed + game).moves
+                best = moves[0].actions
+                claims = [m for m in moves[1:] if m.actions[-1].startswith("claim ")
+                          and m.actions[:-1] == best[:-1]]
+                if best[-1] == "end" and claims:
+                    found.append((state.copy(), best, claims[0].actions,
+                                  (moves[0].expected_margin, claims[0].expected_margin)))
+                    break
+            state = play(state, greedy.act(view_of(state, state.current),
+                                           rng.randrange(2**31)))
+    return found
+
+
+def _step_claims(state) -> list:
+    """The claims the seat to act could make after some build of this step: any claim
+    legal now or after building one hand card it can pay for (cheap to tell)."""
+    from solver.rules.engine import legal_actions, play
+
+    legal = legal_actions(state)
+    out = [a for a in legal if a.notation().startswith("claim")]
+    for a in legal:
+        if not out and a.notation().startswith("build"):
+            out = [b for b in legal_actions(play(state, a))
+                   if b.notation().startswith("claim")]
+    return out
+
+
+def _played_out(job: tuple) -> list[tuple[float, float]]:
+    """Both moves of a passed claim played out from one determinization (runs in a
+    worker): (margin, win share) of the seat for the pass, then for the claim."""
+    from solver.rules.engine import play
+    from solver.rules.scoring import final_scores
+    from solver.search.bots import make_bot
+    from solver.search.determinize import determinize
+    from solver.search.tournament import bot_seed, win_shares
+
+    state, lines, policy, k = job
+    seat = state.current
+    deal = determinize(view_of(state, seat), k)
+    out = []
+    for line in lines:
+        s = deal
+        for a in line:
+            s = play(s, a)
+        bots = [make_bot(policy) for _ in s.players]
+        decision, turn = 0, -1
+        while s.phase != Phase.OVER:
+            if s.turn != turn:
+                decision, turn = 0, s.turn
+            s = play(s, bots[s.current].act(view_of(s, s.current),
+                                             bot_seed(k, s.current, s.turn, decision)))
+            decision += 1
+        scores = [x.total for x in final_scores(s).scores]
+        out.append((_margin(scores, seat), win_shares(scores)[seat]))
+    return out
+
+
+def part_claims(cfg, args, cards) -> dict:
+    from concurrent.futures import ProcessPoolExecutor
+
+    found = passed_claims(cfg["positions"], args.seed, cards, cfg["iterations"],
+                          cfg["from_turn"], cfg["max_searches"])
+    rows, margins, wins = [], [], []
+    with ProcessPoolExecutor(args.workers or 2) as pool:
+        for state, passed, claim, (v_pass, v_claim) in found:
+            jobs = [(state, (passed, claim), cfg["policy"], k) for k in range(cfg["replays"])]
+            pairs = list(pool.map(_played_out, jobs))
+            dm = [c[0] - p[0] for p, c in pairs]
+            dw = [c[1] - p[1] for p, c in pairs]
+            margins += dm
+            wins += dw
+            row = {"turn": state.turn, "passed": passed, "claim": claim,
+                   "search_gap": round(v_claim - v_pass, 2),
+                   "played_margin_gap": round(statistics.fmean(dm), 2),
+                   "played_margin_se": round(_se(dm), 2),
+                   "played_win_gap": round(statistics.fmean(dw), 3)}
+            rows.append(row)
+            print(f"  turn {state.turn}: search {row['search_gap']:+.2f} pts for the claim, "
+                  f"played out {row['played_margin_gap']:+.2f} +- {row['played_margin_se']:.2f}"
+                  f" pts, {100 * row['played_win_gap']:+.1f} win-% ({' ; '.join(claim)})")
+    out = {"positions": len(found), "rows": rows}
+    if margins:
+        out.update(played_margin_gap=round(statistics.fmean(margins), 2),
+                   played_margin_se=round(_se(margins), 2),
+                   played_win_gap=round(statistics.fmean(wins), 3),
+                   played_win_se=round(_se(wins), 3),
+                   claim_better=sum(r["played_margin_gap"] > 0 for r in rows))
+        print(f"  over {len(found)} positions: the claim played out "
+              f"{out['played_margin_gap']:+.2f} +- {out['played_margin_se']:.2f} pts, "
+              f"{100 * out['played_win_gap']:+.1f} +- {100 * out['played_win_se']:.1f} win-%")
+    return out
+
+
+def _se(xs: list[float]) -> float:
+    return statistics.stdev(xs) / math.sqrt(len(xs)) if len(xs) > 1 else 0.0
+
+
 RUNNERS = {"coverage": part_coverage, "evaluation": part_evaluation, "time": part_time,
-           "luck": part_luck, "latency": part_latency, "takes": part_takes}
+           "luck": part_luck, "latency": part_latency, "takes": part_takes,
+           "claims": part_claims}
 
 
 def summary_table(saved: dict) -> str:
@@ -638,6 +772,12 @@ def summary_table(saved: dict) -> str:
                          f"{r['budget']:g} s a turn {r['starved']}, agreeing with "
                          f"{t['reference_seconds']:g} s at {r['agree']}"
                          for r in t["by_budget"]))
+    if "claims" in parts and parts["claims"].get("positions"):
+        c = parts["claims"]
+        lines.append(f"{'claims':11} passed-up claims ({c['positions']} positions) played out:"
+                     f" the claim {c['played_margin_gap']:+.2f} +- {c['played_margin_se']:.2f}"
+                     f" pts, {100 * c['played_win_gap']:+.1f} win-%, better at "
+                     f"{c['claim_better']}")
     return "\n".join(lines)
 
 
