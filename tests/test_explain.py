@@ -176,6 +176,12 @@ def _check_fact(state: GameState, move, fact) -> None:
         _check_serves(state, me, fact.card, fact.side, fact.gain, fact.extra["stretches"],
                       fact.landmarks, text)
         assert _points_in(fact.gain, text), text
+        rival = fact.extra["rival"]
+        if rival is not None:  # a hand card that does as much at that end without it
+            grown = _placed(me.highway, rival, fact.side)
+            assert rival in me.hand and cards.highway[rival].id in text
+            assert (_stretch_points(cards, grown, me.landmarks)
+                    - _stretch_points(cards, me.highway, me.landmarks)) >= fact.gain
     elif fact.kind == "denies":
         take = move[0]
         assert type(take) is Take and cards.card(take.card) == fact.card in state.depot
@@ -537,13 +543,13 @@ def test_a_takes_one_card_from_a_stretch_names_the_hand_card_that_completes_it()
     from rules_testkit import make_state
 
     cards = _made_set()
-    take = make_state(cards, [{"hand": "F1 X0", "highway": "M1 O1 O2"},
+    take = make_state(cards, [{"hand": "O5 X0", "highway": "M1 O1 O2"},
                               {"highway": "X5 O4"}],
-                      depot="D1 F2 O5 X1 X2", landmark_row="L1 L2 L3", deck="X3 X4",
+                      depot="D1 F2 F1 X1 X2", landmark_row="L1 L2 L3", deck="X3 X4",
                       phase=Phase.TAKE)
     assert explain_move(view_of(take, 0), (Take("F2"),)) == [
         "built at your right end, it puts you one forest card from a Stretch for "
-        "Woods (L2) (F1 in your hand is one)"]
+        "Woods (L2) (O5 in your hand is one)"]
 
 
 def test_hand_cards_kept_for_the_same_thing_are_said_once():
@@ -671,3 +677,28 @@ def test_a_build_step_says_the_2_mile_bonuses_it_changes():
     assert explain_move(view_of(built, 0), (Build("B1", "L", paid), End()), limit=9)[:3] == [
         "makes a new field Stretch: 2 cards, 5 miles (+5 points)",
         "spends 2 of your 3 hand cards", "builds B1's 2-Mile bonus: +4 points"]
+
+
+def test_a_take_is_not_credited_with_what_the_hand_already_does_at_that_end():
+    """A taken card's Stretch or Landmark that a hand card already gives at that end
+    is not the take's (posH: "would make a new ocean Stretch ... (+8 points)" where H50
+    in the hand made it for +9; pos11_40: "one flower card from a Stretch ... (H14 in
+    your hand is one)" where the hand's flower cards made that Stretch already)."""
+    from rules_testkit import make_state
+
+    cards = _made_set()
+    take = make_state(cards, [{"hand": "D1 X0", "highway": "M1 O1 O2"},
+                              {"highway": "X5 O4"}],
+                      depot="O5 F2 F1 X1 X2", landmark_row="L1 L2 L3", deck="X3 X4",
+                      phase=Phase.TAKE)
+    assert explain_move(view_of(take, 0), (Take("O5"),))[0] == (
+        "would extend your ocean Stretch to 3 cards, 7 miles at your right end (+2 points), "
+        "no more than D1 in your hand would there (+3 points)")
+    made = make_state(cards, [{"hand": "F1 X0", "highway": "M1 O1 O2"},
+                              {"highway": "X5 O4"}],
+                      depot="D1 F2 O5 X1 X2", landmark_row="L1 L2 L3", deck="X3 X4",
+                      phase=Phase.TAKE)  # F1 at the right end makes the forest Stretch
+    assert not [r for r in explain_move(view_of(made, 0), (Take("F2"),), limit=9)
+                if "Woods" in r]
+    assert not [r for r in explain_move(view_of(made, 0), (Take("O5"),), limit=9)
+                if "Woods" in r]

@@ -3,14 +3,14 @@
 A hint ranks moves with numbers; :func:`explain_move` says what one of them does: the
 Stretches a build step starts or extends (and their points), the Landmark it claims,
 makes claimable or comes within one card of, the 2-Mile bonuses it changes, the
-Persistent Material it gains, the hand
-cards it keeps that fit an end of the Highway; what a taken Depot card could do for the
-player (the Stretch it extends at which end, the Landmark it would make claimable,
-whether it can be paid for this turn) and which other player it would have served; and
-what a build step costs: the hand cards its payments spend. At the seat's last turn
-nothing is said that only a later turn could use (cards kept or spent, a Landmark left
-claimable, a Persistent Material no later build of the move uses), and a seat whose
-game is over is denied nothing.
+Persistent Material it gains, the hand cards it keeps that fit an end of the Highway;
+what a taken Depot card could do for the player beside what the hand does without it
+(the Stretch it extends at which end, no more than which hand card would there, the
+Landmark it would make claimable, whether it can be paid for this turn) and which other
+player it would have served; and what a build step costs: the hand cards its payments
+spend. At the seat's last turn nothing is said that only a later turn could use (cards
+kept or spent, a Landmark left claimable, a Persistent Material no later build of the
+move uses), and a seat whose game is over is denied nothing.
 
 Every fact is computed from the :class:`~solver.rules.views.PlayerView` of the seat to
 act (its own hand, every Highway and Landmark, the Depot and the Landmark row) and names
@@ -64,25 +64,25 @@ class Fact:
     ``kind``: ``"stretch"`` (a build step starts or extends a Stretch: ``scenery``,
     ``cards`` of the Stretch after, ``miles`` after, ``gain`` in points), ``"claim"`` (the
     move claims ``landmark`` above ``card``: ``gain`` points now), ``"claimable"`` (after
-    the builds ``landmarks`` of the row can be claimed that could not before),
-    ``"near"`` (after the builds a run of ``scenery`` at the ``side`` end has 2 icons
-    and not yet a Stretch: one more card of it there makes one that could claim
-    ``landmarks``; ``card``: a hand card kept that shows the Scenery), ``"persistent"``
-    (``card`` built gives its Persistent ``material``), ``"bonus"`` (the builds change
-    the 2-Mile bonus of ``card`` by ``gain`` points, a signed number; ``extra["new"]``:
-    the card is one built), ``"keeps"`` (hand ``card`` left
-    would start or extend a ``scenery`` Stretch at the ``side`` end; with the other
-    cards that would do it in the same words, each in ``extra["each"]``), ``"fits"`` (the
-    taken ``card`` at the ``side`` end would start or extend a ``scenery`` Stretch to
-    ``cards`` / ``miles``, ``gain`` points), ``"take_claimable"`` (built at ``side``,
-    the taken card would make ``landmarks`` claimable), ``"payable"`` / ``"unpayable"``
-    (the taken card, at the turn's second pick, can / cannot be paid for in this turn's
-    build step), ``"spends"`` (a build step's payments discard ``extra["spent"]`` hand
-    cards of the ``extra["hand"]`` held before it), ``"denies"`` (at the ``side`` end of
-    ``seat``'s Highway the taken card would start or extend Stretches, as ``"fits"``,
-    and make ``landmarks`` claimable; one fact for every other seat it would serve,
-    each in ``extra["each"]``), ``"no_fit"`` (a deck take: no
-    Depot card would start or extend a Stretch of the seat at either end)."""
+    the builds ``landmarks`` of the row can be claimed that could not before), ``"near"``
+    (after the builds a run of ``scenery`` at the ``side`` end has 2 icons and not yet a
+    Stretch: one more card of it there makes one that could claim ``landmarks``; ``card``: a
+    hand card kept that shows the Scenery), ``"persistent"`` (``card`` built gives its
+    Persistent ``material``), ``"bonus"`` (the builds change the 2-Mile bonus of ``card`` by
+    ``gain`` points, a signed number; ``extra["new"]``: the card is one built), ``"keeps"``
+    (hand ``card`` left would start or extend a ``scenery`` Stretch at the ``side`` end;
+    with the other cards that would do it in the same words, each in ``extra["each"]``),
+    ``"fits"`` (the taken ``card`` at the ``side`` end would start or extend a ``scenery``
+    Stretch to ``cards`` / ``miles``, ``gain`` points; ``extra["rival"]``: a hand card that
+    would add as many there, or None), ``"take_claimable"`` (built at ``side``, the taken
+    card would make ``landmarks`` claimable that the hand alone would not), ``"payable"`` /
+    ``"unpayable"`` (the taken card, at the turn's second pick, can / cannot be paid for in
+    this turn's build step), ``"spends"`` (a build step's payments discard
+    ``extra["spent"]`` hand cards of the ``extra["hand"]`` held before it), ``"denies"`` (at
+    the ``side`` end of ``seat``'s Highway the taken card would start or extend Stretches,
+    as ``"fits"``, and make ``landmarks`` claimable; one fact for every other seat it would
+    serve, each in ``extra["each"]``), ``"no_fit"`` (a deck take: no Depot card would start
+    or extend a Stretch of the seat at either end)."""
 
     kind: str
     text: str
@@ -465,6 +465,32 @@ def _best_fit(cards: CardSet, player: PlayerState, c: int
     return best
 
 
+def _hand_rival(cards: CardSet, player: PlayerState, side: str, scenery: int, gain: int
+                ) -> tuple[int, int] | None:
+    """The hand card that built at the ``side`` end would start or extend a ``scenery``
+    Stretch for ``gain`` Stretch points or more (the most, then the first id), with its
+    points; None if none would."""
+    best = None
+    for h in sorted(set(player.hand), key=lambda h: cards.highway[h].id):
+        changes = stretch_changes(cards, player, _with_card(player, h, side))
+        points = sum(g for _st, _base, g in changes)
+        if points >= gain and any(st.scenery == scenery for st, _b, _g in changes) \
+                and (best is None or points > best[1]):
+            best = (h, points)
+    return best
+
+
+def _hand_makes(cards: CardSet, player: PlayerState, side: str, scenery: int,
+                landmarks: Sequence[int], row: Sequence[int]) -> bool:
+    """Whether the hand cards showing ``scenery``, built at the ``side`` end, make a
+    Stretch there that could claim one of ``landmarks`` (no other card needed)."""
+    grown = player
+    for h in sorted(set(player.hand)):
+        if scenery in cards.scenery[h]:
+            grown = _with_card(grown, h, side)
+    return bool(set(landmarks) & set(_claimable_landmarks(cards, grown, row)))
+
+
 def _take_facts(view: PlayerView, take: Take) -> list[Fact]:
     cards = view.cards
     me = view.me
@@ -488,15 +514,22 @@ def _take_facts(view: PlayerView, take: Take) -> list[Fact]:
     if fit is not None:
         side, changes, gain = fit
         st = changes[0][0]
-        facts.append(Fact("fits", f"would {_changes_words(changes, 'your')} at your "
-                                  f"{_side_words(side)} end ({_points(gain)})",
-                          card=c, side=side, scenery=st.scenery, cards=st.cards,
-                          miles=st.miles, gain=gain, extra=_stretch_data(changes)))
+        text = (f"would {_changes_words(changes, 'your')} at your {_side_words(side)} end "
+                f"({_points(gain)})")
+        rival = _hand_rival(cards, me, side, st.scenery, gain)
+        if rival is not None:  # the hand does as much there without it
+            text += (f", no more than {cards.highway[rival[0]].id} in your hand would "
+                     f"there ({_points(rival[1])})")
+        facts.append(Fact("fits", text, card=c, side=side, scenery=st.scenery,
+                          cards=st.cards, miles=st.miles, gain=gain,
+                          extra={**_stretch_data(changes),
+                                 "rival": None if rival is None else rival[0]}))
     if row and me.highway:
         was = _claimable_landmarks(cards, me, row)
         for side in ("L", "R"):
             now = _claimable_landmarks(cards, _with_card(me, c, side), row)
-            new = [lm for lm in now if lm not in was]
+            new = [lm for lm in now if lm not in was and not _hand_makes(
+                cards, me, side, cards.landmark_scenery[lm], [lm], row)]
             if new:
                 facts.append(Fact("take_claimable",
                                   f"built at your {_side_words(side)} end, it makes "
@@ -509,6 +542,8 @@ def _take_facts(view: PlayerView, take: Take) -> list[Fact]:
                                    f"built at your {_side_words(side)} end, it ")
             if last and view.picks == 1:  # no card comes after this one but the hand's
                 near = [f for f in near if f.card is not None]
+            near = [f for f in near  # the hand alone makes that Stretch: nothing to add
+                    if not _hand_makes(cards, me, side, f.scenery, f.landmarks, row)]
             if near:
                 facts.append(near[0])
                 break
