@@ -638,7 +638,7 @@ def test_position_editor_hint_and_payment_in_words(server, page):  # noqa: F811
     pg.select_option("#pe-budget", "iterations:100")
     pg.click("#pe-hint")
     pg.wait_for_selector("#pe-moves li", timeout=60_000)
-    pays = pg.locator("#pe-moves .pe-pay")
+    pays = pg.locator("#pe-moves .pay")
     assert pays.count(), pg.locator("#pe-moves").inner_text()
     for k in range(pays.count()):
         text = pays.nth(k).inner_text()
@@ -1327,6 +1327,50 @@ def test_position_editor_hint_lists_moves_as_the_table_does(server, page):  # no
         "You end the turn", "You build H35 at the right end", "You build H40 at the left end",
         "You build H25 at the left end"], moves
     assert "120 visits" in pg.locator("#pe-moves li").first.inner_text()
+    assert not [e for e in pg.js_errors if "status of" not in e], pg.js_errors
+
+
+def test_position_editor_hint_says_each_move_as_the_table_does(server, page):  # noqa: F811
+    """A QA pass: the editor's hint showed a move's words and numbers only, where the
+    table's hint shows, for the same moves, what a build step adds to the score now, why
+    the search likes the move and the line it expects after it ("Then"). The editor's
+    list shows them, by the table's own rendering (hint-move.js)."""
+    pg = page
+    position, card = build_step_position()
+    open_editor(pg, server, "#nav-editor", "#pe-problems")
+    pg.fill("#pe-jsonbox", json.dumps(position))
+    pg.click("#pe-loadjson")
+    pg.wait_for_selector("#pe-problems:has-text('No problem found')")
+    hidden = position["deck"][0]  # a card seat 0 has not seen: the line does not name it
+    build = {"actions": [f"build {card} R", "end"], "visits": 300, "win_probability": 0.55,
+             "expected_margin": 2.0, "payment": None, "exact": False, "label": None,
+             "line": ["take deck", f"take {hidden}", "end"],
+             "score_change": {"total": 3, "stretches": 3, "bonuses": 0, "landmark_count": 0,
+                              "landmark_abilities": 0},
+             "reasons": ["extends your ocean Stretch to 3 cards, 5 miles (+3 points)",
+                         "denies Player 2 a Landmark"],
+             "versus_top": None}
+    end = {**build, "actions": ["end"], "visits": 100, "win_probability": 0.40,
+           "expected_margin": -1.0, "line": [], "score_change": None, "reasons": [],
+           "versus_top": {"rounds": 100, "standard_errors": 6.0, "clear": True, "alike": False}}
+    answer = {"seat": 0, "stats": {"iterations": 400}, "position_kind": "view",
+              "budget": {"iterations": 400}, "seed": 1, "card_set": "default",
+              "elapsed_ms": 50.0, "moves": [build, end]}
+    pg.route("**/v1/hint", lambda route: route.fulfill(json=answer))
+    pg.click("#pe-hint")
+    pg.wait_for_selector("#pe-moves li")
+    first, second = pg.locator("#pe-moves > li").nth(0), pg.locator("#pe-moves > li").nth(1)
+    assert first.locator(".scorenow").inner_text() == (
+        "Your score as it stands: +3 (Stretches +3)"), first.inner_text()
+    assert first.locator(".reasons li").all_inner_texts() == [
+        "Extends your ocean Stretch to 3 cards, 5 miles (+3 points).",
+        "Denies Player 2 a Landmark."], first.inner_text()
+    then = first.locator(".thenlist:not(.reasons)").inner_text()
+    assert "Player 2 takes the top card of the deck, takes a Depot card refilled from the " \
+        "deck, ends the turn" in then, then
+    assert hidden not in first.inner_text(), first.inner_text()
+    # a bare end: nothing to add, no reasons, no line
+    assert second.locator(".scorenow, .reasons, .thenlist").count() == 0, second.inner_text()
     assert not [e for e in pg.js_errors if "status of" not in e], pg.js_errors
 
 

@@ -2,7 +2,8 @@
  *
  * Native ES modules, no build step, no outside assets: api.js (the /v1 calls), words.js
  * (notation -> plain words, Material glyphs), pay.js (the click-to-pay model), svg.js
- * (cards, Landmarks, Highways), table-model.js (views -> what to draw) and this file
+ * (cards, Landmarks, Highways), table-model.js (views -> what to draw), hint-move.js (a
+ * hint's move in detail, as this page and the position editor show it) and this file
  * (state, rendering, events). The game lives on the server; the page keeps the game ids
  * and seat tokens (localStorage), so a reload resumes the game, and the reviews (a game's
  * per game, the latest uploaded record's with its text), so a reload shows them again or
@@ -11,17 +12,18 @@
  */
 import {ApiError, api, recordText, seedOfRecordText, startReview, latestReview, job as getJob,
   analyseRecordText, replayRecordText, continueGame} from "./api.js";
-import {MATERIALS, MAT_COLOR, matGlyph, matIcon, stepsInWords, paymentSentence, discardTopAfter, cardsUsed, actionWords, lineCtx,
+import {MATERIALS, MAT_COLOR, matGlyph, matIcon, stepsInWords, paymentSentence, discardTopAfter, cardsUsed, actionWords,
   paymentsAsPaid,
-lineBySeat, confidence, plainError, joinWords, plural, possessive, turningPoints as reviewTurningPoints,
+  confidence, plainError, joinWords, plural, possessive, turningPoints as reviewTurningPoints,
   measuredAgain,
-  playedWasBest, decidingCategory, lossWords, accuracyWords, scoreChangeWords, signed,
-  scoringItemWords, reasonWords, mergedClaims, listedMoves, seatsNamed, orWords, aOrAn, noVerdictWords, roundOf}
+  playedWasBest, decidingCategory, lossWords, accuracyWords, signed,
+  scoringItemWords, mergedClaims, listedMoves, seatsNamed, orWords, aOrAn, noVerdictWords, roundOf}
 from "./words.js";
 import {payState, persistentUseFits, borrowsLeft, substitutionOrder} from "./pay.js";
 import {SCENERY, SC_COLOR, esc, cap, wrap, setCards, sceneryIcon, cardWords, cardSVG,
   unknownCardSVG, landmarkWords, landmarkSVG, highwaySVG, highwayWords} from "./svg.js";
 import {tableFromView, tableFromState, matOf, applyPublic, setModelCards} from "./table-model.js";
+import {SEAT_COLOR, hiddenFrom, hintMoveDetails} from "./hint-move.js";
 import * as cardsetEditor from "./views/cardset-editor.js";
 import * as positionEditor from "./views/position-editor.js";
 import * as reviewUpload from "./views/review-upload.js";
@@ -29,8 +31,6 @@ import * as reviewUpload from "./views/review-upload.js";
 
 
 // ------------------------------------------------------------------ vocabulary
-// (each 4.5:1 or more as text on white and on the hint's shown line; the 4th was #e07b00, 3:1)
-const SEAT_COLOR = ["#1f6fb2", "#c2185b", "#2e7d32", "#a35200"];
 const LABEL_COLOR = {inaccuracy: "#d4a000", mistake: "#e06000", blunder: "#c62828"};
 /* AI levels: what a player chooses; the spec the server plays. Measured (docs/ai.md):
  * mcts:0.1s beats greedy 85.8%, mcts:1s 93.0%; 3 s against 1 s played no better. */
@@ -513,21 +513,8 @@ function renderLog(upTo = Infinity) {
   log.scrollTop = log.scrollHeight;
 }
 
-/* Cards the player can see now (hand, Depot, Highways, known hand cards): a search
- * line past the player's own move names sampled cards, which are not named (actionWords). */
-function visibleCards() {
-  const v = S.data.view;
-  const seen = new Set(v.depot);
-  v.seats.forEach((x, i) => {
-    (i === v.view_of ? x.hand : x.hand.known).forEach((c) => seen.add(c));
-    x.highway.forEach((c) => seen.add(c));
-  });
-  return seen;
-}
-
 function hintCtx() {
-  const seen = visibleCards();
-  return {...payCtx(), hidden: (id) => !seen.has(id) && !!S.cards.highway[id]};
+  return {...payCtx(), hidden: hiddenFrom(S.data.view, S.cards)};
 }
 
 /* The position a hint was asked in: the number of actions played and the seat's view
@@ -625,7 +612,6 @@ function renderHint() {
   const r = h.result;
   // (claims above different cards with the same numbers: one line naming the cards)
   const listed = listedMoves(r.moves);
-  const shownNumbers = (m) => `${pct(m.win_probability)} ${signed(m.expected_margin)}`;
   const moves = listed.map((x) => x.move);
   const ctx = hintCtx();
   const conf = confidence(moves, S.data.legal_actions, listed.length ? listed[0].members.length : 1,
@@ -644,24 +630,6 @@ function renderHint() {
     const {k, move: m, members} = line;
     const words = hintMoveWords(line, ctx);
     const visits = hintVisitsWords(line);
-    // each build in turn: a later one recycles what the earlier ones discarded
-    let top = ctx.discardTop;
-    const plan = m.payment && m.payment.builds ? m.payment.builds.map((b) => {
-      const action = b.action || "";
-      const k2 = action.indexOf(" pay ");
-      const steps = k2 >= 0 ? action.slice(k2 + 5).split(" ") : [];
-      const words = `${b.card}: ${paymentSentence(steps, {...ctx, discardTop: top})}`;
-      top = discardTopAfter(steps, top);
-      return words;
-    }).join("; ") : "";
-    const reasons = reasonWords(m.reasons, seatName); // why the search likes it (newer servers)
-    const parts = lineBySeat(m.actions, m.line || [], v.view_of, v.seats.length).slice(0, 3);
-    const then = parts.map((p) => {
-      const who = p.seat === v.view_of ? "You" : seatName(p.seat);
-      const acts = p.actions.map((a) => actionWords(a, lineCtx(ctx, p.seat, v.view_of), who)
-        .slice(who.length).trim());
-      return `<li><span class="who" style="color:${SEAT_COLOR[p.seat % 4]}">${esc(who)}</span> ${esc(acts.join(", "))}</li>`;
-    }).join("");
     html += `<li class="${k === shown ? "shown" : ""}"><div class="hintrow"><b>${esc(words)}</b>` +
       (m.exact ? ` <span class="badge exact" title="${EXACT_WHY}">${m.final_score != null
         ? `exact score ${m.final_score}` : "exact"}</span>` : "") + `</div>` +
@@ -670,15 +638,7 @@ function renderHint() {
       `<span title="expected score minus the best other score">${signed(m.expected_margin)} pts</span>` +
       `<span class="muted" title="how often the search tried this move">${visits}</span></div>`
         : `<div class="hintnums muted">not searched yet (the search ended before trying it)</div>`) +
-      // (its own numbers are of its few rounds; the race kept the first of the two)
-      (m.versus_top && m.versus_top.alike ? `<div class="small muted alike">Scored the same as the first ` +
-        `move on each of the ${m.versus_top.rounds} sampled deals both played: the same move as far as the ` +
-        `search can tell` + (shownNumbers(m) !== shownNumbers(moves[0])
-          ? "; its numbers differ as they count only those deals" : "") + `</div>` : "") +
-      (m.score_change ? `<div class="small scorenow">${esc(cap(scoreChangeWords(m.score_change)))}</div>` : "") +
-      (plan ? `<div class="small">Pay: ${esc(plan)}</div>` : "") +
-      (reasons.length ? `<ul class="small thenlist reasons">${reasons.map((x) => `<li>${esc(x)}</li>`).join("")}</ul>` : "") +
-      (then ? `<div class="small muted">Then (the search's guess; cards you have not seen are not named):<ul class="thenlist">${then}</ul></div>` : "") +
+      hintMoveDetails(line, moves[0], v, ctx) +
       `<div class="hintbtns"><button type="button" class="playhint" data-hint="${k}">Play this</button>` +
       (k === shown ? `<span class="muted small">shown on the table</span>` :
         `<button type="button" class="showhint" data-showhint="${k}">Show on the table</button>`) +

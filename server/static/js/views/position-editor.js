@@ -23,6 +23,7 @@
 import {MATERIALS, matIcon, actionWords, paymentSentence, discardTopAfter, plainError,
   plural, confidence, noVerdictWords, listedMoves, orWords} from "../words.js";
 import {SC_COLOR, esc, cap, cardSVG, highwaySVG, landmarkSVG} from "../svg.js";
+import {hiddenFrom, hintMoveDetails, splitPay} from "../hint-move.js";
 import {editorAlert} from "./editor-alert.js";
 import {UndoHistory, undoKey} from "./undo-history.js";
 
@@ -972,7 +973,7 @@ async function ask(kind) {
     if (kind === "hint") {
       const [unit, n] = $("pe-budget").value.split(":");
       const res = await P.ctx.api("POST", "/v1/hint", {position: v, budget: {[unit]: Number(n)}, seed: 1});
-      const ctx = wordsCtx();
+      const ctx = {...wordsCtx(), hidden: hiddenFrom(v, P.cards)};
       // (as the table lists them: the search's move, then the others by value; claims
       // above different cards worth the same on one line)
       const lines = listedMoves(res.moves, 6);
@@ -987,13 +988,13 @@ async function ask(kind) {
         (conf ? `<p class="conf conf-${conf.cue.replace(/ /g, "-")}" id="pe-conf"><b>${esc(cap(conf.cue))}</b>` +
           (noVerdict ? `. <span class="noverdict" id="pe-noverdict">${esc(noVerdict)}</span></p>` : `: ${esc(conf.why)}.</p>`) : "") +
         `<ol class="pe-moves" id="pe-moves">` +
-        lines.map(({move: m, members, above}) => {
-          const pay = planWords(m.payment, ctx);
+        lines.map((line) => {
+          const {move: m, members, above} = line;
           const alsoAbove = members.length > 1 ? ` (or above ${orWords(above.slice(1))}, worth the same)` : "";
           return `<li><b title="${esc(m.actions.join(", "))}">${esc(moveWords(m.actions, ctx) + alsoAbove)}</b> \u2014 win ${pct(m.win_probability)}, ` +
             `${m.expected_margin >= 0 ? "+" : "\u2212"}${Math.abs(m.expected_margin).toFixed(1)} pts, ` +
             plural(members.reduce((n, x) => n + x.visits, 0), "visit") + (members.length > 1 ? " in all" : "") +
-            (pay ? `<div class="muted small pe-pay" title="${esc(payText(m.payment))}">Pay: ${esc(pay)}</div>` : "") + `</li>`;
+            hintMoveDetails(line, moves[0], v, ctx) + `</li>`;
         }).join("") + `</ol>`;
     } else if (kind === "score") {
       const res = await P.ctx.api("POST", "/v1/score", {position: v});
@@ -1062,41 +1063,10 @@ function wordsCtx() {
       : last(s.materials)))};
 }
 
-/* "build H40 R pay per:H11 rec" -> ["build H40 R", ["per:H11", "rec"]]. */
-function splitPay(action) {
-  const w = String(action || "").trim().split(/\s+/);
-  const k = w.indexOf("pay");
-  return k < 0 ? [w.join(" "), []] : [w.slice(0, k).join(" "), w.slice(k + 1)];
-}
-
 /* A hint's move in the table's words: "You take H12 from the Depot, then take ...". */
 function moveWords(actions, ctx) {
   return actions.map((a) => actionWords(splitPay(a)[0], ctx, "You")).join(", then ")
     .replace(/, then You /g, ", then ");
-}
-
-/* A hint's payment plan in the table's words, each build in turn ("H40: discard H12
- * (stone) and ... \u2014 2 cards from your hand; ..."); "" for a move without builds. */
-function planWords(pay, ctx) {
-  if (!pay || !Array.isArray(pay.builds)) return "";
-  let top = ctx.discardTop;
-  return pay.builds.map((b) => {
-    const [build, steps] = splitPay(b.action);
-    const card = b.card || build.split(/\s+/)[1];
-    const words = `${card}: ${paymentSentence(steps, {...ctx, discardTop: top})}`;
-    top = discardTopAfter(steps, top);
-    return words;
-  }).join("; ");
-}
-
-/* A payment in notation (the tooltip and the "notation" line: what the command line and
- * the API read). */
-function payText(pay) {
-  if (typeof pay === "string") return pay;
-  if (Array.isArray(pay)) return pay.join(" ");
-  if (pay.action) return pay.action;
-  if (pay.builds) return pay.builds.map((b) => b.action).join("; ");
-  return JSON.stringify(pay);
 }
 
 async function copy(text, label) {
