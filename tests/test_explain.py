@@ -702,3 +702,18 @@ def test_a_take_is_not_credited_with_what_the_hand_already_does_at_that_end():
                 if "Woods" in r]
     assert not [r for r in explain_move(view_of(made, 0), (Take("O5"),), limit=9)
                 if "Woods" in r]
+
+
+def test_a_take_one_card_from_two_stretches_names_the_one_a_hand_card_completes():
+    """Of the Stretches a taken card brings within one card, the one a hand card
+    completes is said (posM: the forest one for Julia Pfeiffer Burns was said, first in
+    Scenery order, and not the mountain one H44 in the hand completes)."""
+    from rules_testkit import make_state
+
+    cards = _made_set()
+    take = make_state(cards, [{"hand": "F2 X0", "highway": "M1 O4"}, {"highway": "X5 X6"}],
+                      depot="O5 D1 F1 X1 X2", landmark_row="L1 L2 L3", deck="X3 X4",
+                      phase=Phase.TAKE)  # O5 at the right end: two ocean, two forest icons
+    assert explain_move(view_of(take, 0), (Take("O5"),)) == [
+        "built at your right end, it puts you one forest card from a Stretch for "
+        "Woods (L2) (F2 in your hand is one)"]

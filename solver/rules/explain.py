@@ -537,16 +537,16 @@ def _take_facts(view: PlayerView, take: Take) -> list[Fact]:
                                   card=c, side=side, landmarks=tuple(new)))
                 break
     if not any(f.kind == "take_claimable" for f in facts):
+        near = []
         for side in ("L", "R"):
-            near = _near_landmarks(cards, _with_card(me, c, side), row, {c},
-                                   f"built at your {_side_words(side)} end, it ")
-            if last and view.picks == 1:  # no card comes after this one but the hand's
-                near = [f for f in near if f.card is not None]
-            near = [f for f in near  # the hand alone makes that Stretch: nothing to add
-                    if not _hand_makes(cards, me, side, f.scenery, f.landmarks, row)]
-            if near:
-                facts.append(near[0])
-                break
+            near += [f for f in _near_landmarks(cards, _with_card(me, c, side), row, {c},
+                                                f"built at your {_side_words(side)} end, it ")
+                     # the hand alone makes that Stretch: the take adds nothing to it
+                     if not _hand_makes(cards, me, side, f.scenery, f.landmarks, row)]
+        if last and view.picks == 1:  # no card comes after this one but the hand's
+            near = [f for f in near if f.card is not None]
+        if near:  # one, the first a hand card completes if any
+            facts.append(next((f for f in near if f.card is not None), near[0]))
     if payable is not None and (facts or (cards.persistent[c] >= 0 and not last)):
         facts.append(Fact("payable", "you can pay for it this turn", card=c) if payable
                       else Fact("unpayable", "you cannot pay for it this turn", card=c))
