@@ -717,3 +717,18 @@ def test_a_take_one_card_from_two_stretches_names_the_one_a_hand_card_completes(
     assert explain_move(view_of(take, 0), (Take("O5"),)) == [
         "built at your right end, it puts you one forest card from a Stretch for "
         "Woods (L2) (F2 in your hand is one)"]
+
+
+def test_a_deck_take_says_no_depot_card_fits_by_itself():
+    """"No Depot card would start or extend a Stretch of yours" read as false beside a
+    Depot take said to bring a Landmark's Stretch within one card: it says "by itself"."""
+    from rules_testkit import make_state
+
+    cards = _made_set()
+    take = make_state(cards, [{"hand": "X0", "highway": "M1 O1 O2"}, {"highway": "X5 O4"}],
+                      depot="F2 X1 X2 X3 X6", landmark_row="L1 L2 L3", deck="X4 X7",
+                      phase=Phase.TAKE)
+    view = view_of(take, 0)
+    assert "one forest card from a Stretch" in explain_move(view, (Take("F2"),))[0]
+    assert explain_move(view, (Take(None),)) == [
+        "no Depot card would start or extend a Stretch of yours by itself"]

@@ -651,4 +651,6 @@ def _deck_take_facts(view: PlayerView) -> list[Fact]:
         return []
     if any(_best_fit(cards, me, c) is not None for c in set(view.depot)):
         return []
-    return [Fact("no_fit", "no Depot card would start or extend a Stretch of yours")]
+    # "by itself": a Depot card may still bring a Stretch within one card (said of it)
+    return [Fact("no_fit", "no Depot card would start or extend a Stretch of yours by "
+                           "itself")]
