@@ -244,6 +244,8 @@ class HintResponse(Open):
     budget: dict[str, Any]
     seed: int = Field(description="the seed searched with (0 when the request gave none)")
     card_set: str
+    legal_actions: list[str] = Field(default_factory=list, description="the legal actions "
+                                     "of the seat to act, as a game's view lists them")
     elapsed_ms: float | None = None
 
 

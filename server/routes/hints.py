@@ -6,6 +6,7 @@ from typing import Any
 
 from fastapi import APIRouter, Request
 
+from solver.rules.engine import legal_actions
 from solver.rules.state import GameState
 from solver.rules.views import PlayerView, view_to_json
 from solver.search.api import GameOverError, NotToActError, to_view
@@ -26,14 +27,16 @@ async def run_hint(position, budget: dict[str, int], seed: int | None,
     """Search the view of the seat to act (a full state is reduced to it first, here in
     the server: the worker never receives hidden cards); ``view``: that view when the
     caller has made it (:func:`posted_view`). The answer says the seed searched with (0
-    for none, as ``analyse`` takes none), so that the same answer can be asked again."""
+    for none, as ``analyse`` takes none), so that the same answer can be asked again, and
+    the seat's legal actions (a page tells "the only move" from "the only candidate")."""
     seed = 0 if seed is None else seed
     if view is None:
         view = to_view(position)  # GameOverError / NotToActError / InconsistentViewError
     result = await unless_disconnected(request, search.hint(view_to_json(view), budget,
                                                             seed, client))
     result.update({"position_kind": position_kind(position), "budget": budget, "seed": seed,
-                   "card_set": position.cards.label})
+                   "card_set": position.cards.label,
+                   "legal_actions": [a.notation() for a in legal_actions(view)]})
     return result
 
 

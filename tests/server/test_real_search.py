@@ -67,6 +67,26 @@ def test_hint_moves_of_a_build_step_carry_their_payment(real):
         after = play(after, text)
 
 
+def test_a_hint_lists_the_legal_actions_of_the_seat_to_act(real):
+    """A page tells "the only move" from "the only move worth searching" by the legal
+    actions, which a game's view carries and a posted position's hint did not."""
+    from solver.rules.engine import legal_actions
+
+    for state in (play(new_game(2, seed=6), "take deck"),
+                  play(play(new_game(2, seed=6), "take deck"), "take deck")):
+        r = real.post("/v1/hint", json={"position": state_to_json(state),
+                                        "budget": {"iterations": 20}})
+        assert r.status_code == 200, r.text
+        assert r.json()["legal_actions"] == [a.notation() for a in legal_actions(state)]
+    ended = play(play(play(new_game(2, seed=6), "take deck"), "take deck"), "end")
+    while [a.notation() for a in legal_actions(ended)] != ["end"]:
+        ended = play(ended, legal_actions(ended)[0])
+    r = real.post("/v1/hint", json={"position": state_to_json(ended),
+                                    "budget": {"iterations": 20}})
+    assert r.json()["legal_actions"] == ["end"] and \
+        [m["actions"] for m in r.json()["moves"]] == [["end"]]
+
+
 def short_record(seed: int = 21, n: int = 8) -> GameRecord:
     record = play_random_game(2, seed=seed)
     record.actions = record.actions[:n]

@@ -1403,3 +1403,27 @@ def test_position_editor_hint_of_one_claim_above_two_cards_says_both(server, pag
     line = pg.locator("#pe-moves li").first.inner_text()
     assert "above H04 (or above H41, worth the same)" in line and "768 visits in all" in line, line
     assert not [e for e in pg.js_errors if "status of" not in e], pg.js_errors
+
+
+def test_position_editor_says_only_move_when_end_is_all_that_is_legal(server, page):  # noqa: F811
+    """A QA pass: at a build step where ending the turn is the only legal action, the
+    editor's hint read "Only candidate: no other move was worth searching", which says
+    the search chose; the hint answer now lists the legal actions, and the editor says
+    "Only move", as the table does."""
+    from solver.rules.engine import legal_actions, new_game, play
+    from solver.rules.position import state_to_json
+
+    state = play(play(play(new_game(2, seed=6), "take deck"), "take deck"), "end")
+    while [a.notation() for a in legal_actions(state)] != ["end"]:
+        state = play(state, legal_actions(state)[0])
+    pg = page
+    open_editor(pg, server, "#nav-editor", "#pe-problems")
+    pg.fill("#pe-jsonbox", json.dumps(state_to_json(state)))
+    pg.click("#pe-loadjson")
+    pg.wait_for_selector("#pe-problems:has-text('No problem found')")
+    pg.select_option("#pe-budget", "iterations:100")
+    pg.click("#pe-hint")
+    pg.wait_for_selector("#pe-conf")
+    verdict = pg.locator("#pe-conf").inner_text()
+    assert verdict.startswith("Only move"), verdict
+    assert not [e for e in pg.js_errors if "status of" not in e], pg.js_errors

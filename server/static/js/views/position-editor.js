@@ -981,7 +981,7 @@ async function ask(kind) {
       // how sure the search is, as the table's hint says it (the race's paired test, or no
       // verdict on a few visits; a search too short ever to give one says that once, in
       // place of "search longer")
-      const conf = confidence(moves, null, lines.length ? lines[0].members.length : 1, res.moves.filter((m) => !m.visits).length);
+      const conf = confidence(moves, res.legal_actions || null, lines.length ? lines[0].members.length : 1, res.moves.filter((m) => !m.visits).length);
       const noVerdict = noVerdictWords(conf, res.budget && res.budget.iterations,
         $("pe-budget").options, "in the menu beside Hint");
       html = `<h3 class="small">Hint: best moves for you</h3>` +
