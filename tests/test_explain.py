@@ -624,6 +624,17 @@ def test_the_last_turn_promises_nothing_for_later_turns():
         "you cannot pay for it this turn",
         "denies Player 2 F1, which would make a new forest Stretch (+3 points) and let "
         "them claim Woods (L2)"]
+    # one card from a Stretch: at the first pick the second may bring that card, at the
+    # second only a hand card could be it
+    near = make_state(cards, [{"hand": "X0 X1", "highway": "M1 O1 O2", "turns": 3},
+                              {"highway": "X5 O4", "turns": 3}],
+                      depot="D1 F2 F1 X2 X3", landmark_row="L1 L2 L3", deck="X4 X6",
+                      phase=Phase.TAKE)
+    assert explain_move(view_of(near, 0), (Take("F2"),)) == [
+        "built at your right end, it puts you one forest card from a Stretch for Woods (L2)"]
+    second = play(near, "take X2")
+    assert not [r for r in explain_move(view_of(second, 0), (Take("F2"),), limit=9)
+                if "one forest card" in r]
     over = make_state(cards, [{"highway": "M1 O1 O2", "turns": 3},
                               {"highway": "X5 O4", "turns": 4}],
                       depot="D1 F2 F1 X1 X2", landmark_row="L1 L2 L3", deck="X3 X4",
