@@ -713,6 +713,13 @@ def test_a_take_is_not_credited_with_what_the_hand_already_does_at_that_end():
                 if "Woods" in r]
     assert not [r for r in explain_move(view_of(made, 0), (Take("O5"),), limit=9)
                 if "Woods" in r]
+    both = make_state(cards, [{"hand": "F2 O5 X0", "highway": "X5 O2"},
+                              {"highway": "X6 O4"}],
+                      depot="F1 D1 X1 X2 X3", landmark_row="L1 L2 L3", deck="X4 X7",
+                      phase=Phase.TAKE)  # F2 and O5 at the right end make Woods claimable
+    reasons = explain_move(view_of(both, 0), (Take("F1"),), limit=9)
+    assert reasons[0].startswith("would make a new forest Stretch") and not [
+        r for r in reasons if r.endswith("Woods (L2) claimable")], reasons
 
 
 def test_a_take_one_card_from_two_stretches_names_the_one_a_hand_card_completes():
