@@ -102,6 +102,19 @@ def test_an_unreadable_action_is_refused_by_save_and_load_as_replay_refuses_it(t
         GameRecord.load(path).replay()
 
 
+@pytest.mark.parametrize("seed", [-1, 2**64])
+def test_save_refuses_a_seed_load_would_refuse(tmp_path, seed):
+    """A second read: save checked the actions as load does, not the seed, so a record of
+    seed -1 was written and then refused by load. Save refuses what load refuses."""
+    from solver.rules.cards import load_card_set
+
+    path = tmp_path / "game.json"
+    record = GameRecord(load_card_set(), 2, seed=seed)
+    with pytest.raises(RecordError, match="seed: must be an integer 0 to"):
+        record.save(path)
+    assert not path.exists()
+
+
 @pytest.mark.parametrize("change, words", [
     (lambda r: r.update(format="x"), "format"),
     (lambda r: r.update(players=5), "players: must be 2, 3 or 4"),

@@ -199,8 +199,8 @@ class GameRecord:
         return cls(cards, players, seed, start, list(actions), names, meta or {})
 
     def save(self, path: str | Path) -> None:
-        """Write the record as JSON; an action that cannot be read is refused
-        (:func:`check_notation`), as :meth:`load` would refuse it."""
+        """Write the record as JSON; what :meth:`load` would refuse (an action that cannot
+        be read, a seed out of range, ...) is refused before anything is written."""
         Path(path).write_text(self._text(), encoding="utf-8")
 
     def save_new(self, path: str | Path) -> Path:
@@ -210,8 +210,9 @@ class GameRecord:
         return write_new_file(path, self._text())
 
     def _text(self) -> str:
-        check_notation(self.actions)
-        return json.dumps(self.to_json(), indent=1) + "\n"
+        raw = self.to_json()
+        type(self).from_json(raw, self.cards)  # (what load reads back, checked alike)
+        return json.dumps(raw, indent=1) + "\n"
 
     @classmethod
     def load(cls, path: str | Path, cards: CardSet | None = None) -> GameRecord:
