@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import argparse
 import json
+import math
 
 import pytest
 from rules_testkit import noisy_build_steps, play_greedy_to
@@ -319,6 +320,7 @@ def test_versus_top_is_the_races_paired_test_against_the_first_move(build_state,
         assert m.versus_top.standard_errors == pytest.approx(gap)
         assert m.versus_top.clear == (gap >= max(2.0, _t975(len(lead) - 1)))
         assert m.versus_top.alike == (lead == other)
+        assert m.versus_top.every_round == math.isinf(_paired_gap(lead, other))
     assert any(m.versus_top.clear for m in paired)  # a 600-iteration race drops some
     # the hint passes it on, in the search's order, as JSON
     result = analyse(build_state, Budget(iterations=600), seed=3, workers=workers)
@@ -326,7 +328,8 @@ def test_versus_top_is_the_races_paired_test_against_the_first_move(build_state,
     said = [m["versus_top"] for m in result.to_json()["moves"]]
     assert said == [None] + [m.versus_top and {
         "rounds": m.versus_top.rounds, "standard_errors": round(m.versus_top.standard_errors, 2),
-        "clear": m.versus_top.clear, "alike": m.versus_top.alike} for m in out.moves[1:]]
+        "clear": m.versus_top.clear, "alike": m.versus_top.alike,
+        "every_round": m.versus_top.every_round} for m in out.moves[1:]]
 
 
 def test_a_move_the_race_merged_stands_as_the_move_it_was_merged_into():
@@ -374,6 +377,15 @@ def test_a_gap_of_every_round_is_said_in_words_not_as_the_bound_of_the_test():
     behind, ahead = (versus_top_words(m.versus_top) for m in moves[1:])
     assert behind == "against #1: behind on every one of 24 shared rounds"
     assert ahead == "against #1: ahead on every one of 24 shared rounds"
+    # a second read: a gap held at the bound need not be the same every round (one tie
+    # in 2,000 rounds: 1,999 standard errors), and then "every one" is untrue
+    lead = [1.0] * 2000
+    rounds = {("A",): lead, ("B",): [0.0] * 1999 + [1.0]}
+    moves = [MoveStats(m, 2000) for m in rounds]
+    _pair_with_top(moves, [rounds], DEFAULT_PARAMS)
+    assert not moves[1].versus_top.every_round and moves[1].versus_top.standard_errors == 999
+    assert versus_top_words(moves[1].versus_top) == (
+        "against #1: clearly behind on 2000 shared rounds (999 or more standard errors)")
 
 
 def test_a_search_that_does_not_race_says_no_paired_test(build_state):

@@ -386,31 +386,33 @@ def score_change_words(change: dict[str, int]) -> str:
 
 # ------------------------------------------------------------------ CLI: bigsur hint
 
-# the bound within which a PairedGap's standard errors are held (+-999, ismcts): reached
-# only where one move scored more than the other on every round both played
+# the bound within which a PairedGap's standard errors are held (+-999, ismcts)
 GAP_BOUND = 999.0
 
 
 def versus_top_words(gap: PairedGap) -> str:
-    """A move's :class:`~solver.search.ismcts.PairedGap` in words, for the table; a gap
-    at :data:`GAP_BOUND` (no number of standard errors: the rounds all differ the same
-    way) says so.
+    """A move's :class:`~solver.search.ismcts.PairedGap` in words, for the table; one
+    behind (or ahead) by the same amount on every round says so, with no number of
+    standard errors; a finite gap held at :data:`GAP_BOUND` says "999 or more".
 
     >>> versus_top_words(PairedGap(192, 20.36, True))
     'against #1: clearly behind on 192 shared rounds (20.4 standard errors)'
-    >>> versus_top_words(PairedGap(24, 999.0, True))
+    >>> versus_top_words(PairedGap(24, 999.0, True, every_round=True))
     'against #1: behind on every one of 24 shared rounds'
+    >>> versus_top_words(PairedGap(2000, 999.0, True))
+    'against #1: clearly behind on 2000 shared rounds (999 or more standard errors)'
     >>> versus_top_words(PairedGap(6, 0.0, False, alike=True))
     'against #1: scored alike on 6 shared rounds'
     """
     if gap.alike:
         return f"against #1: scored alike on {gap.rounds} shared rounds"
-    if abs(gap.standard_errors) >= GAP_BOUND:
+    if gap.every_round:
         side = "behind" if gap.standard_errors > 0 else "ahead"
         return f"against #1: {side} on every one of {gap.rounds} shared rounds"
     verdict = "clearly behind" if gap.clear else "not yet told apart"
-    return (f"against #1: {verdict} on {gap.rounds} shared rounds "
-            f"({gap.standard_errors:.1f} standard errors)")
+    size = "999 or more" if abs(gap.standard_errors) >= GAP_BOUND \
+        else f"{gap.standard_errors:.1f}"
+    return f"against #1: {verdict} on {gap.rounds} shared rounds ({size} standard errors)"
 
 
 # The page's bar for a verdict (server/static/js/words.js, ``confidence()``): visits the

@@ -291,11 +291,13 @@ class PairedGap:
     """How a racing root tells a move from its first move: over ``rounds`` rounds both
     played (each round the same sampled deal and playout seed for every candidate), the
     first move's mean reward is ``standard_errors`` standard errors of the paired
-    difference above this move's (negative: below; held within +-999, where every round
-    differs by the same amount). ``clear``: at least the race's own bar for dropping a
-    candidate (``race_z``, or Student's t at 97.5% when that is higher); how often such
-    a lead at 1 s holds against a 16 s search is measured (``bench.strength --part
-    hints``), not promised by the bar, which the race applies again every two rounds.
+    difference above this move's (negative: below; held within +-999). ``every_round``:
+    the two differed by the same amount on every one of those rounds (the test's error
+    is nil: the order is certain, and held at the bound). ``clear``: at least the race's
+    own bar for dropping a candidate (``race_z``, or Student's t at 97.5% when that is
+    higher); how often such a lead at 1 s holds against a 16 s search is measured
+    (``bench.strength --part hints``), not promised by the bar, which the race applies
+    again every two rounds.
     ``alike``: the two scored exactly alike on every one of those rounds, the same move
     as far as the search can tell."""
 
@@ -303,10 +305,11 @@ class PairedGap:
     standard_errors: float
     clear: bool
     alike: bool = False
+    every_round: bool = False
 
     def to_json(self) -> dict[str, Any]:
         return {"rounds": self.rounds, "standard_errors": round(self.standard_errors, 2),
-                "clear": self.clear, "alike": self.alike}
+                "clear": self.clear, "alike": self.alike, "every_round": self.every_round}
 
 
 @dataclass
@@ -1205,7 +1208,8 @@ def _pair_with_top(moves: list[MoveStats], rounds: list[dict[tuple, list[float]]
         if gap is not None:
             n = len(lead)
             m.versus_top = PairedGap(n, max(-999.0, min(999.0, gap)),
-                                     gap >= max(params.race_z, _t975(n - 1)), lead == other)
+                                     gap >= max(params.race_z, _t975(n - 1)), lead == other,
+                                     every_round=math.isinf(gap))
     for m in moves[1:]:
         twin = _merged_into(m.move, rounds, params.race_min_rounds)
         while twin is not None and twin != top:  # (each twin played more rounds)

@@ -666,7 +666,7 @@ def test_a_small_gap_the_race_is_sure_of_is_no_close_call(server, page):  # noqa
       const m = (name, visits, p, pts, vt) => ({actions: [name], visits, win_probability: p,
         expected_margin: pts, versus_top: vt || null});
       const vt = (rounds, standard_errors, clear = true) =>
-        ({rounds, standard_errors, clear, alike: false});
+        ({rounds, standard_errors, clear, alike: false, every_round: standard_errors === 999});
       const said = (ms, untried = 0) => {
         const r = w.confidence(ms, ['take H11', 'take deck', 'take H05'], 1, untried);
         return `${r.cue}: ${r.why}`;
@@ -682,6 +682,9 @@ def test_a_small_gap_the_race_is_sure_of_is_no_close_call(server, page):  # noqa
         justPast: said(finalTake(3.1)),
         // a candidate never searched could be better: no sure margin
         untried: said(finalTake(999.0), 2),
+        // held at the bound, yet not the same amount on every deal: no "every one"
+        bound: said([m('take H11', 2000, 0.60, 4.0), m('take deck', 2000, 0.585, 3.5,
+          {rounds: 2000, standard_errors: 999, clear: true, alike: false, every_round: false})]),
       };
     }""")
     assert out["every"] == ("best by a small but sure margin: 1.0 points ahead of the next "
@@ -698,4 +701,7 @@ def test_a_small_gap_the_race_is_sure_of_is_no_close_call(server, page):  # noqa
                                "search is sure of the order on the 1536 sampled deals both "
                                "played"), out
     assert out["untried"].startswith("close call: the top moves are within 1.0 points"), out
+    assert out["bound"] == ("best by a small but sure margin: 1.5 win-% and 0.5 points ahead "
+                            "of the next move, a lead of 999 or more standard errors on the "
+                            "2000 sampled deals both played (2000 visits each)"), out
     assert not pg.js_errors, pg.js_errors

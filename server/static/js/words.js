@@ -349,8 +349,8 @@ export const FEW_VISITS = 100;
 export const FEW_ROUNDS = 30;
 
 /* The bound within which a race's paired test is held (``versus_top.standard_errors``,
- * +-999: solver/search/ismcts.py): reached where the first move scored more than the
- * other on every round both played by the same amount, so the order is certain. */
+ * +-999: solver/search/ismcts.py); ``versus_top.every_round`` says when the first move
+ * scored more than the other by the same amount on every round both played. */
 export const GAP_BOUND = 999;
 
 /* Standard errors of the paired test far beyond the race's bar (2, or Student's t at
@@ -369,8 +369,8 @@ export const SURE_STANDARD_ERRORS = 10;
  * against the first move on the sampled deals both played), the test against the listed
  * move least told apart: "clearly best" needs the test's clear lead over every listed
  * move, whatever the visits (a race gives its last candidates equal visits), and a
- * close call the test is sure of (SURE_STANDARD_ERRORS, or GAP_BOUND: behind on every
- * deal) is "best by a small but sure margin", not "either is fine"; without a
+ * close call the test is sure of (SURE_STANDARD_ERRORS, or ``every_round``: behind on
+ * every deal by the same amount) is "best by a small but sure margin", not "either is fine"; without a
  * race, twice the visits and no verdict under FEW_VISITS. (The two can be different
  * moves: one dropped early trails far by its numbers on few deals.) Where every listed
  * move shows the same 0.0% or 100.0% win chance, in points only. ``choices``: how many
@@ -451,8 +451,9 @@ export function confidence(moves, legal, choices = 1, untried = 0) {
   if (small && ahead && paired && paired.clear && !notTried && paired.standard_errors >= SURE_STANDARD_ERRORS) {
     const onDeals = t.k === b.k ? deals : "the sampled deals each played with it";
     return said("best by a small but sure margin", `${gaps(dw, dm, next, pointsOnly)}, ` +
-      (paired.standard_errors >= GAP_BOUND ? `a lead on every one of ${onDeals}`
-        : `a lead of ${paired.standard_errors.toFixed(1)} standard errors on ${onDeals}`) +
+      (paired.every_round ? `a lead on every one of ${onDeals}`
+        : `a lead of ${paired.standard_errors >= GAP_BOUND ? "999 or more"
+          : paired.standard_errors.toFixed(1)} standard errors on ${onDeals}`) +
       ` (${visits})`);
   }
   if (small) {
