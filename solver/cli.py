@@ -33,7 +33,7 @@ from pathlib import Path
 from typing import NoReturn
 
 from .rules.actions import ActionError
-from .rules.cards import CardSetError, load_card_set
+from .rules.cards import CardSetError, UnknownCardError, load_card_set
 from .rules.constants import MATERIALS, SCENERIES
 from .rules.determinize import Determinizer, InconsistentViewError
 from .rules.effects import describe
@@ -408,7 +408,7 @@ def cmd_verify(args) -> int:
     if digest != fair["commitment"]:
         problems.append(f"sha256(seed:salt) is {digest}, not the commitment "
                         f"{fair['commitment']}")
-    if raw.get("seed") != fair["seed"]:
+    if str(record.seed) != str(fair["seed"]):  # (a seed may be written as its digits)
         problems.append(f"the record's seed {raw.get('seed')!r} is not the revealed seed "
                         f"{fair['seed']!r}")
     if problems:
@@ -534,7 +534,7 @@ def main(argv: list[str] | None = None) -> int:
         print(f"bigsur: error: {err.summary()}", file=sys.stderr)
         return 2
     except (UserError, PositionError, RecordError, SetupError, ActionError,
-            OutputError) as err:
+            OutputError, UnknownCardError) as err:
         print(f"bigsur: error: {err}", file=sys.stderr)
         return 2
     except BrokenPipeError:  # `bigsur cards show | head`: the reader left; no traceback

@@ -200,7 +200,8 @@ def tutorial_position():
     ("H11", "must be a list of card ids such as ['H11'], got str 'H11'"),
     (None, "must be a list of card ids such as ['H11'] (missing)"),
     (11, "must be a list of card ids such as ['H11'], got int"),
-], ids=["id", "none", "index"])
+    (b"H11", "must be a list of card ids such as ['H11'], got bytes"),
+], ids=["id", "none", "index", "bytes"])
 def test_builds_that_are_no_list_are_named(builds, words):
     """joint_payment(state, "H11") read the string letter by letter ("builds[0]: unknown
     Highway card 'H'"), and a number was a TypeError from inside: the request names

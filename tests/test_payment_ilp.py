@@ -160,6 +160,30 @@ def test_cli_pay_reads_card_ids_in_any_case_as_the_play_prompt_does(tmp_path, ca
     assert "unknown Highway card 'h999'" in capsys.readouterr().err
 
 
+def test_an_id_typed_in_another_case_that_matches_two_cards_is_one_line(tmp_path, capsys,
+                                                                       monkeypatch):
+    """A second read: a set may hold ids differing only in case ('Ab1', 'aB1'), and
+    'ab1' then names neither: CardSet.typed_id says so, and the command line prints it
+    as one line, not a traceback."""
+    from types import SimpleNamespace
+
+    from solver.cli import main
+    from solver.rules.cards import CardSet, UnknownCardError
+
+    cards = SimpleNamespace(name="cased", highway_index={"Ab1": 0, "aB1": 1},
+                            landmark_index={})  # (what typed_id reads of a set)
+    with pytest.raises(UnknownCardError, match="'ab1'.*did you mean Ab1 or aB1"):
+        CardSet.typed_id(cards, "ab1")
+    assert CardSet.typed_id(cards, "aB1") == "aB1"
+    state, order = _build_step_position()
+    path = tmp_path / "position.json"
+    path.write_text(json.dumps(state_to_json(state)))
+    monkeypatch.setattr(CardSet, "typed_id", lambda self, typed, landmark=False:
+                        (_ for _ in ()).throw(UnknownCardError(f"unknown card {typed!r}")))
+    assert main(["pay", str(path), "--build", "x:left"]) == 2
+    assert capsys.readouterr().err == "bigsur: error: unknown card 'x'\n"
+
+
 def test_cli_pay_takes_a_view_of_the_seat_to_act(tmp_path, capsys):
     """`bigsur pay view.json` said "format: must be 'bigsur-position/1'", though
     POST /v1/payment pays a view: a payment reads only the acting seat's cards and public

@@ -385,6 +385,9 @@ def test_cli_verify_checks_the_commitment_and_never_crashes(tmp_path, capsys):
     path.write_text(json.dumps(record))
     assert main(["verify", str(path)]) == 0
     assert capsys.readouterr().out.startswith("OK: the deal of seed 4 matches")
+    path.write_text(json.dumps({**record, "seed": "4"}))  # its digits, as a record may say it
+    assert main(["verify", str(path)]) == 0, capsys.readouterr().out
+    assert capsys.readouterr().out.startswith("OK: the deal of seed 4 matches")
     record["meta"]["fairness"]["salt"] = "sél"  # was a UnicodeEncodeError traceback
     path.write_text(json.dumps(record))
     assert main(["verify", str(path)]) == 1

@@ -93,7 +93,7 @@ def as_payment_state(state) -> GameState:
 
 def _normalise_builds(state: GameState, builds) -> tuple[list[int], list[str]]:
     """Card indices and sides of a request given as card indices, ids or (card, side)."""
-    if isinstance(builds, str) or not isinstance(builds, Iterable):
+    if isinstance(builds, (str, bytes, bytearray)) or not isinstance(builds, Iterable):
         # (a string was read letter by letter: "unknown Highway card 'H'")
         example = [builds] if isinstance(builds, str) and builds.strip() else ["H11"]
         given = f" {builds!r}" if isinstance(builds, str) else ""
