@@ -130,10 +130,10 @@ def require_full_state(entry: str, state: object, for_a_view: str) -> None:
     instead (the mirror of ``view_to_json`` given a full state)."""
     if isinstance(state, GameState):
         return
-    from .views import PlayerView  # (views builds on this module)
-
+    # (by its class's name: views builds on this module, which must not import it)
+    a_view = type(state).__name__ == "PlayerView" and type(state).__module__.endswith(".views")
     raise TypeError(f"{entry}: expected a GameState (a full state)"
-                    + (f", got a PlayerView: {for_a_view}" if isinstance(state, PlayerView)
+                    + (f", got a PlayerView: {for_a_view}" if a_view
                        else f", got {type(state).__name__}"))
 
 
