@@ -623,9 +623,7 @@ def test_position_editor_hint_and_payment_in_words(server, page):  # noqa: F811
     pg = page
     position, card = build_step_position()
     open_editor(pg, server, "#nav-editor", "#pe-problems")
-    pg.fill("#pe-jsonbox", json.dumps(position))
-    pg.click("#pe-loadjson")
-    pg.wait_for_selector("#pe-problems:has-text('No problem found')")
+    assert "No problem found" in load_position(pg, position)
     pg.fill("#pe-builds", f"{card}:R")
     pg.click("#pe-pay")
     pg.wait_for_selector("#pe-payment li")
@@ -1304,9 +1302,7 @@ def test_position_editor_hint_lists_moves_as_the_table_does(server, page):  # no
     pg = page
     position, _card = build_step_position()
     open_editor(pg, server, "#nav-editor", "#pe-problems")
-    pg.fill("#pe-jsonbox", json.dumps(position))
-    pg.click("#pe-loadjson")
-    pg.wait_for_selector("#pe-problems:has-text('No problem found')")
+    assert "No problem found" in load_position(pg, position)
 
     def move(actions, visits, win, margin):
         return {"actions": actions, "visits": visits, "win_probability": win,
@@ -1338,9 +1334,7 @@ def test_position_editor_hint_says_each_move_as_the_table_does(server, page):  #
     pg = page
     position, card = build_step_position()
     open_editor(pg, server, "#nav-editor", "#pe-problems")
-    pg.fill("#pe-jsonbox", json.dumps(position))
-    pg.click("#pe-loadjson")
-    pg.wait_for_selector("#pe-problems:has-text('No problem found')")
+    assert "No problem found" in load_position(pg, position)
     hidden = position["deck"][0]  # a card seat 0 has not seen: the line does not name it
     build = {"actions": [f"build {card} R", "end"], "visits": 300, "win_probability": 0.55,
              "expected_margin": 2.0, "payment": None, "exact": False, "label": None,
@@ -1418,9 +1412,7 @@ def test_position_editor_says_only_move_when_end_is_all_that_is_legal(server, pa
         state = play(state, legal_actions(state)[0])
     pg = page
     open_editor(pg, server, "#nav-editor", "#pe-problems")
-    pg.fill("#pe-jsonbox", json.dumps(state_to_json(state)))
-    pg.click("#pe-loadjson")
-    pg.wait_for_selector("#pe-problems:has-text('No problem found')")
+    assert "No problem found" in load_position(pg, state_to_json(state))
     pg.select_option("#pe-budget", "iterations:100")
     pg.click("#pe-hint")
     pg.wait_for_selector("#pe-conf")
